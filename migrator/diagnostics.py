@@ -1,0 +1,41 @@
+"""Findings reported by rules: a code, a place and a message (ruff-style `path:line:col: CODE message`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    line: int = 0
+    col: int = 0
+    # "error" blocks the file's migration; "note" is informational (the file is still migrated).
+    severity: str = "error"
+    path: str = ""
+
+    def format(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+
+    def at(self, path: str) -> "Diagnostic":
+        return Diagnostic(self.code, self.message, self.line, self.col, self.severity, path)
+
+
+class Blocked(Exception):
+    """Raised by a rule when a construct cannot be converted safely; the file is left unchanged."""
+
+    def __init__(self, code: str, message: str, node=None):
+        super().__init__(f"{code} {message}")
+        self.code = code
+        self.message = message
+        self.node = node
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: str  # "unchanged" | "changed" | "blocked" | "skipped" | "failed"
+    source: bytes = b""
+    output: bytes = b""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str = ""

@@ -1,0 +1,117 @@
+"""`tfmigrate rewrite`: run the engine over paths and report like black/ruff."""
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from pathlib import Path
+
+from .diagnostics import FileResult
+from .engine import Options, migrate_paths, migrate_source
+from .files import discover, write_atomic
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _report(result: FileResult, quiet: bool) -> None:
+    if quiet:
+        return
+    for diag in result.diagnostics:
+        _say(diag.format())
+    if result.status == "failed":
+        _say(f"{result.path}: error: {result.error}")
+
+
+def _summary(results: list[FileResult], writing: bool) -> str:
+    changed = sum(r.status == "changed" for r in results)
+    blocked = sum(r.status == "blocked" for r in results)
+    failed = sum(r.status == "failed" for r in results)
+    verb = "rewrote" if writing else "would rewrite"
+    noun = "file" if changed == 1 else "files"
+    return f"{verb} {changed} {noun}, {blocked} need{'s' if blocked == 1 else ''} manual work, {failed} failed"
+
+
+def _exit_code(results: list[FileResult]) -> int:
+    if any(r.status == "failed" for r in results):
+        return 2
+    if any(r.status in ("changed", "blocked") for r in results):
+        return 1
+    return 0
+
+
+def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
+    for root in roots:
+        if root.is_dir():
+            try:
+                return out / path.relative_to(root)
+            except ValueError:
+                continue
+    return out / path.name
+
+
+def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet) -> int:
+    options = Options(target=target, strategy=strategy)
+    if paths == ["-"]:
+        data = sys.stdin.buffer.read()
+        result = migrate_source(data, "<stdin>", options)
+        _report(result, quiet)
+        sys.stdout.buffer.write(result.output if result.status == "changed" else data)
+        return _exit_code([result])
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        _say(f"error: no such file or directory: {', '.join(missing)}")
+        return 2
+    files = discover(paths, exclude)
+    progress = _progress(len(files), quiet)
+    results = migrate_paths(files, options, jobs, on_result=progress)
+    if progress:
+        progress.close()
+    roots = [Path(p) for p in paths]
+    for result in results:
+        _report(result, quiet)
+        if result.status != "changed":
+            if out and result.status != "failed":
+                write_atomic(_out_path(Path(result.path), roots, Path(out)), result.source)
+            continue
+        if diff:
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    result.source.decode("utf-8", "replace").splitlines(True),
+                    result.output.decode("utf-8", "replace").splitlines(True),
+                    f"a/{result.path}",
+                    f"b/{result.path}",
+                )
+            )
+        elif check:
+            if not quiet:
+                _say(f"would rewrite {result.path}")
+        elif out:
+            write_atomic(_out_path(Path(result.path), roots, Path(out)), result.output)
+        else:
+            write_atomic(Path(result.path), result.output)
+    _say(_summary(results, writing=not (diff or check)))
+    return _exit_code(results)
+
+
+class _Progress:
+    """A one-line counter on stderr for long runs (only on a terminal, only for many files)."""
+
+    def __init__(self, total: int):
+        self.total, self.done = total, 0
+
+    def __call__(self, _result: FileResult) -> None:
+        self.done += 1
+        if self.done % 25 == 0 or self.done == self.total:
+            sys.stderr.write(f"\r{self.done}/{self.total} files")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+
+
+def _progress(total: int, quiet: bool):
+    if quiet or total < 50 or not sys.stderr.isatty():
+        return None
+    return _Progress(total)

@@ -1,0 +1,51 @@
+"""tfmigrate's rules: one module per construct family, each with its code, docs (module docstring) and fixtures.
+
+The engine runs `MIGRATIONS` in one pass per file; `PREFILTER` lets it skip files that never mention
+TensorFlow before parsing them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    module: str
+    summary: str
+    fixtures: tuple[str, ...] = ()
+
+
+RULES = (
+    Rule("TFM001", "tf2-imports", "imports", "TF1 imports/aliases → `import tensorflow as tf` + keras; leftover v1 names checked",
+         ("classifier_metrics", "momentum_decay", "tf1_namespace")),
+    Rule("TFM101", "keras-layers", "layers", "tf.compat.v1.layers (functional and class) → keras.layers with TF1 names",
+         ("regression_adagrad", "cnn", "adam_mae", "classifier_metrics")),
+    Rule("TFM201", "keras-losses", "losses", "tf.compat.v1.losses → keras.losses, TF1 reduction kept",
+         ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary")),
+    Rule("TFM301", "keras-optimizers", "optimizers", "tf.compat.v1.train optimizers → Keras with TF1 numerics",
+         ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary")),
+    Rule("TFM302", "inexact-optimizer", "optimizers", "note: where Keras cannot reproduce TF1's update exactly", ("momentum_decay",)),
+    Rule("TFM311", "keras-schedules", "optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",)),
+    Rule("TFM401", "keras-metrics", "metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
+         ("regression_adagrad", "classifier_metrics", "rmsprop_binary")),
+    Rule("TFM501", "model-fn-to-keras-model", "model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
+         ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook")),
+    Rule("TFM601", "estimator-driver", "estimator", "RunConfig/Estimator/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate",
+         ("regression_adagrad", "momentum_decay", "mwms_input_context")),
+    Rule("TFM701", "tf2-strategy", "strategy", "train_distribute → TF2 strategy; input_fn(input_context) kept per replica",
+         ("mwms_input_context",)),
+    Rule("TFM702", "refused-combination", "strategy", "target/strategy combinations that do not run on TF 2.21 are refused", ()),
+)
+
+PREFILTER = (b"tensorflow",)
+
+
+def _migrate(module, context):
+    from .program import migrate  # imported lazily: `tfmigrate rules` and skipped files never load LibCST rules
+
+    return migrate(module, context)
+
+
+MIGRATIONS = (_migrate,)

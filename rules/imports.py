@@ -1,0 +1,173 @@
+"""TFM001 imports and leftover TF1 names: after the conversion the file must be a TF2 program.
+
+- `import tensorflow.compat.v1 as tf` is rewritten in place to `import tensorflow as tf` (in place, because
+  adding an import next to it would silently rebind `tf`, codemod-conventions §3.3); the
+  `if tf.__version__...: tf = tf.compat.v1` idiom and `tf1 = tf.compat.v1` aliases are removed.
+- Every remaining TF reference reached through the v1 API must mean the same in TF2: `tf1.data.Dataset` →
+  `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names whose meaning changed
+  (`tf.nn.dropout`'s keep_prob, `tf.where`, …) or that TF2 dropped block the file.
+- Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
+  layers`) are removed; `import keras` is added after the TensorFlow import.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from tfmigrate.diagnostics import Blocked
+
+from .tfnames import normalise
+
+CODE = "TFM001"
+
+# Top-level TF1 names that mean the same in TF2 (v1-only or changed ones are absent on purpose).
+_SAME_IN_TF2 = {
+    "data", "math", "linalg", "signal", "strings", "random", "errors", "distribute", "config", "io", "sparse",
+    "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool", "string",
+    "constant", "cast", "reshape", "one_hot", "argmax", "argmin", "reduce_mean", "reduce_sum", "reduce_max",
+    "reduce_min", "reduce_prod", "square", "sqrt", "abs", "exp", "log", "sigmoid", "tanh", "concat", "stack",
+    "unstack", "expand_dims", "squeeze", "shape", "identity", "equal", "not_equal", "greater", "greater_equal",
+    "less", "less_equal", "logical_and", "logical_or", "logical_not", "maximum", "minimum", "matmul", "add",
+    "subtract", "multiply", "divide", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "gather",
+    "tile", "transpose", "clip_by_value", "round", "floor", "ceil", "sign", "pow", "print", "newaxis", "size",
+    "rank", "split", "slice", "pad", "boolean_mask", "function", "TensorSpec", "Tensor", "GradientTape",
+    "convert_to_tensor", "nn", "add_n", "train.Checkpoint", "train.CheckpointManager", "train.latest_checkpoint",
+    "train.load_checkpoint", "train.list_variables",
+}
+# TF1-namespace names reached without compat.v1 (`tf.logging` in a TF 1.x program) that TF2 lacks.
+_V1_ONLY_ROOTS = {"layers", "losses", "metrics", "logging", "Session", "placeholder", "get_variable", "variable_scope",
+                  "contrib", "app", "flags", "gfile", "to_float", "to_int32", "estimator", "get_collection", "GraphKeys",
+                  "control_dependencies", "summary", "initializers"}
+_CHANGED_IN_TF2 = {"nn.dropout", "nn.softmax_cross_entropy_with_logits"}
+_KEPT_AS_COMPAT = {"logging"}  # still available as tf.compat.v1.* in TF2
+
+
+def _is_v1(dotted: str) -> bool:
+    return ".compat.v1" in dotted
+
+
+def tf2_name(dotted: str, tf2_alias: str) -> str | None:
+    """The TF2 spelling of a resolved TF reference, or None when TF2 has no same-meaning name."""
+    path = normalise(dotted)
+    if path is None:
+        return None
+    root = path.split(".")[0]
+    if path in _CHANGED_IN_TF2:
+        return None
+    if root in _KEPT_AS_COMPAT:
+        return f"{tf2_alias}.compat.v1.{path}"
+    if root in _SAME_IN_TF2 or any(path == p or path.startswith(p + ".") for p in _SAME_IN_TF2 if "." in p):
+        return f"{tf2_alias}.{path}" if path else tf2_alias
+    return None
+
+
+class LeftoverNames(cst.CSTTransformer):
+    """Rewrites references resolved through v1 bindings; blocks those with no TF2 meaning."""
+
+    def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip: set[int], skip_statements: set[int]):
+        self.table, self.v1_bindings, self.tf2_alias, self.skip = table, v1_bindings, tf2_alias, skip
+        self.skip_statements = skip_statements  # the import/alias lines themselves
+        self.local_stack: list[frozenset[str]] = [frozenset()]
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return id(node) not in self.skip_statements
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        from tfmigrate.names import bound_names
+
+        self.local_stack.append(self.local_stack[-1] | bound_names(node))
+
+    def leave_FunctionDef(self, original, updated):
+        self.local_stack.pop()
+        return updated
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.skip.add(id(node.attr))  # `x.tf1` is an attribute named tf1, not the module alias
+        return self._resolvable(node) is None
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        return None
+
+    def _resolvable(self, node) -> str | None:
+        if id(node) in self.skip:
+            return None
+        full = get_full_name_for_node(node)
+        if full is None:
+            return None
+        root = full.split(".")[0]
+        if root in self.local_stack[-1]:
+            return None
+        dotted = self.table.resolve(node, self.local_stack[-1])
+        if dotted is None:
+            return None
+        if root in self.v1_bindings or _is_v1(dotted):
+            return dotted
+        path = normalise(dotted) or ""
+        return dotted if path.split(".")[0] in _V1_ONLY_ROOTS else None
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._rewrite(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._rewrite(original, updated)
+
+    def _rewrite(self, original, updated):
+        dotted = self._resolvable(original)
+        if dotted is None:
+            return updated
+        new = tf2_name(dotted, self.tf2_alias)
+        if new is None:
+            path = normalise(dotted)
+            raise Blocked(CODE, f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
+        return cst.parse_expression(new)
+
+
+def remove_statements(body, doomed: set[int]):
+    """Drop module-level statements (by id), also inside if/try; an emptied `if` goes too."""
+    out = []
+    for stmt in body:
+        if id(stmt) in doomed:
+            continue
+        if isinstance(stmt, cst.If) and any(id(s) in doomed for s in stmt.body.body):
+            kept = remove_statements(stmt.body.body, doomed)
+            if not kept and stmt.orelse is None:
+                continue
+            stmt = stmt.with_changes(body=stmt.body.with_changes(body=kept or [cst.SimpleStatementLine([cst.Pass()])]))
+        out.append(stmt)
+    return out
+
+
+def uses_of(module: cst.Module, name: str, skip_ids: set[int]) -> int:
+    count = 0
+
+    class _V(cst.CSTVisitor):
+        def visit_Import(self, node) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node) -> bool:
+            return False
+
+        def visit_SimpleStatementLine(self, node) -> bool:
+            return id(node) not in skip_ids
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            nonlocal count
+            if node.value == name:
+                count += 1
+
+    module.visit(_V())
+    return count

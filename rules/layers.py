@@ -1,0 +1,138 @@
+"""TFM101 layers: `tf.compat.v1.layers.*` (functional and class forms) → `keras.layers.*`.
+
+What it converts: dense/Dense, conv2d/Conv2D, max_pooling2d/MaxPooling2D, average_pooling2d/AveragePooling2D,
+flatten/Flatten, dropout/Dropout, batch_normalization/BatchNormalization. The Keras layer gets the TF1 auto-name
+("dense", "dense_1", …, in call order) so a TF1 checkpoint's `dense_1/kernel` maps onto it.
+Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
+stream differs, which `verify` removes by copying the initial weights).
+Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
+virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+
+from ._args import bind, code, is_literal
+
+CODE = "TFM101"
+
+_DENSE = ["units", "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+          "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "trainable", "name"]
+_CONV = ["filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", *_DENSE[1:]]
+_POOL = ["pool_size", "strides", "padding", "data_format", "name"]
+_BN = ["axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
+       "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+       "beta_constraint", "gamma_constraint", "renorm", "renorm_clipping", "renorm_momentum", "fused", "trainable",
+       "virtual_batch_size", "adjustment", "name"]
+
+
+@dataclass(frozen=True)
+class LayerKind:
+    keras: str
+    base_name: str  # TF1 default name, uniquified per graph: dense, dense_1, …
+    ctor_args: list[str]  # class-form signature (functional form = inputs + these, reordered below)
+    functional_args: list[str]
+    takes_training: bool = False
+
+
+LAYERS = {
+    "dense": LayerKind("Dense", "dense", _DENSE, ["inputs", *_DENSE, "reuse"]),
+    "conv2d": LayerKind("Conv2D", "conv2d", _CONV, ["inputs", *_CONV, "reuse"]),
+    "max_pooling2d": LayerKind("MaxPooling2D", "max_pooling2d", _POOL, ["inputs", *_POOL]),
+    "average_pooling2d": LayerKind("AveragePooling2D", "average_pooling2d", _POOL, ["inputs", *_POOL]),
+    "flatten": LayerKind("Flatten", "flatten", ["data_format", "name"], ["inputs", "name", "data_format"]),
+    "dropout": LayerKind("Dropout", "dropout", ["rate", "noise_shape", "seed", "name"],
+                         ["inputs", "rate", "noise_shape", "seed", "training", "name"], takes_training=True),
+    "batch_normalization": LayerKind("BatchNormalization", "batch_normalization", _BN,
+                                     ["inputs", *_BN[:13], "training", "trainable", "name", "reuse", "renorm",
+                                      "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size",
+                                      "adjustment"], takes_training=True),
+}
+CLASSES = {kind.keras: name for name, kind in LAYERS.items()}
+
+_BLOCKED_ARGS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "beta_regularizer",
+                 "gamma_regularizer", "renorm_clipping", "virtual_batch_size", "adjustment"}
+_DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: Keras picks its kernel; reuse checked below; name re-set
+
+# TF1 initializer factories → Keras initializer expressions; defaults spelled out where Keras differs.
+_INITIALIZERS = {
+    "zeros_initializer": ("'zeros'", []),
+    "ones_initializer": ("'ones'", []),
+    "glorot_uniform_initializer": ("'glorot_uniform'", []),
+    "glorot_normal_initializer": ("'glorot_normal'", []),
+    "constant_initializer": ("keras.initializers.Constant", ["value"]),
+    "truncated_normal_initializer": ("keras.initializers.TruncatedNormal", ["mean", "stddev", "seed"]),
+    "random_normal_initializer": ("keras.initializers.RandomNormal", ["mean", "stddev", "seed"]),
+    "random_uniform_initializer": ("keras.initializers.RandomUniform", ["minval", "maxval", "seed"]),
+}
+_INIT_DEFAULTS = {"truncated_normal_initializer": {"mean": "0.0", "stddev": "1.0"},
+                  "random_normal_initializer": {"mean": "0.0", "stddev": "1.0"},
+                  "random_uniform_initializer": {"minval": "0.0", "maxval": "1.0"}}
+
+
+def kind_of(tf_path: str | None) -> tuple[str, LayerKind] | None:
+    """('functional'|'class', kind) for a normalised TF path such as `layers.dense` or `layers.Dense`."""
+    if not tf_path or not tf_path.startswith("layers."):
+        return None
+    name = tf_path[len("layers."):]
+    if name in LAYERS:
+        return "functional", LAYERS[name]
+    if name in CLASSES:
+        return "class", LAYERS[CLASSES[name]]
+    return None
+
+
+def _initializer(node: cst.BaseExpression, tf_path_of) -> str:
+    if is_literal(node, None):
+        return ""
+    if isinstance(node, cst.Call):
+        path = tf_path_of(node) or ""
+        short = path.split(".")[-1]
+        if path in (short, f"initializers.{short}", f"keras.initializers.{short}") and short in _INITIALIZERS:
+            target, sig = _INITIALIZERS[short]
+            args = bind(node, [*sig, "dtype"], f"tf.{path}", CODE)
+            if "dtype" in args:
+                raise Blocked(CODE, f"initializer dtype argument is not converted", node)
+            if not sig:
+                return target
+            values = {**_INIT_DEFAULTS.get(short, {}), **{k: code(v) for k, v in args.items()}}
+            return f"{target}({', '.join(f'{k}={v}' for k, v in values.items())})"
+    raise Blocked(CODE, f"initializer '{code(node)}' has no known Keras equivalent", node)
+
+
+def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name: str, call: cst.Call, tf_path_of) -> str:
+    """The `keras.layers.X(...)` constructor for bound TF1 arguments (inputs/training removed)."""
+    parts: list[str] = []
+    for arg, value in args.items():
+        if arg in ("inputs", "training"):
+            continue
+        if arg in _BLOCKED_ARGS and not is_literal(value, None):
+            raise Blocked(CODE, f"{arg} is not converted: TF1 adds regularization/renorm terms only where the "
+                                f"model_fn says so, Keras always does; migrate it by hand", call)
+        if arg == "reuse" and not is_literal(value, None, False):
+            raise Blocked(CODE, "reuse=True (variable sharing) has no Keras layer equivalent", call)
+        if arg == "renorm" and not is_literal(value, False):
+            raise Blocked(CODE, "batch renormalization is not converted", call)
+        if arg in _DROPPED_ARGS or arg in _BLOCKED_ARGS or arg == "renorm":
+            continue
+        if arg.endswith("_initializer"):
+            init = _initializer(value, tf_path_of)
+            if init:
+                parts.append(f"{arg}={init}")
+            continue
+        parts.append(f"{arg}={code(value)}")
+    parts.append(f'name="{layer_name}"')
+    return f"keras.layers.{kind.keras}({', '.join(parts)})"
+
+
+def explicit_name(args: dict[str, cst.BaseExpression]) -> str | None:
+    value = args.get("name")
+    if value is None or is_literal(value, None):
+        return None
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value
+    raise Blocked(CODE, "a computed layer name cannot be kept stable; use a string literal", value)

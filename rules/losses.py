@@ -1,0 +1,86 @@
+"""TFM201 losses: `tf.compat.v1.losses.*` → `keras.losses.*` with the TF1 reduction kept.
+
+TF1 losses default to SUM_BY_NONZERO_WEIGHTS: the mean over every element of the local batch. Keras'
+default (sum over batch size after a mean over the last axis) is the same number for unit weights, and in a
+custom loop `tf.nn.compute_average_loss` over the per-example losses reproduces the Estimator's scaling under a
+strategy (per-replica mean, gradients summed over replicas = gradient of the global mean).
+Blocked: `weights` other than 1, a non-default `reduction`, hand-written loss expressions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+
+from ._args import bind, code, is_literal
+
+CODE = "TFM201"
+
+_COMMON_TAIL = ["scope", "loss_collection", "reduction"]
+# TF1 name → (signature, label arg, prediction arg, Keras class, extra Keras args from TF1 args)
+_LOSSES = {
+    "mean_squared_error": (["labels", "predictions", "weights", *_COMMON_TAIL], "labels", "predictions", "MeanSquaredError", {}),
+    "absolute_difference": (["labels", "predictions", "weights", *_COMMON_TAIL], "labels", "predictions", "MeanAbsoluteError", {}),
+    "huber_loss": (["labels", "predictions", "weights", "delta", *_COMMON_TAIL], "labels", "predictions", "Huber", {"delta": "delta"}),
+    "sparse_softmax_cross_entropy": (["labels", "logits", "weights", *_COMMON_TAIL], "labels", "logits", "SparseCategoricalCrossentropy", {}),
+    "softmax_cross_entropy": (["onehot_labels", "logits", "weights", "label_smoothing", *_COMMON_TAIL], "onehot_labels", "logits", "CategoricalCrossentropy", {"label_smoothing": "label_smoothing"}),
+    "sigmoid_cross_entropy": (["multi_class_labels", "logits", "weights", "label_smoothing", *_COMMON_TAIL], "multi_class_labels", "logits", "BinaryCrossentropy", {"label_smoothing": "label_smoothing"}),
+}
+_FROM_LOGITS = {"SparseCategoricalCrossentropy", "CategoricalCrossentropy", "BinaryCrossentropy"}
+
+
+@dataclass
+class LossPlan:
+    keras_class: str
+    keras_args: list[str]  # rendered keyword arguments
+    labels: cst.BaseExpression  # expression given as labels (must be the labels parameter)
+    output: cst.BaseExpression  # expression given as predictions/logits (must be a forward value)
+
+    def ctor(self, reduction: str | None = None) -> str:
+        args = list(self.keras_args)
+        if reduction:
+            args.append(f'reduction="{reduction}"')
+        return f"keras.losses.{self.keras_class}({', '.join(args)})"
+
+
+def is_loss(tf_path: str | None) -> bool:
+    return bool(tf_path) and tf_path.startswith("losses.") and tf_path[len("losses."):] in _LOSSES
+
+
+def convert(call: cst.Call, tf_path: str, labels_name: str, tf_path_of) -> LossPlan:
+    name = tf_path[len("losses."):]
+    signature, label_arg, pred_arg, keras_class, extra = _LOSSES[name]
+    args = bind(call, signature, f"tf.losses.{name}", CODE)
+    if label_arg not in args or pred_arg not in args:
+        raise Blocked(CODE, f"tf.losses.{name} needs both {label_arg} and {pred_arg}", call)
+    if "weights" in args and not is_literal(args["weights"], 1, 1.0):
+        raise Blocked(CODE, "loss weights other than 1 are not converted (Keras sample weights come from the data)", call)
+    if "reduction" in args and not (code(args["reduction"]).endswith("SUM_BY_NONZERO_WEIGHTS")):
+        raise Blocked(CODE, f"reduction {code(args['reduction'])} is not converted; only the TF1 default keeps its meaning", call)
+    labels = args[label_arg]
+    if name == "softmax_cross_entropy" and _is_one_hot_of(labels, labels_name, tf_path_of) and "label_smoothing" not in args:
+        # one_hot(labels) with softmax cross-entropy is sparse cross-entropy on the integer labels
+        keras_class, labels = "SparseCategoricalCrossentropy", cst.Name(labels_name)
+    if not (isinstance(labels, cst.Name) and labels.value == labels_name):
+        raise Blocked(CODE, f"the loss's {label_arg} must be the model_fn's `{labels_name}` (a transformed label is not converted)", call)
+    keras_args = []
+    if keras_class in _FROM_LOGITS:
+        keras_args.append("from_logits=True")
+    for tf_arg, keras_arg in extra.items():
+        if tf_arg in args and keras_class != "SparseCategoricalCrossentropy":
+            keras_args.append(f"{keras_arg}={code(args[tf_arg])}")
+    return LossPlan(keras_class, keras_args, labels, args[pred_arg])
+
+
+def _is_one_hot_of(node, labels_name: str, tf_path_of) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and tf_path_of(node) == "one_hot"
+        and len(node.args) >= 1
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == labels_name
+        and all(a.keyword is None or a.keyword.value == "depth" for a in node.args[1:])
+        and len(node.args) == 2
+    )

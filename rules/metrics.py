@@ -1,0 +1,111 @@
+"""TFM401 metrics: `eval_metric_ops` of `tf.compat.v1.metrics.*` → Keras metric objects on the model output.
+
+TF1 metrics take (labels, some function of the model output); Keras metrics see (labels, output). A metric is
+converted when that function is one Keras expresses: identity, argmax (→ sparse categorical accuracy), the
+`output > 0` / `sigmoid(output) > 0.5` decision (→ threshold 0 on logits), sigmoid (→ `from_logits=True`).
+`metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks.
+"""
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+
+from ._args import bind, code, is_literal, literal
+
+CODE = "TFM401"
+
+_TAIL = ["weights", "metrics_collections", "updates_collections", "name"]
+_SIGNATURES = {
+    "accuracy": ["labels", "predictions", *_TAIL],
+    "precision": ["labels", "predictions", *_TAIL],
+    "recall": ["labels", "predictions", *_TAIL],
+    "auc": ["labels", "predictions", "weights", "num_thresholds", "metrics_collections", "updates_collections",
+            "curve", "name", "summation_method", "thresholds"],
+    "root_mean_squared_error": ["labels", "predictions", *_TAIL],
+    "mean_absolute_error": ["labels", "predictions", *_TAIL],
+    "mean_squared_error": ["labels", "predictions", *_TAIL],
+    "mean": ["values", *_TAIL],
+}
+# (TF1 metric, form of its predictions argument) → Keras metric constructor (without name)
+_TABLE = {
+    ("accuracy", "identity"): "keras.metrics.Accuracy()",
+    ("accuracy", "argmax"): "keras.metrics.SparseCategoricalAccuracy()",
+    ("accuracy", "positive"): "keras.metrics.BinaryAccuracy(threshold=0.0)",
+    ("precision", "positive"): "keras.metrics.Precision(thresholds=0.0)",
+    ("recall", "positive"): "keras.metrics.Recall(thresholds=0.0)",
+    ("root_mean_squared_error", "identity"): "keras.metrics.RootMeanSquaredError()",
+    ("mean_absolute_error", "identity"): "keras.metrics.MeanAbsoluteError()",
+    ("mean_squared_error", "identity"): "keras.metrics.MeanSquaredError()",
+}
+
+
+def metric_name(tf_path: str | None) -> str | None:
+    if tf_path and tf_path.startswith("metrics.") and tf_path[len("metrics."):] in _SIGNATURES:
+        return tf_path[len("metrics."):]
+    return None
+
+
+def _form(expr: cst.BaseExpression, output: str, tf_path_of) -> str | None:
+    """How a predictions expression derives from the model output, or None if not expressible."""
+    if isinstance(expr, cst.Name) and expr.value == output:
+        return "identity"
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        comp = expr.comparisons[0]
+        if isinstance(comp.operator, cst.GreaterThan):
+            inner = _form(expr.left, output, tf_path_of)
+            if inner == "identity" and is_literal(comp.comparator, 0, 0.0):
+                return "positive"
+            if inner == "sigmoid" and is_literal(comp.comparator, 0.5):
+                return "positive"
+        return None
+    if not isinstance(expr, cst.Call) or not expr.args:
+        return None
+    path = tf_path_of(expr)
+    first = expr.args[0].value
+    if path in ("argmax", "math.argmax") and _form(first, output, tf_path_of) == "identity":
+        rest = [a for a in expr.args[1:] if a.keyword is None or a.keyword.value in ("axis", "dimension")]
+        if len(rest) == len(expr.args) - 1 and len(rest) == 1 and is_literal(rest[0].value, 1, -1):
+            return "argmax"
+        return None
+    if path in ("sigmoid", "nn.sigmoid", "math.sigmoid") and len(expr.args) == 1:
+        return "sigmoid" if _form(first, output, tf_path_of) == "identity" else None
+    if path in ("cast", "to_int32", "to_int64", "to_float") and _form(first, output, tf_path_of) == "positive":
+        return "positive"
+    if path in ("greater", "math.greater") and len(expr.args) == 2 and is_literal(expr.args[1].value, 0, 0.0):
+        return "positive" if _form(first, output, tf_path_of) == "identity" else None
+    return None
+
+
+def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, loss_name: str | None,
+            resolve_prediction, tf_path_of) -> str | None:
+    """Keras metric constructor for one eval_metric_ops entry; None when the entry is dropped (mean of the loss)."""
+    args = bind(call, _SIGNATURES[name], f"tf.metrics.{name}", CODE)
+    if "weights" in args and not is_literal(args["weights"], None):
+        raise Blocked(CODE, "metric weights are not converted", call)
+    if name == "mean":
+        values = args.get("values")
+        if isinstance(values, cst.Name) and values.value == loss_name:
+            return None
+        raise Blocked(CODE, f"tf.metrics.mean({code(values) if values else ''}) is not converted; only the mean of the loss is", call)
+    labels = args.get("labels")
+    if not (isinstance(labels, cst.Name) and labels.value == labels_name):
+        raise Blocked(CODE, f"metric '{key}': labels must be the model_fn's `{labels_name}`", call)
+    form = _form(resolve_prediction(args["predictions"]), output, tf_path_of)
+    if name == "auc" and form in ("sigmoid", "identity"):
+        extra = ["from_logits=True"] if form == "sigmoid" else []
+        if "num_thresholds" in args:
+            extra.append(f"num_thresholds={code(args['num_thresholds'])}")
+        if "curve" in args:
+            extra.append(f"curve={code(args['curve'])}")
+        if "thresholds" in args or ("summation_method" in args and literal(args["summation_method"]) != "trapezoidal"):
+            raise Blocked(CODE, "auc thresholds/summation_method other than the default are not converted", call)
+        return f'keras.metrics.AUC({", ".join([*extra, f"name={json.dumps(key)}"])})'
+    ctor = _TABLE.get((name, form or ""))
+    if ctor is None:
+        raise Blocked(CODE, f"metric '{key}': tf.metrics.{name} on `{code(args['predictions'])}` has no Keras equivalent "
+                            f"on the model output `{output}`", call)
+    inner = ctor[:-1]
+    return f"{inner}{', ' if not inner.endswith('(') else ''}name={json.dumps(key)})"

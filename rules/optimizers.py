@@ -1,0 +1,170 @@
+"""TFM301 optimizers and TFM311 learning-rate decays: `tf.compat.v1.train.*` → `keras.optimizers.*`.
+
+Hyperparameters are chosen so the Keras update equals TF1's (Keras 3 sources checked):
+- GradientDescent → SGD. Momentum → SGD(momentum, nesterov) with a constant rate (same update, `v = -lr·accum`);
+  under a decay schedule Keras folds the rate into the velocity, so a small `TF1Momentum` subclass with TF1's
+  update (`accum = m·accum + g; var -= lr·accum`) is generated instead (TFM302 note).
+- Adam → Adam(epsilon=1e-8): TF1's default ε (Keras: 1e-7), same epsilon-hat form.
+- Adagrad → Adagrad(initial_accumulator_value=0.1, epsilon=0): TF1 has no ε.
+- RMSProp → RMSprop(rho=decay, epsilon=1e-10) with the mean-square slot set to ones after build (TF1's init).
+- Adadelta → Adadelta(epsilon=1e-8). Ftrl → Ftrl with the same arguments (TFM302 note: not proven by a fixture).
+- exponential/piecewise_constant/polynomial/inverse_time/cosine decay on `global_step` → Keras schedules
+  (Keras counts `optimizer.iterations`, the same step TF1 read before incrementing `global_step`).
+Blocked: other optimizers, `use_locking`, decays on something other than the global step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+
+from ._args import bind, code, is_literal, literal
+
+CODE = "TFM301"
+CODE_INEXACT = "TFM302"
+CODE_DECAY = "TFM311"
+
+_TAIL = ["use_locking", "name"]
+_OPTIMIZERS = {
+    "GradientDescentOptimizer": ["learning_rate", *_TAIL],
+    "MomentumOptimizer": ["learning_rate", "momentum", "use_locking", "name", "use_nesterov"],
+    "AdamOptimizer": ["learning_rate", "beta1", "beta2", "epsilon", *_TAIL],
+    "AdagradOptimizer": ["learning_rate", "initial_accumulator_value", *_TAIL],
+    "RMSPropOptimizer": ["learning_rate", "decay", "momentum", "epsilon", "use_locking", "centered", "name"],
+    "AdadeltaOptimizer": ["learning_rate", "rho", "epsilon", *_TAIL],
+    "FtrlOptimizer": ["learning_rate", "learning_rate_power", "initial_accumulator_value",
+                      "l1_regularization_strength", "l2_regularization_strength", "use_locking", "name",
+                      "accum_name", "linear_name", "l2_shrinkage_regularization_strength", "beta"],
+}
+_TF1_DEFAULT_LR = {"AdamOptimizer": "0.001", "AdadeltaOptimizer": "0.001"}
+
+_DECAYS = {
+    "exponential_decay": (["learning_rate", "global_step", "decay_steps", "decay_rate", "staircase", "name"], "ExponentialDecay"),
+    "inverse_time_decay": (["learning_rate", "global_step", "decay_steps", "decay_rate", "staircase", "name"], "InverseTimeDecay"),
+    "polynomial_decay": (["learning_rate", "global_step", "decay_steps", "end_learning_rate", "power", "cycle", "name"], "PolynomialDecay"),
+    "cosine_decay": (["learning_rate", "global_step", "decay_steps", "alpha", "name"], "CosineDecay"),
+    "piecewise_constant": (["x", "boundaries", "values", "name"], "PiecewiseConstantDecay"),
+}
+_DECAY_DEFAULTS = {"polynomial_decay": {"end_learning_rate": "0.0001"}}  # Keras defaults differ
+
+TF1_MOMENTUM_CLASS = '''
+class TF1Momentum(keras.optimizers.SGD):
+    """SGD with TF1 MomentumOptimizer's update: accum = m*accum + g; var -= lr*accum.
+
+    Keras SGD folds the learning rate into its velocity, which differs from TF1 once the rate changes.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        accum = self.momentums[self._get_variable_index(variable)]
+        learning_rate = tf.cast(learning_rate, variable.dtype)
+        self.assign(accum, accum * self.momentum + gradient)
+        if self.nesterov:
+            self.assign_sub(variable, gradient * learning_rate + accum * self.momentum * learning_rate)
+        else:
+            self.assign_sub(variable, accum * learning_rate)
+'''
+
+
+@dataclass
+class OptimizerPlan:
+    ctor: str  # Keras constructor expression
+    after_build: list[str] = field(default_factory=list)  # statements run once variables exist (uses `optimizer`)
+    support_code: str = ""  # module-level class the constructor needs
+    notes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def optimizer_name(tf_path: str | None) -> str | None:
+    if tf_path and tf_path.startswith("train.") and tf_path[len("train."):] in _OPTIMIZERS:
+        return tf_path[len("train."):]
+    return None
+
+
+def decay_name(tf_path: str | None) -> str | None:
+    if tf_path and tf_path.startswith("train.") and tf_path[len("train."):] in _DECAYS:
+        return tf_path[len("train."):]
+    return None
+
+
+def convert_decay(call: cst.Call, name: str, is_global_step) -> str:
+    signature, keras_class = _DECAYS[name]
+    args = bind(call, signature, f"tf.train.{name}", CODE_DECAY)
+    step_arg = "x" if name == "piecewise_constant" else "global_step"
+    if step_arg not in args or not is_global_step(args[step_arg]):
+        raise Blocked(CODE_DECAY, f"tf.train.{name} is converted only when it decays on the global step", call)
+    if name == "polynomial_decay" and "cycle" in args and not is_literal(args["cycle"], False):
+        raise Blocked(CODE_DECAY, "polynomial_decay(cycle=True) is not converted", call)
+    values = {**_DECAY_DEFAULTS.get(name, {})}
+    for key, value in args.items():
+        if key not in (step_arg, "name"):
+            values["initial_learning_rate" if key == "learning_rate" else key] = code(value)
+    return f"keras.optimizers.schedules.{keras_class}({', '.join(f'{k}={v}' for k, v in values.items())})"
+
+
+def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used: bool) -> OptimizerPlan:
+    """`learning_rate` overrides the TF1 expression when it was a decay converted to a Keras schedule."""
+    args = bind(call, _OPTIMIZERS[name], f"tf.train.{name}", CODE)
+    if "use_locking" in args and not is_literal(args["use_locking"], False):
+        raise Blocked(CODE, "use_locking=True has no Keras equivalent", call)
+    lr = learning_rate or (code(args["learning_rate"]) if "learning_rate" in args else _TF1_DEFAULT_LR.get(name))
+    if lr is None:
+        raise Blocked(CODE, f"tf.train.{name} needs a learning rate", call)
+    get = lambda key, default: code(args[key]) if key in args else default  # noqa: E731
+    if name == "GradientDescentOptimizer":
+        return OptimizerPlan(f"keras.optimizers.SGD(learning_rate={lr})")
+    if name == "MomentumOptimizer":
+        if "momentum" not in args:
+            raise Blocked(CODE, "MomentumOptimizer needs momentum", call)
+        momentum = _float_code(args["momentum"])  # Keras 3 SGD refuses a non-float momentum
+        nesterov = get("use_nesterov", "False")
+        if schedule_used:
+            return OptimizerPlan(
+                f"TF1Momentum(learning_rate={lr}, momentum={momentum}, nesterov={nesterov})",
+                support_code=TF1_MOMENTUM_CLASS,
+                notes=[(CODE_INEXACT, "Keras SGD momentum differs from TF1 under a decaying learning rate; "
+                                      "generated TF1Momentum keeps TF1's update")],
+            )
+        return OptimizerPlan(f"keras.optimizers.SGD(learning_rate={lr}, momentum={momentum}, nesterov={nesterov})")
+    if name == "AdamOptimizer":
+        return OptimizerPlan(
+            f"keras.optimizers.Adam(learning_rate={lr}, beta_1={get('beta1', '0.9')}, beta_2={get('beta2', '0.999')}, "
+            f"epsilon={get('epsilon', '1e-08')})"
+        )
+    if name == "AdagradOptimizer":
+        return OptimizerPlan(
+            f"keras.optimizers.Adagrad(learning_rate={lr}, "
+            f"initial_accumulator_value={get('initial_accumulator_value', '0.1')}, epsilon=0.0)"
+        )
+    if name == "RMSPropOptimizer":
+        return OptimizerPlan(
+            f"keras.optimizers.RMSprop(learning_rate={lr}, rho={get('decay', '0.9')}, momentum={get('momentum', '0.0')}, "
+            f"epsilon={get('epsilon', '1e-10')}, centered={get('centered', 'False')})",
+            after_build=[
+                "# TF1 RMSProp starts its mean-square accumulator at ones; Keras starts at zeros.",
+                "for slot in optimizer.variables:",
+                '    if slot.name.startswith("velocity"):',
+                "        slot.assign(tf.ones_like(slot))",
+            ],
+        )
+    if name == "AdadeltaOptimizer":
+        return OptimizerPlan(
+            f"keras.optimizers.Adadelta(learning_rate={lr}, rho={get('rho', '0.95')}, epsilon={get('epsilon', '1e-08')})"
+        )
+    # Ftrl
+    for unsupported in ("accum_name", "linear_name"):
+        args.pop(unsupported, None)
+    keys = ["learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
+            "l2_regularization_strength", "l2_shrinkage_regularization_strength", "beta"]
+    extra = "".join(f", {k}={code(args[k])}" for k in keys if k in args)
+    return OptimizerPlan(
+        f"keras.optimizers.Ftrl(learning_rate={lr}{extra})",
+        notes=[(CODE_INEXACT, "Ftrl: formula matches TF1 on paper; no fixture proves it step for step yet")],
+    )
+
+
+def _float_code(node: cst.BaseExpression) -> str:
+    try:
+        return repr(float(literal(node)))
+    except (ValueError, TypeError):
+        return f"float({code(node)})"

@@ -1,0 +1,277 @@
+"""The Estimator-program migration: the one pass the engine runs, composed from the rule modules.
+
+Order: resolve TF names once (import/alias table) → find every Estimator and what drives it (TFM601/TFM701) →
+pick the target per model_fn → convert each model_fn (TFM501 with TFM101/201/301/401) → render the generated
+code from jinja2 templates and parse it back → splice → fix imports and leftover TF1 names (TFM001).
+All analysis happens before any edit, so a Blocked anywhere leaves the file untouched.
+"""
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.names import ImportTable, bound_names, build_import_table
+
+from . import estimator, imports, model_fn
+from ._args import wrap_call
+from .tfnames import TFNames, normalise
+
+TF_ROOTS = ("tensorflow", "tensorflow_estimator")
+
+
+@lru_cache(maxsize=None)
+def _templates():
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("tfmigrate.rules", "templates"),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+
+
+def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
+    names = set(table.bindings)
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = small.targets if isinstance(small, cst.Assign) else [small]
+                    for t in targets:
+                        if isinstance(t.target, cst.Name):
+                            names.add(t.target.value)
+                elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(getattr(small, "names", None), cst.ImportStar):
+                    for alias in small.names:
+                        n = alias.asname.name if alias.asname else alias.name
+                        if isinstance(n, cst.Name):
+                            names.add(n.value)
+                        elif isinstance(n, cst.Attribute):
+                            names.add(cst.Module([]).code_for_node(n).split(".")[0])
+    return frozenset(names)
+
+
+class _ReplacePlaceholder(cst.CSTTransformer):
+    def __init__(self, statements):
+        self.statements = statements
+
+    def leave_IndentedBlock(self, original, updated):
+        body = []
+        for stmt in updated.body:
+            if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+                    and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == "__tfmigrate_forward_pass__"):
+                body.extend(self.statements)
+            else:
+                body.append(stmt)
+        return updated.with_changes(body=body)
+
+
+def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading) -> list[cst.BaseStatement]:
+    env = _templates()
+    docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
+    # long generated calls go one argument per line; the templates indent the continuation lines
+    plan = dataclasses.replace(
+        plan,
+        layers=[(attr, wrap_call(ctor, width=80)) for attr, ctor in plan.layers],
+        optimizer=dataclasses.replace(plan.optimizer, ctor=wrap_call(plan.optimizer.ctor, width=76)),
+        metrics=[_wrap_list(plan.metrics, width=70)] if plan.metrics else [],
+    )
+    parts = []
+    if plan.optimizer.support_code:
+        parts.append(plan.optimizer.support_code.strip("\n"))
+    parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring))
+    if target == "keras":
+        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
+    else:
+        parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder))
+    text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+    body = list(cst.parse_module(text).visit(_ReplacePlaceholder(plan.call_body)).body)
+    body[0] = body[0].with_changes(leading_lines=leading)
+    return body
+
+
+def _wrap_list(items: list[str], width: int) -> str:
+    """Items joined for a list display: one line if short, else one per line (the template adds brackets)."""
+    one = ", ".join(items)
+    if len(one) <= width:
+        return one
+    return "\n" + "".join(f"    {item},\n" for item in items)
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    taken.add(name)
+    return name
+
+
+def migrate(module: cst.Module, context) -> cst.Module:
+    table = build_import_table(module, TF_ROOTS)
+    if not table.bindings:
+        return module
+    names = TFNames(table)
+    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    module_names = _module_names(module, table)
+    notes = []
+
+    # 1. every Estimator and its driver statements, per block (module body and top-level functions)
+    containers: list[tuple[cst.CSTNode | None, estimator.DriverRewrite]] = []
+    blocks = [(None, list(module.body), frozenset())]
+    blocks += [(fn, list(fn.body.body), bound_names(fn)) for fn in functions.values()]
+    for owner, body, local_names in blocks:
+        driver = estimator.DriverRewrite(body, names, local_names, functions, context.options, notes)
+        if driver.analyse():
+            containers.append((owner, driver))
+    if not containers:
+        _refuse_leftover_estimator(module, names)
+        return module
+
+    # 2. one target per model_fn, then its plan
+    targets: dict[str, set[str]] = {}
+    for _, driver in containers:
+        for site in driver.sites.values():
+            targets.setdefault(site.model_fn, set()).add(site.target)
+    plans, builders = {}, {}
+    taken = set(module_names)
+    for fn_name, fn_targets in targets.items():
+        if len(fn_targets) > 1:
+            raise Blocked(estimator.CODE, f"{fn_name} is driven with different targets ({', '.join(sorted(fn_targets))})", functions[fn_name])
+        plan = model_fn.interpret(functions[fn_name], names, module_names)
+        taken.add(plan.class_name)
+        target = fn_targets.pop()
+        stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
+        builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
+        plans[fn_name], builders[fn_name] = (plan, target), builder
+        notes.extend(plan.notes)
+
+    # 3. rewrite function bodies that drive estimators (all analysis is done; edits cannot fail half-way)
+    new_bodies = {}
+    for owner, driver in containers:
+        new_bodies[id(owner)] = driver.rewrite(builders, {k: v[0] for k, v in plans.items()})
+
+    new_body: list[cst.BaseStatement] = []
+    for stmt in (new_bodies.get(id(None)) or module.body):
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in plans:
+            plan, target = plans[stmt.name.value]
+            new_body.extend(_render_model(plan, target, builders[stmt.name.value], stmt.leading_lines))
+            continue
+        if isinstance(stmt, cst.FunctionDef) and id(functions.get(stmt.name.value)) in new_bodies:
+            stmt = stmt.with_changes(body=stmt.body.with_changes(body=new_bodies[id(functions[stmt.name.value])]))
+        new_body.append(stmt)
+    new_module = module.with_changes(body=new_body)
+
+    # 4. imports and leftover TF1 names
+    new_module = _fix_imports(new_module, table)
+    for code, message, node in notes:
+        context.note(code, message, node)
+    return new_module
+
+
+def _snake(name: str) -> str:
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i:
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def _refuse_leftover_estimator(module: cst.Module, names: TFNames) -> None:
+    """A file that uses tf.estimator without an Estimator we convert is reported, not half-migrated."""
+
+    class _Find(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            path = names.of(node)
+            if path and path.startswith("estimator.") and path.split(".")[1] in ("Estimator", "EstimatorSpec", "train_and_evaluate"):
+                raise Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) is built in this file; "
+                                              "migrate the file that builds it", node)
+            return True
+
+        def visit_Import(self, node) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node) -> bool:
+            return False
+
+    module.visit(_Find())
+
+
+def _fix_imports(module: cst.Module, table: ImportTable) -> cst.Module:
+    # the TF2 alias: the first `import tensorflow[.compat.v1] as X`, preferring `tf`
+    candidates = [n for n, bs in table.bindings.items()
+                  if bs[0].kind == "import" and bs[0].target in ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")]
+    alias = "tf" if "tf" in candidates else (candidates[0] if candidates else None)
+    v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target}
+    rebinding: set[int] = set()
+    header = None
+    if alias is not None:
+        header = table.bindings[alias][0].statement
+        rebinding = {id(later.statement) for later in table.bindings[alias][1:]}  # `tf = tf.compat.v1` idiom
+    elif "tf" in table.bindings:
+        raise Blocked(imports.CODE, "`tf` is bound to something other than tensorflow; cannot add `import tensorflow as tf`")
+    else:
+        alias = "tf"
+    # phase 1 (before any visit, so statement identity still holds): the TF2 header and the rebinding idiom
+    body = []
+    for stmt in imports.remove_statements(module.body, rebinding):
+        if header is not None and stmt is header:
+            body.extend(_with_leading(f"import tensorflow as {alias}\nimport keras\n", stmt.leading_lines))
+        elif header is None and _binds(stmt, table):
+            body.extend(_with_leading("import tensorflow as tf\nimport keras\n", stmt.leading_lines))
+            body.append(stmt.with_changes(leading_lines=[]))
+            header = body[-1]
+        else:
+            body.append(stmt)
+    module = module.with_changes(body=body)
+    # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
+    statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
+    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(), set(statements)))
+    # phase 3: drop TF import/alias statements whose every name the migration left unused
+    bound_by: dict[int, set[str]] = {}
+    for name, bindings in table.bindings.items():
+        for b in bindings:
+            bound_by.setdefault(id(b.statement), set()).add(name)
+    unused = {key for key, names_ in bound_by.items()
+              if key not in rebinding and alias not in names_ and _single_statement(statements[key])
+              and all(imports.uses_of(module, n, set(statements)) == 0 for n in names_)}
+    body = [_prune_from_import(s, module, table, set(statements)) for s in imports.remove_statements(module.body, unused)]
+    return module.with_changes(body=body)
+
+
+def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
+    new = list(cst.parse_module(text).body)
+    new[0] = new[0].with_changes(leading_lines=leading)
+    return new
+
+
+def _binds(stmt, table: ImportTable) -> bool:
+    return any(stmt is b.statement for bs in table.bindings.values() for b in bs)
+
+
+def _single_statement(line: cst.CSTNode) -> bool:
+    return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+
+
+def _prune_from_import(stmt, module, table, skip):
+    """`from tensorflow.estimator import A, B` keeps only the names still used."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.ImportFrom)):
+        return stmt
+    small = stmt.body[0]
+    if isinstance(small.names, cst.ImportStar) or len(small.names) < 2:
+        return stmt
+    if not _binds(stmt, table):
+        return stmt
+    kept = [a for a in small.names if imports.uses_of(module, (a.asname.name if a.asname else a.name).value, skip) > 0]
+    if len(kept) == len(small.names):
+        return stmt
+    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return stmt.with_changes(body=[small.with_changes(names=kept)])

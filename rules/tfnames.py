@@ -1,0 +1,49 @@
+"""TensorFlow name normalisation shared by the rules.
+
+`tf.compat.v1.layers.dense`, `tf.layers.dense` (TF1 namespace), `tensorflow.compat.v1.compat.v1.layers.dense`
+all normalise to `layers.dense`; `tensorflow_estimator.python.estimator.api._v1.estimator.X` to `estimator.X`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.names import ImportTable
+
+_ESTIMATOR_PREFIXES = (
+    "tensorflow_estimator.python.estimator.api._v1.estimator",
+    "tensorflow_estimator.python.estimator.api._v2.estimator",
+    "tensorflow_estimator.estimator",
+    "tensorflow_estimator",
+)
+
+
+def normalise(dotted: str | None) -> str | None:
+    """The TF path without `tensorflow.` and `compat.v1.`/`compat.v2.` prefixes; None if not TensorFlow."""
+    if dotted is None:
+        return None
+    for prefix in _ESTIMATOR_PREFIXES:
+        if dotted == prefix or dotted.startswith(prefix + "."):
+            return "estimator" + dotted[len(prefix):]
+    if dotted == "tensorflow":
+        return ""
+    if not dotted.startswith("tensorflow."):
+        return None
+    path = dotted[len("tensorflow."):]
+    while path.startswith(("compat.v1", "compat.v2")):
+        path = path[len("compat.v1"):].lstrip(".")
+    return path
+
+
+class TFNames:
+    """Resolves expressions to normalised TF paths through a module's import table."""
+
+    def __init__(self, table: ImportTable):
+        self.table = table
+
+    def of(self, node: cst.CSTNode, local_names: frozenset[str] = frozenset()) -> str | None:
+        if isinstance(node, cst.Call):
+            node = node.func
+        return normalise(self.table.resolve(node, local_names))
+
+    def is_(self, node: cst.CSTNode, *paths: str, local_names: frozenset[str] = frozenset()) -> bool:
+        return self.of(node, local_names) in paths

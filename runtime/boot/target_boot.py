@@ -1,0 +1,424 @@
+"""Boot an unmodified migrated TF2 program under capture (runs in the *target* env, TF 2.21 / Keras 3).
+
+Usage: python target_boot.py PROGRAM [ARGS...]
+
+Environment:
+  TFMIGRATE_CAPTURE_DIR  per-step local losses go to <dir>/<task>.loss, one line per step:
+                         "<int32 bit pattern of the float32 local mean loss> <batch size>"
+  TFMIGRATE_MODEL_DIR    CheckpointManager / BackupAndRestore / ModelCheckpoint paths are moved under it
+  TFMIGRATE_INIT_CKPT    optional TF1 checkpoint prefix (the original's model.ckpt-0): weights created
+                         through Layer.add_weight start from its values (by name, else creation order + shape)
+
+The loss is written in-graph with tf.print(tf.bitcast(x, tf.int32), output_stream="file://...") and the
+print op is also made a control dependency of the returned loss, so it runs inside tf.function,
+strategy.run and MultiWorkerMirroredStrategy. The int32 bit pattern makes the float exact.
+This file must not import tfmigrate: it runs by path in a venv that does not have it.
+"""
+import importlib.abc
+import importlib.util
+import inspect
+import json
+import os
+import re
+import runpy
+import sys
+import threading
+
+_STATE = threading.local()
+_MAPPING_EXIT_CODE = 17
+
+
+def _task_name():
+    raw = os.environ.get("TF_CONFIG")
+    if not raw:
+        return "chief0"
+    task = json.loads(raw).get("task", {})
+    return "%s%d" % (task.get("type", "chief"), int(task.get("index", 0)))
+
+
+TASK = _task_name()
+
+
+# --------------------------------------------------------------------------- per-step loss
+_LOSS_PATH = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".loss")
+
+
+def _emit(tf, local_mean, batch, result):
+    """Write the bit pattern of local_mean (float32 scalar) + batch; return `result` depending on it."""
+    bits = tf.bitcast(tf.cast(local_mean, tf.float32), tf.int32)
+    op = tf.print(bits, tf.cast(batch, tf.int64), output_stream="file://" + _LOSS_PATH)
+    if op is None:  # eager: already printed
+        return result
+    with tf.control_dependencies([op]):
+        return tf.nest.map_structure(tf.identity, result)
+
+
+class _Guard:
+    """Only the outermost captured loss call of a nest records (e.g. _compute_loss -> compute_loss)."""
+
+    def __enter__(self):
+        depth = getattr(_STATE, "depth", 0)
+        _STATE.depth = depth + 1
+        return depth == 0
+
+    def __exit__(self, *exc):
+        _STATE.depth -= 1
+        return False
+
+
+def _patch_compute_average_loss(tf):
+    orig = tf.nn.compute_average_loss
+
+    def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+        with _Guard() as outer:
+            out = orig(per_example_loss, sample_weight=sample_weight, global_batch_size=global_batch_size)
+            if not outer:
+                return out
+            pel = tf.convert_to_tensor(per_example_loss)
+            if sample_weight is not None:
+                pel = pel * tf.cast(sample_weight, pel.dtype)
+            batch = tf.shape(pel)[0]
+            local = tf.reduce_sum(pel) / tf.cast(batch, pel.dtype)
+            return _emit(tf, local, batch, out)
+
+    compute_average_loss.__doc__ = orig.__doc__
+    compute_average_loss = tf.autograph.experimental.do_not_convert(compute_average_loss)
+    tf.nn.compute_average_loss = compute_average_loss
+    try:  # some code paths reach it through nn_impl
+        from tensorflow.python.ops import nn_impl
+
+        nn_impl.compute_average_loss = compute_average_loss
+    except Exception:
+        pass
+
+
+def _first_leading_dim(tf, *structs):
+    for s in structs:
+        if s is None:
+            continue
+        for t in tf.nest.flatten(s):
+            if t is not None and hasattr(t, "shape"):
+                return tf.shape(t)[0]
+    return tf.constant(-1)
+
+
+def _patch_keras_compute_loss(tf):
+    import keras
+
+    try:
+        from keras.src.losses.loss import unscale_loss_for_distribution
+    except Exception:  # pragma: no cover - older/newer keras layout
+        def unscale_loss_for_distribution(v):
+            n = tf.distribute.get_strategy().num_replicas_in_sync
+            return v * n if n > 1 else v
+
+    Model = keras.Model
+
+    def wrap(name):
+        orig = getattr(Model, name, None)
+        if orig is None:
+            return
+        sig = inspect.signature(orig)
+
+        def patched(self, *args, **kwargs):
+            with _Guard() as outer:
+                loss = orig(self, *args, **kwargs)
+                if not outer or loss is None:
+                    return loss
+                try:
+                    ba = sig.bind(self, *args, **kwargs)
+                    ba.apply_defaults()
+                    arguments = ba.arguments
+                except TypeError:
+                    arguments = dict(kwargs)
+                if not arguments.get("training", True):
+                    return loss
+                if not tf.inside_function() and not tf.executing_eagerly():
+                    return loss
+                local = unscale_loss_for_distribution(loss)
+                batch = _first_leading_dim(tf, arguments.get("y"), arguments.get("x"), arguments.get("y_pred"))
+                return _emit(tf, local, batch, loss)
+
+        setattr(Model, name, tf.autograph.experimental.do_not_convert(patched))
+
+    wrap("_compute_loss")  # what the default train_step calls (covers user overrides of compute_loss)
+    wrap("compute_loss")
+
+
+# --------------------------------------------------------------------------- initial weights
+_EXCLUDE = re.compile(
+    r"(^|/)(global_step|beta1_power|beta2_power)$"
+    r"|/(Adagrad|Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Ftrl|Ftrl_1|Adadelta|Adadelta_1|"
+    r"AdagradDA|ProximalAdagrad|ExponentialMovingAverage)(_\d+)?$"
+)
+_WITHIN = {"kernel": 0, "depthwise_kernel": 0, "embeddings": 0, "gamma": 0, "pointwise_kernel": 1,
+           "beta": 1, "bias": 2, "moving_mean": 3, "moving_variance": 4}
+
+
+def _natural_key(name):
+    scope, _, leaf = name.rpartition("/")
+    parts = []
+    for comp in scope.split("/"):
+        m = re.match(r"^(.*?)(?:_(\d+))?$", comp)
+        parts.append((m.group(1), int(m.group(2) or 0)))
+    return (parts, _WITHIN.get(leaf, 9), leaf)
+
+
+def _creation_order(tf, prefix, names):
+    """Model variables in TF1 creation order, from the checkpoint's .meta graph when present."""
+    meta = prefix + ".meta"
+    ordered = []
+    if os.path.exists(meta):
+        try:
+            from tensorflow.core.framework import variable_pb2
+            from tensorflow.core.protobuf import meta_graph_pb2
+
+            mg = meta_graph_pb2.MetaGraphDef()
+            with open(meta, "rb") as fh:
+                mg.ParseFromString(fh.read())
+            for key in ("trainable_variables", "variables", "model_variables"):
+                if key not in mg.collection_def:
+                    continue
+                for raw in mg.collection_def[key].bytes_list.value:
+                    vd = variable_pb2.VariableDef()
+                    vd.ParseFromString(raw)
+                    n = vd.variable_name.split(":")[0]
+                    if n in names and n not in ordered:
+                        ordered.append(n)
+        except Exception as exc:  # fall back to a natural sort
+            sys.stderr.write("tfmigrate: could not read %s (%s); using name order\n" % (meta, exc))
+    rest = sorted((n for n in names if n not in ordered), key=_natural_key)
+    return ordered + rest
+
+
+class _WeightMapper:
+    def __init__(self, tf, prefix):
+        self.tf = tf
+        self.prefix = prefix
+        self.reader = tf.train.load_checkpoint(prefix)
+        shapes = self.reader.get_variable_to_shape_map()
+        self.shapes = {n: tuple(s) for n, s in shapes.items() if not _EXCLUDE.search(n)}
+        self.order = _creation_order(tf, prefix, set(self.shapes))
+        self.used = set()
+        self.mapped = []  # (target, source, how)
+        self.unmatched = []  # (target, shape)
+        self.out = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".weights.json")
+
+    def take(self, layer_name, weight_name, shape):
+        shape = tuple(int(d) for d in shape) if shape is not None else None
+        target = "%s/%s" % (layer_name, weight_name)
+        if target in self.shapes and target not in self.used and self.shapes[target] == shape:
+            return self._use(target, target, "name")
+        for cand in self.order:  # next unused checkpoint variable in creation order
+            if cand in self.used:
+                continue
+            if self.shapes[cand] == shape:
+                return self._use(target, cand, "order")
+            break
+        self.unmatched.append((target, shape))
+        self.write()
+        self.fail("no checkpoint variable for weight %r with shape %s" % (target, shape))
+
+    def _use(self, target, source, how):
+        self.used.add(source)
+        self.mapped.append((target, source, how))
+        self.write()
+        return self.reader.get_tensor(source)
+
+    def write(self):
+        doc = {
+            "checkpoint": self.prefix,
+            "task": TASK,
+            "mapped": [{"weight": t, "checkpoint_var": s, "by": h} for t, s, h in self.mapped],
+            "unmatched": [{"weight": t, "shape": list(s) if s else None} for t, s in self.unmatched],
+            "unused_checkpoint_vars": [n for n in self.order if n not in self.used],
+        }
+        tmp = self.out + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(tmp, self.out)
+
+    def fail(self, why):
+        lines = ["tfmigrate: cannot map initial weights from %s: %s" % (self.prefix, why),
+                 "  migrated weights so far:"]
+        lines += ["    %s <- %s (%s)" % m for m in self.mapped]
+        lines += ["    %s %s  (UNMATCHED)" % (t, list(s) if s else s) for t, s in self.unmatched]
+        lines.append("  checkpoint model variables (creation order):")
+        lines += ["    %s %s%s" % (n, list(self.shapes[n]), "  (used)" if n in self.used else "")
+                  for n in self.order]
+        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.flush()
+        os._exit(_MAPPING_EXIT_CODE)
+
+
+class _ConstInit:
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, shape=None, dtype=None, **kwargs):
+        import tensorflow as tf
+
+        return tf.constant(self.value, dtype=dtype if dtype is not None else self.value.dtype)
+
+    def get_config(self):
+        return {}
+
+
+def _patch_add_weight(layer_cls, mapper):
+    orig = layer_cls.add_weight
+    if getattr(orig, "_tfmigrate", False):
+        return
+    sig = inspect.signature(orig)
+
+    def add_weight(self, *args, **kwargs):
+        try:
+            ba = sig.bind(self, *args, **kwargs)
+        except TypeError:
+            return orig(self, *args, **kwargs)
+        a = ba.arguments
+        name = a.get("name")
+        shape = a.get("shape")
+        if shape is None and a.get("args"):
+            shape = a["args"][0]
+        if name is None or shape is None:
+            return orig(self, *args, **kwargs)
+        value = mapper.take(self.name, name, shape)
+        if "initializer" in sig.parameters:
+            # rebuild the call from the bound arguments with the initializer replaced
+            a["initializer"] = _ConstInit(value)
+            return orig(*ba.args, **ba.kwargs)
+        return orig(self, *args, **kwargs)
+
+    add_weight._tfmigrate = True
+    layer_cls.add_weight = add_weight
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Run a callback right after a module (e.g. tf_keras) has been imported."""
+
+    def __init__(self, name, callback):
+        self.name = name
+        self.callback = callback
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        orig_exec = loader.exec_module
+        callback = self.callback
+
+        def exec_module(module):
+            orig_exec(module)
+            callback(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _install_weights(tf):
+    prefix = os.environ.get("TFMIGRATE_INIT_CKPT")
+    if not prefix:
+        return
+    mapper = _WeightMapper(tf, prefix)
+    mapper.write()
+    import keras
+
+    _patch_add_weight(keras.layers.Layer, mapper)
+
+    def patch_tf_keras(mod):
+        try:
+            from tf_keras.src.engine.base_layer import Layer as TfKerasLayer
+        except Exception:
+            TfKerasLayer = mod.layers.Layer
+        _patch_add_weight(TfKerasLayer, mapper)
+
+    if "tf_keras" in sys.modules:
+        patch_tf_keras(sys.modules["tf_keras"])
+    else:
+        sys.meta_path.insert(0, _AfterImport("tf_keras", patch_tf_keras))
+
+
+# --------------------------------------------------------------------------- checkpoint dirs
+_REDIRECTS = {}
+
+
+def _redirect(path):
+    base = os.environ.get("TFMIGRATE_MODEL_DIR")
+    if not base or path is None:
+        return path
+    path = os.fspath(path)
+    if path in _REDIRECTS:
+        return _REDIRECTS[path]
+    if path.startswith(base):
+        return path
+    absp = os.path.abspath(path) if "://" not in path else path
+    head, leaf = os.path.split(absp.rstrip("/"))
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", head).strip("_") or "root"
+    new = os.path.join(base, TASK, safe, leaf)
+    _REDIRECTS[path] = new
+    try:
+        d = os.environ.get("TFMIGRATE_CAPTURE_DIR")
+        if d:
+            with open(os.path.join(d, TASK + ".redirects.json"), "w") as fh:
+                json.dump(_REDIRECTS, fh, indent=1)
+    except OSError:
+        pass
+    return new
+
+
+def _patch_path_arg(cls, arg):
+    orig = cls.__init__
+    sig = inspect.signature(orig)
+
+    def __init__(self, *args, **kwargs):
+        try:
+            ba = sig.bind(self, *args, **kwargs)
+        except TypeError:
+            return orig(self, *args, **kwargs)
+        if arg in ba.arguments:
+            ba.arguments[arg] = _redirect(ba.arguments[arg])
+        return orig(*ba.args, **ba.kwargs)
+
+    cls.__init__ = __init__
+
+
+def _patch_dirs(tf):
+    if not os.environ.get("TFMIGRATE_MODEL_DIR"):
+        return
+    _patch_path_arg(tf.train.CheckpointManager, "directory")
+    import keras
+
+    _patch_path_arg(keras.callbacks.BackupAndRestore, "backup_dir")
+    _patch_path_arg(keras.callbacks.ModelCheckpoint, "filepath")
+
+
+def _install():
+    import tensorflow as tf
+
+    if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
+        os.makedirs(os.environ["TFMIGRATE_CAPTURE_DIR"], exist_ok=True)
+
+    _patch_compute_average_loss(tf)
+    _patch_keras_compute_loss(tf)
+    _install_weights(tf)
+    _patch_dirs(tf)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.stderr.write("usage: target_boot.py PROGRAM [ARGS...]\n")
+        return 2
+    program = os.path.abspath(sys.argv[1])
+    _install()
+    sys.argv = [program] + sys.argv[2:]
+    sys.path.insert(0, os.path.dirname(program))
+    runpy.run_path(program, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

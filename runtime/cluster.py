@@ -1,0 +1,300 @@
+"""Local cluster launcher: one OS process per task, TF_CONFIG per task, 127.0.0.1 ports only.
+
+Every task runs in its own session / process group, its stdout+stderr go to
+``<log_dir>/<task>-<i>.log``. The launcher waits for the trainers (chief + workers), gives lingering
+workers a grace period, kills tasks that never exit (ps), and tears everything down on timeout,
+crash or Ctrl-C. Pure standard library: this runs in the tfmigrate process (no TensorFlow).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+HOST = "127.0.0.1"  # never any other address
+TRAINER_TYPES = ("chief", "worker")
+ADDRESS_IN_USE = re.compile(
+    r"address already in use|Could not start gRPC server|Failed to add port|bind.*failed|EADDRINUSE",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Task:
+    type: str
+    index: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.type}-{self.index}"
+
+
+@dataclass
+class TaskResult:
+    task: Task
+    returncode: int | None
+    log: Path
+    wall: float
+    killed: bool = False  # killed by the launcher after the trainers were done (ps, lingering worker)
+
+
+@dataclass
+class ClusterRun:
+    results: list[TaskResult]
+    started: float
+    finished: float
+    attempts: int = 1
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def wall(self) -> float:
+        return self.finished - self.started
+
+
+class ClusterError(RuntimeError):
+    """A task crashed, the run timed out, or the user interrupted it. ``exit code 2`` territory."""
+
+    def __init__(self, message: str, task: Task | None = None, log_tail: str = "", kind: str = "crash"):
+        super().__init__(message)
+        self.task = task
+        self.log_tail = log_tail
+        self.kind = kind
+
+    def __str__(self) -> str:  # message + tail of the guilty log
+        s = self.args[0]
+        if self.log_tail:
+            s += "\n--- tail of " + (self.task.name + ".log" if self.task else "log") + " ---\n" + self.log_tail
+        return s
+
+
+def layout(workers: int = 2, ps: int = 0, evaluator: bool = False) -> list[Task]:
+    """Task layout: chief 0 + worker 0..N-2 (+ ps 0..M-1) (+ evaluator 0). N = total trainers."""
+    if workers < 1:
+        raise ValueError("need at least one trainer (--workers >= 1)")
+    tasks = [Task("chief", 0)] + [Task("worker", i) for i in range(workers - 1)]
+    tasks += [Task("ps", i) for i in range(ps)]
+    if evaluator:
+        tasks.append(Task("evaluator", 0))
+    return tasks
+
+
+def pick_ports(n: int) -> list[int]:
+    """n distinct free ports on 127.0.0.1 (bind port 0; all sockets held until every port is picked)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind((HOST, 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def cluster_spec(tasks: Iterable[Task], ports: list[int]) -> dict[str, list[str]]:
+    """The TF ``cluster`` dict; the evaluator is not part of the cluster (as in TF)."""
+    members = [t for t in tasks if t.type != "evaluator"]
+    if len(ports) < len(members):
+        raise ValueError("not enough ports")
+    spec: dict[str, list[str]] = {}
+    for t, port in zip(members, ports):
+        spec.setdefault(t.type, []).append(f"{HOST}:{port}")
+    return spec
+
+
+def tf_config(spec: dict[str, list[str]], task: Task) -> str:
+    return json.dumps({"cluster": spec, "task": {"type": task.type, "index": task.index}})
+
+
+def base_env(extra: dict[str, str] | None = None, cluster: bool = True) -> dict[str, str]:
+    env = dict(os.environ)
+    for k in ("TF_CONFIG", "PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"):
+        env.pop(k, None)
+    env.update(TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", PYTHONUNBUFFERED="1")
+    if cluster:
+        env["GRPC_FAIL_FAST"] = "use_caller"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def log_tail(path: Path, lines: int = 25) -> str:
+    try:
+        data = path.read_bytes()[-20000:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(data.splitlines()[-lines:])
+
+
+def _kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _terminate_all(procs: dict[Task, subprocess.Popen], soft: float = 1.0) -> None:
+    """SIGTERM every group, wait up to `soft` s, then SIGKILL every group and reap."""
+    live = [p for p in procs.values()]
+    for p in live:
+        _kill_group(p, signal.SIGTERM)
+    deadline = time.monotonic() + soft
+    while time.monotonic() < deadline and any(p.poll() is None for p in live):
+        time.sleep(0.05)
+    for p in live:  # the group may hold grandchildren even when the leader exited
+        _kill_group(p, signal.SIGKILL)
+    for p in live:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            pass
+
+
+class _Attempt:
+    def __init__(self, tasks, command, log_dir, env, single):
+        self.tasks = tasks
+        self.command = command
+        self.log_dir = log_dir
+        self.env = env
+        self.single = single
+        self.procs: dict[Task, subprocess.Popen] = {}
+        self.start: dict[Task, float] = {}
+        self.end: dict[Task, float] = {}
+        self.killed: set[Task] = set()
+
+    def launch(self, ports: list[int]) -> None:
+        spec = None if self.single else cluster_spec(self.tasks, ports)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        for t in self.tasks:
+            env = dict(self.env)
+            if spec is not None:
+                env["TF_CONFIG"] = tf_config(spec, t)
+            log = open(self.log_dir / f"{t.name}.log", "wb")
+            try:
+                self.procs[t] = subprocess.Popen(
+                    self.command(t), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    env=env, start_new_session=True,
+                )
+            finally:
+                log.close()
+            (self.log_dir / f"{t.name}.pid").write_text(str(self.procs[t].pid))
+            self.start[t] = time.monotonic()
+
+    def log(self, t: Task) -> Path:
+        return self.log_dir / f"{t.name}.log"
+
+
+def run_cluster(
+    command: Callable[[Task], list[str]],
+    tasks: list[Task],
+    log_dir: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 600.0,
+    grace: float = 10.0,
+    evaluator_grace: float = 60.0,
+    port_retries: int = 3,
+    ports: Callable[[int], list[int]] = pick_ports,
+    on_poll: Callable[[], None] | None = None,
+    poll_interval: float = 0.1,
+) -> ClusterRun:
+    """Run one cluster to completion. Raises ClusterError (crash / timeout / interrupt)."""
+    log_dir = Path(log_dir)
+    single = len(tasks) == 1 and tasks[0].type == "chief"
+    full_env = base_env(env, cluster=not single)
+    started = time.monotonic()
+    deadline = started + timeout
+    notes: list[str] = []
+    for attempt_no in range(1, port_retries + 2):
+        att = _Attempt(tasks, command, log_dir, full_env, single)
+        n_ports = len([t for t in tasks if t.type != "evaluator"])
+        try:
+            att.launch(ports(n_ports) if not single else [])
+            outcome = _supervise(att, deadline, grace, evaluator_grace, on_poll, poll_interval, timeout)
+        except BaseException:
+            _terminate_all(att.procs)
+            raise
+        if outcome == "retry" and attempt_no <= port_retries:
+            notes.append(f"attempt {attempt_no}: address in use, retrying with new ports")
+            continue
+        if outcome == "retry":
+            raise ClusterError(f"could not start the cluster: ports in use after {attempt_no} attempts",
+                               kind="ports")
+        now = time.monotonic()
+        results = [
+            TaskResult(t, att.procs[t].returncode, att.log(t), att.end.get(t, now) - att.start[t], t in att.killed)
+            for t in tasks
+        ]
+        return ClusterRun(results, started, now, attempt_no, notes)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _supervise(att: _Attempt, deadline, grace, evaluator_grace, on_poll, poll_interval, timeout) -> str:
+    trainers = [t for t in att.tasks if t.type in TRAINER_TYPES]
+    evaluators = [t for t in att.tasks if t.type == "evaluator"]
+    chief = next((t for t in trainers if t.type == "chief"), trainers[0])
+    chief_done_at = None
+    try:
+        while True:
+            now = time.monotonic()
+            for t, p in att.procs.items():
+                if t in att.end:
+                    continue
+                rc = p.poll()
+                if rc is None:
+                    continue
+                att.end[t] = now
+                if rc != 0:
+                    tail = log_tail(att.log(t))
+                    _terminate_all(att.procs)
+                    if ADDRESS_IN_USE.search(tail) and now - att.start[t] < 120:
+                        return "retry"
+                    how = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
+                    raise ClusterError(f"task {t.name} failed ({how})", t, tail)
+            if on_poll is not None:
+                on_poll()
+            if chief in att.end and chief_done_at is None:
+                chief_done_at = now
+            if all(t in att.end for t in trainers) and all(t in att.end for t in evaluators):
+                break
+            if chief_done_at is not None:
+                late = [t for t in trainers if t not in att.end]
+                if late and now - chief_done_at > grace:
+                    for t in late:  # lingering workers after the chief finished: kill, not an error
+                        _kill_group(att.procs[t])
+                        att.procs[t].wait()
+                        att.end[t] = time.monotonic()
+                        att.killed.add(t)
+                late_eval = [t for t in evaluators if t not in att.end]
+                if late_eval and now - chief_done_at > evaluator_grace:
+                    for t in late_eval:
+                        _kill_group(att.procs[t])
+                        att.procs[t].wait()
+                        att.end[t] = time.monotonic()
+                        att.killed.add(t)
+            if now > deadline:
+                running = [t.name for t, p in att.procs.items() if t not in att.end]
+                first = next((t for t in att.tasks if t.name in running), None)
+                tail = log_tail(att.log(first)) if first else ""
+                _terminate_all(att.procs)
+                raise ClusterError(
+                    f"timeout after {timeout:.0f} s; still running: {', '.join(running)}", first, tail, "timeout"
+                )
+            time.sleep(poll_interval)
+    except KeyboardInterrupt:
+        _terminate_all(att.procs)
+        raise ClusterError("interrupted (Ctrl-C); all tasks stopped", kind="interrupt")
+    # trainers done: ps (and anything else) never exits on its own
+    for t, p in att.procs.items():
+        if t not in att.end:
+            att.killed.add(t)
+            att.end[t] = time.monotonic()
+    _terminate_all(att.procs, soft=0.0)
+    return "ok"

@@ -1,0 +1,251 @@
+"""The two TensorFlow environments `verify` runs programs in (venvs under the tfmigrate cache).
+
+legacy  tensorflow-cpu==2.15.1 + tensorflow-estimator==2.15.0   (needs Python <= 3.11)
+target  tensorflow-cpu==2.21.*  + tf-keras==2.21.*
+
+Each venv holds a marker ``tfmigrate-env.json`` (spec + python version + installed versions); a
+mismatch rebuilds the venv, a match reuses it. A venv made by hand whose packages already match the
+spec is adopted (marker written) instead of rebuilt. Never imports TensorFlow in this process.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import platformdirs
+
+SPECS: dict[str, list[str]] = {
+    "legacy": ["tensorflow-cpu==2.15.1", "tensorflow-estimator==2.15.0"],
+    "target": ["tensorflow-cpu==2.21.*", "tf-keras==2.21.*"],
+}
+# Python versions TF can be installed on (from the wheels published on PyPI)
+MAX_PYTHON = {"legacy": (3, 11), "target": (3, 13)}
+MIN_PYTHON = {"legacy": (3, 9), "target": (3, 10)}
+PYTHON_OVERRIDE = {"legacy": "TFMIGRATE_LEGACY_PYTHON", "target": "TFMIGRATE_TARGET_PYTHON"}
+MARKER = "tfmigrate-env.json"
+MARKER_VERSION = 1
+
+Progress = Callable[[str], None]
+
+
+class EnvError(RuntimeError):
+    pass
+
+
+def home() -> Path:
+    h = os.environ.get("TFMIGRATE_HOME")
+    return Path(h) if h else Path(platformdirs.user_cache_dir("tfmigrate"))
+
+
+def envs_dir() -> Path:
+    return home() / "envs"
+
+
+def env_path(name: str) -> Path:
+    return envs_dir() / name
+
+
+def env_python(name: str) -> Path:
+    return env_path(name) / "bin" / "python"
+
+
+def _py_version(python: str | os.PathLike) -> tuple[int, int, int] | None:
+    try:
+        out = subprocess.run([str(python), "-c", "import sys; print(*sys.version_info[:3])"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    return tuple(int(x) for x in out.stdout.split())  # type: ignore[return-value]
+
+
+def _ok_version(name: str, v: tuple) -> bool:
+    return MIN_PYTHON[name] <= tuple(v[:2]) <= MAX_PYTHON[name]
+
+
+def base_python(name: str) -> tuple[str, tuple]:
+    """The interpreter to build env `name` with (override by env var, else this one, else python3.X on PATH)."""
+    var = PYTHON_OVERRIDE[name]
+    override = os.environ.get(var)
+    if override:
+        v = _py_version(override)
+        if v is None:
+            raise EnvError(f"{var}={override} is not a runnable Python interpreter")
+        if not _ok_version(name, v):
+            raise EnvError(f"{var}={override} is Python {'.'.join(map(str, v))}; the {name} env needs "
+                           f"Python {'.'.join(map(str, MIN_PYTHON[name]))}–{'.'.join(map(str, MAX_PYTHON[name]))}")
+        return override, v
+    here = tuple(sys.version_info[:3])
+    if _ok_version(name, here):
+        return sys.executable, here
+    hi = MAX_PYTHON[name]
+    for minor in range(hi[1], MIN_PYTHON[name][1] - 1, -1):
+        exe = shutil.which(f"python{hi[0]}.{minor}")
+        if exe:
+            v = _py_version(exe)
+            if v and _ok_version(name, v):
+                return exe, v
+    specs = " + ".join(SPECS[name])
+    raise EnvError(
+        f"the {name} environment ({specs}) needs Python "
+        f"{'.'.join(map(str, MIN_PYTHON[name]))}–{'.'.join(map(str, MAX_PYTHON[name]))}, "
+        f"but this is Python {'.'.join(map(str, here[:2]))} and no python{hi[0]}.{hi[1]} was found on PATH. "
+        f"Install python{hi[0]}.{hi[1]} (e.g. `apt-get install python{hi[0]}.{hi[1]} python{hi[0]}.{hi[1]}-venv`, "
+        f"pyenv or uv) or set {var}=/path/to/python{hi[0]}.{hi[1]}."
+    )
+
+
+def version_matches(spec: str, installed: str | None) -> bool:
+    """`pkg==X.Y.*` / `pkg==X.Y.Z` against an installed version string."""
+    if installed is None:
+        return False
+    _, _, want = spec.partition("==")
+    if want.endswith(".*"):
+        return installed == want[:-2] or installed.startswith(want[:-1])
+    return installed == want
+
+
+def _pkg(spec: str) -> str:
+    return spec.split("==")[0]
+
+
+def installed_versions(python: Path, packages: list[str]) -> dict[str, str | None]:
+    code = (
+        "import json, sys, importlib.metadata as m\n"
+        "out = {}\n"
+        "for p in sys.argv[1:]:\n"
+        "    try: out[p] = m.version(p)\n"
+        "    except m.PackageNotFoundError: out[p] = None\n"
+        "print(json.dumps(out))\n"
+    )
+    try:
+        r = subprocess.run([str(python), "-c", code, *packages], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return {p: None for p in packages}
+    if r.returncode != 0:
+        return {p: None for p in packages}
+    return json.loads(r.stdout)
+
+
+def _extra_pkgs(name: str) -> list[str]:
+    return [_pkg(s) for s in SPECS[name]] + ["tensorflow", "keras", "numpy"]
+
+
+def read_marker(name: str) -> dict | None:
+    try:
+        return json.loads((env_path(name) / MARKER).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass
+class EnvStatus:
+    name: str
+    path: Path
+    state: str  # ready | missing | stale | unmarked
+    detail: str
+    marker: dict | None
+
+
+def status(name: str) -> EnvStatus:
+    path = env_path(name)
+    marker = read_marker(name)
+    py = env_python(name)
+    if not py.exists():
+        return EnvStatus(name, path, "missing", "not built", None)
+    if marker is None:
+        return EnvStatus(name, path, "unmarked", "venv exists without a tfmigrate marker (setup adopts or rebuilds it)", None)
+    if marker.get("spec") != SPECS[name] or marker.get("marker_version") != MARKER_VERSION:
+        return EnvStatus(name, path, "stale", f"built for {marker.get('spec')}, want {SPECS[name]}", marker)
+    v = _py_version(py)
+    if v is None or ".".join(map(str, v)) != marker.get("python"):
+        return EnvStatus(name, path, "stale", f"python changed ({marker.get('python')} -> {v})", marker)
+    return EnvStatus(name, path, "ready", ", ".join(f"{k} {v}" for k, v in (marker.get("versions") or {}).items() if v), marker)
+
+
+def _write_marker(name: str, python_version: tuple, versions: dict) -> dict:
+    doc = {"marker_version": MARKER_VERSION, "name": name, "spec": SPECS[name],
+           "python": ".".join(map(str, python_version)), "versions": versions}
+    (env_path(name) / MARKER).write_text(json.dumps(doc, indent=1))
+    return doc
+
+
+@contextlib.contextmanager
+def _lock(name: str):
+    envs_dir().mkdir(parents=True, exist_ok=True)
+    with open(envs_dir() / f".{name}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _adoptable(name: str) -> tuple | None:
+    py = env_python(name)
+    if not py.exists():
+        return None
+    v = _py_version(py)
+    if v is None or not _ok_version(name, v):
+        return None
+    got = installed_versions(py, [_pkg(s) for s in SPECS[name]])
+    if all(version_matches(s, got.get(_pkg(s))) for s in SPECS[name]):
+        return v
+    return None
+
+
+def _run_logged(cmd: list[str], log: Path, progress: Progress, what: str) -> None:
+    with open(log, "a") as fh:
+        fh.write("$ " + " ".join(cmd) + "\n")
+        fh.flush()
+        r = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+        raise EnvError(f"{what} failed (exit {r.returncode}); log: {log}\n{tail}")
+
+
+def ensure(name: str, progress: Progress = lambda s: None, force: bool = False) -> Path:
+    """Make env `name` ready (reuse / adopt / build). Returns the env's python."""
+    if name not in SPECS:
+        raise EnvError(f"unknown environment {name!r}")
+    with _lock(name):
+        st = status(name)
+        if st.state == "ready" and not force:
+            return env_python(name)
+        if st.state in ("unmarked", "stale") and not force:
+            v = _adoptable(name)
+            if v is not None:
+                versions = installed_versions(env_python(name), _extra_pkgs(name))
+                _write_marker(name, v, versions)
+                progress(f"{name}: adopted existing venv at {env_path(name)}")
+                return env_python(name)
+        base, v = base_python(name)
+        path = env_path(name)
+        log = envs_dir() / f"{name}.log"
+        progress(f"{name}: building venv at {path} with Python {'.'.join(map(str, v))} "
+                 f"({' '.join(SPECS[name])}; about a minute; log {log})")
+        if path.exists():
+            shutil.rmtree(path)
+        log.write_text("")
+        _run_logged([base, "-m", "venv", str(path)], log, progress, f"creating the {name} venv")
+        py = env_python(name)
+        _run_logged([str(py), "-m", "pip", "install", "--disable-pip-version-check", *SPECS[name]],
+                    log, progress, f"installing {' '.join(SPECS[name])}")
+        versions = installed_versions(py, _extra_pkgs(name))
+        pv = _py_version(py) or v
+        _write_marker(name, pv, versions)
+        progress(f"{name}: ready ({', '.join(f'{k} {x}' for k, x in versions.items() if x)})")
+        return py
+
+
+def ensure_all(progress: Progress = lambda s: None, force: bool = False) -> dict[str, Path]:
+    return {n: ensure(n, progress, force) for n in SPECS}
