@@ -110,6 +110,9 @@ def _install():
         model_dir_arg = kwargs.pop("model_dir", model_dir_arg)
         if config is not None and getattr(config, "model_dir", None) not in (None, model_dir):
             config = config.replace(model_dir=model_dir)
+        if config is not None and getattr(config, "keep_checkpoint_max", None):
+            # keep every checkpoint: model.ckpt-0 holds the initial weights verify hands to the migrated side
+            config = config.replace(keep_checkpoint_max=None)
         with open(meta_path, "w") as fh:
             json.dump({"model_dir": model_dir, "user_model_dir": model_dir_arg, "task": task}, fh)
         orig_init(self, _wrap_model_fn(model_fn), model_dir, config, *args, **kwargs)
