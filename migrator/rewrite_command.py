@@ -42,13 +42,16 @@ def _exit_code(results: list[FileResult]) -> int:
 
 
 def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
+    """Where a file goes under --out: relative to the directory argument it was found in, else as given."""
     for root in roots:
         if root.is_dir():
             try:
                 return out / path.relative_to(root)
             except ValueError:
                 continue
-    return out / path.name
+    if path.is_absolute():
+        return out / path.name
+    return out / Path(*[p for p in path.parts if p not in ("..", ".")])
 
 
 def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet) -> int:
