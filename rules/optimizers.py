@@ -129,7 +129,9 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
     if name == "AdamOptimizer":
         return OptimizerPlan(
             f"keras.optimizers.Adam(learning_rate={lr}, beta_1={get('beta1', '0.9')}, beta_2={get('beta2', '0.999')}, "
-            f"epsilon={get('epsilon', '1e-08')})"
+            f"epsilon={get('epsilon', '1e-08')})",
+            notes=[(CODE_INEXACT, "Adam: Keras computes the bias correction with pow(beta, t), TF1 with running "
+                                  "products; the last-bit differences can grow past 1e-5 (run tfmigrate verify)")],
         )
     if name == "AdagradOptimizer":
         return OptimizerPlan(
@@ -143,7 +145,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
             after_build=[
                 "# TF1 RMSProp starts its mean-square accumulator at ones; Keras starts at zeros.",
                 "for slot in optimizer.variables:",
-                '    if slot.name.startswith("velocity"):',
+                '    if slot.name.endswith("_velocity"):',
                 "        slot.assign(tf.ones_like(slot))",
             ],
         )

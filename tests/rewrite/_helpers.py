@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import textwrap
 
 from tfmigrate.engine import FileResult, Options, migrate_source
@@ -68,6 +69,8 @@ def converted(src: str, **options) -> str:
     text = result.output.decode()
     ast.parse(text)
     compile(text, "snippet.py", "exec", dont_inherit=True)
+    missing = unbound_names(text)
+    assert not missing, f"output uses names it never binds: {sorted(missing)}"
     return text
 
 
@@ -89,3 +92,35 @@ def section(text: str, start: str, end: str) -> str:
     i = text.index(start)
     j = text.find(end, i + len(start))
     return text[i:] if j < 0 else text[i:j]
+
+
+def dotted_names(text: str) -> set[str]:
+    """Every dotted name (a.b.c) used in code, ignoring strings and comments."""
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            parts, cur = [], node
+            while isinstance(cur, ast.Attribute):
+                parts.append(cur.attr)
+                cur = cur.value
+            if isinstance(cur, ast.Name):
+                found.add(".".join([cur.id, *reversed(parts)]))
+    return found
+
+
+def unbound_names(text: str) -> set[str]:
+    """Names read somewhere but bound nowhere in the module (coarse: ignores scopes), minus builtins."""
+    tree = ast.parse(text)
+    bound, used = set(dir(builtins)), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return used - bound

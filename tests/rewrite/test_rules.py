@@ -1,0 +1,783 @@
+"""Per-rule behaviour on small snippet programs (see _helpers.program: each test states only what differs)."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from _helpers import FORWARD, dotted_names, blocked, codes, converted, program, rewrite, section
+
+TRAIN = "mode == tf.estimator.ModeKeys.TRAIN"
+
+
+def model_class(out: str) -> str:
+    return section(out, "class Model(", "\ndef build_model")
+
+
+def compiled(out: str, key: str) -> str:
+    """The `key=` argument of model.compile(...) (up to the next top-level compile argument)."""
+    block = section(out, "    model.compile(", "    return model")
+    start = block.index(f"        {key}=")
+    rest = block[start + len(key) + 9:]
+    ends = [i for i in (rest.find("\n        loss="), rest.find("\n        metrics="), rest.find("\n    )")) if i >= 0]
+    return " ".join(line.strip() for line in rest[:min(ends)].splitlines())
+
+
+def main_block(out: str) -> str:
+    return section(out, "def main():", 'if __name__ == "__main__"')
+
+
+# ---- TFM101 layers ---------------------------------------------------------------------------------------------
+
+def test_dense_functional_auto_names():
+    out = converted(program())
+    cls = model_class(out)
+    assert 'self.dense = keras.layers.Dense(units=8, activation=tf.nn.relu, name="dense")' in cls
+    assert 'self.dense_1 = keras.layers.Dense(units=1, name="dense_1")' in cls
+    assert "net = self.dense(x)" in cls and "logits = self.dense_1(net)" in cls
+    assert "return logits" in cls
+
+
+def test_dense_class_form_and_explicit_name_kept():
+    forward = '''
+    x = features["x"]
+    hidden = tf.compat.v1.layers.Dense(16, activation=tf.nn.tanh, name="hidden")
+    net = hidden(x)
+    logits = tf.compat.v1.layers.dense(net, 1, name="head")
+    '''
+    cls = model_class(converted(program(forward=forward)))
+    assert 'self.hidden = keras.layers.Dense(units=16, activation=tf.nn.tanh, name="hidden")' in cls
+    assert 'self.head = keras.layers.Dense(units=1, name="head")' in cls
+    assert "net = self.hidden(x)" in cls and "logits = self.head(net)" in cls
+    assert 'name="dense"' not in cls
+
+
+def test_auto_names_count_per_kind_in_call_order():
+    forward = '''
+    x = features["x"]
+    a = tf.compat.v1.layers.dense(x, 4)
+    b = tf.compat.v1.layers.dense(a, 4, name="named")
+    c = tf.compat.v1.layers.dense(b, 4)
+    logits = tf.compat.v1.layers.dense(c, 1)
+    '''
+    cls = model_class(converted(program(forward=forward)))
+    for attr in ("dense", "named", "dense_1", "dense_2"):
+        assert f'self.{attr} = keras.layers.Dense(' in cls and f'name="{attr}"' in cls
+    assert cls.index('name="dense_1"') < cls.index('name="dense_2"')
+
+
+def test_cnn_layers_and_training_flags():
+    forward = f'''
+    x = features["x"]
+    conv = tf.compat.v1.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu)
+    bn = tf.compat.v1.layers.batch_normalization(conv, training={TRAIN})
+    pool = tf.compat.v1.layers.max_pooling2d(bn, 2, 2)
+    flat = tf.compat.v1.layers.flatten(pool)
+    drop = tf.compat.v1.layers.dropout(flat, rate=0.5, training={TRAIN})
+    drop2 = tf.compat.v1.layers.dropout(drop, rate=0.1)
+    logits = tf.compat.v1.layers.dense(drop2, 3)
+    '''
+    out = converted(program(forward=forward, loss="loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)"))
+    cls = model_class(out)
+    assert 'keras.layers.Conv2D(' in cls and "filters=4" in cls and "kernel_size=3" in cls and 'padding="same"' in cls
+    assert 'self.batch_normalization = keras.layers.BatchNormalization(name="batch_normalization")' in cls
+    assert 'keras.layers.MaxPooling2D(pool_size=2, strides=2, name="max_pooling2d")' in cls
+    assert 'keras.layers.Flatten(name="flatten")' in cls
+    assert 'keras.layers.Dropout(rate=0.5, name="dropout")' in cls
+    assert 'keras.layers.Dropout(rate=0.1, name="dropout_1")' in cls
+    assert "bn = self.batch_normalization(conv, training=training)" in cls
+    assert "drop = self.dropout(flat, training=training)" in cls
+    # TF1 dropout without `training` is a no-op: the converted call must stay in inference mode
+    assert "drop2 = self.dropout_1(drop, training=False)" in cls
+    assert "def call(self, features, training=False):" in cls
+
+
+def test_training_alias_variable():
+    forward = f'''
+    x = features["x"]
+    is_training = {TRAIN}
+    drop = tf.compat.v1.layers.dropout(x, rate=0.5, training=is_training)
+    logits = tf.compat.v1.layers.dense(drop, 1)
+    '''
+    cls = model_class(converted(program(forward=forward)))
+    assert "drop = self.dropout(x, training=training)" in cls
+    assert "is_training" not in cls
+
+
+@pytest.mark.parametrize("arg", ["kernel_regularizer=tf.keras.regularizers.l2(0.1)",
+                                 "bias_regularizer=tf.keras.regularizers.l2(0.1)",
+                                 "activity_regularizer=tf.keras.regularizers.l2(0.1)"])
+def test_regularizer_blocks(arg):
+    forward = f'x = features["x"]\nlogits = tf.compat.v1.layers.dense(x, 1, {arg})'
+    src = program(forward=forward)
+    result = blocked(src)
+    assert codes(result) == {"TFM101"}
+    (diag,) = result.diagnostics
+    assert "regularizer" in src.splitlines()[diag.line - 1]
+
+
+def test_reuse_blocks():
+    forward = 'x = features["x"]\nlogits = tf.compat.v1.layers.dense(x, 1, reuse=True)'
+    assert codes(blocked(program(forward=forward))) == {"TFM101"}
+
+
+def test_same_explicit_name_twice_blocks():
+    forward = '''
+    x = features["x"]
+    a = tf.compat.v1.layers.dense(x, 4, name="shared")
+    logits = tf.compat.v1.layers.dense(a, 1, name="shared")
+    '''
+    assert codes(blocked(program(forward=forward))) == {"TFM101"}
+
+
+def test_initializers_converted():
+    forward = '''
+    x = features["x"]
+    logits = tf.compat.v1.layers.dense(x, 1, kernel_initializer=tf.compat.v1.zeros_initializer(),
+                                       bias_initializer=tf.compat.v1.constant_initializer(0.5))
+    '''
+    cls = model_class(converted(program(forward=forward)))
+    assert "kernel_initializer='zeros'" in cls
+    assert "bias_initializer=keras.initializers.Constant(value=0.5)" in cls
+
+
+# ---- TFM201 losses ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, expected", [
+    ("mean_squared_error(labels, logits)", "keras.losses.MeanSquaredError()"),
+    ("absolute_difference(labels, logits)", "keras.losses.MeanAbsoluteError()"),
+    ("huber_loss(labels, logits, delta=2.0)", "keras.losses.Huber(delta=2.0)"),
+    ("sparse_softmax_cross_entropy(labels, logits)", "keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
+    ("softmax_cross_entropy(labels, logits, label_smoothing=0.1)",
+     "keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)"),
+    ("sigmoid_cross_entropy(labels, logits)", "keras.losses.BinaryCrossentropy(from_logits=True)"),
+    ("softmax_cross_entropy(tf.one_hot(labels, 3), logits)", "keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
+    ("mean_squared_error(labels=labels, predictions=logits, weights=1.0)", "keras.losses.MeanSquaredError()"),
+])
+def test_losses(call, expected):
+    out = converted(program(loss=f"loss = tf.compat.v1.losses.{call}"))
+    assert compiled(out, "loss") == expected + ","
+
+
+@pytest.mark.parametrize("call", [
+    "mean_squared_error(labels, logits, weights=2.0)",
+    "mean_squared_error(labels, logits, reduction=tf.compat.v1.losses.Reduction.SUM)",
+    "mean_squared_error(labels * 2.0, logits)",
+])
+def test_loss_blocks(call):
+    assert codes(blocked(program(loss=f"loss = tf.compat.v1.losses.{call}"))) == {"TFM201"}
+
+
+def test_ctl_loss_has_no_reduction_and_average_loss():
+    out = converted(program(loss="loss = tf.compat.v1.losses.huber_loss(labels, logits)"), target="ctl")
+    assert 'keras.losses.Huber(reduction="none")' in out
+    assert "tf.nn.compute_average_loss(loss_fn(labels, outputs))" in out
+
+
+# ---- TFM301 / TFM302 / TFM311 optimizers -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, expected", [
+    ("GradientDescentOptimizer(0.1)", "keras.optimizers.SGD(learning_rate=0.1)"),
+    ("MomentumOptimizer(0.1, 0.9)", "keras.optimizers.SGD(learning_rate=0.1, momentum=0.9, nesterov=False)"),
+    ("MomentumOptimizer(0.1, momentum=1, use_nesterov=True)",
+     "keras.optimizers.SGD(learning_rate=0.1, momentum=1.0, nesterov=True)"),
+    ("AdamOptimizer(0.01)", "keras.optimizers.Adam( learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-08, )"),
+    ("AdamOptimizer()", "keras.optimizers.Adam( learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-08, )"),
+    ("AdagradOptimizer(0.1)", "keras.optimizers.Adagrad( learning_rate=0.1, initial_accumulator_value=0.1, epsilon=0.0, )"),
+    ("RMSPropOptimizer(0.01, decay=0.8)",
+     "keras.optimizers.RMSprop( learning_rate=0.01, rho=0.8, momentum=0.0, epsilon=1e-10, centered=False, )"),
+    ("AdadeltaOptimizer(1.0)", "keras.optimizers.Adadelta(learning_rate=1.0, rho=0.95, epsilon=1e-08)"),
+    ("FtrlOptimizer(0.1, l1_regularization_strength=0.01)",
+     "keras.optimizers.Ftrl(learning_rate=0.1, l1_regularization_strength=0.01)"),
+    ('AdagradOptimizer(params["lr"])',
+     'keras.optimizers.Adagrad( learning_rate=params["lr"], initial_accumulator_value=0.1, epsilon=0.0, )'),
+])
+def test_optimizers(call, expected):
+    out = converted(program(optimizer=f"optimizer = tf.compat.v1.train.{call}"))
+    assert compiled(out, "optimizer") == expected + ","
+
+
+def test_rmsprop_slot_init_callback():
+    out = converted(program(optimizer="optimizer = tf.compat.v1.train.RMSPropOptimizer(0.01)"))
+    assert "class TF1SlotInit(keras.callbacks.Callback):" in out
+    assert "slot.assign(tf.ones_like(slot))" in out
+    assert "TF1SlotInit()" in main_block(out)
+
+
+def test_rmsprop_slot_init_ctl():
+    out = converted(program(optimizer="optimizer = tf.compat.v1.train.RMSPropOptimizer(0.01)"), target="ctl")
+    assert "tf.ones_like(slot)" in out
+    assert "TF1SlotInit" not in out
+
+
+def test_ftrl_note():
+    result = rewrite(program(optimizer="optimizer = tf.compat.v1.train.FtrlOptimizer(0.1)"))
+    assert result.status == "changed" and "TFM302" in codes(result)
+
+
+def test_momentum_with_exponential_decay():
+    opt = ("optimizer = tf.compat.v1.train.MomentumOptimizer(tf.compat.v1.train.exponential_decay("
+           "0.1, tf.compat.v1.train.get_global_step(), 100, 0.96, staircase=True), 0.9, use_nesterov=True)")
+    src = program(optimizer=opt)
+    result = rewrite(src)
+    out = converted(src)
+    assert "class TF1Momentum(keras.optimizers.SGD):" in out
+    assert compiled(out, "optimizer").replace(" ", "") == (
+        "TF1Momentum(learning_rate=keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1,"
+        "decay_steps=100,decay_rate=0.96,staircase=True,),momentum=0.9,nesterov=True,),")
+    notes = [d for d in result.diagnostics if d.code == "TFM302"]
+    assert len(notes) == 1 and notes[0].severity == "note"
+    assert "MomentumOptimizer" in src.splitlines()[notes[0].line - 1]
+    assert out.index("class TF1Momentum") < out.index("def build_model")
+
+
+def test_schedule_through_variables():
+    opt = '''
+    global_step = tf.compat.v1.train.get_or_create_global_step()
+    lr = tf.compat.v1.train.exponential_decay(0.1, global_step, 10, 0.5)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(lr)
+    '''
+    out = converted(program(optimizer=opt, minimize="train_op = optimizer.minimize(loss, global_step=global_step)"))
+    assert compiled(out, "optimizer").replace(" ", "") == (
+        "keras.optimizers.SGD(learning_rate=keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1,"
+        "decay_steps=10,decay_rate=0.5,),),")
+
+
+@pytest.mark.parametrize("decay, expected", [
+    ("piecewise_constant(tf.compat.v1.train.get_global_step(), [10, 20], [0.1, 0.01, 0.001])",
+     "PiecewiseConstantDecay(boundaries=[10,20],values=[0.1,0.01,0.001],)"),
+    ("polynomial_decay(0.1, tf.compat.v1.train.get_global_step(), 100, end_learning_rate=0.01, power=2.0)",
+     "PolynomialDecay(end_learning_rate=0.01,initial_learning_rate=0.1,decay_steps=100,power=2.0,)"),
+    ("inverse_time_decay(0.1, tf.compat.v1.train.get_global_step(), 10, 0.5)",
+     "InverseTimeDecay(initial_learning_rate=0.1,decay_steps=10,decay_rate=0.5,)"),
+])
+def test_schedules(decay, expected):
+    out = converted(program(optimizer=f"optimizer = tf.compat.v1.train.GradientDescentOptimizer(tf.compat.v1.train.{decay})"))
+    arg = compiled(out, "optimizer").replace(" ", "")
+    assert f"learning_rate=keras.optimizers.schedules.{expected}" in arg
+    assert "initial_learning_rate" in arg or "Piecewise" in expected
+
+
+def test_decay_not_on_global_step_blocks():
+    opt = "optimizer = tf.compat.v1.train.GradientDescentOptimizer(tf.compat.v1.train.exponential_decay(0.1, 5, 10, 0.5))"
+    assert codes(blocked(program(optimizer=opt))) == {"TFM311"}
+
+
+@pytest.mark.parametrize("minimize", [
+    "train_op = optimizer.minimize(loss)",
+    "train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step(), var_list=[])",
+])
+def test_minimize_blocks(minimize):
+    assert codes(blocked(program(minimize=minimize))) == {"TFM301"}
+
+
+def test_use_locking_blocks():
+    opt = "optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1, use_locking=True)"
+    assert codes(blocked(program(optimizer=opt))) == {"TFM301"}
+
+
+def test_update_ops_control_dependencies():
+    minimize = '''
+    update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    '''
+    out = converted(program(minimize=minimize))
+    assert "UPDATE_OPS" not in out and "control_dependencies" not in out
+
+
+# ---- TFM401 metrics --------------------------------------------------------------------------------------------
+
+EVAL_BRANCH = '''
+metrics = {METRICS}
+if mode == tf.estimator.ModeKeys.EVAL:
+    return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+'''
+
+
+def with_metrics(metrics: str, loss: str = "mean_squared_error", **kw) -> str:
+    return program(loss=f"loss = tf.compat.v1.losses.{loss}(labels, logits)", middle=EVAL_BRANCH.replace("{METRICS}", metrics), **kw)
+
+
+def metric_list(out: str) -> str:
+    return compiled(out, "metrics")
+
+
+def test_accuracy_argmax():
+    out = converted(with_metrics('{"acc": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))}',
+                                 "sparse_softmax_cross_entropy"))
+    assert metric_list(out) == '[keras.metrics.SparseCategoricalAccuracy(name="acc")],'
+
+
+def test_accuracy_through_predictions_dict():
+    middle = textwrap.dedent('''
+    predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions=predictions)
+    ''') + EVAL_BRANCH.replace("{METRICS}", '{"accuracy": tf.compat.v1.metrics.accuracy(labels, predictions["classes"])}')
+    src = program(loss="loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)", middle=middle)
+    out = converted(src)
+    assert 'keras.metrics.SparseCategoricalAccuracy(name="accuracy")' in out
+    assert "def predictions(self, logits):" in out
+
+
+def test_binary_metrics_on_logits():
+    metrics = ('{"acc": tf.compat.v1.metrics.accuracy(labels, tf.cast(logits > 0, tf.float32)), '
+               '"auc": tf.compat.v1.metrics.auc(labels, tf.sigmoid(logits)), '
+               '"precision": tf.compat.v1.metrics.precision(labels, tf.sigmoid(logits) > 0.5), '
+               '"recall": tf.compat.v1.metrics.recall(labels, tf.greater(logits, 0))}')
+    got = metric_list(converted(with_metrics(metrics, "sigmoid_cross_entropy")))
+    assert 'keras.metrics.BinaryAccuracy(threshold=0.0, name="acc")' in got
+    assert 'keras.metrics.AUC(from_logits=True, name="auc")' in got
+    assert 'keras.metrics.Precision(thresholds=0.0, name="precision")' in got
+    assert 'keras.metrics.Recall(thresholds=0.0, name="recall")' in got
+
+
+def test_regression_metrics_and_loss_mean_dropped():
+    metrics = ('{"rmse": tf.compat.v1.metrics.root_mean_squared_error(labels, logits), '
+               '"mae": tf.compat.v1.metrics.mean_absolute_error(labels, logits), '
+               '"mse": tf.compat.v1.metrics.mean_squared_error(labels, logits), '
+               '"avg_loss": tf.compat.v1.metrics.mean(loss)}')
+    src = with_metrics(metrics)
+    result = rewrite(src)
+    got = metric_list(converted(src))
+    assert got.replace(" ", "") == ('[keras.metrics.RootMeanSquaredError(name="rmse"),keras.metrics.MeanAbsoluteError(name="mae"),'
+                                    'keras.metrics.MeanSquaredError(name="mse"),],')
+    assert "TFM401" in codes(result) and all(d.severity == "note" for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("metrics", [
+    '{"acc": tf.compat.v1.metrics.accuracy(labels, tf.round(logits))}',
+    '{"m": tf.compat.v1.metrics.mean(logits)}',
+    '{"acc": tf.compat.v1.metrics.accuracy(labels, logits, weights=2.0)}',
+])
+def test_metric_blocks(metrics):
+    assert codes(blocked(with_metrics(metrics))) == {"TFM401"}
+
+
+# ---- TFM501 model_fn -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("hook_arg", ["training_hooks", "evaluation_hooks", "training_chief_hooks", "scaffold"])
+def test_spec_hooks_block(hook_arg):
+    spec = (f"return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, "
+            f"{hook_arg}=[tf.compat.v1.train.LoggingTensorHook({{'l': loss}}, every_n_iter=1)])")
+    src = program(spec=spec)
+    result = blocked(src)
+    assert codes(result) == {"TFM501"}
+    assert hook_arg in src.splitlines()[result.diagnostics[0].line - 1]
+
+
+@pytest.mark.parametrize("forward", [
+    'x = features["x"]\nwith tf.compat.v1.variable_scope("s"):\n    logits = tf.compat.v1.layers.dense(x, 1)',
+    'x = features["x"] * tf.cast(labels, tf.float32)\nlogits = tf.compat.v1.layers.dense(x, 1)',
+    'x = features["x"]\nfor _ in range(2):\n    x = tf.compat.v1.layers.dense(x, 4)\nlogits = x',
+])
+def test_unsupported_model_fn_blocks(forward):
+    assert codes(blocked(program(forward=forward))) == {"TFM501"}
+
+
+def test_export_outputs_dropped_with_note():
+    spec = "return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, export_outputs={'a': None})"
+    result = rewrite(program(spec=spec))
+    assert result.status == "changed" and "TFM501" in codes(result)
+
+
+def test_model_fn_comments_and_docstring_kept():
+    body = '''
+    def model_fn(features, labels, mode, params):
+        """My model."""
+        x = features["x"]
+        # the hidden layer
+        net = tf.compat.v1.layers.dense(x, params["units"])  # wide
+        logits = tf.compat.v1.layers.dense(net, 1)
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    '''
+    cls = model_class(converted(program(body)))
+    assert '"""My model."""' in cls
+    assert "# the hidden layer" in cls and "net = self.dense(x)  # wide" in cls
+    assert 'units=params["units"]' in cls
+
+
+def test_model_name_from_function_name():
+    src = program().replace("def model_fn(", "def my_net_fn(").replace("model_fn=model_fn", "model_fn=my_net_fn")
+    out = converted(src)
+    assert "class MyNetModel(keras.Model):" in out and "def build_my_net_model(params=None):" in out
+
+
+# ---- TFM601 estimator driver -----------------------------------------------------------------------------------
+
+def test_train_and_evaluate_keras():
+    main = main_block(converted(program()))
+    assert "keras.utils.set_random_seed(7)" in main
+    assert "strategy = tf.distribute.get_strategy()" in main
+    assert 'est = build_model({"lr": 0.1})' in main
+    assert "est.fit(" in main and "steps_per_epoch=10" in main and "epochs=1" in main
+    assert 'keras.callbacks.BackupAndRestore(' in main and '"/tmp/tfm-test"' in main
+    assert "est.evaluate(eval_input_fn(), steps=2, return_dict=True)" in main
+    assert "RunConfig" not in main and "TrainSpec" not in main and "EvalSpec" not in main
+
+
+def test_train_then_evaluate():
+    drive = '''
+    est.train(input_fn=train_input_fn, max_steps=5)
+    result = est.evaluate(input_fn=eval_input_fn, steps=1)
+    print(result)
+    '''
+    main = main_block(converted(program(drive=drive)))
+    assert "steps_per_epoch=5" in main
+    assert "result = est.evaluate(eval_input_fn(), steps=1, return_dict=True)" in main
+    assert "print(result)" in main
+
+
+def test_train_steps_note():
+    result = rewrite(program(drive="est.train(input_fn=train_input_fn, steps=5)"))
+    assert result.status == "changed" and "TFM601" in codes(result)
+    assert "steps_per_epoch=5" in result.output.decode()
+
+
+def test_train_and_evaluate_result_assigned():
+    drive = '''
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=10)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn)
+    result = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    print(result[0])
+    '''
+    main = main_block(converted(program(drive=drive)))
+    # train_and_evaluate returned (eval_result, export_results); EvalSpec's default is steps=100
+    assert "result = (est.evaluate(eval_input_fn(), steps=100, return_dict=True), [])" in main
+    assert "print(result[0])" in main
+
+
+def test_long_evaluate_assignment_is_wrapped():
+    """An assigned evaluate() whose line is too long must still convert (wrapping an assignment, not a call)."""
+    drive = '''
+    est.train(input_fn=train_input_fn, max_steps=5)
+    evaluation_result_with_a_long_name = est.evaluate(input_fn=eval_input_fn_with_a_rather_long_name, steps=1)
+    '''
+    extra = "def eval_input_fn_with_a_rather_long_name():\n    return eval_input_fn()\n"
+    main = main_block(converted(program(drive=drive, extra=extra)))
+    assert "evaluation_result_with_a_long_name = est.evaluate(" in main
+
+
+def test_evaluate_result_under_mirrored():
+    drive = "est.train(input_fn=train_input_fn, max_steps=5)\nresult = est.evaluate(input_fn=eval_input_fn, steps=4)"
+    main = main_block(converted(program(drive=drive), strategy="mirrored"))
+    assert "result = est.evaluate(" in main and "distribute_datasets_from_function" in main
+
+
+def test_run_config_keys():
+    run_config = ('config = tf.estimator.RunConfig(model_dir="/tmp/x", save_checkpoints_steps=50, keep_checkpoint_max=3, '
+                  'log_step_count_steps=10, save_summary_steps=5, tf_random_seed=3)')
+    src = program(run_config=run_config)
+    result = rewrite(src)
+    main = main_block(converted(src))
+    assert "keras.utils.set_random_seed(3)" in main
+    assert 'keras.callbacks.BackupAndRestore("/tmp/x", save_freq=50, delete_checkpoint=False)' in main
+    notes = sorted(d.message.split("(")[1].split("=")[0] for d in result.diagnostics if d.code == "TFM601")
+    assert notes == ["keep_checkpoint_max", "log_step_count_steps", "save_summary_steps"]
+    assert all(d.severity == "note" and d.line == 24 for d in result.diagnostics)
+
+
+def test_run_config_ctl_passes_checkpoint_settings():
+    run_config = 'config = tf.estimator.RunConfig(model_dir="/tmp/x", save_checkpoints_steps=50, keep_checkpoint_max=3)'
+    main = main_block(converted(program(run_config=run_config), target="ctl"))
+    flat = "".join(main.split())
+    assert 'est=ModelTrainer(strategy,{"lr":0.1},model_dir="/tmp/x",save_checkpoints_steps=50,keep_checkpoint_max=3,)' in flat
+
+
+def test_no_model_dir_no_backup_callback():
+    main = main_block(converted(program(run_config="config = tf.estimator.RunConfig(tf_random_seed=1)")))
+    assert "BackupAndRestore" not in main and "callbacks=[]" in main
+
+
+@pytest.mark.parametrize("run_config", [
+    'config = tf.estimator.RunConfig(model_dir="/tmp/x", device_fn=lambda op: "/cpu:0")',
+    'config = tf.estimator.RunConfig(protocol="grpc")',
+])
+def test_run_config_unconvertible_blocks(run_config):
+    assert codes(blocked(program(run_config=run_config))) == {"TFM601"}
+
+
+def test_train_spec_without_max_steps_blocks():
+    drive = '''
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn)
+    tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    '''
+    src = program(drive=drive)
+    result = blocked(src)
+    assert codes(result) == {"TFM601"}
+    assert "TrainSpec" in src.splitlines()[result.diagnostics[0].line - 1]
+
+
+@pytest.mark.parametrize("drive", [
+    "est.train(input_fn=train_input_fn, max_steps=5)\nest.predict(input_fn=eval_input_fn)",
+    "est.train(input_fn=train_input_fn, max_steps=5)\npreds = list(est.predict(input_fn=eval_input_fn))",
+    "est.export_saved_model('/tmp/e', None)",
+    "est.train(input_fn=train_input_fn, max_steps=5, hooks=[])",
+])
+def test_other_estimator_uses_block(drive):
+    src = program(drive=drive)
+    result = blocked(src)
+    assert codes(result) == {"TFM601"}
+    assert "est." in src.splitlines()[result.diagnostics[0].line - 1]
+
+
+def test_eval_spec_exporters_block():
+    drive = '''
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=10)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, exporters=[object()])
+    tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    '''
+    assert codes(blocked(program(drive=drive))) == {"TFM601"}
+
+
+def test_input_fn_with_params_blocks():
+    extra = "def params_input_fn(params):\n    return train_input_fn()\n"
+    drive = "est.train(input_fn=params_input_fn, max_steps=5)"
+    assert codes(blocked(program(drive=drive, extra=extra))) == {"TFM601"}
+
+
+def test_estimator_without_model_fn_in_file_blocks():
+    src = program().replace("model_fn=model_fn", "model_fn=other.model_fn").replace("import tensorflow as tf", "import tensorflow as tf\nimport other")
+    assert codes(blocked(src)) == {"TFM601"}
+
+
+def test_estimator_use_without_estimator_blocks():
+    src = "import tensorflow as tf\n\n\ndef spec(mode, loss):\n    return tf.estimator.EstimatorSpec(mode, loss=loss)\n"
+    result = blocked(src)
+    assert codes(result) == {"TFM601"} and result.diagnostics[0].line == 5
+
+
+def test_lambda_input_fn():
+    drive = "est.train(input_fn=lambda: train_input_fn(), max_steps=5)"
+    main = main_block(converted(program(drive=drive)))
+    assert "train_input_fn()," in main
+
+
+def test_driver_at_module_level():
+    src = program(run_config="", estimator="", drive="pass") + "\n\nest = tf.estimator.Estimator(model_fn=model_fn)\nest.train(input_fn=train_input_fn, max_steps=3)\n"
+    out = converted(src)
+    assert "est = build_model({})" in out and "steps_per_epoch=3" in out
+
+
+# ---- TFM701 / TFM702 strategy ----------------------------------------------------------------------------------
+
+MWMS = ('config = tf.estimator.RunConfig(model_dir="/tmp/x", '
+        'train_distribute=tf.distribute.experimental.MultiWorkerMirroredStrategy())')
+
+
+def test_mwms_auto_targets_ctl():
+    out = converted(program(run_config=MWMS))
+    assert "class ModelTrainer:" in out
+    assert "tf.nn.compute_average_loss" in out
+    assert "model.compile(" not in out and ".fit(" not in out
+    main = main_block(out)
+    assert "strategy = tf.distribute.MultiWorkerMirroredStrategy()" in main
+    assert 'est = ModelTrainer(strategy, {"lr": 0.1}, model_dir="/tmp/x")' in main
+    assert "est.train(lambda input_context: train_input_fn(), max_steps=10)" in main
+
+
+def test_input_context_input_fn_kept_per_replica():
+    extra = ("def ctx_input_fn(input_context):\n    ds = train_input_fn()\n"
+             "    return ds.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)\n")
+    drive = "est.train(input_fn=ctx_input_fn, max_steps=5)"
+    main = main_block(converted(program(run_config=MWMS, drive=drive, extra=extra)))
+    assert "est.train(ctx_input_fn, max_steps=5)" in main
+
+
+def test_mwms_with_keras_target_blocks():
+    result = blocked(program(run_config=MWMS), target="keras")
+    assert codes(result) == {"TFM702"}
+
+
+def test_strategy_override_mirrored():
+    main = main_block(converted(program(run_config=MWMS), strategy="mirrored"))
+    assert "strategy = tf.distribute.MirroredStrategy()" in main
+    assert "MultiWorker" not in main
+    assert "with strategy.scope():" in main and "est.fit(" in main
+    assert "strategy.distribute_datasets_from_function(lambda input_context: train_input_fn())" in main
+
+
+def test_strategy_override_mwms_picks_ctl():
+    out = converted(program(), strategy="multi-worker-mirrored")
+    assert "tf.distribute.MultiWorkerMirroredStrategy()" in main_block(out) and "class ModelTrainer:" in out
+
+
+def test_strategy_variable_rewritten_in_place():
+    run_config = "strategy = tf.distribute.MirroredStrategy()\nconfig = tf.estimator.RunConfig(train_distribute=strategy)"
+    main = main_block(converted(program(run_config=run_config)))
+    assert main.count("strategy = tf.distribute.MirroredStrategy()") == 1
+    assert "with strategy.scope():" in main
+
+
+@pytest.mark.parametrize("kw", [
+    {"run_config": "config = tf.estimator.RunConfig(train_distribute=tf.distribute.experimental.ParameterServerStrategy())"},
+])
+def test_parameter_server_blocks(kw):
+    assert codes(blocked(program(**kw))) == {"TFM702"}
+
+
+def test_parameter_server_option_blocks():
+    assert codes(blocked(program(), strategy="parameter-server")) == {"TFM702"}
+
+
+def test_ctl_target_on_default_strategy():
+    out = converted(program(), target="ctl")
+    assert "class ModelTrainer:" in out and "strategy = tf.distribute.get_strategy()" in out
+
+
+# ---- TFM001 imports --------------------------------------------------------------------------------------------
+
+def _v1_program() -> str:
+    return program().replace("tf.compat.v1.", "tf.").replace("import tensorflow as tf", "import tensorflow.compat.v1 as tf")
+
+
+def test_compat_v1_import_becomes_tf2():
+    out = converted(_v1_program())
+    assert out.startswith("import tensorflow as tf\nimport keras\n")
+    assert "compat.v1" not in out
+
+
+def test_tf1_module_alias_removed():
+    src = program(header="import tensorflow as tf\ntf1 = tf.compat.v1").replace("tf.compat.v1.", "tf1.")
+    src = src.replace("tf.data.Dataset", "tf1.data.Dataset")
+    out = converted(src)
+    assert "tf1" not in out
+    assert out.startswith("import tensorflow as tf\nimport keras\n")
+    assert 'ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]]))' in out
+
+
+def test_v1_alias_keeps_call_arguments_in_chained_calls():
+    """`tf1.data.Dataset.from_tensor_slices(x).batch(1)` must keep the call: only the module prefix changes."""
+    src = program(header="import tensorflow as tf\ntf1 = tf.compat.v1").replace("tf.data.Dataset", "tf1.data.Dataset")
+    out = converted(src)
+    assert 'return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)' in out
+
+
+def test_compat_v1_import_keeps_call_arguments_in_chained_calls():
+    out = converted(_v1_program())
+    assert 'return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)' in out
+
+
+def test_compat_v1_chained_call_elsewhere_in_file():
+    extra = "def helper(x):\n    return tf.compat.v1.reshape(x, [-1]).shape\n"
+    out = converted(program(extra=extra))
+    assert "return tf.reshape(x, [-1]).shape" in out
+
+
+def test_from_tensorflow_estimator_import_removed():
+    header = ("import tensorflow as tf\n"
+              "from tensorflow.estimator import Estimator, EstimatorSpec, EvalSpec, ModeKeys, RunConfig, TrainSpec, train_and_evaluate")
+    src = program(header=header).replace("tf.estimator.", "")
+    out = converted(src)
+    assert "tensorflow.estimator" not in out and "from tensorflow" not in out
+    assert out.startswith("import tensorflow as tf\nimport keras\n")
+
+
+def test_from_tensorflow_import_estimator_alias():
+    src = program(header="import tensorflow as tf\nfrom tensorflow import estimator as est_lib").replace("tf.estimator.", "est_lib.")
+    out = converted(src)
+    assert "est_lib" not in out and "estimator as" not in out
+
+
+def test_from_compat_v1_import_layers_removed():
+    src = program(header="import tensorflow as tf\nfrom tensorflow.compat.v1 import layers").replace("tf.compat.v1.layers.", "layers.")
+    out = converted(src)
+    assert "from tensorflow" not in out and "keras.layers.Dense" in out
+
+
+def test_other_imports_untouched():
+    header = "import os\nimport numpy as np\nimport tensorflow as tf\nfrom collections import OrderedDict"
+    out = converted(program(header=header))
+    assert out.startswith("import os\nimport numpy as np\nimport tensorflow as tf\nimport keras\nfrom collections import OrderedDict\n")
+
+
+def test_leftover_v1_dropout_blocks():
+    forward = '''
+    x = features["x"]
+    x = tf.compat.v1.nn.dropout(x, keep_prob=0.5)
+    logits = tf.compat.v1.layers.dense(x, 1)
+    '''
+    src = program(forward=forward)
+    result = blocked(src)
+    assert codes(result) == {"TFM001"}
+    assert "nn.dropout" in result.diagnostics[0].message
+
+
+def test_leftover_v1_dropout_diagnostic_points_at_the_line():
+    forward = 'x = features["x"]\nx = tf.compat.v1.nn.dropout(x, keep_prob=0.5)\nlogits = tf.compat.v1.layers.dense(x, 1)'
+    src = program(forward=forward)
+    result = blocked(src)
+    assert "nn.dropout" in src.splitlines()[result.diagnostics[0].line - 1]
+
+
+def test_tf2_dropout_is_fine():
+    forward = 'x = features["x"]\nx = tf.nn.dropout(x, rate=0.5)\nlogits = tf.compat.v1.layers.dense(x, 1)'
+    out = converted(program(forward=forward))
+    assert "x = tf.nn.dropout(x, rate=0.5)" in out
+
+
+def test_v1_logging_kept_as_compat():
+    drive = "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)\n" + "est.train(input_fn=train_input_fn, max_steps=5)"
+    out = converted(program(drive=drive))
+    assert "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)" in out
+
+
+def test_generated_code_uses_the_programs_tf_alias():
+    """With `tf` bound to something else, generated code must not reach TensorFlow through `tf`."""
+    src = program(header="import tensorflow.compat.v1 as tfv1\ntf = None").replace("tf.", "tfv1.")
+    result = rewrite(src)
+    assert result.status in ("blocked", "changed")
+    if result.status == "changed":
+        out = result.output.decode()
+        assert "tf = None" in out
+        assert "tf" not in {d.split(".")[0] for d in dotted_names(out) if "." in d}, "generated code uses `tf` (None here)"
+
+
+@pytest.mark.parametrize("alias", ["tfx", "tensorflow"])
+def test_generated_code_with_other_tf_alias(alias):
+    src = program(header=f"import tensorflow as {alias}").replace("tf.", f"{alias}.")
+    out = converted(src)  # converted() also checks every used name is bound
+    assert f"import tensorflow as {alias}\nimport keras\n" in out
+
+
+def test_tf1_version_idiom_removed():
+    header = 'import tensorflow as tf\nif tf.__version__.startswith("2."):\n    tf = tf.compat.v1'
+    src = program(header=header).replace("tf.compat.v1.", "tf.")
+    out = converted(src)
+    assert "__version__" not in out and "compat.v1" not in out
+
+
+# ---- non-Estimator TF files ------------------------------------------------------------------------------------
+
+def test_tf2_file_without_estimator_unchanged():
+    src = b"import tensorflow as tf\n\nx = tf.constant(1)\n"
+    from tfmigrate.engine import Options, migrate_source
+
+    result = migrate_source(src, "a.py", Options())
+    assert result.status == "unchanged" and result.output == src
+
+
+def test_non_tf_file_skipped():
+    from tfmigrate.engine import Options, migrate_source
+
+    result = migrate_source(b"def f(:\n", "a.py", Options())
+    assert result.status == "skipped"
+
+
+def test_syntax_error_fails():
+    from tfmigrate.engine import Options, migrate_source
+
+    result = migrate_source(b"import tensorflow as tf\ndef f(:\n", "a.py", Options())
+    assert result.status == "failed" and "syntax" in result.error
+
+
+@pytest.mark.parametrize("forward", [FORWARD])
+def test_converted_model_has_no_tf1_names(forward):
+    out = converted(program(forward=forward))
+    for word in ("compat.v1", "tf.estimator", "get_global_step", "EstimatorSpec", "ModeKeys"):
+        assert word not in out
