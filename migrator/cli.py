@@ -36,7 +36,10 @@ def rewrite(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: CPU count)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
 ) -> None:
-    """Rewrite Estimator programs into TF2 programs. Exit 0: nothing to do; 1: changed, would change or needs manual work; 2: error."""
+    """Rewrite Estimator programs into TF2 programs.
+
+    Exit 0: done (or nothing to do); 1: a file needs manual work, or (--check/--diff) would change; 2: error.
+    """
     from tfmigrate.rewrite_command import run_rewrite
 
     if target not in TARGETS:

@@ -33,10 +33,13 @@ def _summary(results: list[FileResult], writing: bool) -> str:
     return f"{verb} {changed} {noun}, {blocked} need{'s' if blocked == 1 else ''} manual work, {failed} failed"
 
 
-def _exit_code(results: list[FileResult]) -> int:
+def _exit_code(results: list[FileResult], writing: bool) -> int:
+    """ruff/black convention: 2 on any failure; 1 if manual work remains or (--check/--diff/stdin) a file would change."""
     if any(r.status == "failed" for r in results):
         return 2
-    if any(r.status in ("changed", "blocked") for r in results):
+    if any(r.status == "blocked" for r in results):
+        return 1
+    if not writing and any(r.status == "changed" for r in results):
         return 1
     return 0
 
@@ -61,7 +64,7 @@ def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet)
         result = migrate_source(data, "<stdin>", options)
         _report(result, quiet)
         sys.stdout.buffer.write(result.output if result.status == "changed" else data)
-        return _exit_code([result])
+        return _exit_code([result], writing=False)
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         _say(f"error: no such file or directory: {', '.join(missing)}")
@@ -95,7 +98,7 @@ def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet)
         else:
             write_atomic(Path(result.path), result.output)
     _say(_summary(results, writing=not (diff or check)))
-    return _exit_code(results)
+    return _exit_code(results, writing=not (diff or check))
 
 
 class _Progress:

@@ -1,0 +1,3 @@
+from tfmigrate.cli import app
+
+app(prog_name="tfmigrate")

@@ -1,0 +1,43 @@
+"""CI equivalence: `tfmigrate verify` on every fixture pair, on the cluster size its case.toml names.
+
+The expected verdict is part of the fixture (`verify = "equivalent"` unless a case records a known, explained
+difference), so a change in numerics either way fails here.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+PAIRS = sorted(p.name for p in FIXTURES.iterdir() if (p / "migrated.py").exists())
+
+
+@pytest.mark.equivalence
+@pytest.mark.tfenv
+@pytest.mark.parametrize("case", PAIRS)
+def test_fixture_verifies(case, tmp_path):
+    meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
+    expected = meta.get("verify", "equivalent")
+    report = tmp_path / "verify.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "verify", str(FIXTURES / case / "original.py"),
+         str(FIXTURES / case / "migrated.py"), "--workers", str(meta.get("workers", 1)),
+         "--run-dir", str(tmp_path / "run"), "--json", str(report), "--timeout", "300",
+         "--", "--steps", str(meta.get("steps", 200))],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode in (0, 1), proc.stdout[-4000:] + proc.stderr[-4000:]
+    result = json.loads(report.read_text())
+    comparison = result["comparison"]
+    verdict = "equivalent" if comparison["equivalent"] else "not-equivalent"
+    assert verdict == expected, proc.stdout[-4000:]
+    assert proc.returncode == (0 if verdict == "equivalent" else 1)
+    # every worker compared at least the fixture's step count
+    steps = meta.get("steps", 200)
+    for worker in comparison["workers"].values():
+        assert worker["compared"] >= steps, worker
