@@ -781,3 +781,17 @@ def test_converted_model_has_no_tf1_names(forward):
     out = converted(program(forward=forward))
     for word in ("compat.v1", "tf.estimator", "get_global_step", "EstimatorSpec", "ModeKeys"):
         assert word not in out
+
+
+@pytest.mark.parametrize("header", [
+    "import tensorflow.compat.v1 as tfv1\nfrom tensorflow import estimator as tf",
+    "import tensorflow.compat.v1 as tfv1\nfrom tensorflow.compat.v1 import layers as tf",
+])
+def test_tf_name_bound_to_a_tf_submodule(header):
+    """`tf` naming tf.estimator / tf.layers: generated code must reach TensorFlow through the real module alias."""
+    src = program(header="HEADER").replace("tf.estimator.", "EST.").replace("tf.compat.v1.layers.", "LAY.")
+    src = src.replace("tf.compat.v1.", "tfv1.").replace("tf.", "tfv1.").replace("HEADER", header)
+    src = src.replace("EST.", "tf." if "estimator as tf" in header else "tfv1.estimator.")
+    src = src.replace("LAY.", "tf." if "layers as tf" in header else "tfv1.layers.")
+    out = converted(src)
+    assert "tf.distribute" not in out and "tfv1.distribute.get_strategy()" in out
