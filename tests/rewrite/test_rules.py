@@ -181,8 +181,9 @@ def test_ctl_loss_has_no_reduction_and_average_loss():
     ("MomentumOptimizer(0.1, 0.9)", "keras.optimizers.SGD(learning_rate=0.1, momentum=0.9, nesterov=False)"),
     ("MomentumOptimizer(0.1, momentum=1, use_nesterov=True)",
      "keras.optimizers.SGD(learning_rate=0.1, momentum=1.0, nesterov=True)"),
-    ("AdamOptimizer(0.01)", "keras.optimizers.Adam( learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-08, )"),
-    ("AdamOptimizer()", "keras.optimizers.Adam( learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-08, )"),
+    ("AdamOptimizer(0.01)", "TF1Adam(learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-08)"),
+    ("AdamOptimizer()", "TF1Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-08)"),
+    ("AdamOptimizer(0.01, beta1=0.8, beta2=0.99, epsilon=1e-6)", "TF1Adam(learning_rate=0.01, beta_1=0.8, beta_2=0.99, epsilon=1e-6)"),
     ("AdagradOptimizer(0.1)", "keras.optimizers.Adagrad( learning_rate=0.1, initial_accumulator_value=0.1, epsilon=0.0, )"),
     ("RMSPropOptimizer(0.01, decay=0.8)",
      "keras.optimizers.RMSprop( learning_rate=0.01, rho=0.8, momentum=0.0, epsilon=1e-10, centered=False, )"),
@@ -195,6 +196,14 @@ def test_ctl_loss_has_no_reduction_and_average_loss():
 def test_optimizers(call, expected):
     out = converted(program(optimizer=f"optimizer = tf.compat.v1.train.{call}"))
     assert compiled(out, "optimizer") == expected + ","
+
+
+def test_adam_generates_tf1_adam_class():
+    src = program(optimizer="optimizer = tf.compat.v1.train.AdamOptimizer(0.01)")
+    out = converted(src)
+    assert "class TF1Adam(keras.optimizers.Adam):" in out
+    assert out.index("class TF1Adam") < out.index("class Model(")
+    assert "TFM302" in codes(rewrite(src))
 
 
 def test_rmsprop_slot_init_callback():
