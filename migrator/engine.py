@@ -42,9 +42,16 @@ def _position(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]:
     try:
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         pos = positions.get(node)
-    except Exception:  # a node from a rewritten tree has no position in the original
+    except Exception:
         pos = None
-    return (pos.start.line, pos.start.column) if pos else (1, 0)
+    if pos:
+        return pos.start.line, pos.start.column
+    # a node from a rewritten tree has no position in the original: find its text there instead
+    text, snippet = module.code, module.code_for_node(node).strip()
+    index = text.find(snippet) if snippet else -1
+    if index < 0:
+        return 1, 0
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index) - 1
 
 
 def migrate_source(data: bytes, path: str, options: Options) -> FileResult:

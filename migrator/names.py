@@ -30,7 +30,7 @@ class ImportTable:
 
     def resolve(self, node: cst.CSTNode, local_names: frozenset[str] = frozenset()) -> str | None:
         """Dotted name an expression refers to, or None if it is not rooted in a module-level binding."""
-        if not isinstance(node, (cst.Name, cst.Attribute)):
+        if not is_dotted(node):
             return None
         full = get_full_name_for_node(node)
         if full is None:
@@ -42,6 +42,13 @@ class ImportTable:
         if binding is None:
             return None
         return f"{binding.target}.{rest}" if rest else binding.target
+
+
+def is_dotted(node: cst.CSTNode) -> bool:
+    """A pure `a.b.c` chain (no call, subscript or other expression inside)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:

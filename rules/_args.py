@@ -1,11 +1,23 @@
 """Binding a call's arguments to a known TF1 signature, and small CST helpers the rules share."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
 _EMPTY = cst.Module(body=[])
+
+# Generated code names TensorFlow through this placeholder; the migration renames it to the file's own alias at
+# the end, so user code that binds `tf` to something else is never touched.
+TF = "__tfmigrate_tf__"
+_TF_REF = re.compile(r"(?<![\w.])tf\.")
+
+
+def generated(text: str) -> str:
+    """tfmigrate's own code text with its `tf.` references marked (user code never goes through here)."""
+    return _TF_REF.sub(TF + ".", text)
 
 
 def code(node: cst.CSTNode) -> str:
@@ -68,7 +80,10 @@ def wrap_call(text: str, base_indent: str = "", width: int = 100) -> str:
     first_line = text.split("\n", 1)[0]
     if len(base_indent) + len(first_line) <= width and "\n" not in text:
         return text
-    expr = cst.parse_expression(text)
+    try:
+        expr = cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return text  # not a single expression: leave the line as it is
     inner = base_indent + "    "
     if isinstance(expr, cst.List) and expr.elements:
         items = [wrap_call(code(el.value), inner, width) for el in expr.elements]

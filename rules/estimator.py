@@ -154,8 +154,14 @@ class DriverRewrite:
     def input_fn(self, node: cst.BaseExpression, site: Site) -> tuple[str, bool]:
         """(code of a `dataset_fn(input_context)`, whether the input_fn shards by input_context)."""
         if isinstance(node, cst.Lambda):
-            if node.params.params or node.params.star_arg or node.params.kwonly_params:
-                raise Blocked(CODE, "an input_fn lambda with parameters is not converted", node)
+            names = [p.name.value for p in node.params.params]
+            if isinstance(node.params.star_arg, cst.Param) or node.params.kwonly_params or node.params.star_kwarg:
+                raise Blocked(CODE, "an input_fn lambda with *args/keyword-only parameters is not converted", node)
+            if names == ["input_context"]:
+                return code(node), True
+            if names:
+                raise Blocked(CODE, "an input_fn lambda may take only input_context (the Estimator passed params/"
+                                    "mode/config by name)", node)
             return f"lambda input_context: {code(node.body)}", False
         if isinstance(node, cst.Name) and node.value in self.functions:
             params = self.functions[node.value].params
@@ -292,8 +298,8 @@ class DriverRewrite:
                     args = bind(call, _EVALUATE, "evaluate", CODE)
                     if set(args) - {"input_fn", "steps", "name"}:
                         raise Blocked(CODE, "evaluate(hooks/checkpoint_path=...) is not converted", call)
-                    expr = self.evaluate_expr(site, args["input_fn"], args.get("steps"))
-                    replacements[index] = [self.wrap(f"{code(target)} = {expr}" if target is not None else expr)]
+                    expr = self.wrap(self.evaluate_expr(site, args["input_fn"], args.get("steps")))
+                    replacements[index] = [f"{code(target)} = {expr}" if target is not None else expr]
                     continue
                 raise Blocked(CODE, f"estimator.{method}() is not converted yet", call)
             used = _names_in(stmt) & (set(self.sites) | spec_names)

@@ -22,7 +22,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, is_literal, literal
+from ._args import bind, code, generated, is_literal, literal
 
 CODE = "TFM301"
 CODE_INEXACT = "TFM302"
@@ -70,7 +70,7 @@ class TF1Momentum(keras.optimizers.SGD):
 
 TF1_ADAM_CLASS = '''
 class TF1Adam(keras.optimizers.Adam):
-    """Adam with tf.compat.v1.train.AdamOptimizer's arithmetic: beta**t kept as running products, float32 (1 - beta).
+    """Adam with TF1 AdamOptimizer's arithmetic: beta**t kept as running products, float32 (1 - beta).
 
     keras.optimizers.Adam computes pow(beta, t) and (1 - beta) in float64; the last-bit differences grow past 1e-5
     on some models.
@@ -156,7 +156,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
         if schedule_used:
             return OptimizerPlan(
                 f"TF1Momentum(learning_rate={lr}, momentum={momentum}, nesterov={nesterov})",
-                support_code=TF1_MOMENTUM_CLASS,
+                support_code=generated(TF1_MOMENTUM_CLASS),
                 notes=[(CODE_INEXACT, "Keras SGD momentum differs from TF1 under a decaying learning rate; "
                                       "generated TF1Momentum keeps TF1's update")],
             )
@@ -165,7 +165,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
         return OptimizerPlan(
             f"TF1Adam(learning_rate={lr}, beta_1={get('beta1', '0.9')}, beta_2={get('beta2', '0.999')}, "
             f"epsilon={get('epsilon', '1e-08')})",
-            support_code=TF1_ADAM_CLASS,
+            support_code=generated(TF1_ADAM_CLASS),
             notes=[(CODE_INEXACT, "keras.optimizers.Adam rounds its bias correction differently from TF1; "
                                   "generated TF1Adam keeps TF1's arithmetic")],
         )
@@ -178,12 +178,12 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
         return OptimizerPlan(
             f"keras.optimizers.RMSprop(learning_rate={lr}, rho={get('decay', '0.9')}, momentum={get('momentum', '0.0')}, "
             f"epsilon={get('epsilon', '1e-10')}, centered={get('centered', 'False')})",
-            after_build=[
+            after_build=[generated(line) for line in (
                 "# TF1 RMSProp starts its mean-square accumulator at ones; Keras starts at zeros.",
                 "for slot in optimizer.variables:",
                 '    if slot.name.endswith("_velocity"):',
                 "        slot.assign(tf.ones_like(slot))",
-            ],
+            )],
         )
     if name == "AdadeltaOptimizer":
         return OptimizerPlan(

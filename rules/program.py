@@ -16,7 +16,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.names import ImportTable, bound_names, build_import_table
 
 from . import estimator, imports, model_fn
-from ._args import wrap_call
+from ._args import TF, generated, wrap_call
 from .tfnames import TFNames, normalise
 
 TF_ROOTS = ("tensorflow", "tensorflow_estimator")
@@ -26,8 +26,13 @@ TF_ROOTS = ("tensorflow", "tensorflow_estimator")
 def _templates():
     import jinja2
 
+    class _Loader(jinja2.PackageLoader):
+        def get_source(self, environment, template):
+            source, filename, uptodate = super().get_source(environment, template)
+            return generated(source), filename, uptodate  # marks only the template's own `tf.` text
+
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("tfmigrate.rules", "templates"),
+        loader=_Loader("tfmigrate.rules", "templates"),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -120,6 +125,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         return module
     names = TFNames(table)
     functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    alias, imported = _tf2_alias(module, table)
     module_names = _module_names(module, table)
     notes = []
 
@@ -170,7 +176,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     new_module = module.with_changes(body=new_body)
 
     # 4. imports and leftover TF1 names
-    new_module = _fix_imports(new_module, table)
+    new_module = _fix_imports(new_module, table, alias, imported)
     for code, message, node in notes:
         context.note(code, message, node)
     return new_module
@@ -205,19 +211,37 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames) -> None:
     module.visit(_Find())
 
 
-def _fix_imports(module: cst.Module, table: ImportTable) -> cst.Module:
-    # the TF2 alias: the first `import tensorflow[.compat.v1] as X`, preferring `tf`
+def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
+    """(name the migrated file uses for TensorFlow, whether an existing import provides it).
+
+    The first `import tensorflow[.compat.v1] as X` (preferring `tf`) keeps its name; generated code, written with
+    `tf`, is renamed to it. Without one, `import tensorflow as tf` is added, so `tf` must be free.
+    """
     candidates = [n for n, bs in table.bindings.items()
                   if bs[0].kind == "import" and bs[0].target in ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")]
-    alias = "tf" if "tf" in candidates else (candidates[0] if candidates else None)
+    alias = "tf" if "tf" in candidates else (candidates[0] if candidates else "tf")
+    return alias, bool(candidates)
+
+
+def _all_names(module: cst.Module) -> set[str]:
+    found: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    module.visit(_V())
+    return found
+
+
+def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool) -> cst.Module:
+    alias = tf_name if imported else None
     v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target}
     rebinding: set[int] = set()
     header = None
     if alias is not None:
         header = table.bindings[alias][0].statement
         rebinding = {id(later.statement) for later in table.bindings[alias][1:]}  # `tf = tf.compat.v1` idiom
-    elif "tf" in table.bindings:
-        raise Blocked(imports.CODE, "`tf` is bound to something other than tensorflow; cannot add `import tensorflow as tf`")
     else:
         alias = "tf"
     # phase 1 (before any visit, so statement identity still holds): the TF2 header and the rebinding idiom
@@ -244,7 +268,12 @@ def _fix_imports(module: cst.Module, table: ImportTable) -> cst.Module:
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
               and all(imports.uses_of(module, n, set(statements)) == 0 for n in names_)}
     body = [_prune_from_import(s, module, table, set(statements)) for s in imports.remove_statements(module.body, unused)]
-    return module.with_changes(body=body)
+    module = module.with_changes(body=body)
+    if not imported and tf_name in _all_names(module):
+        raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
+                                    f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
+    # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
+    return cst.parse_module(module.code.replace(TF, tf_name))
 
 
 def _with_leading(text: str, leading) -> list[cst.BaseStatement]:

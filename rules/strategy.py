@@ -15,7 +15,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, is_literal
+from ._args import bind, code, generated, is_literal
 
 CODE = "TFM701"
 CODE_REFUSED = "TFM702"
@@ -52,7 +52,7 @@ class StrategyPlan:
 def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
     """TF2 code for a `train_distribute` expression (None/absent → default strategy)."""
     if node is None or is_literal(node, None):
-        return StrategyPlan({"default"}, _OPTION_CODE["default"])
+        return StrategyPlan({"default"}, generated(_OPTION_CODE["default"]))
     kinds: set[str] = set()
 
     class _Rewrite(cst.CSTTransformer):
@@ -69,12 +69,12 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
             kinds.add(kind)
             name, signature = _TF2_CTOR[kind]
             args = bind(original, signature, f"tf.{path}", CODE)
-            return cst.parse_expression(f"{name}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
+            return cst.parse_expression(f"{generated(name)}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
 
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             if original.value == "None":
                 kinds.add("default")
-                return cst.parse_expression(_OPTION_CODE["default"])
+                return cst.parse_expression(generated(_OPTION_CODE["default"]))
             return updated
 
     new = node.visit(_Rewrite())
@@ -86,7 +86,7 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
 def from_option(option: str) -> StrategyPlan:
     if option == "parameter-server":
         raise Blocked(CODE_REFUSED, "--strategy parameter-server is not implemented yet")
-    return StrategyPlan({option}, _OPTION_CODE[option])
+    return StrategyPlan({option}, generated(_OPTION_CODE[option]))
 
 
 def choose_target(requested: str, plan: StrategyPlan, node=None) -> str:

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from tfmigrate.cli import app
 from tfmigrate.engine import Options, migrate_paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,8 +25,17 @@ TFMIGRATE = [str(_SCRIPT)] if _SCRIPT.exists() else [shutil.which("tfmigrate") o
 SUMMARY = re.compile(r"^(rewrote|would rewrite) (\d+) files?, (\d+) needs? manual work, (\d+) failed$", re.M)
 
 
-def run(*args, cwd=None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*TFMIGRATE, "rewrite", *map(str, args)], cwd=cwd, input=stdin, capture_output=True, timeout=120)
+def run_process(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """The installed console script, end to end (~0.5 s of start-up each, so used sparingly)."""
+    return subprocess.run([*TFMIGRATE, "rewrite", *map(str, args)], input=stdin, capture_output=True, timeout=120)
+
+
+def run(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """The same command in-process through typer's CliRunner (stdout/stderr kept apart, bytes)."""
+    result = CliRunner().invoke(app, ["rewrite", *map(str, args)], input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 def summary(proc) -> tuple[str, int, int, int]:
@@ -44,7 +55,7 @@ def write(path: Path, data: bytes) -> Path:
 
 def test_nothing_to_do_exits_0(tmp_path):
     f = write(tmp_path / "plain.py", PLAIN)
-    proc = run(f)
+    proc = run_process(f)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.decode().strip() == "rewrote 0 files, 0 need manual work, 0 failed"
     assert f.read_bytes() == PLAIN
@@ -119,7 +130,7 @@ def test_syntax_error_exits_2(tmp_path):
 
 
 def test_missing_path_exits_2(tmp_path):
-    proc = run(tmp_path / "nope.py")
+    proc = run_process(tmp_path / "nope.py")
     assert proc.returncode == 2
     assert "nope.py" in proc.stderr.decode()
 
@@ -128,7 +139,8 @@ def test_missing_path_exits_2(tmp_path):
                                   ["--out", "o", "--check"], ["--no-such-option"]])
 def test_bad_option_exits_2(tmp_path, args):
     f = write(tmp_path / "prog.py", ORIGINAL)
-    proc = run(*args, f, cwd=tmp_path)
+    args = [str(tmp_path / a) if a == "o" else a for a in args]
+    proc = run(*args, f)
     assert proc.returncode == 2, proc.stderr
     assert f.read_bytes() == ORIGINAL
 
@@ -170,7 +182,7 @@ def test_out_dir_keeps_relative_paths_and_copies_unchanged(tmp_path):
 
 
 def test_stdin_to_stdout():
-    proc = run("-", stdin=ORIGINAL)
+    proc = run_process("-", stdin=ORIGINAL)
     assert proc.returncode == 1
     assert proc.stdout == MIGRATED
     plain = run("-", stdin=PLAIN)
@@ -258,19 +270,19 @@ def test_recursion_skips_venv_pycache_and_excluded(tmp_path):
 def _tree(root: Path) -> list[Path]:
     kinds = [ORIGINAL, BLOCKED, PLAIN, b"import tensorflow as tf\ndef f(:\n", FIXTURES.joinpath("cnn", "original.py").read_bytes(),
              FIXTURES.joinpath("mwms_input_context", "original.py").read_bytes()]
-    return [write(root / f"d{i % 3}" / f"m{i:02d}.py", kinds[i % len(kinds)]) for i in range(20)]
+    return [write(root / f"d{i % 3}" / f"m{i:02d}.py", kinds[i % len(kinds)]) for i in range(12)]
 
 
 def test_many_files_parallel_same_as_serial(tmp_path):
     _tree(tmp_path / "src")
     serial = run("-j", "1", "--out", tmp_path / "serial", tmp_path / "src")
-    parallel = run("-j", "4", "--out", tmp_path / "parallel", tmp_path / "src")
+    parallel = run_process("-j", "4", "--out", tmp_path / "parallel", tmp_path / "src")
     assert serial.returncode == parallel.returncode == 2
-    assert summary(serial) == summary(parallel) == ("rewrote", 10, 4, 3)
-    assert serial.stderr.decode().replace("serial", "X") == parallel.stderr.decode().replace("parallel", "X")
+    assert summary(serial) == summary(parallel) == ("rewrote", 6, 2, 2)
+    assert serial.stderr == parallel.stderr
     a = {p.relative_to(tmp_path / "serial"): p.read_bytes() for p in (tmp_path / "serial").rglob("*.py")}
     b = {p.relative_to(tmp_path / "parallel"): p.read_bytes() for p in (tmp_path / "parallel").rglob("*.py")}
-    assert a == b and len(a) == 17  # failed files are not copied
+    assert a == b and len(a) == 10  # failed files are not copied
 
 
 def test_migrate_paths_uses_process_pool(tmp_path, monkeypatch):
