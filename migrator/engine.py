@@ -36,14 +36,21 @@ class Context:
         self.notes.append((code, message, node))
 
 
-def _position(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]:
-    if node is None:
-        return 1, 0
-    try:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        pos = positions.get(node)
-    except Exception:
-        pos = None
+class _Positions:
+    """line:col of nodes of the original tree, computed once per file and only when something is reported."""
+
+    def __init__(self, module: cst.Module):
+        self.module, self._positions = module, None
+
+    def __call__(self, node: cst.CSTNode | None) -> tuple[int, int]:
+        if node is None:
+            return 1, 0
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return _position(self.module, self._positions.get(node), node)
+
+
+def _position(module: cst.Module, pos, node: cst.CSTNode) -> tuple[int, int]:
     if pos:
         return pos.start.line, pos.start.column
     # a node from a rewritten tree has no position in the original: find its text there instead
@@ -74,18 +81,18 @@ def migrate_source(data: bytes, path: str, options: Options) -> FileResult:
         for migration in MIGRATIONS:
             new = migration(new, context)
     except Blocked as blocked:
-        line, col = _position(module, blocked.node)
+        line, col = _Positions(module)(blocked.node)
         diags = [Diagnostic(blocked.code, blocked.message, line, col, "error", path)]
         return FileResult(path, "blocked", data, data, diagnostics=diags)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
-    diags = [Diagnostic(code, msg, *_position(module, node), "note", path) for code, msg, node in context.notes]
+    position = _Positions(module)
+    diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     out_text = new.code
     if out_text == text:
         return FileResult(path, "unchanged", data, data, diagnostics=diags)
     try:
-        cst.parse_module(out_text)  # never hand back code that does not parse
-        compile(out_text, path, "exec", dont_inherit=True)
+        compile(out_text, path, "exec", dont_inherit=True)  # never hand back code that does not parse
     except Exception as exc:  # an internal defect: report it, keep the user's file
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
     return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags)

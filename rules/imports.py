@@ -11,6 +11,8 @@
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
@@ -147,8 +149,9 @@ def remove_statements(body, doomed: set[int]):
     return out
 
 
-def uses_of(module: cst.Module, name: str, skip_ids: set[int]) -> int:
-    count = 0
+def name_uses(module: cst.Module, skip_ids: set[int]) -> Counter:
+    """How often each name is read outside import lines and the statements in `skip_ids` (one visit)."""
+    counts: Counter = Counter()
 
     class _V(cst.CSTVisitor):
         def visit_Import(self, node) -> bool:
@@ -165,9 +168,7 @@ def uses_of(module: cst.Module, name: str, skip_ids: set[int]) -> int:
             return False
 
         def visit_Name(self, node: cst.Name) -> None:
-            nonlocal count
-            if node.value == name:
-                count += 1
+            counts[node.value] += 1
 
     module.visit(_V())
-    return count
+    return counts

@@ -264,10 +264,11 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     for name, bindings in table.bindings.items():
         for b in bindings:
             bound_by.setdefault(id(b.statement), set()).add(name)
+    uses = imports.name_uses(module, set(statements))
     unused = {key for key, names_ in bound_by.items()
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
-              and all(imports.uses_of(module, n, set(statements)) == 0 for n in names_)}
-    body = [_prune_from_import(s, module, table, set(statements)) for s in imports.remove_statements(module.body, unused)]
+              and all(uses[n] == 0 for n in names_)}
+    body = [_prune_from_import(s, uses, table) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
     if not imported and tf_name in _all_names(module):
         raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
@@ -290,7 +291,7 @@ def _single_statement(line: cst.CSTNode) -> bool:
     return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
 
 
-def _prune_from_import(stmt, module, table, skip):
+def _prune_from_import(stmt, uses, table):
     """`from tensorflow.estimator import A, B` keeps only the names still used."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.ImportFrom)):
         return stmt
@@ -299,7 +300,7 @@ def _prune_from_import(stmt, module, table, skip):
         return stmt
     if not _binds(stmt, table):
         return stmt
-    kept = [a for a in small.names if imports.uses_of(module, (a.asname.name if a.asname else a.name).value, skip) > 0]
+    kept = [a for a in small.names if uses[(a.asname.name if a.asname else a.name).value] > 0]
     if len(kept) == len(small.names):
         return stmt
     kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
