@@ -68,10 +68,6 @@ def is_literal(node, *values) -> bool:
     return any(value == v and type(value) is type(v) or (isinstance(v, float) and value == v) for v in values)
 
 
-def kwargs_code(pairs: list[tuple[str, str]]) -> str:
-    return ", ".join(f"{k}={v}" if k else v for k, v in pairs)
-
-
 def wrap_call(text: str, base_indent: str = "", width: int = 100) -> str:
     """Lay out generated call code black-style: one line if it fits, else one argument per line.
 

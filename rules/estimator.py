@@ -62,8 +62,8 @@ class Site:
 
 class DriverRewrite:
     def __init__(self, body: list[cst.BaseStatement], names, local_names: frozenset[str], functions: dict,
-                 options, notes: list, indent: str = ""):
-        self.body, self.names, self.local_names, self.indent = body, names, local_names, indent
+                 options, notes: list):
+        self.body, self.names, self.local_names = body, names, local_names
         self.functions, self.options, self.notes = functions, options, notes
         self.configs: dict[str, tuple[int, dict]] = {}
         self.train_specs: dict[str, tuple[int, dict]] = {}
@@ -73,7 +73,7 @@ class DriverRewrite:
         self.handled: set[int] = set()
 
     def tf(self, node) -> str | None:
-        return self.names.of(node)
+        return self.names.of(node, self.local_names)  # a local rebinding of `tf` shadows the import
 
     # ---- analysis -------------------------------------------------------------------------------------------
     def analyse(self) -> list[Site]:
