@@ -18,4 +18,5 @@ def test_rule_fixtures_exist_and_modules_are_documented():
         assert module.__doc__ and len(module.__doc__.strip()) > 80, rule.module
         for case in rule.fixtures:
             assert (FIXTURES / case / "original.py").exists(), (rule.code, case)
-            assert (FIXTURES / case / "migrated.py").exists(), (rule.code, case)
+            unchanged = 'expect = "unchanged"' in (FIXTURES / case / "case.toml").read_text()
+            assert unchanged != (FIXTURES / case / "migrated.py").exists(), (rule.code, case)
