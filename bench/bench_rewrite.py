@@ -66,7 +66,7 @@ def plain_module(rng: random.Random, target_lines: int) -> str:
             a, b = w(), w()
             out += ["", f"class {a.title()}{b.title()}{n}:", f'    """Holds {a} and {b}."""', "",
                     f"    def __init__(self, {a}, {b}=None):", f"        self.{a} = {a}", f"        self.{b} = {b} or []", "",
-                    f"    def {w()}_{n}(self, items):", f"        total = 0",
+                    f"    def {w()}_{n}(self, items):", "        total = 0",
                     "        for i, item in enumerate(items):", f"            if i % {rng.randint(2, 9)} == 0:",
                     f"                total += len(str(item)) * {rng.randint(1, 5)}", "            else:",
                     "                total -= 1", f"        return total + len(self.{b})", ""]
@@ -79,7 +79,7 @@ def plain_module(rng: random.Random, target_lines: int) -> str:
                     f'    return json.dumps(result, sort_keys=True) + f"-{{len(result)}}-{a}"', ""]
         else:
             a, b = w(), w()
-            out += ["", f"def pairs_{n}({a}s, {b}s):", f"    seen = set()",
+            out += ["", f"def pairs_{n}({a}s, {b}s):", "    seen = set()",
                     f"    for x, y in itertools.product({a}s, {b}s):", "        if (y, x) in seen:", "            continue",
                     "        seen.add((x, y))", "        yield x, y", "",
                     f"{a.upper()}_{n} = [({rng.randint(0, 9)}, {rng.random():.3f}), (\"{b}\", None)]", ""]

@@ -66,8 +66,9 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
 class LeftoverNames(cst.CSTTransformer):
     """Rewrites references resolved through v1 bindings; blocks those with no TF2 meaning."""
 
-    def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip: set[int], skip_statements: set[int]):
-        self.table, self.v1_bindings, self.tf2_alias, self.skip = table, v1_bindings, tf2_alias, skip
+    def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int]):
+        self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
+        self.skip: set[int] = set()  # ids of Name nodes that are attribute or keyword names, not references
         self.skip_statements = skip_statements  # the import/alias lines themselves
         self.local_stack: list[frozenset[str]] = [frozenset()]
 
@@ -96,9 +97,6 @@ class LeftoverNames(cst.CSTTransformer):
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             self.skip.add(id(node.keyword))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        return None
 
     def _resolvable(self, node) -> str | None:
         if id(node) in self.skip:

@@ -96,7 +96,7 @@ def _initializer(node: cst.BaseExpression, tf_path_of) -> str:
             target, sig = _INITIALIZERS[short]
             args = bind(node, [*sig, "dtype"], f"tf.{path}", CODE)
             if "dtype" in args:
-                raise Blocked(CODE, f"initializer dtype argument is not converted", node)
+                raise Blocked(CODE, "initializer dtype argument is not converted", node)
             if not sig:
                 return target
             values = {**_INIT_DEFAULTS.get(short, {}), **{k: code(v) for k, v in args.items()}}

@@ -17,7 +17,7 @@ from tfmigrate.names import ImportTable, bound_names, build_import_table
 
 from . import estimator, imports, model_fn
 from ._args import TF, generated, wrap_call
-from .tfnames import TFNames, normalise
+from .tfnames import TFNames
 
 TF_ROOTS = ("tensorflow", "tensorflow_estimator")
 
@@ -258,7 +258,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
-    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(), set(statements)))
+    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(statements)))
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
     for name, bindings in table.bindings.items():

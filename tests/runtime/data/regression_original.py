@@ -1,6 +1,5 @@
 """TF1 Estimator linear regression (TF 2.15 + tensorflow-estimator). Test input for `tfmigrate verify`."""
 import argparse
-import json
 import os
 import sys
 
