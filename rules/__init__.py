@@ -36,9 +36,16 @@ RULES = (
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook")),
     Rule("TFM601", "estimator-driver", "estimator", "RunConfig/Estimator/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate",
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms")),
-    Rule("TFM701", "tf2-strategy", "strategy", "train_distribute → TF2 strategy; input_fn(input_context) kept per replica",
-         ("mwms_input_context", "classifier_mwms")),
+    Rule("TFM701", "tf2-strategy", "strategy",
+         "train_distribute → TF2 strategy (parameter server: role bootstrap + ClusterCoordinator); input_fn kept per replica",
+         ("mwms_input_context", "classifier_mwms", "ps_embedding", "ps_min_max")),
     Rule("TFM702", "refused-combination", "strategy", "target/strategy combinations that do not run on TF 2.21 are refused", ()),
+    Rule("TFM801", "tf2-partitioners", "partitioners",
+         "v1 partitioners → tf.distribute.experimental.partitioners on the PS strategy; 'mod' embedding lookups remapped",
+         ("ps_embedding", "ps_min_max")),
+    Rule("TFM811", "tf1-variables", "variables",
+         "get_variable → model weight (add_weight), variable_scope flattened, embedding_lookup kept",
+         ("ps_embedding", "ps_min_max")),
 )
 
 PREFILTER = (b"tensorflow",)

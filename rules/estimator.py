@@ -58,6 +58,7 @@ class Site:
     strategy: strategies.StrategyPlan | None = None
     strategy_var: str | None = None  # a `strategy = ...` assignment rewritten in place
     target: str = ""
+    original_kinds: set[str] | None = None  # strategies the TF1 program itself ran under (None: unknown)
 
 
 class DriverRewrite:
@@ -133,22 +134,23 @@ class DriverRewrite:
             run_config["model_dir"] = args["model_dir"]
         params = code(args["params"]) if "params" in args else "{}"
         site = Site(name, index, call, model_fn.value, params, run_config)
-        site.strategy, site.strategy_var = self.strategy(run_config.get("train_distribute"))
+        site.strategy, site.strategy_var, site.original_kinds = self.strategy(run_config.get("train_distribute"))
         site.target = strategies.choose_target(self.options.target, site.strategy, call)
         return site
 
-    def strategy(self, node) -> tuple[strategies.StrategyPlan, str | None]:
-        if self.options.strategy != "keep":
-            plan = strategies.from_option(self.options.strategy)
-            if isinstance(node, cst.Name) and node.value in self.assignments:
-                return plan, node.value  # the program's own strategy variable gets the requested strategy
-            return plan, None
-        if isinstance(node, cst.Name):
+    def strategy(self, node) -> tuple[strategies.StrategyPlan, str | None, set[str] | None]:
+        """(TF2 strategy, the program's strategy variable if any, what the TF1 program ran under)."""
+        var = None
+        if isinstance(node, cst.Name) and node.value != "None":
             index = self.assignments.get(node.value)
-            if index is None:
+            if index is not None:
+                var, node = node.value, _single(self.body[index]).value
+            elif self.options.strategy == "keep":
                 raise Blocked(strategies.CODE, f"train_distribute=`{node.value}` must be assigned in the same block", node)
-            return strategies.convert(_single(self.body[index]).value, self.tf), node.value
-        return strategies.convert(node, self.tf), None
+        original = strategies.original_kinds(node, self.tf)
+        if self.options.strategy != "keep":
+            return strategies.from_option(self.options.strategy), var, original
+        return strategies.convert(node, self.tf), var, original
 
     # ---- rendering ------------------------------------------------------------------------------------------
     def input_fn(self, node: cst.BaseExpression, site: Site) -> tuple[str, bool]:
@@ -193,14 +195,14 @@ class DriverRewrite:
             items.append(f"keras.callbacks.BackupAndRestore({code(model_dir)}, save_freq={freq}, delete_checkpoint=False)")
         return f"[{', '.join(items)}]"
 
-    def setup_lines(self, site: Site, builder: str) -> list[str]:
+    def setup_lines(self, site: Site, builder: str, model_plan) -> list[str]:
         lines = []
         seed = site.run_config.get("tf_random_seed")
         if seed is not None and not is_literal(seed, None):
             lines.append(f"keras.utils.set_random_seed({code(seed)})")
         strategy_name = site.strategy_var or "strategy"
         if site.strategy_var is None:
-            lines.append(f"strategy = {site.strategy.expression}")
+            lines.append(f"strategy = {strategy_expression(site, model_plan)}")
         if site.target == "keras":
             for key, why in (("keep_checkpoint_max", "BackupAndRestore keeps the latest checkpoint only"),
                              ("log_step_count_steps", "Keras prints its own progress")):
@@ -257,11 +259,11 @@ class DriverRewrite:
         """The body with every handled statement replaced; raises Blocked on any leftover use."""
         replacements: dict[int, list[str]] = {}
         for site in self.sites.values():
-            replacements[site.index] = self.setup_lines(site, builders[site.model_fn])
+            plan = model_plans[site.model_fn]
+            replacements[site.index] = self.setup_lines(site, builders[site.model_fn], plan)
             if site.strategy_var is not None:
                 index = self.assignments[site.strategy_var]
-                small = _single(self.body[index])
-                replacements[index] = [f"{site.strategy_var} = {site.strategy.expression}"]
+                replacements[index] = [f"{site.strategy_var} = {strategy_expression(site, plan)}"]
                 self.handled.add(index)
         spec_names = set(self.train_specs) | set(self.eval_specs) | set(self.configs)
         for index, stmt in enumerate(self.body):
@@ -339,6 +341,14 @@ class DriverRewrite:
                 out.append(stmt.with_changes(leading_lines=[*pending_comments, *stmt.leading_lines]) if pending_comments else stmt)
             pending_comments = []
         return out
+
+
+def strategy_expression(site: Site, model_plan) -> str:
+    """The TF2 strategy; a parameter-server strategy gets the model's partitioner."""
+    if model_plan.partitioner is not None and "parameter-server" in site.strategy.kinds:
+        call = strategies.PS_EXPRESSION
+        return site.strategy.expression.replace(call, call[:-1] + "VARIABLE_PARTITIONER)")
+    return site.strategy.expression
 
 
 def _single(stmt) -> cst.BaseSmallStatement | None:

@@ -86,7 +86,7 @@ def kind_of(tf_path: str | None) -> tuple[str, LayerKind] | None:
     return None
 
 
-def _initializer(node: cst.BaseExpression, tf_path_of) -> str:
+def initializer(node: cst.BaseExpression, tf_path_of) -> str:
     if is_literal(node, None):
         return ""
     if isinstance(node, cst.Call):
@@ -120,7 +120,7 @@ def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name:
         if arg in _DROPPED_ARGS or arg in _BLOCKED_ARGS or arg == "renorm":
             continue
         if arg.endswith("_initializer"):
-            init = _initializer(value, tf_path_of)
+            init = initializer(value, tf_path_of)
             if init:
                 parts.append(f"{arg}={init}")
             continue

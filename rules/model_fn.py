@@ -6,8 +6,10 @@ call, an `eval_metric_ops` dict with an EVAL early return, an optimizer (optiona
 `optimizer.minimize(loss, global_step=...)` (optionally under `control_dependencies(UPDATE_OPS)`), and a final
 `EstimatorSpec`. Forward statements are kept as written (comments included) in `call()`; layer calls become
 `self.<layer>(...)`; `mode == ModeKeys.TRAIN` becomes the Keras `training` flag.
-Blocked: anything else in the body (variable scopes, get_variable, summaries, hooks, scaffolds, extra outputs,
-labels or mode used in the forward pass, …) — with the line that stopped it.
+`get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
+partitioners.py).
+Blocked: anything else in the body (summaries, hooks, scaffolds, extra outputs, labels or mode used in the forward
+pass, …) — with the line that stopped it.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from . import layers, losses, metrics, optimizers
+from . import layers, losses, metrics, optimizers, partitioners, variables
 from ._args import bind, code, is_literal
 from .tfnames import TFNames
 
@@ -53,11 +55,16 @@ class ModelPlan:
     metrics: list[str]
     optimizer: optimizers.OptimizerPlan
     notes: list[tuple[str, str, cst.CSTNode | None]] = field(default_factory=list)
+    partitioner: partitioners.PartitionerPlan | None = None  # the one TF1 partitioner the model_fn used
+    mod_rows: bool = False  # embedding lookups need tf1_mod_rows (see partitioners.py)
 
 
 class _Interpreter:
-    def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str]):
+    def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
+                 tf1_partitions: bool | None = True, profile: str = "keras3"):
         self.fn, self.names, self.module_names = fn, names, module_names
+        self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
+        self.profile = profile
         params = [p.name.value for p in fn.params.params]
         if (isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.kwonly_params
                 or fn.params.posonly_params or not 3 <= len(params) <= 5):
@@ -87,6 +94,12 @@ class _Interpreter:
         self.notes: list[tuple[str, str, cst.CSTNode | None]] = []
         self.docstring: str | None = None
         self.returned = False
+        self.weights: dict[str, bool] = {}  # get_variable results: Python name → partitioned in TF1
+        self.partitioner_vars: dict[str, partitioners.PartitionerPlan] = {}
+        self.partitioners: list[partitioners.PartitionerPlan] = []
+        self.scope_partitioner: partitioners.PartitionerPlan | None = None
+        self.pending_leading: list = []  # comments above a flattened variable_scope
+        self.mod_rows = False
 
     # ---- helpers -------------------------------------------------------------------------------------------
     def tf(self, node) -> str | None:
@@ -170,6 +183,8 @@ class _Interpreter:
                     return interp.layer_call(name, kind, args["inputs"], args.get("training"))
                 if found:
                     raise Blocked(layers.CODE, "a layer object must be assigned to a name before it is called", original)
+                if interp.tf(original) == "nn.embedding_lookup":
+                    return interp.embedding_lookup(updated)
                 func = updated.func
                 if isinstance(func, cst.Name) and func.value in interp.class_layers:
                     kind, args, ctor_call = interp.class_layers[func.value]
@@ -181,7 +196,48 @@ class _Interpreter:
                     return interp.layer_call(attr, kind, call["inputs"], call.get("training"))
                 return updated
 
-        return value.visit(_Forward())
+        return _rename(value.visit(_Forward()), {name: f"self.{name}" for name in self.weights})
+
+    def embedding_lookup(self, call: cst.Call) -> cst.Call:
+        args = bind(call, variables.EMBEDDING_LOOKUP, "tf.nn.embedding_lookup", variables.CODE)
+        table, strategy = args.get("params"), args.get("partition_strategy")
+        if isinstance(table, (cst.List, cst.Tuple)):
+            raise Blocked(variables.CODE, "embedding_lookup on a list of shards is not converted: build one table "
+                                          "with get_variable(partitioner=...)", call)
+        if strategy is not None and not is_literal(strategy, "mod", "div"):
+            raise Blocked(variables.CODE, "partition_strategy must be the literal 'mod' or 'div'", strategy)
+        if "params" not in args or "ids" not in args:
+            raise Blocked(variables.CODE, "embedding_lookup needs params and ids", call)
+        ids = code(args["ids"])
+        partitioned = isinstance(table, cst.Name) and self.weights.get(table.value, False)
+        if partitioned and (strategy is None or is_literal(strategy, "mod")):
+            if self.tf1_partitions is None:
+                raise Blocked(partitioners.CODE, "the lookup's row order depends on whether TF1 partitioned the table, "
+                                                 "which this program's strategy decides at run time", call)
+            if self.tf1_partitions:
+                if {"tf1_mod_rows", "VARIABLE_PARTITIONER"} & self.module_names:
+                    raise Blocked(partitioners.CODE, "tf1_mod_rows/VARIABLE_PARTITIONER are taken in this module", call)
+                self.mod_rows = True
+                ids = f"tf1_mod_rows({ids}, {table.value}, VARIABLE_PARTITIONER)"
+        kept = [code(table), ids] + [f"{k}={code(args[k])}" for k in ("max_norm", "name") if k in args]
+        return call.with_changes(args=cst.parse_expression(f"f({', '.join(kept)})").args)
+
+    def check_partitioner_names(self, node: cst.CSTNode) -> None:
+        bad = self.free_names(node) - self.module_names - _BUILTINS
+        if bad:
+            raise Blocked(partitioners.CODE, f"the partitioner uses `{sorted(bad)[0]}`: TF2 builds it with the strategy, "
+                                             "outside the model; use literals or module-level constants", node)
+
+    def partitioner(self, node: cst.BaseExpression) -> partitioners.PartitionerPlan:
+        if isinstance(node, cst.Name) and node.value in self.partitioner_vars:
+            plan = self.partitioner_vars[node.value]
+        elif isinstance(node, cst.Call):
+            plan = partitioners.convert(node, self.tf, self.check_partitioner_names)
+        else:
+            raise Blocked(partitioners.CODE, "a partitioner must be a tf.compat.v1 partitioner call (or a name "
+                                             "assigned one in model_fn)", node)
+        self.partitioners.append(plan)
+        return plan
 
     def layer_call(self, attr: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
         text = f"self.{attr}({code(inputs)}"
@@ -196,18 +252,21 @@ class _Interpreter:
             self.docstring = _docstring(body[0])
             body = body[1:]
         for stmt in body:
-            if self.returned:
-                raise Blocked(CODE, "code after the final return is not converted", stmt)
-            if isinstance(stmt, cst.SimpleStatementLine):
-                self.simple(stmt)
-            elif isinstance(stmt, cst.If):
-                self.mode_branch(stmt)
-            elif isinstance(stmt, cst.With):
-                self.with_block(stmt)
-            else:
-                raise Blocked(CODE, f"{type(stmt).__name__.lower()} statement in model_fn is not converted", stmt)
+            self.statement(stmt)
         if not self.returned:
             raise Blocked(CODE, "model_fn has no final `return EstimatorSpec(...)`", self.fn)
+
+    def statement(self, stmt: cst.BaseStatement) -> None:
+        if self.returned:
+            raise Blocked(CODE, "code after the final return is not converted", stmt)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            self.simple(stmt)
+        elif isinstance(stmt, cst.If):
+            self.mode_branch(stmt)
+        elif isinstance(stmt, cst.With):
+            self.with_block(stmt)
+        else:
+            raise Blocked(CODE, f"{type(stmt).__name__.lower()} statement in model_fn is not converted", stmt)
 
     def simple(self, stmt: cst.SimpleStatementLine) -> None:
         if len(stmt.body) != 1:
@@ -246,6 +305,11 @@ class _Interpreter:
             self.metric_vars[target] = value
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
+        elif partitioners.name_of(path):
+            self.partitioner_vars[target] = partitioners.convert(
+                value, self.tf, self.check_partitioner_names)
+        elif path == "get_variable":
+            self.get_variable(target, value, stmt.leading_lines)
         elif layers.kind_of(path) and layers.kind_of(path)[0] == "class":
             kind = layers.kind_of(path)[1]
             self.class_layers[target] = (kind, bind(value, kind.ctor_args, f"tf.layers.{kind.keras}", layers.CODE), value)
@@ -254,10 +318,27 @@ class _Interpreter:
             if self.loss is not None:
                 raise Blocked(CODE, f"`{target} = ...` after the loss is not converted", stmt)
             new_value = self.convert_forward(value)
-            self.check_names(new_value, self.forward | {self.params, "self", "training"}, f"`{target} = ...`", stmt)
+            generated_names = {"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else set()
+            self.check_names(new_value, self.forward | generated_names | {self.params, "self", "training"},
+                             f"`{target} = ...`", stmt)
             self.forward.add(target)
             new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
+            if self.pending_leading:
+                new_stmt = new_stmt.with_changes(leading_lines=[*self.pending_leading, *new_stmt.leading_lines])
+                self.pending_leading = []
             self.call_body.append(new_stmt)
+
+    def get_variable(self, target: str, call: cst.Call, stmt_leading) -> None:
+        """A weight of the model; its comments move to the next forward statement."""
+        name, kwargs, partitioner = variables.get_variable(call, self.tf)
+        plan = self.partitioner(partitioner) if partitioner is not None else self.scope_partitioner
+        if target in _MODEL_ATTRIBUTES or target in dict(self.layers) or target in self.weights:
+            raise Blocked(variables.CODE, f"`{target}` cannot become a model attribute (name taken)", call)
+        ctor = f"self.add_weight({', '.join(f'{k}={v}' for k, v in kwargs.items())})"
+        self.check_names(cst.parse_expression(ctor), {self.params, "keras", "self"}, "get_variable's arguments", call)
+        self.layers.append((target, ctor))
+        self.weights[target] = plan is not None
+        self.pending_leading = [*self.pending_leading, *stmt_leading]
 
     def is_global_step(self, node) -> bool:
         if isinstance(node, cst.Name) and node.value in self.global_steps:
@@ -282,6 +363,9 @@ class _Interpreter:
 
     def with_block(self, stmt: cst.With) -> None:
         item = stmt.items[0].item if len(stmt.items) == 1 else None
+        if isinstance(item, cst.Call) and self.tf(item) == "variable_scope":
+            self.variable_scope(stmt, item)
+            return
         ok = (
             isinstance(item, cst.Call)
             and self.tf(item) == "control_dependencies"
@@ -298,6 +382,19 @@ class _Interpreter:
         self.simple(inner[0])  # Keras updates batch-norm moving statistics itself
         if self.train_op is None:
             raise Blocked(CODE, "control_dependencies block must assign minimize()", stmt)
+
+    def variable_scope(self, stmt: cst.With, call: cst.Call) -> None:
+        if stmt.items[0].asname is not None:
+            raise Blocked(variables.CODE, "`variable_scope(...) as scope` is not converted", stmt)
+        name, partitioner = variables.variable_scope(call)
+        outer = self.scope_partitioner
+        if partitioner is not None:
+            self.scope_partitioner = self.partitioner(partitioner)
+        self.notes.append((variables.CODE, f"variable_scope('{name}') flattened: Keras names weights by layer", call))
+        self.pending_leading = [*self.pending_leading, *stmt.leading_lines]
+        for inner in stmt.body.body:
+            self.statement(inner)
+        self.scope_partitioner = outer
 
     def mode_branch(self, stmt: cst.If) -> None:
         key = next((k for k in ("PREDICT", "EVAL", "TRAIN") if self.is_mode(stmt.test, k)), None)
@@ -388,7 +485,8 @@ class _Interpreter:
             learning_rate = optimizers.convert_decay(lr_node, optimizers.decay_name(self.tf(lr_node)), self.is_global_step)
         elif lr_node is not None:
             self.check_names(lr_node, {self.params}, "the learning rate")
-        optimizer = optimizers.convert(opt_call, optimizers.optimizer_name(self.tf(opt_call)), learning_rate, learning_rate is not None)
+        optimizer = optimizers.convert(opt_call, optimizers.optimizer_name(self.tf(opt_call)), learning_rate,
+                                       learning_rate is not None, self.profile)
         self.notes.extend((c, m, opt_call) for c, m in optimizer.notes)
         for attr, _ in self.layers:
             if attr in _MODEL_ATTRIBUTES:  # auto-names (dense, conv2d, …) never clash; explicit names might
@@ -399,7 +497,7 @@ class _Interpreter:
             labels=self.labels, params=self.params, layers=self.layers, call_body=self.call_body,
             params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
-            notes=self.notes,
+            notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
         )
 
     def resolve_prediction(self, node):
@@ -436,7 +534,38 @@ def class_name_for(fn_name: str, taken: frozenset[str]) -> str:
     return name
 
 
-def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str]) -> ModelPlan:
-    interp = _Interpreter(fn, names, module_names)
+def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
+    """Replace free uses of `names` (not attributes, keywords or lambda parameters) by their expressions."""
+    if not names:
+        return node
+    hits: set[int] = set()
+
+    class _Find(cst.CSTVisitor):
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value in names:
+                hits.add(id(n))
+
+    class _Replace(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return cst.parse_expression(names[original.value]) if id(original) in hits else updated
+
+    node.visit(_Find())
+    return node.visit(_Replace())
+
+
+def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
+              tf1_partitions: bool | None = True, profile: str = "keras3") -> ModelPlan:
+    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile)
     interp.run()
     return interp.plan(class_name_for(fn.name.value, module_names))

@@ -13,6 +13,9 @@ Hyperparameters are chosen so the Keras update equals TF1's (Keras 3 sources che
 - exponential/piecewise_constant/polynomial/inverse_time/cosine decay on `global_step` → Keras schedules
   (Keras counts `optimizer.iterations`, the same step TF1 read before incrementing `global_step`).
 Blocked: other optimizers, `use_locking`, decays on something other than the global step.
+Parameter-server programs run on tf_keras (Keras 2; Keras 3 has no ParameterServerStrategy support), where the
+generated TF1Adam/TF1Momentum/RMSprop slot init do not apply: Adam becomes stock Adam (TFM302 note: last-bit
+differences; async PS training is compared statistically), Momentum under a decay and RMSProp are blocked.
 """
 from __future__ import annotations
 
@@ -137,9 +140,17 @@ def convert_decay(call: cst.Call, name: str, is_global_step) -> str:
     return f"keras.optimizers.schedules.{keras_class}({', '.join(f'{k}={v}' for k, v in values.items())})"
 
 
-def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used: bool) -> OptimizerPlan:
-    """`learning_rate` overrides the TF1 expression when it was a decay converted to a Keras schedule."""
+def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used: bool,
+            profile: str = "keras3") -> OptimizerPlan:
+    """`learning_rate` overrides the TF1 expression when it was a decay converted to a Keras schedule.
+
+    `profile` is the Keras the program will run on: "keras3", or "tf_keras" (parameter-server programs).
+    """
     args = bind(call, _OPTIMIZERS[name], f"tf.train.{name}", CODE)
+    if profile == "tf_keras":
+        if name == "RMSPropOptimizer" or (name == "MomentumOptimizer" and schedule_used):
+            raise Blocked(CODE, f"tf.train.{name} needs a TF1-exact Keras 3 optimizer tfmigrate generates; "
+                                "parameter-server programs run on tf_keras, where it is not available yet", call)
     if "use_locking" in args and not is_literal(args["use_locking"], False):
         raise Blocked(CODE, "use_locking=True has no Keras equivalent", call)
     lr = learning_rate or (code(args["learning_rate"]) if "learning_rate" in args else _TF1_DEFAULT_LR.get(name))
@@ -161,6 +172,13 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
                                       "generated TF1Momentum keeps TF1's update")],
             )
         return OptimizerPlan(f"keras.optimizers.SGD(learning_rate={lr}, momentum={momentum}, nesterov={nesterov})")
+    if name == "AdamOptimizer" and profile == "tf_keras":
+        return OptimizerPlan(
+            f"keras.optimizers.Adam(learning_rate={lr}, beta_1={get('beta1', '0.9')}, beta_2={get('beta2', '0.999')}, "
+            f"epsilon={get('epsilon', '1e-08')})",
+            notes=[(CODE_INEXACT, "tf_keras Adam rounds its bias correction differently from TF1 (last bits); "
+                                  "parameter-server training is compared statistically")],
+        )
     if name == "AdamOptimizer":
         return OptimizerPlan(
             f"TF1Adam(learning_rate={lr}, beta_1={get('beta1', '0.9')}, beta_2={get('beta2', '0.999')}, "

@@ -15,7 +15,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.names import ImportTable, bound_names, build_import_table
 
-from . import estimator, imports, model_fn
+from . import estimator, imports, model_fn, partitioners, strategy, variables
 from ._args import TF, generated, wrap_call
 from .tfnames import TFNames
 
@@ -78,7 +78,8 @@ class _ReplacePlaceholder(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
 
-def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading) -> list[cst.BaseStatement]:
+def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
+                  parameter_server: bool) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -89,16 +90,25 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading) 
         metrics=[_wrap_list(plan.metrics, width=70)] if plan.metrics else [],
     )
     parts = []
+    if plan.partitioner is not None and (parameter_server or plan.mod_rows):
+        # the comment goes in `leading`: a comment opening the parsed text would become the module header
+        leading = [*leading, cst.EmptyLine(comment=cst.Comment(f"# TF1: {plan.partitioner.tf1}"))]
+        parts.append(f"VARIABLE_PARTITIONER = {wrap_call(plan.partitioner.tf2, width=96)}")
+    if plan.mod_rows:
+        parts.append(generated(partitioners.TF1_MOD_ROWS).strip("\n"))
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring))
     if target == "keras":
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
-        parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder))
+        parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
+                                                                  parameter_server=parameter_server))
+    if parameter_server:
+        parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
     body = list(cst.parse_module(text).visit(_ReplacePlaceholder(plan.call_body)).body)
-    body[0] = body[0].with_changes(leading_lines=leading)
+    body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
     return body
 
 
@@ -143,15 +153,23 @@ def migrate(module: cst.Module, context) -> cst.Module:
 
     # 2. one target per model_fn, then its plan
     targets: dict[str, set[str]] = {}
+    sites: dict[str, list[estimator.Site]] = {}
     for _, driver in containers:
         for site in driver.sites.values():
             targets.setdefault(site.model_fn, set()).add(site.target)
+            sites.setdefault(site.model_fn, []).append(site)
     plans, builders = {}, {}
     taken = set(module_names)
+    parameter_server = set()
     for fn_name, fn_targets in targets.items():
         if len(fn_targets) > 1:
             raise Blocked(estimator.CODE, f"{fn_name} is driven with different targets ({', '.join(sorted(fn_targets))})", functions[fn_name])
-        plan = model_fn.interpret(functions[fn_name], names, module_names)
+        tf1_kinds = _union(site.original_kinds for site in sites[fn_name])
+        if any("parameter-server" in site.strategy.kinds for site in sites[fn_name]):
+            parameter_server.add(fn_name)
+        plan = model_fn.interpret(functions[fn_name], names, module_names, strategy.tf1_partitions(tf1_kinds),
+                                  "tf_keras" if fn_name in parameter_server else "keras3")
+        notes.extend(_strategy_notes(plan, sites[fn_name], tf1_kinds, module, functions[fn_name]))
         taken.add(plan.class_name)
         target = fn_targets.pop()
         stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
@@ -168,7 +186,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     for stmt in (new_bodies.get(id(None)) or module.body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in plans:
             plan, target = plans[stmt.name.value]
-            new_body.extend(_render_model(plan, target, builders[stmt.name.value], stmt.leading_lines))
+            new_body.extend(_render_model(plan, target, builders[stmt.name.value], stmt.leading_lines,
+                                          stmt.name.value in parameter_server))
             continue
         if isinstance(stmt, cst.FunctionDef) and id(functions.get(stmt.name.value)) in new_bodies:
             stmt = stmt.with_changes(body=stmt.body.with_changes(body=new_bodies[id(functions[stmt.name.value])]))
@@ -176,10 +195,40 @@ def migrate(module: cst.Module, context) -> cst.Module:
     new_module = module.with_changes(body=new_body)
 
     # 4. imports and leftover TF1 names
-    new_module = _fix_imports(new_module, table, alias, imported)
+    new_module = _fix_imports(new_module, table, alias, imported, _KERAS_TF_KERAS if parameter_server else _KERAS)
     for code, message, node in notes:
         context.note(code, message, node)
     return new_module
+
+
+_KERAS = "import keras\n"
+_KERAS_TF_KERAS = ("# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)\n"
+                   "import tf_keras as keras\n")
+
+
+def _union(kind_sets) -> set[str] | None:
+    out: set[str] = set()
+    for kinds in kind_sets:
+        if kinds is None:
+            return None
+        out |= kinds
+    return out
+
+
+def _strategy_notes(plan, sites, tf1_kinds, module: cst.Module, fn: cst.FunctionDef) -> list:
+    """What the strategy choice means for partitioners and for an implicit async parameter-server job."""
+    notes = []
+    ps = any("parameter-server" in site.strategy.kinds for site in sites)
+    if plan.partitioner is not None and not ps:
+        why = ("TF1 ignored it too under this strategy" if strategy.tf1_partitions(tf1_kinds) is False
+               else "TF1 sharded only where variables lived (no numerical effect)")
+        notes.append((partitioners.CODE, f"partitioner {plan.partitioner.tf1} dropped: TF2 shards variables only "
+                                         f"under ParameterServerStrategy; {why}", fn))
+    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in module.code):
+        notes.append((strategy.CODE, "an Estimator without train_distribute trained asynchronously on parameter "
+                                     "servers when TF_CONFIG listed ps tasks; if this job did, rewrite with "
+                                     "--strategy parameter-server", sites[0].call))
+    return notes
 
 
 def _snake(name: str) -> str:
@@ -234,7 +283,7 @@ def _all_names(module: cst.Module) -> set[str]:
     return found
 
 
-def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool) -> cst.Module:
+def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str) -> cst.Module:
     alias = tf_name if imported else None
     v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target}
     rebinding: set[int] = set()
@@ -248,9 +297,9 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     body = []
     for stmt in imports.remove_statements(module.body, rebinding):
         if header is not None and stmt is header:
-            body.extend(_with_leading(f"import tensorflow as {alias}\nimport keras\n", stmt.leading_lines))
+            body.extend(_with_leading(f"import tensorflow as {alias}\n{keras_import}", stmt.leading_lines))
         elif header is None and _binds(stmt, table):
-            body.extend(_with_leading("import tensorflow as tf\nimport keras\n", stmt.leading_lines))
+            body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
             header = body[-1]
         else:

@@ -3,9 +3,16 @@
 `RunConfig(train_distribute=...)` → a TF2 strategy built where the Estimator was: TF1 class names become their
 TF2 names (`tf.distribute.experimental.MultiWorkerMirroredStrategy` → `tf.distribute.MultiWorkerMirroredStrategy`,
 which reads TF_CONFIG with chief + worker tasks as the Estimator did) and `None` becomes the default strategy.
-`--strategy` replaces whatever the program used. Combinations known not to run on TF 2.21 are refused:
-Keras 3 `Model.fit` under MultiWorkerMirroredStrategy (keras-team/keras#20585) → use `--target ctl`;
-parameter-server migration is not implemented yet.
+`--strategy` replaces whatever the program used.
+Parameter server (`tf.compat.v1.distribute.experimental.ParameterServerStrategy` in train_distribute, or
+`--strategy parameter-server` for the Estimator's implicit async PS job that TF_CONFIG with ps tasks started):
+a generated `parameter_server_strategy(variable_partitioner)` does the role bootstrap (worker and ps tasks serve
+and never return; the chief coordinates through a ClusterCoordinator) and falls back to the default strategy when
+TF_CONFIG lists no ps tasks, as the Estimator ran single-process then. These programs use tf_keras.
+An Estimator without train_distribute cannot tell from its source whether it ran async PS: a note says so.
+Combinations known not to run on TF 2.21 are refused (TFM702): Keras 3 `Model.fit` under
+MultiWorkerMirroredStrategy (keras-team/keras#20585) or ParameterServerStrategy (no PSS support in Keras 3,
+keras-team/keras#18624) → use `--target ctl`.
 """
 from __future__ import annotations
 
@@ -34,11 +41,13 @@ _TF2_CTOR = {
     "one-device": ("tf.distribute.OneDeviceStrategy", ["device"]),
     "default": ("tf.distribute.get_strategy", []),
 }
+PS_EXPRESSION = "parameter_server_strategy()"  # the partitioner goes between the parentheses (program.py)
 _OPTION_CODE = {
     "default": "tf.distribute.get_strategy()",
     "one-device": 'tf.distribute.OneDeviceStrategy("/cpu:0")',
     "mirrored": "tf.distribute.MirroredStrategy()",
     "multi-worker-mirrored": "tf.distribute.MultiWorkerMirroredStrategy()",
+    "parameter-server": PS_EXPRESSION,
 }
 MULTI_WORKER = {"multi-worker-mirrored", "parameter-server"}
 
@@ -63,10 +72,13 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
             kind = _KINDS.get(path)
             if kind is None:
                 raise Blocked(CODE, f"tf.{path} as train_distribute is not converted", original)
-            if kind == "parameter-server":
-                raise Blocked(CODE_REFUSED, "parameter-server Estimator jobs are not migrated yet (custom loop + "
-                                            "ClusterCoordinator is planned); the program is left unchanged", original)
             kinds.add(kind)
+            if kind == "parameter-server":
+                args = bind(original, ["cluster_resolver"], f"tf.{path}", CODE)
+                if "cluster_resolver" in args and not is_literal(args["cluster_resolver"], None):
+                    raise Blocked(CODE, "a ParameterServerStrategy with its own cluster resolver is not converted "
+                                        "(the generated strategy reads TF_CONFIG, as the Estimator did)", original)
+                return cst.parse_expression(PS_EXPRESSION)
             name, signature = _TF2_CTOR[kind]
             args = bind(original, signature, f"tf.{path}", CODE)
             return cst.parse_expression(f"{generated(name)}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
@@ -84,15 +96,33 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
 
 
 def from_option(option: str) -> StrategyPlan:
-    if option == "parameter-server":
-        raise Blocked(CODE_REFUSED, "--strategy parameter-server is not implemented yet")
     return StrategyPlan({option}, generated(_OPTION_CODE[option]))
+
+
+def original_kinds(node: cst.BaseExpression | None, tf_path_of) -> set[str] | None:
+    """Strategies the TF1 program itself could run under (None if unknown), whatever --strategy asks for."""
+    try:
+        return convert(node, tf_path_of).kinds
+    except Blocked:
+        return None
+
+
+def tf1_partitions(kinds: set[str] | None) -> bool | None:
+    """Whether TF1 honoured variable partitioners: in graph mode without a strategy and under PS, not under
+    Mirrored/MWMS ("Partitioned variables are disabled when using current tf.distribute.Strategy")."""
+    if kinds is None:
+        return None
+    honoured = kinds & {"default", "parameter-server"}
+    return None if honoured and honoured != kinds else bool(honoured)
 
 
 def choose_target(requested: str, plan: StrategyPlan, node=None) -> str:
     multi = bool(plan.kinds & MULTI_WORKER)
     if requested == "auto":
         return "ctl" if multi else "keras"
+    if requested == "keras" and "parameter-server" in plan.kinds:
+        raise Blocked(CODE_REFUSED, "Keras 3 Model.fit has no ParameterServerStrategy support (keras-team/keras#18624); "
+                                    "use --target ctl (what --target auto picks)", node)
     if requested == "keras" and multi:
         raise Blocked(CODE_REFUSED, "Keras 3 Model.fit fails under MultiWorkerMirroredStrategy on TF 2.21 "
                                     "(keras-team/keras#20585); use --target ctl (what --target auto picks)", node)

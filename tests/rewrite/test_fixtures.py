@@ -33,7 +33,8 @@ def _dotted_names(text: str) -> set[str]:
 
 @functools.lru_cache(maxsize=None)
 def _migrate_fixture(name: str):
-    return migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py", Options())
+    options = Options(strategy=_case(name).get("strategy", "keep"))  # the rewrite option the case was made with
+    return migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py", options)
 
 
 def _case(name: str) -> dict:

@@ -377,7 +377,7 @@ def test_spec_hooks_block(hook_arg):
 
 
 @pytest.mark.parametrize("forward", [
-    'x = features["x"]\nwith tf.compat.v1.variable_scope("s"):\n    logits = tf.compat.v1.layers.dense(x, 1)',
+    'x = features["x"]\nwith tf.compat.v1.name_scope("s"):\n    logits = tf.compat.v1.layers.dense(x, 1)',
     'x = features["x"] * tf.cast(labels, tf.float32)\nlogits = tf.compat.v1.layers.dense(x, 1)',
     'x = features["x"]\nfor _ in range(2):\n    x = tf.compat.v1.layers.dense(x, 4)\nlogits = x',
 ])
@@ -621,17 +621,6 @@ def test_strategy_variable_rewritten_in_place():
     main = main_block(converted(program(run_config=run_config)))
     assert main.count("strategy = tf.distribute.MirroredStrategy()") == 1
     assert "with strategy.scope():" in main
-
-
-@pytest.mark.parametrize("kw", [
-    {"run_config": "config = tf.estimator.RunConfig(train_distribute=tf.distribute.experimental.ParameterServerStrategy())"},
-])
-def test_parameter_server_blocks(kw):
-    assert codes(blocked(program(**kw))) == {"TFM702"}
-
-
-def test_parameter_server_option_blocks():
-    assert codes(blocked(program(), strategy="parameter-server")) == {"TFM702"}
 
 
 def test_ctl_target_on_default_strategy():

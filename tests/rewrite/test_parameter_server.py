@@ -1,0 +1,203 @@
+"""Parameter-server strategy (TFM701/702), v1 partitioners (TFM801) and get_variable/variable_scope/embedding_lookup
+(TFM811): what converts, to what, and what is refused."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from _helpers import blocked, codes, converted, program, rewrite, section
+
+PS_CONFIG = ('config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test", '
+             'train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())')
+MWMS_CONFIG = ('config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test", '
+               'train_distribute=tf.distribute.experimental.MultiWorkerMirroredStrategy())')
+
+TABLE = """\
+table = tf.compat.v1.get_variable(
+    "item_embeddings", shape=[50, 8], initializer=tf.compat.v1.random_normal_initializer(stddev=0.1),
+    partitioner=tf.compat.v1.fixed_size_partitioner(3))
+vectors = tf.nn.embedding_lookup(table, features["ids"]{lookup_args})
+x = tf.reduce_mean(vectors, axis=1)
+logits = tf.compat.v1.layers.dense(x, 1)
+"""
+
+
+def table(lookup_args: str = "") -> str:
+    return TABLE.format(lookup_args=lookup_args)
+
+
+# ---- strategy -------------------------------------------------------------------------------------------------
+def test_v1_parameter_server_strategy_becomes_coordinated_custom_loop():
+    out = converted(program(run_config=PS_CONFIG))
+    assert "import tf_keras as keras" in out and "\nimport keras\n" not in out
+    assert "strategy = parameter_server_strategy()" in out
+    assert "def parameter_server_strategy(variable_partitioner=None):" in out
+    bootstrap = section(out, "def parameter_server_strategy", "def main")
+    assert 'if resolver.task_type in ("worker", "ps"):' in bootstrap and "server.join()" in bootstrap
+    assert 'if "ps" not in resolver.cluster_spec().as_dict():' in bootstrap  # single process as the Estimator did
+    assert "tf.distribute.coordinator.ClusterCoordinator(strategy)" in out
+    assert "self.coordinator.create_per_worker_dataset(" in out
+    assert "self.coordinator.schedule(train_step, args=(iterator,))" in out and "self.coordinator.join()" in out
+
+
+def test_strategy_option_makes_the_implicit_async_job_explicit():
+    out = converted(program(), strategy="parameter-server")
+    assert "strategy = parameter_server_strategy()" in out and "class ModelTrainer:" in out
+
+
+def test_keras_target_with_parameter_server_is_refused():
+    result = blocked(program(run_config=PS_CONFIG), target="keras")
+    assert codes(result) == {"TFM702"}
+    assert "--target ctl" in result.diagnostics[0].message
+
+
+def test_parameter_server_with_own_cluster_resolver_is_blocked():
+    config = ('config = tf.estimator.RunConfig(train_distribute='
+              'tf.compat.v1.distribute.experimental.ParameterServerStrategy(resolver))')
+    assert codes(blocked(program(run_config=config))) == {"TFM701"}
+
+
+def test_parameter_server_optimizers_use_tf_keras_stock_classes():
+    adam = "optimizer = tf.compat.v1.train.AdamOptimizer(0.01)"
+    result = rewrite(program(optimizer=adam), strategy="parameter-server")
+    out = result.output.decode()
+    assert "keras.optimizers.Adam(learning_rate=0.01" in "".join(out.split()).replace(",", ", ") \
+        or "keras.optimizers.Adam(learning_rate=0.01" in "".join(out.split())
+    assert "class TF1Adam" not in out
+    assert "TFM302" in codes(result)
+    rmsprop = "optimizer = tf.compat.v1.train.RMSPropOptimizer(0.01)"
+    assert codes(blocked(program(optimizer=rmsprop), strategy="parameter-server")) == {"TFM301"}
+
+
+def test_implicit_parameter_server_is_pointed_out_when_tf_config_appears():
+    extra = 'import os\nCLUSTER = os.environ.get("TF_CONFIG")'
+    result = rewrite(program(extra=extra))
+    assert any(d.code == "TFM701" and "--strategy parameter-server" in d.message for d in result.diagnostics)
+    assert not any(d.code == "TFM701" for d in rewrite(program()).diagnostics)  # no hint of a cluster: no note
+
+
+# ---- partitioners ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("tf1, tf2", [
+    ("tf.compat.v1.fixed_size_partitioner(3)", "FixedShardsPartitioner(num_shards=3)"),
+    ("tf.compat.v1.fixed_size_partitioner(num_shards=4, axis=0)", "FixedShardsPartitioner(num_shards=4)"),
+    ("tf.compat.v1.min_max_variable_partitioner(max_partitions=2, min_slice_size=64)",
+     "MinSizePartitioner(min_shard_bytes=64, max_shards=2)"),
+    ("tf.compat.v1.min_max_variable_partitioner(4)", "MinSizePartitioner(min_shard_bytes=256 << 10, max_shards=4)"),
+    ("tf.compat.v1.min_max_variable_partitioner()", "MinSizePartitioner(min_shard_bytes=256 << 10, max_shards=1)"),
+    ("tf.compat.v1.variable_axis_size_partitioner(1 << 20, max_shards=8, bytes_per_string_element=32)",
+     "MaxSizePartitioner(max_shard_bytes=1 << 20, max_shards=8, bytes_per_string=32)"),
+])
+def test_partitioner_arguments_map_exactly(tf1, tf2):
+    forward = f'x = features["x"]\nwith tf.compat.v1.variable_scope("tower", partitioner={tf1}):\n' \
+              '    logits = tf.compat.v1.layers.dense(x, 1)'
+    out = converted(program(forward=forward), strategy="parameter-server")
+    (assign,) = [n for n in ast.parse(out).body if isinstance(n, ast.Assign) and n.targets[0].id == "VARIABLE_PARTITIONER"]
+    assert ast.unparse(assign.value) == ast.unparse(ast.parse(f"tf.distribute.experimental.partitioners.{tf2}"))
+    assert "strategy = parameter_server_strategy(VARIABLE_PARTITIONER)" in out
+    assert f"# TF1: {tf1}" in out
+
+
+def test_non_zero_axis_is_blocked():
+    forward = 'x = features["x"]\nwith tf.compat.v1.variable_scope("t", partitioner=tf.compat.v1.fixed_size_partitioner(2, axis=1)):\n' \
+              '    logits = tf.compat.v1.layers.dense(x, 1)'
+    result = blocked(program(forward=forward), strategy="parameter-server")
+    assert codes(result) == {"TFM801"} and "axis 0" in result.diagnostics[0].message
+
+
+def test_two_different_partitioners_are_blocked():
+    forward = """\
+    x = features["x"]
+    with tf.compat.v1.variable_scope("a", partitioner=tf.compat.v1.fixed_size_partitioner(2)):
+        net = tf.compat.v1.layers.dense(x, 8)
+    with tf.compat.v1.variable_scope("b", partitioner=tf.compat.v1.fixed_size_partitioner(3)):
+        logits = tf.compat.v1.layers.dense(net, 1)
+    """
+    result = blocked(program(forward=forward), strategy="parameter-server")
+    assert codes(result) == {"TFM801"} and "one partitioner" in result.diagnostics[0].message
+
+
+def test_partitioner_using_params_is_blocked():
+    forward = 'x = features["x"]\nwith tf.compat.v1.variable_scope("t", partitioner=tf.compat.v1.fixed_size_partitioner(params["n"])):\n' \
+              '    logits = tf.compat.v1.layers.dense(x, 1)'
+    result = blocked(program(forward=forward), strategy="parameter-server")
+    assert codes(result) == {"TFM801"} and "`params`" in result.diagnostics[0].message
+
+
+def test_partitioner_dropped_under_mirrored_strategies_with_note():
+    forward = 'x = features["x"]\nwith tf.compat.v1.variable_scope("t", partitioner=tf.compat.v1.fixed_size_partitioner(2)):\n' \
+              '    logits = tf.compat.v1.layers.dense(x, 1)'
+    result = rewrite(program(forward=forward, run_config=MWMS_CONFIG))
+    out = result.output.decode()
+    assert result.status == "changed" and "VARIABLE_PARTITIONER" not in out and "Partitioner" not in out
+    (note,) = [d for d in result.diagnostics if d.code == "TFM801"]
+    assert "dropped" in note.message and "TF1 ignored it too" in note.message
+
+
+# ---- get_variable / embedding_lookup ------------------------------------------------------------------------
+def test_get_variable_becomes_a_named_model_weight():
+    out = converted(program(forward=table()), strategy="parameter-server")
+    init = section(out, "    def __init__(self, params=None):", "    def call(")
+    assert 'self.table = self.add_weight(' in init and 'name="item_embeddings"' in init
+    assert "shape=[50, 8]" in init and "initializer=keras.initializers.RandomNormal(mean=0.0, stddev=0.1)" in init
+    call = section(out, "    def call(", "class ModelTrainer")
+    assert "tf.nn.embedding_lookup(self.table, tf1_mod_rows(features[\"ids\"], self.table, VARIABLE_PARTITIONER))" in call
+
+
+def test_mod_lookup_on_partitioned_table_is_remapped_even_without_parameter_servers():
+    # single-process TF1 graph mode honoured the partitioner, so the lookup order matters there too
+    out = converted(program(forward=table()))
+    assert "def tf1_mod_rows(ids, table, partitioner):" in out and "VARIABLE_PARTITIONER = " in out
+    assert "parameter_server_strategy" not in out
+
+
+@pytest.mark.parametrize("args", [', partition_strategy="div"', ', partition_strategy="div", validate_indices=True'])
+def test_div_lookup_reads_the_natural_rows(args):
+    out = converted(program(forward=table(args)), strategy="parameter-server")
+    assert 'tf.nn.embedding_lookup(self.table, features["ids"])' in out and "tf1_mod_rows" not in out
+    assert "partition_strategy" not in out and "validate_indices" not in out
+
+
+def test_lookup_under_mwms_needs_no_remap():
+    out = converted(program(forward=table(), run_config=MWMS_CONFIG))  # TF1 did not partition there
+    assert 'tf.nn.embedding_lookup(self.table, features["ids"])' in out and "tf1_mod_rows" not in out
+
+
+def test_lookup_when_tf1_partitioning_varied_at_run_time_is_blocked():
+    run_config = """\
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy() if CLUSTER else None
+    config = tf.estimator.RunConfig(train_distribute=strategy)"""
+    result = blocked(program(forward=table(), run_config=run_config, extra="CLUSTER = False"))
+    assert codes(result) == {"TFM801"}
+
+
+def test_get_variable_default_initializer_is_tf1_glorot_uniform():
+    forward = 'w = tf.compat.v1.get_variable("w", [2, 1])\nlogits = tf.matmul(features["x"], w)'
+    out = converted(program(forward=forward))
+    assert "self.w = self.add_weight(name=\"w\", shape=[2, 1], initializer='glorot_uniform')" in out
+    assert "logits = tf.matmul(features[\"x\"], self.w)" in out
+
+
+@pytest.mark.parametrize("forward", [
+    'w = tf.compat.v1.get_variable("w", [2, 1], regularizer=tf.keras.regularizers.l2(0.1))\nlogits = tf.matmul(features["x"], w)',
+    'w = tf.compat.v1.get_variable(params["name"], [2, 1])\nlogits = tf.matmul(features["x"], w)',
+    'w = tf.compat.v1.get_variable("w", [2, 1], dtype=tf.float64)\nlogits = tf.matmul(features["x"], w)',
+    'w = tf.compat.v1.get_variable("w", [2, 1])\nlogits = tf.nn.embedding_lookup([w, w], features["ids"])',
+    'x = features["x"]\nwith tf.compat.v1.variable_scope("s", reuse=True):\n    logits = tf.compat.v1.layers.dense(x, 1)',
+    'x = features["x"]\nwith tf.compat.v1.variable_scope("s") as scope:\n    logits = tf.compat.v1.layers.dense(x, 1)',
+])
+def test_unconvertible_variables_are_blocked(forward):
+    assert codes(blocked(program(forward=forward))) == {"TFM811"}
+
+
+def test_variable_scope_is_flattened_with_note_and_comments_kept():
+    forward = """\
+    x = features["x"]
+    # the tower
+    with tf.compat.v1.variable_scope("tower"):
+        logits = tf.compat.v1.layers.dense(x, 1)
+    """
+    result = rewrite(program(forward=forward))
+    out = result.output.decode()
+    assert "    # the tower\n        logits = self.dense(x)" in out.replace("        # the tower", "    # the tower")
+    assert any(d.code == "TFM811" and "flattened" in d.message for d in result.diagnostics)
