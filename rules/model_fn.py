@@ -21,7 +21,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 
 from . import layers, losses, metrics, optimizers, partitioners, variables
-from ._args import bind, code, is_literal
+from ._args import TF, bind, code, generated, is_literal
 from .tfnames import TFNames
 
 CODE = "TFM501"
@@ -210,7 +210,9 @@ class _Interpreter:
             raise Blocked(variables.CODE, "embedding_lookup needs params and ids", call)
         ids = code(args["ids"])
         partitioned = isinstance(table, cst.Name) and self.weights.get(table.value, False)
-        if partitioned and (strategy is None or is_literal(strategy, "mod")):
+        # tf.compat.v1.nn.embedding_lookup defaults to "mod"; TF2's tf.nn.embedding_lookup always reads "div"
+        v1 = ".compat.v1." in (self.names.table.resolve(call.func, self.locals) or "")
+        if partitioned and (is_literal(strategy, "mod") or (strategy is None and v1)):
             if self.tf1_partitions is None:
                 raise Blocked(partitioners.CODE, "the lookup's row order depends on whether TF1 partitioned the table, "
                                                  "which this program's strategy decides at run time", call)
@@ -220,7 +222,7 @@ class _Interpreter:
                 self.mod_rows = True
                 ids = f"tf1_mod_rows({ids}, {table.value}, VARIABLE_PARTITIONER)"
         kept = [code(table), ids] + [f"{k}={code(args[k])}" for k in ("max_norm", "name") if k in args]
-        return call.with_changes(args=cst.parse_expression(f"f({', '.join(kept)})").args)
+        return cst.parse_expression(f"{generated('tf.nn.embedding_lookup')}({', '.join(kept)})")
 
     def check_partitioner_names(self, node: cst.CSTNode) -> None:
         bad = self.free_names(node) - self.module_names - _BUILTINS
@@ -318,7 +320,7 @@ class _Interpreter:
             if self.loss is not None:
                 raise Blocked(CODE, f"`{target} = ...` after the loss is not converted", stmt)
             new_value = self.convert_forward(value)
-            generated_names = {"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else set()
+            generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ())}
             self.check_names(new_value, self.forward | generated_names | {self.params, "self", "training"},
                              f"`{target} = ...`", stmt)
             self.forward.add(target)

@@ -12,10 +12,12 @@ Semantics kept honest:
 - TF1 honoured partitioners in graph mode without a strategy (single process, async parameter-server jobs) and
   silently dropped them under Mirrored/MultiWorkerMirrored strategies; the migration drops them where TF1 did or
   where the TF2 strategy cannot shard (a note says so).
-- `tf.nn.embedding_lookup` on a partitioned table used `partition_strategy="mod"` by default: id i was read from
-  shard i % n at row i // n, which is *not* row i of the full table. TF2 looks up row i of the full (sharded)
-  table, so the generated code maps each id to the row TF1 read (`tf1_mod_rows`); the full table keeps TF1's
-  layout and checkpoint values transfer unchanged.
+- `tf.compat.v1.nn.embedding_lookup` (what `tf.nn.embedding_lookup` was in TF 1.x and under
+  `import tensorflow.compat.v1 as tf`) on a partitioned table used `partition_strategy="mod"` by default: id i
+  was read from shard i % n at row i // n, which is *not* row i of the full table. TF2's `tf.nn.embedding_lookup`
+  always reads row i ("div"), so the generated code maps each id to the row TF1 read (`tf1_mod_rows`); the full
+  table keeps TF1's layout and checkpoint values transfer unchanged. (TF 2.x's `tf.nn.embedding_lookup` was
+  already "div": no mapping.)
 Canned v1 estimators partition implicitly: see `CANNED_ESTIMATOR_PARTITIONING`.
 """
 from __future__ import annotations

@@ -17,7 +17,7 @@ TABLE = """\
 table = tf.compat.v1.get_variable(
     "item_embeddings", shape=[50, 8], initializer=tf.compat.v1.random_normal_initializer(stddev=0.1),
     partitioner=tf.compat.v1.fixed_size_partitioner(3))
-vectors = tf.nn.embedding_lookup(table, features["ids"]{lookup_args})
+vectors = tf.compat.v1.nn.embedding_lookup(table, features["ids"]{lookup_args})
 x = tf.reduce_mean(vectors, axis=1)
 logits = tf.compat.v1.layers.dense(x, 1)
 """
@@ -156,6 +156,17 @@ def test_div_lookup_reads_the_natural_rows(args):
     out = converted(program(forward=table(args)), strategy="parameter-server")
     assert 'tf.nn.embedding_lookup(self.table, features["ids"])' in out and "tf1_mod_rows" not in out
     assert "partition_strategy" not in out and "validate_indices" not in out
+
+
+def test_tf2_lookup_already_read_natural_rows():
+    out = converted(program(forward=table().replace("tf.compat.v1.nn.embedding_lookup", "tf.nn.embedding_lookup")))
+    assert 'tf.nn.embedding_lookup(self.table, features["ids"])' in out and "tf1_mod_rows" not in out
+
+
+def test_v1_namespace_lookup_is_remapped():
+    forward = table().replace("tf.compat.v1.", "tf.")
+    out = converted(program(forward=forward, header="import tensorflow.compat.v1 as tf").replace("tf.compat.v1.", "tf."))
+    assert "tf1_mod_rows(features[\"ids\"], self.table, VARIABLE_PARTITIONER)" in out
 
 
 def test_lookup_under_mwms_needs_no_remap():
