@@ -167,8 +167,14 @@ def migrate(module: cst.Module, context) -> cst.Module:
         tf1_kinds = _union(site.original_kinds for site in sites[fn_name])
         if any("parameter-server" in site.strategy.kinds for site in sites[fn_name]):
             parameter_server.add(fn_name)
+            if "parameter_server_strategy" in module_names:
+                raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
+                                             "strategy bootstrap needs the name", functions[fn_name])
         plan = model_fn.interpret(functions[fn_name], names, module_names, strategy.tf1_partitions(tf1_kinds),
                                   "tf_keras" if fn_name in parameter_server else "keras3")
+        if plan.partitioner is not None and fn_name in parameter_server and "VARIABLE_PARTITIONER" in module_names:
+            raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
+                                             "partitioner needs the name", functions[fn_name])
         notes.extend(_strategy_notes(plan, sites[fn_name], tf1_kinds, module, functions[fn_name]))
         taken.add(plan.class_name)
         target = fn_targets.pop()

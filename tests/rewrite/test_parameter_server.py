@@ -35,7 +35,7 @@ def test_v1_parameter_server_strategy_becomes_coordinated_custom_loop():
     assert "def parameter_server_strategy(variable_partitioner=None):" in out
     bootstrap = section(out, "def parameter_server_strategy", "def main")
     assert 'if resolver.task_type in ("worker", "ps"):' in bootstrap and "server.join()" in bootstrap
-    assert 'if "ps" not in resolver.cluster_spec().as_dict():' in bootstrap  # single process as the Estimator did
+    assert 'if "ps" not in resolver.cluster_spec().as_dict() or resolver.task_type == "evaluator":' in bootstrap
     assert "tf.distribute.coordinator.ClusterCoordinator(strategy)" in out
     assert "self.coordinator.create_per_worker_dataset(" in out
     assert "self.coordinator.schedule(train_step, args=(iterator,))" in out and "self.coordinator.join()" in out
@@ -212,3 +212,12 @@ def test_variable_scope_is_flattened_with_note_and_comments_kept():
     out = result.output.decode()
     assert "    # the tower\n        logits = self.dense(x)" in out.replace("        # the tower", "    # the tower")
     assert any(d.code == "TFM811" and "flattened" in d.message for d in result.diagnostics)
+
+
+def test_evaluator_task_evaluates_checkpoints_like_the_estimator_evaluator():
+    out = converted(program(run_config=PS_CONFIG))
+    train = section(out, "    def train(self", "        model, optimizer, loss_fn")
+    assert 'if self._task_type() == "evaluator":' in train  # it does not train
+    evaluate = section(out, "    def evaluate(self", "    def _evaluate_once(")
+    assert "for path in tf.train.checkpoints_iterator(self.model_dir):" in evaluate
+    assert 'if results["global_step"] >= getattr(self, "max_steps", 0):' in evaluate
