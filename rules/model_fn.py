@@ -127,25 +127,7 @@ class _Interpreter:
         raise Blocked(layers.CODE, f"training={code(node)} is not `mode == ModeKeys.TRAIN` or a literal", node)
 
     def free_names(self, node: cst.CSTNode) -> set[str]:
-        found: set[str] = set()
-
-        class _V(cst.CSTVisitor):
-            def visit_Attribute(self, n: cst.Attribute) -> bool:
-                n.value.visit(self)
-                return False
-
-            def visit_Arg(self, n: cst.Arg) -> bool:
-                n.value.visit(self)
-                return False
-
-            def visit_Name(self, n: cst.Name) -> None:
-                found.add(n.value)
-
-            def visit_Lambda(self, n: cst.Lambda) -> bool:
-                return False
-
-        node.visit(_V())
-        return found
+        return {n.value for n in _free_name_nodes(node)}
 
     def check_names(self, node: cst.CSTNode, allowed: set[str], where: str, report: cst.CSTNode | None = None) -> None:
         bad = self.free_names(node) - allowed - self.module_names - _BUILTINS
@@ -536,13 +518,11 @@ def class_name_for(fn_name: str, taken: frozenset[str]) -> str:
     return name
 
 
-def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
-    """Replace free uses of `names` (not attributes, keywords or lambda parameters) by their expressions."""
-    if not names:
-        return node
-    hits: set[int] = set()
+def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
+    """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
+    found: list[cst.Name] = []
 
-    class _Find(cst.CSTVisitor):
+    class _V(cst.CSTVisitor):
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             n.value.visit(self)
             return False
@@ -555,14 +535,22 @@ def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
             return False
 
         def visit_Name(self, n: cst.Name) -> None:
-            if n.value in names:
-                hits.add(id(n))
+            found.append(n)
+
+    node.visit(_V())
+    return found
+
+
+def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
+    """Replace free uses of `names` by their expressions."""
+    hits = {id(n) for n in _free_name_nodes(node) if n.value in names}
+    if not hits:
+        return node
 
     class _Replace(cst.CSTTransformer):
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             return cst.parse_expression(names[original.value]) if id(original) in hits else updated
 
-    node.visit(_Find())
     return node.visit(_Replace())
 
 

@@ -41,3 +41,25 @@ def test_fixture_verifies(case, tmp_path):
     steps = meta.get("steps", 200)
     for worker in comparison["workers"].values():
         assert worker["compared"] >= steps, worker
+
+
+PS_CASES = [c for c in PAIRS if "ps" in tomllib.loads((FIXTURES / c / "case.toml").read_text())]
+
+
+@pytest.mark.equivalence
+@pytest.mark.tfenv
+@pytest.mark.parametrize("case", PS_CASES)
+def test_fixture_verifies_on_parameter_servers(case, tmp_path):
+    """The async job (chief + workers + ps): the migrated loss curve must lie in the band of repeated originals."""
+    ps = tomllib.loads((FIXTURES / case / "case.toml").read_text())["ps"]
+    report = tmp_path / "verify.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "verify", str(FIXTURES / case / "original.py"),
+         str(FIXTURES / case / "migrated.py"), "--workers", str(ps["workers"]), "--ps", str(ps["ps"]),
+         "--repeats", str(ps["repeats"]), "--run-dir", str(tmp_path / "run"), "--json", str(report),
+         "--timeout", "300", "--", "--steps", str(ps["steps"])],
+        capture_output=True, text=True, timeout=1200,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    result = json.loads(report.read_text())
+    assert result["comparison"]["equivalent"], proc.stdout[-4000:]
