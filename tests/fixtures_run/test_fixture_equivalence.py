@@ -63,3 +63,24 @@ def test_fixture_verifies_on_parameter_servers(case, tmp_path):
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     result = json.loads(report.read_text())
     assert result["comparison"]["equivalent"], proc.stdout[-4000:]
+
+
+@pytest.mark.equivalence
+@pytest.mark.tfenv
+def test_lookup_without_mod_mapping_is_caught(tmp_path):
+    """The TFM801 id mapping matters: without it the single-process run of ps_embedding diverges at step 0."""
+    case = FIXTURES / "ps_embedding"
+    migrated = (case / "migrated.py").read_text()
+    mapped = 'tf1_mod_rows(features["ids"], self.table, VARIABLE_PARTITIONER)'
+    assert mapped in migrated
+    broken = tmp_path / "migrated_without_mapping.py"
+    broken.write_text(migrated.replace(mapped, 'features["ids"]'))
+    report = tmp_path / "verify.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "verify", str(case / "original.py"), str(broken), "--workers", "1",
+         "--run-dir", str(tmp_path / "run"), "--json", str(report), "--", "--steps", "50"],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-4000:]
+    (worker,) = json.loads(report.read_text())["comparison"]["workers"].values()
+    assert worker["first_break"]["step"] == 0
