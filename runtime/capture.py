@@ -40,39 +40,79 @@ def read_legacy(capture_dir: Path) -> dict[str, list[tuple]]:
     return out
 
 
-def read_legacy_gs(capture_dir: Path) -> list[float]:
-    """All tasks' losses merged in global-step order (async PS: one curve for the whole cluster)."""
+def read_legacy_ordered(capture_dir: Path) -> list[tuple]:
+    """Async PS: every task's steps as (global_step, wall time, task, loss), in global-step order.
+
+    The global step is fetched in the same session.run as the update, so two workers can report the
+    same value; wall time breaks the tie (same machine, same clock).
+    """
     rows = []
     for f in sorted(Path(capture_dir).glob("*.jsonl")):
         for line in f.read_text().splitlines():
             try:
                 r = json.loads(line)
-            except json.JSONDecodeError:
+            except json.JSONDecodeError:  # torn last line of a killed task
                 continue
-            rows.append((r.get("gs") or 0, r.get("t") or 0, float(r["loss"])))
+            rows.append((r.get("gs") or 0, r.get("t") or 0.0, f.stem, float(r["loss"])))
     rows.sort()
-    return [r[2] for r in rows]
+    return rows
 
 
-def parse_loss_line(line: str) -> tuple[float, int | None] | None:
+def read_legacy_gs(capture_dir: Path) -> list[float]:
+    """All tasks' losses merged in global-step order (async PS: one curve for the whole cluster)."""
+    return [r[3] for r in read_legacy_ordered(capture_dir)]
+
+
+def decode_time(bits: int) -> float:
+    """float64 whose IEEE-754 bit pattern is the (signed) int64 `bits` (tf.timestamp bitcast)."""
+    return struct.unpack("<d", struct.pack("<q", int(bits)))[0]
+
+
+def parse_loss_record(line: str) -> tuple[float, int | None, float | None] | None:
+    """'<loss int32 bits> <batch> [<time int64 bits>]' -> (loss, batch, time); None for a bad line."""
     parts = line.split()
     if not parts:
         return None
     try:
         loss = decode_bits(int(parts[0]))
         batch = int(parts[1]) if len(parts) > 1 else None
+        when = decode_time(int(parts[2])) if len(parts) > 2 else None
     except (ValueError, struct.error):
         return None
-    return loss, batch
+    return loss, batch, when
+
+
+def parse_loss_line(line: str) -> tuple[float, int | None] | None:
+    r = parse_loss_record(line)
+    return None if r is None else r[:2]
+
+
+def _target_records(capture_dir: Path) -> dict[str, list[tuple]]:
+    out: dict[str, list[tuple]] = {}
+    for f in sorted(Path(capture_dir).glob("*.loss")):
+        rows = [r for r in (parse_loss_record(l) for l in f.read_text().splitlines()) if r is not None]
+        if rows:  # every task opens its file at start; ps / coordinator files stay empty
+            out[f.stem] = rows
+    return out
 
 
 def read_target(capture_dir: Path) -> dict[str, list[tuple]]:
     """{task: [(loss, batch), ...]} from <task>.loss written in-graph by target_boot.py."""
-    out: dict[str, list[tuple]] = {}
-    for f in sorted(Path(capture_dir).glob("*.loss")):
-        rows = [r for r in (parse_loss_line(l) for l in f.read_text().splitlines()) if r is not None]
-        out[f.stem] = rows
-    return out
+    return {task: [r[:2] for r in rows] for task, rows in _target_records(capture_dir).items()}
+
+
+def read_target_ordered(capture_dir: Path) -> list[tuple]:
+    """Async PS: every executed step as (wall time, task, loss), in execution order.
+
+    Each task's file is in its own execution order (one append per step); tasks are merged by the
+    step's wall clock, taken in-graph by the executing task (same machine, same clock).
+    """
+    rows = []
+    for task, recs in _target_records(capture_dir).items():
+        for i, (loss, _batch, when) in enumerate(recs):
+            rows.append((when if when is not None else float(i), task, i, loss))
+    rows.sort()
+    return [(t, task, loss) for t, task, _i, loss in rows]
 
 
 def has_data(capture_dir: Path) -> bool:

@@ -2,13 +2,14 @@
 
 Sync modes (single process, MWMS): stepwise, per worker, per step
     pass  iff  |a - b| <= atol + rtol * |a|        (a = original, b = migrated)
-Async PS: statistical -- binned mean curves and final loss of the migrated runs must lie inside the
-band spanned by several runs of the original (widened by a margin, see `compare_statistical`).
+Async PS: statistical, see compare_stat (re-exported here).
 """
 from __future__ import annotations
 
 import math
 from typing import Sequence
+
+from .compare_stat import binned_means, compare_statistical, final_loss  # noqa: F401
 
 # A step record: (loss, batch size or None)
 Step = tuple  # (float, int | None)
@@ -106,74 +107,5 @@ def compare_sync(original: dict[str, Sequence[Step]], migrated: dict[str, Sequen
         "max_abs": max((r["max_abs"] for r in per.values()), default=0.0),
         "max_rel": max((r["max_rel"] for r in per.values()), default=0.0),
         "first_break": first_break,
-        "problems": problems,
-    }
-
-
-# --------------------------------------------------------------------------- statistical (async PS)
-def binned_means(seq: Sequence[float], bins: int) -> list[float]:
-    """Mean of each of `bins` equal fractions of the run (runs of different length stay comparable)."""
-    n = len(seq)
-    if n == 0:
-        return [math.nan] * bins
-    out = []
-    for k in range(bins):
-        lo = (k * n) // bins
-        hi = max(((k + 1) * n) // bins, lo + 1)
-        chunk = seq[lo:min(hi, n)]
-        out.append(math.fsum(chunk) / len(chunk))
-    return out
-
-
-def final_loss(seq: Sequence[float], frac: float = 0.05) -> float:
-    """Mean of the last `frac` of the steps (at least one step)."""
-    if not seq:
-        return math.nan
-    k = max(1, int(len(seq) * frac))
-    return math.fsum(seq[-k:]) / k
-
-
-def compare_statistical(original_runs: Sequence[Sequence[float]], migrated_runs: Sequence[Sequence[float]],
-                        bins: int = 10, band_rtol: float = 0.1, min_repeats: int = 2) -> dict:
-    """Migrated binned curve + final loss vs. the band of several original runs.
-
-    band per bin = [min - m, max + m] over the original runs, m = max(band_rtol * |mean|, max - min):
-    the observed run-to-run spread of the original is doubled, and never below band_rtol relative.
-    """
-    if len(original_runs) < min_repeats:
-        raise ValueError(f"statistical comparison needs >= {min_repeats} runs of the original, got {len(original_runs)}")
-    if not migrated_runs:
-        raise ValueError("no migrated run")
-
-    def band(values: list[float]) -> tuple[float, float]:
-        lo, hi = min(values), max(values)
-        mean = math.fsum(values) / len(values)
-        m = max(band_rtol * abs(mean), hi - lo)
-        return lo - m, hi + m
-
-    ob = [binned_means(r, bins) for r in original_runs]
-    mb = [binned_means(r, bins) for r in migrated_runs]
-    rows = []
-    problems = []
-    for k in range(bins):
-        lo, hi = band([b[k] for b in ob])
-        mig = [b[k] for b in mb]
-        ok = all(lo <= v <= hi for v in mig)
-        rows.append({"bin": k, "lo": lo, "hi": hi, "original": [b[k] for b in ob], "migrated": mig, "ok": ok})
-        if not ok:
-            problems.append(f"bin {k}: migrated mean {mig} outside the original band [{lo:.4g}, {hi:.4g}]")
-    of = [final_loss(r) for r in original_runs]
-    mf = [final_loss(r) for r in migrated_runs]
-    flo, fhi = band(of)
-    final_ok = all(flo <= v <= fhi for v in mf)
-    if not final_ok:
-        problems.append(f"final loss {mf} outside the original band [{flo:.4g}, {fhi:.4g}]")
-    return {
-        "mode": "statistical",
-        "bins": rows,
-        "final": {"lo": flo, "hi": fhi, "original": of, "migrated": mf, "ok": final_ok},
-        "band_rtol": band_rtol,
-        "repeats": len(original_runs),
-        "equivalent": not problems,
         "problems": problems,
     }

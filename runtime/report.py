@@ -35,16 +35,7 @@ def print_verdict(result: dict, console: Console) -> None:
         console.print(tab)
         console.print(f"max |Δ| {_fmt(cmp['max_abs'])}   max rel Δ {_fmt(cmp['max_rel'])}")
     else:
-        tab = Table(title=f"statistical comparison ({cmp['repeats']} original runs)")
-        for col in ("bin", "band lo", "band hi", "migrated", "ok"):
-            tab.add_column(col)
-        for row in cmp["bins"]:
-            tab.add_row(str(row["bin"]), _fmt(row["lo"]), _fmt(row["hi"]),
-                        ", ".join(_fmt(v) for v in row["migrated"]), "yes" if row["ok"] else "NO")
-        f = cmp["final"]
-        tab.add_row("final", _fmt(f["lo"]), _fmt(f["hi"]), ", ".join(_fmt(v) for v in f["migrated"]),
-                    "yes" if f["ok"] else "NO")
-        console.print(tab)
+        _print_statistical(result, cmp, console)
     if t:
         console.print("time: " + "  ".join(f"{k.replace('_', ' ')} {v:.1f}s" for k, v in t.items()))
     for p in cmp["problems"][:10]:
@@ -53,6 +44,35 @@ def print_verdict(result: dict, console: Console) -> None:
         console.print("[bold green]verdict: equivalent[/]")
     else:
         console.print("[bold red]verdict: NOT equivalent[/]")
+
+
+def _print_statistical(result: dict, cmp: dict, console: Console) -> None:
+    r = cmp["repeats"]
+    console.print(f"mode: statistical (async parameter servers: {r} runs of the original, 1 migrated run)",
+                  highlight=False)
+    if result.get("init_checkpoint"):
+        console.print(f"canonical initial checkpoint: {result['init_checkpoint']}", highlight=False)
+    if result.get("ready_poll_secs") is not None:
+        console.print(f"original: TF1 worker readiness poll {result['ready_poll_secs']:g} s instead of 30 s "
+                      "(timing only)", highlight=False)
+    for run in result.get("runs", []):
+        console.print(f"  {run['side']}: steps per task {run['steps_per_task']}", highlight=False)
+    console.print(f"rule: {cmp['rule']}", highlight=False)
+    console.print(f"      here R = {r}, {len(cmp['bins']) + 1} checks, q = {cmp['quantile']:.5f}: t = {cmp['t']:.3g}, "
+                  f"z = {cmp['z']:.3g}; bins marked 'spread' get tighter with more --repeats", highlight=False)
+    tab = Table(title=f"statistical comparison ({r} original runs; original by global step, migrated by "
+                      "execution order)")
+    for col in ("bin", "steps", *[f"orig #{i + 1}" for i in range(r)], "mean", "± margin", "by",
+                "band lo", "band hi", "migrated", "ok"):
+        tab.add_column(col)
+    final = cmp["final"]
+    for row in cmp["bins"] + [final]:
+        steps = f"{row['steps'][0]}–{row['steps'][1] - 1}" if row.get("steps") else \
+            f"last {cmp['final_frac']:.0%}"
+        tab.add_row(str(row["bin"]), steps, *[_fmt(v) for v in row["original"]], _fmt(row["mean"]),
+                    f"{_fmt(row['margin'])} ({row['rel_margin']:.0%})", row["by"], _fmt(row["lo"]),
+                    _fmt(row["hi"]), ", ".join(_fmt(v) for v in row["migrated"]), "yes" if row["ok"] else "NO")
+    console.print(tab)
 
 
 def write_json(result: dict, path: Path) -> None:

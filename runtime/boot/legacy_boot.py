@@ -5,6 +5,12 @@ Usage: python legacy_boot.py PROGRAM [ARGS...]
 Environment:
   TFMIGRATE_MODEL_DIR    every Estimator's model_dir is redirected here (user's dir is never written)
   TFMIGRATE_CAPTURE_DIR  per-step records go to <dir>/<task_type><task_index>.jsonl
+  TFMIGRATE_INIT_ONLY    "1": exit (code 0) right before the first training step, once model.ckpt-0 exists
+                         (verify's canonical initial checkpoint for async PS)
+  TFMIGRATE_WARM_START   checkpoint prefix: every Estimator warm-starts all trainable variables from it
+                         (optimizer slots keep their constant initializers); the chief checks the result
+  TFMIGRATE_READY_POLL_SECS  seconds between a TF1 worker's "is the model ready" checks (TF default 30);
+                         timing only, it never changes what is computed
 
 Each TRAIN EstimatorSpec gets one more SessionRunHook that appends per session.run:
   {"i": step counter of this task, "gs": global step, "loss": float (repr of float32 -> exact),
@@ -26,6 +32,46 @@ def _task_name():
     return "%s%d" % (task.get("type", "chief"), int(task.get("index", 0)))
 
 
+def _write_meta(path, **fields):
+    """Merge fields into the task's meta json (the boot's notes for verify)."""
+    try:
+        with open(path) as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError):
+        doc = {}
+    doc.update(fields)
+    with open(path + ".tmp", "w") as fh:
+        json.dump(doc, fh)
+    os.replace(path + ".tmp", path)
+
+
+def _check_warm_start(tf, session, prefix):
+    """Compare the session's trainable variables with the checkpoint they were warm-started from.
+
+    Partitioned variables (embeddings/part_0, part_1) are one full tensor in a checkpoint: compare slices.
+    """
+    import numpy as np
+
+    reader = tf.compat.v1.train.load_checkpoint(prefix)
+    gs = tf.compat.v1.train.get_global_step()
+    vs = tf.compat.v1.trainable_variables()
+    values, step = session.run([vs, gs] if gs is not None else [vs, tf.constant(-1)])
+    checked, bad = 0, []
+    for v, val in zip(vs, values):
+        info = getattr(v, "_save_slice_info", None)
+        name = info.full_name if info else v.op.name
+        if not reader.has_tensor(name):
+            bad.append(name + " (not in checkpoint)")
+            continue
+        want = reader.get_tensor(name)
+        if info:
+            want = want[tuple(slice(o, o + n) for o, n in zip(info.var_offset, info.var_shape))]
+        checked += 1
+        if want.shape != val.shape or not np.array_equal(want, val):
+            bad.append(v.op.name)
+    return {"checkpoint": prefix, "global_step": int(step), "checked": checked, "mismatched": bad}
+
+
 def _install():
     import tensorflow as tf
     from tensorflow_estimator.python.estimator import estimator as est_mod
@@ -38,6 +84,12 @@ def _install():
     task = _task_name()
     out_path = os.path.join(capture_dir, task + ".jsonl")
     meta_path = os.path.join(capture_dir, task + ".meta.json")
+    init_only = os.environ.get("TFMIGRATE_INIT_ONLY") == "1"
+    warm_start = os.environ.get("TFMIGRATE_WARM_START")
+    poll = os.environ.get("TFMIGRATE_READY_POLL_SECS")
+    if poll:
+        _shorten_ready_poll(float(poll))
+        _write_meta(meta_path, ready_poll_secs=float(poll))
 
     class _CaptureHook(tf.compat.v1.train.SessionRunHook):
         def __init__(self, loss, batch):
@@ -48,11 +100,19 @@ def _install():
 
         def begin(self):
             self._gs = tf.compat.v1.train.get_global_step()
+            # init-only: a saver of our own in case the program saves no checkpoint at step 0
+            self._saver = tf.compat.v1.train.Saver() if init_only else None
 
         def after_create_session(self, session, coord):
+            if warm_start and task.startswith("chief"):
+                _write_meta(meta_path, warm_start=_check_warm_start(tf, session, warm_start))
             self._fh = open(out_path, "a", buffering=1)
 
         def before_run(self, run_context):
+            if init_only:
+                if not os.path.exists(os.path.join(model_dir, "model.ckpt-0.index")):
+                    self._saver.save(run_context.session, os.path.join(model_dir, "model.ckpt"), global_step=0)
+                _exit_after_ckpt0(model_dir)
             fetches = {"loss": self._loss, "batch": self._batch}
             if self._gs is not None:
                 fetches["gs"] = self._gs
@@ -113,11 +173,40 @@ def _install():
         if config is not None and getattr(config, "keep_checkpoint_max", None):
             # keep every checkpoint: model.ckpt-0 holds the initial weights verify hands to the migrated side
             config = config.replace(keep_checkpoint_max=None)
-        with open(meta_path, "w") as fh:
-            json.dump({"model_dir": model_dir, "user_model_dir": model_dir_arg, "task": task}, fh)
+        if warm_start:
+            # all trainable variables; optimizer slots keep their constant initializers on both sides
+            ws = tf.estimator.WarmStartSettings(ckpt_to_initialize_from=warm_start, vars_to_warm_start=".*")
+            if len(args) >= 2:  # (params, warm_start_from) passed positionally
+                args = (args[0], ws) + tuple(args[2:])
+            else:
+                kwargs["warm_start_from"] = ws
+        _write_meta(meta_path, model_dir=model_dir, user_model_dir=model_dir_arg, task=task)
         orig_init(self, _wrap_model_fn(model_fn), model_dir, config, *args, **kwargs)
 
     est_mod.Estimator.__init__ = patched_init
+
+
+def _exit_after_ckpt0(model_dir):
+    """Init-only run: model.ckpt-0 exists (the Estimator's saver or ours); stop before any update."""
+    ok = os.path.exists(os.path.join(model_dir, "model.ckpt-0.index"))
+    if not ok:
+        sys.stderr.write("tfmigrate: init-only run reached the first step without model.ckpt-0 in %s\n" % model_dir)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0 if ok else 3)  # no clean shutdown needed: the checkpoint files are closed
+
+
+def _shorten_ready_poll(secs):
+    """TF1 workers re-check "is the model initialized" every recovery_wait_secs (30 s by default)."""
+    from tensorflow.python.training import session_manager as sm
+
+    orig = sm.SessionManager.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        self._recovery_wait_secs = min(self._recovery_wait_secs, secs)
+
+    sm.SessionManager.__init__ = __init__
 
 
 def main():

@@ -7,11 +7,18 @@ Environment:
                          "<int32 bit pattern of the float32 local mean loss> <batch size>"
   TFMIGRATE_MODEL_DIR    CheckpointManager / BackupAndRestore / ModelCheckpoint paths are moved under it
   TFMIGRATE_INIT_CKPT    optional TF1 checkpoint prefix (the original's model.ckpt-0): weights created
-                         through Layer.add_weight start from its values (by name, else creation order + shape)
+                         through Layer.add_weight start from its values (by name: exact, scoped or bare;
+                         else creation order + shape), and each is read back and checked bit for bit
 
-The loss is written in-graph with tf.print(tf.bitcast(x, tf.int32), output_stream="file://...") and the
-print op is also made a control dependency of the returned loss, so it runs inside tf.function,
-strategy.run and MultiWorkerMirroredStrategy. The int32 bit pattern makes the float exact.
+The loss is written in-graph with tf.print(tf.bitcast(x, tf.int32), ..., output_stream="file://...") and
+the print op is also made a control dependency of the returned loss, so it runs inside tf.function,
+strategy.run, MultiWorkerMirroredStrategy and ParameterServerStrategy. The int32 bit pattern makes the
+float exact. A line is "<loss bits> <batch> <int64 bits of the float64 wall clock of the executing task>".
+PrintV2 opens the file (O_APPEND), writes the line in one write() and closes it, at every step, in the
+process that runs the op. Under ParameterServerStrategy that is a remote worker running a function the
+coordinator traced, so the traced path is /proc/self/fd/N: N is the same fd number in every task, opened
+on that task's own <task>.loss. Only losses computed under a GradientTape are training steps (an
+evaluation through compute_average_loss is not recorded).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
 import importlib.abc
@@ -41,12 +48,39 @@ TASK = _task_name()
 
 # --------------------------------------------------------------------------- per-step loss
 _LOSS_PATH = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".loss")
+_LOSS_FD = 1000  # fixed: the path is traced once (coordinator) and resolved in whichever task runs it
+_LOSS_STREAM = ["file://" + _LOSS_PATH]
+
+
+def _open_loss_sink():
+    """Point /proc/self/fd/_LOSS_FD at this task's <task>.loss; keep the plain path where that fails."""
+    try:
+        fd = os.open(_LOSS_PATH, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        if fd != _LOSS_FD:
+            os.dup2(fd, _LOSS_FD, inheritable=False)
+            os.close(fd)
+        if os.path.exists("/proc/self/fd/%d" % _LOSS_FD):
+            _LOSS_STREAM[0] = "file:///proc/self/fd/%d" % _LOSS_FD
+    except OSError as exc:
+        sys.stderr.write("tfmigrate: per-task loss file via fd %d failed (%s); using %s\n"
+                         % (_LOSS_FD, exc, _LOSS_PATH))
+
+
+def _taping():
+    """True under a GradientTape: a training step, not an evaluation."""
+    try:
+        from tensorflow.python.eager import record
+
+        return record.could_possibly_record()
+    except Exception:  # pragma: no cover - private module moved: record everything
+        return True
 
 
 def _emit(tf, local_mean, batch, result):
-    """Write the bit pattern of local_mean (float32 scalar) + batch; return `result` depending on it."""
+    """Write the bit pattern of local_mean (float32 scalar) + batch + time; return `result` depending on it."""
     bits = tf.bitcast(tf.cast(local_mean, tf.float32), tf.int32)
-    op = tf.print(bits, tf.cast(batch, tf.int64), output_stream="file://" + _LOSS_PATH)
+    when = tf.bitcast(tf.timestamp(), tf.int64)
+    op = tf.print(bits, tf.cast(batch, tf.int64), when, output_stream=_LOSS_STREAM[0])
     if op is None:  # eager: already printed
         return result
     with tf.control_dependencies([op]):
@@ -72,7 +106,7 @@ def _patch_compute_average_loss(tf):
     def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
         with _Guard() as outer:
             out = orig(per_example_loss, sample_weight=sample_weight, global_batch_size=global_batch_size)
-            if not outer:
+            if not outer or not _taping():
                 return out
             pel = tf.convert_to_tensor(per_example_loss)
             if sample_weight is not None:
@@ -155,6 +189,9 @@ _WITHIN = {"kernel": 0, "depthwise_kernel": 0, "embeddings": 0, "gamma": 0, "poi
            "beta": 1, "bias": 2, "moving_mean": 3, "moving_variance": 4}
 
 
+_PART = re.compile(r"/part_\d+$")
+
+
 def _natural_key(name):
     scope, _, leaf = name.rpartition("/")
     parts = []
@@ -182,13 +219,31 @@ def _creation_order(tf, prefix, names):
                 for raw in mg.collection_def[key].bytes_list.value:
                     vd = variable_pb2.VariableDef()
                     vd.ParseFromString(raw)
-                    n = vd.variable_name.split(":")[0]
+                    n = _ckpt_name(vd.variable_name)
                     if n in names and n not in ordered:
                         ordered.append(n)
         except Exception as exc:  # fall back to a natural sort
             sys.stderr.write("tfmigrate: could not read %s (%s); using name order\n" % (meta, exc))
     rest = sorted((n for n in names if n not in ordered), key=_natural_key)
     return ordered + rest
+
+
+def _name_candidates(target, weight_name, free):
+    """Checkpoint names for weight `target` ("layer/weight"), best first, among the unused `free`: the
+    exact name; the only "<scope>/layer/weight" (TF1 variable_scope around the layers); the bare weight
+    name (add_weight on the Model itself, like a top-level tf.get_variable)."""
+    out = [(target, "name")] if target in free else []
+    scoped = [n for n in free if n.endswith("/" + target)]
+    if len(scoped) == 1:
+        out.append((scoped[0], "scoped name"))
+    if weight_name != target and weight_name in free:
+        out.append((weight_name, "bare name"))
+    return out
+
+
+def _ckpt_name(var_name):
+    """Checkpoint key of a TF1 graph variable: a partitioned one is listed per part, saved as one tensor."""
+    return _PART.sub("", var_name.split(":")[0])
 
 
 class _WeightMapper:
@@ -202,13 +257,17 @@ class _WeightMapper:
         self.used = set()
         self.mapped = []  # (target, source, how)
         self.unmatched = []  # (target, shape)
+        self.exact = {}  # target -> value equal to the checkpoint's after creation
+        self.unchecked = []
+        self.shards = {}  # target -> number of ShardedVariable parts
         self.out = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".weights.json")
 
     def take(self, layer_name, weight_name, shape):
         shape = tuple(int(d) for d in shape) if shape is not None else None
         target = "%s/%s" % (layer_name, weight_name)
-        if target in self.shapes and target not in self.used and self.shapes[target] == shape:
-            return self._use(target, target, "name")
+        for cand, how in self.candidates(target, weight_name):
+            if self.shapes[cand] == shape:
+                return self._use(target, cand, how)
         for cand in self.order:  # next unused checkpoint variable in creation order
             if cand in self.used:
                 continue
@@ -218,6 +277,31 @@ class _WeightMapper:
         self.unmatched.append((target, shape))
         self.write()
         self.fail("no checkpoint variable for weight %r with shape %s" % (target, shape))
+
+    def candidates(self, target, weight_name):
+        return _name_candidates(target, weight_name, [n for n in self.order if n not in self.used])
+
+    def check(self, target, var, value):
+        """After creation: the weight must hold the checkpoint tensor bit for bit (else verify would
+        compare runs from different starts). Only where values are readable (eager)."""
+        import numpy as np
+
+        try:
+            with self.tf.init_scope():
+                if not self.tf.executing_eagerly():
+                    return
+                got = _full_value(var)
+        except Exception as exc:  # unreadable here (e.g. a lazily initialised variable): say so
+            self.unchecked.append("%s (%s)" % (target, type(exc).__name__))
+            self.write()
+            return
+        shards = getattr(var, "variables", None)
+        if type(var).__name__ == "ShardedVariable" and shards:
+            self.shards[target] = len(shards)
+        self.exact[target] = bool(got.shape == value.shape and np.array_equal(got, value.astype(got.dtype)))
+        self.write()
+        if not self.exact[target]:
+            self.fail("weight %r does not hold its checkpoint value after creation" % target)
 
     def _use(self, target, source, how):
         self.used.add(source)
@@ -229,7 +313,10 @@ class _WeightMapper:
         doc = {
             "checkpoint": self.prefix,
             "task": TASK,
-            "mapped": [{"weight": t, "checkpoint_var": s, "by": h} for t, s, h in self.mapped],
+            "mapped": [{"weight": t, "checkpoint_var": s, "by": h, "exact": self.exact.get(t),
+                        **({"shards": self.shards[t]} if t in self.shards else {})}
+                       for t, s, h in self.mapped],
+            "unchecked": self.unchecked,
             "unmatched": [{"weight": t, "shape": list(s) if s else None} for t, s in self.unmatched],
             "unused_checkpoint_vars": [n for n in self.order if n not in self.used],
         }
@@ -252,16 +339,40 @@ class _WeightMapper:
 
 
 class _ConstInit:
+    """The checkpoint value; under a variable partitioner only the asked-for shard (PSS calls the
+    initializer per shard with partition_shape/partition_offset, or with shard_info)."""
+
     def __init__(self, value):
         self.value = value
 
-    def __call__(self, shape=None, dtype=None, **kwargs):
+    def __call__(self, shape=None, dtype=None, partition_shape=None, partition_offset=None, shard_info=None,
+                 **kwargs):
         import tensorflow as tf
 
-        return tf.constant(self.value, dtype=dtype if dtype is not None else self.value.dtype)
+        if shard_info is not None:
+            partition_shape, partition_offset = shard_info.shape, shard_info.offset
+        value = _shard(self.value, partition_shape, partition_offset)
+        return tf.constant(value, dtype=dtype if dtype is not None else self.value.dtype)
 
     def get_config(self):
         return {}
+
+
+def _shard(value, shape, offset):
+    if shape is None or offset is None:
+        return value
+    dims = [int(d) for d in (shape.as_list() if hasattr(shape, "as_list") else shape)]
+    return value[tuple(slice(int(o), int(o) + d) for o, d in zip(offset, dims))]
+
+
+def _full_value(var):
+    """Whole value of a created weight (a ShardedVariable is concatenated along axis 0)."""
+    import numpy as np
+
+    shards = getattr(var, "variables", None)
+    if type(var).__name__ == "ShardedVariable" and shards:
+        return np.concatenate([np.asarray(v.numpy()) for v in shards], axis=0)
+    return np.asarray(var.numpy())
 
 
 def _patch_add_weight(layer_cls, mapper):
@@ -271,6 +382,8 @@ def _patch_add_weight(layer_cls, mapper):
     sig = inspect.signature(orig)
 
     def add_weight(self, *args, **kwargs):
+        if any(c.__name__ == "Metric" for c in type(self).__mro__):
+            return orig(self, *args, **kwargs)  # tf_keras metrics keep their state in weights; not model weights
         try:
             ba = sig.bind(self, *args, **kwargs)
         except TypeError:
@@ -286,7 +399,9 @@ def _patch_add_weight(layer_cls, mapper):
         if "initializer" in sig.parameters:
             # rebuild the call from the bound arguments with the initializer replaced
             a["initializer"] = _ConstInit(value)
-            return orig(*ba.args, **ba.kwargs)
+            var = orig(*ba.args, **ba.kwargs)
+            mapper.check("%s/%s" % (self.name, name), var, value)
+            return var
         return orig(self, *args, **kwargs)
 
     add_weight._tfmigrate = True
@@ -401,6 +516,7 @@ def _install():
 
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
         os.makedirs(os.environ["TFMIGRATE_CAPTURE_DIR"], exist_ok=True)
+    _open_loss_sink()
 
     _patch_compute_average_loss(tf)
     _patch_keras_compute_loss(tf)

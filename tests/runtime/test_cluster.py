@@ -126,6 +126,19 @@ def test_lingering_worker_killed_after_grace(tmp_path):
     assert not [p for p in _all_pids(pids) if _alive(p)]
 
 
+def test_serving_workers_stop_when_the_chief_exits(tmp_path):
+    """PSS: workers and ps serve forever; with grace 0 the chief's (coordinator's) exit ends the run."""
+    env, pids = _env(tmp_path, worker="hang", ps="hang", chief="sleep:0.5")
+    t = time.monotonic()
+    run = cluster.run_cluster(_cmd, cluster.layout(3, ps=1), tmp_path / "logs", env, timeout=30, grace=0.0)
+    assert time.monotonic() - t < 5
+    by = {r.task.name: r for r in run.results}
+    assert not by["chief-0"].killed and by["chief-0"].returncode == 0
+    assert by["worker-0"].killed and by["worker-1"].killed and by["ps-0"].killed
+    time.sleep(0.2)
+    assert not [p for p in _all_pids(pids) if _alive(p)]
+
+
 def test_port_in_use_is_retried_with_new_ports(tmp_path):
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))

@@ -65,28 +65,6 @@ def test_missing_worker_is_not_equivalent():
     assert not r["equivalent"] and any("worker0" in p for p in r["problems"])
 
 
-def _curve(scale, n=300, noise=0.0, phase=0):
-    return [scale * (4.0 * math.exp(-i / 60) + 0.02) * (1 + noise * math.sin(i * 0.7 + phase)) for i in range(n)]
-
-
-def test_statistical_band_accepts_similar_and_rejects_different():
-    originals = [_curve(1.0, noise=0.05, phase=p) for p in range(3)]
-    ok = compare.compare_statistical(originals, [_curve(1.03, noise=0.05, phase=7)])
-    assert ok["equivalent"], ok["problems"]
-    bad = compare.compare_statistical(originals, [_curve(1.6)])
-    assert not bad["equivalent"] and bad["problems"]
-    slow = compare.compare_statistical(originals, [_curve(1.0, n=300)[::-1]])
-    assert not slow["equivalent"]
-    with pytest.raises(ValueError):
-        compare.compare_statistical([originals[0]], [originals[1]])
-
-
-def test_binned_means_and_final():
-    assert compare.binned_means([1, 1, 3, 3], 2) == [1, 3]
-    assert compare.binned_means([1, 2, 3], 5)[0] == 1
-    assert compare.final_loss(list(range(100)), 0.05) == pytest.approx(97.0)
-
-
 @pytest.mark.parametrize("x", [0.0, -0.0, 1.0, 12.901063919067383, 1e-30, -3.5, float("inf")])
 def test_loss_bits_roundtrip_exact(x):
     bits = capture.encode_bits(x)

@@ -1,0 +1,130 @@
+"""`verify --ps`: async parameter-server runs compared statistically (equivalence study §4.3, §6).
+
+1. Canonical start: the original runs once as a single process and stops right before its first step;
+   its model.ckpt-0 is the start of every run (a PS run's own ckpt-0 may already hold updates).
+2. The original runs `repeats` times on the cluster, each warm-started from that checkpoint (trainable
+   variables; optimizer slots start from their constant initializers on both sides). The chief checks
+   that its variables hold the checkpoint's values before training.
+3. The migrated program runs once from the same checkpoint (target_boot maps it by name and checks each
+   weight bit for bit). Its workers and ps serve forever: the chief's (coordinator's) exit ends the run.
+4. compare.compare_statistical: original losses in global-step order vs migrated losses in execution order.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from . import capture, cluster, compare, compare_stat
+from .sides import read_meta, read_weights, run_side
+
+READY_POLL_SECS = 1.0  # TF1 worker readiness poll (TF default 30 s): timing only
+
+
+class PsVerifyError(RuntimeError):
+    pass
+
+
+def _init_checkpoint(python: Path, s, root: Path, say) -> tuple[Path, float]:
+    say("canonical start: original as one process, stopped before its first step")
+    t0 = time.monotonic()
+    run = run_side("init", python, capture.LEGACY_BOOT, s.original, s, root / "init",
+                   [cluster.Task("chief", 0)], {"TFMIGRATE_INIT_ONLY": "1"}, say)
+    ckpt = capture.find_ckpt0(run.model_dir)
+    if ckpt is None:
+        raise PsVerifyError(f"the init-only run of the original wrote no model.ckpt-0 in {run.model_dir}")
+    return ckpt, time.monotonic() - t0
+
+
+def _warm_start_problem(meta: dict, ckpt: Path) -> str | None:
+    ws = (meta.get("chief0") or {}).get("warm_start")
+    if ws is None:
+        return "the chief never reported its warm start"
+    if ws["checkpoint"] != str(ckpt):
+        return f"warm-started from {ws['checkpoint']}, not {ckpt}"
+    if ws["mismatched"] and ws["global_step"] == 0:
+        return f"variables differ from the canonical checkpoint: {', '.join(ws['mismatched'])}"
+    if ws["checked"] == 0:
+        return "no trainable variable was warm-started"
+    return None
+
+
+def _weights_problems(weights: dict) -> list[str]:
+    chief = weights.get("chief0") or {}
+    out = [f"weight {u['weight']} {u['shape']} has no checkpoint variable" for u in chief.get("unmatched", [])]
+    out += [f"checkpoint variable {n} was not loaded into any weight of the migrated model"
+            for n in chief.get("unused_checkpoint_vars", [])]
+    out += [f"weight {m['weight']} does not hold its checkpoint value" for m in chief.get("mapped", [])
+            if m.get("exact") is False]
+    if not chief.get("mapped"):
+        out.append("the migrated model took no weight from the canonical checkpoint")
+    return out
+
+
+def _per_task(rows, key) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in rows:
+        out[key(r)] = out.get(key(r), 0) + 1
+    return out
+
+
+def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say) -> tuple[dict, list, dict]:
+    """-> (result fields, side runs, timings)."""
+    if s.repeats < compare_stat.MIN_REPEATS:
+        raise PsVerifyError(f"async PS needs --repeats >= {compare_stat.MIN_REPEATS} runs of the original "
+                            "(with 2 the band admits almost anything)")
+    timings: dict[str, float] = {}
+    ckpt, timings["init_total"] = _init_checkpoint(pythons["legacy"], s, root, say)
+    say(f"canonical initial checkpoint: {ckpt}")
+    say(f"original: TF1 worker readiness poll {READY_POLL_SECS:g} s instead of 30 s (timing only)")
+    env = {"TFMIGRATE_WARM_START": str(ckpt), "TFMIGRATE_READY_POLL_SECS": str(READY_POLL_SECS)}
+    sides, runs, orig_runs, orig_tasks = [], [], [], []
+    for r in range(s.repeats):
+        o = run_side(f"original#{r + 1}", pythons["legacy"], capture.LEGACY_BOOT, s.original, s,
+                     root / f"original-{r + 1}", tasks, env, say)
+        sides.append(o)
+        meta = read_meta(o.capture_dir)
+        problem = _warm_start_problem(meta, ckpt)
+        if problem:
+            raise PsVerifyError(f"original#{r + 1}: warm start from the canonical checkpoint failed: {problem}")
+        rows = capture.read_legacy_ordered(o.capture_dir)
+        if not rows:
+            raise PsVerifyError(f"no per-step losses were captured from original#{r + 1} (logs: {o.log_dir})")
+        steps = _per_task(rows, lambda x: x[2])
+        say(f"  steps per task: {steps}")
+        runs.append({"side": o.side, "steps_per_task": steps, "first_gs_per_task":
+                     {t: min(x[0] for x in rows if x[2] == t) for t in steps},
+                     "warm_start": meta["chief0"]["warm_start"]})
+        orig_runs.append([x[3] for x in rows])
+        orig_tasks.append([x[2] for x in rows])
+    m = run_side("migrated", pythons["target"], capture.TARGET_BOOT, s.migrated, s, root / "migrated", tasks,
+                 {"TFMIGRATE_INIT_CKPT": str(ckpt)}, say, grace=0.0)
+    sides.append(m)
+    weights = read_weights(m.capture_dir)
+    rows = capture.read_target_ordered(m.capture_dir)
+    if not rows:
+        raise PsVerifyError(f"no per-step losses were captured from the migrated program (logs: {m.log_dir})")
+    steps = _per_task(rows, lambda x: x[1])
+    say(f"  steps per task: {steps}")
+    runs.append({"side": "migrated", "steps_per_task": steps})
+    mig = [x[2] for x in rows]
+    if s.steps:
+        orig_runs = [r[: s.steps] for r in orig_runs]
+        mig = mig[: s.steps]
+    t = time.monotonic()
+    cmp = compare.compare_statistical(orig_runs, [mig])
+    timings["comparison"] = time.monotonic() - t
+    start = _weights_problems(weights)
+    if start:
+        cmp["problems"] = start + cmp["problems"]
+        cmp["equivalent"] = False
+    fields = {
+        "init_checkpoint": str(ckpt),
+        "ready_poll_secs": READY_POLL_SECS,
+        "runs": runs,
+        "weights": weights,
+        "losses": {"original_runs": orig_runs, "migrated_runs": [mig],  # global-step / execution order
+                   "original_tasks": [t[: len(r)] for t, r in zip(orig_tasks, orig_runs)],
+                   "migrated_tasks": [[x[1] for x in rows][: len(mig)]]},
+        "comparison": cmp,
+    }
+    return fields, sides, timings

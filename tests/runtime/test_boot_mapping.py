@@ -1,0 +1,85 @@
+"""target_boot's weight mapping helpers (pure Python + numpy; the boot script itself runs in the target env)."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+from tfmigrate.runtime import capture
+
+
+@pytest.fixture(scope="module")
+def boot():
+    spec = importlib.util.spec_from_file_location("target_boot_under_test", capture.TARGET_BOOT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_exact_name_first(boot):
+    free = ["dense/kernel", "tower/dense/kernel", "kernel"]
+    assert boot._name_candidates("dense/kernel", "kernel", free)[0] == ("dense/kernel", "name")
+
+
+def test_unique_scoped_suffix(boot):
+    free = ["tower/dense/kernel", "tower/dense/bias", "tower/dense_1/kernel"]
+    assert boot._name_candidates("dense/kernel", "kernel", free) == [("tower/dense/kernel", "scoped name")]
+    # ambiguous scopes: no guess by name (creation order decides)
+    assert boot._name_candidates("dense/kernel", "kernel", ["a/dense/kernel", "b/dense/kernel"]) == []
+
+
+def test_bare_name_for_a_weight_on_the_model_itself(boot):
+    free = ["embeddings", "dense/kernel"]
+    assert boot._name_candidates("ps_model/embeddings", "embeddings", free) == [("embeddings", "bare name")]
+    assert boot._name_candidates("ps_model/embeddings", "embeddings", ["dense/kernel"]) == []
+
+
+def test_partitioned_tf1_variable_is_one_checkpoint_tensor(boot):
+    assert boot._ckpt_name("embeddings/part_1:0") == "embeddings"
+    assert boot._ckpt_name("tower/emb/part_12") == "tower/emb"
+    assert boot._ckpt_name("dense/kernel:0") == "dense/kernel"
+    assert boot._ckpt_name("part_1/kernel:0") == "part_1/kernel"
+
+
+def test_shard_slices_the_checkpoint_value(boot):
+    full = np.arange(13 * 2, dtype=np.float32).reshape(13, 2)
+    # PSS "div" layout of 13 rows over 5 shards: 3,3,3,2,2
+    offsets, sizes = [0, 3, 6, 9, 11], [3, 3, 3, 2, 2]
+    parts = [boot._shard(full, (n, 2), (o, 0)) for o, n in zip(offsets, sizes)]
+    assert np.array_equal(np.concatenate(parts), full)
+    assert boot._shard(full, None, None) is full
+
+    class Shape:  # tf.TensorShape-like (shard_info.shape)
+        def as_list(self):
+            return [2, 2]
+
+    assert np.array_equal(boot._shard(full, Shape(), (11, 0)), full[11:13])
+
+
+def test_add_weight_maps_model_weights_but_not_metric_state(boot):
+    class Layer:
+        def __init__(self, name):
+            self.name = name
+
+        def add_weight(self, name=None, shape=None, initializer=None, trainable=True):
+            return ("var", name, initializer)
+
+    class Metric(Layer):  # tf_keras metrics keep their running state in weights
+        pass
+
+    class FakeMapper:
+        def __init__(self):
+            self.taken, self.checked = [], []
+
+        def take(self, layer, weight, shape):
+            self.taken.append(f"{layer}/{weight}")
+            return np.zeros(shape, np.float32)
+
+        def check(self, target, var, value):
+            self.checked.append(target)
+
+    mapper = FakeMapper()
+    boot._patch_add_weight(Layer, mapper)
+    var = Layer("dense").add_weight("kernel", (2, 3), initializer="glorot")
+    assert isinstance(var[2], boot._ConstInit) and var[2].value.shape == (2, 3)
+    assert Metric("mae").add_weight("total", ())[2] is None
+    assert mapper.taken == ["dense/kernel"] and mapper.checked == ["dense/kernel"]
