@@ -30,6 +30,7 @@ class Context:
 
     options: Options
     path: str = "<stdin>"
+    text: str = ""  # the decoded source, for cheap textual questions (no re-render of the tree)
     notes: list[tuple[str, str, cst.CSTNode | None]] = field(default_factory=list)
 
     def note(self, code: str, message: str, node: cst.CSTNode | None = None) -> None:
@@ -75,7 +76,7 @@ def migrate_source(data: bytes, path: str, options: Options) -> FileResult:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         return FileResult(path, "failed", data, data, error=f"syntax error at {exc.raw_line}:{exc.raw_column}: {exc.message}")
-    context = Context(options, path)
+    context = Context(options, path, text)
     new = module
     try:
         for migration in MIGRATIONS:

@@ -345,7 +345,7 @@ class DriverRewrite:
 
 def strategy_expression(site: Site, model_plan) -> str:
     """The TF2 strategy; a parameter-server strategy gets the model's partitioner."""
-    if model_plan.partitioner is not None and "parameter-server" in site.strategy.kinds:
+    if model_plan.partitioner is not None and site.strategy.parameter_server:
         call = strategies.PS_EXPRESSION
         return site.strategy.expression.replace(call, call[:-1] + "VARIABLE_PARTITIONER)")
     return site.strategy.expression

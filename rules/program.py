@@ -15,7 +15,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.names import ImportTable, bound_names, build_import_table
 
-from . import estimator, imports, model_fn, partitioners, strategy, variables
+from . import estimator, imports, model_fn, partitioners, strategy
 from ._args import TF, generated, wrap_call
 from .tfnames import TFNames
 
@@ -165,7 +165,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if len(fn_targets) > 1:
             raise Blocked(estimator.CODE, f"{fn_name} is driven with different targets ({', '.join(sorted(fn_targets))})", functions[fn_name])
         tf1_kinds = _union(site.original_kinds for site in sites[fn_name])
-        if any("parameter-server" in site.strategy.kinds for site in sites[fn_name]):
+        if any(site.strategy.parameter_server for site in sites[fn_name]):
             parameter_server.add(fn_name)
             if "parameter_server_strategy" in module_names:
                 raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
@@ -175,7 +175,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if plan.partitioner is not None and fn_name in parameter_server and "VARIABLE_PARTITIONER" in module_names:
             raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                              "partitioner needs the name", functions[fn_name])
-        notes.extend(_strategy_notes(plan, sites[fn_name], tf1_kinds, module, functions[fn_name]))
+        notes.extend(_strategy_notes(plan, sites[fn_name], tf1_kinds, fn_name in parameter_server, context.text,
+                                     functions[fn_name]))
         taken.add(plan.class_name)
         target = fn_targets.pop()
         stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
@@ -221,16 +222,15 @@ def _union(kind_sets) -> set[str] | None:
     return out
 
 
-def _strategy_notes(plan, sites, tf1_kinds, module: cst.Module, fn: cst.FunctionDef) -> list:
+def _strategy_notes(plan, sites, tf1_kinds, ps: bool, source: str, fn: cst.FunctionDef) -> list:
     """What the strategy choice means for partitioners and for an implicit async parameter-server job."""
     notes = []
-    ps = any("parameter-server" in site.strategy.kinds for site in sites)
     if plan.partitioner is not None and not ps:
         why = ("TF1 ignored it too under this strategy" if strategy.tf1_partitions(tf1_kinds) is False
                else "TF1 sharded only where variables lived (no numerical effect)")
         notes.append((partitioners.CODE, f"partitioner {plan.partitioner.tf1} dropped: TF2 shards variables only "
                                          f"under ParameterServerStrategy; {why}", fn))
-    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in module.code):
+    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in source):
         notes.append((strategy.CODE, "an Estimator without train_distribute trained asynchronously on parameter "
                                      "servers when TF_CONFIG listed ps tasks; if this job did, rewrite with "
                                      "--strategy parameter-server", sites[0].call))

@@ -57,6 +57,10 @@ class StrategyPlan:
     kinds: set[str]  # every strategy the expression can produce
     expression: str  # TF2 code building it
 
+    @property
+    def parameter_server(self) -> bool:
+        return "parameter-server" in self.kinds
+
 
 def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
     """TF2 code for a `train_distribute` expression (None/absent → default strategy)."""
@@ -120,7 +124,7 @@ def choose_target(requested: str, plan: StrategyPlan, node=None) -> str:
     multi = bool(plan.kinds & MULTI_WORKER)
     if requested == "auto":
         return "ctl" if multi else "keras"
-    if requested == "keras" and "parameter-server" in plan.kinds:
+    if requested == "keras" and plan.parameter_server:
         raise Blocked(CODE_REFUSED, "Keras 3 Model.fit has no ParameterServerStrategy support (keras-team/keras#18624); "
                                     "use --target ctl (what --target auto picks)", node)
     if requested == "keras" and multi:

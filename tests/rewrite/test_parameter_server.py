@@ -62,8 +62,7 @@ def test_parameter_server_optimizers_use_tf_keras_stock_classes():
     adam = "optimizer = tf.compat.v1.train.AdamOptimizer(0.01)"
     result = rewrite(program(optimizer=adam), strategy="parameter-server")
     out = result.output.decode()
-    assert "keras.optimizers.Adam(learning_rate=0.01" in "".join(out.split()).replace(",", ", ") \
-        or "keras.optimizers.Adam(learning_rate=0.01" in "".join(out.split())
+    assert "keras.optimizers.Adam(learning_rate=0.01," in "".join(out.split())  # however it is wrapped
     assert "class TF1Adam" not in out
     assert "TFM302" in codes(result)
     rmsprop = "optimizer = tf.compat.v1.train.RMSPropOptimizer(0.01)"
@@ -210,7 +209,7 @@ def test_variable_scope_is_flattened_with_note_and_comments_kept():
     """
     result = rewrite(program(forward=forward))
     out = result.output.decode()
-    assert "    # the tower\n        logits = self.dense(x)" in out.replace("        # the tower", "    # the tower")
+    assert "        # the tower\n        logits = self.dense(x)" in out
     assert any(d.code == "TFM811" and "flattened" in d.message for d in result.diagnostics)
 
 
