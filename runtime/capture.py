@@ -58,11 +58,6 @@ def read_legacy_ordered(capture_dir: Path) -> list[tuple]:
     return rows
 
 
-def read_legacy_gs(capture_dir: Path) -> list[float]:
-    """All tasks' losses merged in global-step order (async PS: one curve for the whole cluster)."""
-    return [r[3] for r in read_legacy_ordered(capture_dir)]
-
-
 def decode_time(bits: int) -> float:
     """float64 whose IEEE-754 bit pattern is the (signed) int64 `bits` (tf.timestamp bitcast)."""
     return struct.unpack("<d", struct.pack("<q", int(bits)))[0]
@@ -80,11 +75,6 @@ def parse_loss_record(line: str) -> tuple[float, int | None, float | None] | Non
     except (ValueError, struct.error):
         return None
     return loss, batch, when
-
-
-def parse_loss_line(line: str) -> tuple[float, int | None] | None:
-    r = parse_loss_record(line)
-    return None if r is None else r[:2]
 
 
 def _target_records(capture_dir: Path) -> dict[str, list[tuple]]:

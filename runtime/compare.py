@@ -2,14 +2,12 @@
 
 Sync modes (single process, MWMS): stepwise, per worker, per step
     pass  iff  |a - b| <= atol + rtol * |a|        (a = original, b = migrated)
-Async PS: statistical, see compare_stat (re-exported here).
+Async PS: statistical, see compare_stat.
 """
 from __future__ import annotations
 
 import math
 from typing import Sequence
-
-from .compare_stat import binned_means, compare_statistical, final_loss  # noqa: F401
 
 # A step record: (loss, batch size or None)
 Step = tuple  # (float, int | None)

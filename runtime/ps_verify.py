@@ -7,15 +7,15 @@
    that its variables hold the checkpoint's values before training.
 3. The migrated program runs once from the same checkpoint (target_boot maps it by name and checks each
    weight bit for bit). Its workers and ps serve forever: the chief's (coordinator's) exit ends the run.
-4. compare.compare_statistical: original losses in global-step order vs migrated losses in execution order.
+4. compare_stat.compare_statistical: original losses in global-step order vs migrated losses in execution order.
 """
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from . import capture, cluster, compare, compare_stat
-from .sides import read_meta, read_weights, run_side
+from . import capture, cluster, compare_stat
+from .sides import read_task_json, run_side
 
 READY_POLL_SECS = 1.0  # TF1 worker readiness poll (TF default 30 s): timing only
 
@@ -82,7 +82,7 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say) -> tuple[d
         o = run_side(f"original#{r + 1}", pythons["legacy"], capture.LEGACY_BOOT, s.original, s,
                      root / f"original-{r + 1}", tasks, env, say)
         sides.append(o)
-        meta = read_meta(o.capture_dir)
+        meta = read_task_json(o.capture_dir, "meta")
         problem = _warm_start_problem(meta, ckpt)
         if problem:
             raise PsVerifyError(f"original#{r + 1}: warm start from the canonical checkpoint failed: {problem}")
@@ -99,7 +99,7 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say) -> tuple[d
     m = run_side("migrated", pythons["target"], capture.TARGET_BOOT, s.migrated, s, root / "migrated", tasks,
                  {"TFMIGRATE_INIT_CKPT": str(ckpt)}, say, grace=0.0)
     sides.append(m)
-    weights = read_weights(m.capture_dir)
+    weights = read_task_json(m.capture_dir, "weights")
     rows = capture.read_target_ordered(m.capture_dir)
     if not rows:
         raise PsVerifyError(f"no per-step losses were captured from the migrated program (logs: {m.log_dir})")
@@ -111,7 +111,7 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say) -> tuple[d
         orig_runs = [r[: s.steps] for r in orig_runs]
         mig = mig[: s.steps]
     t = time.monotonic()
-    cmp = compare.compare_statistical(orig_runs, [mig])
+    cmp = compare_stat.compare_statistical(orig_runs, [mig])
     timings["comparison"] = time.monotonic() - t
     start = _weights_problems(weights)
     if start:

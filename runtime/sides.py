@@ -56,21 +56,11 @@ def run_side(side: str, python: Path, boot: Path, program: Path, s, root: Path, 
     )
 
 
-def read_meta(capture_dir: Path) -> dict[str, dict]:
-    """{task: meta} written by legacy_boot (<task>.meta.json)."""
+def read_task_json(capture_dir: Path, kind: str) -> dict[str, dict]:
+    """{task: doc} from the boot scripts' <task>.<kind>.json files (kind: "meta" from legacy_boot,
+    "weights" from target_boot); unreadable files are skipped."""
     out = {}
-    for f in sorted(Path(capture_dir).glob("*.meta.json")):
-        try:
-            out[f.name.split(".")[0]] = json.loads(f.read_text())
-        except ValueError:
-            pass
-    return out
-
-
-def read_weights(capture_dir: Path) -> dict:
-    """{task: weight mapping} written by target_boot (<task>.weights.json)."""
-    out = {}
-    for f in sorted(Path(capture_dir).glob("*.weights.json")):
+    for f in sorted(Path(capture_dir).glob(f"*.{kind}.json")):
         try:
             out[f.name.split(".")[0]] = json.loads(f.read_text())
         except ValueError:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import capture, cluster, compare, envs, ps_verify
-from .sides import read_weights, run_side
+from .sides import read_task_json, run_side
 
 EXIT_EQUIVALENT, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
@@ -80,7 +80,7 @@ def run(s: Settings, say=print) -> dict:
                             "batch_original": {w: [x[1] for x in v] for w, v in a.items()},
                             "batch_migrated": {w: [x[1] for x in v] for w, v in b.items()}}
         sides = [orig, migr]
-        result["weights"] = read_weights(migr.capture_dir)
+        result["weights"] = read_task_json(migr.capture_dir, "weights")
         result["init_checkpoint"] = str(ckpt0)
     else:
         try:

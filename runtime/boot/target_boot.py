@@ -295,8 +295,8 @@ class _WeightMapper:
             self.unchecked.append("%s (%s)" % (target, type(exc).__name__))
             self.write()
             return
-        shards = getattr(var, "variables", None)
-        if type(var).__name__ == "ShardedVariable" and shards:
+        shards = _shards(var)
+        if shards:
             self.shards[target] = len(shards)
         self.exact[target] = bool(got.shape == value.shape and np.array_equal(got, value.astype(got.dtype)))
         self.write()
@@ -365,12 +365,17 @@ def _shard(value, shape, offset):
     return value[tuple(slice(int(o), int(o) + d) for o, d in zip(offset, dims))]
 
 
+def _shards(var):
+    """The parts of a ShardedVariable (variable_partitioner under ParameterServerStrategy), else None."""
+    return (getattr(var, "variables", None) or None) if type(var).__name__ == "ShardedVariable" else None
+
+
 def _full_value(var):
     """Whole value of a created weight (a ShardedVariable is concatenated along axis 0)."""
     import numpy as np
 
-    shards = getattr(var, "variables", None)
-    if type(var).__name__ == "ShardedVariable" and shards:
+    shards = _shards(var)
+    if shards:
         return np.concatenate([np.asarray(v.numpy()) for v in shards], axis=0)
     return np.asarray(var.numpy())
 

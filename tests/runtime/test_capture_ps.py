@@ -16,7 +16,6 @@ def _line(loss, t, batch=32):
 def test_parse_record_with_time_is_exact():
     loss, batch, when = capture.parse_loss_record(_line(0.25, 1795293514.990333))
     assert (loss, batch, when) == (0.25, 32, 1795293514.990333)
-    assert capture.parse_loss_line(_line(0.25, 1.0)) == (0.25, 32)  # sync readers ignore the time
     assert capture.parse_loss_record("1 2") == (capture.decode_bits(1), 2, None)
     assert capture.parse_loss_record("x y z") is None
 
@@ -41,4 +40,4 @@ def test_legacy_ordered_by_global_step_then_time(tmp_path):
     rows = capture.read_legacy_ordered(tmp_path)
     assert [(r[0], r[2]) for r in rows] == [(0, "chief0"), (1, "chief0"), (1, "worker0"), (2, "worker0"),
                                           (3, "chief0")]
-    assert capture.read_legacy_gs(tmp_path) == [3.0, 2.0, 1.5, 1.0, 0.5]
+    assert [r[3] for r in rows] == [3.0, 2.0, 1.5, 1.0, 0.5]

@@ -74,9 +74,9 @@ def test_loss_bits_roundtrip_exact(x):
 
 def test_parse_tf_print_line():
     # what tf.print(tf.bitcast(loss, tf.int32), batch) writes: "1095658178 32"
-    loss, batch = capture.parse_loss_line("1095658178 32")
-    assert batch == 32 and loss == pytest.approx(12.901063919067383, rel=0, abs=0)
-    assert capture.parse_loss_line("") is None and capture.parse_loss_line("garbage") is None
+    loss, batch, when = capture.parse_loss_record("1095658178 32")
+    assert batch == 32 and when is None and loss == pytest.approx(12.901063919067383, rel=0, abs=0)
+    assert capture.parse_loss_record("") is None and capture.parse_loss_record("garbage") is None
     assert capture.decode_bits(-1082130432) == -1.0
 
 

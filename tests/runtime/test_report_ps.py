@@ -3,7 +3,7 @@ import json
 
 from rich.console import Console
 
-from tfmigrate.runtime import compare, report
+from tfmigrate.runtime import compare_stat, report
 
 
 def _result():
@@ -16,7 +16,7 @@ def _result():
         "runs": [{"side": "original#1", "steps_per_task": {"chief0": 200, "worker0": 100}},
                  {"side": "migrated", "steps_per_task": {"worker0": 300}}],
         "losses": {"original_runs": orig, "migrated_runs": mig},
-        "comparison": compare.compare_statistical(orig, mig),
+        "comparison": compare_stat.compare_statistical(orig, mig),
     }
 
 
