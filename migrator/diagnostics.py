@@ -29,6 +29,21 @@ class Blocked(Exception):
         self.code = code
         self.message = message
         self.node = node
+        self.errors: list["Blocked"] = [self]  # every blocker found, each reported on its own line
+
+    @classmethod
+    def many(cls, errors: list["Blocked"]) -> "Blocked":
+        """One exception carrying every blocker (deduplicated), the first one as its own code and message."""
+        seen, unique = set(), []
+        for e in (x for err in errors for x in err.errors):
+            key = (e.code, e.message, id(e.node))
+            if key not in seen:
+                seen.add(key)
+                unique.append(e)
+        first = unique[0]
+        out = cls(first.code, first.message, first.node)
+        out.errors = unique
+        return out
 
 
 @dataclass
@@ -39,3 +54,4 @@ class FileResult:
     output: bytes = b""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: str = ""
+    linked: set[str] = field(default_factory=set)  # files migrated as one unit with this one

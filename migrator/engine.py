@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import Blocked, Diagnostic, FileResult
 from .files import decode, encode
+from .model import FileIndex, Program, module_name_for
 
 
 @dataclass(frozen=True)
@@ -26,15 +27,32 @@ class Options:
 
 @dataclass
 class Context:
-    """What a migration sees besides the tree: options, and where to put non-blocking notes."""
+    """What a migration sees besides the tree: options, the program model, and where to put notes."""
 
     options: Options
     path: str = "<stdin>"
     text: str = ""  # the decoded source, for cheap textual questions (no re-render of the tree)
     notes: list[tuple[str, str, cst.CSTNode | None]] = field(default_factory=list)
+    module: cst.Module | None = None
+    program: Program | None = None  # the files migrated together (a package); built on demand for one file
+    file: FileIndex | None = None
+    linked: set[str] = field(default_factory=set)  # other files this file's migration depends on (all or none)
 
     def note(self, code: str, message: str, node: cst.CSTNode | None = None) -> None:
         self.notes.append((code, message, node))
+
+    def index(self) -> FileIndex:
+        """This file's program-model index (one walk, only for files a rule asks about)."""
+        if self.file is None:
+            name, is_package = module_name_for(Path(self.path)) if self.path != "<stdin>" else ("", False)
+            self.file = FileIndex(self.module, self.path, name or None, is_package)
+            if self.program is None:
+                self.program = Program()
+            self.program.add(self.file)
+        return self.file
+
+    def link(self, *paths: str) -> None:
+        self.linked.update(paths)
 
 
 class _Positions:
@@ -51,6 +69,11 @@ class _Positions:
         return _position(self.module, self._positions.get(node), node)
 
 
+def position_in(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]:
+    """line:col of a node in a module (computed per call: for the few diagnostics about other files)."""
+    return _Positions(module)(node)
+
+
 def _position(module: cst.Module, pos, node: cst.CSTNode) -> tuple[int, int]:
     if pos:
         return pos.start.line, pos.start.column
@@ -62,12 +85,8 @@ def _position(module: cst.Module, pos, node: cst.CSTNode) -> tuple[int, int]:
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index) - 1
 
 
-def migrate_source(data: bytes, path: str, options: Options) -> FileResult:
-    """Migrate one file's bytes. Never raises for bad input: failures come back as status "failed"."""
-    from tfmigrate.rules import MIGRATIONS, PREFILTER  # rules register themselves; engine stays TF-agnostic
-
-    if not any(word in data for word in PREFILTER):
-        return FileResult(path, "skipped", data, data)
+def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
+    """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse."""
     try:
         text, encoding = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
@@ -76,27 +95,52 @@ def migrate_source(data: bytes, path: str, options: Options) -> FileResult:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         return FileResult(path, "failed", data, data, error=f"syntax error at {exc.raw_line}:{exc.raw_column}: {exc.message}")
-    context = Context(options, path, text)
+    return text, encoding, module
+
+
+def migrate_source(data: bytes, path: str, options: Options, parsed=None, program: Program | None = None,
+                   index: FileIndex | None = None) -> FileResult:
+    """Migrate one file's bytes. Never raises for bad input: failures come back as status "failed"."""
+    from tfmigrate.rules import MIGRATIONS, PREFILTER  # rules register themselves; engine stays TF-agnostic
+
+    if parsed is None:
+        if not any(word in data for word in PREFILTER):
+            return FileResult(path, "skipped", data, data)
+        parsed = parse_source(data, path)
+        if isinstance(parsed, FileResult):
+            return parsed
+    text, encoding, module = parsed
+    context = Context(options, path, text, module=module, program=program, file=index)
     new = module
     try:
         for migration in MIGRATIONS:
             new = migration(new, context)
     except Blocked as blocked:
-        line, col = _Positions(module)(blocked.node)
-        diags = [Diagnostic(blocked.code, blocked.message, line, col, "error", path)]
-        return FileResult(path, "blocked", data, data, diagnostics=diags)
+        diags = [_diagnostic(e, module, path, context, "error") for e in blocked.errors]
+        return FileResult(path, "blocked", data, data, diagnostics=diags, linked=context.linked)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
     position = _Positions(module)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     out_text = new.code
     if out_text == text:
-        return FileResult(path, "unchanged", data, data, diagnostics=diags)
+        return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     try:
         compile(out_text, path, "exec", dont_inherit=True)  # never hand back code that does not parse
     except Exception as exc:  # an internal defect: report it, keep the user's file
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
-    return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags)
+    return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags, linked=context.linked)
+
+
+def _diagnostic(blocked: Blocked, module: cst.Module, path: str, context: Context, severity: str) -> Diagnostic:
+    """A blocker, located in the file that holds its node (a package's blocker may sit in another file)."""
+    node = blocked.node
+    other = context.program.file_of(node) if context.program is not None and node is not None else None
+    if other is not None and other.module is not module:
+        line, col = position_in(other.module, node)
+        return Diagnostic(blocked.code, blocked.message, line, col, severity, other.path)
+    line, col = _Positions(module)(node)
+    return Diagnostic(blocked.code, blocked.message, line, col, severity, path)
 
 
 def _migrate_path(args: tuple[str, Options]) -> FileResult:
@@ -114,20 +158,98 @@ def _migrate_path(args: tuple[str, Options]) -> FileResult:
 def migrate_paths(
     paths: Iterable[Path], options: Options, jobs: int | None = None, on_result: Callable[[FileResult], None] | None = None
 ) -> list[FileResult]:
-    """Migrate many files, in worker processes when there are enough of them to pay for start-up."""
-    items = [(str(p), options) for p in paths]
+    """Migrate many files, in worker processes when there are enough of them to pay for start-up.
+
+    Files that may depend on each other (their text has one of the rules' PROJECT_WORDS: a model_fn in one file,
+    the Estimator that uses it in another) and share a source root (the directory above their package, or their
+    directory: a script imports its sibling modules) are one unit: parsed and indexed together as one program and
+    migrated all or none. Every other file is a unit of its own."""
+    from tfmigrate.rules import PROJECT_WORDS
+
+    items = [str(p) for p in paths]
+    units: dict[str, list[str]] = {}
+    for path in items:
+        try:
+            with open(path, "rb") as fh:
+                together = any(word in fh.read() for word in PROJECT_WORDS)
+        except OSError:
+            together = False
+        key = f"root:{_source_root(Path(path))}" if together else f"file:{path}"
+        units.setdefault(key, []).append(path)
+    work = [(unit, options) for unit in units.values()]
     jobs = jobs or os.cpu_count() or 1
-    results: list[FileResult] = []
-    if jobs == 1 or len(items) < 8:
-        for item in items:
-            result = _migrate_path(item)
-            results.append(result)
+    results: dict[str, FileResult] = {}
+
+    def collect(batch: list[FileResult]) -> None:
+        for result in batch:
+            results[result.path] = result
             if on_result:
                 on_result(result)
-        return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for result in pool.map(_migrate_path, items, chunksize=8):
-            results.append(result)
-            if on_result:
-                on_result(result)
-    return results
+
+    if jobs == 1 or len(items) < 8 or len(work) < 2:
+        for item in work:
+            collect(_migrate_unit(item))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for batch in pool.map(_migrate_unit, work, chunksize=max(1, min(8, len(work) // (jobs * 4)))):
+                collect(batch)
+    return [results[p] for p in items]
+
+
+def _source_root(path: Path) -> Path:
+    parent = path.resolve().parent
+    while (parent / "__init__.py").exists():
+        parent = parent.parent
+    return parent
+
+
+def _migrate_unit(args: tuple[list[str], Options]) -> list[FileResult]:
+    paths, options = args
+    if len(paths) == 1:
+        return [_migrate_path((paths[0], options))]
+    datas: dict[str, bytes] = {}
+    failed = []
+    for path in paths:
+        try:
+            datas[path] = Path(path).read_bytes()
+        except OSError as exc:
+            failed.append(FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}"))
+    return [*_migrate_program(datas, options), *failed]
+
+
+def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResult]:
+    """Parse every file once, index them into one Program, migrate each; linked files change all or none."""
+    program = Program()
+    parsed: dict[str, tuple] = {}
+    results: dict[str, FileResult] = {}
+    for path, data in datas.items():
+        got = parse_source(data, path)
+        if isinstance(got, FileResult):
+            results[path] = got
+            continue
+        name, is_package = module_name_for(Path(path))
+        index = FileIndex(got[2], path, name or None, is_package)
+        program.add(index)
+        parsed[path] = (got, index)
+    for path, (got, index) in parsed.items():
+        try:
+            results[path] = migrate_source(datas[path], path, options, got, program, index)
+        except Exception as exc:  # a rule defect must not lose other files' results
+            results[path] = FileResult(path, "failed", datas[path], datas[path],
+                                       error=f"internal error: {type(exc).__name__}: {exc}")
+    # a unit is the files linked through one Estimator (driver, model_fn, specs): all change, or none does
+    groups: dict[str, set[str]] = {p: {p} for p in results}
+    for path, result in results.items():
+        for other in result.linked:
+            if other in groups and groups[other] is not groups[path]:
+                merged = groups[path] | groups[other]
+                for member in merged:
+                    groups[member] = merged
+    for path, result in list(results.items()):
+        bad = sorted(p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
+        if bad and result.status in ("changed", "unchanged"):
+            diag = Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(bad)}, which needs "
+                                        "manual work", 1, 0, "error", path)
+            results[path] = FileResult(path, "blocked", result.source, result.source,
+                                       diagnostics=[diag], linked=result.linked)
+    return [results[p] for p in datas]

@@ -49,6 +49,9 @@ RULES = (
 )
 
 PREFILTER = (b"tensorflow",)
+# Files whose text has one of these may take part in a multi-file migration (a model_fn in one file, the
+# Estimator that uses it in another): the engine indexes them together as one program.
+PROJECT_WORDS = (b"stimator",)
 
 
 def _migrate(module, context):

@@ -13,9 +13,10 @@ from functools import lru_cache
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.names import ImportTable, bound_names, build_import_table
+from tfmigrate.edits import Edits
+from tfmigrate.names import ImportTable, build_import_table
 
-from . import estimator, imports, model_fn, partitioners, strategy
+from . import driver, estimator, imports, model_fn, partitioners, strategy
 from ._args import TF, generated, wrap_call
 from .tfnames import TFNames
 
@@ -129,83 +130,145 @@ def _free_name(base: str, taken: set[str]) -> str:
     return name
 
 
+def analysis_for(context) -> driver.Analysis:
+    """The program-wide analysis (every Estimator, its config, specs and uses), computed once per program."""
+    program = context.program
+    key = ("driver-analysis", context.options)
+    cache = program.cache
+    if key not in cache:
+        names = {}
+
+        def names_for(file):
+            if id(file) not in names:
+                names[id(file)] = TFNames(program=program, file=file)
+            return names[id(file)]
+
+        cache[key] = driver.Analysis(program, names_for, context.options).run()
+    return cache[key]
+
+
 def migrate(module: cst.Module, context) -> cst.Module:
     table = build_import_table(module, TF_ROOTS)
-    if not table.bindings:
+    file = context.index()
+    if not table.bindings and not _imports_tf_anywhere(file):
         return module
-    names = TFNames(table)
-    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-    alias, imported = _tf2_alias(module, table)
-    module_names = _module_names(module, table)
+    analysis = analysis_for(context)
+    program = analysis.program
+    mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
+            or any(u.file is file for u in s.uses)]
+    group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses))}
+    context.link(*(f.path for f in program.files if id(f) in group and f is not file))
+    errors = [e for e in analysis.errors if (program.file_of(e.node) or file) is file
+              or id(program.file_of(e.node)) in group]
+    if not mine:
+        if errors:
+            _raise(errors, file, program)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file))
+        return module
+    names = TFNames(program=program, file=file)
+
+    # one target and plan per model_fn (the model_fn may live in another file of the program)
+    by_fn: dict[int, list[driver.Site]] = {}
+    for site in analysis.sites:
+        if site.model_fn.file is file or site in mine:
+            by_fn.setdefault(id(site.model_fn.node), []).append(site)
+    plans, builders, targets, parameter_server = {}, {}, {}, set()
     notes = []
-
-    # 1. every Estimator and its driver statements, per block (module body and top-level functions)
-    containers: list[tuple[cst.CSTNode | None, estimator.DriverRewrite]] = []
-    blocks = [(None, list(module.body), frozenset())]
-    blocks += [(fn, list(fn.body.body), bound_names(fn)) for fn in functions.values()]
-    for owner, body, local_names in blocks:
-        driver = estimator.DriverRewrite(body, names, local_names, functions, context.options, notes)
-        if driver.analyse():
-            containers.append((owner, driver))
-    if not containers:
-        _refuse_leftover_estimator(module, names)
-        return module
-
-    # 2. one target per model_fn, then its plan
-    targets: dict[str, set[str]] = {}
-    sites: dict[str, list[estimator.Site]] = {}
-    for _, driver in containers:
-        for site in driver.sites.values():
-            targets.setdefault(site.model_fn, set()).add(site.target)
-            sites.setdefault(site.model_fn, []).append(site)
-    plans, builders = {}, {}
-    taken = set(module_names)
-    parameter_server = set()
-    for fn_name, fn_targets in targets.items():
-        if len(fn_targets) > 1:
-            raise Blocked(estimator.CODE, f"{fn_name} is driven with different targets ({', '.join(sorted(fn_targets))})", functions[fn_name])
-        tf1_kinds = _union(site.original_kinds for site in sites[fn_name])
-        if any(site.strategy.parameter_server for site in sites[fn_name]):
-            parameter_server.add(fn_name)
-            if "parameter_server_strategy" in module_names:
-                raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
-                                             "strategy bootstrap needs the name", functions[fn_name])
-        plan = model_fn.interpret(functions[fn_name], names, module_names, strategy.tf1_partitions(tf1_kinds),
-                                  "tf_keras" if fn_name in parameter_server else "keras3")
-        if plan.partitioner is not None and fn_name in parameter_server and "VARIABLE_PARTITIONER" in module_names:
-            raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
-                                             "partitioner needs the name", functions[fn_name])
-        notes.extend(_strategy_notes(plan, sites[fn_name], tf1_kinds, fn_name in parameter_server, context.text,
-                                     functions[fn_name]))
-        taken.add(plan.class_name)
-        target = fn_targets.pop()
-        stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
-        builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
-        plans[fn_name], builders[fn_name] = (plan, target), builder
-        notes.extend(plan.notes)
-
-    # 3. rewrite function bodies that drive estimators (all analysis is done; edits cannot fail half-way)
-    new_bodies = {}
-    for owner, driver in containers:
-        new_bodies[id(owner)] = driver.rewrite(builders, {k: v[0] for k, v in plans.items()})
-
-    new_body: list[cst.BaseStatement] = []
-    for stmt in (new_bodies.get(id(None)) or module.body):
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in plans:
-            plan, target = plans[stmt.name.value]
-            new_body.extend(_render_model(plan, target, builders[stmt.name.value], stmt.leading_lines,
-                                          stmt.name.value in parameter_server))
+    for key, sites in by_fn.items():
+        try:
+            plan, target, builder, ps, fn_notes = _model_plan(sites, context)
+        except Blocked as blocked:
+            errors.append(blocked)
             continue
-        if isinstance(stmt, cst.FunctionDef) and id(functions.get(stmt.name.value)) in new_bodies:
-            stmt = stmt.with_changes(body=stmt.body.with_changes(body=new_bodies[id(functions[stmt.name.value])]))
-        new_body.append(stmt)
-    new_module = module.with_changes(body=new_body)
+        plans[key], targets[key], builders[key] = plan, target, builder
+        if ps:
+            parameter_server.add(key)
+        if sites[0].model_fn.file is file:
+            notes.extend(fn_notes)
+    if errors:
+        _raise(errors, file, program)
 
-    # 4. imports and leftover TF1 names
-    new_module = _fix_imports(new_module, table, alias, imported, _KERAS_TF_KERAS if parameter_server else _KERAS)
-    for code, message, node in notes:
+    edits = Edits()
+    emitter = driver.Emitter(analysis, file, builders, plans)
+    try:
+        emitter.edits(edits)
+    except Blocked as blocked:
+        raise Blocked.many([blocked])
+    for key, sites in by_fn.items():
+        fn = sites[0].model_fn
+        if fn.file is file:
+            edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
+                                                           key in parameter_server))
+    new_module = edits.apply(module, file.parent)
+    if not any(sites[0].model_fn.file is file for sites in by_fn.values()) and not mine:
+        return module
+    alias, imported = _tf2_alias(module, table)
+    new_module = _fix_imports(new_module, table, alias, imported,
+                              _KERAS_TF_KERAS if _uses_ps(by_fn, parameter_server, file, mine) else _KERAS)
+    for code, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file)]:
         context.note(code, message, node)
     return new_module
+
+
+def _raise(errors: list, file, program) -> None:
+    """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too."""
+    own = [e for e in errors if (program.file_of(e.node) or file) is file]
+    if own:
+        raise Blocked.many(own)
+    others = sorted({program.file_of(e.node).path for e in errors})
+    raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
+
+
+def _uses_ps(by_fn, parameter_server, file, mine) -> bool:
+    return any(key in parameter_server and (sites[0].model_fn.file is file or any(s in mine for s in sites))
+               for key, sites in by_fn.items())
+
+
+def _imports_tf_anywhere(file) -> bool:
+    """`import tensorflow` inside a function, or TF reached through a star import, still counts."""
+    for scope in [file.top, *file.function_scopes.values()]:
+        for bindings in scope.bindings.values():
+            if any(b.kind in ("import", "from") and b.target.split(".")[0] in TF_ROOTS for b in bindings):
+                return True
+    return bool(file.star_imports)
+
+
+def _model_plan(sites: list, context):
+    """(plan, target, builder name, parameter server?, notes) of the model_fn the sites share."""
+    fn = sites[0].model_fn
+    key = ("model-plan", id(fn.node), context.options)
+    cache = context.program.cache
+    if key in cache:
+        return cache[key]
+    fn_targets = {s.target for s in sites}
+    if len(fn_targets) > 1:
+        raise Blocked(estimator.CODE, f"{fn.node.name.value} is driven with different targets "
+                                      f"({', '.join(sorted(fn_targets))})", fn.node)
+    module = fn.file.module
+    table = build_import_table(module, TF_ROOTS)
+    module_names = _module_names(module, table)
+    names = TFNames(program=context.program, file=fn.file)
+    tf1_kinds = _union(site.original_kinds for site in sites)
+    ps = any(site.strategy.parameter_server for site in sites)
+    if ps and "parameter_server_strategy" in module_names:
+        raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
+                                     "strategy bootstrap needs the name", fn.node)
+    plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
+                              "tf_keras" if ps else "keras3")
+    if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
+        raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
+                                         "partitioner needs the name", fn.node)
+    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, code_of(module), fn.node)) + list(plan.notes)
+    target = fn_targets.pop()
+    taken = set(module_names) | {plan.class_name}
+    stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
+    builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
+    cache[key] = (plan, target, builder, ps, fn_notes)
+    return cache[key]
+
+
+def code_of(module: cst.Module) -> str:
+    return module.code
 
 
 _KERAS = "import keras\n"

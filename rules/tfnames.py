@@ -35,15 +35,29 @@ def normalise(dotted: str | None) -> str | None:
 
 
 class TFNames:
-    """Resolves expressions to normalised TF paths through a module's import table."""
+    """Resolves expressions to normalised TF paths: through the program model (scope-aware: a local `tf` shadows
+    the import, `import tensorflow` inside a function counts), or a module's import table."""
 
-    def __init__(self, table: ImportTable):
-        self.table = table
+    def __init__(self, table: ImportTable | None = None, program=None, file=None):
+        self.program, self.file = program, file
+        self.table = table if program is None else _ModelTable(program, file)
 
     def of(self, node: cst.CSTNode, local_names: frozenset[str] = frozenset()) -> str | None:
         if isinstance(node, cst.Call):
             node = node.func
+        if self.program is not None:
+            return normalise(self.program.qualified(node, self.file))
         return normalise(self.table.resolve(node, local_names))
 
     def is_(self, node: cst.CSTNode, *paths: str, local_names: frozenset[str] = frozenset()) -> bool:
         return self.of(node, local_names) in paths
+
+
+class _ModelTable:
+    """The ImportTable.resolve interface, answered by the program model."""
+
+    def __init__(self, program, file):
+        self.program, self.file = program, file
+
+    def resolve(self, node: cst.CSTNode, local_names: frozenset[str] = frozenset()) -> str | None:
+        return self.program.qualified(node, self.file)

@@ -379,7 +379,7 @@ def test_spec_hooks_block(hook_arg):
 @pytest.mark.parametrize("forward", [
     'x = features["x"]\nwith tf.compat.v1.name_scope("s"):\n    logits = tf.compat.v1.layers.dense(x, 1)',
     'x = features["x"] * tf.cast(labels, tf.float32)\nlogits = tf.compat.v1.layers.dense(x, 1)',
-    'x = features["x"]\nfor _ in range(2):\n    x = tf.compat.v1.layers.dense(x, 4)\nlogits = x',
+    'x = features["x"]\nwhile x is not None:\n    x = tf.compat.v1.layers.dense(x, 4)\nlogits = x',
 ])
 def test_unsupported_model_fn_blocks(forward):
     assert codes(blocked(program(forward=forward))) == {"TFM501"}
@@ -544,10 +544,19 @@ def test_eval_spec_exporters_block():
     assert codes(blocked(program(drive=drive))) == {"TFM601"}
 
 
-def test_input_fn_with_params_blocks():
-    extra = "def params_input_fn(params):\n    return train_input_fn()\n"
+def test_input_fn_with_params_gets_the_estimators_params():
+    """The Estimator passed params (and mode) by name; the generated code passes the same values."""
+    extra = "def params_input_fn(params, mode):\n    return train_input_fn()\n"
     drive = "est.train(input_fn=params_input_fn, max_steps=5)"
-    assert codes(blocked(program(drive=drive, extra=extra))) == {"TFM601"}
+    out = converted(program(drive=drive, extra=extra))
+    assert 'params_input_fn(params={"lr": 0.1}, mode="train")' in main_block(out)
+
+
+def test_input_fn_with_config_blocks():
+    extra = "def config_input_fn(config):\n    return train_input_fn()\n"
+    drive = "est.train(input_fn=config_input_fn, max_steps=5)"
+    result = blocked(program(drive=drive, extra=extra))
+    assert "takes config" in result.diagnostics[0].message
 
 
 def test_estimator_without_model_fn_in_file_blocks():

@@ -1,0 +1,832 @@
+"""The program model: what a name means and which value reaches it, in a file and across a package.
+
+Built once per file in one LibCST walk (scopes, bindings, returns, calls), then queried by the rules instead of
+walking statement lists (like ruff's semantic model or pyright's binder, much smaller):
+
+- `lookup(name, at)`: the bindings of a name that can reach a point (one when it is unambiguous);
+- `resolve(value)`: follow names, tuple unpacking, `self.x` attributes, calls of the program's own functions
+  (into their `return`, with parameters bound to the caller's arguments) and `module.attr` across the package,
+  to the expression that produces the value;
+- `function_of(value)`: which function (def, lambda, `functools.partial`, a closure returned by a factory);
+- `render(value, at)`: the value as source text valid at another place with the same meaning, or None.
+
+It knows no TensorFlow: imports resolve to dotted names and the rules decide what those mean.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+_EMPTY = cst.Module(body=[])
+_FOREVER = 1 << 60
+_MAX_DEPTH = 24
+
+
+def code(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # module | function | lambda | class | comprehension
+    node: cst.CSTNode
+    parent: "Scope | None"
+    file: "FileIndex"
+    bindings: dict[str, list["Binding"]] = field(default_factory=dict)
+    returns: list[cst.Return] = field(default_factory=list)  # functions: their own return statements
+    nonlocal_names: set[str] = field(default_factory=set)  # global/nonlocal declarations
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str
+    kind: str  # assign | def | class | param | import | from | for | with | except | augassign | other
+    node: cst.CSTNode  # the target Name, FunctionDef, ClassDef, Param or alias
+    statement: cst.CSTNode  # the statement that binds it
+    scope: Scope
+    order: int
+    block: tuple[int, ...]
+    value: cst.BaseExpression | None = None  # assign: the right-hand side
+    unpack: tuple[int, ...] = ()  # assign to a tuple target: index path into the value
+    target: str = ""  # import/from: the dotted name it stands for ("." prefixes for relative imports)
+
+    @property
+    def line_node(self) -> cst.CSTNode:
+        return self.statement
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    """An expression as written somewhere, with the parameter bindings it was reached through."""
+
+    node: cst.CSTNode
+    file: "FileIndex"
+    env: tuple[tuple[str, "Value"], ...] = ()
+
+    def arg(self, name: str) -> "Value | None":
+        for key, value in self.env:
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class Resolved:
+    """Where resolution stopped: the producing expression (or def/lambda/class), and the bindings it went through."""
+
+    value: Value
+    trail: tuple[Binding, ...] = ()
+    ambiguous: tuple[Binding, ...] = ()  # set when a name had several reaching bindings
+    stopped_at: cst.CSTNode | None = None  # the name that could not be followed further (parameter, global, …)
+
+    @property
+    def node(self) -> cst.CSTNode:
+        return self.value.node
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionRef:
+    node: cst.FunctionDef | cst.Lambda
+    file: "FileIndex"
+    bound: tuple[str, ...] = ()  # parameter names already supplied (functools.partial / closures)
+    trail: tuple[Binding, ...] = ()
+    via: Value | None = None  # the expression that denotes it (for rendering a call to it)
+
+    @property
+    def params(self) -> list[str]:
+        p = self.node.params
+        return [x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]]
+
+
+class _Indexer(cst.CSTVisitor):
+    """One walk: scopes, bindings (with order and enclosing block), returns, parent links and calls."""
+
+    def __init__(self, index: "FileIndex"):
+        self.index = index
+        self.scope = index.top
+        self.order = 0
+        self.blocks: list[int] = []
+        self.block_stack: list[list[int]] = []
+        self.statement_stack: list[cst.CSTNode] = []
+        self.stack: list[cst.CSTNode] = []
+        self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
+
+    # -- generic bookkeeping ------------------------------------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        index = self.index
+        self.order += 1
+        key = id(node)
+        index.parents[key] = self.stack[-1] if self.stack else None
+        index.orders[key] = self.order
+        index.scopes[key] = self.scope
+        index.blocks[key] = tuple(self.blocks)
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.statement_stack.append(node)
+        if self.statement_stack:
+            index.statements[key] = self.statement_stack[-1]
+        self.stack.append(node)
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        return method(node) is not False if method else True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        method = getattr(self, f"leave_{type(original_node).__name__}", None)
+        if method:
+            method(original_node)
+        self.stack.pop()
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.statement_stack.pop()
+
+    def bind(self, name: str, kind: str, node, value=None, unpack=(), target: str = "", scope=None) -> None:
+        scope = scope or self.scope
+        statement = self.statement_stack[-1] if self.statement_stack else node
+        b = Binding(name, kind, node, statement, scope, self.order, tuple(self.blocks), value, unpack, target)
+        scope.bindings.setdefault(name, []).append(b)
+        self.index.stores.add(id(node))
+
+    def bind_target(self, target, kind: str, value, unpack=()) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target.value, kind, target, value, unpack)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, el in enumerate(target.elements):
+                inner = el.value
+                if isinstance(el, cst.StarredElement):
+                    self.bind_target(inner, "other", None)
+                else:
+                    self.bind_target(inner, kind, value, (*unpack, i))
+        elif isinstance(target, cst.StarredElement):
+            self.bind_target(target.value, "other", None)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            # `self.x = value` inside a method: recorded per class for `self.x` lookups
+            cls = self.index.method_class(self.scope)
+            if cls is not None and target.value.value == self.index.self_name(self.scope):
+                statement = self.statement_stack[-1]
+                b = Binding(target.attr.value, kind, target, statement, self.scope, self.order, tuple(self.blocks),
+                            value, unpack)
+                self.index.attributes.setdefault((id(cls.node), target.attr.value), []).append(b)
+
+    # -- blocks (for "does this binding always reach that point") -----------------------------------------------
+    def visit_IndentedBlock(self, node) -> None:
+        self.blocks.append(id(node))
+
+    def leave_IndentedBlock(self, node) -> None:
+        self.blocks.pop()
+
+    def visit_SimpleStatementSuite(self, node) -> None:
+        self.blocks.append(id(node))
+
+    def leave_SimpleStatementSuite(self, node) -> None:
+        self.blocks.pop()
+
+    # -- scopes ---------------------------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bind(node.name.value, "def", node)
+        for deco in node.decorators:
+            deco.visit(self)
+        _visit_defaults(self, node.params)
+        if node.returns:
+            node.returns.visit(self)
+        outer_blocks = self.blocks
+        self.scope = Scope("function", node, self.scope, self.index)
+        self.index.function_scopes[id(node)] = self.scope
+        self.blocks = []
+        self._bind_params(node.params)
+        _visit_body(self, node.body)
+        self.blocks = outer_blocks
+        self.scope = self.scope.parent
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        _visit_defaults(self, node.params)
+        outer_blocks = self.blocks
+        self.scope = Scope("lambda", node, self.scope, self.index)
+        self.index.function_scopes[id(node)] = self.scope
+        self.blocks = []
+        self._bind_params(node.params)
+        node.body.visit(self)
+        self.blocks = outer_blocks
+        self.scope = self.scope.parent
+        return False
+
+    def _bind_params(self, params: cst.Parameters) -> None:
+        for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            self.bind(p.name.value, "param", p)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.bind(star.name.value, "param", star)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bind(node.name.value, "class", node)
+        for deco in node.decorators:
+            deco.visit(self)
+        for arg in node.bases + node.keywords:
+            arg.visit(self)
+        outer_blocks = self.blocks
+        self.scope = Scope("class", node, self.scope, self.index)
+        self.index.class_scopes[id(node)] = self.scope
+        self.blocks = []
+        _visit_body(self, node.body)
+        self.blocks = outer_blocks
+        self.scope = self.scope.parent
+        return False
+
+    def _comprehension(self, node) -> bool:
+        outer = self.scope
+        self.scope = Scope("comprehension", node, outer, self.index)
+        for_in = node.for_in
+        while for_in is not None:
+            for_in.iter.visit(self)
+            self.bind_target(for_in.target, "for", None)
+            for cond in for_in.ifs:
+                cond.visit(self)
+            for_in = for_in.inner_for_in
+        for part in ("elt", "key", "value"):
+            child = getattr(node, part, None)
+            if child is not None:
+                child.visit(self)
+        self.scope = outer
+        return False
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+    # -- bindings -------------------------------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self.bind_target(t.target, "assign", node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.bind_target(node.target, "assign", node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.bind_target(node.target, "augassign", None)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.bind_target(node.target, "assign", node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bind_target(node.target, "for", None)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bind_target(node.asname.name, "with", None)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.bind_target(node.name.name, "except", None)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.scope.nonlocal_names.update(n.name.value for n in node.names)
+
+    visit_Nonlocal = visit_Global
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            dotted = get_full_name_for_node(alias.name) or ""
+            if alias.asname is not None:
+                self.bind(alias.asname.name.value, "import", alias, target=dotted)
+            else:
+                top = dotted.split(".")[0]
+                self.bind(top, "import", alias, target=top)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        base = "." * len(node.relative) + (get_full_name_for_node(node.module) if node.module else "")
+        if isinstance(node.names, cst.ImportStar):
+            self.index.star_imports.append(base)
+            return False
+        for alias in node.names:
+            local = alias.asname.name.value if alias.asname else alias.name.value
+            name = get_full_name_for_node(alias.name)
+            joined = f"{base}.{name}" if base and not base.endswith(".") else f"{base}{name}"
+            self.bind(local, "from", alias, target=joined)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.index.stores and id(node) not in self.skip:
+            self.index.loads.setdefault(node.value, []).append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.scope.kind == "function":
+            self.scope.returns.append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.index.calls.append(node)
+
+
+def _visit_body(visitor, body) -> None:
+    # the body's own block is the scope's root: statements directly in it always run (block path ())
+    if isinstance(body, cst.IndentedBlock):
+        for stmt in body.body:
+            stmt.visit(visitor)
+    else:
+        body.visit(visitor)
+
+
+def _visit_defaults(visitor, params: cst.Parameters) -> None:
+    for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+        if p.default is not None:
+            p.default.visit(visitor)
+        if p.annotation is not None:
+            p.annotation.visit(visitor)
+
+
+class FileIndex:
+    """The facts of one file; `Program` joins files and answers the questions."""
+
+    def __init__(self, module: cst.Module, path: str = "<stdin>", module_name: str | None = None,
+                 is_package: bool = False):
+        self.module, self.path, self.module_name, self.is_package = module, path, module_name, is_package
+        self.top = Scope("module", module, None, self)
+        self.parents: dict[int, cst.CSTNode | None] = {}
+        self.orders: dict[int, int] = {}
+        self.scopes: dict[int, Scope] = {}
+        self.blocks: dict[int, tuple[int, ...]] = {}
+        self.statements: dict[int, cst.CSTNode] = {}
+        self.stores: set[int] = set()
+        self.function_scopes: dict[int, Scope] = {}
+        self.class_scopes: dict[int, Scope] = {}
+        self.attributes: dict[tuple[int, str], list[Binding]] = {}
+        self.star_imports: list[str] = []
+        self.calls: list[cst.Call] = []
+        self.loads: dict[str, list[cst.Name]] = {}  # every Name read as a variable, by identifier
+        module.visit(_Indexer(self))
+
+    # helpers used while indexing
+    def method_class(self, scope: Scope) -> Scope | None:
+        if scope.kind == "function" and scope.parent is not None and scope.parent.kind == "class":
+            return scope.parent
+        return None
+
+    def self_name(self, scope: Scope) -> str | None:
+        params = scope.node.params.params if isinstance(scope.node, cst.FunctionDef) else ()
+        return params[0].name.value if params else None
+
+    # structure
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.parents.get(id(node))
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        return self.scopes.get(id(node), self.top)
+
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.statements.get(id(node))
+
+    def contains(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.orders
+
+    def line_of_order(self, node: cst.CSTNode) -> int:
+        return self.orders.get(id(node), 0)
+
+    def top_level(self, name: str) -> Binding | None:
+        found = self.top.bindings.get(name)
+        return found[-1] if found else None
+
+    def loads_of(self, program: "Program", binding: Binding) -> list[cst.Name]:
+        return [n for n in self.loads.get(binding.name, ()) if any(b is binding for b in program.lookup(n.value, n, self))]
+
+    def inside(self, node: cst.CSTNode, ancestors: set[int]) -> bool:
+        while node is not None:
+            if id(node) in ancestors:
+                return True
+            node = self.parents.get(id(node))
+        return False
+
+    def is_store(self, node: cst.Name) -> bool:
+        return id(node) in self.stores
+
+    def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        scope = self.scope_of(node)
+        while scope is not None and scope.kind not in ("function",):
+            scope = scope.parent
+        return scope.node if scope is not None else None
+
+
+def _reaching(bindings: list[Binding], order: int, block: tuple[int, ...]) -> list[Binding]:
+    """Bindings that can reach a point: the last one that always runs before it, and conditional ones after."""
+    found: list[Binding] = []
+    for b in bindings:
+        if b.order >= order:
+            break
+        if block[:len(b.block)] == b.block:
+            found = [b]
+        else:
+            found.append(b)
+    return found
+
+
+class Program:
+    """Files of one run, joined: module names → indexes. Answers the rules' questions."""
+
+    def __init__(self, files: list[FileIndex] | None = None):
+        self.files: list[FileIndex] = []
+        self.by_module: dict[str, FileIndex] = {}
+        self._call_sites: dict[int, list[tuple[cst.Call, FileIndex]]] | None = None
+        self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
+        for f in files or []:
+            self.add(f)
+
+    def add(self, index: FileIndex) -> None:
+        self.files.append(index)
+        if index.module_name:
+            self.by_module[index.module_name] = index
+        self._call_sites = None
+
+    def file_of(self, node: cst.CSTNode) -> FileIndex | None:
+        for f in self.files:
+            if f.contains(node):
+                return f
+        return None
+
+    # ---- names --------------------------------------------------------------------------------------------
+    def lookup(self, name: str, at: cst.CSTNode, file: FileIndex) -> list[Binding]:
+        scope = file.scope_of(at)
+        order, block = file.orders.get(id(at), _FOREVER), file.blocks.get(id(at), ())
+        first = True
+        while scope is not None:
+            if scope.kind == "class" and not first:
+                scope = scope.parent
+                continue
+            if name in scope.nonlocal_names:
+                scope, first = scope.parent, False
+                order, block = _FOREVER, ()
+                continue
+            bindings = scope.bindings.get(name)
+            if bindings:
+                found = _reaching(bindings, order, block) if first else _reaching(bindings, _FOREVER, ())
+                if found:
+                    return found
+                if first and scope.kind in ("function", "lambda"):
+                    return []  # a local read before it is bound (a loop carries it, or UnboundLocalError)
+            # an enclosing scope is read when the inner code runs: its final value
+            scope, first = scope.parent, False
+            order, block = _FOREVER, ()
+        return []
+
+    def qualified(self, node: cst.CSTNode, file: FileIndex) -> str | None:
+        """Dotted name of a pure `a.b.c` expression through imports (`tf.estimator.X` → `tensorflow.estimator.X`);
+        module-level aliases (`tf1 = tf.compat.v1`) followed. None when rooted in anything else."""
+        full = get_full_name_for_node(node) if _is_dotted(node) else None
+        if full is None:
+            return None
+        root, _, rest = full.partition(".")
+        target = self._import_target(root, node, file, 0)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def _import_target(self, name: str, at: cst.CSTNode, file: FileIndex, depth: int) -> str | None:
+        if depth > _MAX_DEPTH:
+            return None
+        found = self.lookup(name, at, file)
+        if not found:
+            return None
+        b = found[-1]  # `if tf.__version__ ...: tf = tf.compat.v1`: the most recent meaning wins
+        if b.kind in ("import", "from"):
+            return self.absolute(b.target, file)
+        if b.kind == "assign" and not b.unpack and b.value is not None and _is_dotted(b.value):
+            full = get_full_name_for_node(b.value)
+            root, _, rest = full.partition(".")
+            target = self._import_target(root, b.statement, file, depth + 1) if root != name or b.statement is not at else None
+            if target is None:
+                return None
+            return f"{target}.{rest}" if rest else target
+        return None
+
+    def absolute(self, target: str, file: FileIndex) -> str:
+        """A relative import target made absolute from the importing file's module name."""
+        if not target.startswith("."):
+            return target
+        level = len(target) - len(target.lstrip("."))
+        rest = target[level:]
+        base = (file.module_name or "").split(".")
+        if not file.is_package:
+            base = base[:-1]
+        base = base[:len(base) - (level - 1)] if level > 1 else base
+        return ".".join([*base, rest] if rest else base)
+
+    # ---- values -------------------------------------------------------------------------------------------
+    def value(self, node: cst.CSTNode, file: FileIndex, env: tuple = ()) -> Value:
+        return Value(node, file, env)
+
+    def resolve(self, value: Value, depth: int = 0) -> Resolved:
+        """Follow a value to the expression that produces it."""
+        return self._resolve(value, (), depth)
+
+    def _resolve(self, v: Value, trail: tuple[Binding, ...], depth: int) -> Resolved:
+        node, file = v.node, v.file
+        if depth > _MAX_DEPTH:
+            return Resolved(v, trail)
+        if isinstance(node, cst.Name):
+            bound = v.arg(node.value)
+            if bound is not None:
+                return self._resolve(bound, trail, depth + 1)
+            found = self.lookup(node.value, node, file)
+            if len(found) > 1:
+                return Resolved(v, trail, ambiguous=tuple(found))
+            if not found:
+                return Resolved(v, trail, stopped_at=node)
+            return self._binding(found[0], v, trail, depth)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(v, trail, depth)
+        if isinstance(node, cst.Call):
+            fn = self._callee(Value(node.func, file, v.env), depth)
+            if fn is not None and isinstance(fn.node, cst.FunctionDef):
+                returns = fn.file.function_scopes[id(fn.node)].returns
+                values = [r.value for r in returns if r.value is not None]
+                if len(values) == 1 and len(returns) == 1:
+                    env = self.bind_call(node, fn, v)
+                    return self._resolve(Value(values[0], fn.file, env), (*trail, *fn.trail), depth + 1)
+            return Resolved(v, trail)
+        return Resolved(v, trail)
+
+    def _binding(self, b: Binding, v: Value, trail, depth) -> Resolved:
+        trail = (*trail, b)
+        if b.kind == "assign" and b.value is not None:
+            inner = self._resolve(Value(b.value, b.scope.file, v.env if b.scope.file is v.file else ()), trail,
+                                  depth + 1)
+            for i in b.unpack:
+                node = inner.node
+                if isinstance(node, (cst.Tuple, cst.List)) and i < len(node.elements) and \
+                        not isinstance(node.elements[i], cst.StarredElement):
+                    inner = self._resolve(Value(node.elements[i].value, inner.value.file, inner.value.env),
+                                          inner.trail, depth + 1)
+                else:
+                    return Resolved(v, trail, stopped_at=b.node)
+            return inner
+        if b.kind in ("def", "class"):
+            return Resolved(Value(b.node, b.scope.file, v.env), trail)
+        if b.kind == "param":
+            return self._param(b, v, trail, depth)
+        if b.kind in ("import", "from"):
+            target = self.absolute(b.target, b.scope.file)
+            found = self.module_member(target)
+            if found is not None:
+                return self._binding(found[0], Value(found[0].node, found[1]), trail, depth + 1) \
+                    if not isinstance(found[0], FileIndex) else Resolved(v, trail)
+        return Resolved(v, trail, stopped_at=b.node)
+
+    def module_member(self, dotted: str):
+        """(binding, file) for `package.module.name` defined in a file of this program; None otherwise."""
+        module, _, name = dotted.rpartition(".")
+        index = self.by_module.get(module)
+        if index is None or not name:
+            return None
+        b = index.top_level(name)
+        return (b, index) if b is not None else None
+
+    def _param(self, b: Binding, v: Value, trail, depth) -> Resolved:
+        """A parameter: the argument of the function's only call site in the program (or its default)."""
+        fn_scope = b.scope
+        sites = self.call_sites(fn_scope.node)
+        if len(sites) != 1:
+            if not sites and isinstance(b.node, cst.Param) and b.node.default is not None:
+                return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
+            return Resolved(v, trail, stopped_at=b.node)
+        call, file = sites[0]
+        ref = FunctionRef(fn_scope.node, fn_scope.file)
+        arg = self.argument_for(call, ref, b.name)
+        if arg is None:
+            if isinstance(b.node, cst.Param) and b.node.default is not None:
+                return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
+            return Resolved(v, trail, stopped_at=b.node)
+        return self._resolve(Value(arg, file), trail, depth + 1)
+
+    def _attribute(self, v: Value, trail, depth) -> Resolved:
+        node, file = v.node, v.file
+        # self.x inside a method: the class's unique `self.x = value`
+        if isinstance(node.value, cst.Name):
+            scope = file.scope_of(node)
+            while scope is not None and scope.kind in ("lambda", "comprehension"):
+                scope = scope.parent
+            cls = file.method_class(scope) if scope is not None else None
+            if cls is not None and node.value.value == file.self_name(scope):
+                found = file.attributes.get((id(cls.node), node.attr.value), [])
+                if len(found) == 1:
+                    return self._binding(found[0], Value(found[0].node, file), trail, depth + 1)
+                if len(found) > 1:
+                    return Resolved(v, trail, ambiguous=tuple(found))
+                return Resolved(v, trail, stopped_at=node)
+        # module.attr where module is a file of this program
+        dotted = self.qualified(node, file)
+        if dotted is not None:
+            found = self.module_member(dotted)
+            if found is not None:
+                b, index = found
+                return self._binding(b, Value(b.node, index), trail, depth + 1)
+        return Resolved(v, trail)
+
+    # ---- functions ------------------------------------------------------------------------------------------
+    def _callee(self, func: Value, depth: int) -> FunctionRef | None:
+        r = self._resolve(func, (), depth + 1)
+        if isinstance(r.node, (cst.FunctionDef, cst.Lambda)):
+            return FunctionRef(r.node, r.value.file, trail=r.trail, via=func)
+        return None
+
+    def function_of(self, value: Value, partial_names: tuple[str, ...] = ("functools.partial",)) -> FunctionRef | None:
+        """The function an expression denotes: a def, a lambda, `functools.partial(f, ...)` (its bound parameters
+        recorded), or what a factory returns."""
+        r = self.resolve(value)
+        node = r.node
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return FunctionRef(node, r.value.file, trail=r.trail, via=value)
+        if isinstance(node, cst.Call) and self.qualified(node.func, r.value.file) in partial_names and node.args:
+            inner = self.function_of(Value(node.args[0].value, r.value.file, r.value.env), partial_names)
+            if inner is None:
+                return None
+            bound = list(inner.bound)
+            positional = [a for a in node.args[1:] if a.keyword is None and not a.star]
+            free = [p for p in inner.params if p not in bound]
+            bound += free[:len(positional)]
+            bound += [a.keyword.value for a in node.args[1:] if a.keyword is not None]
+            return FunctionRef(inner.node, inner.file, tuple(bound), (*r.trail, *inner.trail), via=value)
+        return None
+
+    def call_sites(self, fn: cst.CSTNode) -> list[tuple[cst.Call, FileIndex]]:
+        """Calls of a def anywhere in the program (direct calls by name, `module.fn`, `self.method`)."""
+        if self._call_sites is None:
+            sites: dict[int, list] = {}
+            for f in self.files:
+                for call in f.calls:
+                    callee = self._callee(Value(call.func, f), _MAX_DEPTH - 4) if _is_dotted(call.func) else None
+                    if callee is None and isinstance(call.func, cst.Attribute):
+                        callee = self._method(call, f)
+                    if callee is not None:
+                        sites.setdefault(id(callee.node), []).append((call, f))
+            self._call_sites = sites
+        return self._call_sites.get(id(fn), [])
+
+    def _method(self, call: cst.Call, file: FileIndex) -> FunctionRef | None:
+        """`self.method(...)` inside a class: that class's method."""
+        func = call.func
+        if not isinstance(func.value, cst.Name):
+            return None
+        scope = file.scope_of(call)
+        while scope is not None and scope.kind in ("lambda", "comprehension"):
+            scope = scope.parent
+        cls = file.method_class(scope) if scope is not None else None
+        if cls is None or func.value.value != file.self_name(scope):
+            return None
+        found = cls.bindings.get(func.attr.value)
+        if found and found[-1].kind == "def":
+            return FunctionRef(found[-1].node, file)
+        return None
+
+    def argument_for(self, call: cst.Call, fn: FunctionRef, name: str) -> cst.BaseExpression | None:
+        """The argument a call passes for a parameter (positional or keyword), None if not passed."""
+        params = fn.params
+        if isinstance(fn.node, cst.FunctionDef) and fn.file.method_class(fn.file.function_scopes[id(fn.node)]) \
+                is not None and isinstance(call.func, cst.Attribute):
+            params = params[1:]  # bound method: self is not passed
+        positional = 0
+        for arg in call.args:
+            if arg.star:
+                return None
+            if arg.keyword is None:
+                if positional < len(params) and params[positional] == name:
+                    return arg.value
+                positional += 1
+            elif arg.keyword.value == name:
+                return arg.value
+        return None
+
+    def bind_call(self, call: cst.Call, fn: FunctionRef, caller: Value) -> tuple:
+        env = []
+        for name in fn.params:
+            arg = self.argument_for(call, fn, name)
+            if arg is not None:
+                env.append((name, Value(arg, caller.file, caller.env)))
+        return tuple(env)
+
+    # ---- rendering ------------------------------------------------------------------------------------------
+    def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None) -> str | None:
+        """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`)."""
+        replaced: dict[int, str] = {}
+        for name in free_names(value.node):
+            bound = value.arg(name.value)
+            if bound is not None:
+                text = self.render(bound, at, at_file, why)
+                if text is None:
+                    return None
+                replaced[id(name)] = text if _is_atom(bound.node) else f"({text})"
+                continue
+            if value.file is at_file and value.node is at:
+                continue
+            here = self.lookup(name.value, name, value.file)
+            there = self.lookup(name.value, at, at_file)
+            if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
+                if why is not None:
+                    why.append(name)
+                return None
+        if not replaced:
+            return code(value.node)
+        return code(_substitute(value.node, replaced))
+
+
+def _same_import(program: Program, a: list[Binding], b: list[Binding]) -> bool:
+    if len(a) != 1 or len(b) != 1 or a[0].kind not in ("import", "from") or b[0].kind not in ("import", "from"):
+        return False
+    return program.absolute(a[0].target, a[0].scope.file) == program.absolute(b[0].target, b[0].scope.file)
+
+
+def _is_atom(node: cst.CSTNode) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.SimpleString, cst.Integer,
+                             cst.Float, cst.Dict, cst.List, cst.Tuple))
+
+
+def _is_dotted(node: cst.CSTNode) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def free_names(node: cst.CSTNode) -> list[cst.Name]:
+    """Name nodes read as values in an expression (not attribute names or keywords; lambda/comprehension-local
+    names excluded)."""
+    found: list[cst.Name] = []
+
+    class _V(cst.CSTVisitor):
+        def __init__(self):
+            self.bound: list[set[str]] = []
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> None:
+            p = n.params
+            self.bound.append({x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
+                              | {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)})
+
+        def leave_Lambda(self, n) -> None:
+            self.bound.pop()
+
+        def visit_Param(self, n: cst.Param) -> bool:
+            if n.default is not None:
+                n.default.visit(self)
+            return False
+
+        def _comp(self, n) -> None:
+            names: set[str] = set()
+            f = n.for_in
+            while f is not None:
+                names |= {x.value for x in _target_names(f.target)}
+                f = f.inner_for_in
+            self.bound.append(names)
+
+        def _comp_leave(self, n) -> None:
+            self.bound.pop()
+
+        visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comp
+        leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _comp_leave
+
+        def visit_Name(self, n: cst.Name) -> None:
+            if not any(n.value in b for b in self.bound):
+                found.append(n)
+
+    node.visit(_V())
+    return found
+
+
+def _target_names(target) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
+    class _R(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            text = replaced.get(id(original))
+            return cst.parse_expression(text) if text is not None else updated
+
+    return node.visit(_R())
+
+
+def module_name_for(path: Path) -> tuple[str, bool]:
+    """Dotted module name of a file from the packages (directories with __init__.py) around it."""
+    path = path.resolve()
+    parts = [] if path.stem == "__init__" else [path.stem]
+    is_package = path.stem == "__init__"
+    parent = path.parent
+    while (parent / "__init__.py").exists():
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts), is_package

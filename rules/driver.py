@@ -1,0 +1,713 @@
+"""TFM601 estimator driver: every Estimator, what configures it and what drives it, wherever it is written.
+
+Asked of the program model (migrator/model.py), not of one statement list: an Estimator built at module level,
+under `__main__`, in `main(argv)`, in a helper that returns it, in a method; arguments positional or by keyword;
+RunConfig built inline, in a helper, through `.replace(...)`; specs inline, in helpers returning tuples; input
+functions as defs, lambdas, `functools.partial`, closures from factories, taking any of `params`, `mode`,
+`config`, `input_context` (the generated code passes what the Estimator passed by name).
+
+The Estimator expression becomes the TF2 model (Keras target: built in `strategy.scope()`) or the generated
+custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /
+`evaluate` (Keras) or the trainer's `train` / `evaluate`; RunConfig, TrainSpec and EvalSpec statements and the
+helpers that only built them are removed once everything that read them is converted.
+Blocked, each with its own line: `predict`/export/hooks/warm start (not converted yet), an Estimator value used
+in a way the tool cannot follow, a name with several possible values, input functions the tool cannot see.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, free_names
+
+from . import strategy as strategies
+from ._args import generated, is_literal, wrap_call
+from .estimator import (_EVAL_SPEC, _EVALUATE, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC, CODE)
+
+CODE_KIND = "TFM603"
+_ESTIMATOR = ["model_fn", "model_dir", "config", "params", "warm_start_from"]
+_KEPT_CONFIG = ("model_dir", "tf_random_seed", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps",
+                "train_distribute")
+_MODES = {"train": '"train"', "eval": '"eval"'}  # tf.estimator.ModeKeys.TRAIN == "train", EVAL == "eval"
+_OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with what the user can do
+    "estimator.DNNClassifier": "canned", "estimator.DNNRegressor": "canned",
+    "estimator.LinearClassifier": "canned", "estimator.LinearRegressor": "canned",
+    "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
+    "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
+    "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
+    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
+    "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
+    "estimator.experimental.RNNEstimator": "canned",
+}
+_ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
+                      "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
+                      "latest_checkpoint", "model_dir", "config", "params", "model_fn"}
+
+
+def kind_message(path: str) -> str:
+    kind = _OTHER_KINDS[path]
+    name = path.rsplit(".", 1)[-1]
+    if kind == "canned":
+        return (f"canned estimator tf.{path} is not converted yet (canned estimators and feature columns are "
+                "tracked separately); its driver calls are left as they are")
+    if kind == "tpu":
+        return (f"tf.{path} is not converted: with use_tpu=False it runs its model_fn like tf.estimator.Estimator — "
+                "construct tf.estimator.Estimator(model_fn, ...) instead and re-run tfmigrate")
+    return (f"tf.{path}: the Keras model already exists; train it with model.fit under a tf.distribute strategy "
+            "instead of wrapping it in an Estimator (not rewritten automatically yet)")
+
+
+@dataclass
+class Use:
+    kind: str  # train | evaluate | train_and_evaluate
+    call: cst.Call
+    file: FileIndex
+    receiver: cst.BaseExpression
+    train: dict[str, Value] = field(default_factory=dict)  # input_fn, max_steps
+    evaluate: dict[str, Value] = field(default_factory=dict)  # input_fn, steps
+
+
+@dataclass
+class Site:
+    """One Estimator: where it is built, what configures it, what drives it."""
+
+    call: cst.Call
+    file: FileIndex
+    model_fn: FunctionRef
+    model_fn_expr: cst.BaseExpression
+    params: str
+    params_value: Value | None
+    run_config: dict[str, Value] = field(default_factory=dict)
+    strategy: strategies.StrategyPlan | None = None
+    strategy_value: Value | None = None  # the program's own strategy expression, rewritten in place
+    strategy_binding: Binding | None = None
+    original_kinds: set[str] | None = None
+    target: str = ""
+    uses: list[Use] = field(default_factory=list)
+    consumed: list[Binding] = field(default_factory=list)  # config/spec bindings whose statements go
+
+    @property
+    def statement(self) -> cst.CSTNode:
+        return self.file.statement_of(self.call)
+
+
+class Analysis:
+    """All Estimator sites of a program and their uses; diagnostics are collected, not raised one by one."""
+
+    def __init__(self, program: Program, names_for, options):
+        self.program, self.names_for, self.options = program, names_for, options
+        self.sites: list[Site] = []
+        self.errors: list[Blocked] = []
+        self.notes: list = []
+        self._site_by_call: dict[int, Site] = {}
+        self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
+
+    def tf(self, node, file: FileIndex) -> str | None:
+        return self.names_for(file).of(node)
+
+    # ---- finding ------------------------------------------------------------------------------------------
+    def run(self) -> "Analysis":
+        for file in self.program.files:
+            for call in file.calls:
+                path = self.tf(call, file)
+                if path == "estimator.Estimator":
+                    if self._guard(self._site, call, file) is False:
+                        self._failed.add(id(call))
+                elif path in _OTHER_KINDS:
+                    self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
+        for file in self.program.files:
+            for call in file.calls:
+                self._guard(self._use, call, file)
+        self.finish()
+        return self
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except Blocked as blocked:
+            self.errors.append(blocked)
+            return False
+
+    def site_of(self, value: Value) -> Site | Resolved:
+        r = self.program.resolve(value)
+        site = self._site_by_call.get(id(r.node))
+        return site if site is not None else r
+
+    # ---- an Estimator ----------------------------------------------------------------------------------------
+    def _site(self, call: cst.Call, file: FileIndex) -> None:
+        args = bind_values(call, _ESTIMATOR, "Estimator", file)
+        if "model_fn" not in args:
+            raise Blocked(CODE, "Estimator(...) without model_fn", call)
+        if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
+            raise Blocked(CODE, "Estimator(warm_start_from=...) is not converted yet: load the checkpoint into the "
+                                "migrated model by name (tf.train.load_checkpoint) after building it", args["warm_start_from"].node)
+        fn = self.program.function_of(args["model_fn"])
+        if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            r = self.program.resolve(args["model_fn"])
+            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}`: {self.why(r, 'a function')}",
+                          args["model_fn"].node)
+        if fn.bound:
+            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}` binds {', '.join(fn.bound)} with "
+                                "functools.partial; not converted yet", args["model_fn"].node)
+        if fn.file.scope_of(fn.node).kind != "module":
+            raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function (a closure); "
+                                "not converted yet: define it at module level and pass its settings in params",
+                          fn.node)
+        params_value = args.get("params")
+        params = code(params_value.node) if params_value is not None and not is_literal(params_value.node, None) else "{}"
+        trail: list[Binding] = []
+        run_config = self.run_config(args, call, file, trail)
+        site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site.consumed.extend(trail)
+        self.strategy(site)
+        site.target = strategies.choose_target(self.options.target, site.strategy, call)
+        self.sites.append(site)
+        self._site_by_call[id(call)] = site
+
+    def why(self, r: Resolved, what: str) -> str:
+        if r.ambiguous:
+            lines = ", ".join(str(self.line(b.statement, b.scope.file)) for b in r.ambiguous)
+            return f"`{r.ambiguous[0].name}` can hold different values here (assigned at lines {lines}); " \
+                   f"assign it once so tfmigrate can tell which {what} it is"
+        if r.stopped_at is not None:
+            name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
+            return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
+                   "a name from a module outside the migrated files); pass the files that define it too"
+        return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
+
+    def line(self, node, file: FileIndex) -> int:
+        from tfmigrate.engine import position_in
+
+        return position_in(file.module, node)[0]
+
+    def run_config(self, args: dict[str, Value], call: cst.Call, file: FileIndex, trail: list) -> dict[str, Value]:
+        config: dict[str, Value] = {}
+        value = args.get("config")
+        if value is not None and not is_literal(value.node, None):
+            config = self.config_values(value, trail)
+        for key, v in list(config.items()):
+            if key in _RUN_CONFIG_DROPPED:
+                self.notes.append((CODE, f"RunConfig({key}=...) dropped: {_RUN_CONFIG_DROPPED[key]}", v.node))
+                del config[key]
+            elif key not in _KEPT_CONFIG:
+                raise Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
+        if "model_dir" in args and not is_literal(args["model_dir"].node, None):
+            config["model_dir"] = args["model_dir"]
+        return config
+
+    def config_values(self, value: Value, trail: list) -> dict[str, Value]:
+        """RunConfig keyword values, through names, helpers and `.replace(...)` chains."""
+        r = self.program.resolve(value)
+        node, file = r.node, r.value.file
+        trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        if isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
+            return bind_values(node, _RUN_CONFIG, "RunConfig", file, r.value.env)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "replace":
+            base = self.config_values(Value(node.func.value, file, r.value.env), trail)
+            base.update(bind_values(node, _RUN_CONFIG, "RunConfig.replace", file, r.value.env, keywords_only=True))
+            return base
+        if isinstance(node, cst.IfExp):
+            raise Blocked(CODE, f"config=`{code(value.node)}` is a RunConfig chosen at run time "
+                                f"(`{code(node)[:70]}`); build one RunConfig whose settings may depend on the "
+                                "condition instead", value.node)
+        raise Blocked(CODE, f"config=`{code(value.node)}`: {self.why(r, 'a tf.estimator.RunConfig')}", value.node)
+
+    def strategy(self, site: Site) -> None:
+        node = site.run_config.get("train_distribute")
+        tf_of = (lambda n: self.tf(n, site.file))
+        if node is None:
+            plan_node, original = None, strategies.original_kinds(None, tf_of)
+        else:
+            r = self.program.resolve(node)
+            tf_of = (lambda n, f=r.value.file: self.tf(n, f))
+            plan_node = r.node
+            if r.ambiguous:
+                raise Blocked(strategies.CODE, f"train_distribute: {self.why(r, 'a strategy')}", node.node)
+            original = strategies.original_kinds(plan_node, tf_of)
+            binding = r.trail[-1] if r.trail and r.trail[-1].kind == "assign" and not r.trail[-1].unpack else None
+            if binding is not None and binding.value is plan_node and isinstance(node.node, cst.Name):
+                site.strategy_value, site.strategy_binding = node, binding
+        site.original_kinds = original
+        if self.options.strategy != "keep":
+            site.strategy = strategies.from_option(self.options.strategy)
+        elif plan_node is None:
+            site.strategy = strategies.convert(None, tf_of)
+        else:
+            site.strategy = strategies.convert(plan_node, tf_of)
+
+    # ---- what drives it --------------------------------------------------------------------------------------
+    def _use(self, call: cst.Call, file: FileIndex) -> None:
+        path = self.tf(call, file)
+        if path == "estimator.train_and_evaluate":
+            args = bind_values(call, ["estimator", "train_spec", "eval_spec"], "train_and_evaluate", file)
+            if "estimator" not in args or "train_spec" not in args or "eval_spec" not in args:
+                raise Blocked(CODE, "train_and_evaluate needs estimator, train_spec and eval_spec", call)
+            site = self.site_of(args["estimator"])
+            if not isinstance(site, Site) and id(site.node) in self._failed:
+                return
+            if not isinstance(site, Site):
+                raise Blocked(CODE, f"train_and_evaluate(`{code(args['estimator'].node)}`, ...): "
+                                    f"{self.why(site, 'an Estimator')}", call)
+            use = Use("train_and_evaluate", call, file, args["estimator"].node)
+            use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
+            use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
+            site.uses.append(use)
+            return
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _ESTIMATOR_METHODS):
+            return
+        site = self.site_of(Value(func.value, file))
+        if not isinstance(site, Site):
+            return
+        method = func.attr.value
+        if method == "train":
+            args = bind_values(call, _TRAIN, "train", file)
+            for bad in ("hooks", "saving_listeners"):
+                if bad in args and not is_literal(args[bad].node, None):
+                    raise Blocked(CODE, f"train({bad}=...) is not converted yet: SessionRunHooks become Keras "
+                                        "callbacks or calls in the training loop", args[bad].node)
+            steps = args.get("max_steps")
+            if steps is None and "steps" in args:
+                steps = args["steps"]
+                self.notes.append((CODE, "train(steps=N) converted as max_steps=N (the same on a fresh model_dir)", call))
+            if steps is None or "input_fn" not in args or is_literal(steps.node, None):
+                raise Blocked(CODE, "train() needs input_fn and max_steps (or steps); without them it trains "
+                                    "forever", call)
+            if isinstance(file.parent(call), cst.Expr) is False and not self._value_unused(call, file):
+                raise Blocked(CODE, "the value of estimator.train() (the Estimator itself) is used; not converted", call)
+            site.uses.append(Use("train", call, file, func.value, train={"input_fn": args["input_fn"], "max_steps": steps}))
+        elif method == "evaluate":
+            args = bind_values(call, _EVALUATE, "evaluate", file)
+            extra = set(args) - {"input_fn", "steps", "name"}
+            if extra:
+                raise Blocked(CODE, f"evaluate({', '.join(sorted(extra))}=...) is not converted yet", call)
+            if "input_fn" not in args:
+                raise Blocked(CODE, "evaluate() without input_fn", call)
+            site.uses.append(Use("evaluate", call, file, func.value, evaluate=args))
+        elif method == "predict":
+            raise Blocked(CODE, "estimator.predict() is not converted yet: call the migrated model on the input "
+                                "batches (model(features)) for the same outputs", call)
+        elif method in ("export_saved_model", "export_savedmodel", "experimental_export_all_saved_models"):
+            raise Blocked(CODE, f"estimator.{method}() is not converted yet: export the migrated model with "
+                                "tf.saved_model.save / model.export", call)
+        else:
+            raise Blocked(CODE, f"estimator.{method} is not converted", call)
+
+    def _value_unused(self, call, file) -> bool:
+        parent = file.parent(call)
+        return isinstance(parent, cst.Expr)
+
+    def spec(self, value: Value, what: str, signature: list[str], site: Site) -> dict[str, Value]:
+        r = self.program.resolve(value)
+        node = r.node
+        site.consumed.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        if not (isinstance(node, cst.Call) and self.tf(node, r.value.file) == f"estimator.{what}"):
+            raise Blocked(CODE, f"{what} `{code(value.node)[:60]}`: {self.why(r, 'a tf.estimator.' + what)}", value.node)
+        args = bind_values(node, signature, what, r.value.file, r.value.env)
+        for bad in ("hooks", "saving_listeners", "exporters"):
+            if bad in args and not is_literal(args[bad].node, None) and not _empty(args[bad].node):
+                raise Blocked(CODE, f"{what}({bad}=...) is not converted yet: hooks become Keras callbacks, "
+                                    "exporters tf.saved_model.save / model.export", args[bad].node)
+        if "input_fn" not in args:
+            raise Blocked(CODE, f"{what} without input_fn", node)
+        if what == "TrainSpec" and ("max_steps" not in args or is_literal(args["max_steps"].node, None)):
+            raise Blocked(CODE, "TrainSpec without max_steps trains forever; give max_steps to migrate", node)
+        return args
+
+    # ---- what goes away --------------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """Decide which config/spec statements and helpers go, and check nothing else reads an Estimator."""
+        covered: set[int] = set()  # nodes whose subtree the conversion replaces or removes
+        for site in self.sites:
+            covered.add(id(site.call))
+            for use in site.uses:
+                covered.add(id(use.call))
+        candidates = [b for site in self.sites for b in site.consumed]
+        doomed: dict[int, Binding] = {}
+        changed = True
+        while changed:
+            changed = False
+            for b in candidates:
+                if id(b) in doomed:
+                    continue
+                file = b.scope.file
+                if b.kind == "def":
+                    reads = [call for call, _ in self.program.call_sites(b.node)]
+                    reads += [n for n in file.loads_of(self.program, b)
+                              if not isinstance(file.parent(n), cst.Call) or file.parent(n).func is not n]
+                else:
+                    reads = file.loads_of(self.program, b)
+                if all(self.program.file_of(n).inside(n, covered) for n in reads):
+                    doomed[id(b)] = b
+                    covered.add(id(b.statement))
+                    changed = True
+        self.deleted: list[tuple[cst.CSTNode, FileIndex]] = []
+        seen: set[int] = set()
+        for b in doomed.values():
+            stmt, file = b.statement, b.scope.file
+            if id(stmt) in seen:
+                continue
+            targets = _statement_bindings(stmt, file)
+            if all(id(t) in doomed for t in targets) and _deletable(stmt):
+                seen.add(id(stmt))
+                self.deleted.append((stmt, file))
+        gone = {id(s) for s, _ in self.deleted}
+        for b in doomed.values():
+            if id(b.statement) not in gone:
+                self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {_what(b)} and is still needed by "
+                                                 "other code on this line; split the statement", b.statement))
+        for b in {id(b): b for site in self.sites for b in site.consumed}.values():
+            if id(b) in doomed:
+                continue
+            file = b.scope.file
+            stray = [n for n in file.loads_of(self.program, b) if not self.program.file_of(n).inside(n, covered | gone)]
+            if stray:
+                self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {_what(b)}) is also used here, in a way "
+                                                 "tfmigrate does not convert", stray[0]))
+        for site in self.sites:
+            self._guard(self._holders, site, covered | gone)
+
+    def _holders(self, site: Site, covered: set[int]) -> None:
+        """Every read of a variable holding this Estimator must be a converted use (or pass it on)."""
+        handled = {id(use.receiver) for use in site.uses}
+        todo: list[tuple[cst.CSTNode, FileIndex]] = [(site.call, site.file)]
+        seen: set[int] = set()
+        while todo:
+            expr, file = todo.pop()
+            if id(expr) in seen:
+                continue
+            seen.add(id(expr))
+            parent = file.parent(expr)
+            stmt = file.statement_of(expr)
+            if isinstance(parent, cst.Assign) and parent.value is expr and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0].target, cst.Name):
+                scope = file.scope_of(parent.targets[0].target)
+                for b in scope.bindings.get(parent.targets[0].target.value, []):
+                    if b.node is parent.targets[0].target:
+                        for read in file.loads_of(self.program, b):
+                            if id(read) in handled or file.inside(read, covered - {id(site.call)}):
+                                continue
+                            todo.append((read, file))
+                continue
+            if isinstance(parent, cst.Return):
+                fn = file.enclosing_function(expr)
+                for call, caller in self.program.call_sites(fn) if fn is not None else []:
+                    todo.append((call, caller))
+                continue
+            if expr is site.call and isinstance(parent, (cst.Expr,)):
+                continue
+            if isinstance(parent, cst.Arg) and isinstance(file.parent(parent), cst.Call):
+                call = file.parent(parent)
+                fn = self.program._callee(Value(call.func, file), 0) if not isinstance(call.func, cst.Lambda) else None
+                if fn is not None and isinstance(fn.node, cst.FunctionDef):
+                    name = next((p for p in fn.params if self.program.argument_for(call, fn, p) is expr), None)
+                    scope = fn.file.function_scopes[id(fn.node)]
+                    for b in scope.bindings.get(name or "", []):
+                        if b.kind == "param":
+                            for read in fn.file.loads_of(self.program, b):
+                                if id(read) not in handled:
+                                    todo.append((read, fn.file))
+                    continue
+            if expr is site.call:
+                raise Blocked(CODE, "the Estimator is used right where it is built, in a way tfmigrate does not "
+                                    "convert; assign it to a name first", expr)
+            raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
+                                "(only train / evaluate / train_and_evaluate are converted yet)", stmt or expr)
+
+
+def _what(b: Binding) -> str:
+    return "config/spec value" if b.kind != "def" else "config/spec helper"
+
+
+def _statement_bindings(stmt, file: FileIndex) -> list[Binding]:
+    found = []
+    if isinstance(stmt, cst.FunctionDef):
+        scope = file.scope_of(stmt)
+        return [b for b in scope.bindings.get(stmt.name.value, []) if b.node is stmt]
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for t in small.targets:
+                    for name in _names(t.target):
+                        scope = file.scope_of(name)
+                        found += [b for b in scope.bindings.get(name.value, []) if b.node is name]
+    return found
+
+
+def _names(target) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _names(el.value)]
+    return []
+
+
+def _deletable(stmt) -> bool:
+    if isinstance(stmt, cst.FunctionDef):
+        return True
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, cst.Assign) for s in stmt.body)
+
+
+def _empty(node) -> bool:
+    return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
+
+
+def bind_values(call: cst.Call, signature: list[str], what: str, file: FileIndex, env=(), keywords_only=False,
+                rule: str = CODE) -> dict[str, Value]:
+    """A call's arguments mapped onto a known signature, as Values (with the environment they were reached in)."""
+    bound: dict[str, Value] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise Blocked(rule, f"{what}: *args/**kwargs cannot be mapped safely; pass arguments by name", call)
+        if arg.keyword is None:
+            if keywords_only or index >= len(signature):
+                raise Blocked(rule, f"{what}: too many positional arguments", call)
+            bound[signature[index]] = Value(arg.value, file, env)
+        else:
+            name = arg.keyword.value
+            if name not in signature:
+                raise Blocked(rule, f"{what}: argument '{name}' is not converted", arg)
+            bound[name] = Value(arg.value, file, env)
+    return bound
+
+
+class Emitter:
+    """The edits of one file: Estimator expressions, their uses, strategy assignments, removed statements."""
+
+    def __init__(self, analysis: Analysis, file: FileIndex, builders: dict[int, str], plans: dict[int, object]):
+        self.analysis, self.program, self.file = analysis, analysis.program, file
+        self.builders, self.plans = builders, plans  # by id(model_fn def)
+        self.notes = analysis.notes
+
+    def render(self, value: Value, at: cst.CSTNode, what: str) -> str:
+        why: list = []
+        text = self.program.render(value, at, self.file, why)
+        if text is None:
+            name = why[0].value if why else code(value.node)
+            raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
+                                "the converted code needs it (it is local to another function); pass the value "
+                                "explicitly or build it where the Estimator is used", value.node)
+        return text
+
+    def edits(self, edits) -> None:
+        for site in self.analysis.sites:
+            if site.file is self.file:
+                self.site(site, edits)
+            for use in site.uses:
+                if use.file is self.file:
+                    self.use(site, use, edits)
+            if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
+                edits.replace(site.strategy_binding.value, self.strategy_expression(site))
+        for stmt, file in self.analysis.deleted:
+            if file is self.file:
+                edits.delete(stmt)
+
+    def strategy_expression(self, site: Site) -> str:
+        plan = self.plans[id(site.model_fn.node)]
+        if plan.partitioner is not None and site.strategy.parameter_server:
+            call = strategies.PS_EXPRESSION
+            return site.strategy.expression.replace(call, call[:-1] + "VARIABLE_PARTITIONER)")
+        return site.strategy.expression
+
+    def builder(self, site: Site) -> str:
+        name = self.builders[id(site.model_fn.node)]
+        if site.model_fn.file is site.file:
+            return name
+        expr = site.model_fn_expr
+        if isinstance(expr, cst.Attribute):
+            return f"{code(expr.value)}.{name}"
+        raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
+                            "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
+
+    # ---- the Estimator expression ----------------------------------------------------------------------------
+    def site(self, site: Site, edits) -> None:
+        stmt = site.statement
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            raise Blocked(CODE, "an Estimator built in the header of a compound statement is not converted; "
+                                "assign it to a name first", site.call)
+        plan = self.plans[id(site.model_fn.node)]
+        lines = []
+        seed = site.run_config.get("tf_random_seed")
+        if seed is not None and not is_literal(seed.node, None):
+            lines.append(f"keras.utils.set_random_seed({self.render(seed, site.call, 'tf_random_seed')})")
+        if site.strategy_value is not None:
+            strategy_name = self.render(site.strategy_value, site.call, "train_distribute")
+        else:
+            strategy_name = self.free_name("strategy", site.call)
+            lines.append(f"{strategy_name} = {self.strategy_expression(site)}")
+        builder = self.builder(site)
+        if site.target == "keras":
+            for key, why in (("keep_checkpoint_max", "BackupAndRestore keeps the latest checkpoint only"),
+                             ("log_step_count_steps", "Keras prints its own progress")):
+                if key in site.run_config:
+                    self.notes.append((CODE, f"RunConfig({key}=...) dropped: {why}", site.run_config[key].node))
+            edits.replace(site.call, f"{builder}({site.params})")
+            after = []
+            holder = _assigned_name(stmt, site.call)
+            sample = self.first_input(site)
+            if holder is not None and sample is not None:
+                try:
+                    data = self.keras_data(sample[0], site, site.call, sample[1])
+                    after.append(f"{holder}(next(iter({data}))[0])")
+                except Blocked:
+                    pass  # built on the first batch of fit instead
+            edits.wrap(stmt, f"with {strategy_name}.scope():", after)
+        else:
+            kwargs = [f"{k}={self.render(site.run_config[k], site.call, 'RunConfig(' + k + ')')}" for k in
+                      ("model_dir", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps")
+                      if k in site.run_config]
+            edits.replace(site.call, wrap_call(f"{builder}({', '.join([strategy_name, site.params, *kwargs])})", "", width=80))
+        if lines:
+            edits.insert_before(stmt, lines)
+
+    def free_name(self, base: str, at: cst.CSTNode) -> str:
+        name, n = base, 1
+        while self.program.lookup(name, at, self.file) or name in self.file.loads:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    def first_input(self, site: Site):
+        for use in site.uses:
+            if use.train:
+                return use.train["input_fn"], "train"
+        return None
+
+    # ---- input functions -------------------------------------------------------------------------------------
+    def dataset_fn(self, value: Value, site: Site, at: cst.CSTNode, mode: str) -> tuple[str, bool]:
+        """(code of a `dataset_fn(input_context)` at `at`, whether it shards by input_context)."""
+        node = value.node
+        if isinstance(node, cst.Lambda):
+            p = node.params
+            if isinstance(p.star_arg, cst.Param) or p.kwonly_params or p.star_kwarg:
+                raise Blocked(CODE, "an input_fn lambda with *args/keyword-only parameters is not converted", node)
+            names = [x.name.value for x in p.params]
+            body = self.render(Value(node.body, value.file, value.env), at, "input_fn")
+            if names == ["input_context"]:
+                return f"lambda input_context: {body}", True
+            if not names:
+                return f"lambda input_context: {body}", False
+            raise Blocked(CODE, "an input_fn lambda may take only input_context (the Estimator passed params/"
+                                "mode/config by name)", node)
+        fn = self.program.function_of(value)
+        if fn is None:
+            r = self.program.resolve(value)
+            path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Call) else None
+            if path and path.startswith("estimator.inputs."):
+                raise Blocked(CODE, f"tf.{path} is not converted: its queue-based shuffling has no exact TF2 "
+                                    "equivalent; build a tf.data.Dataset (from_tensor_slices) input_fn", r.node)
+            raise Blocked(CODE, f"input_fn `{code(node)[:60]}`: {self.analysis.why(r, 'an input function')}", node)
+        text = self.render(value, at, "input_fn")
+        params = [p for p in fn.params if p not in fn.bound]
+        defaults = _defaults(fn.node)
+        kwargs = []
+        for p in params:
+            if p == "input_context":
+                kwargs.append("input_context=input_context")
+            elif p == "params":
+                if site.params_value is None:
+                    kwargs.append("params={}")
+                else:
+                    kwargs.append(f"params={self.render(site.params_value, at, 'params')}")
+            elif p == "mode":
+                kwargs.append(f"mode={_MODES[mode]}")
+            elif p == "config":
+                raise Blocked(CODE, f"input_fn `{code(node)[:40]}` takes config (the Estimator's RunConfig), which "
+                                    "has no TF2 object; read what it needs from flags or params", node)
+            elif p not in defaults:
+                raise Blocked(CODE, f"input_fn `{code(node)[:40]}` has a parameter `{p}` the Estimator would not "
+                                    "pass", node)
+        shards = "input_context" in params
+        if params == ["input_context"] and not fn.bound and _is_atom_text(node):
+            return text, True
+        if not kwargs:
+            return f"lambda input_context: {_callable(text, node)}()", False
+        kwargs = [k for k in kwargs if k != "input_context=input_context"] + \
+            (["input_context=input_context"] if shards else [])
+        return f"lambda input_context: {_callable(text, node)}({', '.join(kwargs)})", shards
+
+    def keras_data(self, value: Value, site: Site, at: cst.CSTNode, mode: str) -> str:
+        dataset_fn, _ = self.dataset_fn(value, site, at, mode)
+        if site.strategy.kinds <= {"default", "one-device"}:
+            if dataset_fn.startswith("lambda input_context: "):
+                return dataset_fn[len("lambda input_context: "):]
+            return f"{dataset_fn}()"
+        return f"strategy.distribute_datasets_from_function({dataset_fn})"
+
+    # ---- what drives it --------------------------------------------------------------------------------------
+    def callbacks(self, site: Site, plan, at) -> str:
+        items = []
+        if plan.optimizer.after_build:
+            items.append("TF1SlotInit()")
+        model_dir = site.run_config.get("model_dir")
+        if model_dir is not None:
+            save = site.run_config.get("save_checkpoints_steps")
+            freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
+            items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
+                         f"save_freq={freq}, delete_checkpoint=False)")
+        return f"[{', '.join(items)}]"
+
+    def train_text(self, site: Site, use: Use) -> str:
+        receiver = code(use.receiver)
+        at = use.call
+        steps = self.render(use.train["max_steps"], at, "max_steps")
+        if site.target == "keras":
+            plan = self.plans[id(site.model_fn.node)]
+            data = self.keras_data(use.train["input_fn"], site, at, "train")
+            return wrap_call(f"{receiver}.fit({data}, epochs=1, steps_per_epoch={steps}, "
+                             f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
+        dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
+        return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)
+
+    def evaluate_text(self, site: Site, use: Use, default_steps: str | None) -> str:
+        receiver = code(use.receiver)
+        at = use.call
+        steps_value = use.evaluate.get("steps")
+        steps = self.render(steps_value, at, "steps") if steps_value is not None else default_steps or "None"
+        if site.target == "keras":
+            data = self.keras_data(use.evaluate["input_fn"], site, at, "eval")
+            return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
+        dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
+        return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)
+
+    def use(self, site: Site, use: Use, edits) -> None:
+        stmt = self.file.statement_of(use.call)
+        if use.kind == "train":
+            edits.replace(use.call, self.train_text(site, use))
+        elif use.kind == "evaluate":
+            edits.replace(use.call, self.evaluate_text(site, use, None))
+        else:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                raise Blocked(CODE, "train_and_evaluate in the header of a compound statement is not converted",
+                              use.call)
+            if "throttle_secs" in use.evaluate or "start_delay_secs" in use.evaluate:
+                self.notes.append((CODE, "EvalSpec throttle/start delay: evaluation runs once, after training",
+                                   use.call))
+            edits.insert_before(stmt, [self.train_text(site, use)])
+            evaluate = self.evaluate_text(site, use, "100")  # EvalSpec's default steps
+            parent = self.file.parent(use.call)
+            # train_and_evaluate returned (eval_result, export_results)
+            edits.replace(use.call, evaluate if isinstance(parent, cst.Expr) else f"({evaluate}, [])")
+
+
+def _assigned_name(stmt, call) -> str | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        assign = stmt.body[0]
+        if assign.value is call and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            return assign.targets[0].target.value
+    return None
+
+
+def _defaults(fn) -> set[str]:
+    p = fn.params
+    return {x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params] if x.default is not None}
+
+
+def _is_atom_text(node) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute))
+
+
+def _callable(text: str, node) -> str:
+    return text if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({text})"
