@@ -18,6 +18,7 @@ class Edits:
     before: dict[int, list[str]] = field(default_factory=dict)  # id(stmt) → lines inserted above it
     wraps: dict[int, tuple[str, list[str]]] = field(default_factory=dict)  # id(stmt) → (`with …:`, lines after)
     deleted: set[int] = field(default_factory=set)
+    transforms: dict[int, list] = field(default_factory=dict)  # id(node) → functions(updated node) → new node
     _nodes: dict[int, cst.CSTNode] = field(default_factory=dict)  # every edited node (its ancestors get visited)
 
     def replace(self, node: cst.CSTNode, text: str) -> None:
@@ -37,6 +38,11 @@ class Edits:
     def wrap(self, stmt: cst.CSTNode, header: str, after: list[str] = ()) -> None:
         self._track(stmt)
         self.wraps[id(stmt)] = (header, list(after))
+
+    def transform(self, node: cst.CSTNode, fn) -> None:
+        """Change a node structurally (e.g. drop a parameter) after its children were edited."""
+        self._track(node)
+        self.transforms.setdefault(id(node), []).append(fn)
 
     def delete(self, stmt: cst.CSTNode) -> None:
         self._track(stmt)
@@ -77,6 +83,8 @@ class _Apply(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         updated = super().on_leave(original_node, updated_node)
+        for fn in self.edits.transforms.get(id(original_node), ()):
+            updated = fn(updated)
         text = self.edits.expressions.get(id(original_node))
         if text is not None:
             new = cst.parse_expression(text)

@@ -431,6 +431,7 @@ class Program:
         self.files: list[FileIndex] = []
         self.by_module: dict[str, FileIndex] = {}
         self._call_sites: dict[int, list[tuple[cst.Call, FileIndex]]] | None = None
+        self._built = False
         self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
         for f in files or []:
             self.add(f)
@@ -439,7 +440,7 @@ class Program:
         self.files.append(index)
         if index.module_name:
             self.by_module[index.module_name] = index
-        self._call_sites = None
+        self._call_sites, self._built = None, False
 
     def file_of(self, node: cst.CSTNode) -> FileIndex | None:
         for f in self.files:
@@ -587,6 +588,8 @@ class Program:
     def _param(self, b: Binding, v: Value, trail, depth) -> Resolved:
         """A parameter: the argument of the function's only call site in the program (or its default)."""
         fn_scope = b.scope
+        if self._call_sites is not None and not self._built:
+            return Resolved(v, trail, stopped_at=b.node)
         sites = self.call_sites(fn_scope.node)
         if len(sites) != 1:
             if not sites and isinstance(b.node, cst.Param) and b.node.default is not None:
@@ -655,6 +658,7 @@ class Program:
         """Calls of a def anywhere in the program (direct calls by name, `module.fn`, `self.method`)."""
         if self._call_sites is None:
             sites: dict[int, list] = {}
+            self._call_sites = {}  # while building, parameters are not followed (that would need this map)
             for f in self.files:
                 for call in f.calls:
                     callee = self._callee(Value(call.func, f), _MAX_DEPTH - 4) if _is_dotted(call.func) else None
@@ -663,6 +667,7 @@ class Program:
                     if callee is not None:
                         sites.setdefault(id(callee.node), []).append((call, f))
             self._call_sites = sites
+            self._built = True
         return self._call_sites.get(id(fn), [])
 
     def _method(self, call: cst.Call, file: FileIndex) -> FunctionRef | None:

@@ -59,6 +59,20 @@ def kind_message(path: str) -> str:
             "instead of wrapping it in an Estimator (not rewritten automatically yet)")
 
 
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """A RunConfig setting that depends on a run-time condition: `a if test else b` (each a Value)."""
+
+    test: Value
+    body: Value
+    orelse: Value
+    node: cst.CSTNode  # the conditional expression, for diagnostics
+
+
+_CONFIG_DEFAULTS = {"model_dir": "None", "tf_random_seed": "None", "save_checkpoints_steps": "None",
+                    "keep_checkpoint_max": "5", "log_step_count_steps": "100", "train_distribute": "None"}
+
+
 @dataclass
 class Use:
     kind: str  # train | evaluate | train_and_evaluate
@@ -87,6 +101,7 @@ class Site:
     target: str = ""
     uses: list[Use] = field(default_factory=list)
     consumed: list[Binding] = field(default_factory=list)  # config/spec bindings whose statements go
+    factory: tuple | None = None  # model_fn is a closure: (factory def, its `return model_fn` statement)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -103,6 +118,8 @@ class Analysis:
         self.notes: list = []
         self._site_by_call: dict[int, Site] = {}
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
+        self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
+        self.dropped_params: list = []  # (def, file, parameter name)
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -113,6 +130,9 @@ class Analysis:
             for call in file.calls:
                 path = self.tf(call, file)
                 if path == "estimator.Estimator":
+                    if self._guard(self._site, call, file) is False:
+                        self._failed.add(id(call))
+                elif path is None and self._subclass_init(call, file) is not None:
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
@@ -136,8 +156,63 @@ class Analysis:
         return site if site is not None else r
 
     # ---- an Estimator ----------------------------------------------------------------------------------------
+    def _subclass_init(self, call: cst.Call, file: FileIndex):
+        """For `MyEstimator(...)` where `class MyEstimator(tf.estimator.Estimator)` passes its model_fn to the base
+        `__init__`: (the class binding, the base `__init__` call, its environment). None otherwise."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        key = ("subclass", id(call))
+        if key in self.program.cache:
+            return self.program.cache[key]
+        found = None
+        r = self.program.resolve(Value(call.func, file))
+        cls = r.node
+        if isinstance(cls, cst.ClassDef) and any(self.tf(b.value, r.value.file) == "estimator.Estimator"
+                                                 for b in cls.bases):
+            cfile = r.value.file
+            scope = cfile.class_scopes[id(cls)]
+            init = next((b.node for b in scope.bindings.get("__init__", []) if b.kind == "def"), None)
+            if init is None:
+                raise Blocked(CODE, f"Estimator subclass {cls.name.value} without __init__ is not converted", cls)
+            base_call = next((c for c in cfile.calls if cfile.enclosing_function(c) is init
+                              and isinstance(c.func, cst.Attribute) and c.func.attr.value == "__init__"), None)
+            if base_call is None:
+                raise Blocked(CODE, f"{cls.name.value}.__init__ does not call the Estimator's __init__", init)
+            others = [b for name, bs in scope.bindings.items() for b in bs if name != "__init__"
+                      and b.kind in ("def", "assign")]
+            if others:
+                raise Blocked(CODE, f"Estimator subclass {cls.name.value} defines `{others[0].name}`; only a "
+                                    "subclass whose __init__ passes model_fn/config/params to the Estimator is "
+                                    "converted", others[0].node)
+            ref = FunctionRef(init, cfile)
+            params = ref.params[1:]
+            env, positional = [], 0
+            for arg in call.args:
+                if arg.star:
+                    raise Blocked(CODE, f"{cls.name.value}(*args/**kwargs) cannot be mapped", call)
+                name = arg.keyword.value if arg.keyword is not None else (params[positional] if positional < len(params) else None)
+                if arg.keyword is None:
+                    positional += 1
+                if name is not None:
+                    env.append((name, Value(arg.value, file)))
+            for p in init.params.params[1:]:  # defaults of parameters the call does not pass
+                if p.default is not None and p.name.value not in {k for k, _ in env}:
+                    env.append((p.name.value, Value(p.default, cfile)))
+            binding = next(b for b in cfile.top.bindings.get(cls.name.value, []) + scope.parent.bindings.get(
+                cls.name.value, []) if b.node is cls)
+            found = (binding, base_call, tuple(env), cfile)
+        self.program.cache[key] = found
+        return found
+
     def _site(self, call: cst.Call, file: FileIndex) -> None:
-        args = bind_values(call, _ESTIMATOR, "Estimator", file)
+        subclass = self._subclass_init(call, file)
+        if subclass is not None:
+            binding, base_call, env, cfile = subclass
+            args = {k: v for k, v in bind_values(base_call, ["self", *_ESTIMATOR] if _explicit_self(base_call)
+                                                 else _ESTIMATOR, "Estimator.__init__", cfile, env).items()
+                    if k != "self"}
+        else:
+            args = bind_values(call, _ESTIMATOR, "Estimator", file)
         if "model_fn" not in args:
             raise Blocked(CODE, "Estimator(...) without model_fn", call)
         if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
@@ -151,16 +226,29 @@ class Analysis:
         if fn.bound:
             raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}` binds {', '.join(fn.bound)} with "
                                 "functools.partial; not converted yet", args["model_fn"].node)
+        factory = None
         if fn.file.scope_of(fn.node).kind != "module":
-            raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function (a closure); "
-                                "not converted yet: define it at module level and pass its settings in params",
-                          fn.node)
+            factory = closure_factory(fn)
+            if factory is None:
+                raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function that does "
+                                    "not simply return it; define it at module level or in a factory that ends "
+                                    f"with `return {fn.node.name.value}`", fn.node)
         params_value = args.get("params")
-        params = code(params_value.node) if params_value is not None and not is_literal(params_value.node, None) else "{}"
+        if params_value is not None and not is_literal(params_value.node, None):
+            why: list = []
+            params = self.program.render(params_value, call, file, why)
+            if params is None:
+                raise Blocked(CODE, f"params `{code(params_value.node)}` is not visible where the Estimator is "
+                                    "built", params_value.node)
+        else:
+            params = "{}"
         trail: list[Binding] = []
         run_config = self.run_config(args, call, file, trail)
         site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site.factory = factory
         site.consumed.extend(trail)
+        if subclass is not None:
+            site.consumed.append(subclass[0])
         self.strategy(site)
         site.target = strategies.choose_target(self.options.target, site.strategy, call)
         self.sites.append(site)
@@ -209,9 +297,23 @@ class Analysis:
             base.update(bind_values(node, _RUN_CONFIG, "RunConfig.replace", file, r.value.env, keywords_only=True))
             return base
         if isinstance(node, cst.IfExp):
-            raise Blocked(CODE, f"config=`{code(value.node)}` is a RunConfig chosen at run time "
-                                f"(`{code(node)[:70]}`); build one RunConfig whose settings may depend on the "
-                                "condition instead", value.node)
+            # `a if test else b`: each setting is the same in both, or becomes `x if test else y`
+            env = r.value.env
+            a = self.config_values(Value(node.body, file, env), trail)
+            b = self.config_values(Value(node.orelse, file, env), trail)
+            out = {}
+            for key in sorted(set(a) | set(b)):
+                va, vb = a.get(key), b.get(key)
+                if va is not None and vb is not None and va.node is vb.node:
+                    out[key] = va
+                    continue
+                if key == "train_distribute":
+                    raise Blocked(strategies.CODE, "a RunConfig whose train_distribute depends on a run-time "
+                                                   "condition is not converted; choose the strategy in one "
+                                                   "expression and pass it to one RunConfig", node)
+                default = Value(cst.parse_expression(_CONFIG_DEFAULTS.get(key, "None")), file)
+                out[key] = Choice(Value(node.test, file, env), va or default, vb or default, node)
+            return out
         raise Blocked(CODE, f"config=`{code(value.node)}`: {self.why(r, 'a tf.estimator.RunConfig')}", value.node)
 
     def strategy(self, site: Site) -> None:
@@ -339,7 +441,9 @@ class Analysis:
                               if not isinstance(file.parent(n), cst.Call) or file.parent(n).func is not n]
                 else:
                     reads = file.loads_of(self.program, b)
-                if all(self.program.file_of(n).inside(n, covered) for n in reads):
+                reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)]
+                reads = [n for n in reads if not self._dead_argument(n, covered)]
+                if not reads:
                     doomed[id(b)] = b
                     covered.add(id(b.statement))
                     changed = True
@@ -368,6 +472,35 @@ class Analysis:
                                                  "tfmigrate does not convert", stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone)
+
+    def _dead_argument(self, name: cst.Name, covered: set[int]) -> bool:
+        """`helper(config, ...)` where helper reads its parameter only in converted code: the parameter and the
+        argument at every call site go (they would pass a value that no longer exists)."""
+        file = self.program.file_of(name)
+        arg = file.parent(name)
+        call = file.parent(arg) if isinstance(arg, cst.Arg) and arg.value is name else None
+        if not isinstance(call, cst.Call) or arg.star:
+            return False
+        fn = self.program._callee(Value(call.func, file), 0)
+        if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            return False
+        param = next((p for p in fn.params if self.program.argument_for(call, fn, p) is name), None)
+        scope = fn.file.function_scopes[id(fn.node)]
+        binding = next((b for b in scope.bindings.get(param or "", []) if b.kind == "param"), None)
+        if binding is None or any(not fn.file.inside(n, covered) for n in fn.file.loads_of(self.program, binding)):
+            return False
+        sites = self.program.call_sites(fn.node)
+        args = []
+        for site_call, site_file in sites:
+            a = self.program.argument_for(site_call, fn, param)
+            if a is None or any(x.star for x in site_call.args):
+                return False
+            args.append((site_call, site_file, a))
+        for site_call, site_file, a in args:
+            covered.add(id(a))
+            self.dropped_args.append((site_call, site_file, a))
+        self.dropped_params.append((fn.node, fn.file, param))
+        return True
 
     def _holders(self, site: Site, covered: set[int]) -> None:
         """Every read of a variable holding this Estimator must be a converted use (or pass it on)."""
@@ -423,7 +556,7 @@ def _what(b: Binding) -> str:
 
 def _statement_bindings(stmt, file: FileIndex) -> list[Binding]:
     found = []
-    if isinstance(stmt, cst.FunctionDef):
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         scope = file.scope_of(stmt)
         return [b for b in scope.bindings.get(stmt.name.value, []) if b.node is stmt]
     if isinstance(stmt, cst.SimpleStatementLine):
@@ -445,9 +578,29 @@ def _names(target) -> list[cst.Name]:
 
 
 def _deletable(stmt) -> bool:
-    if isinstance(stmt, cst.FunctionDef):
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return True
     return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, cst.Assign) for s in stmt.body)
+
+
+def closure_factory(fn: FunctionRef):
+    """(factory def, its return statement) when `fn` is a def nested in a factory whose only return is
+    `return <fn>`: the model is then built inside the factory, where the closure's names are."""
+    scope = fn.file.scope_of(fn.node)
+    if scope.kind != "function" or scope.parent is None:
+        return None
+    returns = scope.returns
+    if len(returns) != 1 or not isinstance(returns[0].value, cst.Name) or returns[0].value.value != fn.node.name.value:
+        return None
+    if fn.file.scope_of(scope.node).kind != "module" and fn.file.scope_of(scope.node).kind != "class":
+        return None
+    return scope.node, returns[0]
+
+
+def _explicit_self(call: cst.Call) -> bool:
+    """`tf.estimator.Estimator.__init__(self, ...)` passes self; `super().__init__(...)` does not."""
+    return not (isinstance(call.func.value, cst.Call) and isinstance(call.func.value.func, cst.Name)
+                and call.func.value.func.value == "super")
 
 
 def _empty(node) -> bool:
@@ -481,7 +634,10 @@ class Emitter:
         self.builders, self.plans = builders, plans  # by id(model_fn def)
         self.notes = analysis.notes
 
-    def render(self, value: Value, at: cst.CSTNode, what: str) -> str:
+    def render(self, value, at: cst.CSTNode, what: str) -> str:
+        if isinstance(value, Choice):
+            return (f"{self.render(value.body, at, what)} if {self.render(value.test, at, what)} "
+                    f"else {self.render(value.orelse, at, what)}")
         why: list = []
         text = self.program.render(value, at, self.file, why)
         if text is None:
@@ -503,6 +659,12 @@ class Emitter:
         for stmt, file in self.analysis.deleted:
             if file is self.file:
                 edits.delete(stmt)
+        for fn, file, param in {(id(f), p): (f, fl, p) for f, fl, p in self.analysis.dropped_params}.values():
+            if file is self.file:
+                edits.transform(fn.params, lambda params, p=param: _drop_param(params, p))
+        for call, file, value in self.analysis.dropped_args:
+            if file is self.file:
+                edits.transform(call, lambda c, v=code(value): _drop_arg(c, v))
 
     def strategy_expression(self, site: Site) -> str:
         plan = self.plans[id(site.model_fn.node)]
@@ -513,6 +675,9 @@ class Emitter:
 
     def builder(self, site: Site) -> str:
         name = self.builders[id(site.model_fn.node)]
+        if site.factory is not None:  # the factory now returns the builder: call what the program wrote
+            text = self.render(Value(site.model_fn_expr, site.file), site.call, "model_fn")
+            return text if isinstance(site.model_fn_expr, (cst.Name, cst.Attribute, cst.Call)) else f"({text})"
         if site.model_fn.file is site.file:
             return name
         expr = site.model_fn_expr
@@ -690,6 +855,26 @@ class Emitter:
             parent = self.file.parent(use.call)
             # train_and_evaluate returned (eval_result, export_results)
             edits.replace(use.call, evaluate if isinstance(parent, cst.Expr) else f"({evaluate}, [])")
+
+
+def _drop_param(params: cst.Parameters, name: str) -> cst.Parameters:
+    kept = [p for p in params.params if p.name.value != name]
+    if kept and kept[-1].comma is not cst.MaybeSentinel.DEFAULT and len(kept) < len(params.params) \
+            and params.params[-1].name.value == name and params.star_arg is cst.MaybeSentinel.DEFAULT \
+            and not params.kwonly_params and params.star_kwarg is None:
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return params.with_changes(params=kept, kwonly_params=[p for p in params.kwonly_params if p.name.value != name])
+
+
+def _drop_arg(call: cst.Call, value_code: str) -> cst.Call:
+    args = list(call.args)
+    for i, a in enumerate(args):
+        if code(a.value) == value_code:
+            del args[i]
+            if args and i == len(args):
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            break
+    return call.with_changes(args=args)
 
 
 def _assigned_name(stmt, call) -> str | None:

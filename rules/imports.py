@@ -31,7 +31,7 @@ _SAME_IN_TF2 = {
     "unstack", "expand_dims", "squeeze", "shape", "identity", "equal", "not_equal", "greater", "greater_equal",
     "less", "less_equal", "logical_and", "logical_or", "logical_not", "maximum", "minimum", "matmul", "add",
     "subtract", "multiply", "divide", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "gather",
-    "tile", "transpose", "clip_by_value", "round", "floor", "ceil", "sign", "pow", "print", "newaxis", "size",
+    "tile", "transpose", "clip_by_value", "clip_by_norm", "clip_by_global_norm", "round", "floor", "ceil", "sign", "pow", "print", "newaxis", "size",
     "rank", "split", "slice", "pad", "boolean_mask", "function", "TensorSpec", "Tensor", "GradientTape",
     "convert_to_tensor", "nn", "add_n", "train.Checkpoint", "train.CheckpointManager", "train.latest_checkpoint",
     "train.load_checkpoint", "train.list_variables",
@@ -41,7 +41,13 @@ _V1_ONLY_ROOTS = {"layers", "losses", "metrics", "logging", "Session", "placehol
                   "contrib", "app", "flags", "gfile", "to_float", "to_int32", "estimator", "get_collection", "GraphKeys",
                   "control_dependencies", "summary", "initializers"}
 _CHANGED_IN_TF2 = {"nn.dropout", "nn.softmax_cross_entropy_with_logits"}
-_KEPT_AS_COMPAT = {"logging"}  # still available as tf.compat.v1.* in TF2
+_KEPT_AS_COMPAT = {"logging", "app", "flags", "gfile"}  # still available as tf.compat.v1.* in TF2
+
+
+def kept_compat(dotted: str) -> bool:
+    """A v1 name TF2 still has under tf.compat.v1 with the same meaning (flags, app, logging, gfile)."""
+    path = normalise(dotted)
+    return bool(path) and ".compat.v1" in dotted and path.split(".")[0] in _KEPT_AS_COMPAT
 
 
 def _is_v1(dotted: str) -> bool:
@@ -66,8 +72,10 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
 class LeftoverNames(cst.CSTTransformer):
     """Rewrites references resolved through v1 bindings; blocks those with no TF2 meaning."""
 
-    def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int]):
+    def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
+                 kept: set[str] = frozenset()):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
+        self.kept = kept  # names bound to v1 modules TF2 still has: their uses stay as written
         self.skip: set[int] = set()  # ids of Name nodes that are attribute or keyword names, not references
         self.skip_statements = skip_statements  # the import/alias lines themselves
         self.local_stack: list[frozenset[str]] = [frozenset()]
@@ -105,7 +113,7 @@ class LeftoverNames(cst.CSTTransformer):
         if full is None:
             return None
         root = full.split(".")[0]
-        if root in self.local_stack[-1]:
+        if root in self.local_stack[-1] or root in self.kept:
             return None
         dotted = self.table.resolve(node, self.local_stack[-1])
         if dotted is None:

@@ -196,9 +196,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
         raise Blocked.many([blocked])
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
+        if fn.file is file and sites[0].factory is not None:
+            edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server))
+    _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
+                                      if sites[0].model_fn.file is file])
     new_module = edits.apply(module, file.parent)
     if not any(sites[0].model_fn.file is file for sites in by_fn.values()) and not mine:
         return module
@@ -208,6 +212,29 @@ def migrate(module: cst.Module, context) -> cst.Module:
     for code, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file)]:
         context.note(code, message, node)
     return new_module
+
+
+_MODE_KEYS = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": '"eval"',
+              "estimator.ModeKeys.PREDICT": '"infer"'}
+
+
+def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list) -> None:
+    """`tf.estimator.ModeKeys.TRAIN` outside the converted model_fns (input_fns test the mode) → the string it
+    always was ("train", "eval", "infer"): exact, and TF2 has no tf.estimator."""
+    skipped = {id(n) for n in skip}
+
+    class _Find(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return id(node) not in skipped
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            path = names.of(node)
+            if path in _MODE_KEYS:
+                edits.replace(node, _MODE_KEYS[path])
+                return False
+            return True
+
+    module.visit(_Find())
 
 
 def _raise(errors: list, file, program) -> None:
@@ -247,6 +274,9 @@ def _model_plan(sites: list, context):
     module = fn.file.module
     table = build_import_table(module, TF_ROOTS)
     module_names = _module_names(module, table)
+    if sites[0].factory is not None:  # a closure: the factory's parameters and locals are visible to it
+        factory_scope = fn.file.function_scopes[id(sites[0].factory[0])]
+        module_names = module_names | frozenset(factory_scope.bindings) - {fn.node.name.value}
     names = TFNames(program=context.program, file=fn.file)
     tf1_kinds = _union(site.original_kinds for site in sites)
     ps = any(site.strategy.parameter_server for site in sites)
@@ -354,7 +384,10 @@ def _all_names(module: cst.Module) -> set[str]:
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str) -> cst.Module:
     alias = tf_name if imported else None
-    v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target}
+    # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
+    # meaning: it and the code using it stay as written
+    kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}
+    v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target} - kept
     rebinding: set[int] = set()
     header = None
     if alias is not None:
@@ -376,7 +409,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
-    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(statements)))
+    kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
+    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept))
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
     for name, bindings in table.bindings.items():

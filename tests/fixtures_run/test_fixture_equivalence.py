@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-PAIRS = sorted(p.name for p in FIXTURES.iterdir() if (p / "migrated.py").exists())
+PAIRS = sorted(p.name for p in FIXTURES.iterdir() if (p / "migrated.py").exists() or (p / "migrated").is_dir())
+
+
+def _programs(case: str) -> tuple[Path, Path]:
+    """original.py / migrated.py, or for a package the case's `program` inside original/ and migrated/."""
+    if (FIXTURES / case / "original").is_dir():
+        program = tomllib.loads((FIXTURES / case / "case.toml").read_text())["program"]
+        return FIXTURES / case / "original" / program, FIXTURES / case / "migrated" / program
+    return FIXTURES / case / "original.py", FIXTURES / case / "migrated.py"
 
 
 @pytest.mark.equivalence
@@ -24,9 +32,10 @@ def test_fixture_verifies(case, tmp_path):
     meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
     expected = meta.get("verify", "equivalent")
     report = tmp_path / "verify.json"
+    original, migrated = _programs(case)
     proc = subprocess.run(
-        [sys.executable, "-m", "tfmigrate", "verify", str(FIXTURES / case / "original.py"),
-         str(FIXTURES / case / "migrated.py"), "--workers", str(meta.get("workers", 1)),
+        [sys.executable, "-m", "tfmigrate", "verify", str(original),
+         str(migrated), "--workers", str(meta.get("workers", 1)),
          "--run-dir", str(tmp_path / "run"), "--json", str(report), "--timeout", "300",
          "--", "--steps", str(meta.get("steps", 200))],
         capture_output=True, text=True, timeout=900,

@@ -28,6 +28,27 @@ def _run(env: str, program: Path, tmp_path: Path) -> subprocess.CompletedProcess
     )
 
 
+PACKAGES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original").is_dir())
+
+
+def _program(case: str, side: str) -> Path:
+    """original.py / migrated.py, or for a package the case's `program` inside original/ or migrated/."""
+    if (FIXTURES / case / "original").is_dir():
+        meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
+        return FIXTURES / case / side / meta["program"]
+    return FIXTURES / case / f"{side}.py"
+
+
+@pytest.mark.tfenv
+@pytest.mark.parametrize("case", PACKAGES)
+def test_package_runs_on_both(case, tmp_path):
+    original = _run("legacy", _program(case, "original"), tmp_path)
+    assert original.returncode == 0, original.stderr[-3000:]
+    migrated = _run("target", _program(case, "migrated"), tmp_path)
+    assert migrated.returncode == 0, migrated.stderr[-3000:]
+    assert "final eval:" in migrated.stdout
+
+
 @pytest.mark.tfenv
 @pytest.mark.parametrize("case", CASES)
 def test_original_runs_on_tf215(case, tmp_path):
