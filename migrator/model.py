@@ -713,13 +713,27 @@ class Program:
         return tuple(env)
 
     # ---- rendering ------------------------------------------------------------------------------------------
-    def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None) -> str | None:
+    def _argument_of(self, bindings: list[Binding]) -> Value | None:
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return None
+        b = bindings[0]
+        sites = self.call_sites(b.scope.node)
+        if len(sites) != 1:
+            return None
+        call, file = sites[0]
+        arg = self.argument_for(call, FunctionRef(b.scope.node, b.scope.file), b.name)
+        if arg is None:
+            return Value(b.node.default, b.scope.file) if isinstance(b.node, cst.Param) and b.node.default else None
+        return Value(arg, file)
+
+    def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
+               depth: int = 0) -> str | None:
         """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`)."""
         replaced: dict[int, str] = {}
         for name in free_names(value.node):
             bound = value.arg(name.value)
             if bound is not None:
-                text = self.render(bound, at, at_file, why)
+                text = self.render(bound, at, at_file, why, depth + 1)
                 if text is None:
                     return None
                 replaced[id(name)] = text if _is_atom(bound.node) else f"({text})"
@@ -729,9 +743,14 @@ class Program:
             here = self.lookup(name.value, name, value.file)
             there = self.lookup(name.value, at, at_file)
             if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
-                if why is not None:
-                    why.append(name)
-                return None
+                # a parameter of a function called once: the argument that call passes, written at `at`
+                argument = self._argument_of(here) if depth < _MAX_DEPTH else None
+                text = self.render(argument, at, at_file, why, depth + 1) if argument is not None else None
+                if text is None:
+                    if why is not None and not why:
+                        why.append(name)
+                    return None
+                replaced[id(name)] = text if _is_atom(argument.node) else "(" + text + ")"
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))

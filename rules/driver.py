@@ -697,8 +697,16 @@ class Emitter:
         seed = site.run_config.get("tf_random_seed")
         if seed is not None and not is_literal(seed.node, None):
             lines.append(f"keras.utils.set_random_seed({self.render(seed, site.call, 'tf_random_seed')})")
-        if site.strategy_value is not None:
+        visible = site.strategy_value is not None and \
+            self.program.render(site.strategy_value, site.call, self.file) is not None
+        if visible:
             strategy_name = self.render(site.strategy_value, site.call, "train_distribute")
+        elif site.strategy_binding is not None:
+            # built where the Estimator cannot see it (a config helper's local): build it again here
+            self.render(Value(site.strategy_binding.value, site.strategy_binding.scope.file), site.call,
+                        "train_distribute")
+            strategy_name = self.free_name("strategy", site.call)
+            lines.append(f"{strategy_name} = {self.strategy_expression(site)}")
         else:
             strategy_name = self.free_name("strategy", site.call)
             lines.append(f"{strategy_name} = {self.strategy_expression(site)}")

@@ -2,7 +2,9 @@
 
 What it converts: dense/Dense, conv2d/Conv2D, max_pooling2d/MaxPooling2D, average_pooling2d/AveragePooling2D,
 flatten/Flatten, dropout/Dropout, batch_normalization/BatchNormalization. The Keras layer gets the TF1 auto-name
-("dense", "dense_1", …, in call order) so a TF1 checkpoint's `dense_1/kernel` maps onto it.
+("dense", "dense_1", …, in call order) so a TF1 checkpoint's `dense_1/kernel` maps onto it. `tf.keras.layers` /
+`tf.compat.v1.keras.layers` objects of these kinds built inside a model_fn keep their Keras arguments (initializers
+as written) and the name Keras gave them in the TF1 graph.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
@@ -53,6 +55,8 @@ LAYERS = {
                                       "adjustment"], takes_training=True),
 }
 CLASSES = {kind.keras: name for name, kind in LAYERS.items()}
+# keras.layers classes whose positional parameters match the TF1 class beyond this many differ (Conv2D: groups)
+KERAS_POSITIONAL = {"Conv2D": 6}
 
 _BLOCKED_ARGS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "beta_regularizer",
                  "gamma_regularizer", "renorm_clipping", "virtual_batch_size", "adjustment"}
@@ -75,7 +79,10 @@ _INIT_DEFAULTS = {"truncated_normal_initializer": {"mean": "0.0", "stddev": "1.0
 
 
 def kind_of(tf_path: str | None) -> tuple[str, LayerKind] | None:
-    """('functional'|'class', kind) for a normalised TF path such as `layers.dense` or `layers.Dense`."""
+    """('functional'|'class'|'keras', kind) for a normalised TF path: `layers.dense`, `layers.Dense`, or
+    `keras.layers.Dense` (a tf.keras layer object, named by Keras' own counter in a TF1 graph)."""
+    if tf_path and tf_path.startswith("keras.layers.") and tf_path[len("keras.layers."):] in CLASSES:
+        return "keras", LAYERS[CLASSES[tf_path[len("keras.layers."):]]]
     if not tf_path or not tf_path.startswith("layers."):
         return None
     name = tf_path[len("layers."):]
@@ -104,8 +111,12 @@ def initializer(node: cst.BaseExpression, tf_path_of) -> str:
     raise Blocked(CODE, f"initializer '{code(node)}' has no known Keras equivalent", node)
 
 
-def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name: str, call: cst.Call, tf_path_of) -> str:
-    """The `keras.layers.X(...)` constructor for bound TF1 arguments (inputs/training removed)."""
+def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name: str, call: cst.Call, tf_path_of,
+               keras_initializers: bool = False) -> str:
+    """The `keras.layers.X(...)` constructor for bound TF1 arguments (inputs/training removed).
+
+    `keras_initializers`: the arguments come from a keras.layers call, whose initializers are Keras' already.
+    """
     parts: list[str] = []
     for arg, value in args.items():
         if arg in ("inputs", "training"):
@@ -119,7 +130,7 @@ def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name:
             raise Blocked(CODE, "batch renormalization is not converted", call)
         if arg in _DROPPED_ARGS or arg in _BLOCKED_ARGS or arg == "renorm":
             continue
-        if arg.endswith("_initializer"):
+        if arg.endswith("_initializer") and not keras_initializers:
             init = initializer(value, tf_path_of)
             if init:
                 parts.append(f"{arg}={init}")

@@ -4,7 +4,10 @@ TF1 losses default to SUM_BY_NONZERO_WEIGHTS: the mean over every element of the
 default (sum over batch size after a mean over the last axis) is the same number for unit weights, and in a
 custom loop `tf.nn.compute_average_loss` over the per-example losses reproduces the Estimator's scaling under a
 strategy (per-replica mean, gradients summed over replicas = gradient of the global mean).
-Blocked: `weights` other than 1, a non-default `reduction`, hand-written loss expressions.
+A hand-written loss on labels and the model output becomes a generated loss class that keeps the expression
+(model_fn.py, `scalar` plans); `get_total_loss()` after one tf.losses call is that loss (regularizers are
+blocked, so there are no regularization losses to add).
+Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses.
 """
 from __future__ import annotations
 
@@ -37,8 +40,14 @@ class LossPlan:
     keras_args: list[str]  # rendered keyword arguments
     labels: cst.BaseExpression  # expression given as labels (must be the labels parameter)
     output: cst.BaseExpression  # expression given as predictions/logits (must be a forward value)
+    # a generated loss class (model_fn.py) that returns the model_fn's own scalar loss, scaled per replica (or, with
+    # reduction="none", the unscaled batch loss as a vector of one); keras_class is that class, keras_args its args
+    scalar: bool = False
 
     def ctor(self, reduction: str | None = None) -> str:
+        if self.scalar:
+            args = [*self.keras_args, *([f'reduction="{reduction}"'] if reduction else [])]
+            return f"{self.keras_class}({', '.join(args)})"
         args = list(self.keras_args)
         if reduction:
             args.append(f'reduction="{reduction}"')

@@ -1,19 +1,67 @@
 """TFM501 model_fn: an Estimator `model_fn` → a `keras.Model` subclass plus its loss, optimizer and metrics.
 
-What it converts: a model_fn whose body is a forward pass of `tf.compat.v1.layers` calls and tensor ops on
-`features`/`params`, then optionally a predictions dict with a PREDICT early return, one `tf.compat.v1.losses`
-call, an `eval_metric_ops` dict with an EVAL early return, an optimizer (optionally on a decayed learning rate),
-`optimizer.minimize(loss, global_step=...)` (optionally under `control_dependencies(UPDATE_OPS)`), and a final
-`EstimatorSpec`. Forward statements are kept as written (comments included) in `call()`; layer calls become
-`self.<layer>(...)`; `mode == ModeKeys.TRAIN` becomes the Keras `training` flag.
+The body is interpreted statement by statement, for the three modes at once.
+
+Forward pass → `call()`, statements kept as written (comments included):
+- `tf.compat.v1.layers` calls (also `tf.layers.*` under `import tensorflow.compat.v1 as tf`), layer objects built
+  in the model_fn and called (`tf.compat.v1.layers.Dense(...)`, `tf.keras.layers.Dense(...)`,
+  `tf.compat.v1.keras.layers.*`, inline `Dense(8)(x)` too) and tensor ops on `features`/`params`. Layers keep
+  their TF1 names so checkpoints map: a tf.compat.v1 layer is scoped by its explicit name, else by the first unused
+  `dense`, `dense_1`, … in call order (TF 2.15 checked); a keras.layers object by Keras' own per-class counter.
+  Mixing the two families blocks: TF1 then named variables `dense/kernel_1`.
+- `for <target> in <python value>:` (params, module constants, `range(...)`, `enumerate(...)`) around forward
+  statements: `__init__` runs the same loop to build one list attribute per layer call (`self.dense_layers`) and
+  `call()` zips the loop with those lists. Names inside the loop (and of every layer once a loop built layers)
+  are computed at run time by a generated `tf1_name` helper with TF1's rule, so `dense_<k>` after a loop of
+  unknown length is exact; computed names (`"hidden_%d" % i`, f-strings) are kept as expressions.
+- `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
+  dropped with a note (they do not change training).
+- `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
+
+Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/else, a name assigned
+`mode == TRAIN`) runs each arm for its modes; arms may assign (`metrics = {...}`, `train_op = None`) or return.
+Each mode's `EstimatorSpec` is read from the return it reaches: TRAIN gives loss and train_op, EVAL the loss and
+`eval_metric_ops`, PREDICT the predictions (a dict, or the output). The model itself must be the same in every
+mode: forward statements, layers and variables inside a mode branch block.
+
+Loss: one `tf.compat.v1.losses` call (TFM201), also as a bare statement read back by
+`tf.compat.v1.losses.get_total_loss()` (exact: regularizers are blocked, so there are no regularization losses);
+or a hand-written scalar on labels and exactly one forward value (the model output), e.g.
+`tf.reduce_mean(tf.square(labels - preds))`, possibly over several statements. That becomes a generated
+`<Model>Loss(keras.losses.Loss)` whose `__call__` runs the user's statements as written (Keras' own wrapper would
+cast the labels to float and reshape them) and scales by 1/replicas under a strategy, as TF1's optimizer did
+(Keras 3 does not scale scalar losses). For the custom loop (`reduction="none"`) a final `tf.reduce_mean(E)`
+returns the per-example means of E, which `compute_average_loss` averages over the global batch like a tf.losses
+loss (the mean of equal-size row means is the mean); any other final expression returns the batch loss as a
+vector of one (TFM201 note: verify then records batch 1 for those steps).
+
+Training op: `minimize(loss, global_step)`; `apply_gradients(compute_gradients(loss), global_step)`; gradient
+processing between them — `[(f(g), v) for g, v in grads_and_vars]` (optionally `if g is not None`),
+`grads, vars = zip(*grads_and_vars)`, `grads, _ = tf.clip_by_global_norm(grads, c)`, `tf.gradients(loss,
+tf.compat.v1.trainable_variables())` + `apply_gradients(zip(grads, tvars))` — becomes a generated optimizer
+subclass (`<Model>Optimizer(keras.optimizers.SGD)`, …) whose `apply()` runs the same statements on the
+gradients. Keras 3 calls `apply()` on each replica's gradients before summing them over replicas, which is where
+TF1 clipped too, so the user's own ops keep the math. (Keras' `clipnorm`/`global_clipnorm` gave bit-identical
+results to `tf.clip_by_norm`/`tf.clip_by_global_norm` on 200 random cases, TF 2.21 eager, but compute the norm
+with other ops; the user's expression is kept, which also covers any other per-gradient transformation.)
+`tf.gradients` skipped TF1's 1/replicas loss scaling, so the generated `apply()` multiplies by the replica count
+first (exact for 1, 2, 4, … replicas; TFM301 note). Checked with `tfmigrate verify` on 2-worker MWMS runs:
+clip_by_global_norm after compute_gradients and after tf.gradients, 200/200 steps bit-equal.
+`tf.group(train_op, update_ops)` and `control_dependencies(UPDATE_OPS)` (named or inline) keep the train op:
+Keras updates batch-norm statistics in `call(training=True)`.
 `get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
 partitioners.py).
-Blocked: anything else in the body (summaries, hooks, scaffolds, extra outputs, labels or mode used in the forward
-pass, …) — with the line that stopped it.
+
+Blocked, each with the line that stopped it: other `if`s (on params or tensors), `while`, nested loops, loops over
+tensors, layer objects or variables created inside loops or mode branches, labels or mode in the forward pass,
+a second loss, `tf.losses.add_loss`, hand-written losses reading features or several forward values, gradient
+processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
+(parameter-server) programs, hooks, scaffolds, code after the last return.
 """
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -21,7 +69,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 
 from . import layers, losses, metrics, optimizers, partitioners, variables
-from ._args import TF, bind, code, generated, is_literal
+from ._args import TF, bind, code, generated, is_literal, wrap_call
 from .tfnames import TFNames
 
 CODE = "TFM501"
@@ -46,7 +94,7 @@ class ModelPlan:
     features: str
     labels: str
     params: str
-    layers: list[tuple[str, str]]  # (attribute, keras constructor)
+    layers: list[tuple[str | None, str]]  # (attribute, keras constructor); (None, statements) for a loop/helper
     call_body: list[cst.BaseStatement]  # forward statements, rewritten in place (comments kept)
     params_in_call: bool
     output: str
@@ -57,6 +105,48 @@ class ModelPlan:
     notes: list[tuple[str, str, cst.CSTNode | None]] = field(default_factory=list)
     partitioner: partitioners.PartitionerPlan | None = None  # the one TF1 partitioner the model_fn used
     mod_rows: bool = False  # embedding lookups need tf1_mod_rows (see partitioners.py)
+    support: list[str] = field(default_factory=list)  # module-level code the model class needs (hand-written loss)
+
+
+MODES = ("TRAIN", "EVAL", "PREDICT")
+_ALL_MODES = frozenset(MODES)
+_MODE_STRINGS = {"train": "TRAIN", "eval": "EVAL", "infer": "PREDICT"}  # ModeKeys values
+_SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary"})
+_LOGGING = frozenset({"info", "warning", "warn", "debug", "error", "fatal", "log", "vlog"})
+_COMPUTE_GRADIENTS_ARGS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
+                           "grad_loss"]
+_APPLY_GRADIENTS_ARGS = ["grads_and_vars", "global_step", "name"]
+_GRADIENTS_ARGS = ["ys", "xs", "grad_ys", "name", "colocate_gradients_with_ops", "gate_gradients",
+                   "aggregation_method", "stop_gradients", "unconnected_gradients"]
+_TF1_NAME_HELPER = '''\
+# TF1 scoped each layer by its explicit name, else by the first unused "<kind>", "<kind>_1", … in call order
+tf1_names = set()
+
+def tf1_name(name, explicit=False):
+    unique, index = name, 0
+    while not explicit and unique in tf1_names:
+        index += 1
+        unique = f"{name}_{index}"
+    tf1_names.add(unique)
+    return unique
+'''
+
+
+@dataclass(frozen=True)
+class _Grads:
+    """Gradients on their way to apply_gradients: (grad, var) pairs or a gradient list, and what was done to them."""
+    kind: str  # "pairs" (compute_gradients' list), "list" (gradients only, in variable order), "vars" (the variables)
+    transforms: tuple[str, ...] = ()  # statements rewriting `grads` (user expressions), in order
+    unscaled: bool = False  # tf.gradients: TF1 did not scale the loss by 1/replicas
+    node: cst.CSTNode | None = None
+
+
+@dataclass
+class _Loop:
+    node: cst.For
+    targets: frozenset[str]
+    sites: list[tuple[str, str, str]] = field(default_factory=list)  # (list attribute, loop-local name, ctor)
+    body: list[cst.BaseStatement] = field(default_factory=list)
 
 
 class _Interpreter:
@@ -74,12 +164,21 @@ class _Interpreter:
         if len(params) == 5:
             self.config = params[4]
         self.locals = frozenset(params)
+        self.fn_names = frozenset(n.value for n in _all_name_nodes(fn))
+        self.assign_counts = _assign_counts(fn)
+        self.forward_exprs: dict[str, cst.BaseExpression] = {}  # layer-free forward values (inlined into predictions)
+        self.inlined: set[str] = set()  # forward values written out in predictions/metrics
         self.forward: set[str] = {self.features}
         self.training_aliases: set[str] = set()
-        self.class_layers: dict[str, tuple[layers.LayerKind, dict, cst.Call]] = {}
+        self.class_layers: dict[str, tuple[layers.LayerKind, dict, cst.Call, str, str | None]] = {}
         self.named_layers: set[str] = set()
-        self.layer_counts: dict[str, int] = {}
-        self.layers: list[tuple[str, str]] = []
+        self.keras_counts: dict[str, int] = {}
+        self.families: set[str] = set()  # "v1" (tf.compat.v1.layers) / "keras" (keras.layers objects)
+        self.name_tokens: dict[str, tuple[str | None, str, str | None]] = {}  # token → (static name, base, explicit)
+        self.runtime_names = False  # a loop built layers: names after it are counted at run time, as TF1 did
+        self.loop: _Loop | None = None
+        self.list_attrs: set[str] = set()  # layer-list attributes built by loops
+        self.layers: list[tuple[str | None, str]] = []
         self.call_body: list[cst.BaseStatement] = []
         self.dicts: dict[str, cst.Dict] = {}
         self.metric_vars: dict[str, cst.Call] = {}
@@ -87,13 +186,23 @@ class _Interpreter:
         self.update_ops: set[str] = set()
         self.schedules: dict[str, str] = {}
         self.optimizer: tuple[str | None, cst.Call] | None = None
-        self.loss: tuple[str, losses.LossPlan, cst.Call] | None = None
+        self.loss: tuple[str | None, losses.LossPlan, cst.CSTNode] | None = None
+        self.label_values: dict[str, cst.SimpleStatementLine] = {}  # hand-written values on labels (loss candidates)
+        self.label_order: list[tuple[str, cst.SimpleStatementLine]] = []  # every such assignment, in order
+        self.grads: dict[str, _Grads] = {}
+        self.trainable_lists: set[str] = set()
+        self.grad_transforms: _Grads | None = None  # what the train op did to the gradients
         self.train_op: str | None = None
-        self.spec_predictions: str | None = None
-        self.spec_metrics: str | None = None
+        self.train_op_count = 0  # training ops assigned so far
+        self.dropped: set[str] = set()  # names bound to summaries (dropped)
+        self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
+        self.live = _ALL_MODES  # modes that have not returned yet
+        self.active = _ALL_MODES  # modes that run the current statement
+        self.spec_predictions: cst.BaseExpression | None = None
+        self.spec_metrics: cst.Dict | None = None
+        self.support: list[str] = []
         self.notes: list[tuple[str, str, cst.CSTNode | None]] = []
         self.docstring: str | None = None
-        self.returned = False
         self.weights: dict[str, bool] = {}  # get_variable results: Python name → partitioned in TF1
         self.partitioner_vars: dict[str, partitioners.PartitionerPlan] = {}
         self.partitioners: list[partitioners.PartitionerPlan] = []
@@ -105,22 +214,58 @@ class _Interpreter:
     def tf(self, node) -> str | None:
         return self.names.of(node, self.locals)
 
-    def is_mode(self, node, key: str) -> bool:
-        """`mode == ModeKeys.KEY` in either order."""
+    def mode_key(self, node) -> str | None:
+        if isinstance(node, cst.Attribute):
+            path = self.tf(node) or ""
+            if path.startswith("estimator.ModeKeys.") and path.split(".")[-1] in MODES:
+                return path.split(".")[-1]
+        if isinstance(node, cst.SimpleString):
+            return _MODE_STRINGS.get(node.evaluated_value)
+        return None
+
+    def mode_set(self, node) -> frozenset[str] | None:
+        """The modes for which a test on `mode` is true (None: not a test on mode alone)."""
+        if isinstance(node, cst.Name) and node.value in self.training_aliases:
+            return frozenset({"TRAIN"})
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            inner = self.mode_set(node.expression)
+            return None if inner is None else _ALL_MODES - inner
+        if isinstance(node, cst.BooleanOperation):
+            left, right = self.mode_set(node.left), self.mode_set(node.right)
+            if left is None or right is None:
+                return None
+            return left & right if isinstance(node.operator, cst.And) else left | right
         if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
-            return False
+            return None
         comp = node.comparisons[0]
-        if not isinstance(comp.operator, cst.Equal):
-            return False
-        sides = [node.left, comp.comparator]
-        is_mode = [isinstance(s, cst.Name) and s.value == self.mode for s in sides]
-        keys = [self.tf(s) == f"estimator.ModeKeys.{key}" if isinstance(s, cst.Attribute) else False for s in sides]
-        return (is_mode[0] and keys[1]) or (is_mode[1] and keys[0])
+        is_mode = lambda n: isinstance(n, cst.Name) and n.value == self.mode  # noqa: E731
+        if isinstance(comp.operator, (cst.Equal, cst.NotEqual)):
+            if is_mode(node.left):
+                key = self.mode_key(comp.comparator)
+            elif is_mode(comp.comparator):
+                key = self.mode_key(node.left)
+            else:
+                return None
+            if key is None:
+                return None
+            return frozenset({key}) if isinstance(comp.operator, cst.Equal) else _ALL_MODES - {key}
+        if isinstance(comp.operator, (cst.In, cst.NotIn)) and is_mode(node.left):
+            if not isinstance(comp.comparator, (cst.Tuple, cst.List, cst.Set)):
+                return None
+            keys = [self.mode_key(e.value) for e in comp.comparator.elements]
+            if None in keys or any(isinstance(e, cst.StarredElement) for e in comp.comparator.elements):
+                return None
+            return frozenset(keys) if isinstance(comp.operator, cst.In) else _ALL_MODES - set(keys)
+        return None
+
+    def is_mode(self, node, key: str) -> bool:
+        """`mode == ModeKeys.KEY` (or an equivalent test) — true exactly in that mode."""
+        return self.mode_set(node) == frozenset({key})
 
     def training_flag(self, node: cst.BaseExpression | None) -> str:
         if node is None:
             return "False"  # TF1 dropout/batch_normalization default to inference behaviour
-        if self.is_mode(node, "TRAIN") or (isinstance(node, cst.Name) and node.value in self.training_aliases):
+        if self.is_mode(node, "TRAIN"):
             return "training"
         if is_literal(node, True, False):
             return code(node)
@@ -134,51 +279,195 @@ class _Interpreter:
         if bad:
             name = sorted(bad)[0]
             what = {self.labels: "labels", self.mode: "mode"}.get(name, f"`{name}`")
+            if name in self.label_values:
+                what = f"`{name}`, computed from labels,"
+            elif name in self.dropped:
+                what = f"`{name}` (a summary, dropped)"
             raise Blocked(CODE, f"{where} uses {what}, which the converted model cannot see", report or node)
 
+    def bind_name(self, target: str, kind: str, payload=None) -> None:
+        per_mode = self.bindings.setdefault(target, {})
+        for mode in self.active:
+            per_mode[mode] = (kind, payload)
+
+    def bound(self, name: str, kind: str) -> bool:
+        """`name` holds `kind` in every mode running the current statement."""
+        per_mode = self.bindings.get(name, {})
+        return all(per_mode.get(m, (None,))[0] == kind for m in self.active)
+
+    def free_local(self, base: str, taken: set[str]) -> str:
+        name, n = base, 0
+        while name in taken or name in self.fn_names or name in self.module_names or name in _BUILTINS:
+            n += 1
+            name = f"{base}_{n}"
+        taken.add(name)
+        return name
+
+    def attrs(self) -> set[str]:
+        return ({a for a, _ in self.layers if a} | self.list_attrs
+                | {a for a, _, _ in (self.loop.sites if self.loop else [])})
+
+    def free_attr(self, base: str) -> str:
+        taken = self.attrs() | _MODEL_ATTRIBUTES
+        name, n = base, 0
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    # ---- layer names ---------------------------------------------------------------------------------------
+    def family(self, family: str, node) -> None:
+        self.families.add(family)
+        if len(self.families) > 1:
+            raise Blocked(layers.CODE, "keras.layers objects and tf.compat.v1.layers in one model_fn: TF1 gave their "
+                                       "variables names that do not follow the layer names (dense/kernel_1); use one "
+                                       "of the two", node)
+
     def layer_name(self, kind: layers.LayerKind, explicit: str | None, node) -> str:
+        """The static TF1 name of a tf.compat.v1 layer: its explicit name, else the first unused dense, dense_1, …"""
         if explicit is None:
-            count = self.layer_counts.get(kind.base_name, 0)
-            self.layer_counts[kind.base_name] = count + 1
+            explicit, index = kind.base_name, 0
+            while explicit in self.named_layers:
+                index += 1
+                explicit = f"{kind.base_name}_{index}"
+        if explicit in self.named_layers:
+            raise Blocked(layers.CODE, f"layer name '{explicit}' is used twice (variable sharing is not converted)", node)
+        self.named_layers.add(explicit)
+        return explicit
+
+    def keras_layer_name(self, kind: layers.LayerKind, explicit: str | None, node) -> str:
+        """A keras.layers object built in a TF1 graph: Keras' own per-class counter (explicit names do not count)."""
+        if explicit is None:
+            count = self.keras_counts.get(kind.base_name, 0)
+            self.keras_counts[kind.base_name] = count + 1
             explicit = kind.base_name if count == 0 else f"{kind.base_name}_{count}"
         if explicit in self.named_layers:
             raise Blocked(layers.CODE, f"layer name '{explicit}' is used twice (variable sharing is not converted)", node)
         self.named_layers.add(explicit)
         return explicit
 
+    def name_token(self, static: str | None, base: str, explicit: str | None) -> str:
+        token = f"__tfmigrate_layer_name_{len(self.name_tokens)}__"
+        self.name_tokens[token] = (static, base, explicit)
+        return token
+
+    def render_names(self, text: str) -> str:
+        for token, (static, base, explicit) in self.name_tokens.items():
+            if f'"{token}"' not in text:
+                continue
+            if not self.runtime_names:
+                value = f'"{static}"'
+            elif explicit is not None:
+                value = f"tf1_name({explicit}, explicit=True)"
+            else:
+                value = f'tf1_name("{base}")'
+            text = text.replace(f'"{token}"', value)
+        return text
+
     # ---- forward pass ----------------------------------------------------------------------------------------
-    def convert_forward(self, value: cst.BaseExpression) -> cst.BaseExpression:
+    def convert_forward(self, value: cst.BaseExpression, target: str) -> cst.BaseExpression:
         interp = self
 
         class _Forward(cst.CSTTransformer):
+            inline: set[int] = set()  # `Layer(...)` calls that are immediately called: `Layer(...)(inputs)`
+
+            def visit_Call(self, node: cst.Call) -> None:
+                if isinstance(node.func, cst.Call):
+                    self.inline.add(id(node.func))
+
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                if id(original) in self.inline:
+                    return updated
                 found = layers.kind_of(interp.tf(original))
                 if found and found[0] == "functional":
                     kind = found[1]
                     args = bind(updated, kind.functional_args, f"tf.layers.{kind.base_name}", layers.CODE)
-                    if "inputs" not in args:
-                        raise Blocked(layers.CODE, "layer call without inputs", original)
-                    name = interp.layer_name(kind, layers.explicit_name(args), original)
-                    ctor = layers.keras_ctor(kind, args, name, original, interp.tf)
-                    interp.check_names(cst.parse_expression(ctor), {interp.params, "keras"}, "a layer argument", original)
-                    interp.layers.append((name, ctor))
-                    return interp.layer_call(name, kind, args["inputs"], args.get("training"))
+                    return interp.functional_layer(kind, args, args, original, target)
                 if found:
                     raise Blocked(layers.CODE, "a layer object must be assigned to a name before it is called", original)
+                inline = layers.kind_of(interp.tf(original.func)) if isinstance(original.func, cst.Call) else None
+                if inline and inline[0] in ("class", "keras"):
+                    kind = inline[1]
+                    ctor_args = interp.ctor_args(kind, inline[0], updated.func)
+                    call = bind(updated, ["inputs", "training"], f"layer {kind.keras}", layers.CODE)
+                    if inline[0] == "keras":
+                        if interp.loop is not None:
+                            raise Blocked(layers.CODE, "keras.layers objects built inside a loop are not converted: use "
+                                                       "tf.compat.v1.layers there, or build them before the loop",
+                                          original)
+                        interp.family("keras", original)
+                        name = interp.keras_layer_name(kind, layers.explicit_name(ctor_args), original)
+                        attr = interp.free_attr(name)
+                        interp.layers.append((attr, interp.ctor(kind, ctor_args, name, original.func, "keras")))
+                        return interp.layer_call(f"self.{attr}", kind, call["inputs"], call.get("training"))
+                    return interp.functional_layer(kind, ctor_args, call, original, target)
                 if interp.tf(original) == "nn.embedding_lookup":
                     return interp.embedding_lookup(updated)
                 func = updated.func
                 if isinstance(func, cst.Name) and func.value in interp.class_layers:
-                    kind, args, ctor_call = interp.class_layers[func.value]
+                    kind, args, ctor_call, family, name = interp.class_layers[func.value]
                     attr = func.value + "_layer" if func.value in _MODEL_ATTRIBUTES else func.value
                     if attr not in dict(interp.layers):
-                        name = interp.layer_name(kind, layers.explicit_name(args), ctor_call)
-                        interp.layers.append((attr, layers.keras_ctor(kind, args, name, ctor_call, interp.tf)))
+                        if family == "v1":
+                            if interp.runtime_names or interp.loop is not None:
+                                raise Blocked(layers.CODE, "a tf.compat.v1.layers object first called in or after a "
+                                                           "loop is not converted: call it before the loop", original)
+                            name = interp.layer_name(kind, layers.explicit_name(args), ctor_call)
+                        interp.layers.append((attr, interp.ctor(kind, args, name, ctor_call, family)))
                     call = bind(updated, ["inputs", "training"], f"layer {func.value}", layers.CODE)
-                    return interp.layer_call(attr, kind, call["inputs"], call.get("training"))
+                    return interp.layer_call(f"self.{attr}", kind, call["inputs"], call.get("training"))
                 return updated
 
         return _rename(value.visit(_Forward()), {name: f"self.{name}" for name in self.weights})
+
+    def ctor_args(self, kind: layers.LayerKind, family: str, call: cst.Call) -> dict:
+        args = bind(call, kind.ctor_args, f"{'keras' if family == 'keras' else 'tf.layers'}.{kind.keras}", layers.CODE)
+        positional = sum(1 for a in call.args if a.keyword is None)
+        if family == "keras" and positional > layers.KERAS_POSITIONAL.get(kind.keras, len(kind.ctor_args)):
+            raise Blocked(layers.CODE, f"keras.layers.{kind.keras}: pass the arguments after the first "
+                                       f"{layers.KERAS_POSITIONAL[kind.keras]} by name", call)
+        self.check_names(call, {self.params} | (self.loop.targets if self.loop else set()), "a layer argument")
+        return args
+
+    def ctor(self, kind, args, name: str, node, family: str) -> str:
+        if family == "keras":
+            return layers.keras_ctor(kind, args, name, node, self.tf, keras_initializers=True)
+        return layers.keras_ctor(kind, args, self.name_token(name, kind.base_name, None), node, self.tf)
+
+    def functional_layer(self, kind: layers.LayerKind, args: dict, call_args: dict, node: cst.Call,
+                         target: str) -> cst.BaseExpression:
+        """A tf.compat.v1 layer built at this call: a Keras layer attribute (or a list of them inside a loop)."""
+        if "inputs" not in call_args:
+            raise Blocked(layers.CODE, "layer call without inputs", node)
+        self.family("v1", node)
+        explicit = args.get("name")
+        if explicit is not None and is_literal(explicit, None):
+            explicit = None
+        if self.loop is not None:
+            token = self.name_token(None, kind.base_name, None if explicit is None else code(explicit))
+            ctor = layers.keras_ctor(kind, args, token, node, self.tf)
+            self.check_names(cst.parse_expression(ctor), {self.params, "keras"} | self.loop.targets,
+                             "a layer argument", node)
+            attr = self.free_attr(f"{kind.base_name}_layers")
+            local = self.free_local(f"{kind.base_name}_layer", {s[1] for s in self.loop.sites} | self.loop.targets)
+            self.loop.sites.append((attr, local, ctor))
+            return self.layer_call(local, kind, call_args["inputs"], call_args.get("training"))
+        literal_name = layers.explicit_name(args)
+        if self.runtime_names:  # after a loop: TF1 counted at run time, so does the generated __init__
+            token = self.name_token(None, kind.base_name, None if explicit is None else code(explicit))
+            if literal_name is not None:
+                self.named_layers.add(literal_name)
+            attr = self.free_attr(literal_name or f"{target}_{kind.base_name}")
+        else:
+            name = self.layer_name(kind, literal_name, node)
+            token = self.name_token(name, kind.base_name, None if explicit is None else code(explicit))
+            attr = name
+            if attr in self.attrs():
+                raise Blocked(layers.CODE, f"layer name '{name}' is also a generated attribute; rename the layer", node)
+        ctor = layers.keras_ctor(kind, args, token, node, self.tf)
+        self.check_names(cst.parse_expression(ctor), {self.params, "keras"}, "a layer argument", node)
+        self.layers.append((attr, ctor))
+        return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
 
     def embedding_lookup(self, call: cst.Call) -> cst.Call:
         args = bind(call, variables.EMBEDDING_LOOKUP, "tf.nn.embedding_lookup", variables.CODE)
@@ -223,8 +512,8 @@ class _Interpreter:
         self.partitioners.append(plan)
         return plan
 
-    def layer_call(self, attr: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
-        text = f"self.{attr}({code(inputs)}"
+    def layer_call(self, layer: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
+        text = f"{layer}({code(inputs)}"
         if kind.takes_training:
             text += f", training={self.training_flag(training)}"
         return cst.parse_expression(text + ")")
@@ -237,18 +526,25 @@ class _Interpreter:
             body = body[1:]
         for stmt in body:
             self.statement(stmt)
-        if not self.returned:
+        if self.live:
             raise Blocked(CODE, "model_fn has no final `return EstimatorSpec(...)`", self.fn)
 
     def statement(self, stmt: cst.BaseStatement) -> None:
-        if self.returned:
+        if not self.live:
             raise Blocked(CODE, "code after the final return is not converted", stmt)
+        if not self.active:
+            raise Blocked(CODE, "code after a return in the same branch is not converted", stmt)
         if isinstance(stmt, cst.SimpleStatementLine):
             self.simple(stmt)
         elif isinstance(stmt, cst.If):
             self.mode_branch(stmt)
         elif isinstance(stmt, cst.With):
             self.with_block(stmt)
+        elif isinstance(stmt, cst.For):
+            self.for_loop(stmt)
+        elif isinstance(stmt, cst.While):
+            raise Blocked(CODE, "a while loop in model_fn is not converted: only `for` loops over Python values "
+                                "(params, module constants, range(...)) are", stmt)
         else:
             raise Blocked(CODE, f"{type(stmt).__name__.lower()} statement in model_fn is not converted", stmt)
 
@@ -257,21 +553,44 @@ class _Interpreter:
             raise Blocked(CODE, "several statements on one line are not converted", stmt)
         small = stmt.body[0]
         if isinstance(small, cst.Return):
-            self.final_return(small)
+            self.returns(small)
             return
         if isinstance(small, cst.Pass):
+            return
+        if isinstance(small, cst.Assert):  # `assert mode == ModeKeys.TRAIN`: the other modes stop here
+            modes = self.mode_set(small.test)
+            if modes is None:
+                raise Blocked(CODE, f"`assert {code(small.test)}` is not converted: only asserts on mode are", stmt)
+            self.live = self.live - (self.active - modes)
+            self.active = self.active & modes
+            return
+        if isinstance(small, cst.Expr):
+            self.expression(small.value, stmt)
+            return
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Tuple):
+            self.tuple_assign(small.targets[0].target, small.value, stmt)
             return
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
             raise Blocked(CODE, f"statement `{code(small).strip()}` in model_fn is not converted", stmt)
         target = small.targets[0].target.value
         value = small.value
+        if self.loop is not None:
+            self.forward_statement(target, stmt, small)
+            return
         path = self.tf(value) if isinstance(value, cst.Call) else None
-        if self.is_mode(value, "TRAIN"):
+        method = value.func.attr.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
+        comprehension = self.grads_of(value) if isinstance(value, cst.ListComp) else None  # over gradients?
+        if is_literal(value, None):
+            self.bind_name(target, "none")
+        elif self.mode_set(value) == frozenset({"TRAIN"}):
             self.training_aliases.add(target)
+        elif self.drop(path, value):
+            self.dropped.add(target)
+            self.bind_name(target, "dropped")
         elif path in ("train.get_global_step", "train.get_or_create_global_step"):
             self.global_steps.add(target)
         elif path == "get_collection":
-            if not (value.args and self.tf(value.args[0].value) == "GraphKeys.UPDATE_OPS"):
+            if not self.is_update_ops(value):
                 raise Blocked(CODE, "only get_collection(GraphKeys.UPDATE_OPS) is converted", value)
             self.update_ops.add(target)
         elif optimizers.decay_name(path):
@@ -279,38 +598,492 @@ class _Interpreter:
             self.check_names(value, {self.params} | self.global_steps, "the learning rate")
         elif optimizers.optimizer_name(path):
             self.optimizer = (target, value)
-        elif isinstance(value, cst.Call) and _is_minimize(value):
+        elif method == "minimize":
             self.minimize(target, value)
+        elif method == "compute_gradients":
+            self.grads[target] = self.compute_gradients(value)
+        elif method == "apply_gradients":
+            self.apply_gradients(target, value)
+        elif path == "gradients":
+            self.grads[target] = self.tf_gradients(value)
+        elif path == "trainable_variables":
+            if value.args:
+                raise Blocked(optimizers.CODE, "trainable_variables(scope=...) is not converted: TF2 trains every "
+                                               "trainable variable of the model", value)
+            self.trainable_lists.add(target)
+        elif path == "clip_by_global_norm":
+            raise Blocked(optimizers.CODE, "assign both results of clip_by_global_norm: `grads, _ = "
+                                           "tf.clip_by_global_norm(grads, clip_norm)`", value)
+        elif comprehension is not None and comprehension.kind == "vars":
+            self.trainable_lists.add(target)
+        elif comprehension is not None:
+            self.grads[target] = comprehension
+        elif path == "group":
+            self.group(target, value)
         elif losses.is_loss(path):
-            if self.loss is not None:
-                raise Blocked(losses.CODE, "a second loss is not converted (sum them into one loss by hand)", value)
-            self.loss = (target, losses.convert(value, path, self.labels, self.tf), value)
+            self.tf_loss(target, value, path)
+        elif path == "losses.get_total_loss":
+            self.total_loss(target, value)
+        elif path == "losses.add_loss":
+            raise Blocked(losses.CODE, "tf.losses.add_loss is not converted: add the term to the loss expression", value)
         elif metrics.metric_name(path):
             self.metric_vars[target] = value
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
+            self.bind_name(target, "dict", value)
         elif partitioners.name_of(path):
             self.partitioner_vars[target] = partitioners.convert(
                 value, self.tf, self.check_partitioner_names)
         elif path == "get_variable":
+            self.whole_model("get_variable", value)
             self.get_variable(target, value, stmt.leading_lines)
-        elif layers.kind_of(path) and layers.kind_of(path)[0] == "class":
-            kind = layers.kind_of(path)[1]
-            self.class_layers[target] = (kind, bind(value, kind.ctor_args, f"tf.layers.{kind.keras}", layers.CODE), value)
-            self.check_names(value, {self.params}, "a layer argument")
+        elif layers.kind_of(path) and layers.kind_of(path)[0] in ("class", "keras"):
+            self.whole_model("a layer", value)
+            family, kind = layers.kind_of(path)
+            args = self.ctor_args(kind, family, value)
+            name = None
+            if family == "keras":
+                self.family("keras", value)
+                name = self.keras_layer_name(kind, layers.explicit_name(args), value)
+            self.class_layers[target] = (kind, args, value, "v1" if family == "class" else "keras", name)
+        elif self.uses_labels(value) and not self.builds_layers(value):
+            self.label_value(target, stmt, value)
         else:
-            if self.loss is not None:
-                raise Blocked(CODE, f"`{target} = ...` after the loss is not converted", stmt)
-            new_value = self.convert_forward(value)
-            generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ())}
-            self.check_names(new_value, self.forward | generated_names | {self.params, "self", "training"},
-                             f"`{target} = ...`", stmt)
-            self.forward.add(target)
-            new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
-            if self.pending_leading:
-                new_stmt = new_stmt.with_changes(leading_lines=[*self.pending_leading, *new_stmt.leading_lines])
-                self.pending_leading = []
-            self.call_body.append(new_stmt)
+            self.forward_statement(target, stmt, small)
+
+    def forward_statement(self, target: str, stmt: cst.SimpleStatementLine, small: cst.Assign) -> None:
+        value = small.value
+        if self.loop is None and self.active != self.live and target not in self.forward | set(self.label_values) \
+                and not self.builds_layers(value) and not self.uses_labels(value) \
+                and not self.free_names(value) & set(self.weights):
+            # a tensor op inside a mode branch (`probabilities = tf.nn.softmax(logits)` before the PREDICT return):
+            # not part of the model; predictions/metrics that read it get it written out
+            self.check_names(value, self.forward | set(self.forward_exprs), f"`{target} = ...`", stmt)
+            self.forward_exprs[target] = value
+            self.bind_name(target, "forward")
+            return
+        if self.loss is not None:
+            raise Blocked(CODE, f"`{target} = ...` after the loss is not converted", stmt)
+        if self.loop is None:
+            self.whole_model(f"`{target} = ...`", stmt)
+        if self.uses_labels(value):
+            self.check_names(value, self.forward, f"`{target} = ...`", stmt)
+        new_value = self.convert_forward(value, target)
+        generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ())}
+        loop_names = self.loop.targets | {s[1] for s in self.loop.sites} if self.loop else set()
+        self.check_names(new_value, self.forward | generated_names | loop_names | {self.params, "self", "training"},
+                         f"`{target} = ...`", stmt)
+        self.forward.add(target)
+        self.bind_name(target, "forward")
+        if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights):
+            self.forward_exprs[target] = value
+        new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
+        if self.pending_leading:
+            new_stmt = new_stmt.with_changes(leading_lines=[*self.pending_leading, *new_stmt.leading_lines])
+            self.pending_leading = []
+        (self.loop.body if self.loop else self.call_body).append(new_stmt)
+
+    def whole_model(self, what: str, node) -> None:
+        """The model is the same in every mode: what builds it cannot sit in a mode branch."""
+        if self.active != self.live:
+            modes = "/".join(m for m in MODES if m in self.active)
+            raise Blocked(CODE, f"{what} runs only in {modes}: the Keras model is one forward pass for every mode; "
+                                "move it out of the mode branch", node)
+
+    def builds_layers(self, node) -> bool:
+        found = []
+
+        class _V(cst.CSTVisitor):
+            def visit_Call(inner, call: cst.Call) -> None:
+                if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and call.func.value in self.class_layers):
+                    found.append(call)
+
+        node.visit(_V())
+        return bool(found)
+
+    def uses_labels(self, node) -> bool:
+        return bool(self.free_names(node) & ({self.labels} | set(self.label_values)))
+
+    def label_value(self, target: str, stmt: cst.SimpleStatementLine, value) -> None:
+        """A hand-written value on labels (`tf.reduce_mean(tf.square(labels - preds))`): the loss, if used as one."""
+        self.check_names(value, self.forward | {self.labels, self.params} | set(self.label_values),
+                         f"`{target} = ...`", stmt)
+        self.label_values[target] = stmt
+        self.label_order.append((target, stmt))
+        self.bind_name(target, "label")
+
+    def expression(self, value, stmt) -> None:
+        path = self.tf(value) if isinstance(value, cst.Call) else None
+        if self.drop(path, value):
+            return
+        if losses.is_loss(path):
+            self.tf_loss(None, value, path)  # read back through get_total_loss()
+            return
+        if path == "losses.add_loss":
+            raise Blocked(losses.CODE, "tf.losses.add_loss is not converted: add the term to the loss expression", value)
+        raise Blocked(CODE, f"statement `{code(value).strip()}` in model_fn is not converted", stmt)
+
+    def drop(self, path: str | None, call) -> bool:
+        """Summaries and tf.logging calls: they do not change training; dropped with a note."""
+        if not path or "." not in path:
+            return False
+        module, name = path.rsplit(".", 1)
+        if module == "summary" and name in _SUMMARIES:
+            tag = code(call.args[0].value) if call.args else "?"
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training (log it with a Keras "
+                                     "callback, e.g. keras.callbacks.TensorBoard)", call))
+            return True
+        if module == "logging" and name in _LOGGING:
+            self.notes.append((CODE, f"tf.logging.{name}(...) dropped: it logged once, while the TF1 graph was built",
+                               call))
+            return True
+        return False
+
+    def tuple_assign(self, target: cst.Tuple, value, stmt) -> None:
+        names = [e.value.value if isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement) else None
+                 for e in target.elements]
+        if None in names:
+            raise Blocked(CODE, f"statement `{code(stmt).strip()}` in model_fn is not converted", stmt)
+        if isinstance(value, cst.Tuple) and all(is_literal(e.value, None) for e in value.elements) \
+                and len(value.elements) == len(names):
+            for name in names:
+                self.bind_name(name, "none")
+            return
+        if isinstance(value, cst.Call) and len(names) == 2:
+            path = self.tf(value)
+            # gradients, variables = zip(*optimizer.compute_gradients(loss))
+            if (isinstance(value.func, cst.Name) and value.func.value == "zip" and "zip" not in self.module_names
+                    and len(value.args) == 1 and value.args[0].star == "*"):
+                pairs = self.grads_of(value.args[0].value)
+                if pairs is not None and pairs.kind == "pairs":
+                    self.grads[names[0]] = _Grads("list", pairs.transforms, pairs.unscaled, value)
+                    self.trainable_lists.add(names[1])
+                    return
+            # grads, _ = tf.clip_by_global_norm(grads, clip_norm)
+            if path == "clip_by_global_norm":
+                args = bind(value, ["t_list", "clip_norm", "use_norm", "name"], "tf.clip_by_global_norm", optimizers.CODE)
+                grads = self.grads_of(args.get("t_list"))
+                if grads is None or grads.kind != "list" or "clip_norm" not in args:
+                    raise Blocked(optimizers.CODE, "clip_by_global_norm is converted on the gradient list of "
+                                                   "compute_gradients or tf.gradients", value)
+                if "use_norm" in args and not is_literal(args["use_norm"], None):
+                    raise Blocked(optimizers.CODE, "clip_by_global_norm(use_norm=...) is not converted", value)
+                self.check_names(args["clip_norm"], {self.params}, "the clip norm")
+                step = f"grads, _ = {code(value.func)}(grads, {code(args['clip_norm'])})"
+                self.grads[names[0]] = _Grads("list", (*grads.transforms, step), grads.unscaled, value)
+                self.dropped.add(names[1])
+                return
+        raise Blocked(CODE, f"statement `{code(stmt).strip()}` in model_fn is not converted", stmt)
+
+    # ---- loss ------------------------------------------------------------------------------------------------
+    def tf_loss(self, target: str | None, call: cst.Call, path: str) -> None:
+        if self.loss is not None:
+            raise Blocked(losses.CODE, "a second loss is not converted (sum them into one loss by hand)", call)
+        self.loss = (target, losses.convert(call, path, self.labels, self.tf), call)
+        if target:
+            self.bind_name(target, "loss")
+
+    def total_loss(self, target: str, call: cst.Call) -> None:
+        args = bind(call, ["add_regularization_losses", "name", "scope"], "tf.losses.get_total_loss", losses.CODE)
+        if self.loss is None or not isinstance(self.loss[1], losses.LossPlan) or self.loss[1].scalar:
+            raise Blocked(losses.CODE, "get_total_loss() is converted after exactly one tf.compat.v1.losses call", call)
+        if "scope" in args and not is_literal(args["scope"], None):
+            raise Blocked(losses.CODE, "get_total_loss(scope=...) is not converted", call)
+        # the sum of the one tf.losses loss and the regularization losses; regularizers are not converted (TFM101,
+        # TFM811), so there are none and the total is that loss
+        self.loss = (target, self.loss[1], self.loss[2])
+        self.bind_name(target, "loss")
+
+    def is_loss(self, node, what: str) -> bool:
+        """`node` names the loss (a hand-written loss on labels becomes the loss here)."""
+        if not isinstance(node, cst.Name):
+            return False
+        if self.bound(node.value, "loss"):
+            return True
+        if node.value in self.label_values and self.loss is None:
+            self.hand_written_loss(node.value, node)
+            return True
+        return False
+
+    def hand_written_loss(self, name: str, use) -> None:
+        # the assignments the loss depends on (a name may be reassigned: `loss = loss * scale`)
+        latest = lambda n, before: max(i for i, (t, _) in enumerate(self.label_order[:before]) if t == n)  # noqa: E731
+        chain, todo = set(), [latest(name, len(self.label_order))]
+        while todo:
+            index = todo.pop()
+            if index in chain:
+                continue
+            chain.add(index)
+            value = self.label_order[index][1].body[0].value
+            for dep in self.free_names(value) & {t for t, _ in self.label_order[:index]}:
+                todo.append(latest(dep, index))
+        stmts = [self.label_order[i][1] for i in sorted(chain)]
+        used = set().union(*(self.free_names(s.body[0].value) for s in stmts))
+        outputs = sorted(used & (self.forward - {self.features}))
+        if len(outputs) != 1:
+            what = "no value" if not outputs else ", ".join(f"`{o}`" for o in outputs)
+            raise Blocked(losses.CODE, f"the hand-written loss `{name}` reads {what} of the forward pass; it is converted "
+                                       "when it reads exactly one (the model output)", use)
+        output = outputs[0]
+        if self.features in used:
+            raise Blocked(losses.CODE, f"the hand-written loss `{name}` reads features; it is converted when it reads "
+                                       "labels and the model output only", use)
+        reserved = {"self", "sample_weight", "replicas"} & ({self.label_order[i][0] for i in chain} | used)
+        if reserved:
+            raise Blocked(losses.CODE, f"the hand-written loss uses the name `{sorted(reserved)[0]}`, which the "
+                                       "generated loss class needs", use)
+        class_name = f"{class_name_for(self.fn.name.value, self.module_names)}Loss"
+        if class_name in self.module_names:
+            raise Blocked(losses.CODE, f"`{class_name}` is taken in this module; the generated loss class needs it", use)
+        with_params = self.params in used
+        lines = [generated(f"class {class_name}(keras.losses.Loss):"),
+                 f'    """The loss {self.fn.name.value} wrote by hand, computed exactly as written.',
+                 "",
+                 "    keras.losses.Loss would cast the labels to float and reshape them first; TF1 used them as they",
+                 "    came. Scaled by 1/replicas under a strategy, as the Estimator's optimizer scaled it;",
+                 '    reduction="none" (custom loop) gives the unscaled values compute_average_loss averages.',
+                 '    """']
+        if with_params:
+            lines += ["", f"    def __init__(self, {self.params}=None, **kwargs):", "        super().__init__(**kwargs)",
+                      f"        self.{self.params} = {self.params}"]
+        lines += ["", f"    def __call__(self, {self.labels}, {output}, sample_weight=None):"]
+        if with_params:
+            lines.append(f"        {self.params} = self.{self.params}")
+        last = stmts[-1].body[0].value
+        per_example = (isinstance(last, cst.Call) and self.tf(last) in ("reduce_mean", "math.reduce_mean")
+                       and len(last.args) == 1 and last.args[0].keyword is None and not last.args[0].star)
+        for stmt in stmts[:-1] if per_example else stmts:
+            for line in code(stmt.with_changes(leading_lines=[])).rstrip("\n").splitlines():
+                lines.append("        " + line)
+        if per_example:
+            if "per_element" in used | {self.label_order[i][0] for i in chain}:
+                raise Blocked(losses.CODE, "the hand-written loss uses the name `per_element`, which the generated "
+                                           "loss class needs", use)
+            # a mean over all elements = the mean of the per-example means (same count per example): the custom
+            # loop's compute_average_loss averages those over the global batch, as it does for tf.losses losses
+            lines += ['        if self.reduction == "none":  # per-example means, for a custom training loop',
+                      f"            per_element = {code(last.args[0].value)}",
+                      generated("            return tf.reduce_mean(tf.reshape(per_element, [tf.shape(per_element)[0], "
+                                "-1]), axis=1)")]
+            for line in code(stmts[-1].with_changes(leading_lines=[])).rstrip("\n").splitlines():
+                lines.append("        " + line)
+        else:
+            self.notes.append((losses.CODE, f"the hand-written loss `{name}` is not a tf.reduce_mean over the batch: a "
+                                            "custom training loop sees it as one value per batch", use))
+            lines += ['        if self.reduction == "none":  # one value per batch, for a custom training loop',
+                      generated(f"            return tf.reshape({name}, [1])")]
+        lines += [generated("        replicas = tf.distribute.get_strategy().num_replicas_in_sync"),
+                  f"        return {name} * (1.0 / replicas) if replicas > 1 else {name}"]
+        self.support.append("\n".join(lines))
+        plan = losses.LossPlan(class_name, [self.params] if with_params else [], cst.Name(self.labels),
+                               cst.Name(output), scalar=True)
+        self.loss = (name, plan, self.label_values[name])
+        for mode in self.bindings.get(name, {}):
+            self.bindings[name][mode] = ("loss", None)
+
+    # ---- training op -----------------------------------------------------------------------------------------
+    def is_global_step(self, node) -> bool:
+        if isinstance(node, cst.Name) and node.value in self.global_steps:
+            return True
+        return isinstance(node, cst.Call) and self.tf(node) in ("train.get_global_step", "train.get_or_create_global_step")
+
+    def is_update_ops(self, node) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in self.update_ops
+        return (isinstance(node, cst.Call) and self.tf(node) == "get_collection" and len(node.args) == 1
+                and self.tf(node.args[0].value) == "GraphKeys.UPDATE_OPS")
+
+    def on_optimizer(self, call: cst.Call, what: str) -> None:
+        owner = call.func.value
+        if isinstance(owner, cst.Call) and optimizers.optimizer_name(self.tf(owner)):
+            self.optimizer = (None, owner)
+        elif not (isinstance(owner, cst.Name) and self.optimizer and owner.value == self.optimizer[0]):
+            raise Blocked(optimizers.CODE, f"{what}() on something other than the optimizer built above", call)
+
+    def minimize(self, target: str, call: cst.Call) -> None:
+        self.on_optimizer(call, "minimize")
+        args = bind(call, _MINIMIZE_ARGS, "minimize", optimizers.CODE)
+        if not self.is_loss(args.get("loss"), "minimize"):
+            raise Blocked(optimizers.CODE, "minimize() must minimize the loss computed above", call)
+        if "global_step" not in args or not self.is_global_step(args["global_step"]):
+            raise Blocked(optimizers.CODE, "minimize() without global_step does not advance training; not converted", call)
+        extra = set(args) - {"loss", "global_step", "name"}
+        if extra:
+            raise Blocked(optimizers.CODE, f"minimize({', '.join(sorted(extra))}=...) is not converted", call)
+        self.set_train_op(target, _Grads("pairs"), call)
+
+    def set_train_op(self, target: str, grads: _Grads, node) -> None:
+        if self.train_op is not None and self.grad_transforms != grads:
+            raise Blocked(optimizers.CODE, "a second, different training op is not converted", node)
+        self.train_op, self.grad_transforms = target, grads
+        self.train_op_count += 1
+        self.bind_name(target, "train_op")
+
+    def compute_gradients(self, call: cst.Call) -> _Grads:
+        self.on_optimizer(call, "compute_gradients")
+        args = bind(call, _COMPUTE_GRADIENTS_ARGS, "compute_gradients", optimizers.CODE)
+        if not self.is_loss(args.get("loss"), "compute_gradients"):
+            raise Blocked(optimizers.CODE, "compute_gradients() must differentiate the loss computed above", call)
+        var_list = args.get("var_list")
+        if var_list is not None and not is_literal(var_list, None) and not self.is_trainable_list(var_list):
+            raise Blocked(optimizers.CODE, "compute_gradients(var_list=...) on a subset of the variables is not "
+                                           "converted: TF2 trains every trainable variable of the model", call)
+        extra = set(args) - {"loss", "var_list"}
+        if extra:
+            raise Blocked(optimizers.CODE, f"compute_gradients({', '.join(sorted(extra))}=...) is not converted", call)
+        return _Grads("pairs", node=call)
+
+    def tf_gradients(self, call: cst.Call) -> _Grads:
+        args = bind(call, _GRADIENTS_ARGS, "tf.gradients", optimizers.CODE)
+        if not self.is_loss(args.get("ys"), "tf.gradients"):
+            raise Blocked(optimizers.CODE, "tf.gradients must differentiate the loss computed above", call)
+        if not self.is_trainable_list(args.get("xs")):
+            raise Blocked(optimizers.CODE, "tf.gradients is converted on tf.compat.v1.trainable_variables() only", call)
+        extra = set(args) - {"ys", "xs", "name"}
+        if extra:
+            raise Blocked(optimizers.CODE, f"tf.gradients({', '.join(sorted(extra))}=...) is not converted", call)
+        return _Grads("list", unscaled=True, node=call)
+
+    def is_trainable_list(self, node) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in self.trainable_lists
+        return isinstance(node, cst.Call) and self.tf(node) == "trainable_variables" and not node.args
+
+    def grads_of(self, node) -> _Grads | None:
+        if isinstance(node, cst.Name):
+            return self.grads.get(node.value)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "compute_gradients":
+                return self.compute_gradients(node)
+        if isinstance(node, cst.Call) and self.tf(node) == "gradients":
+            return self.tf_gradients(node)
+        if isinstance(node, cst.ListComp):
+            return self.gradient_comprehension(node)
+        return None
+
+    def gradient_comprehension(self, comp: cst.ListComp) -> _Grads | None:
+        """`[(f(g), v) for g, v in grads_and_vars]` or `[f(g) for g in grads]` (optionally `if g is not None`)."""
+        loop = comp.for_in
+        if loop.inner_for_in is not None or loop.asynchronous is not None or len(loop.ifs) > 1:
+            return None
+        source = self.grads_of(loop.iter)
+        if source is None:
+            return None
+        target, element = loop.target, comp.elt
+        if (source.kind == "pairs" and not loop.ifs and isinstance(element, cst.Name) and isinstance(target, cst.Tuple)
+                and len(target.elements) == 2 and all(isinstance(e.value, cst.Name) for e in target.elements)):
+            # [g for g, v in grads_and_vars] / [v for g, v in grads_and_vars]
+            if element.value == target.elements[0].value.value:
+                return _Grads("list", source.transforms, source.unscaled, comp)
+            if element.value == target.elements[1].value.value:
+                return _Grads("vars", node=comp)
+        if source.kind == "pairs":
+            if not (isinstance(target, cst.Tuple) and len(target.elements) == 2
+                    and all(isinstance(e.value, cst.Name) for e in target.elements)
+                    and isinstance(element, cst.Tuple) and len(element.elements) == 2
+                    and isinstance(element.elements[1].value, cst.Name)
+                    and element.elements[1].value.value == target.elements[1].value.value):
+                raise Blocked(optimizers.CODE, "a gradient comprehension is converted as `[(f(g), v) for g, v in "
+                                               "grads_and_vars]`", comp)
+            grad, expr = target.elements[0].value.value, element.elements[0].value
+            var = target.elements[1].value.value
+        else:
+            if not isinstance(target, cst.Name):
+                raise Blocked(optimizers.CODE, "a gradient comprehension is converted as `[f(g) for g in grads]`", comp)
+            grad, expr, var = target.value, element, None
+        if var is not None and var in self.free_names(expr):
+            raise Blocked(optimizers.CODE, "a gradient transformation that depends on the variable is not converted", comp)
+        self.check_names(expr, {grad, self.params}, "the gradient transformation", comp)
+        filtered = False
+        if loop.ifs:
+            test = loop.ifs[0].test
+            filtered = (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name)
+                        and test.left.value == grad and len(test.comparisons) == 1
+                        and isinstance(test.comparisons[0].operator, cst.IsNot)
+                        and is_literal(test.comparisons[0].comparator, None))
+            if not filtered:
+                raise Blocked(optimizers.CODE, f"a gradient comprehension may only filter `if {grad} is not None`", comp)
+        expr_code = code(expr)
+        step = (f"grads = [None if {grad} is None else {expr_code} for {grad} in grads]" if filtered
+                else f"grads = [{expr_code} for {grad} in grads]")
+        return _Grads(source.kind, (*source.transforms, step), source.unscaled, comp)
+
+    def apply_gradients(self, target: str, call: cst.Call) -> None:
+        self.on_optimizer(call, "apply_gradients")
+        args = bind(call, _APPLY_GRADIENTS_ARGS, "apply_gradients", optimizers.CODE)
+        pairs = args.get("grads_and_vars")
+        grads = self.grads_of(pairs)
+        if (grads is None and isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name)
+                and pairs.func.value == "zip" and "zip" not in self.module_names and len(pairs.args) == 2
+                and not any(a.star or a.keyword for a in pairs.args) and self.is_trainable_list(pairs.args[1].value)):
+            grads = self.grads_of(pairs.args[0].value)
+            grads = grads if grads is not None and grads.kind == "list" else None
+        elif grads is not None and grads.kind != "pairs":
+            grads = None
+        if grads is None:
+            raise Blocked(optimizers.CODE, "apply_gradients() is converted on compute_gradients' pairs (optionally "
+                                           "transformed) or zip(gradients, trainable_variables)", call)
+        if "global_step" not in args or not self.is_global_step(args["global_step"]):
+            raise Blocked(optimizers.CODE, "apply_gradients() without global_step does not advance training; "
+                                           "not converted", call)
+        if grads.transforms and self.profile != "keras3":
+            raise Blocked(optimizers.CODE, "gradient clipping is converted for Keras 3 programs; parameter-server "
+                                           "programs run on tf_keras, where it is not available yet", call)
+        self.set_train_op(target, grads, call)
+
+    def group(self, target: str, call: cst.Call) -> None:
+        """`tf.group(minimize_op, update_ops)`: the update ops run inside Keras' layers; the train op is the step."""
+        items = []
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value != "name":
+                raise Blocked(CODE, f"tf.group({arg.keyword.value}=...) is not converted", call)
+            if arg.keyword is None and isinstance(arg.value, (cst.List, cst.Tuple)):
+                items.extend(e.value for e in arg.value.elements)
+            elif arg.keyword is None:
+                items.append(arg.value)
+        train_ops = [i for i in items if isinstance(i, cst.Name) and self.bound(i.value, "train_op")]
+        others = [i for i in items if i not in train_ops]
+        if len(train_ops) != 1 or not all(self.is_update_ops(i) for i in others):
+            raise Blocked(CODE, "tf.group is converted on the training op and the UPDATE_OPS collection only", call)
+        self.bind_name(target, "train_op")
+        self.train_op = target
+        self.train_op_count += 1
+
+    def with_block(self, stmt: cst.With) -> None:
+        item = stmt.items[0].item if len(stmt.items) == 1 else None
+        if isinstance(item, cst.Call) and self.tf(item) == "variable_scope":
+            self.variable_scope(stmt, item)
+            return
+        ok = (
+            isinstance(item, cst.Call)
+            and self.tf(item) == "control_dependencies"
+            and len(item.args) == 1
+            and self.is_update_ops(item.args[0].value)
+            and stmt.items[0].asname is None
+        )
+        if not ok:
+            raise Blocked(CODE, "only `with tf.control_dependencies(update_ops):` around the training op is converted", stmt)
+        before = self.train_op_count
+        for inner in stmt.body.body:  # Keras updates batch-norm moving statistics itself
+            if isinstance(inner, cst.SimpleStatementLine) and any(isinstance(s, cst.Return) for s in inner.body):
+                raise Blocked(CODE, "a return inside control_dependencies is not converted", inner)
+            self.statement(inner)
+        if self.train_op_count == before:
+            raise Blocked(CODE, "control_dependencies block must assign the training op", stmt)
+
+    def variable_scope(self, stmt: cst.With, call: cst.Call) -> None:
+        if stmt.items[0].asname is not None:
+            raise Blocked(variables.CODE, "`variable_scope(...) as scope` is not converted", stmt)
+        self.whole_model("variable_scope", stmt)
+        name, partitioner = variables.variable_scope(call)
+        outer = self.scope_partitioner
+        if partitioner is not None:
+            self.scope_partitioner = self.partitioner(partitioner)
+        self.notes.append((variables.CODE, f"variable_scope('{name}') flattened: Keras names weights by layer", call))
+        self.pending_leading = [*self.pending_leading, *stmt.leading_lines]
+        for inner in stmt.body.body:
+            self.statement(inner)
+        self.scope_partitioner = outer
 
     def get_variable(self, target: str, call: cst.Call, stmt_leading) -> None:
         """A weight of the model; its comments move to the next forward statement."""
@@ -324,133 +1097,182 @@ class _Interpreter:
         self.weights[target] = plan is not None
         self.pending_leading = [*self.pending_leading, *stmt_leading]
 
-    def is_global_step(self, node) -> bool:
-        if isinstance(node, cst.Name) and node.value in self.global_steps:
-            return True
-        return isinstance(node, cst.Call) and self.tf(node) in ("train.get_global_step", "train.get_or_create_global_step")
-
-    def minimize(self, target: str, call: cst.Call) -> None:
-        owner = call.func.value
-        if isinstance(owner, cst.Call) and optimizers.optimizer_name(self.tf(owner)):
-            self.optimizer = (None, owner)
-        elif not (isinstance(owner, cst.Name) and self.optimizer and owner.value == self.optimizer[0]):
-            raise Blocked(optimizers.CODE, "minimize() on something other than the optimizer built above", call)
-        args = bind(call, _MINIMIZE_ARGS, "minimize", optimizers.CODE)
-        if not (self.loss and isinstance(args.get("loss"), cst.Name) and args["loss"].value == self.loss[0]):
-            raise Blocked(optimizers.CODE, "minimize() must minimize the loss computed above", call)
-        if "global_step" not in args or not self.is_global_step(args["global_step"]):
-            raise Blocked(optimizers.CODE, "minimize() without global_step does not advance training; not converted", call)
-        extra = set(args) - {"loss", "global_step", "name"}
-        if extra:
-            raise Blocked(optimizers.CODE, f"minimize({', '.join(sorted(extra))}=...) is not converted", call)
-        self.train_op = target
-
-    def with_block(self, stmt: cst.With) -> None:
-        item = stmt.items[0].item if len(stmt.items) == 1 else None
-        if isinstance(item, cst.Call) and self.tf(item) == "variable_scope":
-            self.variable_scope(stmt, item)
-            return
-        ok = (
-            isinstance(item, cst.Call)
-            and self.tf(item) == "control_dependencies"
-            and len(item.args) == 1
-            and isinstance(item.args[0].value, cst.Name)
-            and item.args[0].value.value in self.update_ops
-            and stmt.items[0].asname is None
-        )
-        if not ok:
-            raise Blocked(CODE, "only `with tf.control_dependencies(update_ops):` around minimize() is converted", stmt)
-        inner = stmt.body.body
-        if len(inner) != 1:
-            raise Blocked(CODE, "control_dependencies block must contain only the minimize() call", stmt)
-        self.simple(inner[0])  # Keras updates batch-norm moving statistics itself
-        if self.train_op is None:
-            raise Blocked(CODE, "control_dependencies block must assign minimize()", stmt)
-
-    def variable_scope(self, stmt: cst.With, call: cst.Call) -> None:
-        if stmt.items[0].asname is not None:
-            raise Blocked(variables.CODE, "`variable_scope(...) as scope` is not converted", stmt)
-        name, partitioner = variables.variable_scope(call)
-        outer = self.scope_partitioner
-        if partitioner is not None:
-            self.scope_partitioner = self.partitioner(partitioner)
-        self.notes.append((variables.CODE, f"variable_scope('{name}') flattened: Keras names weights by layer", call))
-        self.pending_leading = [*self.pending_leading, *stmt.leading_lines]
+    # ---- loops -----------------------------------------------------------------------------------------------
+    def for_loop(self, stmt: cst.For) -> None:
+        """`for units in params["hidden_units"]:` in the forward pass: a list of layers built by the same loop."""
+        if self.loop is not None:
+            raise Blocked(CODE, "nested loops in the forward pass are not converted", stmt)
+        if stmt.orelse is not None or stmt.asynchronous is not None:
+            raise Blocked(CODE, "for/else and async for are not converted", stmt)
+        self.whole_model("a loop", stmt)
+        if self.loss is not None:
+            raise Blocked(CODE, "a loop after the loss is not converted", stmt)
+        targets = {n.value for n in _all_name_nodes(stmt.target)}
+        if not isinstance(stmt.target, (cst.Name, cst.Tuple)) or not all(
+                isinstance(e.value, cst.Name) for e in getattr(stmt.target, "elements", [])):
+            raise Blocked(CODE, "a loop target must be a name or a tuple of names", stmt.target)
+        bad = self.free_names(stmt.iter) - {self.params} - self.module_names - _BUILTINS
+        if bad:
+            raise Blocked(CODE, f"the loop runs over `{sorted(bad)[0]}`: only loops over Python values (params, "
+                                "module constants, range(...)) are converted; a loop over tensors is not", stmt.iter)
+        clash = targets & (self.forward | {self.params, self.features, self.labels, self.mode, "self", "training"})
+        if clash:
+            raise Blocked(CODE, f"the loop variable `{sorted(clash)[0]}` reuses a name of the model_fn", stmt.target)
+        self.loop = _Loop(stmt, frozenset(targets))
         for inner in stmt.body.body:
-            self.statement(inner)
-        self.scope_partitioner = outer
+            if isinstance(inner, cst.For):
+                raise Blocked(CODE, "nested loops in the forward pass are not converted", inner)
+            if not isinstance(inner, cst.SimpleStatementLine):
+                raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside a forward loop is not converted", inner)
+            small = inner.body[0] if len(inner.body) == 1 else None
+            value = getattr(small, "value", None)
+            path = self.tf(value) if isinstance(value, cst.Call) else None
+            if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
+                continue
+            found = layers.kind_of(path)
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
+                    or (found and found[0] != "functional"):
+                raise Blocked(CODE, f"`{code(inner).strip()}` inside a forward loop is not converted: a loop may "
+                                    "only compute forward values (functional tf.compat.v1.layers calls and tensor ops)",
+                              inner)
+            self.simple(inner)
+        loop, self.loop = self.loop, None
+        if not loop.body:
+            raise Blocked(CODE, "a loop without forward statements is not converted", stmt)
+        new_target, new_iter = stmt.target, stmt.iter
+        if loop.sites:
+            self.runtime_names = True
+            for name in ("tf1_name", "tf1_names"):
+                if name in self.module_names or name in targets or name == self.params:
+                    raise Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt)
+            header = f"for {code(stmt.target)} in {code(stmt.iter)}:"
+            init = [f"self.{attr} = []" for attr, _, _ in loop.sites]
+            init += [header] + ["    " + wrap_call(f"self.{attr}.append({ctor})", "    ", 92)
+                                for attr, _, ctor in loop.sites]
+            self.layers.append((None, "\n".join(init)))
+            self.list_attrs |= {attr for attr, _, _ in loop.sites}
+            first = code(stmt.target)
+            if isinstance(stmt.target, cst.Tuple) and not stmt.target.lpar:
+                first = f"({first})"
+            new_target = cst.parse_expression(f"{first}, {', '.join(local for _, local, _ in loop.sites)}")
+            new_iter = cst.parse_expression(f"zip({code(stmt.iter)}, {', '.join(f'self.{a}' for a, _, _ in loop.sites)})")
+        self.call_body.append(stmt.with_changes(target=new_target, iter=new_iter,
+                                                body=stmt.body.with_changes(body=loop.body)))
 
+    # ---- mode branches and EstimatorSpecs --------------------------------------------------------------------
     def mode_branch(self, stmt: cst.If) -> None:
-        key = next((k for k in ("PREDICT", "EVAL", "TRAIN") if self.is_mode(stmt.test, k)), None)
-        body = stmt.body.body
-        single_return = (
-            len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1
-            and isinstance(body[0].body[0], cst.Return)
-        )
-        if key in (None, "TRAIN") or stmt.orelse is not None or not single_return:
-            raise Blocked(CODE, "only `if mode == ModeKeys.PREDICT/EVAL: return EstimatorSpec(...)` branches are converted", stmt)
-        self.spec(body[0].body[0].value, key)
+        """`if mode == ...:` / `!=` / `in (...)` / elif / else: each arm runs for its modes; returns end them."""
+        arms, remaining, node = [], self.active, stmt
+        while True:
+            modes = self.mode_set(node.test)
+            if modes is None:
+                raise Blocked(CODE, f"`if {code(node.test)}:` is not converted: only tests on mode (==, !=, in) branch "
+                                    "the model_fn", node)
+            arms.append((remaining & modes, node.body.body))
+            remaining = remaining - modes
+            if node.orelse is None:
+                break
+            if isinstance(node.orelse, cst.If):
+                node = node.orelse
+                continue
+            arms.append((remaining, node.orelse.body.body))
+            break
+        outer = self.active
+        for modes, body in arms:
+            if not modes:
+                continue  # the arm never runs (those modes returned or were tested before)
+            self.active = modes
+            for inner in body:
+                self.statement(inner)
+        self.active = outer & self.live
 
-    def final_return(self, ret: cst.Return) -> None:
-        self.spec(ret.value, "TRAIN")
-        self.returned = True
+    def returns(self, ret: cst.Return) -> None:
+        self.spec(ret.value, self.active)
+        self.live = self.live - self.active
+        self.active = frozenset()
 
-    def spec(self, value, mode: str) -> None:
+    def resolve(self, node, mode: str) -> tuple[str, object]:
+        if node is None or is_literal(node, None):
+            return "none", None
+        if isinstance(node, cst.Dict):
+            return "dict", node
+        if isinstance(node, cst.Name):
+            kind = self.bindings.get(node.value, {}).get(mode)
+            if kind is None:
+                raise Blocked(CODE, f"`{node.value}` is not assigned above in {mode} mode", node)
+            return kind
+        return "expression", node
+
+    def spec(self, value, modes: frozenset[str]) -> None:
         if not (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
             raise Blocked(CODE, "model_fn must return tf.estimator.EstimatorSpec(...)", value)
         args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
         for hook in ("training_chief_hooks", "training_hooks", "evaluation_hooks", "prediction_hooks", "scaffold"):
             if hook in args and not is_literal(args[hook], None):
                 raise Blocked(CODE, f"EstimatorSpec({hook}=...) is not converted: rewrite hooks as Keras callbacks", args[hook])
-        if "export_outputs" in args:
+        if "export_outputs" in args and not is_literal(args["export_outputs"], None):
             self.notes.append((CODE, "export_outputs dropped: export the Keras model with model.export()", args["export_outputs"]))
-        for key, expected in (("predictions", None), ("loss", self.loss and self.loss[0]),
-                              ("train_op", self.train_op), ("eval_metric_ops", None)):
-            node = args.get(key)
-            if node is None or is_literal(node, None):
+        for mode in MODES:
+            if mode not in modes:
                 continue
-            if key in ("predictions", "eval_metric_ops") and isinstance(node, cst.Dict):
-                inline = f"__tfmigrate_{key}__"
-                self.dicts[inline] = node
-                node = cst.Name(inline)
-            if not isinstance(node, cst.Name):
-                raise Blocked(CODE, f"EstimatorSpec({key}=...) must name a variable defined above", node)
-            if expected is not None and node.value != expected:
-                raise Blocked(CODE, f"EstimatorSpec({key}={node.value}) is not the {key} computed above", node)
-            if key == "predictions":
-                self.spec_predictions = node.value
-            if key == "eval_metric_ops":
-                self.spec_metrics = node.value
-        if mode == "TRAIN" and ("loss" not in args or "train_op" not in args):
-            raise Blocked(CODE, "the final EstimatorSpec must carry loss and train_op", value)
+            for key in ("predictions", "loss", "train_op", "eval_metric_ops"):
+                if isinstance(args.get(key), cst.Name):
+                    self.resolve(args[key], mode)  # a name unbound in this mode: TF1 failed there too
+            if mode in ("TRAIN", "EVAL") and "loss" in args:
+                node = args["loss"]
+                if not self.is_loss_in(node, mode):
+                    raise Blocked(CODE, f"EstimatorSpec(loss={code(node)}) is not the loss computed above", node)
+            if mode == "TRAIN":
+                if "loss" not in args or "train_op" not in args:
+                    raise Blocked(CODE, "the EstimatorSpec returned in TRAIN mode must carry loss and train_op", value)
+                node = args["train_op"]
+                if self.resolve(node, mode)[0] != "train_op":
+                    raise Blocked(CODE, f"EstimatorSpec(train_op={code(node)}) is not the training op computed above", node)
+            if mode == "EVAL":
+                kind, payload = self.resolve(args.get("eval_metric_ops"), mode)
+                if kind not in ("dict", "none"):
+                    raise Blocked(metrics.CODE, "eval_metric_ops must be a dict literal", args["eval_metric_ops"])
+                self.spec_metrics = payload
+            if mode == "PREDICT":
+                node = args.get("predictions")
+                kind, payload = self.resolve(node, mode)
+                if kind == "forward":
+                    payload = node
+                elif kind not in ("dict", "none"):
+                    raise Blocked(CODE, "predictions must be a dict literal or a value of the forward pass", node)
+                self.spec_predictions = payload
+
+    def is_loss_in(self, node, mode: str) -> bool:
+        if isinstance(node, cst.Name) and self.resolve(node, mode)[0] == "label" and self.loss is None:
+            self.hand_written_loss(node.value, node)
+        return isinstance(node, cst.Name) and self.resolve(node, mode)[0] == "loss"
 
     # ---- result ----------------------------------------------------------------------------------------------
     def plan(self, class_name: str) -> ModelPlan:
         if self.loss is None or self.optimizer is None or self.train_op is None:
-            raise Blocked(CODE, "model_fn needs a tf.losses loss, an optimizer and minimize()", self.fn)
+            raise Blocked(CODE, "model_fn needs a loss, an optimizer and a training op (minimize or apply_gradients)",
+                          self.fn)
         loss_name, loss_plan, loss_call = self.loss
         output = loss_plan.output
         if not (isinstance(output, cst.Name) and output.value in self.forward - {self.features}):
             raise Blocked(losses.CODE, "the loss must be computed on a value of the forward pass", loss_call)
         out = output.value
         predictions = None
-        if self.spec_predictions:
-            pred = self.dicts.get(self.spec_predictions)
-            if pred is None:
-                raise Blocked(CODE, "predictions must be a dict literal", self.fn)
+        if self.spec_predictions is not None:
+            pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
             predictions = code(pred)
         metric_ctors = []
-        if self.spec_metrics:
-            table = self.dicts.get(self.spec_metrics)
-            if table is None:
-                raise Blocked(metrics.CODE, "eval_metric_ops must be a dict literal", self.fn)
+        if self.spec_metrics is not None:
+            table = self.spec_metrics
             for element in table.elements:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
                     raise Blocked(metrics.CODE, "eval_metric_ops keys must be string literals", table)
                 call = element.value
                 if isinstance(call, cst.Name) and call.value in self.metric_vars:
                     call = self.metric_vars[call.value]
+                call = self.inline(call, out)
                 name = metrics.metric_name(self.tf(call)) if isinstance(call, cst.Call) else None
                 if name is None:
                     raise Blocked(metrics.CODE, f"eval_metric_ops['{element.key.evaluated_value}'] is not a tf.metrics call", element.value)
@@ -472,17 +1294,87 @@ class _Interpreter:
         optimizer = optimizers.convert(opt_call, optimizers.optimizer_name(self.tf(opt_call)), learning_rate,
                                        learning_rate is not None, self.profile)
         self.notes.extend((c, m, opt_call) for c, m in optimizer.notes)
+        if self.grad_transforms is not None and (self.grad_transforms.transforms or self.grad_transforms.unscaled):
+            optimizer = self.clipped_optimizer(optimizer, class_name)
         for attr, _ in self.layers:
             if attr in _MODEL_ATTRIBUTES:  # auto-names (dense, conv2d, …) never clash; explicit names might
                 raise Blocked(layers.CODE, f"layer name `{attr}` clashes with a keras.Model attribute", self.fn)
+        model_layers = [(attr, self.render_names(ctor)) for attr, ctor in self.layers]
+        if self.runtime_names:
+            model_layers.insert(0, (None, _TF1_NAME_HELPER))  # ends with a blank line
+        self.drop_unused(out)
         body_text = "".join(code(s) for s in self.call_body)
         return ModelPlan(
             fn_name=self.fn.name.value, class_name=class_name, docstring=self.docstring, features=self.features,
-            labels=self.labels, params=self.params, layers=self.layers, call_body=self.call_body,
+            labels=self.labels, params=self.params, layers=model_layers, call_body=self.call_body,
             params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
+            support=self.support,
         )
+
+    def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:
+        """The optimizer class with the model_fn's gradient processing in apply(): Keras 3 calls it per replica,
+        before summing the gradients over replicas, where TF1 applied the user's clipping too."""
+        grads = self.grad_transforms
+        callee, rest = optimizer.ctor.split("(", 1)
+        name = f"{class_name}Optimizer"  # one per model class: two model_fns may clip differently
+        if name in self.module_names:
+            raise Blocked(optimizers.CODE, f"`{name}` is taken in this module; the generated optimizer needs it", grads.node)
+        uses_params = any(self.params in self.free_names(cst.parse_module(t)) for t in grads.transforms)
+        lines = [f"class {name}({callee}):",
+                 f'    """{callee} with the gradient processing {self.fn.name.value} did before apply_gradients.',
+                 "",
+                 "    Keras calls apply() on each replica's gradients before summing them over replicas, which is where",
+                 "    TF1 transformed them too.",
+                 '    """', ""]
+        if uses_params:
+            lines += [f"    def __init__(self, {self.params}=None, **kwargs):", "        super().__init__(**kwargs)",
+                      f"        self.{self.params} = {self.params}", ""]
+        lines.append("    def apply(self, grads, trainable_variables=None):")
+        if uses_params:
+            lines.append(f"        {self.params} = self.{self.params}")
+        if grads.unscaled:
+            lines += ["        # tf.gradients differentiated each replica's loss before the optimizer's 1/replicas scaling",
+                      "        replicas = tf.distribute.get_strategy().num_replicas_in_sync",
+                      "        if replicas > 1:",
+                      "            grads = [None if g is None else g * replicas for g in grads]"]
+            self.notes.append((optimizers.CODE, "tf.gradients took each replica's unscaled loss: the generated "
+                                                f"{name} multiplies Keras' gradients by the replica count (exact for "
+                                                "1, 2, 4, … replicas)", grads.node))
+        head = generated("\n".join(lines))
+        body = [f"        {t}" for t in grads.transforms]
+        tail = "        return super().apply(grads, trainable_variables)"
+        support = "\n".join([head, *body, tail]) + "\n"
+        if optimizer.support_code:
+            support = optimizer.support_code.strip("\n") + "\n\n\n" + support
+        args = f"{self.params}, " if uses_params else ""
+        return dataclasses.replace(optimizer, ctor=f"{name}({args}{rest}", support_code=support)
+
+    def drop_unused(self, out: str) -> None:
+        """Tensor ops only predictions or metrics read (written out there) are dropped from call()."""
+        kept: list[cst.BaseStatement] = []
+        for index, stmt in reversed(list(enumerate(self.call_body))):
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            target = small.targets[0].target.value if isinstance(small, cst.Assign) else None
+            needed = set().union(*(self.free_names(s) for s in kept)) | {out}
+            if (target in self.inlined and target not in needed and self.assign_counts.get(target) == 1
+                    and not any(line.comment for line in stmt.leading_lines)):
+                continue
+            kept.append(stmt)
+        self.call_body = kept[::-1]
+
+    def inline(self, node, out: str):
+        """Forward values computed from the output without layers (`predicted = tf.argmax(logits, 1)`), written
+        out in terms of the output: predictions and metrics see only the model output."""
+        exprs = {n: e for n, e in self.forward_exprs.items() if n != out and self.assign_counts.get(n) == 1}
+        for _ in range(len(exprs)):
+            free = self.free_names(node) & set(exprs)
+            if not free:
+                break
+            node = _substitute(node, {n: _parenthesized(exprs[n]) for n in free})
+            self.inlined |= free
+        return node
 
     def resolve_prediction(self, node):
         """`predictions["key"]` → the dict's expression for that key."""
@@ -501,10 +1393,6 @@ def _docstring(stmt) -> str | None:
             and isinstance(stmt.body[0].value, cst.SimpleString)):
         return stmt.body[0].value.value
     return None
-
-
-def _is_minimize(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize"
 
 
 def class_name_for(fn_name: str, taken: frozenset[str]) -> str:
@@ -552,6 +1440,50 @@ def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
             return cst.parse_expression(names[original.value]) if id(original) in hits else updated
 
     return node.visit(_Replace())
+
+
+def _substitute(node: cst.CSTNode, exprs: dict[str, cst.BaseExpression]) -> cst.CSTNode:
+    """Replace free uses of names by expressions."""
+    hits = {id(n) for n in _free_name_nodes(node) if n.value in exprs}
+
+    class _Replace(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return exprs[original.value] if id(original) in hits else updated
+
+    return node.visit(_Replace())
+
+
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, (cst.Name, cst.Call, cst.Attribute, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float)):
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
+    counts: dict[str, int] = {}
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            for name in _all_name_nodes(node.target):
+                counts[name.value] = counts.get(name.value, 0) + 1
+
+        def visit_For(self, node: cst.For) -> None:
+            for name in _all_name_nodes(node.target):
+                counts[name.value] = counts.get(name.value, 0) + 2  # a loop variable is never inlined
+
+    fn.body.visit(_V())
+    return counts
+
+
+def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(_V())
+    return found
 
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],

@@ -1,0 +1,616 @@
+"""Compose whole TF1 Estimator programs from independent dimensions, for the generated rewrite tests.
+
+A program is a `Shape`: one value per dimension in DIMENSIONS (where the Estimator is built, argument style,
+config, specs, input functions, where values come from, import style, model_fn body, strategy, file layout).
+`render(shape)` turns it into source text: {relative path: text}, one file or a `trainer/` package.
+`migrate(shape)` runs tfmigrate on it and returns an `Outcome` with everything the properties and report need.
+
+Every program also holds an unrelated module constant and helper (`UNRELATED_*`) that a rewrite must leave
+byte-identical; `unrelated_blocks(shape)` returns them per file.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import tempfile
+import textwrap
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from tfmigrate.engine import FileResult, Options, migrate_paths, migrate_source
+
+# ---- dimensions ------------------------------------------------------------------------------------------------
+
+DIMENSIONS: dict[str, tuple[str, ...]] = {
+    # where the Estimator is built
+    "site": ("module", "if_main", "main", "main_argv_tf1_app", "main_argv_absl_app", "build_estimator_helper",
+             "trainer_method", "with_block", "try_block", "if_block"),
+    "args": ("keyword", "positional"),
+    "config": ("none", "assigned", "inline", "helper", "replace"),
+    "specs": ("named", "inline", "helper_tuple", "train_then_evaluate"),
+    "input_fn": ("plain", "params", "mode_params", "input_context", "lambda", "partial", "closure"),
+    "values": ("argparse", "absl_flags", "constants"),
+    "params": ("mapping", "dict_literal"),  # vars(args) / FLAGS.flag_values_dict() / HPARAMS, or a {...} literal
+    "imports": ("tf_compat_v1", "compat_v1_module", "rebind", "from_tensorflow_import_estimator"),
+    "loss": ("mse", "sparse_softmax_ce"),
+    "optimizer": ("GradientDescent", "Adagrad", "Adam"),
+    "metrics": ("no", "yes"),
+    "early_returns": ("no", "yes"),
+    "strategy": ("none", "mirrored", "mwms_if_tf_config"),  # only drawn when there is a RunConfig to carry it
+    "layout": ("single_file", "package"),
+    "unrelated": ("plain", "decorated", "odd_format"),
+}
+
+APP_RUN_SITES = ("main_argv_tf1_app", "main_argv_absl_app")
+
+
+@dataclass(frozen=True)
+class Shape:
+    site: str
+    args: str
+    config: str
+    specs: str
+    input_fn: str
+    values: str
+    params: str
+    imports: str
+    loss: str
+    optimizer: str
+    metrics: str
+    early_returns: str
+    strategy: str
+    layout: str
+    unrelated: str
+
+    def describe(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+@st.composite
+def shapes(draw) -> Shape:
+    """One program shape. The strategy is drawn only when a RunConfig exists (config=none has nowhere to put it)."""
+    picked = {name: draw(st.sampled_from(values)) for name, values in DIMENSIONS.items() if name != "strategy"}
+    picked["strategy"] = "none" if picked["config"] == "none" else draw(st.sampled_from(DIMENSIONS["strategy"]))
+    return Shape(**picked)
+
+
+# ---- rendering -------------------------------------------------------------------------------------------------
+
+def _dedent(code: str) -> str:
+    return textwrap.dedent(code).strip("\n") + "\n"
+
+
+def _indent(code: str, n: int = 1) -> str:
+    return textwrap.indent(code, "    " * n, lambda line: line.strip() != "")
+
+
+def _names(shape: Shape) -> dict[str, str]:
+    """The spelling of the TF1 namespaces under the shape's import style."""
+    return {
+        "tf_compat_v1": {"header": "import tensorflow as tf\n", "EST": "tf.estimator", "V1": "tf.compat.v1"},
+        "compat_v1_module": {"header": "import tensorflow.compat.v1 as tf\n", "EST": "tf.estimator", "V1": "tf"},
+        "rebind": {"header": "import tensorflow as tf\n\ntf = tf.compat.v1\n", "EST": "tf.estimator", "V1": "tf"},
+        "from_tensorflow_import_estimator": {"header": "import tensorflow as tf\nfrom tensorflow import estimator\n",
+                                             "EST": "estimator", "V1": "tf.compat.v1"},
+    }[shape.imports]
+
+
+def unrelated_blocks(shape: Shape, tag: str = "") -> tuple[str, str]:
+    """(constant, helper) texts that have nothing to do with TensorFlow; `tag` keeps two files' names apart."""
+    constant = f'UNRELATED_TABLE{tag} = {{"alpha": 1, "beta": (2, 3),  "gamma": [4, 5, 6]}}  # keep  me\n'
+    if shape.unrelated == "plain":
+        helper = f'''\
+def unrelated_checksum{tag}(values, *, seed=7):
+    """A rolling checksum; nothing to do with TensorFlow."""
+    total = seed
+    for v in values:
+        total = (total * 31 + v) % 1000003
+    return total
+'''
+    elif shape.unrelated == "decorated":
+        helper = f'''\
+@functools.lru_cache(maxsize=None)
+def unrelated_checksum{tag}(n: int = 3) -> int:
+    # cached on purpose
+    return sum(i * i for i in range(n))
+'''
+    else:
+        helper = f'''\
+def unrelated_checksum{tag}( values ,seed = 7 ) :
+    total=seed # odd spacing stays
+    for v in values :   total = ( total*31 + v )%1000003
+    return  total
+'''
+    return constant, helper
+
+
+def _make_data(shape: Shape, V1: str) -> str:
+    if shape.loss == "mse":
+        labels = "y = (0.8 * x[:, 0] - 1.2 * x[:, 1] + 2.0 * x[:, 2] + 0.3).reshape(n, 1).astype(np.float32)"
+    else:
+        labels = "y = np.digitize(x[:, 0] + x[:, 1] - x[:, 2], [-0.5, 0.5]).astype(np.int32)"
+    return _dedent(f'''
+    def make_data(salt, n):
+        rng = np.random.RandomState(salt)
+        x = rng.uniform(-1.0, 1.0, size=(n, 3)).astype(np.float32)
+        {labels}
+        return {{"x": x}}, y
+
+
+    def make_dataset(salt, batch_size, training):
+        features, labels = make_data(salt, 2048 if training else 256)
+        ds = {V1}.data.Dataset.from_tensor_slices((features, labels))
+        ds = ds.batch(batch_size, drop_remainder=True)
+        return ds.repeat() if training else ds
+    ''')
+
+
+def _input_fns(shape: Shape, EST: str) -> str:
+    kind = shape.input_fn
+    if kind == "plain":
+        return _dedent('''
+        def train_input_fn():
+            return make_dataset(TRAIN_SALT, BATCH_SIZE, training=True)
+
+
+        def eval_input_fn():
+            return make_dataset(EVAL_SALT, BATCH_SIZE, training=False)
+        ''')
+    if kind == "params":
+        return _dedent('''
+        def train_input_fn(params):
+            return make_dataset(TRAIN_SALT, params["batch_size"], training=True)
+
+
+        def eval_input_fn(params):
+            return make_dataset(EVAL_SALT, params["batch_size"], training=False)
+        ''')
+    if kind == "mode_params":
+        return _dedent(f'''
+        def input_fn(mode, params):
+            training = mode == {EST}.ModeKeys.TRAIN
+            return make_dataset(TRAIN_SALT if training else EVAL_SALT, params["batch_size"], training=training)
+        ''')
+    if kind == "input_context":
+        return _dedent('''
+        def train_input_fn(input_context=None):
+            ds = make_dataset(TRAIN_SALT, BATCH_SIZE, training=True)
+            if input_context is not None and input_context.num_input_pipelines > 1:
+                ds = ds.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+            return ds
+
+
+        def eval_input_fn():
+            return make_dataset(EVAL_SALT, BATCH_SIZE, training=False)
+        ''')
+    if kind == "lambda":
+        return _dedent('''
+        def input_fn(salt, batch_size):
+            return make_dataset(salt, batch_size, training=salt == TRAIN_SALT)
+        ''')
+    if kind == "partial":
+        return _dedent('''
+        def input_fn(salt, batch_size=BATCH_SIZE):
+            return make_dataset(salt, batch_size, training=salt == TRAIN_SALT)
+        ''')
+    assert kind == "closure"
+    return _dedent('''
+    def make_input_fn(salt, batch):
+        def _input_fn():
+            return make_dataset(salt, batch, training=salt == TRAIN_SALT)
+
+        return _input_fn
+    ''')
+
+
+def _input_exprs(shape: Shape, batch: str, m: str) -> tuple[str, str]:
+    """(train, eval) input_fn expressions; `batch` is the batch-size expression in scope, `m` the model prefix."""
+    kind = shape.input_fn
+    if kind in ("plain", "params", "input_context"):
+        return f"{m}train_input_fn", f"{m}eval_input_fn"
+    if kind == "mode_params":
+        return f"{m}input_fn", f"{m}input_fn"
+    if kind == "lambda":
+        return (f"lambda: {m}input_fn({m}TRAIN_SALT, {batch})", f"lambda: {m}input_fn({m}EVAL_SALT, {batch})")
+    if kind == "partial":
+        return (f"functools.partial({m}input_fn, salt={m}TRAIN_SALT)", f"functools.partial({m}input_fn, salt={m}EVAL_SALT)")
+    return f"{m}make_input_fn({m}TRAIN_SALT, {batch})", f"{m}make_input_fn({m}EVAL_SALT, {batch})"
+
+
+def _model_fn(shape: Shape, EST: str, V1: str) -> str:
+    units = "1" if shape.loss == "mse" else "N_CLASSES"
+    lines = [
+        'net = {V1}.layers.dense(features["x"], params["hidden_units"], activation=tf.nn.relu)',
+        f"logits = {{V1}}.layers.dense(net, {units})",
+    ]
+    early = shape.early_returns == "yes"
+    metrics = shape.metrics == "yes"
+    if early:
+        pred = '{"predictions": logits}' if shape.loss == "mse" else '{"class_ids": tf.argmax(logits, 1)}'
+        lines += ["if mode == {EST}.ModeKeys.PREDICT:",
+                  f"    return {{EST}}.EstimatorSpec(mode, predictions={pred})"]
+    if shape.loss == "mse":
+        lines.append("loss = {V1}.losses.mean_squared_error(labels, logits)")
+    else:
+        lines.append("loss = {V1}.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)")
+    if metrics:
+        if shape.loss == "mse":
+            lines.append('metrics = {"rmse": {V1}.metrics.root_mean_squared_error(labels, logits)}')
+        else:
+            lines.append('metrics = {"accuracy": {V1}.metrics.accuracy(labels, tf.argmax(logits, 1))}')
+    if early:
+        extra = ", eval_metric_ops=metrics" if metrics else ""
+        lines += ["if mode == {EST}.ModeKeys.EVAL:", f"    return {{EST}}.EstimatorSpec(mode, loss=loss{extra})"]
+    lines += [f'optimizer = {{V1}}.train.{shape.optimizer}Optimizer(params["learning_rate"])',
+              "train_op = optimizer.minimize(loss, global_step={V1}.train.get_global_step())"]
+    extra = ", eval_metric_ops=metrics" if metrics and not early else ""
+    lines.append(f"return {{EST}}.EstimatorSpec(mode, loss=loss, train_op=train_op{extra})")
+    body = "\n".join(lines).replace("{EST}", EST).replace("{V1}", V1) + "\n"
+    return "def model_fn(features, labels, mode, params):\n" + _indent(body)
+
+
+def _values(shape: Shape) -> dict[str, str]:
+    """Expressions for the driver's values, and the module-level code that provides them."""
+    if shape.values == "argparse":
+        return {
+            "module": _dedent('''
+            def parse_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--model_dir", default="/tmp/tfm-generated")
+                parser.add_argument("--steps", type=int, default=100)
+                parser.add_argument("--batch_size", type=int, default=32)
+                parser.add_argument("--learning_rate", type=float, default=0.05)
+                parser.add_argument("--hidden_units", type=int, default=8)
+                return parser.parse_args()
+            '''),
+            "prologue": "args = parse_args()\n",
+            "model_dir": "args.model_dir", "steps": "args.steps", "batch": "args.batch_size",
+            "lr": "args.learning_rate", "hidden": "args.hidden_units", "mapping": "vars(args)",
+        }
+    if shape.values == "absl_flags":
+        return {
+            "module": _dedent('''
+            flags.DEFINE_string("model_dir", "/tmp/tfm-generated", "Where checkpoints go.")
+            flags.DEFINE_integer("steps", 100, "Training steps.")
+            flags.DEFINE_integer("batch_size", 32, "Batch size.")
+            flags.DEFINE_float("learning_rate", 0.05, "Learning rate.")
+            flags.DEFINE_integer("hidden_units", 8, "Hidden units.")
+            FLAGS = flags.FLAGS
+            '''),
+            # absl parses the command line itself only under absl.app.run / tf.compat.v1.app.run
+            "prologue": "" if shape.site in APP_RUN_SITES else "FLAGS(sys.argv)\n",
+            "model_dir": "FLAGS.model_dir", "steps": "FLAGS.steps", "batch": "FLAGS.batch_size",
+            "lr": "FLAGS.learning_rate", "hidden": "FLAGS.hidden_units", "mapping": "FLAGS.flag_values_dict()",
+        }
+    return {
+        "module": _dedent('''
+        MODEL_DIR = "/tmp/tfm-generated"
+        TRAIN_STEPS = 100
+        BATCH = 32
+        LEARNING_RATE = 0.05
+        HIDDEN_UNITS = 8
+        HPARAMS = {"learning_rate": LEARNING_RATE, "hidden_units": HIDDEN_UNITS, "batch_size": BATCH}
+        '''),
+        "prologue": "",
+        "model_dir": "MODEL_DIR", "steps": "TRAIN_STEPS", "batch": "BATCH",
+        "lr": "LEARNING_RATE", "hidden": "HIDDEN_UNITS", "mapping": "HPARAMS",
+    }
+
+
+def _strategy_line(shape: Shape) -> str:
+    return {
+        "none": "",
+        "mirrored": "strategy = tf.distribute.MirroredStrategy()\n",
+        "mwms_if_tf_config": ('strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy() '
+                              'if "TF_CONFIG" in os.environ else None\n'),
+    }[shape.strategy]
+
+
+def _run_config_expr(shape: Shape, EST: str) -> str:
+    kwargs = "tf_random_seed=42, save_checkpoints_steps=100"
+    if shape.strategy != "none":
+        kwargs += ", train_distribute=strategy"
+    if shape.config == "replace":
+        return f"{EST}.RunConfig().replace({kwargs})"
+    return f"{EST}.RunConfig({kwargs})"
+
+
+def _build(shape: Shape, EST: str, model_dir: str, params: str, m: str) -> tuple[str, str]:
+    """(module-level helpers, statements ending with a `return`-less build of `est`) for the Estimator.
+    The statements bind `est`, or, for build_estimator_helper, are the helper's body ending in `return`."""
+    helpers = ""
+    lines = ""
+    cfg_arg = None
+    if shape.config in ("assigned", "replace"):
+        lines += _strategy_line(shape) + f"config = {_run_config_expr(shape, EST)}\n"
+        cfg_arg = "config"
+    elif shape.config == "inline":
+        lines += _strategy_line(shape)
+        cfg_arg = _run_config_expr(shape, EST)
+    elif shape.config == "helper":
+        helpers += ("def get_config():\n" + _indent(_strategy_line(shape) + f"return {_run_config_expr(shape, EST)}\n"))
+        lines += "config = get_config()\n"
+        cfg_arg = "config"
+    if shape.args == "keyword":
+        parts = [f"model_fn={m}model_fn", f"model_dir={model_dir}"]
+        if cfg_arg:
+            parts.append(f"config={cfg_arg}")
+        parts.append(f"params={params}")
+    else:
+        parts = [f"{m}model_fn", model_dir, cfg_arg or "None", params]
+    call = f"{EST}.Estimator({', '.join(parts)})"
+    return helpers, lines + call + "\n"
+
+
+def _params_expr(shape: Shape, vals: dict[str, str]) -> str:
+    if shape.params == "mapping":
+        return vals["mapping"]
+    return f'{{"learning_rate": {vals["lr"]}, "hidden_units": {vals["hidden"]}, "batch_size": {vals["batch"]}}}'
+
+
+def _specs(shape: Shape, EST: str, vals: dict[str, str], m: str) -> tuple[str, str]:
+    """(module-level helpers, driver statements that train and evaluate `est`)."""
+    if shape.specs == "helper_tuple":
+        train, evaluate = _input_exprs(shape, "batch_size", m)
+        helper = _dedent(f'''
+        def get_specs(steps, batch_size):
+            train_spec = {EST}.TrainSpec(input_fn={train}, max_steps=steps)
+            eval_spec = {EST}.EvalSpec(input_fn={evaluate}, steps=None, throttle_secs=0)
+            return train_spec, eval_spec
+        ''')
+        return helper, (f"train_spec, eval_spec = get_specs({vals['steps']}, {vals['batch']})\n"
+                        f"{EST}.train_and_evaluate(est, train_spec, eval_spec)\n")
+    train, evaluate = _input_exprs(shape, vals["batch"], m)
+    steps = vals["steps"]
+    if shape.specs == "named":
+        return "", (f"train_spec = {EST}.TrainSpec(input_fn={train}, max_steps={steps})\n"
+                    f"eval_spec = {EST}.EvalSpec(input_fn={evaluate}, steps=None, throttle_secs=0)\n"
+                    f"{EST}.train_and_evaluate(est, train_spec, eval_spec)\n")
+    if shape.specs == "inline":
+        return "", (f"{EST}.train_and_evaluate(\n"
+                    f"    est,\n"
+                    f"    {EST}.TrainSpec(input_fn={train}, max_steps={steps}),\n"
+                    f"    {EST}.EvalSpec(input_fn={evaluate}, steps=None, throttle_secs=0),\n"
+                    f")\n")
+    return "", (f"est.train(input_fn={train}, max_steps={steps})\n"
+                f"results = est.evaluate(input_fn={evaluate})\n"
+                f'print("final eval:", results)\n')
+
+
+def _driver(shape: Shape, EST: str, V1: str, m: str) -> tuple[str, str]:
+    """(module-level helpers, the code that runs the program at its site, through `if __name__ == ...`)."""
+    vals = _values(shape)
+    params = _params_expr(shape, vals)
+    helpers = [vals["module"]]
+    if shape.site == "build_estimator_helper":
+        cfg_helpers, body = _build(shape, EST, "model_dir", "params", m)
+        if cfg_helpers:
+            helpers.append(cfg_helpers)
+        head, _, last = body.rstrip("\n").rpartition("\n")
+        body = (head + "\n" if head else "") + f"return {last}\n"
+        helpers.append("def build_estimator(model_dir, params):\n" + _indent(body))
+        build = f"est = build_estimator({vals['model_dir']}, {params})\n"
+    else:
+        cfg_helpers, body = _build(shape, EST, vals["model_dir"], params, m)
+        if cfg_helpers:
+            helpers.append(cfg_helpers)
+        head, _, last = body.rstrip("\n").rpartition("\n")
+        build = (head + "\n" if head else "") + f"est = {last}\n"
+    spec_helper, run = _specs(shape, EST, vals, m)
+    if spec_helper:
+        helpers.append(spec_helper)
+    prologue = vals["prologue"] + f"{V1}.logging.set_verbosity({V1}.logging.INFO)\n"
+    work = build + run
+    if shape.site == "with_block":
+        work = "with contextlib.suppress(KeyboardInterrupt):\n" + _indent(work)
+    elif shape.site == "try_block":
+        work = "try:\n" + _indent(work) + 'except KeyboardInterrupt:\n    print("interrupted")\n'
+    elif shape.site == "if_block":
+        work = 'if not os.environ.get("TFM_SKIP_TRAINING"):\n' + _indent(work)
+    body = prologue + work
+    main_guard = 'if __name__ == "__main__":\n'
+    site = shape.site
+    if site == "module":
+        driver = body
+    elif site == "if_main":
+        driver = main_guard + _indent(body)
+    elif site == "main_argv_tf1_app":
+        driver = "def main(argv):\n" + _indent("del argv  # unused\n" + body) + "\n\n" + main_guard + f"    {V1}.app.run(main)\n"
+    elif site == "main_argv_absl_app":
+        driver = "def main(argv):\n" + _indent("del argv  # unused\n" + body) + "\n\n" + main_guard + "    app.run(main)\n"
+    elif site == "trainer_method":
+        driver = (_dedent('''
+        class Trainer:
+            """Runs the whole job."""
+
+            def run(self):
+        ''') + _indent(body, 2) + "\n\n" + main_guard + "    Trainer().run()\n")
+    else:  # main, build_estimator_helper, with_block, try_block, if_block
+        driver = "def main():\n" + _indent(body) + "\n\n" + main_guard + "    main()\n"
+    return "\n\n".join(h.strip("\n") + "\n" for h in helpers if h.strip()), driver
+
+
+def _imports(shape: Shape, code: str, header: str, extra: str = "") -> str:
+    """The import block the code needs: stdlib modules it uses, numpy, absl, then TensorFlow (and the package)."""
+    std = [f"import {mod}\n" for mod in ("argparse", "contextlib", "functools", "os", "sys")
+           if re.search(rf"\b{mod}\.", code)]
+    third = ["import numpy as np\n"] if re.search(r"\bnp\.", code) else []
+    absl = [n for n in ("app", "flags") if (n == "app" and shape.site == "main_argv_absl_app" and "    app.run(main)" in code)
+            or (n == "flags" and re.search(r"\bflags\.", code))]
+    if absl:
+        third.append(f"from absl import {', '.join(absl)}\n")
+    out = "".join(std)
+    if out:
+        out += "\n"
+    return out + "".join(third) + header + extra
+
+
+def _assemble(imports: str, sections: list[str]) -> str:
+    return "\n\n".join([imports.rstrip("\n") + "\n"] + [s.strip("\n") + "\n" for s in sections if s.strip()])
+
+
+def render(shape: Shape) -> dict[str, str]:
+    """{relative path: source}: `program.py`, or `trainer/__init__.py`, `trainer/model.py`, `trainer/task.py`."""
+    n = _names(shape)
+    EST, V1 = n["EST"], n["V1"]
+    model_consts = "TRAIN_SALT = 1201\nEVAL_SALT = 907\nBATCH_SIZE = 32\n"
+    if shape.loss == "sparse_softmax_ce":
+        model_consts += "N_CLASSES = 3\n"
+    if shape.layout == "single_file":
+        const, helper = unrelated_blocks(shape)
+        helpers, driver = _driver(shape, EST, V1, "")
+        sections = [model_consts, const, helper, _make_data(shape, V1), _input_fns(shape, EST), _model_fn(shape, EST, V1),
+                    helpers, driver]
+        code = "\n".join(sections)
+        return {"program.py": _assemble(_imports(shape, code, n["header"]), sections)}
+    const_m, helper_m = unrelated_blocks(shape, "_MODEL")
+    const_t, helper_t = unrelated_blocks(shape, "_TASK")
+    model_sections = [model_consts, const_m, helper_m, _make_data(shape, V1), _input_fns(shape, EST),
+                      _model_fn(shape, EST, V1)]
+    code = "\n".join(model_sections)
+    model_src = _assemble(_imports(shape, code, n["header"]), model_sections)
+    helpers, driver = _driver(shape, EST, V1, "model.")
+    task_sections = [const_t, helper_t, helpers, driver]
+    code = "\n".join(task_sections)
+    task_src = _assemble(_imports(shape, code, n["header"], "\nfrom trainer import model\n"), task_sections)
+    return {"trainer/__init__.py": "", "trainer/model.py": model_src, "trainer/task.py": task_src}
+
+
+def unrelated_by_file(shape: Shape) -> dict[str, list[str]]:
+    """{relative path: [constant, helper]} that must come out byte-identical."""
+    if shape.layout == "single_file":
+        return {"program.py": list(unrelated_blocks(shape))}
+    return {"trainer/model.py": list(unrelated_blocks(shape, "_MODEL")),
+            "trainer/task.py": list(unrelated_blocks(shape, "_TASK"))}
+
+
+# ---- running tfmigrate -----------------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    shape: Shape
+    sources: dict[str, str]
+    results: dict[str, FileResult] = field(default_factory=dict)  # by relative path (the .py files with content)
+    crash: str | None = None
+
+    @property
+    def status(self) -> str:
+        """changed | blocked | unchanged | failed | crash, for the program as a whole."""
+        if self.crash:
+            return "crash"
+        statuses = {r.status for r in self.results.values()}
+        for s in ("failed", "blocked", "changed"):
+            if s in statuses:
+                return s
+        return "unchanged"
+
+    def errors(self):
+        return [d for r in self.results.values() for d in r.diagnostics if d.severity == "error"]
+
+
+def _run(sources: dict[str, str]) -> dict[str, FileResult]:
+    if list(sources) == ["program.py"]:
+        return {"program.py": migrate_source(sources["program.py"].encode(), "program.py", Options())}
+    with tempfile.TemporaryDirectory(prefix="tfm-gen-") as tmp:
+        root = Path(tmp)
+        paths = {}
+        for rel, text in sources.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+            paths[rel] = p
+        wanted = [rel for rel in sources if sources[rel]]
+        results = migrate_paths([paths[rel] for rel in wanted], Options(), jobs=1)
+        out = {}
+        for rel, result in zip(wanted, results):
+            # temp-dir paths mean nothing to a reader
+            out[rel] = dataclasses.replace(result, path=rel,
+                                           diagnostics=[dataclasses.replace(d, path=rel) for d in result.diagnostics])
+        return out
+
+
+def migrate(shape: Shape) -> Outcome:
+    sources = render(shape)
+    outcome = Outcome(shape, sources)
+    try:
+        outcome.results = _run(sources)
+    except Exception as exc:  # an engine defect: report it, do not hide it
+        outcome.crash = f"{type(exc).__name__}: {exc}"
+    return outcome
+
+
+def remigrate(outcome: Outcome) -> Outcome:
+    """Migrate the outputs of a migration again (the idempotency check)."""
+    sources = dict(outcome.sources)
+    for rel, result in outcome.results.items():
+        sources[rel] = result.output.decode()
+    again = Outcome(outcome.shape, sources)
+    try:
+        again.results = _run(sources)
+    except Exception as exc:
+        again.crash = f"{type(exc).__name__}: {exc}"
+    return again
+
+
+# ---- output checks ---------------------------------------------------------------------------------------------
+
+FORBIDDEN = ("tensorflow.estimator", "tensorflow.compat.v1.estimator", "tensorflow.compat.v1.layers",
+             "tensorflow.compat.v1.losses", "tensorflow_estimator")
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Local name → module path for TensorFlow imports, `from tensorflow import x` and `tf = tf.compat.v1`."""
+    table: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] in ("tensorflow", "tensorflow_estimator"):
+                    table[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ("tensorflow",
+                                                                                                "tensorflow_estimator"):
+            for a in node.names:
+                table[a.asname or a.name] = f"{node.module}.{a.name}"
+    for node in ast.walk(tree):  # rebinding: tf = tf.compat.v1
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Attribute)):
+            dotted = _dotted(node.value)
+            if dotted and dotted.split(".")[0] in table:
+                head, _, rest = dotted.partition(".")
+                table[node.targets[0].id] = table[head] + ("." + rest if rest else "")
+    return table
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def leftover_v1(text: str) -> list[str]:
+    """Dotted names in code that still reach tf.estimator, compat.v1.layers or compat.v1.losses."""
+    tree = ast.parse(text)
+    table = _aliases(tree)
+    bad = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if not dotted:
+                continue
+            head, _, rest = dotted.partition(".")
+            full = table.get(head, head) + ("." + rest if rest else "")
+            if any(full == f or full.startswith(f + ".") for f in FORBIDDEN):
+                bad.add(dotted)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mod = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [f"{mod}.{a.name}" if mod else a.name for a in node.names]
+            for n in names:
+                if any(n == f or n.startswith(f + ".") for f in FORBIDDEN):
+                    bad.add(f"import {n}")
+    return sorted(b for b in bad if not any(o != b and o.startswith(b + ".") for o in bad))

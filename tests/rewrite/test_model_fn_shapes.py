@@ -1,0 +1,582 @@
+"""TFM501 on the body shapes public model_fns use: loops, mode branches that assign, summaries, loss and train-op forms,
+keras.layers objects. Each converted shape keeps TF1's numerics and variable names; the rest blocks with a reason."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from _helpers import blocked, codes, converted, program, rewrite, section
+
+TRAIN = "mode == tf.estimator.ModeKeys.TRAIN"
+SPEC_ALL = ("return tf.estimator.EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op, "
+            "eval_metric_ops=metrics)")
+
+
+def model_class(out: str) -> str:
+    return section(out, "class Model(", "\ndef build_model")
+
+
+def init(out: str) -> str:
+    return section(out, "    def __init__(self, params=None):", "    def call(")
+
+
+def call(out: str) -> str:
+    return section(out, "    def call(", "\ndef build_model")
+
+
+def notes(result) -> list[str]:
+    return [d.format() for d in result.diagnostics]
+
+
+def message(result) -> str:
+    assert len(result.diagnostics) == 1, notes(result)
+    return result.diagnostics[0].message
+
+
+def flat(text: str) -> str:
+    """Generated calls wrapped one argument per line, joined back onto one line."""
+    import re
+    text = re.sub(r"\(\n\s*", "(", text)
+    text = re.sub(r",\n\s*\)", ")", text)
+    return re.sub(r",\n\s*", ", ", text)
+
+
+# ---- 1. loops over Python values -------------------------------------------------------------------------------
+
+LOOP = '''
+x = features["x"]
+net = x
+for units in params["hidden_units"]:
+    net = tf.compat.v1.layers.dense(net, units, activation=tf.nn.relu)
+logits = tf.compat.v1.layers.dense(net, 1)
+'''
+
+
+def test_loop_over_params_builds_a_layer_list():
+    out = flat(converted(program(forward=LOOP)))
+    assert 'self.dense_layers = []' in init(out)
+    assert 'for units in params["hidden_units"]:' in init(out)
+    assert ('self.dense_layers.append(keras.layers.Dense(units=units, activation=tf.nn.relu, name=tf1_name("dense")))'
+            in init(out))
+    # the layer after the loop: TF1 counted it at run time (dense_<number of hidden layers>), so does __init__
+    assert 'self.logits_dense = keras.layers.Dense(units=1, name=tf1_name("dense"))' in init(out)
+    assert 'for units, dense_layer in zip(params["hidden_units"], self.dense_layers):' in call(out)
+    assert "net = dense_layer(net)" in call(out)
+    assert "logits = self.logits_dense(net)" in call(out)
+    assert 'params = self.params' in call(out)
+
+
+def _run_init_names(out: str, params: dict) -> list[str]:
+    """Execute the generated __init__ naming with stand-in keras layers; the names in creation order."""
+    created = []
+
+    class _Layer:
+        def __init__(self, *args, name=None, **kwargs):
+            created.append(name)
+
+    class _Layers:
+        Dense = Dropout = BatchNormalization = _Layer
+
+    class _Keras:
+        layers = _Layers
+
+        class Model:
+            def __init__(self):
+                pass
+
+    cls = section(out, "class Model(", "\n\ndef build_model")
+    namespace = {"keras": _Keras, "tf": type("tf", (), {"nn": type("nn", (), {"relu": None})}), "HIDDEN": [16, 8]}
+    exec(cls, namespace)
+    namespace["Model"](params)
+    return created
+
+
+@pytest.mark.parametrize("hidden", [[], [8], [8, 4, 2]])
+def test_loop_names_follow_tf1_at_run_time(hidden):
+    forward = '''
+    x = features["x"]
+    net = tf.compat.v1.layers.dense(x, 4, name="dense_1")
+    net = tf.compat.v1.layers.dense(net, 4)
+    for units in params["hidden_units"]:
+        net = tf.compat.v1.layers.dense(net, units, activation=tf.nn.relu)
+        net = tf.compat.v1.layers.dropout(net, 0.1, training=mode == tf.estimator.ModeKeys.TRAIN)
+    logits = tf.compat.v1.layers.dense(net, 1)
+    '''
+    out = converted(program(forward=forward))
+    # TF1 (checked on TF 2.15): an explicit name is kept as given; auto names take the first unused dense, dense_1, …
+    dense = ["dense_1", "dense", *[f"dense_{i}" for i in range(2, 2 + len(hidden))]]
+    dense.append(f"dense_{2 + len(hidden)}")
+    dropout = ["dropout" if i == 0 else f"dropout_{i}" for i in range(len(hidden))]
+    expected = dense[:2] + [n for pair in zip(dense[2:-1], dropout) for n in pair] + dense[-1:]
+    assert _run_init_names(out, {"hidden_units": hidden}) == expected
+    assert "net = dropout_layer(net, training=training)" in call(out)
+
+
+def test_loop_with_range_and_enumerate_and_computed_names():
+    forward = '''
+    net = features["x"]
+    for i in range(params["num_layers"]):
+        net = tf.compat.v1.layers.dense(net, 8, name="hidden_%d" % i)
+    for i, units in enumerate(HIDDEN):
+        net = tf.compat.v1.layers.dense(net, units, name=f"block_{i}")
+    logits = tf.compat.v1.layers.dense(net, 1)
+    '''
+    out = converted(program(forward=forward, extra="HIDDEN = [16, 8]"))
+    assert 'name=tf1_name("hidden_%d" % i, explicit=True)' in init(out)
+    assert 'name=tf1_name(f"block_{i}", explicit=True)' in init(out)
+    assert "for (i, units), dense_layer in zip(enumerate(HIDDEN), self.dense_layers_1):" in call(out)
+    names = _run_init_names(out, {"num_layers": 2})
+    assert names == ["hidden_0", "hidden_1", "block_0", "block_1", "dense"]
+
+
+def test_loop_without_layers_is_kept_as_is():
+    forward = '''
+    x = features["x"]
+    for _ in range(2):
+        x = x * 2.0
+    logits = tf.compat.v1.layers.dense(x, 1)
+    '''
+    out = converted(program(forward=forward))
+    assert "for _ in range(2):\n            x = x * 2.0" in call(out)
+    assert 'self.dense = keras.layers.Dense(units=1, name="dense")' in init(out)  # names stay static
+    assert "tf1_name" not in out
+
+
+@pytest.mark.parametrize("forward, words", [
+    ('x = features["x"]\nfor t in tf.unstack(x):\n    x = tf.compat.v1.layers.dense(x, 4)\nlogits = x', "loop over tensors"),
+    ('x = features["x"]\nfor n in [4, 4]:\n    for m in [1]:\n        x = x * 1.0\nlogits = tf.compat.v1.layers.dense(x, 1)', "nested loops"),
+    ('x = features["x"]\nfor n in [4]:\n    layer = tf.compat.v1.layers.Dense(n)\n    x = layer(x)\nlogits = x', "inside a forward loop"),
+    ('x = features["x"]\nfor n in [4]:\n    x = tf.compat.v1.layers.dense(x, n)\nelse:\n    pass\nlogits = x', "for/else"),
+    ('x = features["x"]\nfor x in [4]:\n    y = x\nlogits = tf.compat.v1.layers.dense(x, 1)', "reuses a name"),
+    ('x = features["x"]\nwhile x is None:\n    x = x * 2.0\nlogits = tf.compat.v1.layers.dense(x, 1)', "only `for` loops"),
+    ('x = features["x"]\nfor n in [4]:\n    x = tf.compat.v1.layers.dense(x, n)\nlogits = x * n', "uses `n`"),
+])
+def test_loop_blocks(forward, words):
+    result = blocked(program(forward=forward))
+    assert codes(result) == {"TFM501"} and words in message(result)
+
+
+# ---- 2. mode branches that assign ----------------------------------------------------------------------------------
+
+def test_branches_assign_and_one_final_spec():
+    src = program(body='''
+    def model_fn(features, labels, mode, params):
+        x = features["x"]
+        logits = tf.compat.v1.layers.dense(x, 3)
+        predictions = {"class_ids": tf.argmax(logits, 1)}
+        loss, train_op, metrics = None, None, None
+        if mode != tf.estimator.ModeKeys.PREDICT:
+            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        if mode == tf.estimator.ModeKeys.EVAL:
+            metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels, predictions["class_ids"])}
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+            train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        else:
+            train_op = None
+        return tf.estimator.EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op,
+                                          eval_metric_ops=metrics)
+    ''')
+    out = converted(src)
+    assert "keras.losses.SparseCategoricalCrossentropy(from_logits=True)" in out
+    assert 'keras.metrics.SparseCategoricalAccuracy(name="accuracy")' in out
+    assert "def predictions(self, logits):" in out and '"class_ids": tf.argmax(logits, 1)' in out
+
+
+@pytest.mark.parametrize("order", ["train_first", "eval_first"])
+def test_several_spec_branches_in_any_order(order):
+    train = '''
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            optimizer = tf.compat.v1.train.AdagradOptimizer(0.05)
+            train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_or_create_global_step())
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    '''
+    evaluate = '''
+        if mode in (tf.estimator.ModeKeys.EVAL,):
+            rmse = tf.compat.v1.metrics.root_mean_squared_error(labels, logits)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"rmse": rmse})
+    '''
+    first, second = (train, evaluate) if order == "train_first" else (evaluate, train)
+    src = program(body=f'''
+    def model_fn(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={{"y": logits}})
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+{textwrap.indent(textwrap.dedent(first), "        ")}{textwrap.indent(textwrap.dedent(second), "        ")}
+    ''')  # every mode has returned: no final return
+    out = converted(src)
+    assert 'keras.metrics.RootMeanSquaredError(name="rmse")' in out
+    assert "keras.optimizers.Adagrad(learning_rate=0.05, initial_accumulator_value=0.1, epsilon=0.0)" in flat(out)
+
+
+def test_mode_in_train_eval_and_is_training_alias():
+    src = program(body='''
+    def model_fn(features, labels, mode, params):
+        is_training = mode == tf.estimator.ModeKeys.TRAIN
+        net = tf.compat.v1.layers.dense(features["x"], 4)
+        net = tf.compat.v1.layers.dropout(net, 0.5, training=is_training)
+        logits = tf.compat.v1.layers.dense(net, 1)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions=logits)
+        if mode in (tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL):
+            loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        train_op = None
+        if is_training:
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ''')
+    out = converted(src)
+    assert "net = self.dropout(net, training=training)" in out
+    assert "def predictions(self, logits):\n        \"\"\"" in out and "return logits" in section(out, "def predictions", "\ndef ")
+
+
+def test_elif_else_and_negated_mode_tests():
+    src = program(body='''
+    def model_fn(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        if not mode != tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"y": logits})
+        loss = tf.compat.v1.losses.absolute_difference(labels, logits)
+        if mode == "train":
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf.compat.v1.train.get_global_step())
+            metrics = None
+        elif mode == tf.estimator.ModeKeys.EVAL:
+            train_op = None
+            metrics = {"mae": tf.compat.v1.metrics.mean_absolute_error(labels, logits)}
+        else:
+            raise ValueError(mode)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
+    ''')
+    out = converted(src)
+    assert 'keras.metrics.MeanAbsoluteError(name="mae")' in out and "keras.losses.MeanAbsoluteError()" in out
+
+
+def test_tensor_ops_inside_the_predict_branch_are_written_out_in_predictions():
+    src = program(body='''
+    def model_fn(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 3)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            probabilities = tf.nn.softmax(logits)
+            classes = tf.argmax(probabilities, axis=1)
+            return tf.estimator.EstimatorSpec(mode, predictions={"p": probabilities, "c": classes})
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ''')
+    out = converted(src)
+    assert 'return {"p": tf.nn.softmax(logits), "c": tf.argmax(tf.nn.softmax(logits), axis=1)}' in out
+    assert "probabilities =" not in out
+
+
+@pytest.mark.parametrize("fn, words", [
+    ('''
+    def model_fn(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            logits = logits * 2.0
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ''', "runs only in TRAIN"),
+    ('''
+    def model_fn(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        if params["big"]:
+            logits = logits * 2.0
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ''', "only tests on mode"),
+    ('''
+    def model_fn(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ''', "not assigned above in EVAL mode"),
+])
+def test_mode_branch_blocks(fn, words):
+    result = blocked(program(body=fn))
+    assert codes(result) == {"TFM501"} and words in message(result)
+
+
+# ---- 3. identity, summaries, logging -------------------------------------------------------------------------------
+
+def test_identity_kept_summaries_and_logging_dropped_with_notes():
+    forward = '''
+    x = features["x"]
+    tf.compat.v1.logging.info("building the model")
+    logits = tf.identity(tf.compat.v1.layers.dense(x, 1), name="logits")
+    tf.compat.v1.summary.histogram("logits", logits)
+    '''
+    middle = '''
+    tf.compat.v1.summary.scalar("loss", loss)
+    image = tf.compat.v1.summary.image("inputs", tf.reshape(x, [-1, 1, 2, 1]))
+    '''
+    result = rewrite(program(forward=forward, middle=middle))
+    assert result.status == "changed", notes(result)
+    out = result.output.decode()
+    assert 'logits = tf.identity(self.dense(x), name="logits")' in out
+    assert "summary" not in section(out, "class Model(", "\ndef main")
+    found = notes(result)
+    for tag in ('"logits"', '"loss"', '"inputs"'):
+        assert any(f"summary {tag} dropped" in n and "TFM501" in n for n in found), found
+    assert any("tf.logging.info(...) dropped" in n for n in found)
+
+
+# ---- 4. loss forms ---------------------------------------------------------------------------------------------------
+
+def test_get_total_loss_after_one_tf_loss():
+    loss = '''
+    tf.compat.v1.losses.mean_squared_error(labels, logits)
+    loss = tf.compat.v1.losses.get_total_loss()
+    '''
+    out = converted(program(loss=loss))
+    assert "loss=keras.losses.MeanSquaredError()," in out
+
+
+def test_get_total_loss_without_a_tf_loss_blocks():
+    loss = "loss = tf.compat.v1.losses.get_total_loss()"
+    result = blocked(program(loss=loss))
+    assert codes(result) == {"TFM201"} and "exactly one tf.compat.v1.losses call" in message(result)
+
+
+HAND_MSE = "loss = tf.reduce_mean(tf.square(labels - logits))"
+HAND_XENT = '''
+xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+loss = tf.reduce_mean(xent)
+'''
+
+
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+def test_hand_written_loss_becomes_a_loss_class(target):
+    out = converted(program(loss=HAND_MSE), target=target)
+    cls = section(out, "class ModelLoss(keras.losses.Loss):", "\nclass Model(")
+    assert "def __call__(self, labels, logits, sample_weight=None):" in cls
+    assert "loss = tf.reduce_mean(tf.square(labels - logits))" in cls
+    assert "replicas = tf.distribute.get_strategy().num_replicas_in_sync" in cls
+    assert "return loss * (1.0 / replicas) if replicas > 1 else loss" in cls
+    assert "per_element = tf.square(labels - logits)" in cls
+    assert "return tf.reduce_mean(tf.reshape(per_element, [tf.shape(per_element)[0], -1]), axis=1)" in cls
+    if target == "keras":
+        assert "loss=ModelLoss()," in out
+    else:  # a vector of one: compute_average_loss divides it by the replica count
+        assert 'self.loss_fn = ModelLoss(reduction="none")' in out
+        assert "tf.nn.compute_average_loss(loss_fn(labels, outputs))" in out
+
+
+def test_hand_written_cross_entropy_chain_with_params():
+    forward = 'logits = tf.compat.v1.layers.dense(features["x"], params["n"])'
+    loss = HAND_XENT + 'loss = loss * params["scale"]\n'
+    out = converted(program(forward=forward, loss=loss))
+    cls = section(out, "class ModelLoss(keras.losses.Loss):", "\nclass Model(")
+    assert "def __init__(self, params=None, **kwargs):" in cls and "params = self.params" in cls
+    assert "xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)" in cls
+    assert "loss=ModelLoss(params)," in out
+    assert "return tf.reshape(loss, [1])" in cls  # not a final reduce_mean: one value per batch in a custom loop
+
+
+@pytest.mark.parametrize("loss, words", [
+    ("loss = tf.reduce_mean(tf.square(labels - logits)) + tf.reduce_mean(net)", "reads `logits`, `net`"),
+    ("loss = tf.reduce_mean(labels)", "reads no value"),
+    ("loss = tf.reduce_mean(tf.square(labels - logits))\ntf.compat.v1.losses.add_loss(loss)", "add_loss"),
+])
+def test_hand_written_loss_blocks(loss, words):
+    result = blocked(program(loss=loss))
+    assert codes(result) == {"TFM201"} and words in message(result), notes(result)
+
+
+# ---- 5. train-op forms -----------------------------------------------------------------------------------------------
+
+GS = "global_step=tf.compat.v1.train.get_global_step()"
+
+
+def test_apply_gradients_of_compute_gradients_is_minimize():
+    minimize = f"train_op = optimizer.apply_gradients(optimizer.compute_gradients(loss), {GS})"
+    out = converted(program(minimize=minimize))
+    assert "optimizer=keras.optimizers.SGD(learning_rate=0.1)," in out
+    assert "ModelOptimizer" not in out
+
+
+def test_clip_by_norm_comprehension_generates_clipped_optimizer():
+    minimize = f'''
+    grads_and_vars = optimizer.compute_gradients(loss)
+    clipped = [(tf.clip_by_norm(g, 5.0), v) for g, v in grads_and_vars]
+    train_op = optimizer.apply_gradients(clipped, {GS})
+    '''
+    out = converted(program(minimize=minimize))
+    cls = section(out, "class ModelOptimizer(keras.optimizers.SGD):", "\nclass Model(")
+    assert "def apply(self, grads, trainable_variables=None):" in cls
+    assert "grads = [tf.clip_by_norm(g, 5.0) for g in grads]" in cls
+    assert "return super().apply(grads, trainable_variables)" in cls
+    assert "optimizer=ModelOptimizer(learning_rate=0.1)," in out
+
+
+def test_clip_by_global_norm_on_zip_unpacked_gradients_with_params():
+    minimize = f'''
+    gradients, variables = zip(*optimizer.compute_gradients(loss))
+    gradients, _ = tf.clip_by_global_norm(gradients, params["clip"])
+    train_op = optimizer.apply_gradients(zip(gradients, variables), {GS})
+    '''
+    out = converted(program(minimize=minimize, optimizer="optimizer = tf.compat.v1.train.AdamOptimizer(0.01)"))
+    cls = section(out, "class ModelOptimizer(TF1Adam):", "\nclass Model(")
+    assert 'grads, _ = tf.clip_by_global_norm(grads, params["clip"])' in cls
+    assert "def __init__(self, params=None, **kwargs):" in cls
+    assert out.index("class TF1Adam(") < out.index("class ModelOptimizer(")
+    assert "ModelOptimizer(\n            params,\n            learning_rate=0.01," in out
+
+
+def test_gradient_list_comprehensions_then_global_norm():
+    minimize = f'''
+    grads_and_vars = optimizer.compute_gradients(loss)
+    grads = [g for g, _ in grads_and_vars]
+    tvars = [v for _, v in grads_and_vars]
+    clipped, norm = tf.clip_by_global_norm(grads, 2.0)
+    tf.compat.v1.summary.scalar("grad_norm", norm)
+    train_op = optimizer.apply_gradients(zip(clipped, tvars), {GS})
+    '''
+    out = converted(program(minimize=minimize))
+    assert "grads, _ = tf.clip_by_global_norm(grads, 2.0)" in section(out, "class ModelOptimizer(", "\nclass Model(")
+
+
+def test_tf_gradients_on_trainable_variables_scales_per_replica():
+    minimize = f'''
+    tvars = tf.compat.v1.trainable_variables()
+    grads = tf.gradients(loss, tvars)
+    grads, _ = tf.clip_by_global_norm(grads, 1.0)
+    train_op = optimizer.apply_gradients(zip(grads, tvars), {GS})
+    '''
+    result = rewrite(program(minimize=minimize))
+    assert result.status == "changed", notes(result)
+    out = result.output.decode()
+    cls = section(out, "class ModelOptimizer(", "\nclass Model(")
+    assert "grads = [None if g is None else g * replicas for g in grads]" in cls
+    assert cls.index("g * replicas") < cls.index("clip_by_global_norm")
+    assert any("unscaled loss" in n for n in notes(result))
+
+
+def test_group_and_inline_update_ops_control_dependencies():
+    forward = f'''
+    x = features["x"]
+    net = tf.compat.v1.layers.batch_normalization(x, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(net, 1)
+    '''
+    minimize = f'''
+    with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+        minimize_op = optimizer.minimize(loss, {GS})
+    update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+    train_op = tf.group(minimize_op, update_ops)
+    '''
+    out = converted(program(forward=forward, minimize=minimize))
+    assert "net = self.batch_normalization(x, training=training)" in out
+
+
+@pytest.mark.parametrize("minimize, words", [
+    (f"train_op = optimizer.apply_gradients(optimizer.compute_gradients(loss, var_list=[1]), {GS})", "subset"),
+    ("train_op = optimizer.apply_gradients(optimizer.compute_gradients(loss))", "without global_step"),
+    (f"gv = optimizer.compute_gradients(loss)\ntrain_op = optimizer.apply_gradients([(g * v, v) for g, v in gv], {GS})",
+     "depends on the variable"),
+    (f"gv = optimizer.compute_gradients(loss)\nclipped = tf.clip_by_global_norm([g for g, _ in gv], 1.0)\n"
+     f"train_op = optimizer.apply_gradients(gv, {GS})", "assign both results"),
+])
+def test_train_op_blocks(minimize, words):
+    result = blocked(program(minimize=minimize))
+    assert codes(result) == {"TFM301"} and words in message(result), notes(result)
+
+
+def test_clipping_blocks_on_tf_keras():
+    minimize = f'''
+    gv = optimizer.compute_gradients(loss)
+    train_op = optimizer.apply_gradients([(tf.clip_by_norm(g, 5.0), v) for g, v in gv], {GS})
+    '''
+    result = blocked(program(minimize=minimize), strategy="parameter-server")
+    assert codes(result) == {"TFM301"} and "tf_keras" in message(result)
+
+
+# ---- 6. keras.layers objects and the TF1 namespace --------------------------------------------------------------------
+
+def test_keras_layer_objects_in_model_fn():
+    forward = '''
+    x = features["x"]
+    hidden = tf.keras.layers.Dense(8, activation="relu", kernel_initializer="he_normal")
+    net = hidden(x)
+    net = tf.compat.v1.keras.layers.Dropout(0.5)(net, training=mode == tf.estimator.ModeKeys.TRAIN)
+    logits = tf.keras.layers.Dense(1, name="head")(net)
+    '''
+    cls = flat(model_class(converted(program(forward=forward))))
+    assert ('self.hidden = keras.layers.Dense(units=8, activation="relu", kernel_initializer="he_normal", '
+            'name="dense")') in cls
+    assert 'self.dropout = keras.layers.Dropout(rate=0.5, name="dropout")' in cls
+    assert 'self.head = keras.layers.Dense(units=1, name="head")' in cls
+    assert "net = self.hidden(x)" in cls and "net = self.dropout(net, training=training)" in cls
+    assert "logits = self.head(net)" in cls
+
+
+def test_keras_and_v1_layers_mixed_block():
+    forward = '''
+    x = tf.keras.layers.Dense(4)(features["x"])
+    logits = tf.compat.v1.layers.dense(x, 1)
+    '''
+    result = blocked(program(forward=forward))
+    assert codes(result) == {"TFM101"} and "dense/kernel_1" in message(result)
+
+
+def test_tf1_namespace_layers_with_loop():
+    fn = '''
+    def model_fn(features, labels, mode, params):
+        net = features["x"]
+        for units in params["hidden_units"]:
+            net = tf.layers.dense(net, units, activation=tf.nn.relu)
+        logits = tf.layers.dense(net, 1)
+        loss = tf.losses.mean_squared_error(labels, logits)
+        train_op = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    '''
+    out = flat(converted(program(body=fn, header="import tensorflow.compat.v1 as tf")))
+    assert "keras.layers.Dense(units=units, activation=tf.nn.relu, name=tf1_name(\"dense\"))" in out
+    assert "tf.layers" not in out
+
+
+def test_premade_custom_estimator_example_shape():
+    """The shape of TensorFlow's custom_estimator.py example (minus feature columns)."""
+    src = program(body='''
+    def my_model(features, labels, mode, params):
+        net = features["x"]
+        for units in params["hidden_units"]:
+            net = tf.compat.v1.layers.dense(net, units=units, activation=tf.nn.relu)
+        logits = tf.compat.v1.layers.dense(net, params["n_classes"], activation=None)
+        predicted_classes = tf.argmax(logits, 1)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            predictions = {
+                "class_ids": predicted_classes[:, tf.newaxis],
+                "probabilities": tf.nn.softmax(logits),
+                "logits": logits,
+            }
+            return tf.estimator.EstimatorSpec(mode, predictions=predictions)
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+        accuracy = tf.compat.v1.metrics.accuracy(labels=labels, predictions=predicted_classes, name="acc_op")
+        metrics = {"accuracy": accuracy}
+        tf.compat.v1.summary.scalar("accuracy", accuracy[1])
+        if mode == tf.estimator.ModeKeys.EVAL:
+            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+        assert mode == tf.estimator.ModeKeys.TRAIN
+        optimizer = tf.compat.v1.train.AdagradOptimizer(learning_rate=0.1)
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ''', estimator='est = tf.estimator.Estimator(model_fn=my_model, config=config, params={"hidden_units": [10, 10], "n_classes": 3})')
+    out = flat(converted(src))
+    assert '"class_ids": tf.argmax(logits, 1)[:, tf.newaxis],' in out
+    assert "predicted_classes" not in out  # read only by predictions and metrics, where it is written out
+    assert 'keras.metrics.SparseCategoricalAccuracy(name="accuracy")' in out
+    assert "for units, dense_layer in zip(params[\"hidden_units\"], self.dense_layers):" in out
+
+
+def test_assert_on_something_else_blocks():
+    result = blocked(program(middle="assert params is not None"))
+    assert codes(result) == {"TFM501"} and "only asserts on mode" in message(result)
