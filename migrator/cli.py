@@ -35,12 +35,14 @@ def rewrite(
     exclude: list[str] = typer.Option([], "--exclude", help="Directory or file names to skip (repeatable)."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: CPU count)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    explain: bool = typer.Option(False, "--explain", help="Print the migration plan (JSON: each Estimator, its "
+                                 "model_fn, config, strategy, target, uses, removed statements, blockers); write nothing."),
 ) -> None:
     """Rewrite Estimator programs into TF2 programs.
 
     Exit 0: done (or nothing to do); 1: a file needs manual work, or (--check/--diff) would change; 2: error.
     """
-    from tfmigrate.rewrite_command import run_rewrite
+    from tfmigrate.rewrite_command import run_explain, run_rewrite
 
     if target not in TARGETS:
         raise typer.BadParameter(f"--target must be one of {', '.join(TARGETS)}")
@@ -50,6 +52,8 @@ def rewrite(
         raise typer.BadParameter("--diff and --check are exclusive")
     if out and (diff or check):
         raise typer.BadParameter("--out writes files; it cannot be combined with --diff or --check")
+    if explain:
+        raise typer.Exit(run_explain(paths, target, strategy, tuple(exclude)))
     raise typer.Exit(run_rewrite(paths, target, strategy, diff, check, out, tuple(exclude), jobs or None, quiet))
 
 

@@ -6,6 +6,7 @@ The engine knows no TensorFlow API: migrations come from `tfmigrate.rules.MIGRAT
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,15 +168,19 @@ def migrate_paths(
     from tfmigrate.rules import PROJECT_WORDS
 
     items = [str(p) for p in paths]
-    units: dict[str, list[str]] = {}
+    candidates: dict[str, bytes] = {}
     for path in items:
         try:
             with open(path, "rb") as fh:
-                together = any(word in fh.read() for word in PROJECT_WORDS)
+                data = fh.read()
         except OSError:
-            together = False
-        key = f"root:{_source_root(Path(path))}" if together else f"file:{path}"
-        units.setdefault(key, []).append(path)
+            continue
+        if any(word in data for word in PROJECT_WORDS):
+            candidates[path] = data
+    grouped = _link_by_imports(candidates)
+    units: dict[str, list[str]] = {}
+    for path in items:
+        units.setdefault(grouped.get(path, path), []).append(path)
     work = [(unit, options) for unit in units.values()]
     jobs = jobs or os.cpu_count() or 1
     results: dict[str, FileResult] = {}
@@ -196,11 +201,52 @@ def migrate_paths(
     return [results[p] for p in items]
 
 
-def _source_root(path: Path) -> Path:
-    parent = path.resolve().parent
-    while (parent / "__init__.py").exists():
-        parent = parent.parent
-    return parent
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w., \t()*]+)|import[ \t]+([\w., \t]+))",
+                     re.MULTILINE)
+
+
+def _link_by_imports(datas: dict[str, bytes]) -> dict[str, str]:
+    """Group files that import one another (a textual scan, before any parse): path → its unit's key.
+
+    A model_fn can only come from another file through an import of it, so files that import no other file of
+    the run stay units of their own and run in parallel. Relative imports link a file to its whole package."""
+    names: dict[str, str] = {}
+    packages: dict[str, str] = {}
+    for path in datas:
+        name, _ = module_name_for(Path(path))
+        names[name] = path
+        packages[path] = name.rpartition(".")[0] if not path.endswith("__init__.py") else name
+    parent = {p: p for p in datas}
+
+    def find(p: str) -> str:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    def union(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    for path, data in datas.items():
+        for frm, what, plain in _IMPORT.findall(data):
+            targets = []
+            if plain:
+                targets = [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]
+            else:
+                base = frm.decode(errors="replace")
+                if base.startswith("."):
+                    for other, package in packages.items():
+                        if package == packages[path] and other != path:
+                            union(path, other)
+                    continue
+                items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",") if w.strip(" ()\t")]
+                targets = [base, *(f"{base}.{w}" for w in items if w != "*")]
+            for target in targets:
+                for name, other in names.items():
+                    if other != path and name and (name == target or name.endswith("." + target)
+                                                   or target.startswith(name + ".")):
+                        union(path, other)
+    return {p: find(p) for p in datas}
 
 
 def _migrate_unit(args: tuple[list[str], Options]) -> list[FileResult]:
@@ -253,3 +299,23 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
             results[path] = FileResult(path, "blocked", result.source, result.source,
                                        diagnostics=[diag], linked=result.linked)
     return [results[p] for p in datas]
+
+
+def explain_paths(paths: Iterable[Path], options: Options) -> list[dict]:
+    """Index the files that may hold Estimator code as one program and return the rules' plan (plain data)."""
+    from tfmigrate.rules import PROJECT_WORDS, explain
+
+    program = Program()
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            continue
+        if not any(word in data for word in PROJECT_WORDS):
+            continue
+        got = parse_source(data, str(path))
+        if isinstance(got, FileResult):
+            continue
+        name, is_package = module_name_for(Path(path))
+        program.add(FileIndex(got[2], str(path), name or None, is_package))
+    return explain(program, options)

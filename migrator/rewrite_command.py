@@ -101,6 +101,21 @@ def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet)
     return _exit_code(results, writing=not (diff or check))
 
 
+def run_explain(paths, target, strategy, exclude) -> int:
+    """Print the plan the rules make for these files as JSON; exit 1 if something blocks, else 0."""
+    import json
+
+    from .engine import explain_paths
+
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        _say(f"error: no such file or directory: {', '.join(missing)}")
+        return 2
+    plan = explain_paths(discover(paths, exclude), Options(target=target, strategy=strategy))
+    print(json.dumps(plan, indent=2))
+    return 1 if plan and plan[-1]["blockers"] else 0
+
+
 class _Progress:
     """A one-line counter on stderr for long runs (only on a terminal, only for many files)."""
 

@@ -61,3 +61,23 @@ def _migrate(module, context):
 
 
 MIGRATIONS = (_migrate,)
+
+
+def explain(program, options) -> list[dict]:
+    """The migration plan of a program as plain data (`tfmigrate rewrite --explain`)."""
+    from tfmigrate.engine import position_in
+
+    from .driver import explain as _explain
+    from .program import analysis_for
+
+    class _Context:  # what analysis_for reads
+        def __init__(self):
+            self.program, self.options = program, options
+
+    def locate(node) -> str:
+        file = program.file_of(node) if node is not None else None
+        if file is None:
+            return "?"
+        return f"{file.path}:{position_in(file.module, node)[0]}"
+
+    return _explain(analysis_for(_Context()), locate)

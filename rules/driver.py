@@ -37,7 +37,7 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
     "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
     "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
-    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
+    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu", "contrib.tpu.TPUEstimator": "tpu",
     "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
     "estimator.experimental.RNNEstimator": "canned",
 }
@@ -139,7 +139,8 @@ class Analysis:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
         for file in self.program.files:
             for call in file.calls:
-                self._guard(self._use, call, file)
+                if self._guard(self._use, call, file) is False:
+                    self._failed.add(id(call))  # reported; the Estimator's holder check skips it
         self.finish()
         return self
 
@@ -471,7 +472,7 @@ class Analysis:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {_what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))
         for site in self.sites:
-            self._guard(self._holders, site, covered | gone)
+            self._guard(self._holders, site, covered | gone | self._failed)
 
     def _dead_argument(self, name: cst.Name, covered: set[int]) -> bool:
         """`helper(config, ...)` where helper reads its parameter only in converted code: the parameter and the
@@ -717,16 +718,8 @@ class Emitter:
                 if key in site.run_config:
                     self.notes.append((CODE, f"RunConfig({key}=...) dropped: {why}", site.run_config[key].node))
             edits.replace(site.call, f"{builder}({site.params})")
-            after = []
-            holder = _assigned_name(stmt, site.call)
-            sample = self.first_input(site)
-            if holder is not None and sample is not None:
-                try:
-                    data = self.keras_data(sample[0], site, site.call, sample[1])
-                    after.append(f"{holder}(next(iter({data}))[0])")
-                except Blocked:
-                    pass  # built on the first batch of fit instead
-            edits.wrap(stmt, f"with {strategy_name}.scope():", after)
+            build = self.build_at_site(site)
+            edits.wrap(stmt, f"with {strategy_name}.scope():", [build] if build else [])
         else:
             kwargs = [f"{k}={self.render(site.run_config[k], site.call, 'RunConfig(' + k + ')')}" for k in
                       ("model_dir", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps")
@@ -734,6 +727,29 @@ class Emitter:
             edits.replace(site.call, wrap_call(f"{builder}({', '.join([strategy_name, site.params, *kwargs])})", "", width=80))
         if lines:
             edits.insert_before(stmt, lines)
+
+    def build_at_site(self, site: Site) -> str | None:
+        """`est(next(iter(data))[0])` right where the model is built, when the training data is visible there:
+        the variables (TF1 names) exist before fit, so BackupAndRestore can restore them."""
+        holder = _assigned_name(site.statement, site.call)
+        sample = self.first_input(site)
+        if holder is None or sample is None:
+            return None
+        try:
+            data = self.keras_data(sample[0], site, site.call, sample[1])
+        except Blocked:
+            return None
+        return f"{holder}(next(iter({data}))[0])"
+
+    def build_before_fit(self, site: Site, use: Use, edits) -> None:
+        """Otherwise the first fit builds it first, under the strategy the model was created in."""
+        if self.build_at_site(site) is not None or use is not next((u for u in site.uses if u.train), None):
+            return
+        receiver = code(use.receiver)
+        data = self.keras_data(use.train["input_fn"], site, use.call, "train")
+        edits.insert_before(self.file.statement_of(use.call), [
+            f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
+            f"    {receiver}(next(iter({data}))[0])"])
 
     def free_name(self, base: str, at: cst.CSTNode) -> str:
         name, n = base, 1
@@ -847,6 +863,8 @@ class Emitter:
 
     def use(self, site: Site, use: Use, edits) -> None:
         stmt = self.file.statement_of(use.call)
+        if site.target == "keras" and use.train and "model_dir" in site.run_config:
+            self.build_before_fit(site, use, edits)
         if use.kind == "train":
             edits.replace(use.call, self.train_text(site, use))
         elif use.kind == "evaluate":
@@ -904,3 +922,32 @@ def _is_atom_text(node) -> bool:
 
 def _callable(text: str, node) -> str:
     return text if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({text})"
+
+
+def explain(analysis: Analysis, locate) -> list[dict]:
+    """The plan as plain data (what `tfmigrate rewrite --explain` prints): each Estimator, what configures and
+    drives it, what goes away, and every blocker. `locate(node) -> "path:line"`."""
+    def text(v) -> str:
+        if isinstance(v, Choice):
+            return f"{code(v.body.node)} if {code(v.test.node)} else {code(v.orelse.node)}"
+        env = ", ".join(f"{k}={code(x.node)}" for k, x in v.env)
+        return code(v.node) + (f"  [with {env}]" if env else "")
+
+    out = []
+    for site in analysis.sites:
+        fn = site.model_fn.node
+        out.append({
+            "estimator": locate(site.call),
+            "model_fn": f"{fn.name.value} at {locate(fn)}" + (" (closure in a factory)" if site.factory else ""),
+            "target": site.target,
+            "strategy": {"kinds": sorted(site.strategy.kinds), "tf2": site.strategy.expression.replace(
+                "__tfmigrate_tf__", "tf"), "tf1_ran_under": sorted(site.original_kinds or [])},
+            "params": site.params,
+            "run_config": {k: text(v) for k, v in site.run_config.items()},
+            "uses": [{"kind": u.kind, "at": locate(u.call),
+                      **{f"train.{k}": text(v) for k, v in u.train.items()},
+                      **{f"evaluate.{k}": text(v) for k, v in u.evaluate.items()}} for u in site.uses],
+            "removed": sorted({locate(b.statement) for b in site.consumed}),
+        })
+    out.append({"blockers": [f"{locate(e.node)}: {e.code} {e.message}" for e in analysis.errors]})
+    return out

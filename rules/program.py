@@ -11,6 +11,7 @@ import dataclasses
 from functools import lru_cache
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
@@ -163,7 +164,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if not mine:
         if errors:
             _raise(errors, file, program)
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file))
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
         return module
     names = TFNames(program=program, file=file)
 
@@ -339,16 +340,47 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-def _refuse_leftover_estimator(module: cst.Module, names: TFNames) -> None:
-    """A file that uses tf.estimator without an Estimator we convert is reported, not half-migrated."""
+_ESTIMATOR_WORDS = {"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec", "model_to_estimator",
+                    "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"}
+
+
+def _estimator_api(path: str | None) -> bool:
+    if not path:
+        return False
+    parts = path.split(".")
+    return parts[0] == "estimator" or "estimator" in parts or any(p.endswith(("Estimator", "EstimatorSpec"))
+                                                                  for p in parts)
+
+
+def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None) -> None:
+    """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
+    under tf.estimator (or contrib/keras estimators), or an Estimator-looking name rooted in nothing this file
+    binds (TensorFlow reached through a module tfmigrate cannot see)."""
+    errors = []
 
     class _Find(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
-            if path and path.startswith("estimator.") and path.split(".")[1] in ("Estimator", "EstimatorSpec", "train_and_evaluate"):
-                raise Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) is built in this file; "
-                                              "migrate the file that builds it", node)
+            if _estimator_api(path):
+                errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts; migrate it together with the files that build "
+                                                      "and drive the Estimator", node))
+                return False
+            if path is None and program is not None:
+                full = get_full_name_for_node(node)
+                parts = full.split(".") if full else []
+                if len(parts) > 1 and _ESTIMATOR_WORDS & set(parts[1:]) and not program.lookup(parts[0], node, file):
+                    errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
+                                                    "bound in this file (imported through code tfmigrate cannot see); "
+                                                    "import TensorFlow explicitly and re-run", node))
+                    return False
             return True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            path = names.of(node)
+            if _estimator_api(path) and path != "estimator":
+                errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts", node))
 
         def visit_Import(self, node) -> bool:
             return False
@@ -357,6 +389,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames) -> None:
             return False
 
     module.visit(_Find())
+    if errors:
+        raise Blocked.many(errors[:20])
 
 
 def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:

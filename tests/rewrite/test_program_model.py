@@ -1,0 +1,148 @@
+"""The program model (migrator/model.py) and what it lets the driver do: names resolved by meaning, every blocker
+reported, no Estimator file passed over silently, the plan printed by --explain."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import libcst as cst
+
+from _helpers import blocked, converted, program, rewrite
+from tfmigrate.model import FileIndex, Program, Value, code
+
+
+def _index(src: str):
+    module = cst.parse_module(textwrap.dedent(src))
+    index = FileIndex(module, "m.py", "m")
+    return Program([index]), index
+
+
+def _call(index, text):
+    return next(c for c in index.calls if code(c.func) == text)
+
+
+def test_resolves_through_helpers_parameters_and_tuple_unpacking():
+    program, index = _index('''
+        import tensorflow as tf
+
+        def get_config(model_dir):
+            return tf.estimator.RunConfig(model_dir=model_dir)
+
+        def specs(steps):
+            return tf.estimator.TrainSpec(f, steps), 7
+
+        def main(args):
+            config = get_config(args.model_dir)
+            train, _ = specs(args.steps)
+            use(config, train)
+        ''')
+    use = _call(index, "use")
+    config = program.resolve(Value(use.args[0].value, index))
+    assert code(config.node) == "tf.estimator.RunConfig(model_dir=model_dir)"
+    model_dir = Value(config.node.args[0].value, config.value.file, config.value.env)
+    assert program.render(model_dir, use, index) == "args.model_dir"
+    train = program.resolve(Value(use.args[1].value, index))
+    assert code(train.node) == "tf.estimator.TrainSpec(f, steps)"
+    assert program.qualified(train.node.func, index) == "tensorflow.estimator.TrainSpec"
+
+
+def test_a_name_with_two_reaching_values_is_ambiguous_and_a_dominating_one_is_not():
+    program, index = _index('''
+        def main(flag):
+            x = 1
+            if flag:
+                x = 2
+            use(x)
+            y = 1
+            y = 2
+            use2(y)
+        ''')
+    assert len(program.resolve(Value(_call(index, "use").args[0].value, index)).ambiguous) == 2
+    assert code(program.resolve(Value(_call(index, "use2").args[0].value, index)).node) == "2"
+
+
+def test_local_import_and_shadowing_follow_scopes():
+    program, index = _index('''
+        def main():
+            import tensorflow as tf
+            tf.estimator.Estimator(f)
+
+        def other(tf):
+            tf.estimator.Estimator(f)
+        ''')
+    first, second = [c for c in index.calls if code(c.func) == "tf.estimator.Estimator"]
+    assert program.qualified(first.func, index) == "tensorflow.estimator.Estimator"
+    assert program.qualified(second.func, index) is None
+
+
+def test_partial_and_factory_closures_are_functions():
+    program, index = _index('''
+        import functools
+
+        def input_fn(salt, params):
+            pass
+
+        def make(salt):
+            def inner():
+                return salt
+            return inner
+
+        use(functools.partial(input_fn, 3), make(1))
+        ''')
+    call = _call(index, "use")
+    partial = program.function_of(Value(call.args[0].value, index))
+    assert partial.node.name.value == "input_fn" and partial.bound == ("salt",)
+    closure = program.function_of(Value(call.args[1].value, index))
+    assert closure.node.name.value == "inner"
+
+
+def test_every_blocker_is_reported_each_on_its_own_line():
+    drive = """
+    est.train(input_fn=train_input_fn, max_steps=5, hooks=[h])
+    est.predict(input_fn=eval_input_fn)
+    est.export_saved_model("/tmp/x", serving_fn)
+    """
+    result = blocked(program(drive=drive))
+    lines = {d.line for d in result.diagnostics if d.severity == "error"}
+    assert len(lines) >= 3, [d.format() for d in result.diagnostics]
+    messages = " ".join(d.message for d in result.diagnostics)
+    assert "hooks" in messages and "predict" in messages and "export_saved_model" in messages
+
+
+def test_estimator_built_at_module_level_positionally_converts():
+    src = program()
+    src = src[:src.index("def main():")] + (textwrap.dedent('''\
+        if __name__ == "__main__":
+            est = tf.estimator.Estimator(model_fn, "/tmp/m", tf.estimator.RunConfig(tf_random_seed=1), {"lr": 0.1})
+            est.train(lambda: train_input_fn(), max_steps=10)
+        '''))
+    out = converted(src)
+    assert "build_model(" in out and ".fit(" in out and "tf.estimator" not in out
+
+
+def test_tpu_contrib_and_unbound_estimator_names_are_flagged_not_passed_over():
+    tpu = "import tensorflow as tf\n\nest = tf.contrib.tpu.TPUEstimator(model_fn=f, use_tpu=False)\n"
+    assert {d.code for d in blocked(tpu).diagnostics} == {"TFM603"}
+    unbound = ("from tensorflow.keras import Sequential\n\nmodel = Sequential()\n"
+               "est = tf.keras.estimator.model_to_estimator(model)\n")
+    assert {d.code for d in blocked(unbound).diagnostics} == {"TFM604"}
+    spec_only = "import tensorflow as tf\n\ndef model_fn(features, labels, mode):\n" \
+                "    return tf.estimator.EstimatorSpec(mode)\n"
+    assert rewrite(spec_only).status == "blocked"
+
+
+def test_explain_prints_the_plan(tmp_path):
+    path = tmp_path / "prog.py"
+    path.write_text(program())
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--explain", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    site = plan[0]
+    assert site["model_fn"].startswith("model_fn at ") and site["target"] == "keras"
+    assert site["run_config"]["model_dir"] == '"/tmp/tfm-test"'
+    assert [u["kind"] for u in site["uses"]] == ["train_and_evaluate"]
+    assert plan[-1] == {"blockers": []}
+    assert path.read_text() == program()  # --explain writes nothing
