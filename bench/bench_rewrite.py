@@ -7,6 +7,7 @@ Corpora (built in a temp dir):
             plain Python modules of ~--lines lines that never mention tensorflow (a typical monorepo)
 
 Measured per corpus (wall and CPU, CPU includes worker processes):
+  tf_upgrade_v2                   the TF 2.15 environment's tf_upgrade_v2 over the same tree (when it is built)
   tfmigrate -j1 / tfmigrate -jN   the console script, `rewrite --check -q` (prefilter, parse, migrate, render)
   libcst naive                    single process: parse_module + MetadataWrapper.resolve(QualifiedNameProvider) + render
   ast.parse                       single process: read + ast.parse (the floor for "looks at every file")
@@ -143,6 +144,24 @@ def run_libcst(files: list[Path]) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - cpu0
 
 
+def tf_upgrade_v2() -> Path | None:
+    """tf_upgrade_v2 from the legacy (TF 2.15) environment tfmigrate builds, if it is there."""
+    home = Path(os.environ.get("TFMIGRATE_HOME", Path.home() / ".cache" / "tfmigrate"))
+    path = home / "envs" / "legacy" / "bin" / "tf_upgrade_v2"
+    return path if path.exists() else None
+
+
+def run_tf_upgrade(tool: Path, root: Path) -> tuple[float, float]:
+    """tf_upgrade_v2 over the same tree (it renames symbols only; its CPU includes importing TensorFlow)."""
+    out = Path(tempfile.mkdtemp(prefix="tfmigrate-bench-upgrade-"))
+    cpu0, t0 = children_cpu(), time.perf_counter()
+    subprocess.run([str(tool), "--intree", str(root), "--outtree", str(out / "tree"), "--reportfile",
+                    str(out / "report.txt")], capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
+    shutil.rmtree(out, ignore_errors=True)
+    return wall, cpu
+
+
 def run_ast(files: list[Path]) -> tuple[float, float]:
     cpu0, t0 = time.process_time(), time.perf_counter()
     for f in files:
@@ -181,6 +200,8 @@ def main() -> None:
             measures[f"tfmigrate -j{jobs} (default)" if not args.jobs else f"tfmigrate -j{jobs}"] = run_tfmigrate(root, None if not args.jobs else jobs)[:2]
             measures["libcst naive (1 proc)"] = run_libcst(files)
             measures["ast.parse floor (1 proc)"] = run_ast(files)
+            if tf_upgrade_v2() is not None:
+                measures["tf_upgrade_v2 (TF 2.15 env)"] = run_tf_upgrade(tf_upgrade_v2(), root)
             base_wall, base_cpu = measures["libcst naive (1 proc)"]
             for method, (wall, cpu) in measures.items():
                 rows.append((name, len(files), n_tf, kloc, method, wall, cpu, len(files) / wall, kloc / wall, kloc / cpu,

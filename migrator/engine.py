@@ -38,6 +38,7 @@ class Context:
     program: Program | None = None  # the files migrated together (a package); built on demand for one file
     file: FileIndex | None = None
     linked: set[str] = field(default_factory=set)  # other files this file's migration depends on (all or none)
+    text_replacements: list[tuple[str, str]] = field(default_factory=list)
 
     def note(self, code: str, message: str, node: cst.CSTNode | None = None) -> None:
         self.notes.append((code, message, node))
@@ -51,6 +52,10 @@ class Context:
                 self.program = Program()
             self.program.add(self.file)
         return self.file
+
+    def replace_text(self, old: str, new: str) -> None:
+        """A textual swap applied to the rendered output (for unique placeholders a rule generated)."""
+        self.text_replacements.append((old, new))
 
     def link(self, *paths: str) -> None:
         self.linked.update(paths)
@@ -124,6 +129,8 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     position = _Positions(module)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     out_text = new.code
+    for old, replacement in context.text_replacements:
+        out_text = out_text.replace(old, replacement)
     if out_text == text:
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     try:

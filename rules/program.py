@@ -208,8 +208,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if not any(sites[0].model_fn.file is file for sites in by_fn.values()) and not mine:
         return module
     alias, imported = _tf2_alias(module, table)
-    new_module = _fix_imports(new_module, table, alias, imported,
-                              _KERAS_TF_KERAS if _uses_ps(by_fn, parameter_server, file, mine) else _KERAS)
+    new_module, tf_name = _fix_imports(new_module, table, alias, imported,
+                                       _KERAS_TF_KERAS if _uses_ps(by_fn, parameter_server, file, mine) else _KERAS)
+    # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
+    # docstrings and comments); done once by the engine, no re-parse
+    context.replace_text(TF, tf_name)
     for code, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file)]:
         context.note(code, message, node)
     return new_module
@@ -460,7 +463,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
-    return cst.parse_module(module.code.replace(TF, tf_name))
+    return module, tf_name
 
 
 def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
