@@ -440,6 +440,10 @@ class Program:
         self.files.append(index)
         if index.module_name:
             self.by_module[index.module_name] = index
+            # a script imports its siblings by their short names (its directory is on sys.path)
+            parts = index.module_name.split(".")
+            for i in range(1, len(parts)):
+                self.by_module.setdefault(".".join(parts[i:]), index)
         self._call_sites, self._built = None, False
 
     def file_of(self, node: cst.CSTNode) -> FileIndex | None:

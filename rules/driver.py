@@ -229,7 +229,7 @@ class Analysis:
                                 "functools.partial; not converted yet", args["model_fn"].node)
         factory = None
         if fn.file.scope_of(fn.node).kind != "module":
-            factory = closure_factory(fn)
+            factory = closure_factory(fn) or _same_function(fn, call, file)
             if factory is None:
                 raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function that does "
                                     "not simply return it; define it at module level or in a factory that ends "
@@ -375,12 +375,17 @@ class Analysis:
             if steps is None and "steps" in args:
                 steps = args["steps"]
                 self.notes.append((CODE, "train(steps=N) converted as max_steps=N (the same on a fresh model_dir)", call))
-            if steps is None or "input_fn" not in args or is_literal(steps.node, None):
-                raise Blocked(CODE, "train() needs input_fn and max_steps (or steps); without them it trains "
-                                    "forever", call)
+            if "input_fn" not in args:
+                raise Blocked(CODE, "train() without input_fn", call)
+            if steps is None or is_literal(steps.node, None):
+                steps = None
+                _until_end_of_input(site, call)
             if isinstance(file.parent(call), cst.Expr) is False and not self._value_unused(call, file):
                 raise Blocked(CODE, "the value of estimator.train() (the Estimator itself) is used; not converted", call)
-            site.uses.append(Use("train", call, file, func.value, train={"input_fn": args["input_fn"], "max_steps": steps}))
+            train = {"input_fn": args["input_fn"]}
+            if steps is not None:
+                train["max_steps"] = steps
+            site.uses.append(Use("train", call, file, func.value, train=train))
         elif method == "evaluate":
             args = bind_values(call, _EVALUATE, "evaluate", file)
             extra = set(args) - {"input_fn", "steps", "name"}
@@ -416,7 +421,8 @@ class Analysis:
         if "input_fn" not in args:
             raise Blocked(CODE, f"{what} without input_fn", node)
         if what == "TrainSpec" and ("max_steps" not in args or is_literal(args["max_steps"].node, None)):
-            raise Blocked(CODE, "TrainSpec without max_steps trains forever; give max_steps to migrate", node)
+            args.pop("max_steps", None)
+            _until_end_of_input(site, node)
         return args
 
     # ---- what goes away --------------------------------------------------------------------------------------
@@ -598,6 +604,29 @@ def closure_factory(fn: FunctionRef):
     return scope.node, returns[0]
 
 
+def _until_end_of_input(site: Site, node) -> None:
+    """Training without max_steps ran until the input_fn's data ended (forever on a repeated dataset): one Keras
+    epoch over the same data does the same; the custom loop counts steps and needs max_steps."""
+    if site.target != "keras":
+        raise Blocked(CODE, "training without max_steps runs until the input data ends; the custom training loop "
+                            f"({site.target} target) needs max_steps: give it, or use a single-process strategy "
+                            "with --target keras", node)
+
+
+def _same_function(fn: FunctionRef, call: cst.Call, file: FileIndex):
+    """(enclosing def, None) when the model_fn is defined in the function that also builds the Estimator (at any
+    depth below it): the model is built there, under the name the builder gets."""
+    outer = fn.file.scope_of(fn.node)
+    if fn.file is not file or outer.kind != "function":
+        return None
+    scope = file.scope_of(call)
+    while scope is not None and scope is not outer:
+        scope = scope.parent
+    if scope is None or file.orders.get(id(fn.node), 0) > file.orders.get(id(call), 0):
+        return None
+    return outer.node, None
+
+
 def _explicit_self(call: cst.Call) -> bool:
     """`tf.estimator.Estimator.__init__(self, ...)` passes self; `super().__init__(...)` does not."""
     return not (isinstance(call.func.value, cst.Call) and isinstance(call.func.value.func, cst.Name)
@@ -676,6 +705,8 @@ class Emitter:
 
     def builder(self, site: Site) -> str:
         name = self.builders[id(site.model_fn.node)]
+        if site.factory is not None and site.factory[1] is None:  # defined in the function that builds it
+            return name
         if site.factory is not None:  # the factory now returns the builder: call what the program wrote
             text = self.render(Value(site.model_fn_expr, site.file), site.call, "model_fn")
             return text if isinstance(site.model_fn_expr, (cst.Name, cst.Attribute, cst.Call)) else f"({text})"
@@ -841,11 +872,13 @@ class Emitter:
     def train_text(self, site: Site, use: Use) -> str:
         receiver = code(use.receiver)
         at = use.call
-        steps = self.render(use.train["max_steps"], at, "max_steps")
+        steps = self.render(use.train["max_steps"], at, "max_steps") if "max_steps" in use.train else None
         if site.target == "keras":
             plan = self.plans[id(site.model_fn.node)]
             data = self.keras_data(use.train["input_fn"], site, at, "train")
-            return wrap_call(f"{receiver}.fit({data}, epochs=1, steps_per_epoch={steps}, "
+            # no max_steps: the Estimator trained until the input ended, as one epoch over it does
+            per_epoch = f"steps_per_epoch={steps}, " if steps is not None else ""
+            return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)

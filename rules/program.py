@@ -111,6 +111,9 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
     body = list(cst.parse_module(text).visit(_ReplacePlaceholder(plan.call_body)).body)
     body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
+    # blank separator lines carry no indentation (placed in a function body they would get its indent)
+    body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
+                                             for line in stmt.leading_lines]) for stmt in body]
     return body
 
 
@@ -197,7 +200,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         raise Blocked.many([blocked])
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
-        if fn.file is file and sites[0].factory is not None:
+        if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,

@@ -146,3 +146,43 @@ def test_explain_prints_the_plan(tmp_path):
     assert [u["kind"] for u in site["uses"]] == ["train_and_evaluate"]
     assert plan[-1] == {"blockers": []}
     assert path.read_text() == program()  # --explain writes nothing
+
+
+def test_model_fn_defined_in_the_function_that_builds_the_estimator():
+    src = textwrap.dedent('''\
+        import tensorflow as tf
+
+
+        def main(hidden, steps):
+            def input_fn():
+                return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1).repeat()
+
+            def model_fn(features, labels, mode):
+                logits = tf.compat.v1.layers.dense(features["x"], hidden)
+                loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+                train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+                    loss, global_step=tf.compat.v1.train.get_global_step())
+                return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+            est = tf.estimator.Estimator(model_fn)
+            est.train(input_fn, max_steps=steps)
+        ''')
+    out = converted(src)
+    assert "    class Model(keras.Model):" in out and "units=hidden" in out
+    assert "        est = build_model({})" in out and "\n    \n" not in out
+
+
+def test_script_importing_its_sibling_by_short_name(tmp_path):
+    """`import model` next to the script (its directory is on sys.path), even inside a package directory."""
+    from tfmigrate.engine import Options, migrate_paths
+
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "model.py").write_text(program().split("def main():")[0])
+    driver = program().split("def main():")[1].replace("model_fn=model_fn", "model_fn=model.model_fn")
+    driver = driver.replace("input_fn=train_input_fn", "input_fn=model.train_input_fn")
+    driver = driver.replace("input_fn=eval_input_fn", "input_fn=model.eval_input_fn")
+    (tmp_path / "main.py").write_text("import tensorflow as tf\n\nimport model\n\n\ndef main():" + driver)
+    results = migrate_paths([tmp_path / "main.py", tmp_path / "model.py"], Options(), jobs=1)
+    assert [r.status for r in results] == ["changed", "changed"], [d.format() for r in results for d in r.diagnostics]
+    assert "model.build_model(" in results[0].output.decode()
+    assert "class Model(keras.Model)" in results[1].output.decode()

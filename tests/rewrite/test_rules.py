@@ -510,16 +510,28 @@ def test_run_config_unconvertible_blocks(run_config):
     assert codes(blocked(program(run_config=run_config))) == {"TFM601"}
 
 
-def test_train_spec_without_max_steps_blocks():
+def test_train_spec_without_max_steps_trains_one_pass_over_the_input():
+    """Without max_steps the Estimator trained until the input ended: one Keras epoch over the same data."""
+    drive = '''
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn)
+    tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    '''
+    fit = section(main_block(converted(program(drive=drive))), "    est.fit(", "    est.evaluate(")
+    assert "epochs=1" in fit and "steps_per_epoch" not in fit
+
+
+def test_train_spec_without_max_steps_blocks_the_custom_loop():
     drive = '''
     train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn)
     eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn)
     tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
     '''
     src = program(drive=drive)
-    result = blocked(src)
+    result = blocked(src, target="ctl")
     assert codes(result) == {"TFM601"}
     assert "TrainSpec" in src.splitlines()[result.diagnostics[0].line - 1]
+    assert "until the input data ends" in result.diagnostics[0].message
 
 
 @pytest.mark.parametrize("drive", [
