@@ -5,6 +5,14 @@ config, specs, input functions, where values come from, import style, model_fn b
 `render(shape)` turns it into source text: {relative path: text}, one file or a `trainer/` package.
 `migrate(shape)` runs tfmigrate on it and returns an `Outcome` with everything the properties and report need.
 
+`render(shape, runnable=True)` / `migrate(shape, runnable=True)` make a program meant to be *run* (by
+test_generated_run.py through `tfmigrate verify`): it also seeds Python's `random` (TF 2.15's compat.v1 layer
+initializers draw their seeds from it) and prints `final eval: ...` after training. Its data is the same small
+synthetic tf.data dataset built in the program, and `--steps` / `--model_dir` reach it when `values` is argparse
+or absl_flags. `runnable_problem(shape)` says why a shape cannot be run that way. The default (runnable=False)
+renders exactly what the property tests have always used. `draw_shape(rng)` draws a shape with a plain
+`random.Random`, under the same rules as `shapes()`, for fixed seeded samples.
+
 Every program also holds an unrelated module constant and helper (`UNRELATED_*`) that a rewrite must leave
 byte-identical; `unrelated_blocks(shape)` returns them per file.
 """
@@ -12,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import random
 import re
 import tempfile
 import textwrap
@@ -75,6 +84,27 @@ def shapes(draw) -> Shape:
     picked = {name: draw(st.sampled_from(values)) for name, values in DIMENSIONS.items() if name != "strategy"}
     picked["strategy"] = "none" if picked["config"] == "none" else draw(st.sampled_from(DIMENSIONS["strategy"]))
     return Shape(**picked)
+
+
+def draw_shape(rng: random.Random) -> Shape:
+    """One shape drawn with `rng`, under the rules of `shapes()`; deterministic for a seeded `random.Random`."""
+    picked = {name: rng.choice(values) for name, values in DIMENSIONS.items() if name != "strategy"}
+    picked["strategy"] = "none" if picked["config"] == "none" else rng.choice(DIMENSIONS["strategy"])
+    return Shape(**picked)
+
+
+def runnable_problem(shape: Shape) -> str | None:
+    """Why `render(shape, runnable=True)` cannot be run as one single-process program with `--steps N
+    --model_dir D`, or None when it can."""
+    if shape.layout != "single_file":
+        return "layout=package: verify runs one file"
+    if shape.strategy != "none":
+        return f"strategy={shape.strategy}: not a single-process run"
+    if shape.values == "constants":
+        return "values=constants: --steps / --model_dir do not reach the program (TRAIN_STEPS, MODEL_DIR are fixed)"
+    if shape.values == "argparse" and shape.site == "main_argv_absl_app":
+        return "values=argparse under absl.app.run: absl rejects the argparse flags (--steps) before main runs"
+    return None
 
 
 # ---- rendering -------------------------------------------------------------------------------------------------
@@ -351,8 +381,22 @@ def _params_expr(shape: Shape, vals: dict[str, str]) -> str:
     return f'{{"learning_rate": {vals["lr"]}, "hidden_units": {vals["hidden"]}, "batch_size": {vals["batch"]}}}'
 
 
-def _specs(shape: Shape, EST: str, vals: dict[str, str], m: str) -> tuple[str, str]:
-    """(module-level helpers, driver statements that train and evaluate `est`)."""
+_PRINT_RESULT = ('if result is not None and result[0] is not None:\n'
+                 '    print("final eval:", {k: float(v) for k, v in sorted(result[0].items())})\n')
+
+
+def _specs(shape: Shape, EST: str, vals: dict[str, str], m: str, runnable: bool = False) -> tuple[str, str]:
+    """(module-level helpers, driver statements that train and evaluate `est`). `runnable`: keep the result of
+    train_and_evaluate and print its evaluation (train_then_evaluate prints it in every program)."""
+    helper, run = _specs_plain(shape, EST, vals, m)
+    if runnable and shape.specs != "train_then_evaluate":
+        call = f"{EST}.train_and_evaluate("
+        assert run.count(call) == 1, run
+        run = run.replace(call, "result = " + call) + _PRINT_RESULT
+    return helper, run
+
+
+def _specs_plain(shape: Shape, EST: str, vals: dict[str, str], m: str) -> tuple[str, str]:
     if shape.specs == "helper_tuple":
         train, evaluate = _input_exprs(shape, "batch_size", m)
         helper = _dedent(f'''
@@ -380,7 +424,7 @@ def _specs(shape: Shape, EST: str, vals: dict[str, str], m: str) -> tuple[str, s
                 f'print("final eval:", results)\n')
 
 
-def _driver(shape: Shape, EST: str, V1: str, m: str) -> tuple[str, str]:
+def _driver(shape: Shape, EST: str, V1: str, m: str, runnable: bool = False) -> tuple[str, str]:
     """(module-level helpers, the code that runs the program at its site, through `if __name__ == ...`)."""
     vals = _values(shape)
     params = _params_expr(shape, vals)
@@ -399,10 +443,14 @@ def _driver(shape: Shape, EST: str, V1: str, m: str) -> tuple[str, str]:
             helpers.append(cfg_helpers)
         head, _, last = body.rstrip("\n").rpartition("\n")
         build = (head + "\n" if head else "") + f"est = {last}\n"
-    spec_helper, run = _specs(shape, EST, vals, m)
+    spec_helper, run = _specs(shape, EST, vals, m, runnable)
     if spec_helper:
         helpers.append(spec_helper)
     prologue = vals["prologue"] + f"{V1}.logging.set_verbosity({V1}.logging.INFO)\n"
+    if runnable:
+        # TF 2.15's compat.v1 layer initializers take their seeds from Python's `random` (see
+        # fixtures/regression_adagrad/original.py); RunConfig(tf_random_seed=42) alone does not fix them
+        prologue = vals["prologue"] + "random.seed(42)\n" + f"{V1}.logging.set_verbosity({V1}.logging.INFO)\n"
     work = build + run
     if shape.site == "with_block":
         work = "with contextlib.suppress(KeyboardInterrupt):\n" + _indent(work)
@@ -435,8 +483,8 @@ def _driver(shape: Shape, EST: str, V1: str, m: str) -> tuple[str, str]:
 
 def _imports(shape: Shape, code: str, header: str, extra: str = "") -> str:
     """The import block the code needs: stdlib modules it uses, numpy, absl, then TensorFlow (and the package)."""
-    std = [f"import {mod}\n" for mod in ("argparse", "contextlib", "functools", "os", "sys")
-           if re.search(rf"\b{mod}\.", code)]
+    std = [f"import {mod}\n" for mod in ("argparse", "contextlib", "functools", "os", "random", "sys")
+           if re.search(rf"\b{mod}\.", code) and (mod != "random" or re.search(r"(?<![\w.])random\.seed\(", code))]
     third = ["import numpy as np\n"] if re.search(r"\bnp\.", code) else []
     absl = [n for n in ("app", "flags") if (n == "app" and shape.site == "main_argv_absl_app" and "    app.run(main)" in code)
             or (n == "flags" and re.search(r"\bflags\.", code))]
@@ -452,8 +500,9 @@ def _assemble(imports: str, sections: list[str]) -> str:
     return "\n\n".join([imports.rstrip("\n") + "\n"] + [s.strip("\n") + "\n" for s in sections if s.strip()])
 
 
-def render(shape: Shape) -> dict[str, str]:
-    """{relative path: source}: `program.py`, or `trainer/__init__.py`, `trainer/model.py`, `trainer/task.py`."""
+def render(shape: Shape, runnable: bool = False) -> dict[str, str]:
+    """{relative path: source}: `program.py`, or `trainer/__init__.py`, `trainer/model.py`, `trainer/task.py`.
+    `runnable`: seed Python's `random` and print the final evaluation (see the module docstring)."""
     n = _names(shape)
     EST, V1 = n["EST"], n["V1"]
     model_consts = "TRAIN_SALT = 1201\nEVAL_SALT = 907\nBATCH_SIZE = 32\n"
@@ -461,7 +510,7 @@ def render(shape: Shape) -> dict[str, str]:
         model_consts += "N_CLASSES = 3\n"
     if shape.layout == "single_file":
         const, helper = unrelated_blocks(shape)
-        helpers, driver = _driver(shape, EST, V1, "")
+        helpers, driver = _driver(shape, EST, V1, "", runnable)
         sections = [model_consts, const, helper, _make_data(shape, V1), _input_fns(shape, EST), _model_fn(shape, EST, V1),
                     helpers, driver]
         code = "\n".join(sections)
@@ -472,7 +521,7 @@ def render(shape: Shape) -> dict[str, str]:
                       _model_fn(shape, EST, V1)]
     code = "\n".join(model_sections)
     model_src = _assemble(_imports(shape, code, n["header"]), model_sections)
-    helpers, driver = _driver(shape, EST, V1, "model.")
+    helpers, driver = _driver(shape, EST, V1, "model.", runnable)
     task_sections = [const_t, helper_t, helpers, driver]
     code = "\n".join(task_sections)
     task_src = _assemble(_imports(shape, code, n["header"], "\nfrom trainer import model\n"), task_sections)
@@ -532,8 +581,8 @@ def _run(sources: dict[str, str]) -> dict[str, FileResult]:
         return out
 
 
-def migrate(shape: Shape) -> Outcome:
-    sources = render(shape)
+def migrate(shape: Shape, runnable: bool = False) -> Outcome:
+    sources = render(shape, runnable)
     outcome = Outcome(shape, sources)
     try:
         outcome.results = _run(sources)
