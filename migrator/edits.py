@@ -48,9 +48,6 @@ class Edits:
         self._track(stmt)
         self.deleted.add(id(stmt))
 
-    def __bool__(self) -> bool:
-        return bool(self.expressions or self.statements or self.before or self.wraps or self.deleted)
-
     def apply(self, module: cst.Module, parent_of) -> cst.Module:
         """Apply to the original tree; subtrees without an edit are not visited, so they keep their identity."""
         keep: set[int] = set()

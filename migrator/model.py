@@ -53,10 +53,6 @@ class Binding:
     unpack: tuple[int, ...] = ()  # assign to a tuple target: index path into the value
     target: str = ""  # import/from: the dotted name it stands for ("." prefixes for relative imports)
 
-    @property
-    def line_node(self) -> cst.CSTNode:
-        return self.statement
-
 
 @dataclass(frozen=True, eq=False)
 class Value:
@@ -384,9 +380,6 @@ class FileIndex:
     def contains(self, node: cst.CSTNode) -> bool:
         return id(node) in self.orders
 
-    def line_of_order(self, node: cst.CSTNode) -> int:
-        return self.orders.get(id(node), 0)
-
     def top_level(self, name: str) -> Binding | None:
         found = self.top.bindings.get(name)
         return found[-1] if found else None
@@ -400,9 +393,6 @@ class FileIndex:
                 return True
             node = self.parents.get(id(node))
         return False
-
-    def is_store(self, node: cst.Name) -> bool:
-        return id(node) in self.stores
 
     def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         scope = self.scope_of(node)
@@ -520,9 +510,6 @@ class Program:
         return ".".join([*base, rest] if rest else base)
 
     # ---- values -------------------------------------------------------------------------------------------
-    def value(self, node: cst.CSTNode, file: FileIndex, env: tuple = ()) -> Value:
-        return Value(node, file, env)
-
     def resolve(self, value: Value, depth: int = 0) -> Resolved:
         """Follow a value to the expression that produces it."""
         return self._resolve(value, (), depth)
@@ -544,7 +531,7 @@ class Program:
         if isinstance(node, cst.Attribute):
             return self._attribute(v, trail, depth)
         if isinstance(node, cst.Call):
-            fn = self._callee(Value(node.func, file, v.env), depth)
+            fn = self.callee(Value(node.func, file, v.env), depth)
             if fn is not None and isinstance(fn.node, cst.FunctionDef):
                 returns = fn.file.function_scopes[id(fn.node)].returns
                 values = [r.value for r in returns if r.value is not None]
@@ -633,7 +620,7 @@ class Program:
         return Resolved(v, trail)
 
     # ---- functions ------------------------------------------------------------------------------------------
-    def _callee(self, func: Value, depth: int) -> FunctionRef | None:
+    def callee(self, func: Value, depth: int) -> FunctionRef | None:
         r = self._resolve(func, (), depth + 1)
         if isinstance(r.node, (cst.FunctionDef, cst.Lambda)):
             return FunctionRef(r.node, r.value.file, trail=r.trail, via=func)
@@ -665,7 +652,7 @@ class Program:
             self._call_sites = {}  # while building, parameters are not followed (that would need this map)
             for f in self.files:
                 for call in f.calls:
-                    callee = self._callee(Value(call.func, f), _MAX_DEPTH - 4) if _is_dotted(call.func) else None
+                    callee = self.callee(Value(call.func, f), _MAX_DEPTH - 4) if _is_dotted(call.func) else None
                     if callee is None and isinstance(call.func, cst.Attribute):
                         callee = self._method(call, f)
                     if callee is not None:
@@ -811,7 +798,7 @@ def free_names(node: cst.CSTNode) -> list[cst.Name]:
             names: set[str] = set()
             f = n.for_in
             while f is not None:
-                names |= {x.value for x in _target_names(f.target)}
+                names |= {x.value for x in target_names(f.target)}
                 f = f.inner_for_in
             self.bound.append(names)
 
@@ -829,13 +816,13 @@ def free_names(node: cst.CSTNode) -> list[cst.Name]:
     return found
 
 
-def _target_names(target) -> list[cst.Name]:
+def target_names(target) -> list[cst.Name]:
     if isinstance(target, cst.Name):
         return [target]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _target_names(el.value)]
+        return [n for el in target.elements for n in target_names(el.value)]
     if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
+        return target_names(target.value)
     return []
 
 

@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, free_names
+from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
 
 from . import strategy as strategies
-from ._args import generated, is_literal, wrap_call
-from .estimator import (_EVAL_SPEC, _EVALUATE, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC, CODE)
+from ._args import is_literal, wrap_call
+from .estimator import _ESTIMATOR, _EVAL_SPEC, _EVALUATE, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC, CODE
 
 CODE_KIND = "TFM603"
-_ESTIMATOR = ["model_fn", "model_dir", "config", "params", "warm_start_from"]
 _KEPT_CONFIG = ("model_dir", "tf_random_seed", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps",
                 "train_distribute")
 _MODES = {"train": '"train"', "eval": '"eval"'}  # tf.estimator.ModeKeys.TRAIN == "train", EVAL == "eval"
@@ -48,7 +47,6 @@ _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "exp
 
 def kind_message(path: str) -> str:
     kind = _OTHER_KINDS[path]
-    name = path.rsplit(".", 1)[-1]
     if kind == "canned":
         return (f"canned estimator tf.{path} is not converted yet (canned estimators and feature columns are "
                 "tracked separately); its driver calls are left as they are")
@@ -380,7 +378,7 @@ class Analysis:
             if steps is None or is_literal(steps.node, None):
                 steps = None
                 _until_end_of_input(site, call)
-            if isinstance(file.parent(call), cst.Expr) is False and not self._value_unused(call, file):
+            if not isinstance(file.parent(call), cst.Expr):
                 raise Blocked(CODE, "the value of estimator.train() (the Estimator itself) is used; not converted", call)
             train = {"input_fn": args["input_fn"]}
             if steps is not None:
@@ -402,10 +400,6 @@ class Analysis:
                                 "tf.saved_model.save / model.export", call)
         else:
             raise Blocked(CODE, f"estimator.{method} is not converted", call)
-
-    def _value_unused(self, call, file) -> bool:
-        parent = file.parent(call)
-        return isinstance(parent, cst.Expr)
 
     def spec(self, value: Value, what: str, signature: list[str], site: Site) -> dict[str, Value]:
         r = self.program.resolve(value)
@@ -488,7 +482,7 @@ class Analysis:
         call = file.parent(arg) if isinstance(arg, cst.Arg) and arg.value is name else None
         if not isinstance(call, cst.Call) or arg.star:
             return False
-        fn = self.program._callee(Value(call.func, file), 0)
+        fn = self.program.callee(Value(call.func, file), 0)
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
             return False
         param = next((p for p in fn.params if self.program.argument_for(call, fn, p) is name), None)
@@ -540,7 +534,7 @@ class Analysis:
                 continue
             if isinstance(parent, cst.Arg) and isinstance(file.parent(parent), cst.Call):
                 call = file.parent(parent)
-                fn = self.program._callee(Value(call.func, file), 0) if not isinstance(call.func, cst.Lambda) else None
+                fn = self.program.callee(Value(call.func, file), 0) if not isinstance(call.func, cst.Lambda) else None
                 if fn is not None and isinstance(fn.node, cst.FunctionDef):
                     name = next((p for p in fn.params if self.program.argument_for(call, fn, p) is expr), None)
                     scope = fn.file.function_scopes[id(fn.node)]
@@ -570,18 +564,10 @@ def _statement_bindings(stmt, file: FileIndex) -> list[Binding]:
         for small in stmt.body:
             if isinstance(small, cst.Assign):
                 for t in small.targets:
-                    for name in _names(t.target):
+                    for name in target_names(t.target):
                         scope = file.scope_of(name)
                         found += [b for b in scope.bindings.get(name.value, []) if b.node is name]
     return found
-
-
-def _names(target) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _names(el.value)]
-    return []
 
 
 def _deletable(stmt) -> bool:
@@ -724,7 +710,6 @@ class Emitter:
         if not isinstance(stmt, cst.SimpleStatementLine):
             raise Blocked(CODE, "an Estimator built in the header of a compound statement is not converted; "
                                 "assign it to a name first", site.call)
-        plan = self.plans[id(site.model_fn.node)]
         lines = []
         seed = site.run_config.get("tf_random_seed")
         if seed is not None and not is_literal(seed.node, None):
@@ -767,7 +752,7 @@ class Emitter:
         if holder is None or sample is None:
             return None
         try:
-            data = self.keras_data(sample[0], site, site.call, sample[1])
+            data = self.keras_data(sample[0], site, site.call, sample[1], holder)
         except Blocked:
             return None
         return f"{holder}(next(iter({data}))[0])"
@@ -777,7 +762,7 @@ class Emitter:
         if self.build_at_site(site) is not None or use is not next((u for u in site.uses if u.train), None):
             return
         receiver = code(use.receiver)
-        data = self.keras_data(use.train["input_fn"], site, use.call, "train")
+        data = self.keras_data(use.train["input_fn"], site, use.call, "train", receiver)
         edits.insert_before(self.file.statement_of(use.call), [
             f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
             f"    {receiver}(next(iter({data}))[0])"])
@@ -848,13 +833,15 @@ class Emitter:
             (["input_context=input_context"] if shards else [])
         return f"lambda input_context: {_callable(text, node)}({', '.join(kwargs)})", shards
 
-    def keras_data(self, value: Value, site: Site, at: cst.CSTNode, mode: str) -> str:
+    def keras_data(self, value: Value, site: Site, at: cst.CSTNode, mode: str, model: str) -> str:
+        """The dataset fit/evaluate reads; under a multi-replica strategy, distributed by the strategy the model
+        was built under (`model.distribute_strategy`: the program's strategy variable may not be visible here)."""
         dataset_fn, _ = self.dataset_fn(value, site, at, mode)
         if site.strategy.kinds <= {"default", "one-device"}:
             if dataset_fn.startswith("lambda input_context: "):
                 return dataset_fn[len("lambda input_context: "):]
             return f"{dataset_fn}()"
-        return f"strategy.distribute_datasets_from_function({dataset_fn})"
+        return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
     def callbacks(self, site: Site, plan, at) -> str:
@@ -875,7 +862,7 @@ class Emitter:
         steps = self.render(use.train["max_steps"], at, "max_steps") if "max_steps" in use.train else None
         if site.target == "keras":
             plan = self.plans[id(site.model_fn.node)]
-            data = self.keras_data(use.train["input_fn"], site, at, "train")
+            data = self.keras_data(use.train["input_fn"], site, at, "train", receiver)
             # no max_steps: the Estimator trained until the input ended, as one epoch over it does
             per_epoch = f"steps_per_epoch={steps}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
@@ -889,7 +876,7 @@ class Emitter:
         steps_value = use.evaluate.get("steps")
         steps = self.render(steps_value, at, "steps") if steps_value is not None else default_steps or "None"
         if site.target == "keras":
-            data = self.keras_data(use.evaluate["input_fn"], site, at, "eval")
+            data = self.keras_data(use.evaluate["input_fn"], site, at, "eval", receiver)
             return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)

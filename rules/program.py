@@ -162,8 +162,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
             or any(u.file is file for u in s.uses)]
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses))}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
-    errors = [e for e in analysis.errors if (program.file_of(e.node) or file) is file
-              or id(program.file_of(e.node)) in group]
+    errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
         if errors:
             _raise(errors, file, program)
@@ -173,9 +172,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
 
     # one target and plan per model_fn (the model_fn may live in another file of the program)
     by_fn: dict[int, list[driver.Site]] = {}
-    for site in analysis.sites:
-        if site.model_fn.file is file or site in mine:
-            by_fn.setdefault(id(site.model_fn.node), []).append(site)
+    for site in mine:
+        by_fn.setdefault(id(site.model_fn.node), []).append(site)
     plans, builders, targets, parameter_server = {}, {}, {}, set()
     notes = []
     for key, sites in by_fn.items():
@@ -193,11 +191,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         _raise(errors, file, program)
 
     edits = Edits()
-    emitter = driver.Emitter(analysis, file, builders, plans)
-    try:
-        emitter.edits(edits)
-    except Blocked as blocked:
-        raise Blocked.many([blocked])
+    driver.Emitter(analysis, file, builders, plans).edits(edits)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
@@ -208,11 +202,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file])
     new_module = edits.apply(module, file.parent)
-    if not any(sites[0].model_fn.file is file for sites in by_fn.values()) and not mine:
-        return module
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if _uses_ps(by_fn, parameter_server, file, mine) else _KERAS)
+                                       _KERAS_TF_KERAS if parameter_server else _KERAS)
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -251,11 +243,6 @@ def _raise(errors: list, file, program) -> None:
         raise Blocked.many(own)
     others = sorted({program.file_of(e.node).path for e in errors})
     raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
-
-
-def _uses_ps(by_fn, parameter_server, file, mine) -> bool:
-    return any(key in parameter_server and (sites[0].model_fn.file is file or any(s in mine for s in sites))
-               for key, sites in by_fn.items())
 
 
 def _imports_tf_anywhere(file) -> bool:

@@ -186,3 +186,17 @@ def test_script_importing_its_sibling_by_short_name(tmp_path):
     assert [r.status for r in results] == ["changed", "changed"], [d.format() for r in results for d in r.diagnostics]
     assert "model.build_model(" in results[0].output.decode()
     assert "class Model(keras.Model)" in results[1].output.decode()
+
+
+def test_keras_data_is_distributed_by_the_models_own_strategy():
+    """Under a multi-replica strategy built in a helper, the fit in main() cannot see the helper's strategy
+    variable: the data goes through the strategy the model was built under."""
+    src = program(run_config="", estimator="est = build_estimator({\"lr\": 0.1})", extra='''
+        def build_estimator(params):
+            config = tf.estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy())
+            return tf.estimator.Estimator(model_fn, config=config, params=params)
+        ''')
+    out = converted(src, target="keras")
+    main = out[out.index("def main():"):]
+    assert "est.distribute_strategy.distribute_datasets_from_function(" in main
+    assert "strategy." not in main.replace("est.distribute_strategy.", "")
