@@ -718,13 +718,20 @@ class Program:
         return Value(arg, file)
 
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
-               depth: int = 0) -> str | None:
-        """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`)."""
+               depth: int = 0, rewrite=None) -> str | None:
+        """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`).
+
+        `rewrite(attribute, file)` may give the text an attribute is written as instead (a rule's own mapping)."""
         replaced: dict[int, str] = {}
+        if rewrite is not None:
+            for attribute in _attributes(value.node):
+                text = rewrite(attribute, value.file)
+                if text is not None:
+                    replaced[id(attribute)] = text
         for name in free_names(value.node):
             bound = value.arg(name.value)
             if bound is not None:
-                text = self.render(bound, at, at_file, why, depth + 1)
+                text = self.render(bound, at, at_file, why, depth + 1, rewrite)
                 if text is None:
                     return None
                 replaced[id(name)] = text if _is_atom(bound.node) else f"({text})"
@@ -736,7 +743,7 @@ class Program:
             if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None
-                text = self.render(argument, at, at_file, why, depth + 1) if argument is not None else None
+                text = self.render(argument, at, at_file, why, depth + 1, rewrite) if argument is not None else None
                 if text is None:
                     if why is not None and not why:
                         why.append(name)
@@ -832,7 +839,24 @@ def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
             text = replaced.get(id(original))
             return cst.parse_expression(text) if text is not None else updated
 
+        def leave_Attribute(self, original, updated):
+            text = replaced.get(id(original))
+            return cst.parse_expression(text) if text is not None else updated
+
     return node.visit(_R())
+
+
+def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+    """The outermost attribute chains in a subtree (`a.b.c`, not also `a.b`)."""
+    found = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            found.append(n)
+            return False
+
+    node.visit(_V())
+    return found
 
 
 def module_name_for(path: Path) -> tuple[str, bool]:

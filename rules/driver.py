@@ -10,8 +10,16 @@ The Estimator expression becomes the TF2 model (Keras target: built in `strategy
 custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /
 `evaluate` (Keras) or the trainer's `train` / `evaluate`; RunConfig, TrainSpec and EvalSpec statements and the
 helpers that only built them are removed once everything that read them is converted.
-Blocked, each with its own line: `predict`/export/hooks/warm start (not converted yet), an Estimator value used
-in a way the tool cannot follow, a name with several possible values, input functions the tool cannot see.
+`est.predict(input_fn, predict_keys, yield_single_examples)` after the Estimator trained earlier in the same
+function (the Estimator restored the checkpoint training ended with: the weights the migrated model holds then)
+becomes `est.predict_examples(dataset, ...)` (Keras) or `trainer.predict(dataset, ...)` (ctl): a generator of
+the PREDICT outputs as numpy values, per example or per batch, like the Estimator's; the input_fn is called as
+the Estimator called it for PREDICT (mode "infer", no input_context) and (features, labels) elements give their
+features. `verify` records what both sides' predict generators yield and compares it value by value.
+Blocked, each with its own line: predict before training or in another function, predict(checkpoint_path=...,
+hooks=...), predict under parameter servers, a model_fn with no predictions; export/hooks/warm start (not
+converted yet), an Estimator value used in a way the tool cannot follow, a name with several possible values,
+input functions the tool cannot see.
 """
 from __future__ import annotations
 
@@ -24,12 +32,15 @@ from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, 
 
 from . import strategy as strategies
 from ._args import is_literal, wrap_call
-from .estimator import _ESTIMATOR, _EVAL_SPEC, _EVALUATE, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC, CODE
+from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _PREDICT, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
+                        CODE)
 
 CODE_KIND = "TFM603"
 _KEPT_CONFIG = ("model_dir", "tf_random_seed", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps",
                 "train_distribute")
-_MODES = {"train": '"train"', "eval": '"eval"'}  # tf.estimator.ModeKeys.TRAIN == "train", EVAL == "eval"
+_MODES = {"train": '"train"', "eval": '"eval"', "infer": '"infer"'}  # the values of tf.estimator.ModeKeys
+MODE_KEYS = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": '"eval"',
+             "estimator.ModeKeys.PREDICT": '"infer"'}
 _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with what the user can do
     "estimator.DNNClassifier": "canned", "estimator.DNNRegressor": "canned",
     "estimator.LinearClassifier": "canned", "estimator.LinearRegressor": "canned",
@@ -73,12 +84,13 @@ _CONFIG_DEFAULTS = {"model_dir": "None", "tf_random_seed": "None", "save_checkpo
 
 @dataclass
 class Use:
-    kind: str  # train | evaluate | train_and_evaluate
+    kind: str  # train | evaluate | train_and_evaluate | predict
     call: cst.Call
     file: FileIndex
     receiver: cst.BaseExpression
     train: dict[str, Value] = field(default_factory=dict)  # input_fn, max_steps
     evaluate: dict[str, Value] = field(default_factory=dict)  # input_fn, steps
+    predict: dict[str, Value] = field(default_factory=dict)  # input_fn, predict_keys, yield_single_examples
 
 
 @dataclass
@@ -393,13 +405,38 @@ class Analysis:
                 raise Blocked(CODE, "evaluate() without input_fn", call)
             site.uses.append(Use("evaluate", call, file, func.value, evaluate=args))
         elif method == "predict":
-            raise Blocked(CODE, "estimator.predict() is not converted yet: call the migrated model on the input "
-                                "batches (model(features)) for the same outputs", call)
+            site.uses.append(self._predict(site, call, file, func.value))
         elif method in ("export_saved_model", "export_savedmodel", "experimental_export_all_saved_models"):
             raise Blocked(CODE, f"estimator.{method}() is not converted yet: export the migrated model with "
                                 "tf.saved_model.save / model.export", call)
         else:
             raise Blocked(CODE, f"estimator.{method} is not converted", call)
+
+    def _predict(self, site: Site, call: cst.Call, file: FileIndex, receiver) -> Use:
+        """`est.predict(input_fn, ...)` after the Estimator trained in the same function: the Estimator restored
+        the checkpoint training ended with, which are the weights the migrated model holds at that point."""
+        args = bind_values(call, _PREDICT, "predict", file)
+        if "input_fn" not in args:
+            raise Blocked(CODE, "predict() without input_fn", call)
+        if "hooks" in args and not is_literal(args["hooks"].node, None) and not _empty(args["hooks"].node):
+            raise Blocked(CODE, "predict(hooks=...) is not converted yet: compute what the hooks read from the "
+                                "yielded predictions", args["hooks"].node)
+        if "checkpoint_path" in args and not is_literal(args["checkpoint_path"].node, None):
+            raise Blocked(CODE, "predict(checkpoint_path=...) is not converted: it restores another checkpoint than "
+                                "the weights training ended with; load those weights into the migrated model first",
+                          args["checkpoint_path"].node)
+        if site.strategy is not None and site.strategy.parameter_server:
+            raise Blocked(CODE, "predict() of an Estimator trained with parameter servers is not converted yet", call)
+        order, block, scope = file.orders[id(call)], file.blocks[id(call)], file.scope_of(call)
+        trained = [u for u in site.uses if u.kind in ("train", "train_and_evaluate") and u.file is file
+                   and file.scope_of(u.call) is scope and file.orders[id(u.call)] < order
+                   and block[:len(file.blocks[id(u.call)])] == file.blocks[id(u.call)]]
+        if not trained:
+            raise Blocked(CODE, "estimator.predict() without training before it in the same function is not converted "
+                                "yet: the Estimator restores the latest checkpoint in model_dir, which the migrated "
+                                "model does not read; train first in this function, or restore the weights yourself",
+                          call)
+        return Use("predict", call, file, receiver, predict=args)
 
     def spec(self, value: Value, what: str, signature: list[str], site: Site) -> dict[str, Value]:
         r = self.program.resolve(value)
@@ -548,7 +585,7 @@ class Analysis:
                 raise Blocked(CODE, "the Estimator is used right where it is built, in a way tfmigrate does not "
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
-                                "(only train / evaluate / train_and_evaluate are converted yet)", stmt or expr)
+                                "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
 
 
 def _what(b: Binding) -> str:
@@ -655,13 +692,19 @@ class Emitter:
             return (f"{self.render(value.body, at, what)} if {self.render(value.test, at, what)} "
                     f"else {self.render(value.orelse, at, what)}")
         why: list = []
-        text = self.program.render(value, at, self.file, why)
+        text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
             name = why[0].value if why else code(value.node)
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
                                 "the converted code needs it (it is local to another function); pass the value "
                                 "explicitly or build it where the Estimator is used", value.node)
         return text
+
+    def mode_key(self, attribute: cst.Attribute, file: FileIndex) -> str | None:
+        """`tf.estimator.ModeKeys.X` in code the conversion moves → the string it always was."""
+        if attribute.attr.value in ("TRAIN", "EVAL", "PREDICT"):
+            return MODE_KEYS.get(self.analysis.tf(attribute, file))
+        return None
 
     def edits(self, edits) -> None:
         for site in self.analysis.sites:
@@ -782,18 +825,21 @@ class Emitter:
 
     # ---- input functions -------------------------------------------------------------------------------------
     def dataset_fn(self, value: Value, site: Site, at: cst.CSTNode, mode: str) -> tuple[str, bool]:
-        """(code of a `dataset_fn(input_context)` at `at`, whether it shards by input_context)."""
+        """(code of a `dataset_fn(input_context)` at `at`, whether it shards by input_context).
+
+        For mode "infer" (predict), code of the dataset itself: the Estimator passed no input_context there."""
         node = value.node
+        infer = mode == "infer"
         if isinstance(node, cst.Lambda):
             p = node.params
             if isinstance(p.star_arg, cst.Param) or p.kwonly_params or p.star_kwarg:
                 raise Blocked(CODE, "an input_fn lambda with *args/keyword-only parameters is not converted", node)
             names = [x.name.value for x in p.params]
             body = self.render(Value(node.body, value.file, value.env), at, "input_fn")
-            if names == ["input_context"]:
-                return f"lambda input_context: {body}", True
             if not names:
-                return f"lambda input_context: {body}", False
+                return (body, False) if infer else (f"lambda input_context: {body}", False)
+            if names == ["input_context"] and not infer:
+                return f"lambda input_context: {body}", True
             raise Blocked(CODE, "an input_fn lambda may take only input_context (the Estimator passed params/"
                                 "mode/config by name)", node)
         fn = self.program.function_of(value)
@@ -809,7 +855,11 @@ class Emitter:
         defaults = _defaults(fn.node)
         kwargs = []
         for p in params:
-            if p == "input_context":
+            if p == "input_context" and infer:
+                if p not in defaults:
+                    raise Blocked(CODE, f"input_fn `{code(node)[:40]}` for predict takes input_context without a "
+                                        "default; the Estimator called it without one", node)
+            elif p == "input_context":
                 kwargs.append("input_context=input_context")
             elif p == "params":
                 if site.params_value is None:
@@ -824,6 +874,8 @@ class Emitter:
             elif p not in defaults:
                 raise Blocked(CODE, f"input_fn `{code(node)[:40]}` has a parameter `{p}` the Estimator would not "
                                     "pass", node)
+        if infer:
+            return f"{_callable(text, node)}({', '.join(kwargs)})", False
         shards = "input_context" in params
         if params == ["input_context"] and not fn.bound and _is_atom_text(node):
             return text, True
@@ -881,8 +933,23 @@ class Emitter:
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)
 
+    def predict_text(self, site: Site, use: Use) -> str:
+        """Estimator.predict's generator: the migrated model's PREDICT outputs, per example or per batch, from the
+        input_fn's dataset as the Estimator read it (features of (features, labels) elements, no strategy)."""
+        at = use.call
+        data, _ = self.dataset_fn(use.predict["input_fn"], site, at, "infer")
+        args = [data]
+        for key in ("predict_keys", "yield_single_examples"):
+            if key in use.predict:
+                args.append(f"{key}={self.render(use.predict[key], at, key)}")
+        method = "predict_examples" if site.target == "keras" else "predict"
+        return wrap_call(f"{code(use.receiver)}.{method}({', '.join(args)})", "", width=92)
+
     def use(self, site: Site, use: Use, edits) -> None:
         stmt = self.file.statement_of(use.call)
+        if use.kind == "predict":
+            edits.replace(use.call, self.predict_text(site, use))
+            return
         if site.target == "keras" and use.train and "model_dir" in site.run_config:
             self.build_before_fit(site, use, edits)
         if use.kind == "train":

@@ -12,7 +12,8 @@ Within one function (or the module body), statement by statement:
   `est.train(input_fn, max_steps)` and `est.evaluate(input_fn, steps)` likewise.
 Input functions keep their per-replica batches: `input_fn(input_context)` goes through
 `strategy.distribute_datasets_from_function` with the same sharding, so every worker sees the batches it saw.
-Blocked: `est.predict`, other uses of the estimator, hooks, exporters, warm starts, TrainSpec without max_steps,
+`est.predict(...)` after training in the same function → the migrated model's `predict_examples`.
+Blocked: other uses of the estimator, hooks, exporters, warm starts, TrainSpec without max_steps,
 input functions taking params/mode/config, RunConfig settings with no TF2 meaning.
 """
 from __future__ import annotations
@@ -37,3 +38,4 @@ _TRAIN_SPEC = ["input_fn", "max_steps", "hooks", "saving_listeners"]
 _EVAL_SPEC = ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"]
 _TRAIN = ["input_fn", "hooks", "steps", "max_steps", "saving_listeners"]
 _EVALUATE = ["input_fn", "steps", "hooks", "checkpoint_path", "name"]
+_PREDICT = ["input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"]

@@ -81,7 +81,7 @@ class _ReplacePlaceholder(cst.CSTTransformer):
 
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
-                  parameter_server: bool) -> list[cst.BaseStatement]:
+                  parameter_server: bool, predicting: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -100,12 +100,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(generated(partitioners.TF1_MOD_ROWS).strip("\n"))
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
-    parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring))
+    parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
+                                                                   predicting=predicting))
     if target == "keras":
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
-                                                                  parameter_server=parameter_server))
+                                                                  parameter_server=parameter_server,
+                                                                  predicting=predicting))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
@@ -182,6 +184,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
         except Blocked as blocked:
             errors.append(blocked)
             continue
+        if plan.predictions is None and any(u.kind == "predict" for s in sites for u in s.uses):
+            use = next(u for s in sites for u in s.uses if u.kind == "predict")
+            errors.append(Blocked(estimator.CODE, f"predict() of an Estimator whose model_fn "
+                                                  f"`{sites[0].model_fn.node.name.value}` returns no predictions "
+                                                  "(the Estimator would raise)", use.call))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -197,8 +205,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
+            predicting = any(u.kind == "predict" for s in sites for u in s.uses)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
-                                                           key in parameter_server))
+                                                           key in parameter_server, predicting))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file])
     new_module = edits.apply(module, file.parent)
@@ -213,8 +222,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     return new_module
 
 
-_MODE_KEYS = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": '"eval"',
-              "estimator.ModeKeys.PREDICT": '"infer"'}
+_MODE_KEYS = driver.MODE_KEYS
 
 
 def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list) -> None:

@@ -105,6 +105,20 @@ def read_target_ordered(capture_dir: Path) -> list[tuple]:
     return [(t, task, loss) for t, task, _i, loss in rows]
 
 
+def read_predictions(capture_dir: Path) -> dict[str, list[dict]]:
+    """{task: [item, ...]} from <task>.pred written by boot/predictions_capture.py (both sides)."""
+    out: dict[str, list[dict]] = {}
+    for f in sorted(Path(capture_dir).glob("*.pred")):
+        rows = []
+        for line in f.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:  # torn last line of a killed task
+                continue
+        out[f.stem] = rows
+    return out
+
+
 def has_data(capture_dir: Path) -> bool:
     d = Path(capture_dir)
     if not d.is_dir():

@@ -107,3 +107,50 @@ def compare_sync(original: dict[str, Sequence[Step]], migrated: dict[str, Sequen
         "first_break": first_break,
         "problems": problems,
     }
+
+
+def compare_predictions(original: dict[str, list[dict]], migrated: dict[str, list[dict]],
+                        rtol: float = 1e-5, atol: float = 1e-6) -> dict | None:
+    """What each task's predict generator yielded, item by item (None when neither side predicted).
+
+    Items are {key: {"dtype", "shape", "values"}} (capture format of boot/predictions_capture.py). Keys, shapes
+    and non-float values must be equal; floats within `atol + rtol * |a|`; the largest |Δ| is reported."""
+    tasks = sorted(set(original) | set(migrated), key=_worker_order)
+    if not tasks:
+        return None
+    problems: list[str] = []
+    per: dict[str, dict] = {}
+    for task in tasks:
+        a, b = original.get(task, []), migrated.get(task, [])
+        max_abs, bit_equal, values = 0.0, 0, 0
+        if len(a) != len(b):
+            problems.append(f"{task}: {len(a)} predictions from the original, {len(b)} from the migrated program")
+        for i, (x, y) in enumerate(zip(a, b)):
+            if sorted(x) != sorted(y):
+                problems.append(f"{task}: prediction {i} has keys {sorted(x)} vs {sorted(y)}")
+                break
+            bad = None
+            for key in sorted(x):
+                u, v = x[key], y[key]
+                if u["shape"] != v["shape"]:
+                    bad = f"{key!r} shape {u['shape']} vs {v['shape']}"
+                    break
+                floating = u["dtype"].startswith("float") and v["dtype"].startswith("float")
+                for p, q in zip(u["values"], v["values"]):
+                    values += 1
+                    bit_equal += p == q
+                    if floating:
+                        d = abs(p - q)
+                        if not math.isnan(d):
+                            max_abs = max(max_abs, d)
+                        if not within(p, q, rtol, atol):
+                            bad = bad or f"{key!r} {p!r} vs {q!r} (|Δ|={d:.3g})"
+                    elif p != q:
+                        bad = bad or f"{key!r} {p!r} vs {q!r}"
+            if bad:
+                problems.append(f"{task}: prediction {i} differs: {bad}")
+                break
+        per[task] = {"original": len(a), "migrated": len(b), "values": values, "bit_equal": bit_equal,
+                     "max_abs": max_abs}
+    return {"equivalent": not problems, "tasks": per, "problems": problems,
+            "max_abs": max((r["max_abs"] for r in per.values()), default=0.0)}

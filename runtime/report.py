@@ -34,6 +34,11 @@ def print_verdict(result: dict, console: Console) -> None:
                         f"step {fb['step']}: {fb['original']:.9g} vs {fb['migrated']:.9g}" if fb else "–")
         console.print(tab)
         console.print(f"max |Δ| {_fmt(cmp['max_abs'])}   max rel Δ {_fmt(cmp['max_rel'])}")
+        preds = cmp.get("predictions")
+        if preds:
+            for task, r in preds["tasks"].items():
+                console.print(f"predictions {task}: {r['original']}/{r['migrated']} items, {r['values']} values, "
+                              f"{r['bit_equal']} bit-equal, max |Δ| {_fmt(r['max_abs'])}")
     else:
         _print_statistical(result, cmp, console)
     if t:

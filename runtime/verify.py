@@ -74,6 +74,12 @@ def run(s: Settings, say=print) -> dict:
                                   f"(see logs in {root / side / 'logs'})")
         t = time.monotonic()
         cmp = compare.compare_sync(a, b, s.rtol, s.atol, s.steps)
+        predictions = compare.compare_predictions(capture.read_predictions(orig.capture_dir),
+                                                  capture.read_predictions(migr.capture_dir), s.rtol, s.atol)
+        if predictions is not None:  # what predict() yielded after training must agree as well
+            cmp["predictions"] = predictions
+            cmp["problems"] = cmp["problems"] + [f"predictions: {p}" for p in predictions["problems"]]
+            cmp["equivalent"] = cmp["equivalent"] and predictions["equivalent"]
         timings["comparison"] = time.monotonic() - t
         result["losses"] = {"original": {w: [x[0] for x in v] for w, v in a.items()},
                             "migrated": {w: [x[0] for x in v] for w, v in b.items()},

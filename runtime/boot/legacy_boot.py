@@ -184,6 +184,9 @@ def _install():
         orig_init(self, _wrap_model_fn(model_fn), model_dir, config, *args, **kwargs)
 
     est_mod.Estimator.__init__ = patched_init
+    from predictions_capture import recording  # this boot script's own directory
+
+    est_mod.Estimator.predict = recording(est_mod.Estimator.predict, capture_dir, task)
 
 
 def _exit_after_ckpt0(model_dir):

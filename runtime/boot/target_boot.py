@@ -516,6 +516,22 @@ def _patch_dirs(tf):
     _patch_path_arg(keras.callbacks.ModelCheckpoint, "filepath")
 
 
+def _patch_predictions():
+    """Record what the migrated model's predict_examples (tfmigrate's Estimator.predict) yields."""
+    import keras
+    from predictions_capture import recording  # this boot script's own directory
+
+    capture_dir = os.environ["TFMIGRATE_CAPTURE_DIR"]
+
+    def __init_subclass__(cls, **kwargs):
+        super(keras.Model, cls).__init_subclass__(**kwargs)
+        method = cls.__dict__.get("predict_examples")
+        if method is not None:
+            cls.predict_examples = recording(method, capture_dir, TASK)
+
+    keras.Model.__init_subclass__ = classmethod(__init_subclass__)
+
+
 def _install():
     import tensorflow as tf
 
@@ -527,6 +543,8 @@ def _install():
     _patch_keras_compute_loss(tf)
     _install_weights(tf)
     _patch_dirs(tf)
+    if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
+        _patch_predictions()
 
 
 def main():

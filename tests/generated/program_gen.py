@@ -51,6 +51,9 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     "strategy": ("none", "mirrored", "mwms_if_tf_config"),  # only drawn when there is a RunConfig to carry it
     "layout": ("single_file", "package"),
     "unrelated": ("plain", "decorated", "odd_format"),
+    # predict after training (drawn only with early_returns=yes: the PREDICT branch must not build the loss,
+    # which needs labels the Estimator does not pass in PREDICT mode)
+    "predict": ("no", "per_example", "batches"),
 }
 
 APP_RUN_SITES = ("main_argv_tf1_app", "main_argv_absl_app")
@@ -73,6 +76,7 @@ class Shape:
     strategy: str
     layout: str
     unrelated: str
+    predict: str = "no"
 
     def describe(self) -> str:
         return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
@@ -81,15 +85,18 @@ class Shape:
 @st.composite
 def shapes(draw) -> Shape:
     """One program shape. The strategy is drawn only when a RunConfig exists (config=none has nowhere to put it)."""
-    picked = {name: draw(st.sampled_from(values)) for name, values in DIMENSIONS.items() if name != "strategy"}
+    picked = {name: draw(st.sampled_from(values)) for name, values in DIMENSIONS.items()
+              if name not in ("strategy", "predict")}
     picked["strategy"] = "none" if picked["config"] == "none" else draw(st.sampled_from(DIMENSIONS["strategy"]))
+    picked["predict"] = "no" if picked["early_returns"] == "no" else draw(st.sampled_from(DIMENSIONS["predict"]))
     return Shape(**picked)
 
 
 def draw_shape(rng: random.Random) -> Shape:
     """One shape drawn with `rng`, under the rules of `shapes()`; deterministic for a seeded `random.Random`."""
-    picked = {name: rng.choice(values) for name, values in DIMENSIONS.items() if name != "strategy"}
+    picked = {name: rng.choice(values) for name, values in DIMENSIONS.items() if name not in ("strategy", "predict")}
     picked["strategy"] = "none" if picked["config"] == "none" else rng.choice(DIMENSIONS["strategy"])
+    picked["predict"] = "no" if picked["early_returns"] == "no" else rng.choice(DIMENSIONS["predict"])
     return Shape(**picked)
 
 
@@ -389,6 +396,13 @@ def _specs(shape: Shape, EST: str, vals: dict[str, str], m: str, runnable: bool 
     """(module-level helpers, driver statements that train and evaluate `est`). `runnable`: keep the result of
     train_and_evaluate and print its evaluation (train_then_evaluate prints it in every program)."""
     helper, run = _specs_plain(shape, EST, vals, m)
+    _, evaluate = _input_exprs(shape, vals["batch"], m)
+    if shape.predict == "per_example":
+        run += (f"predictions = list(est.predict(input_fn={evaluate}))\n"
+                'print("predicted", len(predictions), "examples")\n')
+    elif shape.predict == "batches":
+        run += (f"for batch in est.predict({evaluate}, yield_single_examples=False):\n"
+                '    print("predicted a batch of", len(next(iter(batch.values()))))\n')
     if runnable and shape.specs != "train_then_evaluate":
         call = f"{EST}.train_and_evaluate("
         assert run.count(call) == 1, run

@@ -75,7 +75,8 @@ def test_converted_program_is_sound(shape):
 @pytest.mark.parametrize("name, value", [(n, v) for n, vs in DIMENSIONS.items() for v in vs])
 def test_generator_renders_every_dimension_value(name, value):
     """The generator itself is sound: each value compiles, and property 4's checker sees the TF1 names in it."""
-    shape = Shape(**{**BASELINE, name: value, **({"config": "assigned"} if name == "strategy" else {})})
+    shape = Shape(**{**BASELINE, name: value, **({"config": "assigned"} if name == "strategy" else {}),
+                     **({"early_returns": "yes"} if name == "predict" else {})})
     for rel, text in render(shape).items():
         compile(text, rel, "exec", dont_inherit=True)
         if "Estimator" in text:

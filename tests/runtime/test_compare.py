@@ -85,3 +85,33 @@ def test_read_captures(tmp_path):
     (tmp_path / "chief0.loss").write_text(f"{capture.encode_bits(1.5)} 32\n{capture.encode_bits(1.25)} 32\n")
     assert capture.read_legacy(tmp_path) == {"chief0": [(1.5, 32), (1.25, 32)]}
     assert capture.read_target(tmp_path) == {"chief0": [(1.5, 32), (1.25, 32)]}
+
+
+def _pred(**values):
+    return {k: {"dtype": "float32" if isinstance(v, float) else "int64", "shape": [], "values": [v]}
+            for k, v in values.items()}
+
+
+def test_predictions_equal_within_tolerance_and_reported():
+    a = {"chief0": [_pred(p=0.5, c=1), _pred(p=0.25, c=2)]}
+    b = {"chief0": [_pred(p=0.5, c=1), _pred(p=0.25 + 1e-7, c=2)]}
+    r = compare.compare_predictions(a, b)
+    assert r["equivalent"] and r["tasks"]["chief0"]["values"] == 4 and r["tasks"]["chief0"]["bit_equal"] == 3
+    assert r["max_abs"] == pytest.approx(1e-7)
+
+
+@pytest.mark.parametrize("b, words", [
+    ({"chief0": [_pred(p=0.5, c=1)]}, "2 predictions from the original, 1 from the migrated"),
+    ({"chief0": [_pred(p=0.5, c=1), _pred(p=0.26, c=2)]}, "prediction 1 differs: 'p'"),
+    ({"chief0": [_pred(p=0.5, c=1), _pred(p=0.25, c=3)]}, "prediction 1 differs: 'c' 2 vs 3"),
+    ({"chief0": [_pred(p=0.5, c=1), _pred(p=0.25)]}, "prediction 1 has keys"),
+    ({}, "0 from the migrated"),
+])
+def test_predictions_that_differ_are_not_equivalent(b, words):
+    a = {"chief0": [_pred(p=0.5, c=1), _pred(p=0.25, c=2)]}
+    r = compare.compare_predictions(a, b)
+    assert not r["equivalent"] and any(words in p for p in r["problems"]), r["problems"]
+
+
+def test_no_predictions_on_either_side_is_none():
+    assert compare.compare_predictions({}, {}) is None

@@ -1,0 +1,172 @@
+"""TFM601 `estimator.predict(...)`: converted after training in the same function, with the Estimator's yield
+semantics (per example or per batch, predict_keys, features of (features, labels) elements); blocked with a reason
+everywhere the migrated model would not hold the weights the Estimator restored."""
+from __future__ import annotations
+
+import textwrap
+import types
+
+import pytest
+
+from _helpers import blocked, converted, program, section
+
+PREDICT_MODEL_FN = """
+def model_fn(features, labels, mode, params):
+    net = tf.compat.v1.layers.dense(features["x"], 4, activation=tf.nn.relu)
+    logits = tf.compat.v1.layers.dense(net, 3)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(
+            mode, predictions={"class_ids": tf.argmax(logits, 1), "probabilities": tf.nn.softmax(logits)})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+"""
+
+TRAIN = "est.train(input_fn=train_input_fn, max_steps=10)\n"
+
+
+def prog(drive: str, body: str = PREDICT_MODEL_FN, **kw) -> str:
+    return program(body, drive=drive, **kw)
+
+
+def test_per_example_loop_with_predict_keys():
+    out = converted(prog(TRAIN + 'for p in est.predict(input_fn=eval_input_fn, predict_keys=["class_ids"]):\n'
+                                 '    print(p["class_ids"])\n'))
+    assert 'for p in est.predict_examples(eval_input_fn(), predict_keys=["class_ids"]):' in out
+    assert "    def predict_examples(self, dataset, predict_keys=None, yield_single_examples=True):" in out
+    assert "est.predict(" not in out
+
+
+def test_batches_positional_input_fn_and_list():
+    out = converted(prog(TRAIN + "batches = list(est.predict(eval_input_fn, None, None, None, False))\n"))
+    assert "batches = list(est.predict_examples(eval_input_fn(), predict_keys=None, yield_single_examples=False))" in out
+
+
+def test_input_fn_taking_mode_gets_infer_and_mode_keys_inside_moved_lambdas_become_strings():
+    extra = '''
+    def input_fn(mode, batch=2):
+        training = mode == tf.estimator.ModeKeys.TRAIN
+        ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [1]))
+        return ds.repeat().batch(batch) if training else ds.batch(batch)
+    '''
+    drive = ("est.train(lambda: input_fn(tf.estimator.ModeKeys.TRAIN), max_steps=5)\n"
+             "first = next(est.predict(input_fn=input_fn))\n"
+             "more = list(est.predict(lambda: input_fn(tf.estimator.ModeKeys.PREDICT, 4)))\n")
+    out = converted(prog(drive, extra=extra))
+    assert 'first = next(est.predict_examples(input_fn(mode="infer")))' in out
+    assert 'more = list(est.predict_examples(input_fn("infer", 4)))' in out
+    assert 'est.fit(\n        input_fn("train"),' in out
+    assert "tf.estimator" not in out
+
+
+def test_after_train_and_evaluate_and_in_a_helper_built_estimator():
+    drive = textwrap.dedent("""
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=10)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=2)
+    tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    for p in est.predict(eval_input_fn):
+        print(p)
+    """)
+    out = converted(prog(drive))
+    assert "for p in est.predict_examples(eval_input_fn()):" in out
+
+
+def test_ctl_target_trainer_predicts_from_its_model():
+    out = converted(prog(TRAIN + "preds = list(est.predict(eval_input_fn))\n"), target="ctl")
+    assert "preds = list(est.predict(eval_input_fn()))" in out
+    trainer = section(out, "class ModelTrainer", "\ndef main")
+    assert "    def predict(self, dataset, predict_keys=None, yield_single_examples=True):" in trainer
+    assert "return self.model.predict_examples(dataset, predict_keys, yield_single_examples)" in trainer
+
+
+def test_no_predict_no_generated_method():
+    out = converted(prog(TRAIN))
+    assert "predict_examples" not in out
+
+
+@pytest.mark.parametrize("drive, words", [
+    ("for p in est.predict(eval_input_fn):\n    print(p)\n" + TRAIN, "without training before it"),
+    ('if flag:\n    est.train(train_input_fn, max_steps=3)\nlist(est.predict(eval_input_fn))\n',
+     "without training before it"),
+    (TRAIN + 'list(est.predict(eval_input_fn, checkpoint_path="/tmp/m/model.ckpt-5"))\n', "checkpoint_path"),
+    (TRAIN + "list(est.predict(eval_input_fn, hooks=[tf.estimator.StopAtStepHook(1)]))\n", "predict(hooks=...)"),
+])
+def test_blocked(drive, words):
+    result = blocked(prog(drive, extra="flag = True"))
+    assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_predict_in_another_function_is_blocked():
+    src = prog(TRAIN + "report(est)\n", extra='''
+    def report(estimator):
+        return list(estimator.predict(eval_input_fn))
+    ''')
+    result = blocked(src)
+    assert any("without training before it" in d.message for d in result.diagnostics)
+
+
+def test_model_fn_without_predictions_is_blocked():
+    result = blocked(program(drive=TRAIN + "list(est.predict(eval_input_fn))\n"))
+    assert any("returns no predictions" in d.message for d in result.diagnostics)
+
+
+def test_input_context_without_default_is_blocked_for_predict():
+    extra = '''
+    def ctx_input_fn(input_context):
+        return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [1])).batch(1)
+    '''
+    result = blocked(prog(TRAIN + "list(est.predict(ctx_input_fn))\n", extra=extra))
+    assert any("input_context without a default" in d.message for d in result.diagnostics)
+
+
+# ---- the generated generator behaves like Estimator.predict ----------------------------------------------------
+
+class _T:
+    """A stand-in tensor: a list of rows with .numpy()."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def numpy(self):
+        return list(self.rows)
+
+
+def _fake_tf():
+    def map_structure(fn, value):
+        return {k: fn(v) for k, v in value.items()} if isinstance(value, dict) else fn(value)
+
+    return types.SimpleNamespace(function=lambda f: f, nest=types.SimpleNamespace(map_structure=map_structure))
+
+
+def _generated_predict(dict_outputs: bool):
+    out = converted(prog(TRAIN + "list(est.predict(eval_input_fn))\n"))
+    method = section(out, "    def predict_examples(", "\n\ndef build_model")
+    namespace = {"tf": _fake_tf()}
+    exec(textwrap.dedent(method), namespace)
+
+    class Model:
+        def __call__(self, features, training=False):
+            assert training is False
+            return [2 * x for x in features]
+
+        def predictions(self, output):
+            return {"double": _T(output), "neg": _T([-x for x in output])} if dict_outputs else _T(output)
+
+    Model.predict_examples = namespace["predict_examples"]
+    return Model()
+
+
+def test_generated_predict_yields_like_the_estimator():
+    model = _generated_predict(dict_outputs=True)
+    batches = [[1, 2], [3]]
+    assert list(model.predict_examples(batches)) == [
+        {"double": 2, "neg": -2}, {"double": 4, "neg": -4}, {"double": 6, "neg": -6}]
+    # (features, labels) elements: the features are predicted, as Estimator.predict took them
+    assert [p["double"] for p in model.predict_examples([([1, 2], [0, 1])])] == [2, 4]
+    assert list(model.predict_examples(batches, predict_keys=["neg"])) == [{"neg": -2}, {"neg": -4}, {"neg": -6}]
+    assert list(model.predict_examples(batches, yield_single_examples=False)) == [
+        {"double": [2, 4], "neg": [-2, -4]}, {"double": [6], "neg": [-6]}]
+    bare = _generated_predict(dict_outputs=False)
+    assert list(bare.predict_examples(batches)) == [2, 4, 6]
+    assert list(bare.predict_examples(batches, yield_single_examples=False)) == [[2, 4], [6]]
