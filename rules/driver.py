@@ -16,9 +16,15 @@ becomes `est.predict_examples(dataset, ...)` (Keras) or `trainer.predict(dataset
 the PREDICT outputs as numpy values, per example or per batch, like the Estimator's; the input_fn is called as
 the Estimator called it for PREDICT (mode "infer", no input_context) and (features, labels) elements give their
 features. `verify` records what both sides' predict generators yield and compares it value by value.
-Blocked, each with its own line: predict before training or in another function, predict(checkpoint_path=...,
-hooks=...), predict under parameter servers, a model_fn with no predictions; export/hooks/warm start (not
-converted yet), an Estimator value used in a way the tool cannot follow, a name with several possible values,
+`est.export_saved_model(base, tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))` (and
+`export_savedmodel`) after training in the same function becomes `est.export_parsing_saved_model(base, spec)`: a
+keras.export.ExportArchive SavedModel in base/<timestamp> with the Estimator's serving_default signature
+(serialized tf.Example "examples" in, the PREDICT outputs out; a bare tensor as "output"); it returns the path as
+bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
+Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
+hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
+a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
+predictions; hooks/exporters/warm start (not converted yet), an Estimator value used in a way the tool cannot follow, a name with several possible values,
 input functions the tool cannot see.
 """
 from __future__ import annotations
@@ -32,7 +38,7 @@ from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, 
 
 from . import strategy as strategies
 from ._args import is_literal, wrap_call
-from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _PREDICT, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
+from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
 CODE_KIND = "TFM603"
@@ -91,6 +97,7 @@ class Use:
     train: dict[str, Value] = field(default_factory=dict)  # input_fn, max_steps
     evaluate: dict[str, Value] = field(default_factory=dict)  # input_fn, steps
     predict: dict[str, Value] = field(default_factory=dict)  # input_fn, predict_keys, yield_single_examples
+    export: dict[str, Value] = field(default_factory=dict)  # export_dir_base, feature_spec, default_batch_size
 
 
 @dataclass
@@ -406,9 +413,11 @@ class Analysis:
             site.uses.append(Use("evaluate", call, file, func.value, evaluate=args))
         elif method == "predict":
             site.uses.append(self._predict(site, call, file, func.value))
-        elif method in ("export_saved_model", "export_savedmodel", "experimental_export_all_saved_models"):
+        elif method in ("export_saved_model", "export_savedmodel"):
+            site.uses.append(self._export(site, call, file, func.value, method))
+        elif method == "experimental_export_all_saved_models":
             raise Blocked(CODE, f"estimator.{method}() is not converted yet: export the migrated model with "
-                                "tf.saved_model.save / model.export", call)
+                                "keras.export.ExportArchive, one endpoint per mode", call)
         else:
             raise Blocked(CODE, f"estimator.{method} is not converted", call)
 
@@ -427,16 +436,43 @@ class Analysis:
                           args["checkpoint_path"].node)
         if site.strategy is not None and site.strategy.parameter_server:
             raise Blocked(CODE, "predict() of an Estimator trained with parameter servers is not converted yet", call)
-        order, block, scope = file.orders[id(call)], file.blocks[id(call)], file.scope_of(call)
-        trained = [u for u in site.uses if u.kind in ("train", "train_and_evaluate") and u.file is file
-                   and file.scope_of(u.call) is scope and file.orders[id(u.call)] < order
-                   and block[:len(file.blocks[id(u.call)])] == file.blocks[id(u.call)]]
-        if not trained:
-            raise Blocked(CODE, "estimator.predict() without training before it in the same function is not converted "
-                                "yet: the Estimator restores the latest checkpoint in model_dir, which the migrated "
-                                "model does not read; train first in this function, or restore the weights yourself",
-                          call)
+        _trained_before(site, call, file, "predict")
         return Use("predict", call, file, receiver, predict=args)
+
+    def _export(self, site: Site, call: cst.Call, file: FileIndex, receiver, method: str) -> Use:
+        """`est.export_saved_model(base, build_parsing_serving_input_receiver_fn(spec))` after training in the same
+        function: the same serving signature (serialized tf.Example "examples" in, the PREDICT outputs out)."""
+        args = bind_values(call, _EXPORT if method == "export_saved_model" else _EXPORT_SAVEDMODEL, method, file)
+        for key in ("export_dir_base", "serving_input_receiver_fn"):
+            if key not in args:
+                raise Blocked(CODE, f"{method}() without {key}", call)
+        for key, why in (("assets_extra", "copy the assets next to the export yourself"),
+                         ("checkpoint_path", "it exports another checkpoint than the weights training ended with"),
+                         ("experimental_mode", "only the PREDICT graph is exported by the migrated model")):
+            if key in args and not is_literal(args[key].node, None) and \
+                    not (key == "experimental_mode" and self.tf(args[key].node, file) == "estimator.ModeKeys.PREDICT"):
+                raise Blocked(CODE, f"{method}({key}=...) is not converted: {why}", args[key].node)
+        if "as_text" in args and not is_literal(args["as_text"].node, False):
+            raise Blocked(CODE, f"{method}(as_text=...) is not converted: the migrated SavedModel is binary",
+                          args["as_text"].node)
+        if site.strategy is not None and site.strategy.parameter_server:
+            raise Blocked(CODE, f"{method}() of an Estimator trained with parameter servers is not converted yet", call)
+        _trained_before(site, call, file, method)
+        r = self.program.resolve(args["serving_input_receiver_fn"])
+        node = r.node
+        path = self.tf(node.func, r.value.file) if isinstance(node, cst.Call) else None
+        if path != "estimator.export.build_parsing_serving_input_receiver_fn":
+            raise Blocked(CODE, f"serving_input_receiver_fn `{code(args['serving_input_receiver_fn'].node)[:60]}` is "
+                                "not converted yet: only tf.estimator.export.build_parsing_serving_input_receiver_fn"
+                                "(feature_spec) is (a hand-written or raw receiver's placeholders have no TF2 "
+                                "form tfmigrate derives yet)", args["serving_input_receiver_fn"].node)
+        receiver_args = bind_values(node, _PARSING_RECEIVER, "build_parsing_serving_input_receiver_fn",
+                                    r.value.file, r.value.env)
+        if "feature_spec" not in receiver_args:
+            raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
+        site.consumed.extend(b for b in r.trail if b.kind == "assign")
+        export = {"export_dir_base": args["export_dir_base"], **receiver_args}
+        return Use("export", call, file, receiver, export=export)
 
     def spec(self, value: Value, what: str, signature: list[str], site: Site) -> dict[str, Value]:
         r = self.program.resolve(value)
@@ -586,6 +622,19 @@ class Analysis:
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _trained_before(site: Site, call: cst.Call, file: FileIndex, what: str) -> None:
+    """predict/export read the checkpoint training ended with: the migrated model holds those weights only right
+    after it trained, earlier in the same function (an unconditional call before this one)."""
+    order, block, scope = file.orders[id(call)], file.blocks[id(call)], file.scope_of(call)
+    trained = [u for u in site.uses if u.kind in ("train", "train_and_evaluate") and u.file is file
+               and file.scope_of(u.call) is scope and file.orders[id(u.call)] < order
+               and block[:len(file.blocks[id(u.call)])] == file.blocks[id(u.call)]]
+    if not trained:
+        raise Blocked(CODE, f"estimator.{what}() without training before it in the same function is not converted "
+                            "yet: the Estimator restores the latest checkpoint in model_dir, which the migrated "
+                            "model does not read; train first in this function, or restore the weights yourself", call)
 
 
 def _what(b: Binding) -> str:
@@ -945,10 +994,22 @@ class Emitter:
         method = "predict_examples" if site.target == "keras" else "predict"
         return wrap_call(f"{code(use.receiver)}.{method}({', '.join(args)})", "", width=92)
 
+    def export_text(self, site: Site, use: Use) -> str:
+        """export_saved_model with a parsing receiver → the model's export_parsing_saved_model (same signature)."""
+        at = use.call
+        args = [self.render(use.export[key], at, key) for key in ("export_dir_base", "feature_spec")]
+        if "default_batch_size" in use.export:
+            args.append(f"default_batch_size={self.render(use.export['default_batch_size'], at, 'default_batch_size')}")
+        model = code(use.receiver) if site.target == "keras" else f"{code(use.receiver)}.model"
+        return wrap_call(f"{model}.export_parsing_saved_model({', '.join(args)})", "", width=92)
+
     def use(self, site: Site, use: Use, edits) -> None:
         stmt = self.file.statement_of(use.call)
         if use.kind == "predict":
             edits.replace(use.call, self.predict_text(site, use))
+            return
+        if use.kind == "export":
+            edits.replace(use.call, self.export_text(site, use))
             return
         if site.target == "keras" and use.train and "model_dir" in site.run_config:
             self.build_before_fit(site, use, edits)

@@ -38,4 +38,9 @@ _TRAIN_SPEC = ["input_fn", "max_steps", "hooks", "saving_listeners"]
 _EVAL_SPEC = ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"]
 _TRAIN = ["input_fn", "hooks", "steps", "max_steps", "saving_listeners"]
 _EVALUATE = ["input_fn", "steps", "hooks", "checkpoint_path", "name"]
+_EXPORT = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
+           "experimental_mode"]
+_EXPORT_SAVEDMODEL = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
+                      "strip_default_attrs"]
+_PARSING_RECEIVER = ["feature_spec", "default_batch_size"]
 _PREDICT = ["input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"]

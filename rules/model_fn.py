@@ -106,6 +106,7 @@ class ModelPlan:
     partitioner: partitioners.PartitionerPlan | None = None  # the one TF1 partitioner the model_fn used
     mod_rows: bool = False  # embedding lookups need tf1_mod_rows (see partitioners.py)
     support: list[str] = field(default_factory=list)  # module-level code the model class needs (hand-written loss)
+    export_outputs: cst.CSTNode | None = None  # EstimatorSpec(export_outputs=...): exports need their signatures
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -199,6 +200,7 @@ class _Interpreter:
         self.live = _ALL_MODES  # modes that have not returned yet
         self.active = _ALL_MODES  # modes that run the current statement
         self.spec_predictions: cst.BaseExpression | None = None
+        self.export_outputs: cst.CSTNode | None = None
         self.spec_metrics: cst.Dict | None = None
         self.support: list[str] = []
         self.notes: list[tuple[str, str, cst.CSTNode | None]] = []
@@ -1213,6 +1215,7 @@ class _Interpreter:
                 raise Blocked(CODE, f"EstimatorSpec({hook}=...) is not converted: rewrite hooks as Keras callbacks", args[hook])
         if "export_outputs" in args and not is_literal(args["export_outputs"], None):
             self.notes.append((CODE, "export_outputs dropped: export the Keras model with model.export()", args["export_outputs"]))
+            self.export_outputs = args["export_outputs"]
         for mode in MODES:
             if mode not in modes:
                 continue
@@ -1310,7 +1313,7 @@ class _Interpreter:
             params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
-            support=self.support,
+            support=self.support, export_outputs=self.export_outputs,
         )
 
     def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:
@@ -1421,6 +1424,20 @@ def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
 
         def visit_Lambda(self, n: cst.Lambda) -> bool:
             return False
+
+        def _comprehension(self, n) -> bool:
+            # the first iterable is read where the comprehension stands; its targets are local to it
+            n.for_in.iter.visit(self)
+            bound, inner, comp = set(), [], n.for_in
+            while comp is not None:
+                bound.update(t.value for t in _free_name_nodes(comp.target))
+                inner.extend([*([comp.iter] if comp is not n.for_in else []), *(i.test for i in comp.ifs)])
+                comp = comp.inner_for_in
+            parts = [n.key, n.value] if isinstance(n, cst.DictComp) else [n.elt]
+            found.extend(x for part in [*parts, *inner] for x in _free_name_nodes(part) if x.value not in bound)
+            return False
+
+        visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
 
         def visit_Name(self, n: cst.Name) -> None:
             found.append(n)

@@ -81,7 +81,7 @@ class _ReplacePlaceholder(cst.CSTTransformer):
 
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
-                  parameter_server: bool, predicting: bool = False) -> list[cst.BaseStatement]:
+                  parameter_server: bool, predicting: bool = False, exporting: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -101,7 +101,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
-                                                                   predicting=predicting))
+                                                                   predicting=predicting, exporting=exporting))
     if target == "keras":
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
@@ -184,11 +184,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
         except Blocked as blocked:
             errors.append(blocked)
             continue
-        if plan.predictions is None and any(u.kind == "predict" for s in sites for u in s.uses):
-            use = next(u for s in sites for u in s.uses if u.kind == "predict")
-            errors.append(Blocked(estimator.CODE, f"predict() of an Estimator whose model_fn "
-                                                  f"`{sites[0].model_fn.node.name.value}` returns no predictions "
-                                                  "(the Estimator would raise)", use.call))
+        reading = [u for s in sites for u in s.uses if u.kind in ("predict", "export")]
+        if plan.predictions is None and reading:
+            errors.append(Blocked(estimator.CODE, f"{'predict' if reading[0].kind == 'predict' else 'export'}() of "
+                                                  f"an Estimator whose model_fn `{sites[0].model_fn.node.name.value}` "
+                                                  "returns no predictions (the Estimator would raise)", reading[0].call))
+            continue
+        exports = [u for u in reading if u.kind == "export"]
+        if plan.export_outputs is not None and exports:
+            errors.append(Blocked(estimator.CODE, "export_saved_model() of a model_fn with export_outputs is not "
+                                                  "converted yet: its signatures come from export_outputs",
+                                  plan.export_outputs))
             continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
@@ -205,9 +211,10 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
-            predicting = any(u.kind == "predict" for s in sites for u in s.uses)
+            kinds = {u.kind for s in sites for u in s.uses}
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
-                                                           key in parameter_server, predicting))
+                                                           key in parameter_server, "predict" in kinds,
+                                                           "export" in kinds))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file])
     new_module = edits.apply(module, file.parent)

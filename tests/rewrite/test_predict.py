@@ -170,3 +170,69 @@ def test_generated_predict_yields_like_the_estimator():
     bare = _generated_predict(dict_outputs=False)
     assert list(bare.predict_examples(batches)) == [2, 4, 6]
     assert list(bare.predict_examples(batches, yield_single_examples=False)) == [[2, 4], [6]]
+
+
+# ---- export_saved_model ------------------------------------------------------------------------------------------
+
+SPEC = 'SPEC = {"x": tf.io.FixedLenFeature([2], tf.float32)}'
+
+
+def test_export_with_parsing_receiver_named_and_inline():
+    drive = TRAIN + textwrap.dedent("""
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC)
+    path = est.export_saved_model("/tmp/export", receiver)
+    est.export_savedmodel("/tmp/export", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC, 8))
+    """)
+    out = converted(prog(drive, extra=SPEC))
+    assert 'path = est.export_parsing_saved_model("/tmp/export", SPEC)' in out
+    assert 'est.export_parsing_saved_model("/tmp/export", SPEC, default_batch_size=8)' in out
+    assert "receiver = " not in out  # the receiver fn's statement goes with the Estimator
+    model = section(out, "class Model(", "\ndef build_model")
+    assert "def export_parsing_saved_model(self, export_dir_base, feature_spec, default_batch_size=None):" in model
+    assert 'input_signature=[tf.TensorSpec([default_batch_size], tf.string, name="examples")]' in model
+
+
+def test_export_ctl_target_exports_the_trainers_model():
+    drive = TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC))\n'
+    out = converted(prog(drive, extra=SPEC), target="ctl")
+    assert 'est.model.export_parsing_saved_model("/tmp/e", SPEC)' in out
+
+
+@pytest.mark.parametrize("drive, words", [
+    ('est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC))\n' + TRAIN,
+     "without training before it"),
+    (TRAIN + 'est.export_saved_model("/tmp/e", serving_input_fn)\n', "serving_input_receiver_fn `serving_input_fn`"),
+    (TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_raw_serving_input_receiver_fn({}))\n',
+     "only tf.estimator.export.build_parsing_serving_input_receiver_fn"),
+    (TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC), '
+             'checkpoint_path="/tmp/m/model.ckpt-1")\n', "checkpoint_path"),
+    (TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC), '
+             'as_text=True)\n', "as_text"),
+    (TRAIN + 'est.experimental_export_all_saved_models("/tmp/e", {})\n', "experimental_export_all_saved_models"),
+])
+def test_export_blocked(drive, words):
+    extra = SPEC + textwrap.dedent('''
+
+    def serving_input_fn():
+        inputs = {"x": tf.compat.v1.placeholder(tf.float32, [None, 2])}
+        return tf.estimator.export.ServingInputReceiver(inputs, inputs)
+    ''')
+    result = blocked(prog(drive, extra=extra))
+    assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_export_of_a_model_fn_with_export_outputs_is_blocked():
+    body = PREDICT_MODEL_FN.replace(
+        'predictions={"class_ids": tf.argmax(logits, 1), "probabilities": tf.nn.softmax(logits)})',
+        'predictions={"class_ids": tf.argmax(logits, 1)},\n'
+        '            export_outputs={"out": tf.estimator.export.PredictOutput({"class_ids": tf.argmax(logits, 1)})})')
+    assert "export_outputs" in body
+    drive = TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC))\n'
+    result = blocked(prog(drive, body=body, extra=SPEC))
+    assert any("signatures come from export_outputs" in d.message for d in result.diagnostics)
+
+
+def test_model_fn_comprehension_variables_are_local():
+    body = PREDICT_MODEL_FN.replace('features["x"]', 'tf.concat([features[k] for k in ["x"]], axis=1)')
+    out = converted(prog(TRAIN, body=body))
+    assert 'tf.concat([features[k] for k in ["x"]], axis=1)' in out

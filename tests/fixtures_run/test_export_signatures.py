@@ -1,0 +1,86 @@
+"""export_parsing: the original's Estimator SavedModel and the migrated program's SavedModel have the same serving
+signatures and, from the same initial weights (verify's boot scripts), return the same outputs.
+
+Marked `tfenv` and `equivalence`: runs both programs (TF 2.15 + Estimator, TF 2.21) and loads both exports in TF 2.21.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.runtime import capture, envs
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "export_parsing"
+
+# Loads both SavedModels; prints JSON: each side's signatures (input/output names, dtypes, shapes) and the outputs
+# of serving_default on the same serialized tf.Example protos.
+COMPARE = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+
+    def example(size, age):
+        feature = {name: tf.train.Feature(float_list=tf.train.FloatList(value=[value]))
+                   for name, value in (("size", size), ("age", age))}
+        return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+    rng = np.random.RandomState(5)
+    examples = tf.constant([example(float(a), float(b)) for a, b in rng.uniform(0, 1, size=(16, 2))])
+    report = {}
+    for side, path in (("original", sys.argv[1]), ("migrated", sys.argv[2])):
+        loaded = tf.saved_model.load(path)
+        signatures = {}
+        for key, fn in loaded.signatures.items():
+            inputs = fn.structured_input_signature[1]
+            signatures[key] = {
+                "inputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(inputs.items())},
+                "outputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(fn.structured_outputs.items())},
+            }
+        outputs = loaded.signatures["serving_default"](examples=examples)
+        report[side] = {"signatures": signatures,
+                        "outputs": {k: v.numpy().astype("float64").ravel().tolist() for k, v in outputs.items()}}
+    print(json.dumps(report))
+''')
+
+
+def _run(env: str, boot: Path, program: Path, work: Path, extra: dict) -> None:
+    python = envs.ensure(env)
+    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
+               "TFMIGRATE_CAPTURE_DIR": str(work / "capture"), "TFMIGRATE_MODEL_DIR": str(work / "model"), **extra}
+    environ.pop("TF_CONFIG", None)
+    result = subprocess.run([str(python), str(boot), str(program), "--steps", "20", "--export_dir", str(work / "export")],
+                            cwd=work, env=environ, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_exported_signatures_and_outputs_match(tmp_path):
+    original, migrated = tmp_path / "original", tmp_path / "migrated"
+    original.mkdir()
+    migrated.mkdir()
+    _run("legacy", capture.LEGACY_BOOT, FIXTURE / "original.py", original, {})
+    ckpt0 = capture.find_ckpt0(original / "model")
+    assert ckpt0 is not None
+    _run("target", capture.TARGET_BOOT, FIXTURE / "migrated.py", migrated, {"TFMIGRATE_INIT_CKPT": str(ckpt0)})
+    [a] = list((original / "export").iterdir())
+    [b] = list((migrated / "export").iterdir())
+    assert a.name.isdigit() and b.name.isdigit()  # export_dir_base/<timestamp>, as the Estimator wrote it
+    result = subprocess.run([str(envs.ensure("target")), "-c", COMPARE, str(a), str(b)], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    sig_a, sig_b = report["original"]["signatures"], report["migrated"]["signatures"]
+    assert sig_a == sig_b
+    assert sig_a["serving_default"]["inputs"] == {"examples": ["string", [None]]}
+    out_a, out_b = report["original"]["outputs"], report["migrated"]["outputs"]
+    assert sorted(out_a) == sorted(out_b) == ["rounded", "value"]
+    # the same tolerance as verify's stepwise loss comparison
+    for key in out_a:
+        for x, y in zip(out_a[key], out_b[key], strict=True):
+            assert abs(x - y) <= 1e-6 + 1e-5 * abs(x), (key, x, y)
