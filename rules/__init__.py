@@ -45,6 +45,9 @@ RULES = (
          "canned estimators, TPUEstimator, model_to_estimator: found and reported with what to do (not converted yet)", ()),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", ()),
+    Rule("TFM611", "session-run-hooks", "hooks",
+         "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
+         "step training stops at; other hooks block by name", ("observing_hooks", "unsupported_hook")),
     Rule("TFM701", "tf2-strategy", "strategy",
          "train_distribute → TF2 strategy (parameter server: role bootstrap + ClusterCoordinator); input_fn kept per replica",
          ("mwms_input_context", "classifier_mwms", "ps_embedding", "ps_min_max")),

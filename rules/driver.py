@@ -36,6 +36,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
 
+from . import hooks as hook_rules
 from . import strategy as strategies
 from ._args import is_literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
@@ -82,6 +83,15 @@ class Choice:
     body: Value
     orelse: Value
     node: cst.CSTNode  # the conditional expression, for diagnostics
+
+
+@dataclass(frozen=True, eq=False)
+class Least:
+    """The smaller of two step counts: max_steps and a StopAtStepHook's last step (`min(a, b)`)."""
+
+    first: Value
+    second: Value
+    node: cst.CSTNode
 
 
 _CONFIG_DEFAULTS = {"model_dir": "None", "tf_random_seed": "None", "save_checkpoints_steps": "None",
@@ -384,18 +394,20 @@ class Analysis:
         method = func.attr.value
         if method == "train":
             args = bind_values(call, _TRAIN, "train", file)
-            for bad in ("hooks", "saving_listeners"):
-                if bad in args and not is_literal(args[bad].node, None):
-                    raise Blocked(CODE, f"train({bad}=...) is not converted yet: SessionRunHooks become Keras "
-                                        "callbacks or calls in the training loop", args[bad].node)
+            if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):
+                raise Blocked(CODE, "train(saving_listeners=...) is not converted yet: run their code after the "
+                                    "migrated training saves its checkpoints", args["saving_listeners"].node)
+            stop = self.hooks(args["hooks"], site, "train") if "hooks" in args else {}
             steps = args.get("max_steps")
             if steps is None and "steps" in args:
                 steps = args["steps"]
                 self.notes.append((CODE, "train(steps=N) converted as max_steps=N (the same on a fresh model_dir)", call))
+            if steps is not None and is_literal(steps.node, None):
+                steps = None
+            steps = _stop_at(steps, stop)
             if "input_fn" not in args:
                 raise Blocked(CODE, "train() without input_fn", call)
-            if steps is None or is_literal(steps.node, None):
-                steps = None
+            if steps is None:
                 _until_end_of_input(site, call)
             if not isinstance(file.parent(call), cst.Expr):
                 raise Blocked(CODE, "the value of estimator.train() (the Estimator itself) is used; not converted", call)
@@ -405,6 +417,8 @@ class Analysis:
             site.uses.append(Use("train", call, file, func.value, train=train))
         elif method == "evaluate":
             args = bind_values(call, _EVALUATE, "evaluate", file)
+            if "hooks" in args:
+                self.hooks(args.pop("hooks"), site, "evaluate")
             extra = set(args) - {"input_fn", "steps", "name"}
             if extra:
                 raise Blocked(CODE, f"evaluate({', '.join(sorted(extra))}=...) is not converted yet", call)
@@ -427,9 +441,8 @@ class Analysis:
         args = bind_values(call, _PREDICT, "predict", file)
         if "input_fn" not in args:
             raise Blocked(CODE, "predict() without input_fn", call)
-        if "hooks" in args and not is_literal(args["hooks"].node, None) and not _empty(args["hooks"].node):
-            raise Blocked(CODE, "predict(hooks=...) is not converted yet: compute what the hooks read from the "
-                                "yielded predictions", args["hooks"].node)
+        if "hooks" in args:
+            self.hooks(args.pop("hooks"), site, "predict")
         if "checkpoint_path" in args and not is_literal(args["checkpoint_path"].node, None):
             raise Blocked(CODE, "predict(checkpoint_path=...) is not converted: it restores another checkpoint than "
                                 "the weights training ended with; load those weights into the migrated model first",
@@ -481,20 +494,64 @@ class Analysis:
         if not (isinstance(node, cst.Call) and self.tf(node, r.value.file) == f"estimator.{what}"):
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}`: {self.why(r, 'a tf.estimator.' + what)}", value.node)
         args = bind_values(node, signature, what, r.value.file, r.value.env)
-        for bad in ("hooks", "saving_listeners", "exporters"):
+        for bad in ("saving_listeners", "exporters"):
             if bad in args and not is_literal(args[bad].node, None) and not _empty(args[bad].node):
-                raise Blocked(CODE, f"{what}({bad}=...) is not converted yet: hooks become Keras callbacks, "
-                                    "exporters tf.saved_model.save / model.export", args[bad].node)
+                raise Blocked(CODE, f"{what}({bad}=...) is not converted yet: exporters become "
+                                    "export_parsing_saved_model after training", args[bad].node)
+        hooks = args.pop("hooks", None)
+        stop = self.hooks(hooks, site, "train" if what == "TrainSpec" else "evaluate") if hooks is not None else {}
         if "input_fn" not in args:
             raise Blocked(CODE, f"{what} without input_fn", node)
-        if what == "TrainSpec" and ("max_steps" not in args or is_literal(args["max_steps"].node, None)):
-            args.pop("max_steps", None)
-            _until_end_of_input(site, node)
+        if what == "TrainSpec":
+            steps = args.pop("max_steps", None)
+            steps = _stop_at(None if steps is None or is_literal(steps.node, None) else steps, stop)
+            if steps is None:
+                _until_end_of_input(site, node)
+            else:
+                args["max_steps"] = steps
         return args
+
+    def hooks(self, value: Value, site: Site, where: str) -> dict[str, Value]:
+        """The hooks a list attaches: observing hooks are dropped with a note, StopAtStepHook gives the step
+        training stops at ({"last_step": v} or {"num_steps": v}); every other hook blocks (rules/hooks.py)."""
+        if is_literal(value.node, None) or _empty(value.node):
+            return {}
+        r = self.program.resolve(value)
+        if not isinstance(r.node, (cst.List, cst.Tuple)):
+            raise Blocked(hook_rules.CODE, f"hooks `{code(value.node)[:60]}`: {self.why(r, 'a list of hooks')}",
+                          value.node)
+        trail = list(r.trail)
+        stop: dict[str, Value] = {}
+        for element in r.node.elements:
+            if isinstance(element, cst.StarredElement):
+                raise Blocked(hook_rules.CODE, "a starred hook list is not converted", element)
+            h = self.program.resolve(Value(element.value, r.value.file, r.value.env))
+            trail.extend(h.trail)
+            call = h.node
+            kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
+            if kind in hook_rules.OBSERVING:
+                if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
+                    self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
+            elif kind == hook_rules.STOP and where == "train":
+                args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
+                given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+                if len(given) != 1 or stop:
+                    raise Blocked(hook_rules.CODE, "StopAtStepHook is converted with exactly one of num_steps or "
+                                                   "last_step, once per training", call)
+                stop = given
+                if "num_steps" in given:
+                    self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training steps "
+                                                        "(the same on a fresh model_dir)", call))
+            else:
+                raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+        site.consumed.extend(b for b in trail if b.kind == "assign")
+        return stop
 
     # ---- what goes away --------------------------------------------------------------------------------------
     def finish(self) -> None:
         """Decide which config/spec statements and helpers go, and check nothing else reads an Estimator."""
+        for site in self.sites:
+            self._guard(self._trains_once, site)
         covered: set[int] = set()  # nodes whose subtree the conversion replaces or removes
         for site in self.sites:
             covered.add(id(site.call))
@@ -546,6 +603,25 @@ class Analysis:
                                                  "tfmigrate does not convert", stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone | self._failed)
+
+    def _trains_once(self, site: Site) -> None:
+        """Each Estimator training call continued from the global step the previous one reached (max_steps is
+        absolute, steps relative, the checkpoint in model_dir carries the step over); the migrated fit / train
+        calls do not carry it over yet, so an Estimator that trains more than once is not converted."""
+        training = [u for u in site.uses if u.kind in ("train", "train_and_evaluate")]
+        if len(training) > 1:
+            raise Blocked(CODE, f"this Estimator trains {len(training)} times (lines "
+                                f"{', '.join(str(self.line(u.call, u.file)) for u in training)}); each call went on "
+                                "from the global step the previous one reached, which the migrated training does not "
+                                "carry over yet: train once, to the final max_steps", training[1].call)
+        for use in training:
+            node = use.file.parent(use.call)
+            while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
+                if isinstance(node, (cst.For, cst.While)) or isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+                    raise Blocked(CODE, "training inside a loop: each Estimator call went on from the global step "
+                                        "the previous one reached, which the migrated training does not carry over "
+                                        "yet; train once, to the final max_steps", use.call)
+                node = use.file.parent(node)
 
     def _dead_argument(self, name: cst.Name, covered: set[int]) -> bool:
         """`helper(config, ...)` where helper reads its parameter only in converted code: the parameter and the
@@ -676,6 +752,16 @@ def closure_factory(fn: FunctionRef):
     return scope.node, returns[0]
 
 
+def _stop_at(steps: Value | None, stop: dict[str, Value]):
+    """max_steps combined with a StopAtStepHook: training ended at whichever came first."""
+    hook = stop.get("last_step") or stop.get("num_steps")
+    if hook is None:
+        return steps
+    if steps is None:
+        return hook
+    return Least(steps, hook, steps.node)
+
+
 def _until_end_of_input(site: Site, node) -> None:
     """Training without max_steps ran until the input_fn's data ended (forever on a repeated dataset): one Keras
     epoch over the same data does the same; the custom loop counts steps and needs max_steps."""
@@ -740,6 +826,8 @@ class Emitter:
         if isinstance(value, Choice):
             return (f"{self.render(value.body, at, what)} if {self.render(value.test, at, what)} "
                     f"else {self.render(value.orelse, at, what)}")
+        if isinstance(value, Least):
+            return f"min({self.render(value.first, at, what)}, {self.render(value.second, at, what)})"
         why: list = []
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
@@ -1078,6 +1166,8 @@ def explain(analysis: Analysis, locate) -> list[dict]:
     def text(v) -> str:
         if isinstance(v, Choice):
             return f"{code(v.body.node)} if {code(v.test.node)} else {code(v.orelse.node)}"
+        if isinstance(v, Least):
+            return f"min({text(v.first)}, {text(v.second)})"
         env = ", ".join(f"{k}={code(x.node)}" for k, x in v.env)
         return code(v.node) + (f"  [with {env}]" if env else "")
 
@@ -1094,7 +1184,9 @@ def explain(analysis: Analysis, locate) -> list[dict]:
             "run_config": {k: text(v) for k, v in site.run_config.items()},
             "uses": [{"kind": u.kind, "at": locate(u.call),
                       **{f"train.{k}": text(v) for k, v in u.train.items()},
-                      **{f"evaluate.{k}": text(v) for k, v in u.evaluate.items()}} for u in site.uses],
+                      **{f"evaluate.{k}": text(v) for k, v in u.evaluate.items()},
+                      **{f"predict.{k}": text(v) for k, v in u.predict.items()},
+                      **{f"export.{k}": text(v) for k, v in u.export.items()}} for u in site.uses],
             "removed": sorted({locate(b.statement) for b in site.consumed}),
         })
     out.append({"blockers": [f"{locate(e.node)}: {e.code} {e.message}" for e in analysis.errors]})

@@ -68,7 +68,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from . import layers, losses, metrics, optimizers, partitioners, variables
+from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
 from ._args import TF, bind, code, generated, is_literal, wrap_call
 from .tfnames import TFNames
 
@@ -726,9 +726,13 @@ class _Interpreter:
         raise Blocked(CODE, f"statement `{code(value).strip()}` in model_fn is not converted", stmt)
 
     def drop(self, path: str | None, call) -> bool:
-        """Summaries and tf.logging calls: they do not change training; dropped with a note."""
+        """Summaries, tf.logging calls and observing hooks: they do not change training; dropped with a note."""
         if not path or "." not in path:
             return False
+        kind = hooks.hook_kind(path)
+        if kind in hooks.OBSERVING:
+            self.notes.append((hooks.CODE, hooks.dropped_note(kind), call))
+            return True
         module, name = path.rsplit(".", 1)
         if module == "summary" and name in _SUMMARIES:
             tag = code(call.args[0].value) if call.args else "?"
@@ -740,6 +744,21 @@ class _Interpreter:
                                call))
             return True
         return False
+
+    def spec_hooks(self, node, where: str) -> None:
+        """EstimatorSpec(training_hooks=[...]): only hooks that observe training (dropped with their note) convert."""
+        if not isinstance(node, (cst.List, cst.Tuple)):
+            raise Blocked(hooks.CODE, f"EstimatorSpec({where}=`{code(node)[:40]}`): a list of hooks built in model_fn "
+                                      "is converted", node)
+        for element in node.elements:
+            value = element.value
+            if isinstance(value, cst.Name) and value.value in self.dropped:
+                continue
+            path = self.tf(value) if isinstance(value, cst.Call) else None
+            if isinstance(value, cst.Call) and self.drop(path, value):
+                continue
+            kind = hooks.hook_kind(path)
+            raise Blocked(hooks.CODE, hooks.blocked_message(kind, code(value)), value)
 
     def tuple_assign(self, target: cst.Tuple, value, stmt) -> None:
         names = [e.value.value if isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement) else None
@@ -1210,9 +1229,12 @@ class _Interpreter:
         if not (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
             raise Blocked(CODE, "model_fn must return tf.estimator.EstimatorSpec(...)", value)
         args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
-        for hook in ("training_chief_hooks", "training_hooks", "evaluation_hooks", "prediction_hooks", "scaffold"):
+        if "scaffold" in args and not is_literal(args["scaffold"], None):
+            raise Blocked(CODE, "EstimatorSpec(scaffold=...) is not converted: the Keras model initialises and "
+                                "saves its own variables", args["scaffold"])
+        for hook in ("training_chief_hooks", "training_hooks", "evaluation_hooks", "prediction_hooks"):
             if hook in args and not is_literal(args[hook], None):
-                raise Blocked(CODE, f"EstimatorSpec({hook}=...) is not converted: rewrite hooks as Keras callbacks", args[hook])
+                self.spec_hooks(args[hook], hook)
         if "export_outputs" in args and not is_literal(args["export_outputs"], None):
             self.notes.append((CODE, "export_outputs dropped: export the Keras model with model.export()", args["export_outputs"]))
             self.export_outputs = args["export_outputs"]

@@ -46,8 +46,8 @@ def test_fixture_verifies(case, tmp_path):
     verdict = "equivalent" if comparison["equivalent"] else "not-equivalent"
     assert verdict == expected, proc.stdout[-4000:]
     assert proc.returncode == (0 if verdict == "equivalent" else 1)
-    # every worker compared at least the fixture's step count
-    steps = meta.get("steps", 200)
+    # every worker compared at least the steps the fixture trains (`trained_steps` when a hook stops it earlier)
+    steps = meta.get("trained_steps", meta.get("steps", 200))
     for worker in comparison["workers"].values():
         assert worker["compared"] >= steps, worker
 

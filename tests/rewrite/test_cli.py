@@ -104,7 +104,7 @@ def test_blocked_file_untouched_and_reported(tmp_path):
     err = proc.stderr.decode()
     m = re.search(rf"^{re.escape(str(f))}:(\d+):(\d+): (TFM\d{{3}}) (.+)$", err, re.M)
     assert m, err
-    assert int(m.group(1)) > 1 and m.group(3) == "TFM501" and m.group(4)
+    assert int(m.group(1)) > 1 and m.group(3) == "TFM611" and m.group(4)
     assert summary(proc) == ("rewrote", 0, 1, 0)
 
 

@@ -104,10 +104,9 @@ def test_unsupported_hook_points_at_model_fn_construct():
     result = migrate_source(original, "u.py", Options())
     lines = original.decode().splitlines()
     (diag,) = result.diagnostics
-    assert diag.code == "TFM501"
-    # the diagnostic points into model_fn, at a construct the tool does not convert
-    flagged = lines[diag.line - 1]
-    assert any(word in flagged for word in ("variable_scope", "get_variable", "LoggingTensorHook", "training_hooks"))
+    assert diag.code == "TFM611"
+    # the diagnostic points into model_fn, at the hook the tool does not convert
+    assert "BiasHook(loss, b)" in lines[diag.line - 1] and "BiasHook" in diag.message
 
 
 def test_rewrite_never_imports_tensorflow():

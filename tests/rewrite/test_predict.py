@@ -90,7 +90,7 @@ def test_no_predict_no_generated_method():
     ('if flag:\n    est.train(train_input_fn, max_steps=3)\nlist(est.predict(eval_input_fn))\n',
      "without training before it"),
     (TRAIN + 'list(est.predict(eval_input_fn, checkpoint_path="/tmp/m/model.ckpt-5"))\n', "checkpoint_path"),
-    (TRAIN + "list(est.predict(eval_input_fn, hooks=[tf.estimator.StopAtStepHook(1)]))\n", "predict(hooks=...)"),
+    (TRAIN + "list(est.predict(eval_input_fn, hooks=[tf.estimator.StopAtStepHook(1)]))\n", "StopAtStepHook is not"),
 ])
 def test_blocked(drive, words):
     result = blocked(prog(drive, extra="flag = True"))
