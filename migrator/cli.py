@@ -5,6 +5,8 @@ from typing import Optional
 
 import typer
 
+from tfmigrate.config import STRATEGIES, TARGETS  # noqa: F401  (the CLI's choices, re-exported)
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -69,20 +71,25 @@ def _register_runtime_commands() -> None:
 _register_runtime_commands()
 
 
-TARGETS = ("auto", "keras", "ctl")
-STRATEGIES = ("keep", "default", "one-device", "mirrored", "multi-worker-mirrored", "parameter-server")
-
-
 @app.command()
 def rewrite(
     paths: list[str] = typer.Argument(..., help="Files or directories (recursing into *.py); '-' reads stdin, writes stdout."),
-    target: Optional[str] = typer.Option(None, "--target", metavar="TARGET", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy.  [default: auto]"),
-    strategy: Optional[str] = typer.Option(None, "--strategy", metavar="STRATEGY", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server.  [default: keep]"),
+    target: Optional[str] = typer.Option(None, "--target", metavar="TARGET", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy.  \\[default: auto]"),
+    strategy: Optional[str] = typer.Option(None, "--strategy", metavar="STRATEGY", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server.  \\[default: keep]"),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
     check: bool = typer.Option(False, "--check", help="List files that would change; write nothing."),
     out: str = typer.Option(None, "--out", metavar="DIR", help="Write the migrated tree to DIR (relative paths kept) instead of in place."),
     exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help="Names or globs to skip, added to the configured excludes (repeatable)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", help="Worker processes (default: CPU count)."),
+    force_exclude: Optional[bool] = typer.Option(None, "--force-exclude", help="Apply the excludes to files named on the command line too (pre-commit)."),
+    select: list[str] = typer.Option([], "--select", metavar="CODES", help="Report only findings of these codes or prefixes (comma-separated; replaces the configured `select`)."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="CODES", help="Do not report findings of these codes or prefixes (added to the configured `ignore`). Blocking findings still block."),
+    report_unused: Optional[bool] = typer.Option(None, "--report-unused-suppressions", help="Report `# tfmigrate: ignore[...]` comments that hid nothing (TFM901; exit 1)."),
+    output_format: Optional[str] = typer.Option(None, "--output-format", metavar="FORMAT", help="text | json | sarif | github | junit.  \\[default: text]"),
+    output_file: Optional[str] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the findings (any --output-format) to FILE instead of stdout."),
+    statistics: bool = typer.Option(False, "--statistics", help="Count the reported findings per code."),
+    config: list[str] = typer.Option([], "--config", metavar="FILE|KEY=VALUE", help="A configuration file (pyproject.toml / tfmigrate.toml), or one KEY=VALUE override (TOML value; repeatable)."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore every configuration file."),
+    jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", show_default=False, help="Worker processes (default: CPU count)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     explain: bool = typer.Option(False, "--explain", help="Print the migration plan (JSON: each Estimator, its "
                                  "model_fn, config, strategy, target, uses, removed statements, blockers); write nothing."),
@@ -91,25 +98,33 @@ def rewrite(
 
     Exit codes (the same for stdin, '-'):
     0  every file converted, or nothing to do;
-    1  manual work remains (a file is blocked), or --check/--diff would change a file;
+    1  manual work remains (a file is blocked, even by suppressed findings), or --check/--diff would change a file;
     2  error: a file that cannot be read or parsed, a bad option or configuration.
-    """
-    from tfmigrate.rewrite_command import RewriteSettings, run_explain, run_rewrite
 
-    target = target or "auto"
-    strategy = strategy or "keep"
-    if target not in TARGETS:
-        raise typer.BadParameter(f"--target must be one of {', '.join(TARGETS)}")
-    if strategy not in STRATEGIES:
-        raise typer.BadParameter(f"--strategy must be one of {', '.join(STRATEGIES)}")
+    Settings come from \\[tool.tfmigrate] in the nearest pyproject.toml (or a tfmigrate.toml) above the paths;
+    flags override them.
+    """
+    from tfmigrate.config import ConfigError, resolve
+    from tfmigrate.rewrite_command import build_settings, run_explain, run_rewrite, split_codes
+
     if diff and check:
         raise typer.BadParameter("--diff and --check are exclusive")
     if out and (diff or check):
         raise typer.BadParameter("--out writes files; it cannot be combined with --diff or --check")
+    try:
+        settings = build_settings(
+            resolve(paths, config, isolated), target=target, strategy=strategy, select=split_codes(select),
+            ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
+            report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
+            jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    if settings.output_format != "text" and not output_file and (diff or paths == ["-"]):
+        raise typer.BadParameter(f"--output-format {settings.output_format} writes to stdout, which --diff / stdin "
+                                 "use for code: add --output-file FILE")
     if explain:
-        raise typer.Exit(run_explain(paths, target, strategy, tuple(exclude)))
-    settings = RewriteSettings(target=target, strategy=strategy, diff=diff, check=check, out=out,
-                               extend_exclude=tuple(exclude), jobs=jobs or None, quiet=quiet)
+        raise typer.Exit(run_explain(paths, settings))
     raise typer.Exit(run_rewrite(paths, settings))
 
 

@@ -20,8 +20,8 @@ def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tu
     explicitly are always taken unless `force_exclude` (pre-commit passes every staged file by name)."""
     patterns = (*(DEFAULT_EXCLUDES if exclude is None else exclude), *extend_exclude)
 
-    def excluded(path: Path) -> bool:
-        return any(glob_match(path, pattern, root) for pattern in patterns)
+    def excluded(path: Path, base: Path | None = None) -> bool:
+        return any(glob_match(path, pattern, root, base) for pattern in patterns)
 
     found: set[Path] = set()
     for raw in paths:
@@ -29,29 +29,39 @@ def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tu
         if p.is_dir():
             for walk_root, dirs, files in os.walk(p):
                 base = Path(walk_root)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(base / d))
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(base / d, base))
                 for name in files:
-                    if name.endswith(".py") and not excluded(base / name):
+                    if name.endswith(".py") and not excluded(base / name, base):
                         found.add(base / name)
         elif not (force_exclude and excluded(p)):
             found.add(p)
     return sorted(found)
 
 
-def glob_match(path: Path, pattern: str, root: Path | None) -> bool:
-    """`pattern` (a name or a glob, `dir/` allowed) against the path's name, the path as given, and the path
-    relative to `root`; a pattern matching a directory also matches what is inside it."""
+def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:
+    """gitignore-like: a pattern without `/` matches the name of the path or of a directory between `base` (the
+    directory searched; default: `root`) and it (`build`, `gen_*.py`); one with `/` matches the path relative to
+    `root` (the configuration's directory) or one of its parent directories."""
     pattern = pattern.rstrip("/")
-    candidates = [path.name, path.as_posix()]
+    rel = path
     if root is not None:
         try:
-            candidates.append(path.resolve().relative_to(root.resolve()).as_posix())
+            rel = path.resolve().relative_to(root.resolve())
         except (ValueError, OSError):
-            pass
-    if any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
-        return True
-    return any(fnmatch.fnmatchcase(parent.as_posix(), pattern) for c in candidates[1:]
-               for parent in PurePosixPath(c).parents if parent.as_posix() not in (".", "/"))
+            rel = path
+    if "/" not in pattern:
+        parts = rel.parts
+        if base is not None:
+            try:
+                parts = path.relative_to(base).parts
+            except ValueError:
+                parts = (path.name,)
+        return any(fnmatch.fnmatchcase(part, pattern) for part in parts if part not in ("/", ".", ".."))
+    pattern = pattern.removeprefix("./")
+    candidates = {rel.as_posix(), path.as_posix()}
+    return any(fnmatch.fnmatchcase(c, pattern) or any(fnmatch.fnmatchcase(parent.as_posix(), pattern)
+                                                      for parent in PurePosixPath(c).parents)
+               for c in candidates)
 
 
 def decode(data: bytes) -> tuple[str, str]:

@@ -13,11 +13,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
 from .files import discover, write_atomic
 from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
-from .suppressions import Selection, apply
+from .suppressions import Selection, SelectorError, apply, check_selectors
 
 
 @dataclass
@@ -41,6 +42,49 @@ class RewriteSettings:
     @property
     def writing(self) -> bool:
         return not (self.diff or self.check)
+
+
+def split_codes(values) -> list[str] | None:
+    """`--select TFM6,TFM001 --select TFM7` → ['TFM6', 'TFM001', 'TFM7'] (None when the flag was not given)."""
+    if not values:
+        return None
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+def build_settings(config: Config, *, target=None, strategy=None, select=None, ignore=None, exclude=(),
+                   force_exclude=None, report_unused=None, output_format=None, **flags) -> RewriteSettings:
+    """Command-line flags over the configuration over the defaults. `select` from the command line replaces the
+    configured one; `ignore` and `exclude` add to it (ruff's --select / --ignore / --extend-exclude)."""
+    target = config.pick(target, "target", "auto")
+    strategy = config.pick(strategy, "strategy", "keep")
+    if target not in TARGETS:
+        raise ConfigError(f"--target must be one of {', '.join(TARGETS)}, not {target!r}")
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"--strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+    output_format = config.pick(output_format, "output-format", "text")
+    if output_format not in OUTPUT_FORMATS:
+        raise ConfigError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}")
+    where = config.describe()
+    try:
+        selection = Selection(
+            select=check_selectors(select if select is not None else config.get("select", ["ALL"]),
+                                   "--select" if select is not None else f"{where}: select"),
+            ignore=check_selectors([*config.get("ignore", []), *(ignore or [])], "ignore"),
+            per_file_ignores={glob: check_selectors(codes, f"{where}: per-file-ignores[{glob!r}]")
+                              for glob, codes in config.get("per-file-ignores", {}).items()},
+            root=config.root,
+            report_unused=bool(config.pick(report_unused, "report-unused-suppressions", False)),
+        )
+    except SelectorError as exc:
+        raise ConfigError(str(exc)) from None
+    configured = config.get("exclude")
+    return RewriteSettings(
+        target=target, strategy=strategy, selection=selection, output_format=output_format,
+        exclude=tuple(configured) if configured is not None else None,
+        extend_exclude=(*config.get("extend-exclude", []), *exclude),
+        force_exclude=bool(config.pick(force_exclude, "force-exclude", False)),
+        root=config.root, **flags,
+    )
 
 
 def _say(text: str = "") -> None:
@@ -186,7 +230,7 @@ def _progress(total: int, quiet: bool):
     return _Progress(total)
 
 
-def run_explain(paths, target, strategy, exclude) -> int:
+def run_explain(paths, settings: RewriteSettings) -> int:
     """Print the plan the rules make for these files as JSON; exit 1 if something blocks, else 0."""
     import json
 
@@ -196,6 +240,7 @@ def run_explain(paths, target, strategy, exclude) -> int:
     if missing:
         _say(f"error: no such file or directory: {', '.join(missing)}")
         return 2
-    plan = explain_paths(discover(paths, exclude), Options(target=target, strategy=strategy))
+    files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
+    plan = explain_paths(files, Options(target=settings.target, strategy=settings.strategy))
     print(json.dumps(plan, indent=2))
     return 1 if plan and plan[-1]["blockers"] else 0
