@@ -180,7 +180,7 @@ def _print_findings(report: Report, settings: RewriteSettings) -> None:
         by_result.setdefault(d.path, []).append(d)
     printed = set()
     for result in report.results:
-        for d in by_result.get(result.path, []):
+        for d in sorted(by_result.get(result.path, []), key=lambda d: (d.line, d.col)):
             _say(format_finding(d, style))
         printed.add(result.path)
         if result.status == "failed":
