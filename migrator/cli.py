@@ -130,9 +130,22 @@ def rewrite(
 
 @app.command("rules")
 def list_rules() -> None:
-    """List the rule codes tfmigrate knows, with what each converts."""
-    from tfmigrate.rules import RULES
-    from tfmigrate.suppressions import ENGINE_RULES
+    """List the rule codes tfmigrate knows, with what each converts (`tfmigrate rule CODE` for one in full)."""
+    from tfmigrate.ruledoc import all_rules
 
-    for rule in (*RULES, *ENGINE_RULES):
+    for rule in all_rules():
         typer.echo(f"{rule.code:<8} {rule.name:<28} {rule.summary}")
+
+
+@app.command("rule")
+def show_rule(code: str = typer.Argument(..., metavar="CODE", help="A rule code (TFM601) or name (estimator-driver).")) -> None:
+    """Explain one rule: what it converts, why the conversion is exact, what it blocks, an example."""
+    from tfmigrate.ruledoc import find, render, suggestions
+
+    rule = find(code)
+    if rule is None:
+        close = suggestions(code)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        typer.echo(f"error: unknown rule {code!r}{hint} (`tfmigrate rules` lists them)", err=True)
+        raise typer.Exit(2)
+    typer.echo(render(rule), nl=False)
