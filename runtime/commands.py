@@ -44,6 +44,20 @@ def register(app: typer.Typer) -> None:
                           highlight=False)
         raise typer.Exit(0 if ready else 1)
 
+    @env_app.command("key")
+    def env_key() -> None:
+        """Print a cache key for the environments (CI: cache ENVS-DIR under this key; see docs/ci.md)."""
+        from . import envs
+
+        typer.echo(envs.cache_key())
+
+    @env_app.command("path")
+    def env_path() -> None:
+        """Print the directory the environments live in (the path a CI cache should hold)."""
+        from . import envs
+
+        typer.echo(str(envs.envs_dir()))
+
     app.add_typer(env_app, name="env")
 
     @app.command("verify", context_settings={"allow_interspersed_args": True})

@@ -247,5 +247,26 @@ def ensure(name: str, progress: Progress = lambda s: None, force: bool = False) 
         return py
 
 
+def cache_key() -> str:
+    """What the cached environments depend on, as one short string for a CI cache key: the package specs, the
+    marker format, the platform and the exact Python each env is built with (a venv links to its base
+    interpreter). A restored env whose marker does not match is rebuilt anyway: a wrong key costs time, never
+    correctness."""
+    import hashlib
+    import platform
+
+    parts = [f"marker={MARKER_VERSION}", f"platform={sys.platform}-{platform.machine()}"]
+    for name in SPECS:
+        try:
+            exe, v = base_python(name)
+            python = ".".join(map(str, v))
+        except EnvError:
+            exe, python = "-", "none"
+        parts.append(f"{name}={' '.join(SPECS[name])} python={python} at {exe}")
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    py = "-".join(sorted({p.split("python=")[1].split(" ")[0] for p in parts if "python=" in p}))
+    return f"py{py}-{digest}"
+
+
 def ensure_all(progress: Progress = lambda s: None, force: bool = False) -> dict[str, Path]:
     return {n: ensure(n, progress, force) for n in SPECS}
