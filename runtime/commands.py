@@ -1,6 +1,8 @@
 """CLI glue: `tfmigrate verify` and `tfmigrate env setup|status`. Thin; logic lives in the modules."""
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 from typing import List, Optional
 
@@ -22,7 +24,8 @@ def register(app: typer.Typer) -> None:
         console = Console()
         try:
             for name in ([only] if only else list(envs.SPECS)):
-                envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force)
+                envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force,
+                            live=live_status(console))
                 st = envs.status(name)
                 console.print(f"{name}: {st.state} ({st.detail}) at {st.path}", highlight=False)
         except envs.EnvError as exc:
@@ -120,7 +123,7 @@ def register(app: typer.Typer) -> None:
             run_dir=run_dir.resolve() if run_dir else None,
         )
         try:
-            result = verify.run(s, say=lambda m: console.print(m))
+            result = verify.run(s, say=lambda m: console.print(m), live=live_status(console))
         except (cluster.ClusterError, envs.EnvError, verify.VerifyError, capture.CaptureError, ValueError) as exc:
             console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
             console.print("verdict: error (no comparison)")
@@ -142,7 +145,7 @@ def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
     try:
         cases = suite.load_cases(cfg)
         if cases:
-            envs.ensure_all(progress=lambda m: console.print(f"env {m}", highlight=False))
+            envs.ensure_all(progress=lambda m: console.print(f"env {m}", highlight=False), live=live_status(console))
         code, results = suite.run_suite(cfg, lambda m: console.print(m, highlight=False), jobs=jobs, only=only,
                                         run_dir=run_dir, junit_xml=junit_xml)
     except (suite.SuiteError, envs.EnvError) as exc:
@@ -153,6 +156,19 @@ def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
     if junit_xml:
         console.print(f"junit: {junit_xml}", highlight=False)
     raise typer.Exit(code)
+
+
+def live_status(console: Console):
+    """On a terminal, a spinner line showing the current build step (pip's); None elsewhere (CI: plain lines)."""
+    if not console.is_terminal:
+        return None
+
+    @contextlib.contextmanager
+    def live(title: str):
+        with console.status(_escape(title)) as status:
+            yield lambda text: status.update(_escape(text))
+
+    return live
 
 
 def _escape(s: str) -> str:

@@ -51,13 +51,13 @@ def check_program(what: str, path: Path) -> None:
         raise VerifyError(f"{what} {path} is not a regular file: verify expects a Python program file")
 
 
-def run(s: Settings, say=print) -> dict:
+def run(s: Settings, say=print, live=None) -> dict:
     """Do the whole verification; returns the result dict (raises on errors -> exit 2)."""
     for what, p in (("ORIGINAL", s.original), ("MIGRATED", s.migrated)):
         check_program(what, p)
     timings: dict[str, float] = {}
     t = time.monotonic()
-    pythons = envs.ensure_all(progress=lambda m: say(f"env {m}"))
+    pythons = envs.ensure_all(progress=lambda m: say(f"env {m}"), live=live)
     timings["env_check"] = time.monotonic() - t
     versions = {n: (envs.read_marker(n) or {}).get("versions") for n in envs.SPECS}
 

@@ -154,7 +154,7 @@ def test_verify_defaults_fill_unset_flags(tmp_path, monkeypatch):
         (tmp_path / name).write_text("print(1)\n")
     seen = {}
 
-    def fake_run(settings, say=print):
+    def fake_run(settings, say=print, **kw):
         seen["s"] = settings
         raise verify.VerifyError("stop here")
 
