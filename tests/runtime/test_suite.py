@@ -137,13 +137,15 @@ def test_table_is_readable_at_80_columns(tmp_path):
 
 def verify_all(*args):
     result = CliRunner().invoke(app, ["verify", "--all", *map(str, args)], env={"COLUMNS": "100"})
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
     return result.exit_code, result.stdout
 
 
 @pytest.fixture
 def stubbed(monkeypatch):
     built = []
-    monkeypatch.setattr(envs, "ensure_all", lambda progress=None, force=False: built.append(1) or {})
+    monkeypatch.setattr(envs, "ensure_all", lambda progress=None, force=False, live=None: built.append(1) or {})
     monkeypatch.setattr(suite, "run_case", stub)
     return built
 
