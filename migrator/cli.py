@@ -1,13 +1,64 @@
 """The `tfmigrate` command line: rewrite (this package) plus verify/env (tfmigrate.runtime)."""
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
+
+from tfmigrate.config import STRATEGIES, TARGETS  # noqa: F401  (the CLI's choices, re-exported)
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Migrate TF1 Estimator programs to TF2 and prove they train the same.",
 )
+
+
+def _flags_take_no_value() -> None:
+    """Recent typer prints a type column for every option, so a flag reads `--diff <bool>` as if it took a
+    value. A flag takes none: show no type for it (older typer never showed one)."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover
+        return
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_tfmigrate", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._tfmigrate = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_flags_take_no_value()
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("tfmigrate")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tfmigrate {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    show_version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                      help="Print tfmigrate's version and exit."),
+) -> None:
+    """Migrate TF1 Estimator programs to TF2 and prove they train the same."""
 
 
 def _register_runtime_commands() -> None:
@@ -20,47 +71,81 @@ def _register_runtime_commands() -> None:
 _register_runtime_commands()
 
 
-TARGETS = ("auto", "keras", "ctl")
-STRATEGIES = ("keep", "default", "one-device", "mirrored", "multi-worker-mirrored", "parameter-server")
-
-
 @app.command()
 def rewrite(
     paths: list[str] = typer.Argument(..., help="Files or directories (recursing into *.py); '-' reads stdin, writes stdout."),
-    target: str = typer.Option("auto", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy."),
-    strategy: str = typer.Option("keep", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server."),
+    target: Optional[str] = typer.Option(None, "--target", metavar="TARGET", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy.  \\[default: auto]"),
+    strategy: Optional[str] = typer.Option(None, "--strategy", metavar="STRATEGY", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server.  \\[default: keep]"),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
     check: bool = typer.Option(False, "--check", help="List files that would change; write nothing."),
-    out: str = typer.Option(None, "--out", help="Write the migrated tree to DIR (relative paths kept) instead of in place."),
-    exclude: list[str] = typer.Option([], "--exclude", help="Directory or file names to skip (repeatable)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: CPU count)."),
+    out: str = typer.Option(None, "--out", metavar="DIR", help="Write the migrated tree to DIR (relative paths kept) instead of in place."),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help="Names or globs to skip, added to the configured excludes (repeatable)."),
+    force_exclude: Optional[bool] = typer.Option(None, "--force-exclude", help="Apply the excludes to files named on the command line too (pre-commit)."),
+    select: list[str] = typer.Option([], "--select", metavar="CODES", help="Report only findings of these codes or prefixes (comma-separated; replaces the configured `select`)."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="CODES", help="Do not report findings of these codes or prefixes (added to the configured `ignore`). Blocking findings still block."),
+    report_unused: Optional[bool] = typer.Option(None, "--report-unused-suppressions", help="Report `# tfmigrate: ignore[...]` comments that hid nothing (TFM901; exit 1)."),
+    output_format: Optional[str] = typer.Option(None, "--output-format", metavar="FORMAT", help="text | json | sarif | github | junit.  \\[default: text]"),
+    output_file: Optional[str] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the findings (any --output-format) to FILE instead of stdout."),
+    statistics: bool = typer.Option(False, "--statistics", help="Count the reported findings per code."),
+    config: list[str] = typer.Option([], "--config", metavar="FILE|KEY=VALUE", help="A configuration file (pyproject.toml / tfmigrate.toml), or one KEY=VALUE override (TOML value; repeatable)."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore every configuration file."),
+    jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", show_default=False, help="Worker processes (default: CPU count)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     explain: bool = typer.Option(False, "--explain", help="Print the migration plan (JSON: each Estimator, its "
                                  "model_fn, config, strategy, target, uses, removed statements, blockers); write nothing."),
 ) -> None:
     """Rewrite Estimator programs into TF2 programs.
 
-    Exit 0: done (or nothing to do); 1: a file needs manual work, or (--check/--diff) would change; 2: error.
-    """
-    from tfmigrate.rewrite_command import run_explain, run_rewrite
+    Exit codes (the same for stdin, '-'):
+    0  every file converted, or nothing to do;
+    1  manual work remains (a file is blocked, even by suppressed findings), or --check/--diff would change a file;
+    2  error: a file that cannot be read or parsed, a bad option or configuration.
 
-    if target not in TARGETS:
-        raise typer.BadParameter(f"--target must be one of {', '.join(TARGETS)}")
-    if strategy not in STRATEGIES:
-        raise typer.BadParameter(f"--strategy must be one of {', '.join(STRATEGIES)}")
+    Settings come from \\[tool.tfmigrate] in the nearest pyproject.toml (or a tfmigrate.toml) above the paths;
+    flags override them.
+    """
+    from tfmigrate.config import ConfigError, resolve
+    from tfmigrate.rewrite_command import build_settings, run_explain, run_rewrite, split_codes
+
     if diff and check:
         raise typer.BadParameter("--diff and --check are exclusive")
     if out and (diff or check):
         raise typer.BadParameter("--out writes files; it cannot be combined with --diff or --check")
+    try:
+        settings = build_settings(
+            resolve(paths, config, isolated), target=target, strategy=strategy, select=split_codes(select),
+            ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
+            report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
+            jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    if settings.output_format != "text" and not output_file and (diff or paths == ["-"]):
+        raise typer.BadParameter(f"--output-format {settings.output_format} writes to stdout, which --diff / stdin "
+                                 "use for code: add --output-file FILE")
     if explain:
-        raise typer.Exit(run_explain(paths, target, strategy, tuple(exclude)))
-    raise typer.Exit(run_rewrite(paths, target, strategy, diff, check, out, tuple(exclude), jobs or None, quiet))
+        raise typer.Exit(run_explain(paths, settings))
+    raise typer.Exit(run_rewrite(paths, settings))
 
 
 @app.command("rules")
 def list_rules() -> None:
-    """List the rule codes tfmigrate knows, with what each converts."""
-    from tfmigrate.rules import RULES
+    """List the rule codes tfmigrate knows, with what each converts (`tfmigrate rule CODE` for one in full)."""
+    from tfmigrate.ruledoc import all_rules
 
-    for rule in RULES:
+    for rule in all_rules():
         typer.echo(f"{rule.code:<8} {rule.name:<28} {rule.summary}")
+
+
+@app.command("rule")
+def show_rule(code: str = typer.Argument(..., metavar="CODE", help="A rule code (TFM601) or name (estimator-driver).")) -> None:
+    """Explain one rule: what it converts, why the conversion is exact, what it blocks, an example."""
+    from tfmigrate.ruledoc import find, render, suggestions
+
+    rule = find(code)
+    if rule is None:
+        close = suggestions(code)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        typer.echo(f"error: unknown rule {code!r}{hint} (`tfmigrate rules` lists them)", err=True)
+        raise typer.Exit(2)
+    typer.echo(render(rule), nl=False)

@@ -1,4 +1,4 @@
-"""Findings reported by rules: a code, a place and a message (ruff-style `path:line:col: CODE message`)."""
+"""Findings reported by rules: a code, a place and a message (ruff-style `path:line:col: severity CODE message`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,7 +15,8 @@ class Diagnostic:
     path: str = ""
 
     def format(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        """`path:line:col: error|note CODE message`; `col` is kept 0-based (LibCST) and printed 1-based (ruff)."""
+        return f"{self.path}:{self.line}:{self.col + 1}: {self.severity} {self.code} {self.message}"
 
     def at(self, path: str) -> "Diagnostic":
         return Diagnostic(self.code, self.message, self.line, self.col, self.severity, path)
@@ -55,3 +56,4 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: str = ""
     linked: set[str] = field(default_factory=set)  # files migrated as one unit with this one
+    error_at: tuple[int, int] | None = None  # (line, 0-based col) of a syntax error

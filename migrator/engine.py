@@ -5,6 +5,7 @@ The engine knows no TensorFlow API: migrations come from `tfmigrate.rules.MIGRAT
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
@@ -100,8 +101,26 @@ def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileRe
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        return FileResult(path, "failed", data, data, error=f"syntax error at {exc.raw_line}:{exc.raw_column}: {exc.message}")
+        line, col, message = syntax_error_position(text, path, exc)
+        return FileResult(path, "failed", data, data, error=f"syntax error: {message}", error_at=(line, col))
     return text, encoding, module
+
+
+def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
+    """One position for a syntax error: the offending line and 0-based column.
+
+    LibCST's native parser reports where its parser gave up (often the start of the next line, and a second,
+    different position inside its message); CPython's own parser names the offending token, so ask it first.
+    Source that CPython accepts but LibCST cannot parse keeps LibCST's position and says so."""
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        line, offset = err.lineno or 1, err.offset or 1
+        return line, max(0, offset - 1), err.msg
+    except (ValueError, MemoryError, RecursionError):
+        pass
+    message = re.sub(r"^(parser|tokenizer) error: (error at \d+:\d+: )?", "", exc.message)
+    return exc.raw_line, exc.raw_column, f"LibCST cannot parse this (Python accepts it): {message}"
 
 
 def migrate_source(data: bytes, path: str, options: Options, parsed=None, program: Program | None = None,

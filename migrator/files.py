@@ -1,30 +1,67 @@
 """Finding, reading and atomically writing source files."""
 from __future__ import annotations
 
+import fnmatch
 import io
 import os
 import tempfile
 import tokenize
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 DEFAULT_EXCLUDES = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".tox", ".eggs"}
 
 
-def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> list[Path]:
-    """Expand files and directories (recursing into *.py) into a sorted, de-duplicated list."""
-    excluded = DEFAULT_EXCLUDES | set(exclude)
+def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
+             root: Path | None = None, force_exclude: bool = False) -> list[Path]:
+    """Expand files and directories (recursing into *.py) into a sorted, de-duplicated list.
+
+    `exclude` (default: DEFAULT_EXCLUDES) and `extend_exclude` are names or globs, matched against a file's or
+    directory's name and against its path relative to `root` (the configuration's directory). Files named
+    explicitly are always taken unless `force_exclude` (pre-commit passes every staged file by name)."""
+    patterns = (*(DEFAULT_EXCLUDES if exclude is None else exclude), *extend_exclude)
+
+    def excluded(path: Path, base: Path | None = None) -> bool:
+        return any(glob_match(path, pattern, root, base) for pattern in patterns)
+
     found: set[Path] = set()
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in excluded and not d.startswith("."))
+            for walk_root, dirs, files in os.walk(p):
+                base = Path(walk_root)
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(base / d, base))
                 for name in files:
-                    if name.endswith(".py") and name not in excluded:
-                        found.add(Path(root) / name)
-        else:
+                    if name.endswith(".py") and not excluded(base / name, base):
+                        found.add(base / name)
+        elif not (force_exclude and excluded(p)):
             found.add(p)
     return sorted(found)
+
+
+def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:
+    """gitignore-like: a pattern without `/` matches the name of the path or of a directory between `base` (the
+    directory searched; default: `root`) and it (`build`, `gen_*.py`); one with `/` matches the path relative to
+    `root` (the configuration's directory) or one of its parent directories."""
+    pattern = pattern.rstrip("/")
+    rel = path
+    if root is not None:
+        try:
+            rel = path.resolve().relative_to(root.resolve())
+        except (ValueError, OSError):
+            rel = path
+    if "/" not in pattern:
+        parts = rel.parts
+        if base is not None:
+            try:
+                parts = path.relative_to(base).parts
+            except ValueError:
+                parts = (path.name,)
+        return any(fnmatch.fnmatchcase(part, pattern) for part in parts if part not in ("/", ".", ".."))
+    pattern = pattern.removeprefix("./")
+    candidates = {rel.as_posix(), path.as_posix()}
+    return any(fnmatch.fnmatchcase(c, pattern) or any(fnmatch.fnmatchcase(parent.as_posix(), pattern)
+                                                      for parent in PurePosixPath(c).parents)
+               for c in candidates)
 
 
 def decode(data: bytes) -> tuple[str, str]:

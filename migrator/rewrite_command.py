@@ -1,47 +1,102 @@
-"""`tfmigrate rewrite`: run the engine over paths and report like black/ruff."""
+"""`tfmigrate rewrite`: run the engine over paths and report like black/ruff.
+
+Exit codes: 0 every file converted (or nothing to do); 1 manual work remains (a file is blocked, even when its
+blocking findings are suppressed) or a file would change under --check/--diff, or (--report-unused-suppressions)
+a suppression comment is unused; 2 an error (a file that cannot be read, decoded or parsed, a bad option or
+configuration). The same holds for stdin ('-').
+"""
 from __future__ import annotations
 
 import difflib
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
 from .files import discover, write_atomic
+from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
+from .suppressions import Selection, SelectorError, apply, check_selectors
 
 
-def _say(text: str) -> None:
+@dataclass
+class RewriteSettings:
+    target: str = "auto"
+    strategy: str = "keep"
+    diff: bool = False
+    check: bool = False
+    out: str | None = None
+    exclude: tuple[str, ...] | None = None  # names / globs skipped (None: files.DEFAULT_EXCLUDES)
+    extend_exclude: tuple[str, ...] = ()  # added to `exclude` (config `extend-exclude` and --exclude)
+    force_exclude: bool = False  # apply the excludes to files named explicitly too (pre-commit)
+    jobs: int | None = None
+    quiet: bool = False
+    selection: Selection = field(default_factory=Selection)
+    output_format: str = "text"
+    output_file: str | None = None
+    statistics: bool = False
+    root: Path | None = None  # the directory of the configuration file (exclude globs are relative to it)
+
+    @property
+    def writing(self) -> bool:
+        return not (self.diff or self.check)
+
+
+def split_codes(values) -> list[str] | None:
+    """`--select TFM6,TFM001 --select TFM7` → ['TFM6', 'TFM001', 'TFM7'] (None when the flag was not given)."""
+    if not values:
+        return None
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+def build_settings(config: Config, *, target=None, strategy=None, select=None, ignore=None, exclude=(),
+                   force_exclude=None, report_unused=None, output_format=None, **flags) -> RewriteSettings:
+    """Command-line flags over the configuration over the defaults. `select` from the command line replaces the
+    configured one; `ignore` and `exclude` add to it (ruff's --select / --ignore / --extend-exclude)."""
+    target = config.pick(target, "target", "auto")
+    strategy = config.pick(strategy, "strategy", "keep")
+    if target not in TARGETS:
+        raise ConfigError(f"--target must be one of {', '.join(TARGETS)}, not {target!r}")
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"--strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+    output_format = config.pick(output_format, "output-format", "text")
+    if output_format not in OUTPUT_FORMATS:
+        raise ConfigError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}")
+    where = config.describe()
+    try:
+        selection = Selection(
+            select=check_selectors(select if select is not None else config.get("select", ["ALL"]),
+                                   "--select" if select is not None else f"{where}: select"),
+            ignore=check_selectors([*config.get("ignore", []), *(ignore or [])], "ignore"),
+            per_file_ignores={glob: check_selectors(codes, f"{where}: per-file-ignores[{glob!r}]")
+                              for glob, codes in config.get("per-file-ignores", {}).items()},
+            root=config.root,
+            report_unused=bool(config.pick(report_unused, "report-unused-suppressions", False)),
+        )
+    except SelectorError as exc:
+        raise ConfigError(str(exc)) from None
+    configured = config.get("exclude")
+    return RewriteSettings(
+        target=target, strategy=strategy, selection=selection, output_format=output_format,
+        exclude=tuple(configured) if configured is not None else None,
+        extend_exclude=(*config.get("extend-exclude", []), *exclude),
+        force_exclude=bool(config.pick(force_exclude, "force-exclude", False)),
+        root=config.root, **flags,
+    )
+
+
+def _say(text: str = "") -> None:
     print(text, file=sys.stderr)
 
 
-def _report(result: FileResult, quiet: bool) -> None:
-    if quiet:
-        return
-    for diag in result.diagnostics:
-        _say(diag.format())
-    if result.status == "failed":
-        _say(f"{result.path}: error: {result.error}")
-
-
-def _summary(results: list[FileResult], writing: bool) -> str:
-    changed = sum(r.status == "changed" for r in results)
-    blocked = sum(r.status == "blocked" for r in results)
-    failed = sum(r.status == "failed" for r in results)
-    verb = "rewrote" if writing else "would rewrite"
-    noun = "file" if changed == 1 else "files"
-    return f"{verb} {changed} {noun}, {blocked} need{'s' if blocked == 1 else ''} manual work, {failed} failed"
-
-
-def _exit_code(results: list[FileResult], writing: bool) -> int:
-    """ruff/black convention: 2 on any failure; 1 if manual work remains or (--check/--diff/stdin) a file would change."""
-    if any(r.status == "failed" for r in results):
-        return 2
-    if any(r.status == "blocked" for r in results):
-        return 1
-    if not writing and any(r.status == "changed" for r in results):
-        return 1
-    return 0
+def _unified_diff(result: FileResult, name: str) -> list[str]:
+    return list(difflib.unified_diff(
+        result.source.decode("utf-8", "replace").splitlines(True),
+        result.output.decode("utf-8", "replace").splitlines(True),
+        f"a/{name}", f"b/{name}",
+    ))
 
 
 def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
@@ -57,63 +112,100 @@ def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
     return out / Path(*[p for p in path.parts if p not in ("..", ".")])
 
 
-def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet) -> int:
-    options = Options(target=target, strategy=strategy)
+def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
+    options = Options(target=settings.target, strategy=settings.strategy)
     if paths == ["-"]:
-        data = sys.stdin.buffer.read()
-        result = migrate_source(data, "<stdin>", options)
-        _report(result, quiet)
-        sys.stdout.buffer.write(result.output if result.status == "changed" else data)
-        return _exit_code([result], writing=False)
-    missing = [p for p in paths if not os.path.exists(p)]
+        return _run_stdin(options, settings)
+    missing = [p for p in paths if not os.path.lexists(p)]
     if missing:
         _say(f"error: no such file or directory: {', '.join(missing)}")
-        return 2
-    files = discover(paths, exclude)
-    progress = _progress(len(files), quiet)
-    results = migrate_paths(files, options, jobs, on_result=progress)
+        return EXIT_ERROR
+    files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
+    if not files:
+        _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for *.py; "
+             "see `exclude` / `extend-exclude`): nothing to do")
+        return _finish(Report([], settings.writing), settings)
+    progress = _progress(len(files), settings.quiet)
+    results = migrate_paths(files, options, settings.jobs, on_result=progress)
     if progress:
         progress.close()
+    report = apply(results, settings.selection, settings.writing)
+    _print_findings(report, settings)
     roots = [Path(p) for p in paths]
     for result in results:
-        _report(result, quiet)
         if result.status != "changed":
-            if out and result.status != "failed":
-                write_atomic(_out_path(Path(result.path), roots, Path(out)), result.source)
+            if settings.out and result.status != "failed":
+                write_atomic(_out_path(Path(result.path), roots, Path(settings.out)), result.source)
             continue
-        if diff:
-            sys.stdout.writelines(
-                difflib.unified_diff(
-                    result.source.decode("utf-8", "replace").splitlines(True),
-                    result.output.decode("utf-8", "replace").splitlines(True),
-                    f"a/{result.path}",
-                    f"b/{result.path}",
-                )
-            )
-        elif check:
-            if not quiet:
+        if settings.diff:
+            sys.stdout.writelines(_unified_diff(result, result.path))
+        elif settings.check:
+            if not settings.quiet and settings.output_format == "text":
                 _say(f"would rewrite {result.path}")
-        elif out:
-            write_atomic(_out_path(Path(result.path), roots, Path(out)), result.output)
+        elif settings.out:
+            write_atomic(_out_path(Path(result.path), roots, Path(settings.out)), result.output)
         else:
             write_atomic(Path(result.path), result.output)
-    _say(_summary(results, writing=not (diff or check)))
-    return _exit_code(results, writing=not (diff or check))
+    if results and all(r.status == "skipped" for r in results) and not settings.quiet:
+        _say(f"note: no file mentions tensorflow ({len(results)} Python file{'s' if len(results) != 1 else ''} "
+             "checked): nothing to migrate")
+    return _finish(report, settings)
 
 
-def run_explain(paths, target, strategy, exclude) -> int:
-    """Print the plan the rules make for these files as JSON; exit 1 if something blocks, else 0."""
-    import json
+def _run_stdin(options: Options, settings: RewriteSettings) -> int:
+    """'-': read stdin; write the migrated program (or, --diff, the diff; --check, nothing) to stdout."""
+    data = sys.stdin.buffer.read()
+    result = migrate_source(data, "<stdin>", options)
+    report = apply([result], settings.selection, settings.writing)
+    _print_findings(report, settings)
+    if settings.diff:
+        if result.status == "changed":
+            sys.stdout.writelines(_unified_diff(result, "<stdin>"))
+    elif settings.check:
+        if result.status == "changed" and not settings.quiet and settings.output_format == "text":
+            _say("would rewrite -")
+    else:
+        sys.stdout.buffer.write(result.output if result.status == "changed" else data)
+        sys.stdout.flush()
+    return _finish(report, settings)
 
-    from .engine import explain_paths
 
-    missing = [p for p in paths if not os.path.exists(p)]
-    if missing:
-        _say(f"error: no such file or directory: {', '.join(missing)}")
-        return 2
-    plan = explain_paths(discover(paths, exclude), Options(target=target, strategy=strategy))
-    print(json.dumps(plan, indent=2))
-    return 1 if plan and plan[-1]["blockers"] else 0
+def _print_findings(report: Report, settings: RewriteSettings) -> None:
+    """Text findings on stderr, file by file, as they come (the machine formats are written at the end)."""
+    if settings.quiet or settings.output_format != "text":
+        return
+    style = Style(use_color(sys.stderr))
+    by_result: dict[str, list] = {}
+    for d in report.findings:
+        by_result.setdefault(d.path, []).append(d)
+    printed = set()
+    for result in report.results:
+        for d in sorted(by_result.get(result.path, []), key=lambda d: (d.line, d.col)):
+            _say(format_finding(d, style))
+        printed.add(result.path)
+        if result.status == "failed":
+            _say(format_failure(result, style))
+        if result.path in report.blocked_silently:
+            codes = ", ".join(report.blocked_silently[result.path])
+            _say(f"{style(result.path, 'bold')}: {style('note', 'cyan')}: left unchanged: every finding that blocks "
+                 f"it is suppressed or ignored ({codes}); it still needs manual work")
+    for path, diags in by_result.items():  # findings about files outside the run (a package's other file)
+        if path not in printed:
+            for d in diags:
+                _say(format_finding(d, style))
+
+
+def _finish(report: Report, settings: RewriteSettings) -> int:
+    from .formats import write_report
+
+    if settings.output_format != "text":
+        write_report(report, settings.output_format, settings.output_file)
+    if settings.statistics:
+        for code, count, name in report.statistics():
+            _say(f"{count:>5}\t{code}\t{name}")
+    if report.results:
+        _say(report.summary())
+    return report.exit_code()
 
 
 class _Progress:
@@ -136,3 +228,19 @@ def _progress(total: int, quiet: bool):
     if quiet or total < 50 or not sys.stderr.isatty():
         return None
     return _Progress(total)
+
+
+def run_explain(paths, settings: RewriteSettings) -> int:
+    """Print the plan the rules make for these files as JSON; exit 1 if something blocks, else 0."""
+    import json
+
+    from .engine import explain_paths
+
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        _say(f"error: no such file or directory: {', '.join(missing)}")
+        return 2
+    files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
+    plan = explain_paths(files, Options(target=settings.target, strategy=settings.strategy))
+    print(json.dumps(plan, indent=2))
+    return 1 if plan and plan[-1]["blockers"] else 0

@@ -24,8 +24,35 @@ bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads bot
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
 hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
-predictions; hooks/exporters/warm start (not converted yet), an Estimator value used in a way the tool cannot follow, a name with several possible values,
-input functions the tool cannot see.
+predictions; exporters/warm start (not converted yet), an Estimator value used in a way the tool cannot follow, a
+name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
+
+TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
+another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
+unit is left unchanged with a TFM600 error naming the file that blocked.
+TFM603 (other estimator kinds): canned estimators (`DNNClassifier`, `LinearRegressor`, ...), `TPUEstimator` and
+`keras.estimator.model_to_estimator` are found and reported with what to do; they are not converted yet.
+
+Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
+through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
+`max_steps` becomes the number of steps trained, so both programs see the same batches in the same order;
+`tfmigrate verify` checks every driver fixture step by step.
+
+Example (`fixtures/regression_adagrad`, Keras target):
+
+    config = tf.estimator.RunConfig(model_dir=d, tf_random_seed=42, save_checkpoints_steps=100)
+    estimator = tf.estimator.Estimator(model_fn=model_fn, config=config, params={...})
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=args.steps)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=None)
+    tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    →
+    keras.utils.set_random_seed(42)
+    strategy = tf.distribute.get_strategy()
+    with strategy.scope():
+        estimator = build_model({...})
+    estimator.fit(train_input_fn(), epochs=1, steps_per_epoch=args.steps,
+                  callbacks=[keras.callbacks.BackupAndRestore(d, save_freq=100, delete_checkpoint=False)])
+    estimator.evaluate(eval_input_fn(), steps=None, return_dict=True)
 """
 from __future__ import annotations
 

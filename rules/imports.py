@@ -8,6 +8,15 @@
   (`tf.nn.dropout`'s keep_prob, `tf.where`, …) or that TF2 dropped block the file.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
   layers`) are removed; `import keras` is added after the TensorFlow import.
+
+Why exact: a v1 name is rewritten only to a TF2 name with the same behaviour (or kept under `tf.compat.v1` where
+TF2 still has it); a name whose meaning changed blocks the file instead of being renamed.
+
+Example (`fixtures/tf1_namespace`):
+
+    import tensorflow.compat.v1 as tf          →   import tensorflow as tf
+                                                   import keras
+    tf.logging.set_verbosity(tf.logging.INFO)  →   tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
 """
 from __future__ import annotations
 

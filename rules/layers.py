@@ -9,6 +9,19 @@ Why exact: same formulas and defaults; default kernel initializer is glorot_unif
 stream differs, which `verify` removes by copying the initial weights).
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
 virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal.
+
+Example (`fixtures/regression_adagrad`):
+
+    net = tf.compat.v1.layers.dense(x, params["hidden_units"], activation=tf.nn.relu)
+    predictions = tf.compat.v1.layers.dense(net, 1)
+
+becomes, in the generated `keras.Model`:
+
+    self.dense = keras.layers.Dense(units=params["hidden_units"], activation=tf.nn.relu, name="dense")
+    self.dense_1 = keras.layers.Dense(units=1, name="dense_1")
+    ...
+    net = self.dense(x)
+    predictions = self.dense_1(net)
 """
 from __future__ import annotations
 

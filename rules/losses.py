@@ -8,6 +8,14 @@ A hand-written loss on labels and the model output becomes a generated loss clas
 (model_fn.py, `scalar` plans); `get_total_loss()` after one tf.losses call is that loss (regularizers are
 blocked, so there are no regularization losses to add).
 Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses.
+
+Why exact: the same per-example losses, reduced to the same number (checked step by step by `verify` on every
+loss the fixtures use).
+
+Example (`fixtures/regression_adagrad`):
+
+    loss = tf.compat.v1.losses.mean_squared_error(labels, predictions)
+    →  model.compile(..., loss=keras.losses.MeanSquaredError(), ...)
 """
 from __future__ import annotations
 

@@ -4,6 +4,16 @@ TF1 metrics take (labels, some function of the model output); Keras metrics see 
 converted when that function is one Keras expresses: identity, argmax (→ sparse categorical accuracy), the
 `output > 0` / `sigmoid(output) > 0.5` decision (→ threshold 0 on logits), sigmoid (→ `from_logits=True`).
 `metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks.
+
+Why exact: each Keras metric accumulates over the evaluation batches the statistic the TF1 streaming metric's
+update op accumulated (running totals and counts), on the same values; the result is read once, after the last batch.
+
+Example (`fixtures/regression_adagrad`, `fixtures/classifier_metrics`):
+
+    "rmse": tf.compat.v1.metrics.root_mean_squared_error(labels, predictions)
+    →  keras.metrics.RootMeanSquaredError(name="rmse")
+    "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+    →  keras.metrics.SparseCategoricalAccuracy(name="accuracy")
 """
 from __future__ import annotations
 

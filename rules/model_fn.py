@@ -57,6 +57,15 @@ tensors, layer objects or variables created inside loops or mode branches, label
 a second loss, `tf.losses.add_loss`, hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
 (parameter-server) programs, hooks, scaffolds, code after the last return.
+
+Example (`fixtures/regression_adagrad`):
+
+    def model_fn(features, labels, mode, params):          class Model(keras.Model):
+        x = features["x"]                                       def __init__(self, params=None): ...layers...
+        net = tf.compat.v1.layers.dense(x, 8, ...)   →         def call(self, features, training=False): ...
+        ...                                                     def predictions(self, predictions): ...
+        return tf.estimator.EstimatorSpec(mode, ...)        def build_model(params=None):  # compiled: loss,
+                                                                ...                        # optimizer, metrics
 """
 from __future__ import annotations
 

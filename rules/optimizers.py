@@ -16,6 +16,20 @@ Blocked: other optimizers, `use_locking`, decays on something other than the glo
 Parameter-server programs run on tf_keras (Keras 2; Keras 3 has no ParameterServerStrategy support), where the
 generated TF1Adam/TF1Momentum/RMSprop slot init do not apply: Adam becomes stock Adam (TFM302 note: last-bit
 differences; async PS training is compared statistically), Momentum under a decay and RMSProp are blocked.
+
+Codes: TFM301 the optimizer conversion; TFM302 a note where the Keras update differs from TF1 (TF1Adam /
+TF1Momentum generated) or is unproven (Ftrl); TFM311 learning-rate decays.
+
+Example (`fixtures/regression_adagrad`, `fixtures/momentum_decay`):
+
+    tf.compat.v1.train.AdagradOptimizer(params["learning_rate"])
+    →  keras.optimizers.Adagrad(learning_rate=params["learning_rate"], initial_accumulator_value=0.1, epsilon=0.0)
+    lr = tf1.train.exponential_decay(params["learning_rate"], tf1.train.get_global_step(),
+                                     decay_steps=50, decay_rate=0.9, staircase=True)
+    tf1.train.MomentumOptimizer(learning_rate=lr, momentum=0.9, use_nesterov=True)
+    →  TF1Momentum(learning_rate=keras.optimizers.schedules.ExponentialDecay(
+           initial_learning_rate=params["learning_rate"], decay_steps=50, decay_rate=0.9, staircase=True),
+           momentum=0.9, nesterov=True)                        (TFM302 note: TF1's update under a decay)
 """
 from __future__ import annotations
 

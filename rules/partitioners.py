@@ -19,6 +19,14 @@ Semantics kept honest:
   table keeps TF1's layout and checkpoint values transfer unchanged. (TF 2.x's `tf.nn.embedding_lookup` was
   already "div": no mapping.)
 Canned v1 estimators partition implicitly: see `CANNED_ESTIMATOR_PARTITIONING`.
+
+Example (`fixtures/ps_embedding`, `--strategy parameter-server`):
+
+    table = tf.compat.v1.get_variable("item_embeddings", shape=[VOCAB_SIZE, EMBEDDING_DIM], initializer=...,
+                                      partitioner=tf.compat.v1.fixed_size_partitioner(3))
+    vectors = tf.compat.v1.nn.embedding_lookup(table, features["ids"])
+    →  VARIABLE_PARTITIONER = tf.distribute.experimental.partitioners.FixedShardsPartitioner(num_shards=3)
+       vectors = tf.nn.embedding_lookup(self.table, tf1_mod_rows(features["ids"], self.table, VARIABLE_PARTITIONER))
 """
 from __future__ import annotations
 

@@ -4,6 +4,17 @@ Order: resolve TF names once (import/alias table) → find every Estimator and w
 pick the target per model_fn → convert each model_fn (TFM501 with TFM101/201/301/401) → render the generated
 code from jinja2 templates and parse it back → splice → fix imports and leftover TF1 names (TFM001).
 All analysis happens before any edit, so a Blocked anywhere leaves the file untouched.
+
+TFM604 (unresolved Estimator name): a dotted name with an Estimator word in it (`x.estimator.Estimator`,
+`tf.keras.estimator.model_to_estimator`, ...) whose root is bound nowhere in the file (TensorFlow reached through
+code tfmigrate cannot see, a name injected at run time) is reported as an error rather than passed over: the file
+may drive an Estimator the tool cannot resolve. Import TensorFlow explicitly and re-run.
+
+Why exact: the pass only composes the rules' conversions, each exact on its own; it edits nothing until every rule
+has planned, and an output that does not parse is never written (the engine compiles it first).
+
+Example: a file that imports only `from tensorflow.keras import Sequential` and calls
+`tf.keras.estimator.model_to_estimator(model)` → `error TFM604`, the file is left unchanged.
 """
 from __future__ import annotations
 

@@ -13,6 +13,17 @@ An Estimator without train_distribute cannot tell from its source whether it ran
 Combinations known not to run on TF 2.21 are refused (TFM702): Keras 3 `Model.fit` under
 MultiWorkerMirroredStrategy (keras-team/keras#20585) or ParameterServerStrategy (no PSS support in Keras 3,
 keras-team/keras#18624) → use `--target ctl`.
+
+Why exact: the TF2 strategy reads the same TF_CONFIG cluster, places the same replicas and sums gradients over
+them as the TF1 strategy did; the input keeps its per-replica batches (driver.py).
+Blocked (TFM702, the file is left unchanged): the refused combinations above.
+
+Example (`fixtures/mwms_input_context`):
+
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy() if "TF_CONFIG" in os.environ else None
+    config = tf.estimator.RunConfig(train_distribute=strategy, ...)
+    →  strategy = (tf.distribute.MultiWorkerMirroredStrategy() if "TF_CONFIG" in os.environ
+                   else tf.distribute.get_strategy())
 """
 from __future__ import annotations
 

@@ -10,6 +10,17 @@
   the default `partition_strategy="mod"` read other rows than TF2 does, so the ids are mapped (TFM801).
 Blocked: regularizers, custom getters, constraints, collections, non-float32 dtypes, computed names, reuse,
 `embedding_lookup` on a list of tensors.
+
+Why exact: the weight keeps TF1's leaf name, shape, dtype and initializer (TF1's defaults spelled out), so a TF1
+checkpoint's values load into it and `verify` copies the initial values across.
+
+Example (`fixtures/ps_embedding`):
+
+    table = tf.compat.v1.get_variable("item_embeddings", shape=[VOCAB_SIZE, EMBEDDING_DIM],
+                                      initializer=tf.compat.v1.random_normal_initializer(stddev=0.1))
+    →  (in Model.__init__)
+    self.table = self.add_weight(name="item_embeddings", shape=[VOCAB_SIZE, EMBEDDING_DIM],
+                                 initializer=keras.initializers.RandomNormal(mean=0.0, stddev=0.1))
 """
 from __future__ import annotations
 

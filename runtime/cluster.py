@@ -61,15 +61,20 @@ class ClusterRun:
 class ClusterError(RuntimeError):
     """A task crashed, the run timed out, or the user interrupted it. ``exit code 2`` territory."""
 
-    def __init__(self, message: str, task: Task | None = None, log_tail: str = "", kind: str = "crash"):
+    def __init__(self, message: str, task: Task | None = None, log_tail: str = "", kind: str = "crash",
+                 tails: list[tuple[Task, Path, str]] | None = None):
         super().__init__(message)
         self.task = task
         self.log_tail = log_tail
         self.kind = kind
+        self.tails = tails or []  # (task, log, last lines) of every task a timeout found still running
 
-    def __str__(self) -> str:  # message + tail of the guilty log
+    def __str__(self) -> str:  # message + tail of the guilty log(s)
         s = self.args[0]
-        if self.log_tail:
+        if self.tails:
+            for task, log, tail in self.tails:
+                s += f"\n--- last lines of {task.name} ({log}) ---\n" + (tail or "(the task printed nothing)")
+        elif self.log_tail:
             s += "\n--- tail of " + (self.task.name + ".log" if self.task else "log") + " ---\n" + self.log_tail
         return s
 
@@ -280,12 +285,14 @@ def _supervise(att: _Attempt, deadline, grace, evaluator_grace, on_poll, poll_in
                         att.end[t] = time.monotonic()
                         att.killed.add(t)
             if now > deadline:
-                running = [t.name for t, p in att.procs.items() if t not in att.end]
-                first = next((t for t in att.tasks if t.name in running), None)
-                tail = log_tail(att.log(first)) if first else ""
+                running = [t for t in att.tasks if t in att.procs and t not in att.end]
+                # the stuck ones: trainers and evaluators still running (a ps always runs; shown only if alone)
+                stuck = [t for t in running if t.type != "ps"] or running
+                tails = [(t, att.log(t), log_tail(att.log(t), 15)) for t in stuck]
                 _terminate_all(att.procs)
                 raise ClusterError(
-                    f"timeout after {timeout:.0f} s; still running: {', '.join(running)}", first, tail, "timeout"
+                    f"timeout after {timeout:.0f} s; still running: {', '.join(t.name for t in running)}",
+                    stuck[0] if stuck else None, tails[0][2] if tails else "", "timeout", tails=tails,
                 )
             time.sleep(poll_interval)
     except KeyboardInterrupt:

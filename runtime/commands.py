@@ -1,6 +1,8 @@
 """CLI glue: `tfmigrate verify` and `tfmigrate env setup|status`. Thin; logic lives in the modules."""
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 from typing import List, Optional
 
@@ -22,7 +24,8 @@ def register(app: typer.Typer) -> None:
         console = Console()
         try:
             for name in ([only] if only else list(envs.SPECS)):
-                envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force)
+                envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force,
+                            live=live_status(console))
                 st = envs.status(name)
                 console.print(f"{name}: {st.state} ({st.detail}) at {st.path}", highlight=False)
         except envs.EnvError as exc:
@@ -44,40 +47,83 @@ def register(app: typer.Typer) -> None:
                           highlight=False)
         raise typer.Exit(0 if ready else 1)
 
+    @env_app.command("key")
+    def env_key() -> None:
+        """Print a cache key for the environments (CI: cache ENVS-DIR under this key; see docs/ci.md)."""
+        from . import envs
+
+        typer.echo(envs.cache_key())
+
+    @env_app.command("path")
+    def env_path() -> None:
+        """Print the directory the environments live in (the path a CI cache should hold)."""
+        from . import envs
+
+        typer.echo(str(envs.envs_dir()))
+
     app.add_typer(env_app, name="env")
 
     @app.command("verify", context_settings={"allow_interspersed_args": True})
     def verify_cmd(
-        original: Path = typer.Argument(..., help="The TF1 Estimator program."),
-        migrated: Path = typer.Argument(..., help="The migrated TF2 program."),
+        original: Optional[Path] = typer.Argument(None, help="The TF1 Estimator program (a .py file)."),
+        migrated: Optional[Path] = typer.Argument(None, help="The migrated TF2 program (a .py file)."),
         program_args: Optional[List[str]] = typer.Argument(None, help="After --: arguments for both programs."),
-        workers: int = typer.Option(2, "--workers", help="Trainers in total (chief + workers); 1 = single process."),
-        ps: int = typer.Option(0, "--ps", help="Parameter servers (async: statistical comparison)."),
-        evaluator: bool = typer.Option(False, "--evaluator", help="Add an evaluator task."),
-        steps: Optional[int] = typer.Option(None, "--steps", help="Compare only the first K steps."),
-        repeats: int = typer.Option(3, "--repeats", help="Runs of the original for the async band."),
-        rtol: float = typer.Option(1e-5, "--rtol"),
-        atol: float = typer.Option(1e-6, "--atol"),
-        json_out: Optional[Path] = typer.Option(None, "--json", help="Write the full result as JSON."),
-        html_out: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report."),
-        timeout: float = typer.Option(600.0, "--timeout", help="Seconds per cluster run."),
-        run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Keep run files here (default: a temp dir)."),
+        workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Trainers in total (chief + workers); 1 = single process.  \\[default: 2]"),
+        ps: Optional[int] = typer.Option(None, "--ps", metavar="M", help="Parameter servers (async: statistical comparison).  \\[default: 0]"),
+        evaluator: Optional[bool] = typer.Option(None, "--evaluator", help="Add an evaluator task."),
+        steps: Optional[int] = typer.Option(None, "--steps", metavar="K", help="Compare only the first K steps."),
+        repeats: Optional[int] = typer.Option(None, "--repeats", metavar="R", help="Runs of the original for the async band.  \\[default: 3]"),
+        rtol: Optional[float] = typer.Option(None, "--rtol", metavar="X", help="Relative tolerance per step.  \\[default: 1e-05]"),
+        atol: Optional[float] = typer.Option(None, "--atol", metavar="Y", help="Absolute tolerance per step.  \\[default: 1e-06]"),
+        json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the full result as JSON."),
+        html_out: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report."),
+        timeout: Optional[float] = typer.Option(None, "--timeout", metavar="S", help="Seconds per cluster run.  \\[default: 600]"),
+        run_dir: Optional[Path] = typer.Option(None, "--run-dir", metavar="DIR", help="Keep run files here (default: a temp dir)."),
+        all_cases: bool = typer.Option(False, "--all", help="Run every case declared as \\[\\[tool.tfmigrate.verify]] (or \\[\\[verify]] in tfmigrate.toml)."),
+        case: List[str] = typer.Option([], "--case", metavar="NAME", help="With --all: only this case (repeatable)."),
+        junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="FILE", help="With --all: write a JUnit XML report."),
+        jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", show_default=False, help="With --all: cases at once (default: as many as the cores hold)."),
+        config: List[str] = typer.Option([], "--config", metavar="FILE|KEY=VALUE", help="A configuration file, or one KEY=VALUE override (repeatable)."),
+        isolated: bool = typer.Option(False, "--isolated", help="Ignore every configuration file."),
     ) -> None:
         """Run ORIGINAL and MIGRATED on local clusters and compare their per-step losses.
 
-        Exit code 0 equivalent, 1 not equivalent, 2 error.
+        Exit code 0 equivalent, 1 not equivalent, 2 error. With --all: 0 every case reached its expected
+        verdict, 1 some did not, 2 some could not run. Defaults come from \\[tool.tfmigrate.verify-defaults].
         """
-        from . import capture, cluster, envs, report, verify
+        from tfmigrate.config import ConfigError, resolve
+
+        from . import capture, cluster, envs, report, suite, verify
 
         console = Console()
+        try:
+            if all_cases:
+                if original or migrated:
+                    raise ConfigError("--all runs the declared cases: give no ORIGINAL / MIGRATED")
+                cfg = resolve(["."], config, isolated)
+            else:
+                if original is None or migrated is None:
+                    raise ConfigError("give ORIGINAL and MIGRATED (two program files), or --all to run the cases "
+                                      "declared in [[tool.tfmigrate.verify]]")
+                cfg = resolve([str(original)], config, isolated)
+        except ConfigError as exc:
+            console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
+            raise typer.Exit(verify.EXIT_ERROR)
+        if all_cases:
+            _run_all(cfg, console, case, jobs or None, run_dir, junit_xml)
+            return
+        d = {**suite.DEFAULTS, **cfg.get("verify-defaults", {})}
+        pick = lambda cli, key: cli if cli is not None else d[key]  # noqa: E731
         s = verify.Settings(
-            original=original.resolve(), migrated=migrated.resolve(), workers=workers, ps=ps,
-            evaluator=evaluator, steps=steps, repeats=repeats, rtol=rtol, atol=atol, json_out=json_out,
-            html_out=html_out, timeout=timeout, args=list(program_args or []),
+            original=original.resolve(), migrated=migrated.resolve(), workers=pick(workers, "workers"),
+            ps=pick(ps, "ps"), evaluator=pick(evaluator, "evaluator"), steps=pick(steps, "steps"),
+            repeats=pick(repeats, "repeats"), rtol=pick(rtol, "rtol"), atol=pick(atol, "atol"), json_out=json_out,
+            html_out=html_out, timeout=pick(timeout, "timeout"),
+            args=list(program_args) if program_args else list(d["args"]),
             run_dir=run_dir.resolve() if run_dir else None,
         )
         try:
-            result = verify.run(s, say=lambda m: console.print(m))
+            result = verify.run(s, say=lambda m: console.print(m), live=live_status(console))
         except (cluster.ClusterError, envs.EnvError, verify.VerifyError, capture.CaptureError, ValueError) as exc:
             console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
             console.print("verdict: error (no comparison)")
@@ -90,6 +136,39 @@ def register(app: typer.Typer) -> None:
             report.write_html(result, html_out)
             console.print(f"html: {html_out}", highlight=False)
         raise typer.Exit(verify.EXIT_EQUIVALENT if result["comparison"]["equivalent"] else verify.EXIT_DIFFERENT)
+
+
+def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
+    """`verify --all`: build the environments once, run the cases, print one table, exit with one code."""
+    from . import envs, suite
+
+    try:
+        cases = suite.load_cases(cfg)
+        if cases:
+            envs.ensure_all(progress=lambda m: console.print(f"env {m}", highlight=False), live=live_status(console))
+        code, results = suite.run_suite(cfg, lambda m: console.print(m, highlight=False), jobs=jobs, only=only,
+                                        run_dir=run_dir, junit_xml=junit_xml)
+    except (suite.SuiteError, envs.EnvError) as exc:
+        console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
+        raise typer.Exit(suite.EXIT_ERROR)
+    console.print(suite.table(results))
+    console.print(suite.summary_line(results), highlight=False)
+    if junit_xml:
+        console.print(f"junit: {junit_xml}", highlight=False)
+    raise typer.Exit(code)
+
+
+def live_status(console: Console):
+    """On a terminal, a spinner line showing the current build step (pip's); None elsewhere (CI: plain lines)."""
+    if not console.is_terminal:
+        return None
+
+    @contextlib.contextmanager
+    def live(title: str):
+        with console.status(_escape(title)) as status:
+            yield lambda text: status.update(_escape(text))
+
+    return live
 
 
 def _escape(s: str) -> str:

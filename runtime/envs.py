@@ -13,9 +13,11 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -203,18 +205,71 @@ def _adoptable(name: str) -> tuple | None:
     return None
 
 
-def _run_logged(cmd: list[str], log: Path, progress: Progress, what: str) -> None:
+Live = Callable[[str], "contextlib.AbstractContextManager[Callable[[str], None]]"]
+"""A live display for one build step on a terminal: `with live(title) as update: update("current step")`."""
+
+_PIP_STEP = re.compile(r"^\s*(Collecting|Downloading|Using cached|Installing collected packages|"
+                       r"Successfully installed|Building wheel|Processing)\b")
+
+
+def pip_step(line: str) -> str | None:
+    """The lines of pip's output worth showing (what it fetches and installs), shortened; None for the rest."""
+    line = line.strip()
+    if not _PIP_STEP.match(line):
+        return None
+    line = re.sub(r"https?://\S+/", "", line)
+    return line if len(line) <= 110 else line[:107] + "..."
+
+
+def _run_logged(cmd: list[str], log: Path, progress: Progress, what: str,
+                on_line: Callable[[str], None] | None = None) -> None:
+    """Run `cmd`, everything into `log`; each output line also goes to `on_line` as it comes."""
     with open(log, "a") as fh:
         fh.write("$ " + " ".join(cmd) + "\n")
         fh.flush()
-        r = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    if r.returncode != 0:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                text=True, errors="replace", bufsize=1)
+        try:
+            for line in proc.stdout:
+                fh.write(line)
+                if on_line is not None:
+                    on_line(line.rstrip("\n"))
+        finally:
+            proc.stdout.close()
+            rc = proc.wait()
+    if rc != 0:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-        raise EnvError(f"{what} failed (exit {r.returncode}); log: {log}\n{tail}")
+        raise EnvError(f"{what} failed (exit {rc}); log: {log}\n{tail}")
 
 
-def ensure(name: str, progress: Progress = lambda s: None, force: bool = False) -> Path:
-    """Make env `name` ready (reuse / adopt / build). Returns the env's python."""
+def _step(name: str, what: str, cmd: list[str], log: Path, progress: Progress, live: Live | None) -> None:
+    """One build step. On a terminal (`live`): a status line showing pip's current step. Elsewhere (CI, pipes):
+    plain lines, one per package pip fetches or installs, with the time since the step began."""
+    t0 = time.monotonic()
+    if live is not None:
+        with live(f"{name}: {what}") as update:
+            def on_line(line: str) -> None:
+                step = pip_step(line)
+                if step:
+                    update(f"{name}: {what} — {step} ({time.monotonic() - t0:.0f}s)")
+
+            _run_logged(cmd, log, progress, what, on_line)
+        progress(f"{name}: {what}: done in {time.monotonic() - t0:.0f}s")
+        return
+    progress(f"{name}: {what}")
+
+    def plain(line: str) -> None:
+        step = pip_step(line)
+        if step:
+            progress(f"{name}: [{time.monotonic() - t0:4.0f}s] {step}")
+
+    _run_logged(cmd, log, progress, what, plain)
+    progress(f"{name}: {what}: done in {time.monotonic() - t0:.0f}s")
+
+
+def ensure(name: str, progress: Progress = lambda s: None, force: bool = False, live: Live | None = None) -> Path:
+    """Make env `name` ready (reuse / adopt / build). Returns the env's python. `progress` gets plain lines;
+    `live`, when given (a terminal), shows pip's current step in place instead of one line per package."""
     if name not in SPECS:
         raise EnvError(f"unknown environment {name!r}")
     with _lock(name):
@@ -236,10 +291,11 @@ def ensure(name: str, progress: Progress = lambda s: None, force: bool = False) 
         if path.exists():
             shutil.rmtree(path)
         log.write_text("")
-        _run_logged([base, "-m", "venv", str(path)], log, progress, f"creating the {name} venv")
+        _step(name, "creating the venv", [base, "-m", "venv", str(path)], log, progress, live)
         py = env_python(name)
-        _run_logged([str(py), "-m", "pip", "install", "--disable-pip-version-check", *SPECS[name]],
-                    log, progress, f"installing {' '.join(SPECS[name])}")
+        _step(name, f"installing {' '.join(SPECS[name])}",
+              [str(py), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", *SPECS[name]],
+              log, progress, live)
         versions = installed_versions(py, _extra_pkgs(name))
         pv = _py_version(py) or v
         _write_marker(name, pv, versions)
@@ -247,5 +303,26 @@ def ensure(name: str, progress: Progress = lambda s: None, force: bool = False) 
         return py
 
 
-def ensure_all(progress: Progress = lambda s: None, force: bool = False) -> dict[str, Path]:
-    return {n: ensure(n, progress, force) for n in SPECS}
+def cache_key() -> str:
+    """What the cached environments depend on, as one short string for a CI cache key: the package specs, the
+    marker format, the platform and the exact Python each env is built with (a venv links to its base
+    interpreter). A restored env whose marker does not match is rebuilt anyway: a wrong key costs time, never
+    correctness."""
+    import hashlib
+    import platform
+
+    parts = [f"marker={MARKER_VERSION}", f"platform={sys.platform}-{platform.machine()}"]
+    for name in SPECS:
+        try:
+            exe, v = base_python(name)
+            python = ".".join(map(str, v))
+        except EnvError:
+            exe, python = "-", "none"
+        parts.append(f"{name}={' '.join(SPECS[name])} python={python} at {exe}")
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    py = "-".join(sorted({p.split("python=")[1].split(" ")[0] for p in parts if "python=" in p}))
+    return f"py{py}-{digest}"
+
+
+def ensure_all(progress: Progress = lambda s: None, force: bool = False, live: Live | None = None) -> dict[str, Path]:
+    return {n: ensure(n, progress, force, live) for n in SPECS}

@@ -37,17 +37,30 @@ class VerifyError(RuntimeError):
     pass
 
 
-def run(s: Settings, say=print) -> dict:
+def check_program(what: str, path: Path) -> None:
+    """verify runs one program file per side: say what is wrong with `path` (before any environment is built)."""
+    if path.is_dir():
+        scripts = sorted(p for p in path.rglob("*.py") if "__main__" in p.read_text(errors="replace"))[:5]
+        hint = (f"; programs in it: {', '.join(str(p) for p in scripts)}" if scripts else
+                "; it holds no file with `if __name__ == \"__main__\":`")
+        raise VerifyError(f"{what} {path} is a directory: verify expects the program file to run (python FILE), "
+                          f"e.g. the script of a package that imports the rest{hint}")
+    if not path.exists():
+        raise VerifyError(f"{what} {path}: no such file")
+    if not path.is_file():
+        raise VerifyError(f"{what} {path} is not a regular file: verify expects a Python program file")
+
+
+def run(s: Settings, say=print, live=None) -> dict:
     """Do the whole verification; returns the result dict (raises on errors -> exit 2)."""
+    for what, p in (("ORIGINAL", s.original), ("MIGRATED", s.migrated)):
+        check_program(what, p)
     timings: dict[str, float] = {}
     t = time.monotonic()
-    pythons = envs.ensure_all(progress=lambda m: say(f"env {m}"))
+    pythons = envs.ensure_all(progress=lambda m: say(f"env {m}"), live=live)
     timings["env_check"] = time.monotonic() - t
     versions = {n: (envs.read_marker(n) or {}).get("versions") for n in envs.SPECS}
 
-    for p in (s.original, s.migrated):
-        if not p.is_file():
-            raise VerifyError(f"no such program: {p}")
     root = s.run_dir or Path(tempfile.mkdtemp(prefix="tfmigrate-verify-"))
     root.mkdir(parents=True, exist_ok=True)
     say(f"run dir: {root}")

@@ -22,7 +22,7 @@ BLOCKED = (FIXTURES / "unsupported_hook" / "original.py").read_bytes()
 PLAIN = b"import os\n\n\ndef f():\n    return os.sep\n"
 _SCRIPT = Path(sys.executable).parent / "tfmigrate"
 TFMIGRATE = [str(_SCRIPT)] if _SCRIPT.exists() else [shutil.which("tfmigrate") or "tfmigrate"]
-SUMMARY = re.compile(r"^(rewrote|would rewrite) (\d+) files?, (\d+) needs? manual work, (\d+) failed$", re.M)
+SUMMARY = re.compile(r"^(rewrote|would rewrite) (\d+) files?, (\d+) needs? manual work(?: \(.*\))?, (\d+) unchanged, (\d+) failed$", re.M)
 
 
 def run_process(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -39,10 +39,15 @@ def run(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
 
 
 def summary(proc) -> tuple[str, int, int, int]:
+    """(verb, converted, need manual work, failed) from the one summary line."""
     found = SUMMARY.findall(proc.stderr.decode())
     assert len(found) == 1, proc.stderr.decode()
-    verb, changed, blocked, failed = found[0]
+    verb, changed, blocked, _unchanged, failed = found[0]
     return verb, int(changed), int(blocked), int(failed)
+
+
+def unchanged(proc) -> int:
+    return int(SUMMARY.findall(proc.stderr.decode())[0][3])
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -57,7 +62,9 @@ def test_nothing_to_do_exits_0(tmp_path):
     f = write(tmp_path / "plain.py", PLAIN)
     proc = run_process(f)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.decode().strip() == "rewrote 0 files, 0 need manual work, 0 failed"
+    assert proc.stderr.decode().strip().splitlines() == [
+        "note: no file mentions tensorflow (1 Python file checked): nothing to migrate",
+        "rewrote 0 files, 0 need manual work, 1 unchanged, 0 failed"]
     assert f.read_bytes() == PLAIN
 
 
@@ -102,9 +109,10 @@ def test_blocked_file_untouched_and_reported(tmp_path):
     assert proc.returncode == 1
     assert f.read_bytes() == BLOCKED
     err = proc.stderr.decode()
-    m = re.search(rf"^{re.escape(str(f))}:(\d+):(\d+): (TFM\d{{3}}) (.+)$", err, re.M)
+    m = re.search(rf"^{re.escape(str(f))}:(\d+):(\d+): error (TFM\d{{3}}) (.+)$", err, re.M)
     assert m, err
-    assert int(m.group(1)) > 1 and m.group(3) == "TFM611" and m.group(4)
+    assert int(m.group(1)) > 1 and int(m.group(2)) >= 1 and m.group(3) == "TFM611" and m.group(4)
+    assert "\x1b[" not in err  # no colour off a terminal
     assert summary(proc) == ("rewrote", 0, 1, 0)
 
 
@@ -113,18 +121,21 @@ def test_summary_plurals(tmp_path):
         write(tmp_path / f"p{i}.py", ORIGINAL)
         write(tmp_path / f"h{i}.py", BLOCKED)
     proc = run("--check", tmp_path)
-    assert "would rewrite 2 files, 2 need manual work, 0 failed" in proc.stderr.decode()
+    assert "would rewrite 2 files, 2 need manual work, 0 unchanged, 0 failed" in proc.stderr.decode()
     (tmp_path / "h1.py").unlink()
     (tmp_path / "p1.py").unlink()
     proc = run("--check", tmp_path)
-    assert "would rewrite 1 file, 1 needs manual work, 0 failed" in proc.stderr.decode()
+    assert "would rewrite 1 file, 1 needs manual work, 0 unchanged, 0 failed" in proc.stderr.decode()
 
 
-def test_syntax_error_exits_2(tmp_path):
+def test_syntax_error_exits_2_with_one_position(tmp_path):
+    """The offending line:col (CPython's parser), once: not LibCST's 'gave up at the next line' positions."""
     f = write(tmp_path / "bad.py", b"import tensorflow as tf\ndef f(:\n    pass\n")
     proc = run(f)
     assert proc.returncode == 2
-    assert f"{f}: error:" in proc.stderr.decode()
+    err = proc.stderr.decode()
+    assert f"{f}:2:7: error: syntax error: invalid syntax\n" in err, err
+    assert not re.search(r"\d+:\d+.*\d+:\d+", err.splitlines()[0].replace(str(f), "")), err
     assert summary(proc) == ("rewrote", 0, 0, 1)
     assert f.read_bytes().startswith(b"import tensorflow")
 
@@ -133,6 +144,32 @@ def test_missing_path_exits_2(tmp_path):
     proc = run_process(tmp_path / "nope.py")
     assert proc.returncode == 2
     assert "nope.py" in proc.stderr.decode()
+
+
+def test_empty_directory_says_no_python_files(tmp_path):
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "empty" / "notes.txt", b"x")
+    proc = run(tmp_path / "empty")
+    assert proc.returncode == 0
+    err = proc.stderr.decode()
+    assert "no Python files found" in err and "rewrote 0" not in err, err
+
+
+def test_version():
+    from tfmigrate.cli import version
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"tfmigrate {version()}"
+    assert re.fullmatch(r"tfmigrate \d+\.\d+\.\d+\S*", result.stdout.strip())
+
+
+def test_help_shows_no_type_for_flags():
+    result = CliRunner().invoke(app, ["rewrite", "--help"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0
+    assert "<bool>" not in result.stdout
+    for flag in ("--diff", "--check", "--quiet", "--help"):
+        assert re.search(rf"{flag}\b", result.stdout), flag
+    assert "<int>" in result.stdout or "N" in result.stdout  # options that take a value still show one
 
 
 @pytest.mark.parametrize("args", [["--target", "estimator"], ["--strategy", "tpu"], ["--diff", "--check"],
@@ -182,21 +219,42 @@ def test_out_dir_keeps_relative_paths_and_copies_unchanged(tmp_path):
 
 
 def test_stdin_to_stdout():
+    """stdin follows the file rules: converted 0, blocked 1, --check/--diff that would change 1, bad input 2."""
     proc = run_process("-", stdin=ORIGINAL)
-    assert proc.returncode == 1
+    assert proc.returncode == 0, proc.stderr
     assert proc.stdout == MIGRATED
     plain = run("-", stdin=PLAIN)
     assert plain.returncode == 0 and plain.stdout == PLAIN
     hook = run("-", stdin=BLOCKED)
     assert hook.returncode == 1 and hook.stdout == BLOCKED
-    assert re.search(r"^<stdin>:\d+:\d+: TFM501 ", hook.stderr.decode(), re.M)
+    assert re.search(r"^<stdin>:\d+:\d+: error TFM501 ", hook.stderr.decode(), re.M)
+    check = run("--check", "-", stdin=ORIGINAL)
+    assert check.returncode == 1 and check.stdout == b"" and "would rewrite -" in check.stderr.decode()
+    assert run("--check", "-", stdin=MIGRATED).returncode == 0
+    diff = run("--diff", "-", stdin=ORIGINAL)
+    assert diff.returncode == 1 and diff.stdout.decode().startswith("--- a/<stdin>\n+++ b/<stdin>\n")
+    bad = run("-", stdin=b"import tensorflow as tf\nx = (\n")
+    assert bad.returncode == 2
+    assert "<stdin>:2:5: error: syntax error: '(' was never closed" in bad.stderr.decode()
+
+
+def test_severity_labels_and_colour(tmp_path, monkeypatch):
+    """Notes and blockers say which they are; colour only when asked (FORCE_COLOR) and never under NO_COLOR."""
+    f = write(tmp_path / "prog.py", ORIGINAL)
+    proc = run("--check", f)
+    assert re.search(rf"^{re.escape(str(f))}:\d+:\d+: note TFM\d{{3}} ", proc.stderr.decode(), re.M)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    coloured = run("--check", f).stderr.decode()
+    assert "\x1b[36mnote\x1b[0m" in coloured
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in run("--check", f).stderr.decode()
 
 
 def test_quiet_prints_only_summary(tmp_path):
     write(tmp_path / "hook.py", BLOCKED)
     write(tmp_path / "prog.py", ORIGINAL)
     proc = run("-q", "--check", tmp_path)
-    assert proc.stderr.decode().strip().splitlines() == ["would rewrite 1 file, 1 needs manual work, 0 failed"]
+    assert proc.stderr.decode().strip().splitlines() == ["would rewrite 1 file, 1 needs manual work, 0 unchanged, 0 failed"]
 
 
 def test_pep263_latin1_round_trip(tmp_path):

@@ -96,7 +96,7 @@ def test_unsupported_is_blocked_byte_identical(name):
     for d in errors:
         assert d.code.startswith("TFM") and d.code[3:].isdigit()
         assert d.line > 1
-        assert d.format().startswith(f"{name}/original.py:{d.line}:{d.col}: {d.code} ")
+        assert d.format().startswith(f"{name}/original.py:{d.line}:{d.col + 1}: error {d.code} ")
 
 
 def test_unsupported_hook_points_at_model_fn_construct():

@@ -105,6 +105,18 @@ def test_hang_times_out_and_nothing_is_left(tmp_path):
     assert not [p for p in _all_pids(pids) if _alive(p)]
 
 
+def test_timeout_shows_the_stuck_tasks_log_tails(tmp_path):
+    """The chief finished; the worker hangs: the message names it and shows the end of its log (not the ps)."""
+    env, _ = _env(tmp_path, chief="ok", worker="hang", ps="hang")
+    with pytest.raises(ClusterError) as ei:
+        cluster.run_cluster(_cmd, cluster.layout(2, ps=1), tmp_path / "logs", env, timeout=2, grace=30)
+    text = str(ei.value)
+    assert ei.value.kind == "timeout" and "still running: worker-0, ps-0" in text
+    assert "--- last lines of worker-0 (" in text and "task worker-0 mode hang" in text
+    assert "last lines of ps-0" not in text
+    assert str(tmp_path / "logs" / "worker-0.log") in text
+
+
 def test_ps_never_exits_and_is_killed(tmp_path):
     env, pids = _env(tmp_path, ps="hang", evaluator="sleep:0.5")
     run = cluster.run_cluster(_cmd, cluster.layout(2, ps=2, evaluator=True), tmp_path / "logs", env, timeout=30)
