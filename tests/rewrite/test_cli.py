@@ -227,7 +227,7 @@ def test_stdin_to_stdout():
     assert plain.returncode == 0 and plain.stdout == PLAIN
     hook = run("-", stdin=BLOCKED)
     assert hook.returncode == 1 and hook.stdout == BLOCKED
-    assert re.search(r"^<stdin>:\d+:\d+: error TFM501 ", hook.stderr.decode(), re.M)
+    assert re.search(r"^<stdin>:\d+:\d+: error TFM611 ", hook.stderr.decode(), re.M)
     check = run("--check", "-", stdin=ORIGINAL)
     assert check.returncode == 1 and check.stdout == b"" and "would rewrite -" in check.stderr.decode()
     assert run("--check", "-", stdin=MIGRATED).returncode == 0

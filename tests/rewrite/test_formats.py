@@ -40,11 +40,11 @@ def test_json_is_ruff_shaped(tree):
     code, out, err = rewrite("--check", "--output-format", "json", "src")
     assert code == 2  # bad.py
     items = json.loads(out)
-    assert {i["code"] for i in items} == {"TFM601", "TFM501", None}
-    hook = next(i for i in items if i["code"] == "TFM501")
-    assert hook["severity"] == "error" and hook["name"] == "model-fn-to-keras-model"
+    assert {i["code"] for i in items} == {"TFM601", "TFM611", None}
+    hook = next(i for i in items if i["code"] == "TFM611")
+    assert hook["severity"] == "error" and hook["name"] == "session-run-hooks"
     assert hook["filename"] == str(tree / "src" / "hook.py")
-    assert hook["location"] == {"row": 80, "column": 5} and hook["file_status"] == "blocked"
+    assert hook["location"] == {"row": 96, "column": 91} and hook["file_status"] == "blocked"
     note = next(i for i in items if i["code"] == "TFM601")
     assert note["severity"] == "note" and note["file_status"] == "would-convert"
     bad = next(i for i in items if i["code"] is None)
@@ -65,13 +65,13 @@ def test_sarif_validates_against_the_official_schema(tree):
     run = doc["runs"][0]
     assert doc["version"] == "2.1.0" and run["tool"]["driver"]["name"] == "tfmigrate"
     rules = run["tool"]["driver"]["rules"]
-    assert {"TFM501", "TFM601", "TFM901"} <= {r["id"] for r in rules}
+    assert {"TFM611", "TFM601", "TFM901"} <= {r["id"] for r in rules}
     by_rule = {r["ruleId"]: r for r in run["results"]}
-    hook = by_rule["TFM501"]
-    assert hook["level"] == "error" and rules[hook["ruleIndex"]]["id"] == "TFM501"
+    hook = by_rule["TFM611"]
+    assert hook["level"] == "error" and rules[hook["ruleIndex"]]["id"] == "TFM611"
     loc = hook["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"] == {"uri": "src/hook.py", "uriBaseId": "%SRCROOT%"}
-    assert loc["region"] == {"startLine": 80, "startColumn": 5}
+    assert loc["region"] == {"startLine": 96, "startColumn": 91}
     assert by_rule["TFM601"]["level"] == "note"
     assert run["invocations"][0]["exitCode"] == code == 2
 
@@ -79,7 +79,7 @@ def test_sarif_validates_against_the_official_schema(tree):
 def test_github_annotations(tree):
     code, out, _ = rewrite("--check", "--output-format", "github", "src")
     lines = out.splitlines()
-    assert "::error file=src/hook.py,line=80,col=5,title=TFM501::`logging_hook = ...` after the loss is not converted" in lines
+    assert "::error file=src/hook.py,line=96,col=91,title=TFM611::hook `BiasHook(loss, b)` is not converted: a SessionRunHook reads graph tensors in before_run/after_run that the Keras model does not have; rewrite it as a keras.callbacks.Callback" in lines
     assert any(re.fullmatch(r"::notice file=src/prog\.py,line=92,col=29,title=TFM601::RunConfig\(.*", ln) for ln in lines)
     assert "::error file=src/bad.py,line=2,col=7,title=tfmigrate::syntax error%3A invalid syntax" not in lines
     assert "::error file=src/bad.py,line=2,col=7,title=tfmigrate::syntax error: invalid syntax" in lines
@@ -106,11 +106,11 @@ def test_junit(tree):
 
 def test_blocked_by_hidden_findings_is_still_a_record(tree):
     (tree / "src" / "bad.py").unlink()
-    code, out, _ = rewrite("--output-format", "json", "--ignore", "TFM5", "src/hook.py")
+    code, out, _ = rewrite("--output-format", "json", "--ignore", "TFM61", "src/hook.py")
     assert code == 1
     (item,) = json.loads(out)
     assert item["code"] is None and item["severity"] == "error" and "left unchanged" in item["message"]
-    assert "TFM501" in item["message"] and item["file_status"] == "blocked"
+    assert "TFM611" in item["message"] and item["file_status"] == "blocked"
 
 
 def test_machine_output_and_code_on_stdout_need_an_output_file(tree):
@@ -125,4 +125,4 @@ def test_machine_output_and_code_on_stdout_need_an_output_file(tree):
 def test_output_format_from_configuration(tree):
     (tree / "pyproject.toml").write_text('[tool.tfmigrate]\noutput-format = "github"\n')
     result = CliRunner().invoke(app, ["rewrite", "--check", "src/hook.py"])
-    assert result.stdout.startswith("::error file=src/hook.py,line=80,col=5,title=TFM501::")
+    assert result.stdout.startswith("::error file=src/hook.py,line=96,col=91,title=TFM611::")

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ORIGINAL = (ROOT / "fixtures" / "regression_adagrad" / "original.py").read_text()
 MIGRATED = (ROOT / "fixtures" / "regression_adagrad" / "migrated.py").read_bytes()
 BLOCKED = (ROOT / "fixtures" / "unsupported_hook" / "original.py").read_text()
-HOOK_LINE = 80  # `logging_hook = ...`: TFM501 blocks the file
+HOOK_LINE = 96  # `training_hooks=[BiasHook(loss, b)]`: TFM611 blocks the file
 NOTE_LINE = 92  # `keep_checkpoint_max=2,`: a TFM601 note
 SILENT = "1 left unchanged, blocked by suppressed findings"
 
@@ -86,20 +86,20 @@ def test_a_hidden_blocker_still_blocks_and_still_fails(tmp_path, how):
     f = tmp_path / "hook.py"
     args = []
     if how == "comment":
-        f.write_text(with_comment(BLOCKED, HOOK_LINE, "# tfmigrate: ignore[TFM501]"))
+        f.write_text(with_comment(BLOCKED, HOOK_LINE, "# tfmigrate: ignore[TFM611]"))
     elif how == "bare comment":
         f.write_text(with_comment(BLOCKED, HOOK_LINE, "# tfmigrate: ignore"))
     else:
         f.write_text(BLOCKED)
-        args = {"ignore": ["--ignore", "TFM5"], "select": ["--select", "TFM6,TFM001"],
-                "per-file-ignores": ["--config", 'per-file-ignores={"hook.py" = ["TFM501"]}']}[how]
+        args = {"ignore": ["--ignore", "TFM61"], "select": ["--select", "TFM60,TFM001"],
+                "per-file-ignores": ["--config", 'per-file-ignores={"hook.py" = ["TFM611"]}']}[how]
     before = f.read_bytes()
     code, _, err = rewrite(*args, f)
     assert code == 1, err
     assert f.read_bytes() == before
     assert not [x for x in findings(err) if x[1] == "error"], err
     assert SILENT in err
-    assert re.search(rf"^{re.escape(str(f))}: note: left unchanged: .*\(TFM501\); it still needs manual work$", err,
+    assert re.search(rf"^{re.escape(str(f))}: note: left unchanged: .*\(TFM611\); it still needs manual work$", err,
                      re.M), err
 
 
@@ -107,7 +107,7 @@ def test_visible_blocker_is_not_counted_as_silent(tmp_path):
     f = tmp_path / "hook.py"
     f.write_text(BLOCKED)
     code, _, err = rewrite(f)
-    assert code == 1 and SILENT not in err and ("error", "TFM501") in [x[1:] for x in findings(err)]
+    assert code == 1 and SILENT not in err and ("error", "TFM611") in [x[1:] for x in findings(err)]
 
 
 def test_unused_suppressions_are_reported_on_request(tmp_path):
@@ -144,4 +144,4 @@ def test_statistics_count_shown_findings(tmp_path):
     (tmp_path / "hook.py").write_text(BLOCKED)
     code, _, err = rewrite("--check", "--statistics", tmp_path)
     assert re.search(r"^\s+3\tTFM601\testimator-driver$", err, re.M), err
-    assert re.search(r"^\s+1\tTFM501\tmodel-fn-to-keras-model$", err, re.M), err
+    assert re.search(r"^\s+1\tTFM611\tsession-run-hooks$", err, re.M), err
