@@ -21,7 +21,18 @@ stops without raising, which is not the same program), `CheckpointSaverHook` (ch
 RunConfig(save_checkpoints_steps)), `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
 `show_dataflow`/`show_memory` settings alike, every user-written `SessionRunHook` subclass and hooks from other
 libraries (Horovod, tf.contrib early stopping): their `before_run`/`after_run` read graph tensors the Keras model
-does not have. Hooks on `predict` and `evaluate` are blocked too.
+does not have. A StopAtStepHook on evaluation or prediction is blocked too.
+
+Why exact: the dropped hooks only read values and write logs; what training computes is the same without them
+(fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps.
+
+Example (fixtures/observing_hooks):
+
+    watch = [tf.estimator.StopAtStepHook(last_step=STOP_AT), tf.estimator.StepCounterHook(every_n_steps=50)]
+    train_spec = tf.estimator.TrainSpec(input_fn=..., max_steps=args.steps, hooks=watch)
+    →
+    est.fit(..., epochs=1, steps_per_epoch=min(args.steps, STOP_AT), callbacks=[...])
+    note: TFM611 StepCounterHook dropped: it only observes training (Keras reports the time per step ...)
 """
 from __future__ import annotations
 

@@ -49,6 +49,6 @@ def test_rule_command_prints_one_rule_and_refuses_unknown_codes():
     by_name = CliRunner().invoke(app, ["rule", "estimator-driver"])
     assert by_name.exit_code == 0 and "(TFM601)" in by_name.stdout
     unknown = CliRunner().invoke(app, ["rule", "TFM61"])
-    assert unknown.exit_code == 2 and "did you mean TFM601" in unknown.stderr
+    assert unknown.exit_code == 2 and "did you mean TFM611 or TFM601" in unknown.stderr
     listing = CliRunner().invoke(app, ["rules"])
     assert listing.exit_code == 0 and "TFM901" in listing.stdout and "TFM601" in listing.stdout
