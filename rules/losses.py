@@ -7,7 +7,10 @@ strategy (per-replica mean, gradients summed over replicas = gradient of the glo
 A hand-written loss on labels and the model output becomes a generated loss class that keeps the expression
 (model_fn.py, `scalar` plans); `get_total_loss()` after one tf.losses call is that loss (regularizers are
 blocked, so there are no regularization losses to add).
-Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses.
+`softmax_cross_entropy` on `tf.one_hot(labels, depth)` (inline or through a local, with the default on/off
+values 1/0, the last axis, indices the labels or the labels cast to an integer type) is sparse cross-entropy on the
+labels (fixtures/cnn verifies it).
+Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses, other label transforms.
 
 Why exact: the same per-example losses, reduced to the same number (checked step by step by `verify` on every
 loss the fixtures use).
@@ -66,7 +69,8 @@ def is_loss(tf_path: str | None) -> bool:
     return bool(tf_path) and tf_path.startswith("losses.") and tf_path[len("losses."):] in _LOSSES
 
 
-def convert(call: cst.Call, tf_path: str, labels_name: str, tf_path_of) -> LossPlan:
+def convert(call: cst.Call, tf_path: str, labels_name: str, tf_path_of, label_value=lambda name: None) -> LossPlan:
+    """`label_value(name)`: the expression a model_fn local computed from the labels (`onehot = tf.one_hot(...)`)."""
     name = tf_path[len("losses."):]
     signature, label_arg, pred_arg, keras_class, extra = _LOSSES[name]
     args = bind(call, signature, f"tf.losses.{name}", CODE)
@@ -77,6 +81,8 @@ def convert(call: cst.Call, tf_path: str, labels_name: str, tf_path_of) -> LossP
     if "reduction" in args and not (code(args["reduction"]).endswith("SUM_BY_NONZERO_WEIGHTS")):
         raise Blocked(CODE, f"reduction {code(args['reduction'])} is not converted; only the TF1 default keeps its meaning", call)
     labels = args[label_arg]
+    if isinstance(labels, cst.Name) and labels.value != labels_name and label_value(labels.value) is not None:
+        labels = label_value(labels.value)
     if name == "softmax_cross_entropy" and _is_one_hot_of(labels, labels_name, tf_path_of) and "label_smoothing" not in args:
         # one_hot(labels) with softmax cross-entropy is sparse cross-entropy on the integer labels
         keras_class, labels = "SparseCategoricalCrossentropy", cst.Name(labels_name)
@@ -92,12 +98,26 @@ def convert(call: cst.Call, tf_path: str, labels_name: str, tf_path_of) -> LossP
 
 
 def _is_one_hot_of(node, labels_name: str, tf_path_of) -> bool:
+    """`tf.one_hot(labels, depth)` with the default on/off values 1/0 (as ints or floats) on the last axis, where the
+    indices are the labels or the labels cast to an integer type: softmax cross-entropy on it is sparse
+    cross-entropy on the labels (Keras casts them to integers the same way)."""
+    if not (isinstance(node, cst.Call) and tf_path_of(node) == "one_hot"):
+        return False
+    try:
+        args = bind(node, ["indices", "depth", "on_value", "off_value", "axis", "dtype", "name"], "tf.one_hot", CODE)
+    except Blocked:
+        return False
+    indices = args.get("indices")
+    if isinstance(indices, cst.Call) and tf_path_of(indices) == "cast":
+        cast = {(a.keyword.value if a.keyword else i): a.value for i, a in enumerate(indices.args)}
+        dtype = cast.get(1, cast.get("dtype"))
+        indices = cast.get(0, cast.get("x"))
+        if dtype is None or tf_path_of(dtype) not in ("int32", "int64") or len(cast) != 2:
+            return False
     return (
-        isinstance(node, cst.Call)
-        and tf_path_of(node) == "one_hot"
-        and len(node.args) >= 1
-        and isinstance(node.args[0].value, cst.Name)
-        and node.args[0].value.value == labels_name
-        and all(a.keyword is None or a.keyword.value == "depth" for a in node.args[1:])
-        and len(node.args) == 2
+        isinstance(indices, cst.Name) and indices.value == labels_name and "depth" in args
+        and all(k in ("indices", "depth", "name") or
+                (k == "on_value" and is_literal(v, 1, 1.0)) or (k == "off_value" and is_literal(v, 0, 0.0)) or
+                (k == "axis" and (is_literal(v, None) or code(v).replace(" ", "") == "-1")) or k == "dtype"
+                for k, v in args.items())
     )

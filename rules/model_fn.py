@@ -769,6 +769,12 @@ class _Interpreter:
             kind = hooks.hook_kind(path)
             raise Blocked(hooks.CODE, hooks.blocked_message(kind, code(value)), value)
 
+    def label_expression(self, name: str):
+        """The expression a model_fn local holds when it was computed from the labels alone (`x = f(labels)`)."""
+        stmt = self.label_values.get(name)
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        return small.value if isinstance(small, cst.Assign) else None
+
     def tuple_assign(self, target: cst.Tuple, value, stmt) -> None:
         names = [e.value.value if isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement) else None
                  for e in target.elements]
@@ -809,7 +815,7 @@ class _Interpreter:
     def tf_loss(self, target: str | None, call: cst.Call, path: str) -> None:
         if self.loss is not None:
             raise Blocked(losses.CODE, "a second loss is not converted (sum them into one loss by hand)", call)
-        self.loss = (target, losses.convert(call, path, self.labels, self.tf), call)
+        self.loss = (target, losses.convert(call, path, self.labels, self.tf, self.label_expression), call)
         if target:
             self.bind_name(target, "loss")
 

@@ -580,3 +580,29 @@ def test_premade_custom_estimator_example_shape():
 def test_assert_on_something_else_blocks():
     result = blocked(program(middle="assert params is not None"))
     assert codes(result) == {"TFM501"} and "only asserts on mode" in message(result)
+
+
+# ---- one-hot labels ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("onehot", [
+    "tf.one_hot(labels, 3, 1, 0)",
+    "tf.one_hot(indices=tf.cast(labels, tf.int32), depth=3, name='onehot_labels')",
+    "tf.one_hot(labels, depth=3, on_value=1.0, off_value=0.0, axis=-1)",
+])
+def test_named_one_hot_labels_give_sparse_cross_entropy(onehot):
+    forward = 'logits = tf.compat.v1.layers.dense(features["x"], 3)\n'
+    loss = f"onehot_labels = {onehot}\nloss = tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=onehot_labels, logits=logits)"
+    out = converted(program(forward=forward, loss=loss))
+    assert "loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)" in flat(out)
+    assert "one_hot" not in out
+
+
+@pytest.mark.parametrize("onehot", [
+    "tf.one_hot(labels, 3, 2, 0)",  # on_value 2: not a one-hot distribution
+    "tf.one_hot(labels, 3, axis=0)",
+    "tf.one_hot(tf.cast(labels, tf.float32), 3)",
+])
+def test_other_label_transforms_block(onehot):
+    forward = 'logits = tf.compat.v1.layers.dense(features["x"], 3)\n'
+    loss = f"onehot_labels = {onehot}\nloss = tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=onehot_labels, logits=logits)"
+    assert "TFM201" in codes(blocked(program(forward=forward, loss=loss)))
