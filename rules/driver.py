@@ -21,10 +21,14 @@ features. `verify` records what both sides' predict generators yield and compare
 keras.export.ExportArchive SavedModel in base/<timestamp> with the Estimator's serving_default signature
 (serialized tf.Example "examples" in, the PREDICT outputs out; a bare tensor as "output"); it returns the path as
 bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
+`EvalSpec(exporters=FinalExporter(name, receiver) | LatestExporter(...) | a list)` over a parsing receiver: after
+training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
+LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
+second result. BestExporter blocks (it exported whenever an evaluation during training improved).
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
 hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
-predictions; exporters/warm start (not converted yet), an Estimator value used in a way the tool cannot follow, a
+predictions; BestExporter, exporters without a model_dir, warm start (not converted yet), an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
 
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
@@ -135,6 +139,7 @@ class Use:
     evaluate: dict[str, Value] = field(default_factory=dict)  # input_fn, steps
     predict: dict[str, Value] = field(default_factory=dict)  # input_fn, predict_keys, yield_single_examples
     export: dict[str, Value] = field(default_factory=dict)  # export_dir_base, feature_spec, default_batch_size
+    exporters: list = field(default_factory=list)  # EvalSpec exporters: (name Value, receiver args, kind)
 
 
 @dataclass
@@ -410,6 +415,9 @@ class Analysis:
             use = Use("train_and_evaluate", call, file, args["estimator"].node)
             use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
             use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
+            exporters = use.evaluate.pop("exporters", None)
+            if exporters is not None:
+                use.exporters = self.exporters(exporters, site)
             site.uses.append(use)
             return
         func = call.func
@@ -498,19 +506,7 @@ class Analysis:
         if site.strategy is not None and site.strategy.parameter_server:
             raise Blocked(CODE, f"{method}() of an Estimator trained with parameter servers is not converted yet", call)
         _trained_before(site, call, file, method)
-        r = self.program.resolve(args["serving_input_receiver_fn"])
-        node = r.node
-        path = self.tf(node.func, r.value.file) if isinstance(node, cst.Call) else None
-        if path != "estimator.export.build_parsing_serving_input_receiver_fn":
-            raise Blocked(CODE, f"serving_input_receiver_fn `{code(args['serving_input_receiver_fn'].node)[:60]}` is "
-                                "not converted yet: only tf.estimator.export.build_parsing_serving_input_receiver_fn"
-                                "(feature_spec) is (a hand-written or raw receiver's placeholders have no TF2 "
-                                "form tfmigrate derives yet)", args["serving_input_receiver_fn"].node)
-        receiver_args = bind_values(node, _PARSING_RECEIVER, "build_parsing_serving_input_receiver_fn",
-                                    r.value.file, r.value.env)
-        if "feature_spec" not in receiver_args:
-            raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
-        site.consumed.extend(b for b in r.trail if b.kind == "assign")
+        receiver_args = self.parsing_receiver(args["serving_input_receiver_fn"], site)
         export = {"export_dir_base": args["export_dir_base"], **receiver_args}
         return Use("export", call, file, receiver, export=export)
 
@@ -521,10 +517,10 @@ class Analysis:
         if not (isinstance(node, cst.Call) and self.tf(node, r.value.file) == f"estimator.{what}"):
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}`: {self.why(r, 'a tf.estimator.' + what)}", value.node)
         args = bind_values(node, signature, what, r.value.file, r.value.env)
-        for bad in ("saving_listeners", "exporters"):
-            if bad in args and not is_literal(args[bad].node, None) and not _empty(args[bad].node):
-                raise Blocked(CODE, f"{what}({bad}=...) is not converted yet: exporters become "
-                                    "export_parsing_saved_model after training", args[bad].node)
+        if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None) \
+                and not _empty(args["saving_listeners"].node):
+            raise Blocked(CODE, f"{what}(saving_listeners=...) is not converted yet: run their code after the "
+                                "migrated training saves its checkpoints", args["saving_listeners"].node)
         hooks = args.pop("hooks", None)
         stop = self.hooks(hooks, site, "train" if what == "TrainSpec" else "evaluate") if hooks is not None else {}
         if "input_fn" not in args:
@@ -537,6 +533,65 @@ class Analysis:
             else:
                 args["max_steps"] = steps
         return args
+
+    def exporters(self, value: Value, site: Site) -> list:
+        """EvalSpec(exporters=...): FinalExporter / LatestExporter over a parsing receiver export the model the
+        final evaluation saw to model_dir/export/<name>/<timestamp>, as the Estimator's last export did."""
+        if is_literal(value.node, None) or _empty(value.node):
+            return []
+        r = self.program.resolve(value)
+        site.consumed.extend(b for b in r.trail if b.kind == "assign")
+        items = [Value(e.value, r.value.file, r.value.env) for e in r.node.elements] \
+            if isinstance(r.node, (cst.List, cst.Tuple)) else [value]
+        if "model_dir" not in site.run_config or is_literal(site.run_config["model_dir"].node, None):
+            raise Blocked(CODE, "EvalSpec exporters without a model_dir: the Estimator exported under a temporary "
+                                "directory; give RunConfig(model_dir=...)", value.node)
+        found = []
+        for item in items:
+            e = self.program.resolve(item)
+            site.consumed.extend(b for b in e.trail if b.kind == "assign")
+            node = e.node
+            path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
+            kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
+            if kind not in ("FinalExporter", "LatestExporter"):
+                why = ("it exported whenever an evaluation during training improved the metric; the migrated "
+                       "program evaluates once, after training" if kind == "BestExporter" else
+                       "only FinalExporter and LatestExporter are converted")
+                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: {why}", item.node)
+            args = bind_values(node, ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
+                                      *(["exports_to_keep"] if kind == "LatestExporter" else [])],
+                               kind, e.value.file, e.value.env)
+            if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
+                raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
+            if "as_text" in args and not is_literal(args["as_text"].node, False):
+                raise Blocked(CODE, f"{kind}(as_text=...) is not converted: the migrated SavedModel is binary",
+                              args["as_text"].node)
+            if "name" not in args or "serving_input_receiver_fn" not in args:
+                raise Blocked(CODE, f"{kind} without name or serving_input_receiver_fn", node)
+            receiver = self.parsing_receiver(args["serving_input_receiver_fn"], site)
+            if kind == "LatestExporter":
+                self.notes.append((CODE, "LatestExporter: the migrated program evaluates once, after training, and "
+                                         "exports that model (the last of the Estimator's exports); exports of "
+                                         "evaluations during training are not made", node))
+            found.append((args["name"], receiver))
+        return found
+
+    def parsing_receiver(self, value: Value, site: Site) -> dict[str, Value]:
+        """build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size): its arguments."""
+        r = self.program.resolve(value)
+        node = r.node
+        path = self.tf(node.func, r.value.file) if isinstance(node, cst.Call) else None
+        if path != "estimator.export.build_parsing_serving_input_receiver_fn":
+            raise Blocked(CODE, f"serving_input_receiver_fn `{code(value.node)[:60]}` is "
+                                "not converted yet: only tf.estimator.export.build_parsing_serving_input_receiver_fn"
+                                "(feature_spec) is (a hand-written or raw receiver's placeholders have no TF2 "
+                                "form tfmigrate derives yet)", value.node)
+        receiver_args = bind_values(node, _PARSING_RECEIVER, "build_parsing_serving_input_receiver_fn",
+                                    r.value.file, r.value.env)
+        if "feature_spec" not in receiver_args:
+            raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
+        site.consumed.extend(b for b in r.trail if b.kind == "assign")
+        return receiver_args
 
     def hooks(self, value: Value, site: Site, where: str) -> dict[str, Value]:
         """The hooks a list attaches: observing hooks are dropped with a note, StopAtStepHook gives the step
@@ -1109,14 +1164,23 @@ class Emitter:
         method = "predict_examples" if site.target == "keras" else "predict"
         return wrap_call(f"{code(use.receiver)}.{method}({', '.join(args)})", "", width=92)
 
-    def export_text(self, site: Site, use: Use) -> str:
+    def export_text(self, site: Site, use: Use, base: str | None = None, receiver: dict | None = None) -> str:
         """export_saved_model with a parsing receiver → the model's export_parsing_saved_model (same signature)."""
         at = use.call
-        args = [self.render(use.export[key], at, key) for key in ("export_dir_base", "feature_spec")]
-        if "default_batch_size" in use.export:
-            args.append(f"default_batch_size={self.render(use.export['default_batch_size'], at, 'default_batch_size')}")
+        receiver = use.export if receiver is None else receiver
+        args = [base or self.render(use.export["export_dir_base"], at, "export_dir_base"),
+                self.render(receiver["feature_spec"], at, "feature_spec")]
+        if "default_batch_size" in receiver:
+            args.append(f"default_batch_size={self.render(receiver['default_batch_size'], at, 'default_batch_size')}")
         model = code(use.receiver) if site.target == "keras" else f"{code(use.receiver)}.model"
         return wrap_call(f"{model}.export_parsing_saved_model({', '.join(args)})", "", width=92)
+
+    def exporter_texts(self, site: Site, use: Use) -> list[str]:
+        """EvalSpec exporters: one export each into model_dir/export/<name>, after training."""
+        model_dir = self.render(site.run_config["model_dir"], use.call, "model_dir")
+        return [self.export_text(site, use, f'tf.io.gfile.join({model_dir}, "export", '
+                                            f'{self.render(name, use.call, "exporter name")})', receiver)
+                for name, receiver in use.exporters]
 
     def use(self, site: Site, use: Use, edits) -> None:
         stmt = self.file.statement_of(use.call)
@@ -1139,11 +1203,16 @@ class Emitter:
             if "throttle_secs" in use.evaluate or "start_delay_secs" in use.evaluate:
                 self.notes.append((CODE, "EvalSpec throttle/start delay: evaluation runs once, after training",
                                    use.call))
-            edits.insert_before(stmt, [self.train_text(site, use)])
-            evaluate = self.evaluate_text(site, use, "100")  # EvalSpec's default steps
+            exports = self.exporter_texts(site, use) if use.exporters else []
             parent = self.file.parent(use.call)
+            bare = isinstance(parent, cst.Expr)
+            if exports and not bare:  # the export paths are train_and_evaluate's second result
+                name = self.free_name("export_results", use.call)
+                exports = [f"{name} = [\n" + "".join("    " + e.replace("\n", "\n    ") + ",\n" for e in exports) + "]"]
+            edits.insert_before(stmt, [self.train_text(site, use), *exports])
+            evaluate = self.evaluate_text(site, use, "100")  # EvalSpec's default steps
             # train_and_evaluate returned (eval_result, export_results)
-            edits.replace(use.call, evaluate if isinstance(parent, cst.Expr) else f"({evaluate}, [])")
+            edits.replace(use.call, evaluate if bare else f"({evaluate}, {name if exports else '[]'})")
 
 
 def _drop_param(params: cst.Parameters, name: str) -> cst.Parameters:

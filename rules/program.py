@@ -195,13 +195,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
         except Blocked as blocked:
             errors.append(blocked)
             continue
-        reading = [u for s in sites for u in s.uses if u.kind in ("predict", "export")]
+        reading = [u for s in sites for u in s.uses if u.kind in ("predict", "export") or u.exporters]
         if plan.predictions is None and reading:
             errors.append(Blocked(estimator.CODE, f"{'predict' if reading[0].kind == 'predict' else 'export'}() of "
                                                   f"an Estimator whose model_fn `{sites[0].model_fn.node.name.value}` "
                                                   "returns no predictions (the Estimator would raise)", reading[0].call))
             continue
-        exports = [u for u in reading if u.kind == "export"]
+        exports = [u for u in reading if u.kind == "export" or u.exporters]
         if plan.export_outputs is not None and exports:
             errors.append(Blocked(estimator.CODE, "export_saved_model() of a model_fn with export_outputs is not "
                                                   "converted yet: its signatures come from export_outputs",
@@ -222,7 +222,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
-            kinds = {u.kind for s in sites for u in s.uses}
+            kinds = {u.kind for s in sites for u in s.uses} | \
+                ({"export"} if any(u.exporters for s in sites for u in s.uses) else set())
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, "predict" in kinds,
                                                            "export" in kinds))

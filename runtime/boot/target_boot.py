@@ -506,9 +506,32 @@ def _patch_path_arg(cls, arg):
     cls.__init__ = __init__
 
 
+def _under_redirected(path):
+    """A path inside a model_dir already moved (an exporter's model_dir/export/<name>) moves with it."""
+    path = os.fspath(path)
+    for old, new in list(_REDIRECTS.items()):
+        prefix = old.rstrip("/") + "/"
+        if path.startswith(prefix):
+            return os.path.join(new, path[len(prefix):])
+    return path
+
+
+def _patch_export_paths():
+    import keras
+
+    archive = type(keras.export.ExportArchive())  # ExportArchive() hands out the backend's subclass
+    orig = archive.write_out
+
+    def write_out(self, filepath, *args, **kwargs):
+        return orig(self, _under_redirected(filepath), *args, **kwargs)
+
+    archive.write_out = write_out
+
+
 def _patch_dirs(tf):
     if not os.environ.get("TFMIGRATE_MODEL_DIR"):
         return
+    _patch_export_paths()
     _patch_path_arg(tf.train.CheckpointManager, "directory")
     import keras
 

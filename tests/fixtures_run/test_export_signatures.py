@@ -53,6 +53,7 @@ def _run(env: str, boot: Path, program: Path, work: Path, extra: dict) -> None:
     environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
                "TFMIGRATE_CAPTURE_DIR": str(work / "capture"), "TFMIGRATE_MODEL_DIR": str(work / "model"), **extra}
     environ.pop("TF_CONFIG", None)
+    # model_dir is the program's default: both boots move it (and the exporter's model_dir/export/...) under work/model
     result = subprocess.run([str(python), str(boot), str(program), "--steps", "20", "--export_dir", str(work / "export")],
                             cwd=work, env=environ, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -68,9 +69,17 @@ def test_exported_signatures_and_outputs_match(tmp_path):
     ckpt0 = capture.find_ckpt0(original / "model")
     assert ckpt0 is not None
     _run("target", capture.TARGET_BOOT, FIXTURE / "migrated.py", migrated, {"TFMIGRATE_INIT_CKPT": str(ckpt0)})
-    [a] = list((original / "export").iterdir())
-    [b] = list((migrated / "export").iterdir())
-    assert a.name.isdigit() and b.name.isdigit()  # export_dir_base/<timestamp>, as the Estimator wrote it
+    # export_saved_model(export_dir) and the EvalSpec's FinalExporter (model_dir/export/final)
+    [final_a] = list(original.glob("model/export/final"))
+    [final_b] = list(migrated.glob("model/**/export/final"))
+    for base_a, base_b in ((original / "export", migrated / "export"), (final_a, final_b)):
+        [a] = list(base_a.iterdir())
+        [b] = list(base_b.iterdir())
+        assert a.name.isdigit() and b.name.isdigit()  # <base>/<timestamp>, as the Estimator wrote it
+        _compare(a, b)
+
+
+def _compare(a: Path, b: Path) -> None:
     result = subprocess.run([str(envs.ensure("target")), "-c", COMPARE, str(a), str(b)], capture_output=True,
                             text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert result.returncode == 0, result.stderr[-3000:]

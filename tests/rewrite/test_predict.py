@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from _helpers import blocked, converted, program, section
+from _helpers import blocked, converted, program, rewrite, section
 
 PREDICT_MODEL_FN = """
 def model_fn(features, labels, mode, params):
@@ -236,3 +236,45 @@ def test_model_fn_comprehension_variables_are_local():
     body = PREDICT_MODEL_FN.replace('features["x"]', 'tf.concat([features[k] for k in ["x"]], axis=1)')
     out = converted(prog(TRAIN, body=body))
     assert 'tf.concat([features[k] for k in ["x"]], axis=1)' in out
+
+
+# ---- EvalSpec exporters ------------------------------------------------------------------------------------------
+
+def _exporters_program(exporters: str, config: str = 'config = tf.estimator.RunConfig(model_dir="/tmp/m", tf_random_seed=7)',
+                       assign: bool = True) -> str:
+    drive = textwrap.dedent(f"""
+    serving = tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC)
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=10)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=2, exporters={exporters})
+    {"result = " if assign else ""}tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    """)
+    return prog(drive, extra=SPEC, run_config=config)
+
+
+def test_final_and_latest_exporters_export_after_training():
+    result = rewrite(_exporters_program('[tf.estimator.FinalExporter("final", serving), '
+                                        'tf.estimator.LatestExporter("latest", serving, exports_to_keep=2)]'))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    assert 'est.export_parsing_saved_model(tf.io.gfile.join("/tmp/m", "export", "final"), SPEC),' in out
+    assert 'est.export_parsing_saved_model(tf.io.gfile.join("/tmp/m", "export", "latest"), SPEC),' in out
+    assert "result = (est.evaluate(eval_input_fn(), steps=2, return_dict=True), export_results)" in out
+    assert "serving = " not in out and "Exporter" not in out
+    assert any("LatestExporter" in d.message for d in result.diagnostics)
+
+
+def test_single_exporter_and_a_bare_train_and_evaluate():
+    out = converted(_exporters_program('tf.estimator.FinalExporter("f", serving)', assign=False))
+    assert '    est.export_parsing_saved_model(tf.io.gfile.join("/tmp/m", "export", "f"), SPEC)\n' in out
+
+
+@pytest.mark.parametrize("exporters, config, words", [
+    ('[tf.estimator.BestExporter("best", serving)]', None, "whenever an evaluation during training improved"),
+    ('[tf.estimator.FinalExporter("f", serving)]', "config = tf.estimator.RunConfig(tf_random_seed=7)",
+     "without a model_dir"),
+    ('[tf.estimator.FinalExporter("f", lambda: None)]', None, "serving_input_receiver_fn"),
+])
+def test_exporters_blocked(exporters, config, words):
+    src = _exporters_program(exporters, **({"config": config} if config else {}))
+    result = blocked(src)
+    assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
