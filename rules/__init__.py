@@ -40,7 +40,7 @@ RULES = (
          "Estimator/RunConfig/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate/predict/export, wherever and however written",
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms", "module_level",
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
-          "predict_after_train", "export_parsing")),
+          "predict_after_train", "export_parsing", "warm_start")),
     Rule("TFM603", "other-estimator-kinds", "driver",
          "canned estimators, TPUEstimator, model_to_estimator: found and reported with what to do (not converted yet)", ()),
     Rule("TFM604", "unresolved-estimator-name", "program",

@@ -25,10 +25,16 @@ bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads bot
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
 LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
 second result. BestExporter blocks (it exported whenever an evaluation during training improved).
+`Estimator(warm_start_from=path | WarmStartSettings(ckpt, vars_to_warm_start, var_name_to_prev_var_name))`, also
+`settings if flag else None`: `est.warm_start_from_tf1(...)` right after the model is built, before the first
+fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), with WarmStartSettings' meaning
+(a regex: trainable weights matched from the start of their TF1 names; a list: every weight; renames; a missing name or shape is an error); BackupAndRestore's checkpoint still
+wins over it, as model_dir's did. tests/fixtures_run/test_warm_start.py warm-starts both programs from one TF1
+checkpoint and compares every step.
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
 hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
-predictions; BestExporter, exporters without a model_dir, warm start (not converted yet), an Estimator value used in a way the tool cannot follow, a
+predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
 
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
@@ -60,6 +66,7 @@ Example (`fixtures/regression_adagrad`, Keras target):
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -70,7 +77,7 @@ from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, 
 from . import hooks as hook_rules
 from . import strategy as strategies
 from ._args import is_literal, wrap_call
-from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
+from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
 CODE_KIND = "TFM603"
@@ -161,6 +168,7 @@ class Site:
     uses: list[Use] = field(default_factory=list)
     consumed: list[Binding] = field(default_factory=list)  # config/spec bindings whose statements go
     factory: tuple | None = None  # model_fn is a closure: (factory def, its `return model_fn` statement)
+    warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -275,9 +283,9 @@ class Analysis:
             args = bind_values(call, _ESTIMATOR, "Estimator", file)
         if "model_fn" not in args:
             raise Blocked(CODE, "Estimator(...) without model_fn", call)
+        warm_start, warm_trail = {}, []
         if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
-            raise Blocked(CODE, "Estimator(warm_start_from=...) is not converted yet: load the checkpoint into the "
-                                "migrated model by name (tf.train.load_checkpoint) after building it", args["warm_start_from"].node)
+            warm_start, warm_trail = self.warm_start(args["warm_start_from"])
         fn = self.program.function_of(args["model_fn"])
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
             r = self.program.resolve(args["model_fn"])
@@ -307,12 +315,47 @@ class Analysis:
         site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
         site.factory = factory
         site.consumed.extend(trail)
+        site.consumed.extend(warm_trail)
+        site.warm_start = warm_start
         if subclass is not None:
             site.consumed.append(subclass[0])
         self.strategy(site)
         site.target = strategies.choose_target(self.options.target, site.strategy, call)
+        if warm_start and site.strategy.parameter_server:
+            raise Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
+                                "sharded over the ps tasks)", args["warm_start_from"].node)
         self.sites.append(site)
         self._site_by_call[id(call)] = site
+
+    def warm_start(self, value: Value) -> tuple[dict[str, Value], list]:
+        """Estimator(warm_start_from=path | WarmStartSettings(...)): what the generated loader needs."""
+        r = self.program.resolve(value)
+        node = r.node
+        if r.ambiguous:
+            raise Blocked(CODE, f"warm_start_from `{code(value.node)[:40]}`: {self.why(r, 'warm start')}", value.node)
+        if isinstance(node, cst.IfExp) and (is_literal(node.body, None) or is_literal(node.orelse, None)):
+            # `WarmStartSettings(...) if flag else None`: warm-start under the same condition
+            settings, other = (node.orelse, node.body) if is_literal(node.body, None) else (node.body, node.orelse)
+            found, trail = self.warm_start(Value(settings, r.value.file, r.value.env))
+            found["if"] = Value(node.test, r.value.file, r.value.env)
+            found["negate"] = other is node.body
+            return found, trail + [b for b in r.trail if b.kind == "assign"]
+        if isinstance(node, cst.IfExp):
+            raise Blocked(CODE, "warm_start_from chosen between two settings by a condition is not converted yet",
+                          value.node)
+        if isinstance(node, cst.Call) and self.tf(node.func, r.value.file) == "estimator.WarmStartSettings":
+            args = bind_values(node, _WARM_START, "WarmStartSettings", r.value.file, r.value.env)
+            if "var_name_to_vocab_info" in args and not is_literal(args["var_name_to_vocab_info"].node, None):
+                raise Blocked(CODE, "WarmStartSettings(var_name_to_vocab_info=...) is not converted: remapping "
+                                    "vocabulary rows has no generated equivalent yet", args["var_name_to_vocab_info"].node)
+            if "ckpt_to_initialize_from" not in args:
+                raise Blocked(CODE, "WarmStartSettings without ckpt_to_initialize_from", node)
+            if "vars_to_warm_start" in args and is_literal(args["vars_to_warm_start"].node, None):
+                raise Blocked(CODE, "WarmStartSettings(vars_to_warm_start=None) warm-starts only vocabularies; not "
+                                    "converted", args["vars_to_warm_start"].node)
+            return ({k: v for k, v in args.items() if not is_literal(v.node, None)},
+                    [b for b in r.trail if b.kind == "assign"])
+        return {"ckpt_to_initialize_from": value}, []
 
     def why(self, r: Resolved, what: str) -> str:
         if r.ambiguous:
@@ -997,14 +1040,40 @@ class Emitter:
                     self.notes.append((CODE, f"RunConfig({key}=...) dropped: {why}", site.run_config[key].node))
             edits.replace(site.call, f"{builder}({site.params})")
             build = self.build_at_site(site)
-            edits.wrap(stmt, f"with {strategy_name}.scope():", [build] if build else [])
+            after = [build] if build else []
+            if site.warm_start and build is not None:  # else with the build before the first fit
+                after.append(self.warm_start_text(site, _assigned_name(stmt, site.call)))
+            edits.wrap(stmt, f"with {strategy_name}.scope():", after)
         else:
             kwargs = [f"{k}={self.render(site.run_config[k], site.call, 'RunConfig(' + k + ')')}" for k in
                       ("model_dir", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps")
                       if k in site.run_config]
+            if site.warm_start:
+                warm = self.warm_start_text(site, "model")
+                if "\n" in warm:  # conditional: pass the loader only when the Estimator warm-started
+                    test, call = warm.split("\n", 1)
+                    warm = f"(lambda model: {' '.join(call.split())}) {test.removesuffix(':')} else None"
+                else:
+                    warm = f"lambda model: {' '.join(warm.split())}"
+                kwargs.append(f"warm_start={warm}")
             edits.replace(site.call, wrap_call(f"{builder}({', '.join([strategy_name, site.params, *kwargs])})", "", width=80))
         if lines:
             edits.insert_before(stmt, lines)
+
+    def warm_start_text(self, site: Site, holder: str) -> str:
+        """The Estimator initialised these variables from the TF1 checkpoint before training (a checkpoint in
+        model_dir still won: so does BackupAndRestore's, restored by fit)."""
+        ws, at = site.warm_start, site.call
+        args = [self.render(ws["ckpt_to_initialize_from"], at, "warm_start_from")]
+        for key in ("vars_to_warm_start", "var_name_to_prev_var_name"):
+            if key in ws:
+                args.append(f"{key}={self.render(ws[key], at, key)}")
+        if "if" not in ws:
+            return wrap_call(f"{holder}.warm_start_from_tf1({', '.join(args)})", "", width=88)
+        test = self.render(ws["if"], at, "warm_start_from")
+        call = wrap_call(f"{holder}.warm_start_from_tf1({', '.join(args)})", "", width=84)
+        return f"if {'not ' if ws['negate'] else ''}{test if _is_atom_text(ws['if'].node) else f'({test})'}:\n" + \
+            "\n".join("    " + line for line in call.splitlines())
 
     def build_at_site(self, site: Site) -> str | None:
         """`est(next(iter(data))[0])` right where the model is built, when the training data is visible there:
@@ -1025,9 +1094,10 @@ class Emitter:
             return
         receiver = code(use.receiver)
         data = self.keras_data(use.train["input_fn"], site, use.call, "train", receiver)
+        warm = [textwrap.indent(self.warm_start_text(site, receiver), "    ")] if site.warm_start else []
         edits.insert_before(self.file.statement_of(use.call), [
             f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
-            f"    {receiver}(next(iter({data}))[0])"])
+            f"    {receiver}(next(iter({data}))[0])", *warm])
 
     def free_name(self, base: str, at: cst.CSTNode) -> str:
         name, n = base, 1
@@ -1190,7 +1260,7 @@ class Emitter:
         if use.kind == "export":
             edits.replace(use.call, self.export_text(site, use))
             return
-        if site.target == "keras" and use.train and "model_dir" in site.run_config:
+        if site.target == "keras" and use.train and ("model_dir" in site.run_config or site.warm_start):
             self.build_before_fit(site, use, edits)
         if use.kind == "train":
             edits.replace(use.call, self.train_text(site, use))

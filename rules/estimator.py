@@ -43,4 +43,5 @@ _EXPORT = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_t
 _EXPORT_SAVEDMODEL = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
                       "strip_default_attrs"]
 _PARSING_RECEIVER = ["feature_spec", "default_batch_size"]
+_WARM_START = ["ckpt_to_initialize_from", "vars_to_warm_start", "var_name_to_vocab_info", "var_name_to_prev_var_name"]
 _PREDICT = ["input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"]

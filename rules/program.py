@@ -92,7 +92,8 @@ class _ReplacePlaceholder(cst.CSTTransformer):
 
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
-                  parameter_server: bool, predicting: bool = False, exporting: bool = False) -> list[cst.BaseStatement]:
+                  parameter_server: bool, predicting: bool = False, exporting: bool = False,
+                  warm_starting: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -112,13 +113,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
-                                                                   predicting=predicting, exporting=exporting))
+                                                                   predicting=predicting, exporting=exporting,
+                                                                   warm_starting=warm_starting))
     if target == "keras":
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
-                                                                  predicting=predicting))
+                                                                  predicting=predicting, warm_starting=warm_starting))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
@@ -226,7 +228,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 ({"export"} if any(u.exporters for s in sites for u in s.uses) else set())
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, "predict" in kinds,
-                                                           "export" in kinds))
+                                                           "export" in kinds, any(s.warm_start for s in sites)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file])
     new_module = edits.apply(module, file.parent)
