@@ -27,7 +27,7 @@ RULES = (
     Rule("TFM301", "keras-optimizers", "optimizers", "tf.compat.v1.train optimizers → Keras with TF1 numerics",
          ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary")),
     Rule("TFM302", "tf1-exact-optimizer", "optimizers",
-         "note: stock Keras differs from TF1 here (TF1Adam/TF1Momentum generated) or is unproven (Ftrl)",
+         "note: stock Keras differs from TF1 here (TF1Adam/TF1Momentum/TF1Ftrl/LegacyAdagrad generated)",
          ("momentum_decay", "adam_mae", "classifier_metrics", "classifier_mwms")),
     Rule("TFM311", "keras-schedules", "optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",)),
     Rule("TFM401", "keras-metrics", "metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
