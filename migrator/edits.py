@@ -78,8 +78,10 @@ class _Apply(cst.CSTTransformer):
         self.originals: dict[int, int] = {}  # id(updated statement) → id(original statement)
 
     def on_visit(self, node) -> bool:
-        # blocks are not in the index's parent chain (it links statements to their def/if/with directly)
-        if id(node) not in self.keep and not isinstance(node, (cst.IndentedBlock, cst.Module)):
+        # blocks, comprehension `for` clauses and parameter lists are not in the index's parent chain (it links
+        # statements to their def/if/with, and a comprehension's parts to the comprehension, directly)
+        if id(node) not in self.keep and not isinstance(node, (cst.IndentedBlock, cst.Module, cst.CompFor,
+                                                               cst.Parameters, cst.Param)):
             if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
                 self.originals[id(node)] = id(node)
             return False

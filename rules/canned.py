@@ -25,7 +25,8 @@ TF 2.15 runs):
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
   error; the reduction the class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
   SUM_OVER_BATCH_SIZE is the per-replica mean averaged over the global batch (the custom loop's
-  `compute_average_loss`, Keras' default), SUM the plain sum. Metrics: `accuracy`, `average_loss` (and `loss`).
+  `compute_average_loss`, Keras' default), SUM each replica's plain sum with gradients summed over replicas (no
+  1/replicas scaling: TF1 scaled only mean reductions). Metrics: `accuracy`, `average_loss` (and `loss`).
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
@@ -35,13 +36,14 @@ Argument values the generated module-level code cannot see (a local of `main`) t
 builder receives at the Estimator's place (`params["hidden_units"]`).
 
 Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (TFM903: no exact TF2 equivalent;
-TF Decision Forests — the guide's substitute — publishes no wheel for TF 2.21, and its trees are not numerically
-equivalent anyway: keep TF 2.15 for them, or retrain with `tfdf.keras.GradientBoostedTreesModel` on a TF it
-supports and compare metrics), Baseline/DNNLinearCombined/RNN estimators (TFM603, not converted yet), column kinds
+TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
+checked with `pip download`) requires tensorflow==2.19.0, so it cannot be installed beside TF 2.21: keep TF 2.15
+for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
+statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
+(TFM603, not converted yet), column kinds
 other than numeric_column, `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
-source, the SUM reduction in the multi-worker custom loop, parameter-server strategies (TF1 partitioned canned
-variables implicitly there).
+source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
 from __future__ import annotations
 
@@ -149,11 +151,11 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
 
     name = path.split(".")[-1]
     if name.startswith("BoostedTrees"):
-        raise Blocked(CODE_TREES, f"tf.{path}: gradient boosted trees have no exact TF2 equivalent; TF Decision "
+        raise Blocked(CODE_TREES, f"tf.{path}: gradient boosted trees have no exact TF2 equivalent. TF Decision "
                                   "Forests (tfdf.keras.GradientBoostedTreesModel, the migration guide's substitute) "
-                                  "has no release for TF 2.21 and grows different trees. Keep this job on TF 2.15, or "
-                                  "retrain with TF Decision Forests on a TensorFlow it supports and compare metrics",
-                      call)
+                                  "grows different trees and its latest release pins tensorflow==2.19.0, so it does "
+                                  "not install beside TF 2.21. Keep this job on TF 2.15, or retrain with ydf / TF "
+                                  "Decision Forests and compare evaluation metrics, not losses", call)
     if name not in _CLASSES:
         from .driver import CODE_KIND, kind_message
 
@@ -208,11 +210,6 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
                             "variables implicitly there (min_max_variable_partitioner per ps task)", call)
     s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
-    if model.reduction == "sum" and s.target != "keras":
-        raise Blocked(CODE, f"{model.tf_name} sums its loss (loss_reduction SUM, the v1 default); the custom "
-                            f"training loop ({s.target} target) converts only SUM_OVER_BATCH_SIZE yet: pass "
-                            "loss_reduction=tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE if that is what you "
-                            "want, or train on one process with --target keras", call)
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
 

@@ -337,11 +337,14 @@ def test_normalizer_local_to_another_function_blocks():
     _only(blocked(src), "TFM902")
 
 
-def test_v1_sum_loss_under_multi_worker_blocks():
+def test_v1_sum_loss_under_multi_worker_sums_per_replica():
     src = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier").replace(
         'model_dir="/tmp/canned",\n',
         'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n')
-    _only(blocked(src), "TFM901")
+    text = converted(src)
+    assert 'self.loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")' in text
+    step = section(text, "        def step_fn(", "        @tf.function")
+    assert "loss = loss_fn(labels, outputs)" in step and "compute_average_loss" not in step
 
 
 def test_explain_names_the_canned_class():
@@ -356,3 +359,11 @@ def test_explain_names_the_canned_class():
                          capture_output=True, text=True, timeout=120)
     plan = json.loads(out.stdout)
     assert "tf.estimator.DNNClassifier" in json.dumps(plan)
+
+
+def test_use_inside_a_comprehension_is_rewritten():
+    """An Estimator call inside a comprehension's iterable (`sorted(est.evaluate(...).items())`) is edited too."""
+    src = MODULE_LEVEL.replace("estimator.evaluate(input_fn=eval_input_fn, steps=2)\n",
+                               "print({k: float(v) for k, v in sorted(estimator.evaluate(eval_input_fn).items())})\n")
+    text = converted(src)
+    assert "sorted(estimator.evaluate(eval_input_fn(), steps=None, return_dict=True).items())" in text
