@@ -13,6 +13,8 @@ TF 2.15 runs):
   `normalizer_fn` (a lambda or a function visible at module level, carried as written) on the value as given,
   then float32, reshaped to [batch, prod(shape)]; DNN inputs are concatenated on the last axis. `default_value`
   and `dtype` only steer tf.Example parsing, which a features dict skips, so they change nothing here.
+  `bucketized_column(numeric, boundaries)` in a DNN (name `<key>_bucketized`): the Bucketize op TF1 ran on the
+  numeric value, one-hot over len(boundaries) + 1 buckets, flattened — dense, so its numerics are TF1's.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. Names known only at run
   time (`for key in train_x.keys()`) block: the order of TF1's input layer is the sorted names.
@@ -41,7 +43,8 @@ checked with `pip download`) requires tensorflow==2.19.0, so it cannot be instal
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
 statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
 (TFM603, not converted yet), column kinds
-other than numeric_column, `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
+other than numeric/bucketized (and bucketized in a linear model: a sparse per-bucket weight lookup whose
+gradients TF1 applied with its sparse kernels), `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
@@ -102,15 +105,24 @@ _V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "Ft
 _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
 _RATE = {"dnn": "0.05", "linear": "0.2"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
-_SUPPORT_NAMES = ("numeric_input", "LinearModel", "ColumnWeights")
+_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "LinearModel", "ColumnWeights")
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
 
 @dataclass(frozen=True)
 class Column:
     key: str  # the feature key (numeric_column's name)
-    size: int  # prod(shape): the width it takes in the input layer
+    size: int  # prod(shape) of the numeric source
     normalizer: str | None  # code of the normalizer_fn, valid at module level
+    boundaries: tuple | None = None  # bucketized_column over the numeric source
+
+    @property
+    def name(self) -> str:  # what TF1 sorted the columns by
+        return f"{self.key}_bucketized" if self.boundaries is not None else self.key
+
+    @property
+    def width(self) -> int:  # its width in the DNN input layer
+        return self.size * (len(self.boundaries) + 1) if self.boundaries is not None else self.size
 
 
 @dataclass(eq=False)
@@ -174,6 +186,11 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     if "feature_columns" not in args or (family == "dnn" and "hidden_units" not in args):
         raise Blocked(CODE, f"{name} needs feature_columns" + (" and hidden_units" if family == "dnn" else ""), call)
     columns = reader.columns(args["feature_columns"])
+    bucketized = next((c for c in columns if c.boundaries is not None), None)
+    if family == "linear" and bucketized is not None:
+        raise Blocked(CODE_COLUMNS, f"{name} over bucketized_column '{bucketized.name}' is not converted yet: a linear "
+                                    "model looks up one weight row per bucket, and TF1 applied those gradients with "
+                                    "its sparse optimizer kernels", args["feature_columns"].node)
     if kind == "classifier":
         n_classes = reader.integer(args.get("n_classes"), 2, "n_classes")
         if n_classes < 2:
@@ -266,7 +283,7 @@ class _Reader:
     def resolve(self, value: Value, what: str, rule: str = CODE_COLUMNS):
         r = self.program.resolve(value)
         if r.ambiguous:
-            raise Blocked(rule, f"{what}: {self.analysis.why(r, 'value it is')}", value.node)
+            raise Blocked(rule, f"{what}: {self.analysis.why(r, 'value')}", value.node)
         self.trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
         return r
 
@@ -410,10 +427,10 @@ class _Reader:
         out: dict[str, Column] = {}
         for item in self.items(value, "feature_columns"):
             column = self.column(item)
-            if column.key in out:
-                raise Blocked(CODE_COLUMNS, f"feature column '{column.key}' is given twice (TF1 refused duplicate "
+            if column.name in out:
+                raise Blocked(CODE_COLUMNS, f"feature column '{column.name}' is given twice (TF1 refused duplicate "
                                             "column names)", item.node)
-            out[column.key] = column
+            out[column.name] = column
         if not out:
             raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
         return [out[k] for k in sorted(out)]  # input_layer and linear_model order: sorted by column name
@@ -424,11 +441,24 @@ class _Reader:
         r = self.resolve(value, "feature column")
         node, file, env = r.node, r.value.file, r.value.env
         path = self.analysis.tf(node, file) if isinstance(node, cst.Call) else None
+        if path == "feature_column.bucketized_column":
+            args = bind_values(node, ["source_column", "boundaries"], "bucketized_column", file, env, rule=CODE_COLUMNS)
+            if "source_column" not in args or "boundaries" not in args:
+                raise Blocked(CODE_COLUMNS, "bucketized_column needs source_column and boundaries", node)
+            source = self.column(args["source_column"])
+            if source.boundaries is not None:
+                raise Blocked(CODE_COLUMNS, "bucketized_column's source must be a numeric_column", node)
+            boundaries = self.literal(args["boundaries"], "bucketized_column boundaries")
+            if not isinstance(boundaries, list) or not all(isinstance(b, (int, float)) and not isinstance(b, bool)
+                                                           for b in boundaries):
+                raise Blocked(CODE_COLUMNS, "bucketized_column boundaries must be a list of numbers",
+                              args["boundaries"].node)
+            return Column(source.key, source.size, source.normalizer, tuple(float(b) for b in boundaries))
         if path != "feature_column.numeric_column":
             if path and path.startswith("feature_column."):
-                raise Blocked(CODE_COLUMNS, f"tf.{path} is not converted yet (numeric_column is); its Keras "
-                                            "preprocessing equivalent must reproduce TF1's lookups and combiners "
-                                            "exactly", node)
+                raise Blocked(CODE_COLUMNS, f"tf.{path} is not converted yet (numeric_column and bucketized_column "
+                                            "are); its Keras preprocessing equivalent must reproduce TF1's lookups "
+                                            "and combiners exactly", node)
             raise Blocked(CODE_COLUMNS, f"feature column `{code(value.node)[:60]}`: not a tf.feature_column call "
                                         "tfmigrate can see", value.node)
         args = bind_values(node, _NUMERIC, "numeric_column", file, env, rule=CODE_COLUMNS)
@@ -646,6 +676,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
     needed = []
     for plan, _, _ in items:
         needed.append("numeric_input")
+        if any(c.boundaries is not None for c in plan.model.columns):
+            needed.append("bucketized_input")
         if plan.model.family == "linear":
             needed.extend(["LinearModel", "ColumnWeights"])
         if plan.optimizer.support_code:
@@ -661,7 +693,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
         model = plan.model
-        inputs = [f'numeric_input(features, "{c.key}", {c.size}'
+        inputs = [(f'numeric_input(features, "{c.key}", {c.size}' if c.boundaries is None else
+                   f'bucketized_input(features, "{c.key}", {c.size}, {list(c.boundaries)!r}')
                   + (f", normalizer_fn={c.normalizer})" if c.normalizer else ")") for c in model.columns]
         sizes = "{" + ", ".join(f'"{_scope_name(c.key)}": {c.size}' for c in model.columns) + "}"
         parts.append(env.get_template("canned_model.py.j2").render(

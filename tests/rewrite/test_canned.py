@@ -367,3 +367,26 @@ def test_use_inside_a_comprehension_is_rewritten():
                                "print({k: float(v) for k, v in sorted(estimator.evaluate(eval_input_fn).items())})\n")
     text = converted(src)
     assert "sorted(estimator.evaluate(eval_input_fn(), steps=None, return_dict=True).items())" in text
+
+
+def test_bucketized_column_in_a_dnn_is_one_hot_and_sorted_by_its_name():
+    src = MODULE_LEVEL.replace(
+        'tf.feature_column.numeric_column("a"),\n',
+        'tf.feature_column.numeric_column("a"),\n'
+        '    tf.feature_column.bucketized_column(tf.feature_column.numeric_column("a"), boundaries=[0, 1.5]),\n')
+    text = converted(src)
+    call = section(text, "    def call(", "def build_dnn_classifier")
+    # "a" < "a_bucketized" < "b"
+    assert call.index('numeric_input(features, "a", 1)') < call.index(
+        'bucketized_input(features, "a", 1, [0.0, 1.5])') < call.index('numeric_input(features, "b", 2)')
+    assert "tf.raw_ops.Bucketize(" in text and "def bucketized_input(" in text
+
+
+def test_bucketized_column_in_a_linear_model_blocks():
+    src = program('''
+    age = tf.feature_column.numeric_column("a")
+    est = tf.estimator.LinearRegressor([tf.feature_column.bucketized_column(age, [0.0, 1.0])])
+    est.train(train_input_fn, max_steps=3)
+    ''')
+    (diag,) = _only(blocked(src), "TFM902")
+    assert "sparse" in diag.message
