@@ -47,11 +47,13 @@ RULES = (
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", ()),
     Rule("TFM901", "canned-estimators", "canned",
-         "DNN/Linear Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer and variable names, "
-         "head, loss reduction and optimizer", ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1")),
+         "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
+         "and variable names, head, loss reduction and optimizer(s)", ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1",
+                                                 "canned_wide_deep")),
     Rule("TFM902", "feature-columns", "canned",
-         "numeric feature columns → the input layer TF1 built (name order, rank-1 expansion, normalizer_fn, float32)",
-         ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1")),
+         "numeric and (DNN) bucketized feature columns → the input layer TF1 built (name order, normalizer_fn, "
+         "Bucketize + one-hot)", ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1",
+                                  "canned_wide_deep")),
     Rule("TFM903", "boosted-trees", "canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", ()),
     Rule("TFM701", "tf2-strategy", "strategy",

@@ -1,6 +1,7 @@
 """TFM901 canned estimators, TFM902 feature columns, TFM903 boosted trees → Keras models that train the same.
 
-Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor`, v2 (`tf.estimator.*`) and v1
+Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor` and
+`DNNLinearCombinedClassifier`/`Regressor` (wide & deep), v2 (`tf.estimator.*`) and v1
 (`tf.compat.v1.estimator.*`, also `tf.estimator.*` under `import tensorflow.compat.v1 as tf`), built anywhere the
 driver (TFM601) finds Estimators, arguments positional or by keyword. The canned class becomes a Site of the
 driver whose model is generated here instead of read from a model_fn; RunConfig, strategy, specs, `train`,
@@ -24,6 +25,10 @@ TF 2.15 runs):
   `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM901 note).
 - Linear: a generated `LinearModel` layer with one `<column>/weights` variable per column and `bias_weights`
   (`linear/linear_model/<column>/weights`), output `bias_add(add_n(column @ weights), bias)` as TF1 computed it.
+- Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
+  min(0.005, 1/sqrt(linear columns))) each update their own part's variables through a generated
+  `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
+  per-step state like Adam block there).
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
   error; the reduction the class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
   SUM_OVER_BATCH_SIZE is the per-replica mean averaged over the global batch (the custom loop's
@@ -36,6 +41,12 @@ TF 2.15 runs):
   `tf.compat.v1.train.*` (v1) or `tf.keras.optimizers.legacy.*` (v2) are converted with their arguments.
 Argument values the generated module-level code cannot see (a local of `main`) travel in the `params` dict the
 builder receives at the Estimator's place (`params["hidden_units"]`).
+
+Measured with `tfmigrate verify` (fixtures canned_*): relu networks, linear models and bucketized inputs are
+bit-identical step for step (2-worker MWMS and one process); tanh networks and the logistic head differ in the last
+bits because TF 2.21's elementwise kernels (tanh, sigmoid, log1p) round differently from TF 2.15's on many inputs
+(max rel Δ 1.1e-6 and 8e-8, within verify's 1e-5). `evaluate()` returns `accuracy`, `average_loss` and `loss`
+with TF1's values; the binary and regression heads' other keys (auc, precision, label/mean, …) are not generated.
 
 Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (TFM903: no exact TF2 equivalent;
 TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
@@ -69,7 +80,11 @@ CODE_TREES = "TFM903"
 _CLASSES = {  # class → (family, head kind)
     "DNNClassifier": ("dnn", "classifier"), "DNNRegressor": ("dnn", "regressor"),
     "LinearClassifier": ("linear", "classifier"), "LinearRegressor": ("linear", "regressor"),
+    "DNNLinearCombinedClassifier": ("combined", "classifier"), "DNNLinearCombinedRegressor": ("combined", "regressor"),
 }
+_COMBINED_HEAD = ["model_dir", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer",
+                  "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout"]
+_COMBINED_TAIL = ["warm_start_from", "loss_reduction", "batch_norm", "linear_sparse_combiner"]
 _TAIL_V2 = ["config", "warm_start_from", "loss_reduction"]
 _SIGNATURES = {  # (class, v1?) → positional order of the constructor (tensorflow_estimator 2.15)
     ("DNNClassifier", False): ["hidden_units", "feature_columns", "model_dir", "n_classes", "weight_column",
@@ -91,6 +106,14 @@ _SIGNATURES = {  # (class, v1?) → positional order of the constructor (tensorf
                                  *_TAIL_V2, "sparse_combiner"],
     ("LinearRegressor", True): ["feature_columns", "model_dir", "label_dimension", "weight_column", "optimizer",
                                 "config", "partitioner", "warm_start_from", "loss_reduction", "sparse_combiner"],
+    ("DNNLinearCombinedClassifier", False): [*_COMBINED_HEAD, "n_classes", "weight_column", "label_vocabulary",
+                                             "config", *_COMBINED_TAIL],
+    ("DNNLinearCombinedClassifier", True): [*_COMBINED_HEAD, "n_classes", "weight_column", "label_vocabulary",
+                                            "input_layer_partitioner", "config", *_COMBINED_TAIL],
+    ("DNNLinearCombinedRegressor", False): [*_COMBINED_HEAD, "label_dimension", "weight_column", "config",
+                                            *_COMBINED_TAIL],
+    ("DNNLinearCombinedRegressor", True): [*_COMBINED_HEAD, "label_dimension", "weight_column",
+                                           "input_layer_partitioner", "config", *_COMBINED_TAIL],
 }
 _NONE_ONLY = {  # arguments converted only at their default, with what the user can do
     "weight_column": "example weights are not converted yet; drop weight_column or weight the data",
@@ -106,6 +129,7 @@ _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "
 _RATE = {"dnn": "0.05", "linear": "0.2"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
 _SUPPORT_NAMES = ("numeric_input", "bucketized_input", "LinearModel", "ColumnWeights")
+_OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
 
@@ -136,11 +160,13 @@ class CannedModel:
     family: str  # dnn | linear
     head: str  # multi_class | binary | regression
     units: int
-    columns: list[Column]
+    dnn_columns: list[Column]
+    linear_columns: list[Column]
     hidden_units: str = ""
     activation: str = ""
     dropout: str | None = None
     optimizer: optimizers.OptimizerPlan | None = None
+    support: list[str] = field(default_factory=list)  # the optimizer classes the plan needs
     reduction: str = "sum_over_batch_size"  # or "sum"
     anchor: cst.CSTNode | None = None  # the module-level statement the generated code goes above
     notes: list = field(default_factory=list)
@@ -183,14 +209,21 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             raise Blocked(CODE, f"{name}({key}=...): {why}", args[key].node)
     if "batch_norm" in args and not is_literal(args["batch_norm"].node, False):
         raise Blocked(CODE, f"{name}(batch_norm=...) is not converted yet", args["batch_norm"].node)
-    if "feature_columns" not in args or (family == "dnn" and "hidden_units" not in args):
-        raise Blocked(CODE, f"{name} needs feature_columns" + (" and hidden_units" if family == "dnn" else ""), call)
-    columns = reader.columns(args["feature_columns"])
-    bucketized = next((c for c in columns if c.boundaries is not None), None)
-    if family == "linear" and bucketized is not None:
+    prefix = "dnn_" if family == "combined" else ""
+    dnn_key = "dnn_feature_columns" if family == "combined" else "feature_columns" if family == "dnn" else None
+    linear_key = "linear_feature_columns" if family == "combined" else "feature_columns" if family == "linear" else None
+    given = lambda key: key is not None and key in args and not is_literal(args[key].node, None)  # noqa: E731
+    if not (given(dnn_key) or given(linear_key)):
+        raise Blocked(CODE, f"{name} needs feature columns", call)
+    dnn_columns = reader.columns(args[dnn_key]) if given(dnn_key) else []
+    linear_columns = reader.columns(args[linear_key]) if given(linear_key) else []
+    if dnn_columns and f"{prefix}hidden_units" not in args:
+        raise Blocked(CODE, f"{name} needs {prefix}hidden_units", call)
+    bucketized = next((c for c in linear_columns if c.boundaries is not None), None)
+    if bucketized is not None:
         raise Blocked(CODE_COLUMNS, f"{name} over bucketized_column '{bucketized.name}' is not converted yet: a linear "
                                     "model looks up one weight row per bucket, and TF1 applied those gradients with "
-                                    "its sparse optimizer kernels", args["feature_columns"].node)
+                                    "its sparse optimizer kernels", args[linear_key].node)
     if kind == "classifier":
         n_classes = reader.integer(args.get("n_classes"), 2, "n_classes")
         if n_classes < 2:
@@ -202,20 +235,24 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             raise Blocked(CODE, f"{name}(label_dimension={units}) is not converted yet (only 1)",
                           args["label_dimension"].node)
         head = "regression"
-    model = CannedModel(call, file, name, v1, family, head, units, columns, anchor=reader.anchor)
+    model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
     model.reduction = reader.reduction(args.get("loss_reduction"), v1)
-    if family == "dnn":
-        model.hidden_units = reader.carry("hidden_units", args["hidden_units"])
-        activation = args.get("activation_fn")
+    if dnn_columns:
+        model.hidden_units = reader.carry("hidden_units", args[f"{prefix}hidden_units"])
+        activation = args.get(f"{prefix}activation_fn")
         model.activation = reader.carry("activation_fn", activation) if activation is not None else \
             generated("tf.nn.relu")
-        dropout = args.get("dropout")
+        dropout = args.get(f"{prefix}dropout")
         if dropout is not None and not is_literal(dropout.node, None, 0, 0.0):
             model.dropout = reader.carry("dropout", dropout)
             model.notes.append((CODE, "dropout converted: Keras draws its dropout masks from another random "
                                       "stream than TF1, so verify compares such runs only statistically; use "
                                       "dropout=None for a stepwise check", dropout.node))
-    model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, len(columns))
+    if family != "combined":
+        model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, len(dnn_columns or linear_columns))
+        model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
+    else:
+        model.optimizer, model.support = reader.combined_optimizer(args, v1, dnn_columns, linear_columns)
     run_trail: list[Binding] = []
     run_config = analysis.run_config(args, call, file, run_trail)
     params = "{" + ", ".join(f'"{k}": {v}' for k, v in reader.params.items()) + "}"
@@ -505,20 +542,48 @@ class _Reader:
         raise Blocked(CODE, f"loss_reduction=`{code(value.node)[:60]}` is not converted (SUM and "
                             "SUM_OVER_BATCH_SIZE are)", value.node)
 
-    def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int) -> optimizers.OptimizerPlan:
+    def combined_optimizer(self, args, v1: bool, dnn_columns, linear_columns):
+        """DNNLinearCombined: the DNN optimizer (strings at 0.001) on the DNN's variables and the linear one (strings
+        at min(0.005, 1/sqrt(linear columns))) on the linear model's, each its own object, as TF1 built them."""
+        plans = []
+        for part, columns, default, rate in (
+                ("dnn", dnn_columns, "Adagrad", "0.001"),
+                ("linear", linear_columns, "Ftrl", repr(min(0.005, 1.0 / math.sqrt(max(len(linear_columns), 1)))))):
+            if not columns:
+                continue
+            value = args.get(f"{part}_optimizer")
+            plan = self.optimizer(value, part, v1, len(columns), rate=rate, default=default)
+            if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
+                raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
+                                    "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet",
+                              value.node if value is not None else self.call)
+            plans.append(plan)
+        support = [p.support_code for p in plans if p.support_code]
+        notes = [n for p in plans for n in p.notes]
+        if len(plans) == 1:
+            return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
+        ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
+                "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
+        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, generated(WIDE_DEEP_OPTIMIZER)]
+
+    def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int, rate: str | None = None,
+                  default: str | None = None) -> optimizers.OptimizerPlan:
+        """`rate`: what a string gets (None: DNN's v1 0.05 / v2 class default, linear's 0.2)."""
+        if rate is None:
+            rate = _RATE[family] if v1 or family == "linear" else None
         if value is None:
-            return self.named("Adagrad" if family == "dnn" else "Ftrl", family, v1, value)
+            return self.named(default or ("Adagrad" if family == "dnn" else "Ftrl"), rate, v1, value)
         r = self.resolve(value, "optimizer", CODE)
         node, file = r.node, r.value.file
         if is_literal(node, None):
-            if family == "dnn":
+            if family == "dnn" or default is not None:
                 raise Blocked(CODE, "optimizer=None: the DNN estimators need an optimizer", value.node)
             rate = repr(min(0.2, 1.0 / math.sqrt(n_columns)))  # linear.py's default when no optimizer is given
             text = (f"tf.compat.v1.train.FtrlOptimizer(learning_rate={rate})" if v1
                     else f"tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")
             return self.instance(cst.parse_expression(text), v1, file, ())
         if isinstance(node, cst.SimpleString):
-            return self.named(node.evaluated_value, family, v1, value)
+            return self.named(node.evaluated_value, rate, v1, value)
         if isinstance(node, cst.Call):
             return self.instance(node, v1, file, r.value.env, value)
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
@@ -527,15 +592,15 @@ class _Reader:
         raise Blocked(CODE, f"optimizer=`{code(value.node)[:60]}`: {self.analysis.why(r, 'an optimizer')}",
                       value.node)
 
-    def named(self, name: str, family: str, v1: bool, value: Value | None) -> optimizers.OptimizerPlan:
+    def named(self, name: str, rate: str | None, v1: bool, value: Value | None) -> optimizers.OptimizerPlan:
         if name not in _V1_TRAIN:
             raise Blocked(CODE, f"optimizer '{name}' is not one the canned estimators accept", value and value.node)
         if v1:  # optimizers.get_optimizer_instance: the class at the estimator's rate
-            text = f"tf.compat.v1.train.{_V1_TRAIN[name]}(learning_rate={_RATE[family]})"
-        elif family == "dnn":  # get_optimizer_instance_v2 without a rate: the legacy class's own default
+            text = f"tf.compat.v1.train.{_V1_TRAIN[name]}(learning_rate={rate})"
+        elif rate is None:  # get_optimizer_instance_v2 without a rate: the legacy class's own default
             text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}()"
         else:
-            text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}(learning_rate={_RATE[family]})"
+            text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}(learning_rate={rate})"
         call = cst.parse_expression(text)
         try:
             return self.instance(call, v1, self.file, ())
@@ -622,9 +687,12 @@ _HEADS = {  # head → (loss class, loss args, metrics)
     "multi_class": ("SparseCategoricalCrossentropy", ["from_logits=True"],
                     ['keras.metrics.SparseCategoricalAccuracy(name="accuracy")',
                      'keras.metrics.SparseCategoricalCrossentropy(from_logits=True, name="average_loss")']),
+    # keras.metrics.BinaryCrossentropy refuses labels of rank 1 against [batch, 1] logits, which TF1's binary head
+    # took (it reshaped them); the loss object squeezes them the same way
     "binary": ("BinaryCrossentropy", ["from_logits=True"],
                ['keras.metrics.BinaryAccuracy(threshold=0.0, name="accuracy")',
-                'keras.metrics.BinaryCrossentropy(from_logits=True, name="average_loss")']),
+                'keras.metrics.MeanMetricWrapper(keras.losses.BinaryCrossentropy(from_logits=True, reduction=None), '
+                'name="average_loss")']),
     "regression": ("MeanSquaredError", [], ['keras.metrics.MeanSquaredError(name="average_loss")']),
 }
 
@@ -641,7 +709,7 @@ def model_plan(sites: list, context):
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
-    for name in (*_SUPPORT_NAMES, "TF1Ftrl", "LegacyAdagrad"):
+    for name in (*_SUPPORT_NAMES, *_OPTIMIZER_NAMES):
         if name in module_names:
             raise Blocked(CODE, f"`{name}` is taken in this module; the generated model code needs the name", model.node)
     stem = model.name
@@ -676,12 +744,11 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
     needed = []
     for plan, _, _ in items:
         needed.append("numeric_input")
-        if any(c.boundaries is not None for c in plan.model.columns):
+        if any(c.boundaries is not None for c in plan.model.dnn_columns):
             needed.append("bucketized_input")
-        if plan.model.family == "linear":
+        if plan.model.linear_columns:
             needed.extend(["LinearModel", "ColumnWeights"])
-        if plan.optimizer.support_code:
-            needed.append(plan.optimizer.support_code)
+        needed.extend(plan.model.support)
     support = env.get_template("canned_support.py.j2")
     for item in dict.fromkeys(needed):
         if item in support_done:
@@ -693,14 +760,16 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
         model = plan.model
-        inputs = [(f'numeric_input(features, "{c.key}", {c.size}' if c.boundaries is None else
-                   f'bucketized_input(features, "{c.key}", {c.size}, {list(c.boundaries)!r}')
-                  + (f", normalizer_fn={c.normalizer})" if c.normalizer else ")") for c in model.columns]
-        sizes = "{" + ", ".join(f'"{_scope_name(c.key)}": {c.size}' for c in model.columns) + "}"
+        inputs = lambda columns: [  # noqa: E731
+            (f'numeric_input(features, "{c.key}", {c.size}' if c.boundaries is None else
+             f'bucketized_input(features, "{c.key}", {c.size}, {list(c.boundaries)!r}')
+            + (f", normalizer_fn={c.normalizer})" if c.normalizer else ")") for c in columns]
+        sizes = "{" + ", ".join(f'"{_scope_name(c.key)}": {c.size}' for c in model.linear_columns) + "}"
         parts.append(env.get_template("canned_model.py.j2").render(
-            plan=plan, model=model, inputs=inputs, sizes=sizes, literal_dropout=_is_number(model.dropout),
-            keep_input_dtype=any(c.normalizer for c in model.columns)))
-        view = _Wrapped(plan)
+            plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns), linear_inputs=inputs(model.linear_columns),
+            sizes=sizes, literal_dropout=_is_number(model.dropout),
+            keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns))))
+        view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
@@ -715,9 +784,9 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
 class _Wrapped:
     """The plan with its long generated calls laid out one argument per line (as program._render_model does)."""
 
-    def __init__(self, plan: CannedPlan):
+    def __init__(self, plan: CannedPlan, model: str):
         self._plan = plan
-        self.optimizer = _OptimizerView(plan.optimizer)
+        self.optimizer = _OptimizerView(plan.optimizer, model)
         one = ", ".join(plan.metrics)
         self.metrics = [one if len(one) <= 70 else "\n" + "".join(f"    {m},\n" for m in plan.metrics)]
 
@@ -726,9 +795,9 @@ class _Wrapped:
 
 
 class _OptimizerView:
-    def __init__(self, optimizer: optimizers.OptimizerPlan):
+    def __init__(self, optimizer: optimizers.OptimizerPlan, model: str):
         self._optimizer = optimizer
-        self.ctor = wrap_call(optimizer.ctor, width=76)
+        self.ctor = wrap_call(optimizer.ctor.replace("__tfmigrate_model__", model), width=76)
 
     def __getattr__(self, name):
         return getattr(self._optimizer, name)
@@ -737,6 +806,33 @@ class _OptimizerView:
 def _scope_name(key: str) -> str:
     """TF1's variable scope for a column (feature_column_v2._sanitize_column_name_for_variable_scope)."""
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", key)
+
+
+WIDE_DEEP_OPTIMIZER = '''
+class WideDeepOptimizer(keras.optimizers.Optimizer):
+    """The two optimizers of a DNNLinearCombined estimator in one: each variable is updated by the optimizer of
+    its part (the linear model's or the DNN's), with that optimizer's rate and slots, as the Estimator's two train
+    ops did with the same gradients."""
+
+    def __init__(self, dnn_optimizer, linear_optimizer, linear_variables, name="wide_deep"):
+        super().__init__(learning_rate=0.0, name=name)
+        self.dnn_optimizer, self.linear_optimizer = dnn_optimizer, linear_optimizer
+        self.linear_variables = linear_variables  # a callable: the linear model's variables
+
+    def build(self, var_list):
+        if self.built:
+            return
+        super().build(var_list)
+        linear = {id(v) for v in self.linear_variables()}
+        self.dnn_optimizer.build([v for v in var_list if id(v) not in linear])
+        self.linear_optimizer.build([v for v in var_list if id(v) in linear])
+
+    def update_step(self, gradient, variable, learning_rate):
+        optimizer = self.dnn_optimizer
+        if self._var_key(variable) in self.linear_optimizer._trainable_variables_indices:
+            optimizer = self.linear_optimizer
+        optimizer.update_step(gradient, variable, optimizer.learning_rate)
+'''
 
 
 def _is_number(text: str | None) -> bool:

@@ -390,3 +390,43 @@ def test_bucketized_column_in_a_linear_model_blocks():
     ''')
     (diag,) = _only(blocked(src), "TFM902")
     assert "sparse" in diag.message
+
+
+WIDE_DEEP = program('''
+def main():
+    wide = [tf.feature_column.numeric_column("c")]
+    deep = [tf.feature_column.numeric_column("b", shape=(2,)), tf.feature_column.numeric_column("a")]
+    est = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=wide,
+        dnn_feature_columns=deep,
+        dnn_hidden_units=[8],
+        n_classes=3,
+    )
+    est.train(train_input_fn, max_steps=5)
+''')
+
+
+def test_wide_and_deep_sums_both_logits_and_keeps_two_optimizers():
+    text = converted(WIDE_DEEP)
+    model = section(text, "class DNNLinearCombinedClassifierModel(keras.Model):", "def build_dnn_linear")
+    assert 'self.linear_model = LinearModel({"c": 1}, units=3)' in model
+    assert "return self.logits(net) + linear_logits" in model
+    build = section(text, "def build_dnn_linear_combined_classifier", "def main")
+    # DNN: legacy Adagrad at the combined estimator's 0.001; linear: Ftrl at min(0.005, 1/sqrt(1 column))
+    assert "WideDeepOptimizer(" in build and "LegacyAdagrad(" in build and "TF1Ftrl(learning_rate=0.005)" in build
+    assert "lambda: model.linear_model.trainable_variables" in build
+    assert "class WideDeepOptimizer(keras.optimizers.Optimizer):" in text
+
+
+def test_wide_and_deep_in_the_custom_loop_refers_to_the_trainers_model():
+    src = WIDE_DEEP.replace("n_classes=3,\n", "n_classes=3,\n        config=tf.estimator.RunConfig("
+                            "train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n").replace(
+        "est.train(train_input_fn, max_steps=5)",
+        "tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train_input_fn, 5), "
+        "tf.estimator.EvalSpec(eval_input_fn))")
+    assert "lambda: self.model.linear_model.trainable_variables" in converted(src)
+
+
+def test_wide_and_deep_with_adam_blocks():
+    src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer='Adam',")
+    _only(blocked(src), "TFM901")
