@@ -51,8 +51,8 @@ RULES = (
          "and variable names, head, loss reduction and optimizer(s)", ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1",
                                                  "canned_wide_deep")),
     Rule("TFM902", "feature-columns", "canned",
-         "numeric and (DNN) bucketized feature columns → the input layer TF1 built (name order, normalizer_fn, "
-         "Bucketize + one-hot)", ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1",
+         "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
+         "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)", ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1",
                                   "canned_wide_deep")),
     Rule("TFM903", "boosted-trees", "canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", ()),

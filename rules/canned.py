@@ -16,6 +16,10 @@ TF 2.15 runs):
   and `dtype` only steer tf.Example parsing, which a features dict skips, so they change nothing here.
   `bucketized_column(numeric, boundaries)` in a DNN (name `<key>_bucketized`): the Bucketize op TF1 ran on the
   numeric value, one-hot over len(boundaries) + 1 buckets, flattened — dense, so its numerics are TF1's.
+  `indicator_column(categorical_column_with_vocabulary_list(key, vocabulary, default_value, num_oov_buckets))` in
+  a DNN (name `<key>_indicator`): each value's index in the vocabulary, else an OOV bucket from
+  `to_hash_bucket_fast` (the hasher TF1's id table used; integers as strings) or default_value; "" (strings) and
+  -1 (integers) dropped as TF1 dropped them; one-hot over vocabulary + OOV ids summed per example.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. Names known only at run
   time (`for key in train_x.keys()`) block: the order of TF1's input layer is the sorted names.
@@ -54,8 +58,9 @@ checked with `pip download`) requires tensorflow==2.19.0, so it cannot be instal
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
 statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
 (TFM603, not converted yet), column kinds
-other than numeric/bucketized (and bucketized in a linear model: a sparse per-bucket weight lookup whose
-gradients TF1 applied with its sparse kernels), `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
+other than numeric/bucketized/indicator-over-vocabulary-list (embedding, hashed, crossed, identity columns; and
+bucketized or categorical columns in a linear model: a sparse per-bucket weight lookup whose gradients TF1 applied
+with its sparse kernels), `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
@@ -128,7 +133,7 @@ _V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "Ft
 _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
 _RATE = {"dnn": "0.05", "linear": "0.2"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
-_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "LinearModel", "ColumnWeights")
+_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights")
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
@@ -139,14 +144,28 @@ class Column:
     size: int  # prod(shape) of the numeric source
     normalizer: str | None  # code of the normalizer_fn, valid at module level
     boundaries: tuple | None = None  # bucketized_column over the numeric source
+    vocabulary: tuple | None = None  # indicator_column(categorical_column_with_vocabulary_list)
+    num_oov_buckets: int = 0
+    default_value: int = -1
 
     @property
     def name(self) -> str:  # what TF1 sorted the columns by
+        if self.vocabulary is not None:
+            return f"{self.key}_indicator"
         return f"{self.key}_bucketized" if self.boundaries is not None else self.key
 
     @property
-    def width(self) -> int:  # its width in the DNN input layer
-        return self.size * (len(self.boundaries) + 1) if self.boundaries is not None else self.size
+    def dense_only(self) -> bool:  # a one-hot input: exact in a DNN, a sparse weight lookup in a linear model
+        return self.boundaries is not None or self.vocabulary is not None
+
+    def input_code(self) -> str:
+        if self.vocabulary is not None:
+            extra = "".join([f", num_oov_buckets={self.num_oov_buckets}" if self.num_oov_buckets else "",
+                             f", default_value={self.default_value}" if self.default_value != -1 else ""])
+            return f'indicator_input(features, "{self.key}", {list(self.vocabulary)!r}{extra})'
+        head = (f'numeric_input(features, "{self.key}", {self.size}' if self.boundaries is None else
+                f'bucketized_input(features, "{self.key}", {self.size}, {list(self.boundaries)!r}')
+        return head + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")")
 
 
 @dataclass(eq=False)
@@ -157,7 +176,7 @@ class CannedModel:
     file: FileIndex
     name: str  # DNNClassifier, …
     v1: bool
-    family: str  # dnn | linear
+    family: str  # dnn | linear | combined
     head: str  # multi_class | binary | regression
     units: int
     dnn_columns: list[Column]
@@ -219,11 +238,11 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     linear_columns = reader.columns(args[linear_key]) if given(linear_key) else []
     if dnn_columns and f"{prefix}hidden_units" not in args:
         raise Blocked(CODE, f"{name} needs {prefix}hidden_units", call)
-    bucketized = next((c for c in linear_columns if c.boundaries is not None), None)
-    if bucketized is not None:
-        raise Blocked(CODE_COLUMNS, f"{name} over bucketized_column '{bucketized.name}' is not converted yet: a linear "
-                                    "model looks up one weight row per bucket, and TF1 applied those gradients with "
-                                    "its sparse optimizer kernels", args[linear_key].node)
+    sparse = next((c for c in linear_columns if c.dense_only), None)
+    if sparse is not None:
+        raise Blocked(CODE_COLUMNS, f"{name} over the categorical column '{sparse.name}' in its linear model is not "
+                                    "converted yet: a linear model looks up one weight row per bucket, and TF1 applied "
+                                    "those gradients with its sparse optimizer kernels", args[linear_key].node)
     if kind == "classifier":
         n_classes = reader.integer(args.get("n_classes"), 2, "n_classes")
         if n_classes < 2:
@@ -246,8 +265,8 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         if dropout is not None and not is_literal(dropout.node, None, 0, 0.0):
             model.dropout = reader.carry("dropout", dropout)
             model.notes.append((CODE, "dropout converted: Keras draws its dropout masks from another random "
-                                      "stream than TF1, so verify compares such runs only statistically; use "
-                                      "dropout=None for a stepwise check", dropout.node))
+                                      "stream than TF1, so `tfmigrate verify` cannot match such runs step by step; "
+                                      "check the migration with dropout=None, then put it back", dropout.node))
     if family != "combined":
         model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, len(dnn_columns or linear_columns))
         model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
@@ -312,9 +331,15 @@ class _Reader:
                 continue
             seen.add(id(b))
             file = b.scope.file
+            if b.scope.kind == "module" and self.named_elsewhere(b.name, file):
+                continue  # another file of the program may import it: it stays
             if _deletable(b.statement) and len(_statement_bindings(b.statement, file)) == 1:
                 out.append(b)
         return out
+
+    def named_elsewhere(self, name: str, file: FileIndex) -> bool:
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        return any(other is not file and pattern.search(other.module.code) for other in self.program.files)
 
     # ---- static values --------------------------------------------------------------------------------------------
     def resolve(self, value: Value, what: str, rule: str = CODE_COLUMNS):
@@ -478,6 +503,11 @@ class _Reader:
         r = self.resolve(value, "feature column")
         node, file, env = r.node, r.value.file, r.value.env
         path = self.analysis.tf(node, file) if isinstance(node, cst.Call) else None
+        if path == "feature_column.indicator_column":
+            args = bind_values(node, ["categorical_column"], "indicator_column", file, env, rule=CODE_COLUMNS)
+            if "categorical_column" not in args:
+                raise Blocked(CODE_COLUMNS, "indicator_column needs categorical_column", node)
+            return self.vocabulary_column(args["categorical_column"])
         if path == "feature_column.bucketized_column":
             args = bind_values(node, ["source_column", "boundaries"], "bucketized_column", file, env, rule=CODE_COLUMNS)
             if "source_column" not in args or "boundaries" not in args:
@@ -521,6 +551,32 @@ class _Reader:
                                             "define it (and what it reads) at module level so the model can call it",
                               fn.node)
         return Column(key, math.prod(dims), normalizer)
+
+    def vocabulary_column(self, value: Value) -> Column:
+        from .driver import bind_values
+
+        r = self.resolve(value, "categorical column")
+        node, file, env = r.node, r.value.file, r.value.env
+        path = self.analysis.tf(node, file) if isinstance(node, cst.Call) else None
+        if path != "feature_column.categorical_column_with_vocabulary_list":
+            raise Blocked(CODE_COLUMNS, f"indicator_column over `{code(value.node)[:60]}` is not converted yet (over "
+                                        "categorical_column_with_vocabulary_list it is)", value.node)
+        args = bind_values(node, ["key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"],
+                           "categorical_column_with_vocabulary_list", file, env, rule=CODE_COLUMNS)
+        if "key" not in args or "vocabulary_list" not in args:
+            raise Blocked(CODE_COLUMNS, "categorical_column_with_vocabulary_list needs key and vocabulary_list", node)
+        key = self.literal(args["key"], "categorical column key")
+        vocabulary = self.literal(args["vocabulary_list"], "vocabulary_list")
+        if not isinstance(key, str) or not isinstance(vocabulary, list) or not vocabulary or not (
+                all(isinstance(v, str) for v in vocabulary)
+                or all(isinstance(v, int) and not isinstance(v, bool) for v in vocabulary)):
+            raise Blocked(CODE_COLUMNS, "a vocabulary_list of strings or of integers, with a string key, is converted",
+                          node)
+        oov = self.literal(args["num_oov_buckets"], "num_oov_buckets") if "num_oov_buckets" in args else 0
+        default = self.literal(args["default_value"], "default_value") if "default_value" in args else -1
+        if not isinstance(oov, int) or not isinstance(default, int):
+            raise Blocked(CODE_COLUMNS, "num_oov_buckets and default_value must be integers", node)
+        return Column(key, 1, None, vocabulary=tuple(vocabulary), num_oov_buckets=oov, default_value=default)
 
     # ---- head and optimizer ----------------------------------------------------------------------------------------
     def reduction(self, value: Value | None, v1: bool) -> str:
@@ -746,6 +802,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
         needed.append("numeric_input")
         if any(c.boundaries is not None for c in plan.model.dnn_columns):
             needed.append("bucketized_input")
+        if any(c.vocabulary is not None for c in plan.model.dnn_columns):
+            needed.append("indicator_input")
         if plan.model.linear_columns:
             needed.extend(["LinearModel", "ColumnWeights"])
         needed.extend(plan.model.support)
@@ -760,10 +818,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
         model = plan.model
-        inputs = lambda columns: [  # noqa: E731
-            (f'numeric_input(features, "{c.key}", {c.size}' if c.boundaries is None else
-             f'bucketized_input(features, "{c.key}", {c.size}, {list(c.boundaries)!r}')
-            + (f", normalizer_fn={c.normalizer})" if c.normalizer else ")") for c in columns]
+        inputs = lambda columns: [c.input_code() for c in columns]  # noqa: E731
         sizes = "{" + ", ".join(f'"{_scope_name(c.key)}": {c.size}' for c in model.linear_columns) + "}"
         parts.append(env.get_template("canned_model.py.j2").render(
             plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns), linear_inputs=inputs(model.linear_columns),

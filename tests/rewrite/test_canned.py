@@ -430,3 +430,67 @@ def test_wide_and_deep_in_the_custom_loop_refers_to_the_trainers_model():
 def test_wide_and_deep_with_adam_blocks():
     src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer='Adam',")
     _only(blocked(src), "TFM901")
+
+
+def test_imported_class_names_and_a_class_method():
+    src = program('''
+    from tensorflow.compat.v1.estimator import DNNRegressor
+    from tensorflow.feature_column import numeric_column
+
+
+    def build():
+        return DNNRegressor(hidden_units=[4], feature_columns=[numeric_column("a")])
+
+
+    class Job:
+        def run(self):
+            est = build()
+            est.train(input_fn=train_input_fn, max_steps=3)
+
+
+    Job().run()
+    ''')
+    text = converted(src)
+    assert "class DNNRegressorModel(keras.Model):" in text
+    assert 'loss=keras.losses.MeanSquaredError(reduction="sum")' in text  # the v1 class, imported by name
+    assert "return build_dnn_regressor({})" in text
+
+
+@pytest.mark.parametrize("body, code", [
+    ("est = tf.estimator.BaselineClassifier(n_classes=3)", "TFM603"),
+    ("est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
+     "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM901"),  # v2 takes Keras optimizers only
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
+     "optimizer=tf.keras.optimizers.legacy.Adagrad(0.1))", "TFM901"),  # v1 takes tf.compat.v1.train ones only
+])
+def test_other_kinds_and_mismatched_optimizers_block(body, code):
+    src = program(body + "\nest.train(train_input_fn, max_steps=3)\n")
+    _only(blocked(src), code)
+
+
+def test_parameter_server_strategy_blocks():
+    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM901")
+
+
+def test_indicator_over_a_vocabulary_list_in_a_dnn():
+    src = MODULE_LEVEL.replace(
+        'tf.feature_column.numeric_column("a"),\n',
+        'tf.feature_column.numeric_column("a"),\n'
+        '    tf.feature_column.indicator_column(tf.feature_column.categorical_column_with_vocabulary_list(\n'
+        '        "color", ["red", "green"], num_oov_buckets=1)),\n')
+    text = converted(src)
+    call = section(text, "    def call(", "def build_dnn_classifier")
+    assert call.index('"b", 2)') < call.index('indicator_input(features, "color", [\'red\', \'green\'], num_oov_buckets=1)')
+    assert "tf.strings.to_hash_bucket_fast(" in text
+
+
+def test_embedding_and_linear_categorical_columns_block():
+    vocab = 'tf.feature_column.categorical_column_with_vocabulary_list("color", ["red", "green"])'
+    embedded = MODULE_LEVEL.replace('tf.feature_column.numeric_column("a")',
+                                    f"tf.feature_column.embedding_column({vocab}, 2)")
+    _only(blocked(embedded), "TFM902")
+    linear = MODULE_LEVEL.replace("tf.estimator.DNNClassifier(\n    hidden_units=[16, 8],\n",
+                                  "tf.estimator.LinearClassifier(\n").replace(
+        'tf.feature_column.numeric_column("a")', f"tf.feature_column.indicator_column({vocab})")
+    (diag, *_) = _only(blocked(linear), "TFM902")
+    assert "linear model" in diag.message
