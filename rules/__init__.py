@@ -46,15 +46,15 @@ RULES = (
          ()),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", ()),
-    Rule("TFM901", "canned-estimators", "canned",
+    Rule("TFM621", "canned-estimators", "canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep")),
-    Rule("TFM902", "feature-columns", "canned",
+    Rule("TFM622", "feature-columns", "canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep")),
-    Rule("TFM903", "boosted-trees", "canned",
+    Rule("TFM623", "boosted-trees", "canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", ()),
     Rule("TFM701", "tf2-strategy", "strategy",
          "train_distribute → TF2 strategy (parameter server: role bootstrap + ClusterCoordinator); input_fn kept per replica",

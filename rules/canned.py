@@ -1,4 +1,4 @@
-"""TFM901 canned estimators, TFM902 feature columns, TFM903 boosted trees → Keras models that train the same.
+"""TFM621 canned estimators, TFM622 feature columns, TFM623 boosted trees → Keras models that train the same.
 
 Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor` and
 `DNNLinearCombinedClassifier`/`Regressor` (wide & deep), v2 (`tf.estimator.*`) and v1
@@ -9,7 +9,7 @@ driver whose model is generated here instead of read from a model_fn; RunConfig,
 
 The generated model is the graph the canned estimator built (tensorflow_estimator 2.15 sources, checked with
 TF 2.15 runs):
-- Input (TFM902): `tf.feature_column.numeric_column(key, shape, default_value, dtype, normalizer_fn)`. Like TF1's
+- Input (TFM622): `tf.feature_column.numeric_column(key, shape, default_value, dtype, normalizer_fn)`. Like TF1's
   input_layer, the columns are taken in name order; each value gets a last axis if it has rank 1, then
   `normalizer_fn` (a lambda or a function visible at module level, carried as written) on the value as given,
   then float32, reshaped to [batch, prod(shape)]; DNN inputs are concatenated on the last axis. `default_value`
@@ -26,7 +26,7 @@ TF 2.15 runs):
   The statements that only built columns go away with the Estimator.
 - DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
   `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);
-  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM901 note).
+  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM621 note).
 - Linear: a generated `LinearModel` layer with one `<column>/weights` variable per column and `bias_weights`
   (`linear/linear_model/<column>/weights`), output `bias_add(add_n(column @ weights), bias)` as TF1 computed it.
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
@@ -52,7 +52,22 @@ bits because TF 2.21's elementwise kernels (tanh, sigmoid, log1p) round differen
 (max rel Δ 1.1e-6 and 8e-8, within verify's 1e-5). `evaluate()` returns `accuracy`, `average_loss` and `loss`
 with TF1's values; the binary and regression heads' other keys (auc, precision, label/mean, …) are not generated.
 
-Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (TFM903: no exact TF2 equivalent;
+Example (`fixtures/canned_dnn_classifier`, chief + worker):
+
+    columns = [tf.feature_column.numeric_column("position", shape=(2,))]
+    for name in ["width", "height", "age"]:
+        columns.append(tf.feature_column.numeric_column(name))
+    classifier = tf.estimator.DNNClassifier(hidden_units=[16, 8], feature_columns=columns, n_classes=3,
+                                            config=tf.estimator.RunConfig(train_distribute=strategy))
+    →
+    class DNNClassifierModel(keras.Model):  # Dense "hiddenlayer_0", "hiddenlayer_1", "logits"
+        def call(self, features, training=False):
+            net = tf.concat([numeric_input(features, "age", 1), numeric_input(features, "height", 1),
+                             numeric_input(features, "position", 2), numeric_input(features, "width", 1)], axis=-1)
+            ...
+    classifier = DNNClassifierTrainer(strategy, {}, ...)  # LegacyAdagrad(0.001), sparse softmax cross-entropy
+
+Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (TFM623: no exact TF2 equivalent;
 TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
 checked with `pip download`) requires tensorflow==2.19.0, so it cannot be installed beside TF 2.21: keep TF 2.15
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
@@ -78,9 +93,9 @@ from tfmigrate.model import Binding, FileIndex, Value, code
 from . import optimizers
 from ._args import generated, is_literal, literal, wrap_call
 
-CODE = "TFM901"
-CODE_COLUMNS = "TFM902"
-CODE_TREES = "TFM903"
+CODE = "TFM621"
+CODE_COLUMNS = "TFM622"
+CODE_TREES = "TFM623"
 
 _CLASSES = {  # class → (family, head kind)
     "DNNClassifier": ("dnn", "classifier"), "DNNRegressor": ("dnn", "regressor"),

@@ -1,4 +1,4 @@
-"""Canned estimators (TFM901) over feature columns (TFM902) → Keras models; what blocks (TFM903, TFM9xx).
+"""Canned estimators (TFM621) over feature columns (TFM622) → Keras models; what blocks (TFM623, TFM9xx).
 
 Programs are written the way people write them: the estimator at module level, under `__main__`, returned by a
 helper; feature columns in a list, built in a loop over names, a comprehension, a dict of columns, a helper;
@@ -227,7 +227,7 @@ def test_activation_and_dropout_are_carried():
     text = result.output.decode()
     assert "activation=tf.nn.tanh" in text
     assert "keras.layers.Dropout(0.2)" in text
-    assert any(d.code == "TFM901" and "dropout" in d.message for d in result.diagnostics)
+    assert any(d.code == "TFM621" and "dropout" in d.message for d in result.diagnostics)
 
 
 def test_normalizer_lambda_is_carried():
@@ -283,7 +283,7 @@ def test_boosted_trees_is_blocked_with_advice():
     est = tf.estimator.BoostedTreesClassifier(columns, n_batches_per_layer=1)
     est.train(train_input_fn, max_steps=3)
     ''')
-    (diag,) = _only(blocked(src), "TFM903")
+    (diag,) = _only(blocked(src), "TFM623")
     assert diag.line == src.splitlines().index("est = tf.estimator.BoostedTreesClassifier(columns, n_batches_per_layer=1)") + 1
     assert "decision_forests" in diag.message or "Decision Forests" in diag.message
 
@@ -294,7 +294,7 @@ def test_boosted_trees_is_blocked_with_advice():
 ])
 def test_unconverted_column_kinds_block_at_their_line(column):
     src = MODULE_LEVEL.replace('tf.feature_column.numeric_column("a")', column)
-    (diag, *_) = _only(blocked(src), "TFM902")
+    (diag, *_) = _only(blocked(src), "TFM622")
     assert column.split("(")[0] in src.splitlines()[diag.line - 1]
 
 
@@ -307,7 +307,7 @@ def test_columns_from_runtime_keys_block():
         est = tf.estimator.DNNClassifier([10, 10], columns, n_classes=3)
         est.train(train_input_fn, max_steps=3)
     ''')
-    (diag, *_) = _only(blocked(src), "TFM902")
+    (diag, *_) = _only(blocked(src), "TFM622")
     assert "train_x.keys()" in diag.message
 
 
@@ -324,7 +324,7 @@ def test_arguments_not_converted_exactly_block(extra):
     src = MODULE_LEVEL.replace("    n_classes=3,\n", f"    {extra}\n" if "n_classes" in extra else f"    n_classes=3,\n    {extra}\n")
     src = src.replace("feature_columns = [", "N_CLASSES = int('3')\nfeature_columns = [")
     result = blocked(src)
-    assert codes(result) & {"TFM901", "TFM601"}, [d.format() for d in result.diagnostics]
+    assert codes(result) & {"TFM621", "TFM601"}, [d.format() for d in result.diagnostics]
 
 
 def test_normalizer_local_to_another_function_blocks():
@@ -334,7 +334,7 @@ def test_normalizer_local_to_another_function_blocks():
         est = tf.estimator.LinearRegressor(columns)
         est.train(train_input_fn, max_steps=3)
     ''')
-    _only(blocked(src), "TFM902")
+    _only(blocked(src), "TFM622")
 
 
 def test_v1_sum_loss_under_multi_worker_sums_per_replica():
@@ -388,7 +388,7 @@ def test_bucketized_column_in_a_linear_model_blocks():
     est = tf.estimator.LinearRegressor([tf.feature_column.bucketized_column(age, [0.0, 1.0])])
     est.train(train_input_fn, max_steps=3)
     ''')
-    (diag,) = _only(blocked(src), "TFM902")
+    (diag,) = _only(blocked(src), "TFM622")
     assert "sparse" in diag.message
 
 
@@ -429,7 +429,7 @@ def test_wide_and_deep_in_the_custom_loop_refers_to_the_trainers_model():
 
 def test_wide_and_deep_with_adam_blocks():
     src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer='Adam',")
-    _only(blocked(src), "TFM901")
+    _only(blocked(src), "TFM621")
 
 
 def test_imported_class_names_and_a_class_method():
@@ -459,9 +459,9 @@ def test_imported_class_names_and_a_class_method():
 @pytest.mark.parametrize("body, code", [
     ("est = tf.estimator.BaselineClassifier(n_classes=3)", "TFM603"),
     ("est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
-     "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM901"),  # v2 takes Keras optimizers only
+     "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM621"),  # v2 takes Keras optimizers only
     ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
-     "optimizer=tf.keras.optimizers.legacy.Adagrad(0.1))", "TFM901"),  # v1 takes tf.compat.v1.train ones only
+     "optimizer=tf.keras.optimizers.legacy.Adagrad(0.1))", "TFM621"),  # v1 takes tf.compat.v1.train ones only
 ])
 def test_other_kinds_and_mismatched_optimizers_block(body, code):
     src = program(body + "\nest.train(train_input_fn, max_steps=3)\n")
@@ -469,7 +469,7 @@ def test_other_kinds_and_mismatched_optimizers_block(body, code):
 
 
 def test_parameter_server_strategy_blocks():
-    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM901")
+    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM621")
 
 
 def test_indicator_over_a_vocabulary_list_in_a_dnn():
@@ -488,9 +488,9 @@ def test_embedding_and_linear_categorical_columns_block():
     vocab = 'tf.feature_column.categorical_column_with_vocabulary_list("color", ["red", "green"])'
     embedded = MODULE_LEVEL.replace('tf.feature_column.numeric_column("a")',
                                     f"tf.feature_column.embedding_column({vocab}, 2)")
-    _only(blocked(embedded), "TFM902")
+    _only(blocked(embedded), "TFM622")
     linear = MODULE_LEVEL.replace("tf.estimator.DNNClassifier(\n    hidden_units=[16, 8],\n",
                                   "tf.estimator.LinearClassifier(\n").replace(
         'tf.feature_column.numeric_column("a")', f"tf.feature_column.indicator_column({vocab})")
-    (diag, *_) = _only(blocked(linear), "TFM902")
+    (diag, *_) = _only(blocked(linear), "TFM622")
     assert "linear model" in diag.message
