@@ -46,7 +46,7 @@ RULES = (
          ()),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", ()),
-    Rule("TFM621", "canned-estimators", "canned",
+    Rule("TFM620", "canned-estimators", "canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep")),

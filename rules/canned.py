@@ -1,4 +1,4 @@
-"""TFM621 canned estimators, TFM622 feature columns, TFM623 boosted trees → Keras models that train the same.
+"""TFM620 canned estimators, TFM622 feature columns, TFM623 boosted trees → Keras models that train the same.
 
 Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor` and
 `DNNLinearCombinedClassifier`/`Regressor` (wide & deep), v2 (`tf.estimator.*`) and v1
@@ -26,7 +26,7 @@ TF 2.15 runs):
   The statements that only built columns go away with the Estimator.
 - DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
   `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);
-  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM621 note).
+  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM620 note).
 - Linear: a generated `LinearModel` layer with one `<column>/weights` variable per column and `bias_weights`
   (`linear/linear_model/<column>/weights`), output `bias_add(add_n(column @ weights), bias)` as TF1 computed it.
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
@@ -93,7 +93,7 @@ from tfmigrate.model import Binding, FileIndex, Value, code
 from . import optimizers
 from ._args import generated, is_literal, literal, wrap_call
 
-CODE = "TFM621"
+CODE = "TFM620"
 CODE_COLUMNS = "TFM622"
 CODE_TREES = "TFM623"
 

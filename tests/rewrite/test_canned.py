@@ -1,4 +1,4 @@
-"""Canned estimators (TFM621) over feature columns (TFM622) → Keras models; what blocks (TFM623, TFM9xx).
+"""Canned estimators (TFM620) over feature columns (TFM622) → Keras models; what blocks (TFM623, TFM9xx).
 
 Programs are written the way people write them: the estimator at module level, under `__main__`, returned by a
 helper; feature columns in a list, built in a loop over names, a comprehension, a dict of columns, a helper;
@@ -227,7 +227,7 @@ def test_activation_and_dropout_are_carried():
     text = result.output.decode()
     assert "activation=tf.nn.tanh" in text
     assert "keras.layers.Dropout(0.2)" in text
-    assert any(d.code == "TFM621" and "dropout" in d.message for d in result.diagnostics)
+    assert any(d.code == "TFM620" and "dropout" in d.message for d in result.diagnostics)
 
 
 def test_normalizer_lambda_is_carried():
@@ -324,7 +324,7 @@ def test_arguments_not_converted_exactly_block(extra):
     src = MODULE_LEVEL.replace("    n_classes=3,\n", f"    {extra}\n" if "n_classes" in extra else f"    n_classes=3,\n    {extra}\n")
     src = src.replace("feature_columns = [", "N_CLASSES = int('3')\nfeature_columns = [")
     result = blocked(src)
-    assert codes(result) & {"TFM621", "TFM601"}, [d.format() for d in result.diagnostics]
+    assert codes(result) & {"TFM620", "TFM601"}, [d.format() for d in result.diagnostics]
 
 
 def test_normalizer_local_to_another_function_blocks():
@@ -429,7 +429,7 @@ def test_wide_and_deep_in_the_custom_loop_refers_to_the_trainers_model():
 
 def test_wide_and_deep_with_adam_blocks():
     src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer='Adam',")
-    _only(blocked(src), "TFM621")
+    _only(blocked(src), "TFM620")
 
 
 def test_imported_class_names_and_a_class_method():
@@ -459,9 +459,9 @@ def test_imported_class_names_and_a_class_method():
 @pytest.mark.parametrize("body, code", [
     ("est = tf.estimator.BaselineClassifier(n_classes=3)", "TFM603"),
     ("est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
-     "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM621"),  # v2 takes Keras optimizers only
+     "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM620"),  # v2 takes Keras optimizers only
     ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
-     "optimizer=tf.keras.optimizers.legacy.Adagrad(0.1))", "TFM621"),  # v1 takes tf.compat.v1.train ones only
+     "optimizer=tf.keras.optimizers.legacy.Adagrad(0.1))", "TFM620"),  # v1 takes tf.compat.v1.train ones only
 ])
 def test_other_kinds_and_mismatched_optimizers_block(body, code):
     src = program(body + "\nest.train(train_input_fn, max_steps=3)\n")
@@ -469,7 +469,7 @@ def test_other_kinds_and_mismatched_optimizers_block(body, code):
 
 
 def test_parameter_server_strategy_blocks():
-    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM621")
+    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM620")
 
 
 def test_indicator_over_a_vocabulary_list_in_a_dnn():
