@@ -162,6 +162,7 @@ class Column:
     vocabulary: tuple | None = None  # indicator_column(categorical_column_with_vocabulary_list)
     num_oov_buckets: int = 0
     default_value: int = -1
+    runtime: str | None = None  # numeric columns, one per key of this run-time iterable (code valid in the model)
 
     @property
     def name(self) -> str:  # what TF1 sorted the columns by
@@ -173,7 +174,10 @@ class Column:
     def dense_only(self) -> bool:  # a one-hot input: exact in a DNN, a sparse weight lookup in a linear model
         return self.boundaries is not None or self.vocabulary is not None
 
-    def input_code(self) -> str:
+    def input_code(self, key: str | None = None) -> str:
+        if self.runtime is not None:
+            return (f"numeric_input(features, {key}, {self.size}"
+                    + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")"))
         if self.vocabulary is not None:
             extra = "".join([f", num_oov_buckets={self.num_oov_buckets}" if self.num_oov_buckets else "",
                              f", default_value={self.default_value}" if self.default_value != -1 else ""])
@@ -283,7 +287,9 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
                                       "stream than TF1, so `tfmigrate verify` cannot match such runs step by step; "
                                       "check the migration with dropout=None, then put it back", dropout.node))
     if family != "combined":
-        model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, len(dnn_columns or linear_columns))
+        columns = dnn_columns or linear_columns
+        count = None if any(c.runtime for c in columns) else len(columns)
+        model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, count)
         model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
     else:
         model.optimizer, model.support = reader.combined_optimizer(args, v1, dnn_columns, linear_columns)
@@ -319,6 +325,7 @@ class _Reader:
         self.anchor = _anchor(file, call)
         self.params: dict[str, str] = {}
         self.trail: list[Binding] = []
+        self.runtime: dict[int, Value] = {}  # id(placeholder key) → the run-time iterable its loop went over
 
     # ---- carried expressions ------------------------------------------------------------------------------------
     def carry(self, key: str, value: Value) -> str:
@@ -442,9 +449,18 @@ class _Reader:
         return [Value(elt, file, e) for e in self.loop_envs(for_in.target, for_in.iter, file, env, what)]
 
     def loop_envs(self, target, iterable, file: FileIndex, env, what: str) -> list[tuple]:
-        """One environment per iteration of `for target in iterable` (names bound to the items' expressions)."""
+        """One environment per iteration of `for target in iterable` (names bound to the items' expressions). Over
+        an iterable known only at run time (`train_x.keys()`), one environment whose name stands for every key."""
         envs = []
-        for item in self.items(Value(iterable, file, env), what):
+        try:
+            items = self.items(Value(iterable, file, env), what)
+        except Blocked:
+            if not isinstance(target, cst.Name):
+                raise
+            key = cst.Name("__tfmigrate_runtime_key__")  # a fresh placeholder: the key of each iteration
+            self.runtime[id(key)] = Value(iterable, file, env)
+            return [((target.value, Value(key, file)), *env)]
+        for item in items:
             if isinstance(target, cst.Name):
                 envs.append(((target.value, item), *env))
                 continue
@@ -502,15 +518,19 @@ class _Reader:
     # ---- feature columns -----------------------------------------------------------------------------------------
     def columns(self, value: Value) -> list[Column]:
         out: dict[str, Column] = {}
+        groups: list[Column] = []
         for item in self.items(value, "feature_columns"):
             column = self.column(item)
+            if column.runtime is not None:
+                groups.append(column)
+                continue
             if column.name in out:
                 raise Blocked(CODE_COLUMNS, f"feature column '{column.name}' is given twice (TF1 refused duplicate "
                                             "column names)", item.node)
             out[column.name] = column
-        if not out:
+        if not out and not groups:
             raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
-        return [out[k] for k in sorted(out)]  # input_layer and linear_model order: sorted by column name
+        return [*(out[k] for k in sorted(out)), *groups]  # input_layer and linear_model order: sorted by name
 
     def column(self, value: Value) -> Column:
         from .driver import bind_values
@@ -546,7 +566,9 @@ class _Reader:
         args = bind_values(node, _NUMERIC, "numeric_column", file, env, rule=CODE_COLUMNS)
         if "key" not in args:
             raise Blocked(CODE_COLUMNS, "numeric_column without a key", node)
-        key = self.literal(args["key"], "numeric_column key")
+        placeholder = self.resolve(args["key"], "numeric_column key").node
+        runtime = self.runtime.get(id(placeholder))
+        key = "" if runtime is not None else self.literal(args["key"], "numeric_column key")
         if not isinstance(key, str):
             raise Blocked(CODE_COLUMNS, "numeric_column key must be a string", args["key"].node)
         shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
@@ -565,7 +587,28 @@ class _Reader:
                 raise Blocked(CODE_COLUMNS, f"normalizer_fn=`{code(fn.node)[:60]}` uses names local to a function; "
                                             "define it (and what it reads) at module level so the model can call it",
                               fn.node)
+            if runtime is not None and "__tfmigrate_runtime_key__" in normalizer:
+                raise Blocked(CODE_COLUMNS, "a normalizer_fn that depends on the key of a run-time loop is not "
+                                            "converted: give each column its own normalizer_fn", fn.node)
+        if runtime is not None:
+            return Column("", math.prod(dims), normalizer, runtime=self.runtime_keys(runtime))
         return Column(key, math.prod(dims), normalizer)
+
+    def runtime_keys(self, iterable: Value) -> str:
+        """The keys of a run-time loop over columns, for the model: written out where the model sees the same
+        value, else in params from the Estimator's place (both programs iterate the same keys: the loop ran before
+        the Estimator was built, on the same value)."""
+        index = sum(1 for k in self.params if k.startswith("feature_keys"))
+        key = "feature_keys" if not index else f"feature_keys_{index + 1}"
+        try:
+            text = self.carry(key, iterable)
+        except Blocked as blocked:
+            raise Blocked(CODE_COLUMNS, f"feature columns built over `{code(iterable.node)[:60]}`: {blocked.message}",
+                          iterable.node) from None
+        if text.startswith("params["):
+            self.params[key] = f"list({self.params[key]})"  # iterated twice by the model (build and call)
+            return f"self.{text}"
+        return text
 
     def vocabulary_column(self, value: Value) -> Column:
         from .driver import bind_values
@@ -617,12 +660,18 @@ class _Reader:
         """DNNLinearCombined: the DNN optimizer (strings at 0.001) on the DNN's variables and the linear one (strings
         at min(0.005, 1/sqrt(linear columns))) on the linear model's, each its own object, as TF1 built them."""
         plans = []
+        runtime = any(c.runtime for c in linear_columns)
         for part, columns, default, rate in (
                 ("dnn", dnn_columns, "Adagrad", "0.001"),
                 ("linear", linear_columns, "Ftrl", repr(min(0.005, 1.0 / math.sqrt(max(len(linear_columns), 1)))))):
             if not columns:
                 continue
             value = args.get(f"{part}_optimizer")
+            if part == "linear" and runtime and (value is None or isinstance(self.resolve(value, part, CODE).node,
+                                                                             cst.SimpleString)):
+                raise Blocked(CODE, "linear_optimizer: its rate min(0.005, 1/sqrt(number of linear columns)) depends "
+                                    "on columns known only at run time; pass the optimizer object",
+                              value.node if value is not None else self.call)
             plan = self.optimizer(value, part, v1, len(columns), rate=rate, default=default)
             if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
                 raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
@@ -637,7 +686,7 @@ class _Reader:
                 "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
         return optimizers.OptimizerPlan(ctor, notes=notes), [*support, generated(WIDE_DEEP_OPTIMIZER)]
 
-    def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int, rate: str | None = None,
+    def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
                   default: str | None = None) -> optimizers.OptimizerPlan:
         """`rate`: what a string gets (None: DNN's v1 0.05 / v2 class default, linear's 0.2)."""
         if rate is None:
@@ -649,6 +698,9 @@ class _Reader:
         if is_literal(node, None):
             if family == "dnn" or default is not None:
                 raise Blocked(CODE, "optimizer=None: the DNN estimators need an optimizer", value.node)
+            if n_columns is None:
+                raise Blocked(CODE, "optimizer=None: its rate min(0.2, 1/sqrt(number of columns)) depends on columns "
+                                    "known only at run time; pass the optimizer", value.node)
             rate = repr(min(0.2, 1.0 / math.sqrt(n_columns)))  # linear.py's default when no optimizer is given
             text = (f"tf.compat.v1.train.FtrlOptimizer(learning_rate={rate})" if v1
                     else f"tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")
@@ -841,9 +893,19 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
     for plan, builder, target in items:
         model = plan.model
         inputs = lambda columns: [c.input_code() for c in columns]  # noqa: E731
-        sizes = "{" + ", ".join(f'"{_scope_name(c.key)}": {c.size}' for c in model.linear_columns) + "}"
+        by_name = lambda columns: [  # noqa: E731  (run-time keys: a dict of the inputs, sorted by name at run time)
+            f"**{{key: {c.input_code('key')} for key in {c.runtime}}}" if c.runtime else f'"{c.name}": {c.input_code()}'
+            for c in columns]
+        runtime = any(c.runtime for c in model.linear_columns)
+        sizes = "{" + ", ".join(f"**{{key: {c.size} for key in {c.runtime}}}" if c.runtime else
+                                f'"{c.name if runtime else _scope_name(c.key)}": {c.size}'
+                                for c in model.linear_columns) + "}"
+        if runtime:  # the weights in column-name order, like the inputs
+            sizes = f"dict(sorted({sizes}.items()))"
         parts.append(env.get_template("canned_model.py.j2").render(
             plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns), linear_inputs=inputs(model.linear_columns),
+            dnn_by_name=by_name(model.dnn_columns) if any(c.runtime for c in model.dnn_columns) else None,
+            linear_by_name=by_name(model.linear_columns) if any(c.runtime for c in model.linear_columns) else None,
             sizes=sizes, literal_dropout=_is_number(model.dropout),
             keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns))))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")

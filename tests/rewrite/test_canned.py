@@ -298,17 +298,47 @@ def test_unconverted_column_kinds_block_at_their_line(column):
     assert column.split("(")[0] in src.splitlines()[diag.line - 1]
 
 
-def test_columns_from_runtime_keys_block():
-    src = program('''
-    def main(train_x):
-        columns = []
-        for key in train_x.keys():
-            columns.append(tf.feature_column.numeric_column(key=key))
-        est = tf.estimator.DNNClassifier([10, 10], columns, n_classes=3)
-        est.train(train_input_fn, max_steps=3)
-    ''')
-    (diag, *_) = _only(blocked(src), "TFM622")
-    assert "train_x.keys()" in diag.message
+TUTORIAL = program('''
+def main(train_x):
+    my_feature_columns = []
+    for key in train_x.keys():
+        my_feature_columns.append(tf.feature_column.numeric_column(key=key))
+    classifier = tf.estimator.DNNClassifier(feature_columns=my_feature_columns, hidden_units=[10, 10], n_classes=3)
+    classifier.train(input_fn=train_input_fn, max_steps=3)
+
+
+main({"b": [1.0], "a": [2.0]})
+main({"c": [1.0]})
+''')
+
+
+def test_columns_from_run_time_keys_are_sorted_at_run_time():
+    """The premade-estimators tutorial: one numeric column per key of a DataFrame, known only at run time."""
+    text = converted(TUTORIAL)
+    assert 'classifier = build_dnn_classifier({"feature_keys": list(train_x.keys())})' in text
+    call = section(text, "    def call(", "def build_dnn_classifier")
+    assert '**{key: numeric_input(features, key, 1) for key in self.params["feature_keys"]},' in call
+    assert "tf.concat([dnn_columns[name] for name in sorted(dnn_columns)], axis=-1)" in call
+    assert call.index("sorted(dnn_columns)") < call.index("for layer in self.hidden_layers:") < call.index(
+        "return self.logits(net)")
+
+
+def test_linear_model_over_run_time_keys():
+    src = TUTORIAL.replace("tf.estimator.DNNClassifier(feature_columns=my_feature_columns, hidden_units=[10, 10], "
+                           "n_classes=3)", "tf.estimator.LinearClassifier(my_feature_columns, n_classes=3)")
+    text = converted(src)
+    assert 'LinearModel(dict(sorted({**{key: 1 for key in self.params["feature_keys"]}}.items())), units=3)' in text
+    assert "self.linear_model([linear_columns[name] for name in sorted(linear_columns)])" in text
+    blocked_src = src.replace("LinearClassifier(my_feature_columns, n_classes=3)",
+                              "LinearClassifier(my_feature_columns, n_classes=3, optimizer=None)")
+    (diag,) = _only(blocked(blocked_src), "TFM620")
+    assert "run time" in diag.message
+
+
+def test_normalizer_reading_the_run_time_key_blocks():
+    src = TUTORIAL.replace("tf.feature_column.numeric_column(key=key)",
+                           "tf.feature_column.numeric_column(key=key, normalizer_fn=lambda x: x / len(key))")
+    _only(blocked(src), "TFM622")
 
 
 @pytest.mark.parametrize("extra", [
