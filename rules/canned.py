@@ -21,8 +21,10 @@ TF 2.15 runs):
   `to_hash_bucket_fast` (the hasher TF1's id table used; integers as strings) or default_value; "" (strings) and
   -1 (integers) dropped as TF1 dropped them; one-hot over vocabulary + OOV ids summed per example.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
-  file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. Names known only at run
-  time (`for key in train_x.keys()`) block: the order of TF1's input layer is the sorted names.
+  file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
+  over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
+  premade-estimators tutorial) passes those keys to the model (params, evaluated where the Estimator was built,
+  after the loop ran on the same value), which sorts its inputs by column name at run time as TF1 did.
   The statements that only built columns go away with the Estimator.
 - DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
   `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);
