@@ -49,11 +49,13 @@ RULES = (
     Rule("TFM620", "canned-estimators", "canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",
-         ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep")),
+         ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
+          "canned_runtime_keys")),
     Rule("TFM622", "feature-columns", "canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",
-         ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep")),
+         ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
+          "canned_runtime_keys")),
     Rule("TFM623", "boosted-trees", "canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", ()),
     Rule("TFM701", "tf2-strategy", "strategy",
