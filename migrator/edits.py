@@ -18,6 +18,7 @@ class Edits:
     before: dict[int, list[str]] = field(default_factory=dict)  # id(stmt) → lines inserted above it
     wraps: dict[int, tuple[str, list[str]]] = field(default_factory=dict)  # id(stmt) → (`with …:`, lines after)
     deleted: set[int] = field(default_factory=set)
+    above: dict[int, list[cst.BaseStatement]] = field(default_factory=dict)  # id(stmt) → new statements above it
     transforms: dict[int, list] = field(default_factory=dict)  # id(node) → functions(updated node) → new node
     _nodes: dict[int, cst.CSTNode] = field(default_factory=dict)  # every edited node (its ancestors get visited)
 
@@ -34,6 +35,12 @@ class Edits:
     def insert_before(self, stmt: cst.CSTNode, lines: list[str]) -> None:
         self._track(stmt)
         self.before.setdefault(id(stmt), []).extend(lines)
+
+    def insert_statements_above(self, stmt: cst.CSTNode, statements: list[cst.BaseStatement]) -> None:
+        """New statements (with their own leading lines) above `stmt`, which keeps its own leading lines (and any
+        other edit of it): generated module-level code placed before the statement that uses it."""
+        self._track(stmt)
+        self.above.setdefault(id(stmt), []).extend(statements)
 
     def wrap(self, stmt: cst.CSTNode, header: str, after: list[str] = ()) -> None:
         self._track(stmt)
@@ -71,8 +78,10 @@ class _Apply(cst.CSTTransformer):
         self.originals: dict[int, int] = {}  # id(updated statement) → id(original statement)
 
     def on_visit(self, node) -> bool:
-        # blocks are not in the index's parent chain (it links statements to their def/if/with directly)
-        if id(node) not in self.keep and not isinstance(node, (cst.IndentedBlock, cst.Module)):
+        # blocks, comprehension `for` clauses and parameter lists are not in the index's parent chain (it links
+        # statements to their def/if/with, and a comprehension's parts to the comprehension, directly)
+        if id(node) not in self.keep and not isinstance(node, (cst.IndentedBlock, cst.Module, cst.CompFor,
+                                                               cst.Parameters, cst.Param)):
             if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
                 self.originals[id(node)] = id(node)
             return False
@@ -99,6 +108,8 @@ class _Apply(cst.CSTTransformer):
             if key is None:
                 out.append(stmt)
                 continue
+            if key in edits.above:
+                out.extend(edits.above[key])
             if key in edits.deleted:
                 pending.extend(stmt.leading_lines)
                 continue

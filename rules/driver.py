@@ -167,6 +167,7 @@ class Site:
     target: str = ""
     uses: list[Use] = field(default_factory=list)
     consumed: list[Binding] = field(default_factory=list)  # config/spec bindings whose statements go
+    removable: list[Binding] = field(default_factory=list)  # bindings that go if nothing else reads them (columns)
     factory: tuple | None = None  # model_fn is a closure: (factory def, its `return model_fn` statement)
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
 
@@ -201,6 +202,11 @@ class Analysis:
                         self._failed.add(id(call))
                 elif path is None and self._subclass_init(call, file) is not None:
                     if self._guard(self._site, call, file) is False:
+                        self._failed.add(id(call))
+                elif path in _OTHER_KINDS and _OTHER_KINDS[path] == "canned":
+                    from . import canned  # canned estimators: a Site whose model rules/canned.py generates
+
+                    if self._guard(canned.site, self, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
@@ -682,7 +688,7 @@ class Analysis:
             covered.add(id(site.call))
             for use in site.uses:
                 covered.add(id(use.call))
-        candidates = [b for site in self.sites for b in site.consumed]
+        candidates = [b for site in self.sites for b in (*site.consumed, *site.removable)]
         doomed: dict[int, Binding] = {}
         changed = True
         while changed:
@@ -714,8 +720,9 @@ class Analysis:
                 seen.add(id(stmt))
                 self.deleted.append((stmt, file))
         gone = {id(s) for s, _ in self.deleted}
+        optional = {id(b) for site in self.sites for b in site.removable} - {id(b) for site in self.sites for b in site.consumed}
         for b in doomed.values():
-            if id(b.statement) not in gone:
+            if id(b.statement) not in gone and id(b) not in optional:
                 self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {_what(b)} and is still needed by "
                                                  "other code on this line; split the statement", b.statement))
         for b in {id(b): b for site in self.sites for b in site.consumed}.values():
@@ -1342,7 +1349,8 @@ def explain(analysis: Analysis, locate) -> list[dict]:
         fn = site.model_fn.node
         out.append({
             "estimator": locate(site.call),
-            "model_fn": f"{fn.name.value} at {locate(fn)}" + (" (closure in a factory)" if site.factory else ""),
+            "model_fn": f"canned {site.model_fn.tf_name}" if not isinstance(fn, cst.FunctionDef) else
+            f"{fn.name.value} at {locate(fn)}" + (" (closure in a factory)" if site.factory else ""),
             "target": site.target,
             "strategy": {"kinds": sorted(site.strategy.kinds), "tf2": site.strategy.expression.replace(
                 "__tfmigrate_tf__", "tf"), "tf1_ran_under": sorted(site.original_kinds or [])},

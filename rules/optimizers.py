@@ -9,7 +9,16 @@ Hyperparameters are chosen so the Keras update equals TF1's (Keras 3 sources che
   84 on the adam_mae fixture with stock Adam; TFM302 note).
 - Adagrad → Adagrad(initial_accumulator_value=0.1, epsilon=0): TF1 has no ε.
 - RMSProp → RMSprop(rho=decay, epsilon=1e-10) with the mean-square slot set to ones after build (TF1's init).
-- Adadelta → Adadelta(epsilon=1e-8). Ftrl → Ftrl with the same arguments (TFM302 note: not proven by a fixture).
+- Adadelta → Adadelta(epsilon=1e-8).
+- Ftrl → a small `TF1Ftrl(keras.optimizers.Ftrl)` with the ApplyFtrl kernel's arithmetic (TFM302 note).
+  `keras.optimizers.Ftrl` computes accum**0.5 with `pow`, which rounds differently from TF1's `sqrt` in about a
+  quarter of cases; it matches TF1 only where Grappler rewrites that pow into sqrt (inside tf.function). TF1Ftrl
+  uses sqrt: bit-identical to FtrlOptimizer and to tf_keras' legacy Ftrl on 30 steps × 4096 values, with and
+  without l1/l2, eager and in tf.function (TF 2.15 kernels vs TF 2.21 ops).
+- tf_keras legacy optimizers (what v2 canned estimators take, `legacy()` here): legacy Adagrad → a generated
+  `LegacyAdagrad` (ε outside the root: `lr·g/(√acc + ε)`, where keras.optimizers.Adagrad has `lr·g/√(acc + ε)`),
+  legacy SGD (with or without momentum/nesterov) → keras.optimizers.SGD, legacy Ftrl → TF1Ftrl; all measured
+  bit-identical as above. Legacy Adam/RMSprop/Adadelta/… are blocked (they take pow(β, t) in float32).
 - exponential/piecewise_constant/polynomial/inverse_time/cosine decay on `global_step` → Keras schedules
   (Keras counts `optimizer.iterations`, the same step TF1 read before incrementing `global_step`).
 Blocked: other optimizers, `use_locking`, decays on something other than the global step.
@@ -119,6 +128,64 @@ class TF1Adam(keras.optimizers.Adam):
 '''
 
 
+TF1_FTRL_CLASS = '''
+class TF1Ftrl(keras.optimizers.Ftrl):
+    """Ftrl with TF1's ApplyFtrl arithmetic (FtrlOptimizer, tf_keras legacy Ftrl): sqrt for the default
+    learning_rate_power -0.5.
+
+    keras.optimizers.Ftrl computes accum ** 0.5 with pow, which rounds differently from sqrt.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        accum, linear = self._accumulators[index], self._linears[index]
+        dtype = variable.dtype
+        lr = tf.cast(learning_rate, dtype)
+        l1 = tf.cast(self.l1_regularization_strength, dtype)
+        l2 = tf.cast(self.l2_regularization_strength, dtype)
+        power = -self.learning_rate_power
+        root = tf.sqrt if power == 0.5 else (lambda x: tf.pow(x, tf.cast(power, dtype)))
+        grad = gradient
+        if self.l2_shrinkage_regularization_strength:
+            grad = gradient + tf.cast(2 * self.l2_shrinkage_regularization_strength, dtype) * variable
+        new_accum = accum + tf.square(gradient)
+        self.assign(linear, linear + (grad - (root(new_accum) - root(accum)) / lr * variable))
+        shrunk = (l1 * tf.sign(linear) - linear) / (root(new_accum) / lr + 2 * l2)
+        self.assign(variable, tf.where(tf.abs(linear) > l1, shrunk, tf.zeros_like(variable)))
+        self.assign(accum, new_accum)
+'''
+
+LEGACY_ADAGRAD_CLASS = '''
+class LegacyAdagrad(keras.optimizers.Adagrad):
+    """Adagrad with tf_keras' legacy update (tf.keras.optimizers.legacy.Adagrad, what v2 Estimators ran):
+    var -= lr * g / (sqrt(accumulator) + epsilon).
+
+    keras.optimizers.Adagrad puts epsilon inside the square root.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        accumulator = self._accumulators[self._get_variable_index(variable)]
+        learning_rate = tf.cast(learning_rate, variable.dtype)
+        epsilon = tf.cast(self.epsilon, variable.dtype)
+        self.assign_add(accumulator, tf.square(gradient))
+        self.assign_sub(variable, gradient * learning_rate / (tf.sqrt(accumulator) + epsilon))
+'''
+
+_FTRL_NOTE = (CODE_INEXACT, "keras.optimizers.Ftrl rounds accum ** 0.5 differently from TF1's sqrt; generated "
+                            "TF1Ftrl keeps TF1's arithmetic")
+
+# tf_keras legacy optimizers (tf.keras.optimizers.legacy.*, the only optimizer objects v2 canned estimators take):
+# signature, defaults of the arguments the Keras 3 constructor needs spelled out
+LEGACY = {
+    "Adagrad": (["learning_rate", "initial_accumulator_value", "epsilon", "name"],
+                {"learning_rate": "0.001", "initial_accumulator_value": "0.1", "epsilon": "1e-07"}),
+    "SGD": (["learning_rate", "momentum", "nesterov", "name"], {"learning_rate": "0.01"}),
+    "Ftrl": (["learning_rate", "learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
+              "l2_regularization_strength", "name", "l2_shrinkage_regularization_strength", "beta"],
+             {"learning_rate": "0.001"}),
+}
+
+
 @dataclass
 class OptimizerPlan:
     ctor: str  # Keras constructor expression
@@ -224,13 +291,49 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
     # Ftrl
     for unsupported in ("accum_name", "linear_name"):
         args.pop(unsupported, None)
+    if "beta" in args and not is_literal(args["beta"], None, 0, 0.0):
+        raise Blocked(CODE, "FtrlOptimizer(beta=...) is not converted (only beta 0)", call)
+    args.pop("beta", None)
     keys = ["learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
-            "l2_regularization_strength", "l2_shrinkage_regularization_strength", "beta"]
+            "l2_regularization_strength", "l2_shrinkage_regularization_strength"]
     extra = "".join(f", {k}={code(args[k])}" for k in keys if k in args)
-    return OptimizerPlan(
-        f"keras.optimizers.Ftrl(learning_rate={lr}{extra})",
-        notes=[(CODE_INEXACT, "Ftrl: formula matches TF1 on paper; no fixture proves it step for step yet")],
-    )
+    if profile == "tf_keras":
+        return OptimizerPlan(
+            f"keras.optimizers.Ftrl(learning_rate={lr}{extra})",
+            notes=[(CODE_INEXACT, "tf_keras Ftrl: formula matches TF1; parameter-server training is compared "
+                                  "statistically")],
+        )
+    return OptimizerPlan(f"TF1Ftrl(learning_rate={lr}{extra})", support_code=generated(TF1_FTRL_CLASS),
+                         notes=[_FTRL_NOTE])
+
+
+def legacy(call: cst.Call, name: str, rule: str = CODE) -> OptimizerPlan:
+    """A tf_keras legacy optimizer (`tf.keras.optimizers.legacy.<name>(...)`) → the Keras 3 optimizer that runs its
+    update bit for bit (see the module docstring); others raise Blocked."""
+    if name not in LEGACY:
+        raise Blocked(rule, f"tf.keras.optimizers.legacy.{name} is not converted: no Keras 3 optimizer reproduces "
+                            "its update exactly yet (Adagrad, SGD and Ftrl are converted)", call)
+    signature, defaults = LEGACY[name]
+    args = bind(call, signature, f"tf.keras.optimizers.legacy.{name}", rule)
+    args.pop("name", None)
+    values = {**defaults, **{k: code(v) for k, v in args.items()}}
+    if name == "Adagrad":
+        return OptimizerPlan(f"LegacyAdagrad({_kwargs(values, signature)})", support_code=generated(LEGACY_ADAGRAD_CLASS),
+                             notes=[(CODE_INEXACT, "keras.optimizers.Adagrad puts epsilon inside the square root; "
+                                                   "generated LegacyAdagrad keeps tf_keras' legacy update")])
+    if name == "SGD":
+        if "momentum" in args:
+            values["momentum"] = _float_code(args["momentum"])  # Keras 3 SGD refuses a non-float momentum
+        return OptimizerPlan(f"keras.optimizers.SGD({_kwargs(values, signature)})")
+    if "beta" in args and not is_literal(args["beta"], 0, 0.0):
+        raise Blocked(rule, "tf.keras.optimizers.legacy.Ftrl(beta=...) is not converted (only beta 0)", call)
+    values.pop("beta", None)
+    return OptimizerPlan(f"TF1Ftrl({_kwargs(values, signature)})", support_code=generated(TF1_FTRL_CLASS),
+                         notes=[_FTRL_NOTE])
+
+
+def _kwargs(values: dict[str, str], order: list[str]) -> str:
+    return ", ".join(f"{k}={values[k]}" for k in order if k in values)
 
 
 def _float_code(node: cst.BaseExpression) -> str:

@@ -28,7 +28,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import driver, estimator, imports, model_fn, partitioners, strategy
+from . import canned, driver, estimator, imports, model_fn, partitioners, strategy
 from ._args import TF, generated, wrap_call
 from .tfnames import TFNames
 
@@ -219,8 +219,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
 
     edits = Edits()
     driver.Emitter(analysis, file, builders, plans).edits(edits)
+    _render_canned(by_fn, plans, builders, targets, file, edits)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
+        if canned.is_canned(sites[0]):
+            continue
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
@@ -283,8 +286,22 @@ def _imports_tf_anywhere(file) -> bool:
     return bool(file.star_imports)
 
 
+def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
+    """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
+    groups: dict[int, tuple] = {}
+    for key, sites in by_fn.items():
+        model = sites[0].model_fn
+        if canned.is_canned(sites[0]) and model.file is file:
+            groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plans[key], builders[key], targets[key]))
+    done: set[str] = set()  # support code is generated once per file, above the first model that needs it
+    for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
+        edits.insert_statements_above(anchor, canned.render(items, done))
+
+
 def _model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes) of the model_fn the sites share."""
+    if canned.is_canned(sites[0]):
+        return canned.model_plan(sites, context)
     fn = sites[0].model_fn
     key = ("model-plan", id(fn.node), context.options)
     cache = context.program.cache

@@ -18,7 +18,9 @@ PrintV2 opens the file (O_APPEND), writes the line in one write() and closes it,
 process that runs the op. Under ParameterServerStrategy that is a remote worker running a function the
 coordinator traced, so the traced path is /proc/self/fd/N: N is the same fd number in every task, opened
 on that task's own <task>.loss. Only losses computed under a GradientTape are training steps (an
-evaluation through compute_average_loss is not recorded).
+evaluation through compute_average_loss is not recorded). Recorded: tf.nn.compute_average_loss (the local
+mean), Model.compute_loss (fit), and a Keras loss with reduction="sum" called directly (a custom loop that
+sums its loss, as TF1's SUM reduction did: the local sum).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
 import importlib.abc
@@ -177,6 +179,25 @@ def _patch_keras_compute_loss(tf):
 
     wrap("_compute_loss")  # what the default train_step calls (covers user overrides of compute_loss)
     wrap("compute_loss")
+
+
+def _patch_keras_sum_loss(tf):
+    """A Keras loss with reduction="sum" called under a tape, outside Model.compute_loss: a custom loop's summed
+    training loss (TF1's SUM reduction, e.g. v1 canned heads), each replica's sum over its batch. Record it."""
+    import keras
+
+    orig = keras.losses.Loss.__call__
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        with _Guard() as outer:
+            out = orig(self, y_true, y_pred, sample_weight=sample_weight)
+            if not outer or getattr(self, "reduction", None) != "sum" or not _taping():
+                return out
+            if not tf.inside_function() and not tf.executing_eagerly():
+                return out
+            return _emit(tf, out, _first_leading_dim(tf, y_pred, y_true), out)
+
+    keras.losses.Loss.__call__ = tf.autograph.experimental.do_not_convert(__call__)
 
 
 # --------------------------------------------------------------------------- initial weights
@@ -564,6 +585,7 @@ def _install():
 
     _patch_compute_average_loss(tf)
     _patch_keras_compute_loss(tf)
+    _patch_keras_sum_loss(tf)
     _install_weights(tf)
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):

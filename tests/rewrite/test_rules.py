@@ -189,7 +189,7 @@ def test_ctl_loss_has_no_reduction_and_average_loss():
      "keras.optimizers.RMSprop( learning_rate=0.01, rho=0.8, momentum=0.0, epsilon=1e-10, centered=False, )"),
     ("AdadeltaOptimizer(1.0)", "keras.optimizers.Adadelta(learning_rate=1.0, rho=0.95, epsilon=1e-08)"),
     ("FtrlOptimizer(0.1, l1_regularization_strength=0.01)",
-     "keras.optimizers.Ftrl(learning_rate=0.1, l1_regularization_strength=0.01)"),
+     "TF1Ftrl(learning_rate=0.1, l1_regularization_strength=0.01)"),
     ('AdagradOptimizer(params["lr"])',
      'keras.optimizers.Adagrad( learning_rate=params["lr"], initial_accumulator_value=0.1, epsilon=0.0, )'),
 ])
@@ -219,9 +219,12 @@ def test_rmsprop_slot_init_ctl():
     assert "TF1SlotInit" not in out
 
 
-def test_ftrl_note():
-    result = rewrite(program(optimizer="optimizer = tf.compat.v1.train.FtrlOptimizer(0.1)"))
+def test_ftrl_generates_tf1_ftrl_class():
+    src = program(optimizer="optimizer = tf.compat.v1.train.FtrlOptimizer(0.1)")
+    result = rewrite(src)
     assert result.status == "changed" and "TFM302" in codes(result)
+    out = converted(src)
+    assert "class TF1Ftrl(keras.optimizers.Ftrl):" in out and "tf.sqrt" in out
 
 
 def test_momentum_with_exponential_decay():

@@ -1,0 +1,984 @@
+"""TFM620 canned estimators, TFM622 feature columns, TFM623 boosted trees → Keras models that train the same.
+
+Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor` and
+`DNNLinearCombinedClassifier`/`Regressor` (wide & deep), v2 (`tf.estimator.*`) and v1
+(`tf.compat.v1.estimator.*`, also `tf.estimator.*` under `import tensorflow.compat.v1 as tf`), built anywhere the
+driver (TFM601) finds Estimators, arguments positional or by keyword. The canned class becomes a Site of the
+driver whose model is generated here instead of read from a model_fn; RunConfig, strategy, specs, `train`,
+`evaluate`, `train_and_evaluate` and the input functions go through the driver unchanged.
+
+The generated model is the graph the canned estimator built (tensorflow_estimator 2.15 sources, checked with
+TF 2.15 runs):
+- Input (TFM622): `tf.feature_column.numeric_column(key, shape, default_value, dtype, normalizer_fn)`. Like TF1's
+  input_layer, the columns are taken in name order; each value gets a last axis if it has rank 1, then
+  `normalizer_fn` (a lambda or a function visible at module level, carried as written) on the value as given,
+  then float32, reshaped to [batch, prod(shape)]; DNN inputs are concatenated on the last axis. `default_value`
+  and `dtype` only steer tf.Example parsing, which a features dict skips, so they change nothing here.
+  `bucketized_column(numeric, boundaries)` in a DNN (name `<key>_bucketized`): the Bucketize op TF1 ran on the
+  numeric value, one-hot over len(boundaries) + 1 buckets, flattened — dense, so its numerics are TF1's.
+  `indicator_column(categorical_column_with_vocabulary_list(key, vocabulary, default_value, num_oov_buckets))` in
+  a DNN (name `<key>_indicator`): each value's index in the vocabulary, else an OOV bucket from
+  `to_hash_bucket_fast` (the hasher TF1's id table used; integers as strings) or default_value; "" (strings) and
+  -1 (integers) dropped as TF1 dropped them; one-hot over vocabulary + OOV ids summed per example.
+  The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
+  file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
+  over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
+  premade-estimators tutorial) passes those keys to the model (params, evaluated where the Estimator was built,
+  after the loop ran on the same value), which sorts its inputs by column name at run time as TF1 did.
+  The statements that only built columns go away with the Estimator.
+- DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
+  `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);
+  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM620 note).
+- Linear: a generated `LinearModel` layer with one `<column>/weights` variable per column and `bias_weights`
+  (`linear/linear_model/<column>/weights`), output `bias_add(add_n(column @ weights), bias)` as TF1 computed it.
+- Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
+  min(0.005, 1/sqrt(linear columns))) each update their own part's variables through a generated
+  `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
+  per-step state like Adam block there).
+- Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
+  error; the reduction the class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
+  SUM_OVER_BATCH_SIZE is the per-replica mean averaged over the global batch (the custom loop's
+  `compute_average_loss`, Keras' default), SUM each replica's plain sum with gradients summed over replicas (no
+  1/replicas scaling: TF1 scaled only mean reductions). Metrics: `accuracy`, `average_loss` (and `loss`).
+- Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
+  or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
+  own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
+  TF1Ftrl); `optimizer=None` on a linear model → Ftrl at min(0.2, 1/sqrt(number of columns)); instances of
+  `tf.compat.v1.train.*` (v1) or `tf.keras.optimizers.legacy.*` (v2) are converted with their arguments.
+Argument values the generated module-level code cannot see (a local of `main`) travel in the `params` dict the
+builder receives at the Estimator's place (`params["hidden_units"]`).
+
+Measured with `tfmigrate verify` (fixtures canned_*): relu networks, linear models and bucketized inputs are
+bit-identical step for step (2-worker MWMS and one process); tanh networks and the logistic head differ in the last
+bits because TF 2.21's elementwise kernels (tanh, sigmoid, log1p) round differently from TF 2.15's on many inputs
+(max rel Δ 1.1e-6 and 8e-8, within verify's 1e-5). `evaluate()` returns `accuracy`, `average_loss` and `loss`
+with TF1's values; the binary and regression heads' other keys (auc, precision, label/mean, …) are not generated.
+
+Example (`fixtures/canned_dnn_classifier`, chief + worker):
+
+    columns = [tf.feature_column.numeric_column("position", shape=(2,))]
+    for name in ["width", "height", "age"]:
+        columns.append(tf.feature_column.numeric_column(name))
+    classifier = tf.estimator.DNNClassifier(hidden_units=[16, 8], feature_columns=columns, n_classes=3,
+                                            config=tf.estimator.RunConfig(train_distribute=strategy))
+    →
+    class DNNClassifierModel(keras.Model):  # Dense "hiddenlayer_0", "hiddenlayer_1", "logits"
+        def call(self, features, training=False):
+            net = tf.concat([numeric_input(features, "age", 1), numeric_input(features, "height", 1),
+                             numeric_input(features, "position", 2), numeric_input(features, "width", 1)], axis=-1)
+            ...
+    classifier = DNNClassifierTrainer(strategy, {}, ...)  # LegacyAdagrad(0.001), sparse softmax cross-entropy
+
+Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (TFM623: no exact TF2 equivalent;
+TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
+checked with `pip download`) requires tensorflow==2.19.0, so it cannot be installed beside TF 2.21: keep TF 2.15
+for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
+statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
+(TFM603, not converted yet), column kinds
+other than numeric/bucketized/indicator-over-vocabulary-list (embedding, hashed, crossed, identity columns; and
+bucketized or categorical columns in a linear model: a sparse per-bucket weight lookup whose gradients TF1 applied
+with its sparse kernels), `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
+`label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
+source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Binding, FileIndex, Value, code
+
+from . import optimizers
+from ._args import generated, is_literal, literal, wrap_call
+
+CODE = "TFM620"
+CODE_COLUMNS = "TFM622"
+CODE_TREES = "TFM623"
+
+_CLASSES = {  # class → (family, head kind)
+    "DNNClassifier": ("dnn", "classifier"), "DNNRegressor": ("dnn", "regressor"),
+    "LinearClassifier": ("linear", "classifier"), "LinearRegressor": ("linear", "regressor"),
+    "DNNLinearCombinedClassifier": ("combined", "classifier"), "DNNLinearCombinedRegressor": ("combined", "regressor"),
+}
+_COMBINED_HEAD = ["model_dir", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer",
+                  "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout"]
+_COMBINED_TAIL = ["warm_start_from", "loss_reduction", "batch_norm", "linear_sparse_combiner"]
+_TAIL_V2 = ["config", "warm_start_from", "loss_reduction"]
+_SIGNATURES = {  # (class, v1?) → positional order of the constructor (tensorflow_estimator 2.15)
+    ("DNNClassifier", False): ["hidden_units", "feature_columns", "model_dir", "n_classes", "weight_column",
+                               "label_vocabulary", "optimizer", "activation_fn", "dropout", *_TAIL_V2, "batch_norm"],
+    ("DNNClassifier", True): ["hidden_units", "feature_columns", "model_dir", "n_classes", "weight_column",
+                              "label_vocabulary", "optimizer", "activation_fn", "dropout", "input_layer_partitioner",
+                              *_TAIL_V2, "batch_norm"],
+    ("DNNRegressor", False): ["hidden_units", "feature_columns", "model_dir", "label_dimension", "weight_column",
+                              "optimizer", "activation_fn", "dropout", *_TAIL_V2, "batch_norm"],
+    ("DNNRegressor", True): ["hidden_units", "feature_columns", "model_dir", "label_dimension", "weight_column",
+                             "optimizer", "activation_fn", "dropout", "input_layer_partitioner", *_TAIL_V2,
+                             "batch_norm"],
+    ("LinearClassifier", False): ["feature_columns", "model_dir", "n_classes", "weight_column", "label_vocabulary",
+                                  "optimizer", *_TAIL_V2, "sparse_combiner"],
+    ("LinearClassifier", True): ["feature_columns", "model_dir", "n_classes", "weight_column", "label_vocabulary",
+                                 "optimizer", "config", "partitioner", "warm_start_from", "loss_reduction",
+                                 "sparse_combiner"],
+    ("LinearRegressor", False): ["feature_columns", "model_dir", "label_dimension", "weight_column", "optimizer",
+                                 *_TAIL_V2, "sparse_combiner"],
+    ("LinearRegressor", True): ["feature_columns", "model_dir", "label_dimension", "weight_column", "optimizer",
+                                "config", "partitioner", "warm_start_from", "loss_reduction", "sparse_combiner"],
+    ("DNNLinearCombinedClassifier", False): [*_COMBINED_HEAD, "n_classes", "weight_column", "label_vocabulary",
+                                             "config", *_COMBINED_TAIL],
+    ("DNNLinearCombinedClassifier", True): [*_COMBINED_HEAD, "n_classes", "weight_column", "label_vocabulary",
+                                            "input_layer_partitioner", "config", *_COMBINED_TAIL],
+    ("DNNLinearCombinedRegressor", False): [*_COMBINED_HEAD, "label_dimension", "weight_column", "config",
+                                            *_COMBINED_TAIL],
+    ("DNNLinearCombinedRegressor", True): [*_COMBINED_HEAD, "label_dimension", "weight_column",
+                                           "input_layer_partitioner", "config", *_COMBINED_TAIL],
+}
+_NONE_ONLY = {  # arguments converted only at their default, with what the user can do
+    "weight_column": "example weights are not converted yet; drop weight_column or weight the data",
+    "label_vocabulary": "string labels are not converted yet; map them to class ids in the input_fn",
+    "warm_start_from": "warm starts are not converted yet: load the checkpoint into the migrated model by name "
+                       "(tf.train.load_checkpoint) after building it",
+    "input_layer_partitioner": "partitioners are not converted for canned estimators yet",
+    "partitioner": "partitioners are not converted for canned estimators yet",
+}
+_V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "FtrlOptimizer",
+             "RMSProp": "RMSPropOptimizer", "SGD": "GradientDescentOptimizer"}
+_V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
+_RATE = {"dnn": "0.05", "linear": "0.2"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
+_NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
+_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights")
+_OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
+_BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # the feature key (numeric_column's name)
+    size: int  # prod(shape) of the numeric source
+    normalizer: str | None  # code of the normalizer_fn, valid at module level
+    boundaries: tuple | None = None  # bucketized_column over the numeric source
+    vocabulary: tuple | None = None  # indicator_column(categorical_column_with_vocabulary_list)
+    num_oov_buckets: int = 0
+    default_value: int = -1
+    runtime: str | None = None  # numeric columns, one per key of this run-time iterable (code valid in the model)
+
+    @property
+    def name(self) -> str:  # what TF1 sorted the columns by
+        if self.vocabulary is not None:
+            return f"{self.key}_indicator"
+        return f"{self.key}_bucketized" if self.boundaries is not None else self.key
+
+    @property
+    def dense_only(self) -> bool:  # a one-hot input: exact in a DNN, a sparse weight lookup in a linear model
+        return self.boundaries is not None or self.vocabulary is not None
+
+    def input_code(self, key: str | None = None) -> str:
+        if self.runtime is not None:
+            return (f"numeric_input(features, {key}, {self.size}"
+                    + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")"))
+        if self.vocabulary is not None:
+            extra = "".join([f", num_oov_buckets={self.num_oov_buckets}" if self.num_oov_buckets else "",
+                             f", default_value={self.default_value}" if self.default_value != -1 else ""])
+            return f'indicator_input(features, "{self.key}", {list(self.vocabulary)!r}{extra})'
+        head = (f'numeric_input(features, "{self.key}", {self.size}' if self.boundaries is None else
+                f'bucketized_input(features, "{self.key}", {self.size}, {list(self.boundaries)!r}')
+        return head + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")")
+
+
+@dataclass(eq=False)
+class CannedModel:
+    """Stands in for a Site's model_fn: the canned estimator call whose network this module generates."""
+
+    node: cst.Call
+    file: FileIndex
+    name: str  # DNNClassifier, …
+    v1: bool
+    family: str  # dnn | linear | combined
+    head: str  # multi_class | binary | regression
+    units: int
+    dnn_columns: list[Column]
+    linear_columns: list[Column]
+    hidden_units: str = ""
+    activation: str = ""
+    dropout: str | None = None
+    optimizer: optimizers.OptimizerPlan | None = None
+    support: list[str] = field(default_factory=list)  # the optimizer classes the plan needs
+    reduction: str = "sum_over_batch_size"  # or "sum"
+    anchor: cst.CSTNode | None = None  # the module-level statement the generated code goes above
+    notes: list = field(default_factory=list)
+    bound: tuple = ()
+
+    @property
+    def tf_name(self) -> str:
+        return f"tf.{'compat.v1.' if self.v1 else ''}estimator.{self.name}"
+
+
+def is_canned(site) -> bool:
+    return isinstance(site.model_fn, CannedModel)
+
+
+# ---- the Estimator site -------------------------------------------------------------------------------------------
+def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
+    """A canned estimator call → a driver Site (registered on `analysis`), or Blocked."""
+    from . import strategy as strategies
+    from .driver import Site, bind_values
+
+    name = path.split(".")[-1]
+    if name.startswith("BoostedTrees"):
+        raise Blocked(CODE_TREES, f"tf.{path}: gradient boosted trees have no exact TF2 equivalent. TF Decision "
+                                  "Forests (tfdf.keras.GradientBoostedTreesModel, the migration guide's substitute) "
+                                  "grows different trees and its latest release pins tensorflow==2.19.0, so it does "
+                                  "not install beside TF 2.21. Keep this job on TF 2.15, or retrain with ydf / TF "
+                                  "Decision Forests and compare evaluation metrics, not losses", call)
+    if name not in _CLASSES:
+        from .driver import CODE_KIND, kind_message
+
+        raise Blocked(CODE_KIND, kind_message(path), call)
+    program = analysis.program
+    qualified = program.qualified(call.func, file) or ""
+    v1 = ".compat.v1." in qualified or "._v1." in qualified
+    family, kind = _CLASSES[name]
+    args = bind_values(call, _SIGNATURES[(name, v1)], name, file, rule=CODE)
+    reader = _Reader(analysis, call, file)
+    for key, why in _NONE_ONLY.items():
+        if key in args and not is_literal(args[key].node, None):
+            raise Blocked(CODE, f"{name}({key}=...): {why}", args[key].node)
+    if "batch_norm" in args and not is_literal(args["batch_norm"].node, False):
+        raise Blocked(CODE, f"{name}(batch_norm=...) is not converted yet", args["batch_norm"].node)
+    prefix = "dnn_" if family == "combined" else ""
+    dnn_key = "dnn_feature_columns" if family == "combined" else "feature_columns" if family == "dnn" else None
+    linear_key = "linear_feature_columns" if family == "combined" else "feature_columns" if family == "linear" else None
+    given = lambda key: key is not None and key in args and not is_literal(args[key].node, None)  # noqa: E731
+    if not (given(dnn_key) or given(linear_key)):
+        raise Blocked(CODE, f"{name} needs feature columns", call)
+    dnn_columns = reader.columns(args[dnn_key]) if given(dnn_key) else []
+    linear_columns = reader.columns(args[linear_key]) if given(linear_key) else []
+    if dnn_columns and f"{prefix}hidden_units" not in args:
+        raise Blocked(CODE, f"{name} needs {prefix}hidden_units", call)
+    sparse = next((c for c in linear_columns if c.dense_only), None)
+    if sparse is not None:
+        raise Blocked(CODE_COLUMNS, f"{name} over the categorical column '{sparse.name}' in its linear model is not "
+                                    "converted yet: a linear model looks up one weight row per bucket, and TF1 applied "
+                                    "those gradients with its sparse optimizer kernels", args[linear_key].node)
+    if kind == "classifier":
+        n_classes = reader.integer(args.get("n_classes"), 2, "n_classes")
+        if n_classes < 2:
+            raise Blocked(CODE, f"{name}(n_classes={n_classes}): n_classes must be at least 2", call)
+        head, units = ("binary", 1) if n_classes == 2 else ("multi_class", n_classes)
+    else:
+        units = reader.integer(args.get("label_dimension"), 1, "label_dimension")
+        if units != 1:
+            raise Blocked(CODE, f"{name}(label_dimension={units}) is not converted yet (only 1)",
+                          args["label_dimension"].node)
+        head = "regression"
+    model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
+    model.reduction = reader.reduction(args.get("loss_reduction"), v1)
+    if dnn_columns:
+        model.hidden_units = reader.carry("hidden_units", args[f"{prefix}hidden_units"])
+        activation = args.get(f"{prefix}activation_fn")
+        model.activation = reader.carry("activation_fn", activation) if activation is not None else \
+            generated("tf.nn.relu")
+        dropout = args.get(f"{prefix}dropout")
+        if dropout is not None and not is_literal(dropout.node, None, 0, 0.0):
+            model.dropout = reader.carry("dropout", dropout)
+            model.notes.append((CODE, "dropout converted: Keras draws its dropout masks from another random "
+                                      "stream than TF1, so `tfmigrate verify` cannot match such runs step by step; "
+                                      "check the migration with dropout=None, then put it back", dropout.node))
+    if family != "combined":
+        columns = dnn_columns or linear_columns
+        count = None if any(c.runtime for c in columns) else len(columns)
+        model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, count)
+        model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
+    else:
+        model.optimizer, model.support = reader.combined_optimizer(args, v1, dnn_columns, linear_columns)
+    run_trail: list[Binding] = []
+    run_config = analysis.run_config(args, call, file, run_trail)
+    params = "{" + ", ".join(f'"{k}": {v}' for k, v in reader.params.items()) + "}"
+    s = Site(call, file, model, call, params, None, run_config)
+    s.consumed.extend(run_trail)
+    s.removable.extend(reader.removable())
+    analysis.strategy(s)
+    if s.strategy.parameter_server:
+        raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
+                            "variables implicitly there (min_max_variable_partitioner per ps task)", call)
+    s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
+    analysis.sites.append(s)
+    analysis._site_by_call[id(call)] = s
+
+
+def _anchor(file: FileIndex, node: cst.CSTNode) -> cst.CSTNode:
+    """The module-level statement that contains `node`."""
+    while True:
+        parent = file.parent(node)
+        if parent is None or isinstance(parent, cst.Module):
+            return node
+        node = parent
+
+
+class _Reader:
+    """Values of the canned estimator's arguments, read from the source through the program model."""
+
+    def __init__(self, analysis, call: cst.Call, file: FileIndex):
+        self.analysis, self.program, self.call, self.file = analysis, analysis.program, call, file
+        self.anchor = _anchor(file, call)
+        self.params: dict[str, str] = {}
+        self.trail: list[Binding] = []
+        self.runtime: dict[int, Value] = {}  # id(placeholder key) → the run-time iterable its loop went over
+
+    # ---- carried expressions ------------------------------------------------------------------------------------
+    def carry(self, key: str, value: Value) -> str:
+        """Code for `value` in the generated module-level code: written out where it means the same there, else
+        passed in the builder's params from the Estimator's place."""
+        text = self.program.render(value, self.anchor, self.file)
+        if text is not None:
+            return text
+        why: list = []
+        text = self.program.render(value, self.call, self.file, why)
+        if text is None:
+            name = why[0].value if why else code(value.node)
+            raise Blocked(CODE, f"{key}=`{code(value.node)[:60]}` uses `{name}`, which tfmigrate cannot follow to "
+                                "where the Estimator is built; pass the value explicitly", value.node)
+        self.params[key] = text
+        return f'params["{key}"]'
+
+    def removable(self) -> list[Binding]:
+        """Assignments and helpers that only fed static values to the model: they go if nothing else reads them."""
+        from .driver import _deletable, _statement_bindings
+
+        out, seen = [], set()
+        for b in self.trail:
+            if id(b) in seen or b.kind not in ("assign", "def") or b.unpack:
+                continue
+            seen.add(id(b))
+            file = b.scope.file
+            if b.scope.kind == "module" and self.named_elsewhere(b.name, file):
+                continue  # another file of the program may import it: it stays
+            if _deletable(b.statement) and len(_statement_bindings(b.statement, file)) == 1:
+                out.append(b)
+        return out
+
+    def named_elsewhere(self, name: str, file: FileIndex) -> bool:
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        return any(other is not file and pattern.search(other.module.code) for other in self.program.files)
+
+    # ---- static values --------------------------------------------------------------------------------------------
+    def resolve(self, value: Value, what: str, rule: str = CODE_COLUMNS):
+        r = self.program.resolve(value)
+        if r.ambiguous:
+            raise Blocked(rule, f"{what}: {self.analysis.why(r, 'value')}", value.node)
+        self.trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        return r
+
+    def literal(self, value: Value, what: str, rule: str = CODE_COLUMNS):
+        r = self.resolve(value, what, rule)
+        node = r.node
+        if isinstance(node, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return [self.literal(Value(e.value, r.value.file, r.value.env), what, rule) for e in node.elements]
+        try:
+            return literal(node)
+        except ValueError:
+            raise Blocked(rule, f"{what} `{code(value.node)[:60]}` is not a value tfmigrate can read from the source "
+                                "(a literal, or a name assigned one once)", value.node) from None
+
+    def integer(self, value: Value | None, default: int, what: str) -> int:
+        if value is None:
+            return default
+        got = self.literal(value, what, CODE)
+        if not isinstance(got, int) or isinstance(got, bool):
+            raise Blocked(CODE, f"{what} must be an integer tfmigrate can read from the source", value.node)
+        return got
+
+    def items(self, value: Value, what: str) -> list[Value]:
+        """The elements of a sequence written in the source (displays, comprehensions, loops that append)."""
+        r = self.resolve(value, what)
+        node, file, env = r.node, r.value.file, r.value.env
+        here = lambda n: Value(n, file, env)  # noqa: E731
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            out = []
+            for el in node.elements:
+                out.extend(self.items(here(el.value), what) if isinstance(el, cst.StarredElement) else [here(el.value)])
+            if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
+                out.extend(self.mutations(r.trail[-1], what, "list"))
+            return out
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self.comprehension(node, node.elt, file, env, what)
+        if isinstance(node, (cst.Dict, cst.DictComp)):
+            return self.dict_part(r, "keys", what, value.node)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            return self.items(here(node.left), what) + self.items(here(node.right), what)
+        if isinstance(node, cst.Call):
+            func = node.func
+            positional = [a for a in node.args if a.keyword is None and not a.star]
+            if isinstance(func, cst.Name) and func.value in _BUILTIN_SEQUENCES and len(node.args) == 1 \
+                    and positional and not self.program.lookup(func.value, func, file):
+                return self.items(here(positional[0].value), what)
+            if isinstance(func, cst.Name) and func.value == "range" and node.args and len(positional) == len(node.args) \
+                    and not self.program.lookup("range", func, file):
+                bounds = [self.literal(here(a.value), what) for a in positional]
+                return [Value(cst.Integer(str(i)), file) for i in range(*bounds)]
+            if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values") and not node.args:
+                inner = self.resolve(Value(func.value, file, env), what)
+                return self.dict_part(inner, func.attr.value, what, value.node)
+        raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is not a list tfmigrate can read from the "
+                                    "source (names known only at run time); the input layer's order is the sorted "
+                                    "column names, so list the names in the program", value.node)
+
+    def dict_part(self, r, part: str, what: str, shown: cst.CSTNode) -> list[Value]:
+        node, file, env = r.node, r.value.file, r.value.env
+        if isinstance(node, cst.Dict):
+            if any(isinstance(e, cst.StarredDictElement) for e in node.elements):
+                raise Blocked(CODE_COLUMNS, f"{what}: `**` in a dict of columns is not read", node)
+            out = [Value(e.key if part == "keys" else e.value, file, env) for e in node.elements]
+            if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
+                self.mutations(r.trail[-1], what, "dict")
+            return out
+        if isinstance(node, cst.DictComp):
+            if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
+                self.mutations(r.trail[-1], what, "dict")
+            return self.comprehension(node, node.key if part == "keys" else node.value, file, env, what)
+        raise Blocked(CODE_COLUMNS, f"{what}: `{code(shown)[:60]}` is not a dict tfmigrate can read from the source "
+                                    "(names known only at run time); the input layer's order is the sorted column "
+                                    "names, so list the names in the program", shown)
+
+    def comprehension(self, node, elt, file: FileIndex, env, what: str) -> list[Value]:
+        for_in = node.for_in
+        if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous:
+            raise Blocked(CODE_COLUMNS, f"{what}: only a comprehension with one `for` and no `if` is read", node)
+        return [Value(elt, file, e) for e in self.loop_envs(for_in.target, for_in.iter, file, env, what)]
+
+    def loop_envs(self, target, iterable, file: FileIndex, env, what: str) -> list[tuple]:
+        """One environment per iteration of `for target in iterable` (names bound to the items' expressions). Over
+        an iterable known only at run time (`train_x.keys()`), one environment whose name stands for every key."""
+        envs = []
+        try:
+            items = self.items(Value(iterable, file, env), what)
+        except Blocked:
+            if not isinstance(target, cst.Name):
+                raise
+            key = cst.Name("__tfmigrate_runtime_key__")  # a fresh placeholder: the key of each iteration
+            self.runtime[id(key)] = Value(iterable, file, env)
+            return [((target.value, Value(key, file)), *env)]
+        for item in items:
+            if isinstance(target, cst.Name):
+                envs.append(((target.value, item), *env))
+                continue
+            r = self.resolve(item, what)
+            names = [e.value for e in getattr(target, "elements", [])]
+            values = getattr(r.node, "elements", None)
+            if not all(isinstance(n, cst.Name) for n in names) or values is None or len(values) != len(names):
+                raise Blocked(CODE_COLUMNS, f"{what}: the loop target `{code(target)}` is not read", target)
+            envs.append((*((n.value, Value(v.value, r.value.file, r.value.env)) for n, v in zip(names, values)), *env))
+        return envs
+
+    def mutations(self, binding: Binding, what: str, kind: str) -> list[Value]:
+        """Items added after `name = [...]`: `name.append(x)` / `name.extend(xs)`, also in `for` loops over
+        readable values. Other changes to the list or dict block."""
+        file = binding.scope.file
+        out = []
+        for load in file.loads_of(self.program, binding):
+            parent = file.parent(load)
+            if isinstance(parent, cst.Attribute) and parent.value is load:
+                grand = file.parent(parent)
+                method = parent.attr.value
+                if kind == "list" and method in ("append", "extend") and isinstance(grand, cst.Call) \
+                        and grand.func is parent and len(grand.args) == 1 and not grand.args[0].star:
+                    for env in self.enclosing_loops(grand, binding, what):
+                        arg = Value(grand.args[0].value, file, env)
+                        out.extend([arg] if method == "append" else self.items(arg, what))
+                    continue
+                if method in ("keys", "values", "items", "get", "copy", "index", "count"):
+                    continue
+                raise Blocked(CODE_COLUMNS, f"{what}: `{binding.name}.{method}(...)` changes the columns in a way "
+                                            "tfmigrate does not read", parent)
+            if isinstance(parent, cst.Subscript) and isinstance(file.parent(parent), (cst.AssignTarget, cst.Del)):
+                raise Blocked(CODE_COLUMNS, f"{what}: an item of `{binding.name}` is assigned; not read", parent)
+        return out
+
+    def enclosing_loops(self, call: cst.Call, binding: Binding, what: str) -> list[tuple]:
+        """The environments an `append` runs in: one per iteration of the `for` loops around it (no ifs)."""
+        file = binding.scope.file
+        loops, node = [], file.statement_of(call)
+        top = binding.scope.node
+        while node is not None and node is not top:
+            parent = file.parent(node)
+            if isinstance(parent, cst.For) and node is parent.body:
+                loops.append(parent)
+            elif parent is not None and parent is not top and not isinstance(parent, (cst.IndentedBlock,
+                                                                                      cst.SimpleStatementSuite)):
+                raise Blocked(CODE_COLUMNS, f"{what}: `{binding.name}.append(...)` runs under a condition or in a "
+                                            "nested function; not read", call)
+            node = parent
+        envs: list[tuple] = [()]
+        for loop in reversed(loops):  # outermost first
+            envs = [e for env in envs for e in self.loop_envs(loop.target, loop.iter, file, env, what)]
+        return envs
+
+    # ---- feature columns -----------------------------------------------------------------------------------------
+    def columns(self, value: Value) -> list[Column]:
+        out: dict[str, Column] = {}
+        groups: list[Column] = []
+        for item in self.items(value, "feature_columns"):
+            column = self.column(item)
+            if column.runtime is not None:
+                groups.append(column)
+                continue
+            if column.name in out:
+                raise Blocked(CODE_COLUMNS, f"feature column '{column.name}' is given twice (TF1 refused duplicate "
+                                            "column names)", item.node)
+            out[column.name] = column
+        if not out and not groups:
+            raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
+        return [*(out[k] for k in sorted(out)), *groups]  # input_layer and linear_model order: sorted by name
+
+    def column(self, value: Value) -> Column:
+        from .driver import bind_values
+
+        r = self.resolve(value, "feature column")
+        node, file, env = r.node, r.value.file, r.value.env
+        path = self.analysis.tf(node, file) if isinstance(node, cst.Call) else None
+        if path == "feature_column.indicator_column":
+            args = bind_values(node, ["categorical_column"], "indicator_column", file, env, rule=CODE_COLUMNS)
+            if "categorical_column" not in args:
+                raise Blocked(CODE_COLUMNS, "indicator_column needs categorical_column", node)
+            return self.vocabulary_column(args["categorical_column"])
+        if path == "feature_column.bucketized_column":
+            args = bind_values(node, ["source_column", "boundaries"], "bucketized_column", file, env, rule=CODE_COLUMNS)
+            if "source_column" not in args or "boundaries" not in args:
+                raise Blocked(CODE_COLUMNS, "bucketized_column needs source_column and boundaries", node)
+            source = self.column(args["source_column"])
+            if source.boundaries is not None:
+                raise Blocked(CODE_COLUMNS, "bucketized_column's source must be a numeric_column", node)
+            boundaries = self.literal(args["boundaries"], "bucketized_column boundaries")
+            if not isinstance(boundaries, list) or not all(isinstance(b, (int, float)) and not isinstance(b, bool)
+                                                           for b in boundaries):
+                raise Blocked(CODE_COLUMNS, "bucketized_column boundaries must be a list of numbers",
+                              args["boundaries"].node)
+            return Column(source.key, source.size, source.normalizer, tuple(float(b) for b in boundaries))
+        if path != "feature_column.numeric_column":
+            if path and path.startswith("feature_column."):
+                raise Blocked(CODE_COLUMNS, f"tf.{path} is not converted yet (numeric_column and bucketized_column "
+                                            "are); its Keras preprocessing equivalent must reproduce TF1's lookups "
+                                            "and combiners exactly", node)
+            raise Blocked(CODE_COLUMNS, f"feature column `{code(value.node)[:60]}`: not a tf.feature_column call "
+                                        "tfmigrate can see", value.node)
+        args = bind_values(node, _NUMERIC, "numeric_column", file, env, rule=CODE_COLUMNS)
+        if "key" not in args:
+            raise Blocked(CODE_COLUMNS, "numeric_column without a key", node)
+        placeholder = self.resolve(args["key"], "numeric_column key").node
+        runtime = self.runtime.get(id(placeholder))
+        key = "" if runtime is not None else self.literal(args["key"], "numeric_column key")
+        if not isinstance(key, str):
+            raise Blocked(CODE_COLUMNS, "numeric_column key must be a string", args["key"].node)
+        shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
+        dims = shape if isinstance(shape, list) else [shape]
+        if not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+            raise Blocked(CODE_COLUMNS, f"numeric_column shape {shape!r} is not a positive integer or a list of "
+                                        "them", args["shape"].node)
+        normalizer = None
+        fn = args.get("normalizer_fn")
+        if fn is not None and not is_literal(fn.node, None):
+            if self.program.function_of(fn) is None:
+                raise Blocked(CODE_COLUMNS, f"normalizer_fn=`{code(fn.node)[:60]}` is not a function tfmigrate can "
+                                            "carry (a lambda or a def)", fn.node)
+            normalizer = self.program.render(fn, self.anchor, self.file)
+            if normalizer is None:
+                raise Blocked(CODE_COLUMNS, f"normalizer_fn=`{code(fn.node)[:60]}` uses names local to a function; "
+                                            "define it (and what it reads) at module level so the model can call it",
+                              fn.node)
+            if runtime is not None and "__tfmigrate_runtime_key__" in normalizer:
+                raise Blocked(CODE_COLUMNS, "a normalizer_fn that depends on the key of a run-time loop is not "
+                                            "converted: give each column its own normalizer_fn", fn.node)
+        if runtime is not None:
+            return Column("", math.prod(dims), normalizer, runtime=self.runtime_keys(runtime))
+        return Column(key, math.prod(dims), normalizer)
+
+    def runtime_keys(self, iterable: Value) -> str:
+        """The keys of a run-time loop over columns, for the model: written out where the model sees the same
+        value, else in params from the Estimator's place (both programs iterate the same keys: the loop ran before
+        the Estimator was built, on the same value)."""
+        index = sum(1 for k in self.params if k.startswith("feature_keys"))
+        key = "feature_keys" if not index else f"feature_keys_{index + 1}"
+        try:
+            text = self.carry(key, iterable)
+        except Blocked as blocked:
+            raise Blocked(CODE_COLUMNS, f"feature columns built over `{code(iterable.node)[:60]}`: {blocked.message}",
+                          iterable.node) from None
+        if text.startswith("params["):
+            self.params[key] = f"list({self.params[key]})"  # iterated twice by the model (build and call)
+            return f"self.{text}"
+        return text
+
+    def vocabulary_column(self, value: Value) -> Column:
+        from .driver import bind_values
+
+        r = self.resolve(value, "categorical column")
+        node, file, env = r.node, r.value.file, r.value.env
+        path = self.analysis.tf(node, file) if isinstance(node, cst.Call) else None
+        if path != "feature_column.categorical_column_with_vocabulary_list":
+            raise Blocked(CODE_COLUMNS, f"indicator_column over `{code(value.node)[:60]}` is not converted yet (over "
+                                        "categorical_column_with_vocabulary_list it is)", value.node)
+        args = bind_values(node, ["key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"],
+                           "categorical_column_with_vocabulary_list", file, env, rule=CODE_COLUMNS)
+        if "key" not in args or "vocabulary_list" not in args:
+            raise Blocked(CODE_COLUMNS, "categorical_column_with_vocabulary_list needs key and vocabulary_list", node)
+        key = self.literal(args["key"], "categorical column key")
+        vocabulary = self.literal(args["vocabulary_list"], "vocabulary_list")
+        if not isinstance(key, str) or not isinstance(vocabulary, list) or not vocabulary or not (
+                all(isinstance(v, str) for v in vocabulary)
+                or all(isinstance(v, int) and not isinstance(v, bool) for v in vocabulary)):
+            raise Blocked(CODE_COLUMNS, "a vocabulary_list of strings or of integers, with a string key, is converted",
+                          node)
+        oov = self.literal(args["num_oov_buckets"], "num_oov_buckets") if "num_oov_buckets" in args else 0
+        default = self.literal(args["default_value"], "default_value") if "default_value" in args else -1
+        if not isinstance(oov, int) or not isinstance(default, int):
+            raise Blocked(CODE_COLUMNS, "num_oov_buckets and default_value must be integers", node)
+        return Column(key, 1, None, vocabulary=tuple(vocabulary), num_oov_buckets=oov, default_value=default)
+
+    # ---- head and optimizer ----------------------------------------------------------------------------------------
+    def reduction(self, value: Value | None, v1: bool) -> str:
+        if value is None:
+            return "sum" if v1 else "sum_over_batch_size"
+        r = self.resolve(value, "loss_reduction", CODE)
+        path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Attribute) else None
+        word = path.split(".")[-1] if path and ".Reduction." in f".{path}" else None
+        if word is None:
+            try:
+                word = {"sum": "SUM", "weighted_sum": "SUM", "sum_over_batch_size": "SUM_OVER_BATCH_SIZE",
+                        "weighted_sum_over_batch_size": "SUM_OVER_BATCH_SIZE"}.get(literal(r.node))
+            except ValueError:
+                word = None
+        if word == "SUM":
+            return "sum"
+        if word == "SUM_OVER_BATCH_SIZE":
+            return "sum_over_batch_size"
+        raise Blocked(CODE, f"loss_reduction=`{code(value.node)[:60]}` is not converted (SUM and "
+                            "SUM_OVER_BATCH_SIZE are)", value.node)
+
+    def combined_optimizer(self, args, v1: bool, dnn_columns, linear_columns):
+        """DNNLinearCombined: the DNN optimizer (strings at 0.001) on the DNN's variables and the linear one (strings
+        at min(0.005, 1/sqrt(linear columns))) on the linear model's, each its own object, as TF1 built them."""
+        plans = []
+        runtime = any(c.runtime for c in linear_columns)
+        for part, columns, default, rate in (
+                ("dnn", dnn_columns, "Adagrad", "0.001"),
+                ("linear", linear_columns, "Ftrl", repr(min(0.005, 1.0 / math.sqrt(max(len(linear_columns), 1)))))):
+            if not columns:
+                continue
+            value = args.get(f"{part}_optimizer")
+            if part == "linear" and runtime and (value is None or isinstance(self.resolve(value, part, CODE).node,
+                                                                             cst.SimpleString)):
+                raise Blocked(CODE, "linear_optimizer: its rate min(0.005, 1/sqrt(number of linear columns)) depends "
+                                    "on columns known only at run time; pass the optimizer object",
+                              value.node if value is not None else self.call)
+            plan = self.optimizer(value, part, v1, len(columns), rate=rate, default=default)
+            if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
+                raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
+                                    "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet",
+                              value.node if value is not None else self.call)
+            plans.append(plan)
+        support = [p.support_code for p in plans if p.support_code]
+        notes = [n for p in plans for n in p.notes]
+        if len(plans) == 1:
+            return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
+        ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
+                "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
+        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, generated(WIDE_DEEP_OPTIMIZER)]
+
+    def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
+                  default: str | None = None) -> optimizers.OptimizerPlan:
+        """`rate`: what a string gets (None: DNN's v1 0.05 / v2 class default, linear's 0.2)."""
+        if rate is None:
+            rate = _RATE[family] if v1 or family == "linear" else None
+        if value is None:
+            return self.named(default or ("Adagrad" if family == "dnn" else "Ftrl"), rate, v1, value)
+        r = self.resolve(value, "optimizer", CODE)
+        node, file = r.node, r.value.file
+        if is_literal(node, None):
+            if family == "dnn" or default is not None:
+                raise Blocked(CODE, "optimizer=None: the DNN estimators need an optimizer", value.node)
+            if n_columns is None:
+                raise Blocked(CODE, "optimizer=None: its rate min(0.2, 1/sqrt(number of columns)) depends on columns "
+                                    "known only at run time; pass the optimizer", value.node)
+            rate = repr(min(0.2, 1.0 / math.sqrt(n_columns)))  # linear.py's default when no optimizer is given
+            text = (f"tf.compat.v1.train.FtrlOptimizer(learning_rate={rate})" if v1
+                    else f"tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")
+            return self.instance(cst.parse_expression(text), v1, file, ())
+        if isinstance(node, cst.SimpleString):
+            return self.named(node.evaluated_value, rate, v1, value)
+        if isinstance(node, cst.Call):
+            return self.instance(node, v1, file, r.value.env, value)
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            raise Blocked(CODE, "an optimizer given as a callable is not converted yet: pass the optimizer object",
+                          value.node)
+        raise Blocked(CODE, f"optimizer=`{code(value.node)[:60]}`: {self.analysis.why(r, 'an optimizer')}",
+                      value.node)
+
+    def named(self, name: str, rate: str | None, v1: bool, value: Value | None) -> optimizers.OptimizerPlan:
+        if name not in _V1_TRAIN:
+            raise Blocked(CODE, f"optimizer '{name}' is not one the canned estimators accept", value and value.node)
+        if v1:  # optimizers.get_optimizer_instance: the class at the estimator's rate
+            text = f"tf.compat.v1.train.{_V1_TRAIN[name]}(learning_rate={rate})"
+        elif rate is None:  # get_optimizer_instance_v2 without a rate: the legacy class's own default
+            text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}()"
+        else:
+            text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}(learning_rate={rate})"
+        call = cst.parse_expression(text)
+        try:
+            return self.instance(call, v1, self.file, ())
+        except Blocked as blocked:
+            raise Blocked(blocked.code, f"optimizer '{name}' ({text}): {blocked.message}",
+                          value.node if value is not None else self.call) from None
+
+    def instance(self, call: cst.Call, v1: bool, file: FileIndex, env, value: Value | None = None):
+        path = self.analysis.tf(call, file) if file.contains(call) else _path_of(call)
+        at = value.node if value is not None else call
+        name = optimizers.optimizer_name(path)
+        legacy = path.split(".")[-1] if path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy",
+                                                                            "optimizers.legacy") else None
+        if v1 and name is None or not v1 and legacy is None:
+            want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
+                                f"{want} objects; this one is not converted", at)
+        args = []
+        for i, arg in enumerate(call.args):
+            if arg.star or not file.contains(call):
+                args.append(arg)
+                continue
+            key = f"optimizer_{arg.keyword.value if arg.keyword else i}"
+            if name is not None and arg.keyword is None:
+                key = f"optimizer_{optimizers._OPTIMIZERS[name][i]}" if i < len(optimizers._OPTIMIZERS[name]) else key
+            if legacy is not None and arg.keyword is None and legacy in optimizers.LEGACY:
+                signature = optimizers.LEGACY[legacy][0]
+                key = f"optimizer_{signature[i]}" if i < len(signature) else key
+            inner = self.program.resolve(Value(arg.value, file, env))
+            if isinstance(inner.node, cst.Call) and optimizers.decay_name(self.analysis.tf(inner.node, inner.value.file)):
+                raise Blocked(CODE, "a learning-rate decay built outside the model_fn is not converted (TF1 "
+                                    "evaluated it once, before training)", arg.value)
+            text = self.carry(key, Value(arg.value, file, env))
+            args.append(arg.with_changes(value=cst.parse_expression(text)))
+        call = call.with_changes(args=args)
+        if v1:
+            return optimizers.convert(call, name, None, False)
+        return optimizers.legacy(call, legacy, CODE)
+
+
+def _path_of(call: cst.Call) -> str | None:
+    """The normalised TF path of a call tfmigrate wrote itself (`tf.compat.v1.train.X(...)`)."""
+    from libcst.helpers import get_full_name_for_node
+
+    from .tfnames import normalise
+
+    full = get_full_name_for_node(call.func) or ""
+    return normalise("tensorflow" + full[len("tf"):]) if full.startswith("tf.") else None
+
+
+# ---- the plan the templates render ------------------------------------------------------------------------------
+@dataclass
+class _Loss:
+    keras_class: str
+    args: list[str]
+    reduction: str  # what the head used: "sum_over_batch_size" | "sum"
+
+    def ctor(self, reduction: str | None = None) -> str:
+        args = list(self.args)
+        if reduction:
+            args.append(f'reduction="{reduction}"')
+        elif self.reduction == "sum":
+            args.append('reduction="sum"')
+        return f"keras.losses.{self.keras_class}({', '.join(args)})"
+
+
+@dataclass
+class CannedPlan:
+    """What keras_build.py.j2 / ctl_trainer.py.j2 read (the model_fn plan's names), plus the canned model."""
+
+    model: CannedModel
+    class_name: str
+    fn_name: str
+    loss: _Loss
+    metrics: list[str]
+    optimizer: optimizers.OptimizerPlan
+    params: str = "params"
+    partitioner: None = None
+    mod_rows: bool = False
+    predictions: None = None  # the PREDICT outputs of a model_fn plan: canned heads' are not generated yet
+    export_outputs: None = None
+    notes: list = field(default_factory=list)
+
+
+_HEADS = {  # head → (loss class, loss args, metrics)
+    "multi_class": ("SparseCategoricalCrossentropy", ["from_logits=True"],
+                    ['keras.metrics.SparseCategoricalAccuracy(name="accuracy")',
+                     'keras.metrics.SparseCategoricalCrossentropy(from_logits=True, name="average_loss")']),
+    # keras.metrics.BinaryCrossentropy refuses labels of rank 1 against [batch, 1] logits, which TF1's binary head
+    # took (it reshaped them); the loss object squeezes them the same way
+    "binary": ("BinaryCrossentropy", ["from_logits=True"],
+               ['keras.metrics.BinaryAccuracy(threshold=0.0, name="accuracy")',
+                'keras.metrics.MeanMetricWrapper(keras.losses.BinaryCrossentropy(from_logits=True, reduction=None), '
+                'name="average_loss")']),
+    "regression": ("MeanSquaredError", [], ['keras.metrics.MeanSquaredError(name="average_loss")']),
+}
+
+
+def model_plan(sites: list, context):
+    """(plan, target, builder name, parameter server?, notes) for one canned estimator, like program._model_plan."""
+    from .program import TF_ROOTS, _module_names, build_import_table
+
+    model: CannedModel = sites[0].model_fn
+    key = ("canned-plan", id(model.node), context.options)
+    cache = context.program.cache
+    if key in cache:
+        return cache[key]
+    reading = [u for s in sites for u in s.uses if u.kind in ("predict", "export")]
+    if reading:
+        raise Blocked(CODE, f"{reading[0].kind}() of a canned estimator is not converted yet: its head's prediction "
+                            "keys (class_ids, probabilities, logits, …) are not generated; call the migrated model "
+                            "on the features for the logits", reading[0].call)
+    module = model.file.module
+    module_names = _module_names(module, build_import_table(module, TF_ROOTS))
+    taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
+    for name in (*_SUPPORT_NAMES, *_OPTIMIZER_NAMES):
+        if name in module_names:
+            raise Blocked(CODE, f"`{name}` is taken in this module; the generated model code needs the name", model.node)
+    stem = model.name
+    class_name = _free(f"{stem}Model", taken)
+    target = sites[0].target
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", stem.replace("DNN", "Dnn")).lower()
+    builder = _free(f"build_{snake}" if target == "keras" else f"{stem}Trainer", taken)
+    loss_class, loss_args, metrics = _HEADS[model.head]
+    plan = CannedPlan(model, class_name, model.tf_name, _Loss(loss_class, loss_args, model.reduction), list(metrics),
+                      model.optimizer)
+    notes = [*model.notes, *((c, m, model.node) for c, m in model.optimizer.notes)]
+    cache[key] = (plan, target, builder, False, notes)
+    return cache[key]
+
+
+def _free(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    taken.add(name)
+    return name
+
+
+def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> list[cst.BaseStatement]:
+    """Module-level statements for the canned models of one anchor: support code not yet emitted in the file, then
+    each model class and its builder (Keras) or trainer (custom loop)."""
+    from .program import _templates
+
+    env = _templates()
+    parts = []
+    needed = []
+    for plan, _, _ in items:
+        needed.append("numeric_input")
+        if any(c.boundaries is not None for c in plan.model.dnn_columns):
+            needed.append("bucketized_input")
+        if any(c.vocabulary is not None for c in plan.model.dnn_columns):
+            needed.append("indicator_input")
+        if plan.model.linear_columns:
+            needed.extend(["LinearModel", "ColumnWeights"])
+        needed.extend(plan.model.support)
+    support = env.get_template("canned_support.py.j2")
+    for item in dict.fromkeys(needed):
+        if item in support_done:
+            continue
+        support_done.add(item)
+        if item in _SUPPORT_NAMES:
+            parts.append(support.render(part=item))
+        else:
+            parts.append(item.strip("\n"))
+    for plan, builder, target in items:
+        model = plan.model
+        inputs = lambda columns: [c.input_code() for c in columns]  # noqa: E731
+        by_name = lambda columns: [  # noqa: E731  (run-time keys: a dict of the inputs, sorted by name at run time)
+            f"**{{key: {c.input_code('key')} for key in {c.runtime}}}" if c.runtime else f'"{c.name}": {c.input_code()}'
+            for c in columns]
+        runtime = any(c.runtime for c in model.linear_columns)
+        sizes = "{" + ", ".join(f"**{{key: {c.size} for key in {c.runtime}}}" if c.runtime else
+                                f'"{c.name if runtime else _scope_name(c.key)}": {c.size}'
+                                for c in model.linear_columns) + "}"
+        if runtime:  # the weights in column-name order, like the inputs
+            sizes = f"dict(sorted({sizes}.items()))"
+        parts.append(env.get_template("canned_model.py.j2").render(
+            plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns), linear_inputs=inputs(model.linear_columns),
+            dnn_by_name=by_name(model.dnn_columns) if any(c.runtime for c in model.dnn_columns) else None,
+            linear_by_name=by_name(model.linear_columns) if any(c.runtime for c in model.linear_columns) else None,
+            sizes=sizes, literal_dropout=_is_number(model.dropout),
+            keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns))))
+        view = _Wrapped(plan, "model" if target == "keras" else "self.model")
+        if target == "keras":
+            parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
+        else:
+            parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
+                                                                      predicting=False, exporting=False))
+    text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+    body = list(cst.parse_module(text).body)
+    body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])
+    return body
+
+
+class _Wrapped:
+    """The plan with its long generated calls laid out one argument per line (as program._render_model does)."""
+
+    def __init__(self, plan: CannedPlan, model: str):
+        self._plan = plan
+        self.optimizer = _OptimizerView(plan.optimizer, model)
+        one = ", ".join(plan.metrics)
+        self.metrics = [one if len(one) <= 70 else "\n" + "".join(f"    {m},\n" for m in plan.metrics)]
+
+    def __getattr__(self, name):
+        return getattr(self._plan, name)
+
+
+class _OptimizerView:
+    def __init__(self, optimizer: optimizers.OptimizerPlan, model: str):
+        self._optimizer = optimizer
+        self.ctor = wrap_call(optimizer.ctor.replace("__tfmigrate_model__", model), width=76)
+
+    def __getattr__(self, name):
+        return getattr(self._optimizer, name)
+
+
+def _scope_name(key: str) -> str:
+    """TF1's variable scope for a column (feature_column_v2._sanitize_column_name_for_variable_scope)."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", key)
+
+
+WIDE_DEEP_OPTIMIZER = '''
+class WideDeepOptimizer(keras.optimizers.Optimizer):
+    """The two optimizers of a DNNLinearCombined estimator in one: each variable is updated by the optimizer of
+    its part (the linear model's or the DNN's), with that optimizer's rate and slots, as the Estimator's two train
+    ops did with the same gradients."""
+
+    def __init__(self, dnn_optimizer, linear_optimizer, linear_variables, name="wide_deep"):
+        super().__init__(learning_rate=0.0, name=name)
+        self.dnn_optimizer, self.linear_optimizer = dnn_optimizer, linear_optimizer
+        self.linear_variables = linear_variables  # a callable: the linear model's variables
+
+    def build(self, var_list):
+        if self.built:
+            return
+        super().build(var_list)
+        linear = {id(v) for v in self.linear_variables()}
+        self.dnn_optimizer.build([v for v in var_list if id(v) not in linear])
+        self.linear_optimizer.build([v for v in var_list if id(v) in linear])
+
+    def update_step(self, gradient, variable, learning_rate):
+        optimizer = self.dnn_optimizer
+        if self._var_key(variable) in self.linear_optimizer._trainable_variables_indices:
+            optimizer = self.linear_optimizer
+        optimizer.update_step(gradient, variable, optimizer.learning_rate)
+'''
+
+
+def _is_number(text: str | None) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
