@@ -37,6 +37,11 @@ def rewrite(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     explain: bool = typer.Option(False, "--explain", help="Print the migration plan (JSON: each Estimator, its "
                                  "model_fn, config, strategy, target, uses, removed statements, blockers); write nothing."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the result cache."),
+    cache_dir: str = typer.Option(None, "--cache-dir", help="Result cache directory (default: $TFMIGRATE_CACHE_DIR, "
+                                  "else rewrite-cache under $TFMIGRATE_HOME or the user cache dir, ~/.cache/tfmigrate)."),
+    no_prefilter: bool = typer.Option(False, "--no-prefilter", hidden=True,
+                                      help="Parse every file, even one no rule's trigger word appears in (a check)."),
 ) -> None:
     """Rewrite Estimator programs into TF2 programs.
 
@@ -54,7 +59,8 @@ def rewrite(
         raise typer.BadParameter("--out writes files; it cannot be combined with --diff or --check")
     if explain:
         raise typer.Exit(run_explain(paths, target, strategy, tuple(exclude)))
-    raise typer.Exit(run_rewrite(paths, target, strategy, diff, check, out, tuple(exclude), jobs or None, quiet))
+    raise typer.Exit(run_rewrite(paths, target, strategy, diff, check, out, tuple(exclude), jobs or None, quiet,
+                                 cache=not no_cache, cache_dir=cache_dir, prefilter=not no_prefilter))
 
 
 @app.command("rules")

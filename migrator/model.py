@@ -15,10 +15,11 @@ It knows no TensorFlow: imports resolve to dotted names and the rules decide wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
+
+from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
 _FOREVER = 1 << 60
@@ -833,15 +834,3 @@ def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
             return cst.parse_expression(text) if text is not None else updated
 
     return node.visit(_R())
-
-
-def module_name_for(path: Path) -> tuple[str, bool]:
-    """Dotted module name of a file from the packages (directories with __init__.py) around it."""
-    path = path.resolve()
-    parts = [] if path.stem == "__init__" else [path.stem]
-    is_package = path.stem == "__init__"
-    parent = path.parent
-    while (parent / "__init__.py").exists():
-        parts.insert(0, parent.name)
-        parent = parent.parent
-    return ".".join(parts), is_package

@@ -57,11 +57,21 @@ def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
     return out / Path(*[p for p in path.parts if p not in ("..", ".")])
 
 
-def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet) -> int:
+def _cache(enabled: bool, directory: str | None):
+    """The result cache of this run, or None (--no-cache). Results are the same either way; only time differs."""
+    if not enabled:
+        return None
+    from .cache import ResultCache, default_dir
+
+    return ResultCache(directory or default_dir())
+
+
+def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet, cache=True, cache_dir=None,
+                prefilter=True) -> int:
     options = Options(target=target, strategy=strategy)
-    if paths == ["-"]:
+    if paths == ["-"]:  # stdin is never cached
         data = sys.stdin.buffer.read()
-        result = migrate_source(data, "<stdin>", options)
+        result = migrate_source(data, "<stdin>", options, prefilter=prefilter)
         _report(result, quiet)
         sys.stdout.buffer.write(result.output if result.status == "changed" else data)
         return _exit_code([result], writing=False)
@@ -71,7 +81,8 @@ def run_rewrite(paths, target, strategy, diff, check, out, exclude, jobs, quiet)
         return 2
     files = discover(paths, exclude)
     progress = _progress(len(files), quiet)
-    results = migrate_paths(files, options, jobs, on_result=progress)
+    results = migrate_paths(files, options, jobs, on_result=progress, cache=_cache(cache, cache_dir),
+                            prefilter=prefilter)
     if progress:
         progress.close()
     roots = [Path(p) for p in paths]
