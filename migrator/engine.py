@@ -72,19 +72,77 @@ class Context:
 
 
 class _Positions:
-    """line:col of nodes of the original tree, computed once per file and only when something is reported."""
+    """line:col of nodes of the original tree, computed once per file and only when something is reported.
+
+    The same numbers as LibCST's PositionProvider (start of the node's syntactic range), from one plain codegen
+    pass that records token indices (no per-token line arithmetic, no position objects): line and column are
+    counted only for the nodes asked about."""
 
     def __init__(self, module: cst.Module):
-        self.module, self._positions = module, None
+        self.module, self._state = module, None
 
     def __call__(self, node: cst.CSTNode | None) -> tuple[int, int]:
         if node is None:
             return 1, 0
-        if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+        if self._state is None:
+            self._state = _token_positions(self.module)
+        return _position(self.module, self._state.start(node), node)
 
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return _position(self.module, self._positions.get(node), node)
+
+def _token_positions(module: cst.Module):
+    from contextlib import contextmanager
+
+    from libcst._nodes.internal import CodegenState
+    from libcst.metadata.position_provider import NEWLINE_RE
+
+    class _State(CodegenState):
+        """Records, per node, the token index where its range starts and ends (PositionProvider's rules: a
+        syntactic range when the node records one, else the whitespace-inclusive one, never overwritten)."""
+
+        def __init__(self, module: cst.Module):
+            super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+            self.ranges: dict[int, tuple[int, int]] = {}
+            self._stack: list[int] = []
+            self._lines: list[tuple[int, int]] | None = None
+
+        def before_codegen(self, node) -> None:
+            self._stack.append(len(self.tokens))
+
+        def after_codegen(self, node) -> None:
+            start = self._stack.pop()
+            if id(node) not in self.ranges:
+                self.ranges[id(node)] = (start, len(self.tokens))
+
+        @contextmanager
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+            start = len(self.tokens)
+            try:
+                yield
+            finally:
+                end = len(self.tokens)
+                if start_node is not None:
+                    start = self.ranges[id(start_node)][0]
+                if end_node is not None:
+                    end = self.ranges[id(end_node)][1]
+                self.ranges[id(node)] = (start, end)
+
+        def start(self, node):
+            found = self.ranges.get(id(node))
+            if found is None:
+                return None
+            line, column = 1, 0
+            for token in self.tokens[:found[0]]:  # PositionProvider's arithmetic, token by token
+                segments = NEWLINE_RE.split(token)
+                if len(segments) == 1:
+                    column += len(token)
+                else:
+                    line += len(segments) - 1
+                    column = len(segments[-1])
+            return line, column
+
+    state = _State(module)
+    module._codegen(state)
+    return state
 
 
 def position_in(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]:
@@ -92,9 +150,9 @@ def position_in(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]
     return _Positions(module)(node)
 
 
-def _position(module: cst.Module, pos, node: cst.CSTNode) -> tuple[int, int]:
+def _position(module: cst.Module, pos: tuple[int, int] | None, node: cst.CSTNode) -> tuple[int, int]:
     if pos:
-        return pos.start.line, pos.start.column
+        return pos
     # a node from a rewritten tree has no position in the original: find its text there instead
     text, snippet = module.code, module.code_for_node(node).strip()
     index = text.find(snippet) if snippet else -1

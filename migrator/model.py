@@ -178,7 +178,13 @@ class _Indexer(cst.CSTVisitor):
         self.blocks.pop()
 
     # -- scopes ---------------------------------------------------------------------------------------------------
+    def unvisited(self, name: cst.Name, owner: cst.CSTNode) -> None:
+        """A Name this walk binds without visiting it (def/class name, parameter, comprehension target)."""
+        self.index.names.setdefault(name.value, []).append(name)
+        self.index.owners[id(name)] = owner
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.unvisited(node.name, node)
         self.bind(node.name.value, "def", node)
         for deco in node.decorators:
             deco.visit(self)
@@ -189,7 +195,7 @@ class _Indexer(cst.CSTVisitor):
         self.scope = Scope("function", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
         self.blocks = []
-        self._bind_params(node.params)
+        self._bind_params(node.params, node)
         _visit_body(self, node.body)
         self.blocks = outer_blocks
         self.scope = self.scope.parent
@@ -201,20 +207,23 @@ class _Indexer(cst.CSTVisitor):
         self.scope = Scope("lambda", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
         self.blocks = []
-        self._bind_params(node.params)
+        self._bind_params(node.params, node)
         node.body.visit(self)
         self.blocks = outer_blocks
         self.scope = self.scope.parent
         return False
 
-    def _bind_params(self, params: cst.Parameters) -> None:
+    def _bind_params(self, params: cst.Parameters, owner: cst.CSTNode) -> None:
         for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            self.unvisited(p.name, owner)
             self.bind(p.name.value, "param", p)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
+                self.unvisited(star.name, owner)
                 self.bind(star.name.value, "param", star)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.unvisited(node.name, node)
         self.bind(node.name.value, "class", node)
         for deco in node.decorators:
             deco.visit(self)
@@ -235,6 +244,8 @@ class _Indexer(cst.CSTVisitor):
         for_in = node.for_in
         while for_in is not None:
             for_in.iter.visit(self)
+            for name in _all_names_in(for_in.target):
+                self.unvisited(name, node)
             self.bind_target(for_in.target, "for", None)
             for cond in for_in.ifs:
                 cond.visit(self)
@@ -302,6 +313,7 @@ class _Indexer(cst.CSTVisitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
+        self.index.names.setdefault(node.value, []).append(node)
         if id(node) not in self.index.stores and id(node) not in self.skip:
             self.index.loads.setdefault(node.value, []).append(node)
 
@@ -318,6 +330,23 @@ class _Indexer(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.index.calls.append(node)
+
+
+def _all_names_in(node: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(node, cst.Name):
+        return [node]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [n for el in node.elements for n in _all_names_in(el.value)]
+    if isinstance(node, cst.StarredElement):
+        return _all_names_in(node.value)
+    found: list[cst.Name] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(_V())
+    return found
 
 
 def _visit_body(visitor, body) -> None:
@@ -356,6 +385,8 @@ class FileIndex:
         self.star_imports: list[str] = []
         self.calls: list[cst.Call] = []
         self.loads: dict[str, list[cst.Name]] = {}  # every Name read as a variable, by identifier
+        self.names: dict[str, list[cst.Name]] = {}  # every Name node of the file (reads, stores, def names, …)
+        self.owners: dict[int, cst.CSTNode] = {}  # for a Name the walk binds without visiting: the node holding it
         module.visit(_Indexer(self))
 
     # helpers used while indexing

@@ -66,8 +66,15 @@ def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
 
 
 class _ReplacePlaceholder(cst.CSTTransformer):
+    """Splices the forward pass where the template put its placeholder statement (statement blocks only)."""
+
+    _BLOCKS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally)
+
     def __init__(self, statements):
         self.statements = statements
+
+    def on_visit(self, node) -> bool:
+        return isinstance(node, self._BLOCKS) and super().on_visit(node)
 
     def leave_IndentedBlock(self, original, updated):
         body = []
@@ -204,7 +211,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS)
+                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file)
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -409,7 +416,8 @@ def _all_names(module: cst.Module) -> set[str]:
     return found
 
 
-def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str) -> cst.Module:
+def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
+                 index=None) -> cst.Module:
     alias = tf_name if imported else None
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -437,13 +445,14 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
-    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept))
+    leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index)
+    module = module.visit(leftover)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
     for name, bindings in table.bindings.items():
         for b in bindings:
             bound_by.setdefault(id(b.statement), set()).add(name)
-    uses = imports.name_uses(module, set(statements))
+    uses = imports.name_uses(module, set(statements), leftover.boring)  # only the table's names are asked about
     unused = {key for key, names_ in bound_by.items()
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
               and all(uses[n] == 0 for n in names_)}
