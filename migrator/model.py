@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from .visitors import Transformer, Visitor
+
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
@@ -98,7 +100,7 @@ class FunctionRef:
         return [x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]]
 
 
-class _Indexer(cst.CSTVisitor):
+class _Indexer(Visitor):
     """One walk: scopes, bindings (with order and enclosing block), returns, parent links and calls."""
 
     def __init__(self, index: "FileIndex"):
@@ -125,13 +127,13 @@ class _Indexer(cst.CSTVisitor):
         if self.statement_stack:
             index.statements[key] = self.statement_stack[-1]
         self.stack.append(node)
-        method = getattr(self, f"visit_{type(node).__name__}", None)
-        return method(node) is not False if method else True
+        method = self._method(self._visit_cache, "visit_", type(node))
+        return method(self, node) is not False if method else True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        method = getattr(self, f"leave_{type(original_node).__name__}", None)
+        method = self._method(self._leave_cache, "leave_", type(original_node))
         if method:
-            method(original_node)
+            method(self, original_node)
         self.stack.pop()
         if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             self.statement_stack.pop()
@@ -341,7 +343,7 @@ def _all_names_in(node: cst.CSTNode) -> list[cst.Name]:
         return _all_names_in(node.value)
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Name(self, n: cst.Name) -> None:
             found.append(n)
 
@@ -801,7 +803,7 @@ def free_names(node: cst.CSTNode) -> list[cst.Name]:
     names excluded)."""
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def __init__(self):
             self.bound: list[set[str]] = []
 
@@ -859,7 +861,7 @@ def target_names(target) -> list[cst.Name]:
 
 
 def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
-    class _R(cst.CSTTransformer):
+    class _R(Transformer):
         def leave_Name(self, original, updated):
             text = replaced.get(id(original))
             return cst.parse_expression(text) if text is not None else updated

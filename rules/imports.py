@@ -16,6 +16,8 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from tfmigrate.visitors import Transformer, Visitor
+
 from tfmigrate.diagnostics import Blocked
 
 from .tfnames import normalise
@@ -69,7 +71,7 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
     return None
 
 
-class LeftoverNames(cst.CSTTransformer):
+class LeftoverNames(Transformer):
     """Rewrites references resolved through v1 bindings; blocks those with no TF2 meaning.
 
     Only a Name bound by the import table can resolve, so with `index` (the original file's program model) a
@@ -77,7 +79,7 @@ class LeftoverNames(cst.CSTTransformer):
     local names are collected only when a reference inside it needs them."""
 
     def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
-                 kept: set[str] = frozenset(), index=None):
+                 kept: set[str] = frozenset(), index=None, quiet: dict | None = None):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
         self.kept = kept  # names bound to v1 modules TF2 still has: their uses stay as written
         self.skip: set[int] = set()  # ids of Name nodes that are attribute or keyword names, not references
@@ -86,6 +88,7 @@ class LeftoverNames(cst.CSTTransformer):
         self._locals: dict[int, frozenset[str]] = {}
         self.original: dict[int, int] | None = None
         self.interesting: set[int] = set()
+        self.quiet = quiet or {}  # new subtrees known to hold none of the table's names (id → node, kept alive)
         if index is not None:  # the original nodes whose subtree holds a name the table binds
             self.original = index.orders
             parents, owners = index.parents, index.owners
@@ -100,8 +103,11 @@ class LeftoverNames(cst.CSTTransformer):
                         key = id(parent)
 
     def boring(self, node: cst.CSTNode) -> bool:
-        """An original subtree with no name the table binds: nothing in it resolves (or counts as a use)."""
-        return self.original is not None and id(node) in self.original and id(node) not in self.interesting
+        """A subtree with no name the table binds: nothing in it resolves (or counts as a use)."""
+        key = id(node)
+        if key in self.quiet:
+            return self.quiet[key] is node
+        return self.original is not None and key in self.original and key not in self.interesting
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.boring(node):
@@ -205,7 +211,7 @@ def name_uses(module: cst.Module, skip_ids: set[int], boring=None) -> Counter:
     `boring(node)` says hold none of the names asked about are not entered."""
     counts: Counter = Counter()
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def on_visit(self, node) -> bool:
             if boring is not None and boring(node):
                 return False

@@ -66,6 +66,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tfmigrate.visitors import Transformer, Visitor
+
 from tfmigrate.diagnostics import Blocked
 
 from . import layers, losses, metrics, optimizers, partitioners, variables
@@ -368,7 +370,7 @@ class _Interpreter:
     def convert_forward(self, value: cst.BaseExpression, target: str) -> cst.BaseExpression:
         interp = self
 
-        class _Forward(cst.CSTTransformer):
+        class _Forward(Transformer):
             inline: set[int] = set()  # `Layer(...)` calls that are immediately called: `Layer(...)(inputs)`
 
             def visit_Call(self, node: cst.Call) -> None:
@@ -693,7 +695,7 @@ class _Interpreter:
     def builds_layers(self, node) -> bool:
         found = []
 
-        class _V(cst.CSTVisitor):
+        class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and call.func.value in self.class_layers):
                     found.append(call)
@@ -1410,7 +1412,7 @@ def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             n.value.visit(self)
             return False
@@ -1435,7 +1437,7 @@ def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
     if not hits:
         return node
 
-    class _Replace(cst.CSTTransformer):
+    class _Replace(Transformer):
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             return cst.parse_expression(names[original.value]) if id(original) in hits else updated
 
@@ -1446,7 +1448,7 @@ def _substitute(node: cst.CSTNode, exprs: dict[str, cst.BaseExpression]) -> cst.
     """Replace free uses of names by expressions."""
     hits = {id(n) for n in _free_name_nodes(node) if n.value in exprs}
 
-    class _Replace(cst.CSTTransformer):
+    class _Replace(Transformer):
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             return exprs[original.value] if id(original) in hits else updated
 
@@ -1462,7 +1464,7 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
 def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
     counts: dict[str, int] = {}
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             for name in _all_name_nodes(node.target):
                 counts[name.value] = counts.get(name.value, 0) + 1
@@ -1478,7 +1480,7 @@ def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
 def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Name(self, n: cst.Name) -> None:
             found.append(n)
 

@@ -8,10 +8,13 @@ All analysis happens before any edit, so a Blocked anywhere leaves the file unto
 from __future__ import annotations
 
 import dataclasses
+import re
 from functools import lru_cache
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
+
+from tfmigrate.visitors import Transformer, Visitor
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
@@ -65,13 +68,14 @@ def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
     return frozenset(names)
 
 
-class _ReplacePlaceholder(cst.CSTTransformer):
+class _ReplacePlaceholder(Transformer):
     """Splices the forward pass where the template put its placeholder statement (statement blocks only)."""
 
     _BLOCKS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally)
 
     def __init__(self, statements):
         self.statements = statements
+        self.count = 0  # placeholders replaced
 
     def on_visit(self, node) -> bool:
         return isinstance(node, self._BLOCKS) and super().on_visit(node)
@@ -82,13 +86,14 @@ class _ReplacePlaceholder(cst.CSTTransformer):
             if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
                     and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == "__tfmigrate_forward_pass__"):
                 body.extend(self.statements)
+                self.count += 1
             else:
                 body.append(stmt)
         return updated.with_changes(body=body)
 
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
-                  parameter_server: bool) -> list[cst.BaseStatement]:
+                  parameter_server: bool, quiet: dict | None = None, words=()) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -116,11 +121,20 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
-    body = list(cst.parse_module(text).visit(_ReplacePlaceholder(plan.call_body)).body)
+    splice = _ReplacePlaceholder(plan.call_body)
+    body, spliced = [], set()
+    for i, stmt in enumerate(cst.parse_module(text).body):
+        before = splice.count
+        body.append(stmt.visit(splice))
+        if splice.count > before:
+            spliced.add(i)
     body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
     # blank separator lines carry no indentation (placed in a function body they would get its indent)
     body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
                                              for line in stmt.leading_lines]) for stmt in body]
+    if quiet is not None and not any(re.search(rf"\b{re.escape(word)}\b", text) for word in words):
+        # generated text that names none of the file's TF bindings: the leftover-name pass has nothing to do there
+        quiet.update((id(stmt), stmt) for i, stmt in enumerate(body) if i not in spliced)
     return body
 
 
@@ -198,6 +212,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         _raise(errors, file, program)
 
     edits = Edits()
+    quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
@@ -205,13 +220,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
-                                                           key in parameter_server))
+                                                           key in parameter_server, quiet, table.bindings))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file])
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file)
+                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet)
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -229,7 +244,7 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list) -> 
     always was ("train", "eval", "infer"): exact, and TF2 has no tf.estimator."""
     skipped = {id(n) for n in skip}
 
-    class _Find(cst.CSTVisitor):
+    class _Find(Visitor):
         def visit_FunctionDef(self, node) -> bool:
             return id(node) not in skipped
 
@@ -358,7 +373,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see)."""
     errors = []
 
-    class _Find(cst.CSTVisitor):
+    class _Find(Visitor):
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
             if _estimator_api(path):
@@ -408,7 +423,7 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
 def _all_names(module: cst.Module) -> set[str]:
     found: set[str] = set()
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
 
@@ -417,7 +432,7 @@ def _all_names(module: cst.Module) -> set[str]:
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None) -> cst.Module:
+                 index=None, quiet: dict | None = None) -> cst.Module:
     alias = tf_name if imported else None
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -445,7 +460,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
-    leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index)
+    leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet)
     module = module.visit(leftover)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
