@@ -132,10 +132,16 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     # blank separator lines carry no indentation (placed in a function body they would get its indent)
     body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
                                              for line in stmt.leading_lines]) for stmt in body]
-    if quiet is not None and not any(re.search(rf"\b{re.escape(word)}\b", text) for word in words):
-        # generated text that names none of the file's TF bindings: the leftover-name pass has nothing to do there
-        quiet.update((id(stmt), stmt) for i, stmt in enumerate(body) if i not in spliced)
+    if quiet is not None and words:
+        # generated statements that name none of the file's TF bindings: the leftover-name pass has nothing to do
+        # there (the one holding the spliced forward pass is left to it: those are the user's statements)
+        named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words))
+        quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
+                     if i not in spliced and not named.search(_EMPTY_MODULE.code_for_node(stmt)))
     return body
+
+
+_EMPTY_MODULE = cst.Module(body=[])
 
 
 def _wrap_list(items: list[str], width: int) -> str:
