@@ -166,8 +166,8 @@ class _Interpreter:
         if len(params) == 5:
             self.config = params[4]
         self.locals = frozenset(params)
-        self.fn_names = frozenset(n.value for n in _all_name_nodes(fn))
-        self.assign_counts = _assign_counts(fn)
+        fn_names, self.assign_counts = _names_and_assign_counts(fn)
+        self.fn_names = frozenset(fn_names)
         self.forward_exprs: dict[str, cst.BaseExpression] = {}  # layer-free forward values (inlined into predictions)
         self.inlined: set[str] = set()  # forward values written out in predictions/metrics
         self.forward: set[str] = {self.features}
@@ -1461,10 +1461,15 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
+def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
+    """Every name in the function, and how often each is assigned in its body (one walk)."""
     counts: dict[str, int] = {}
+    names: set[str] = set()
 
     class _V(Visitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            names.add(n.value)
+
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             for name in _all_name_nodes(node.target):
                 counts[name.value] = counts.get(name.value, 0) + 1
@@ -1473,8 +1478,8 @@ def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
             for name in _all_name_nodes(node.target):
                 counts[name.value] = counts.get(name.value, 0) + 2  # a loop variable is never inlined
 
-    fn.body.visit(_V())
-    return counts
+    fn.visit(_V())
+    return names, counts
 
 
 def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:

@@ -228,7 +228,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, quiet, table.bindings))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
-                                      if sites[0].model_fn.file is file])
+                                      if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -245,12 +245,33 @@ _MODE_KEYS = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": 
               "estimator.ModeKeys.PREDICT": '"infer"'}
 
 
-def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list) -> None:
+def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, file=None) -> None:
     """`tf.estimator.ModeKeys.TRAIN` outside the converted model_fns (input_fns test the mode) → the string it
-    always was ("train", "eval", "infer"): exact, and TF2 has no tf.estimator."""
+    always was ("train", "eval", "infer"): exact, and TF2 has no tf.estimator.
+
+    With `file` (the module's program-model index), only subtrees holding a TRAIN/EVAL/PREDICT name are entered
+    (import statements, whose names the index does not walk, always are)."""
     skipped = {id(n) for n in skip}
+    wanted: set[int] | None = None
+    if file is not None:
+        wanted = set()
+        for attr in {path.rsplit(".", 1)[1] for path in _MODE_KEYS}:
+            for node in file.names.get(attr, ()):
+                key = id(node)
+                while key not in wanted:
+                    wanted.add(key)
+                    parent = file.parents.get(key) or file.owners.get(key)
+                    if parent is None:
+                        break
+                    key = id(parent)
 
     class _Find(Visitor):
+        def on_visit(self, node) -> bool:
+            if (wanted is not None and id(node) not in wanted and id(node) in file.orders
+                    and not isinstance(node, (cst.Import, cst.ImportFrom))):
+                return False
+            return super().on_visit(node)
+
         def visit_FunctionDef(self, node) -> bool:
             return id(node) not in skipped
 
@@ -310,7 +331,7 @@ def _model_plan(sites: list, context):
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
-    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, code_of(module), fn.node)) + list(plan.notes)
+    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, lambda: code_of(module), fn.node)) + list(plan.notes)
     target = fn_targets.pop()
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
@@ -337,15 +358,16 @@ def _union(kind_sets) -> set[str] | None:
     return out
 
 
-def _strategy_notes(plan, sites, tf1_kinds, ps: bool, source: str, fn: cst.FunctionDef) -> list:
-    """What the strategy choice means for partitioners and for an implicit async parameter-server job."""
+def _strategy_notes(plan, sites, tf1_kinds, ps: bool, source, fn: cst.FunctionDef) -> list:
+    """What the strategy choice means for partitioners and for an implicit async parameter-server job (`source()`:
+    the module's text, rendered only when asked)."""
     notes = []
     if plan.partitioner is not None and not ps:
         why = ("TF1 ignored it too under this strategy" if strategy.tf1_partitions(tf1_kinds) is False
                else "TF1 sharded only where variables lived (no numerical effect)")
         notes.append((partitioners.CODE, f"partitioner {plan.partitioner.tf1} dropped: TF2 shards variables only "
                                          f"under ParameterServerStrategy; {why}", fn))
-    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in source):
+    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in source()):
         notes.append((strategy.CODE, "an Estimator without train_distribute trained asynchronously on parameter "
                                      "servers when TF_CONFIG listed ps tasks; if this job did, rewrite with "
                                      "--strategy parameter-server", sites[0].call))
