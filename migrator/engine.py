@@ -90,8 +90,6 @@ class _Positions:
 
 
 def _token_positions(module: cst.Module):
-    from contextlib import contextmanager
-
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
 
@@ -113,18 +111,8 @@ def _token_positions(module: cst.Module):
             if id(node) not in self.ranges:
                 self.ranges[id(node)] = (start, len(self.tokens))
 
-        @contextmanager
         def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-            start = len(self.tokens)
-            try:
-                yield
-            finally:
-                end = len(self.tokens)
-                if start_node is not None:
-                    start = self.ranges[id(start_node)][0]
-                if end_node is not None:
-                    end = self.ranges[id(end_node)][1]
-                self.ranges[id(node)] = (start, end)
+            return _Record(self, node, start_node, end_node)
 
         def start(self, node):
             found = self.ranges.get(id(node))
@@ -139,6 +127,27 @@ def _token_positions(module: cst.Module):
                     line += len(segments) - 1
                     column = len(segments[-1])
             return line, column
+
+    class _Record:
+        """The syntactic range of `node` (a context manager without a generator: entered for most nodes)."""
+
+        __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+        def __init__(self, state, node, start_node, end_node):
+            self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+        def __enter__(self) -> None:
+            self.start = len(self.state.tokens)
+
+        def __exit__(self, *exc) -> bool:
+            ranges = self.state.ranges
+            start, end = self.start, len(self.state.tokens)
+            if self.start_node is not None:
+                start = ranges[id(self.start_node)][0]
+            if self.end_node is not None:
+                end = ranges[id(self.end_node)][1]
+            ranges[id(self.node)] = (start, end)
+            return False
 
     state = _State(module)
     module._codegen(state)
@@ -242,7 +251,9 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
     position = _Positions(module)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
-    out_text = new.code
+    from .visitors import render
+
+    out_text = render(new)
     for old, replacement in context.text_replacements:
         out_text = out_text.replace(old, replacement)
     if out_text == text:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import Transformer, Visitor
+from .visitors import Transformer, Visitor, render
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -29,7 +29,7 @@ _MAX_DEPTH = 24
 
 
 def code(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
+    return render(_EMPTY, node)
 
 
 @dataclass(eq=False)

@@ -54,3 +54,40 @@ class Transformer(_Dispatch, cst.CSTTransformer):
     def on_leave(self, original_node, updated_node):
         fn = self._method(self._leave_cache, "leave_", type(original_node))
         return updated_node if fn is None else fn(self, original_node, updated_node)
+
+
+class _NoPosition:
+    """`record_syntactic_position` for plain rendering: LibCST's is a generator-based context manager, entered
+    for most nodes; this one does nothing, for the price of two method calls."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NO_POSITION = _NoPosition()
+
+
+def _fast_state():
+    from libcst._nodes.internal import CodegenState
+
+    class _FastState(CodegenState):
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+            return _NO_POSITION
+
+    return _FastState
+
+
+_STATE: list = []
+
+
+def render(module: cst.Module, node: cst.CSTNode | None = None) -> str:
+    """`module.code` / `module.code_for_node(node)`, the same text (LibCST's own codegen, without its per-node
+    position bookkeeping)."""
+    if not _STATE:
+        _STATE.append(_fast_state())
+    state = _STATE[0](default_indent=module.default_indent, default_newline=module.default_newline)
+    (module if node is None else node)._codegen(state)
+    return "".join(state.tokens)

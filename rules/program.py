@@ -14,7 +14,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from tfmigrate.visitors import Transformer, Visitor
+from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
@@ -137,7 +137,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         # there (the one holding the spliced forward pass is left to it: those are the user's statements)
         named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words))
         quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
-                     if i not in spliced and not named.search(_EMPTY_MODULE.code_for_node(stmt)))
+                     if i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
     return body
 
 
@@ -341,7 +341,7 @@ def _model_plan(sites: list, context):
 
 
 def code_of(module: cst.Module) -> str:
-    return module.code
+    return render(module)
 
 
 _KERAS = "import keras\n"
