@@ -24,6 +24,7 @@ from .visitors import Transformer, Visitor, render
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
+_IS_STATEMENT: dict[type, bool] = {}  # node type → is a statement (an ABC check, done once per type)
 _FOREVER = 1 << 60
 _MAX_DEPTH = 24
 
@@ -112,36 +113,52 @@ class _Indexer(Visitor):
         self.statement_stack: list[cst.CSTNode] = []
         self.stack: list[cst.CSTNode] = []
         self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
+        self._blocks_tuple: tuple[int, ...] | None = ()  # tuple(self.blocks), rebuilt after blocks change
+
+    @property
+    def block_path(self) -> tuple[int, ...]:
+        if self._blocks_tuple is None:
+            self._blocks_tuple = tuple(self.blocks)
+        return self._blocks_tuple
+
+    def set_blocks(self, blocks: list[int]) -> None:
+        self.blocks, self._blocks_tuple = blocks, None
 
     # -- generic bookkeeping ------------------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
         index = self.index
         self.order += 1
         key = id(node)
-        index.parents[key] = self.stack[-1] if self.stack else None
+        stack = self.stack
+        index.parents[key] = stack[-1] if stack else None
         index.orders[key] = self.order
         index.scopes[key] = self.scope
-        index.blocks[key] = tuple(self.blocks)
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        index.blocks[key] = self.block_path
+        kind = type(node)
+        statement = _IS_STATEMENT.get(kind)
+        if statement is None:
+            statement = _IS_STATEMENT[kind] = issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        if statement:
             self.statement_stack.append(node)
         if self.statement_stack:
             index.statements[key] = self.statement_stack[-1]
-        self.stack.append(node)
-        method = self._method(self._visit_cache, "visit_", type(node))
+        stack.append(node)
+        method = self._method(self._visit_cache, "visit_", kind)
         return method(self, node) is not False if method else True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        method = self._method(self._leave_cache, "leave_", type(original_node))
+        kind = type(original_node)
+        method = self._method(self._leave_cache, "leave_", kind)
         if method:
             method(self, original_node)
         self.stack.pop()
-        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if _IS_STATEMENT[kind]:
             self.statement_stack.pop()
 
     def bind(self, name: str, kind: str, node, value=None, unpack=(), target: str = "", scope=None) -> None:
         scope = scope or self.scope
         statement = self.statement_stack[-1] if self.statement_stack else node
-        b = Binding(name, kind, node, statement, scope, self.order, tuple(self.blocks), value, unpack, target)
+        b = Binding(name, kind, node, statement, scope, self.order, self.block_path, value, unpack, target)
         scope.bindings.setdefault(name, []).append(b)
         self.index.stores.add(id(node))
 
@@ -162,22 +179,22 @@ class _Indexer(Visitor):
             cls = self.index.method_class(self.scope)
             if cls is not None and target.value.value == self.index.self_name(self.scope):
                 statement = self.statement_stack[-1]
-                b = Binding(target.attr.value, kind, target, statement, self.scope, self.order, tuple(self.blocks),
+                b = Binding(target.attr.value, kind, target, statement, self.scope, self.order, self.block_path,
                             value, unpack)
                 self.index.attributes.setdefault((id(cls.node), target.attr.value), []).append(b)
 
     # -- blocks (for "does this binding always reach that point") -----------------------------------------------
     def visit_IndentedBlock(self, node) -> None:
-        self.blocks.append(id(node))
+        self.set_blocks([*self.blocks, id(node)])
 
     def leave_IndentedBlock(self, node) -> None:
-        self.blocks.pop()
+        self.set_blocks(self.blocks[:-1])
 
     def visit_SimpleStatementSuite(self, node) -> None:
-        self.blocks.append(id(node))
+        self.set_blocks([*self.blocks, id(node)])
 
     def leave_SimpleStatementSuite(self, node) -> None:
-        self.blocks.pop()
+        self.set_blocks(self.blocks[:-1])
 
     # -- scopes ---------------------------------------------------------------------------------------------------
     def unvisited(self, name: cst.Name, owner: cst.CSTNode) -> None:
@@ -196,10 +213,10 @@ class _Indexer(Visitor):
         outer_blocks = self.blocks
         self.scope = Scope("function", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
-        self.blocks = []
+        self.set_blocks([])
         self._bind_params(node.params, node)
         _visit_body(self, node.body)
-        self.blocks = outer_blocks
+        self.set_blocks(outer_blocks)
         self.scope = self.scope.parent
         return False
 
@@ -208,10 +225,10 @@ class _Indexer(Visitor):
         outer_blocks = self.blocks
         self.scope = Scope("lambda", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
-        self.blocks = []
+        self.set_blocks([])
         self._bind_params(node.params, node)
         node.body.visit(self)
-        self.blocks = outer_blocks
+        self.set_blocks(outer_blocks)
         self.scope = self.scope.parent
         return False
 
@@ -234,9 +251,9 @@ class _Indexer(Visitor):
         outer_blocks = self.blocks
         self.scope = Scope("class", node, self.scope, self.index)
         self.index.class_scopes[id(node)] = self.scope
-        self.blocks = []
+        self.set_blocks([])
         _visit_body(self, node.body)
-        self.blocks = outer_blocks
+        self.set_blocks(outer_blocks)
         self.scope = self.scope.parent
         return False
 

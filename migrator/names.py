@@ -124,6 +124,10 @@ def bound_names(fn: cst.FunctionDef) -> frozenset[str]:
             names.add(star.name.value)
 
     class _Collect(Visitor):
+        def on_visit(self, node) -> bool:
+            # assignment targets and defs are statements: no expression holds one
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             for n in _target_names(node.target):
                 names.add(n)
