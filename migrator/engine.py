@@ -7,6 +7,7 @@ come from `tfmigrate.rules.PREFILTER`. LibCST and the program model are imported
 """
 from __future__ import annotations
 
+import ast
 import codecs
 import os
 import re
@@ -225,15 +226,69 @@ def prefilter_skips(data: bytes, path: str, words: Iterable[bytes]) -> bool:
     return True
 
 
+def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
+    """Second stage, for a file migrated alone whose bytes have a word: True when none of the words is in any
+    identifier (names, attributes, imported modules and names, def/class/parameter/keyword names) — the words are
+    only in strings and comments, where no rule looks — and no relative import resolves through a path with one.
+    One C parse (`ast`, ~10× LibCST's); a file that does not parse is left to the full pipeline to report."""
+    words = tuple(word.decode() for word in words)
+    if path != "<stdin>" and _RELATIVE_IMPORT.search(data):
+        try:
+            where = os.path.realpath(path)
+        except (OSError, ValueError):
+            return False
+        if any(word in where for word in words):
+            return False
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            names = (node.id,)
+        elif kind is ast.Attribute:
+            names = (node.attr,)
+        elif kind is ast.alias:
+            names = (node.name, node.asname or "")
+        elif kind is ast.ImportFrom:
+            names = (node.module or "",)
+        elif kind in _DEF_NODES:
+            names = (node.name,)
+        elif kind is ast.arg:
+            names = (node.arg,)
+        elif kind is ast.keyword:
+            names = (node.arg or "",)
+        elif kind in (ast.Global, ast.Nonlocal):
+            names = tuple(node.names)
+        elif kind.__name__.startswith("Match"):  # MatchAs/MatchStar name, MatchMapping rest, MatchClass kwd_attrs
+            names = (getattr(node, "name", None) or "", getattr(node, "rest", None) or "",
+                     *getattr(node, "kwd_attrs", ()))
+        else:
+            continue
+        if any(word in name for name in names for word in words):
+            return False
+    return True
+
+
+def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:
+    [(path, data)] = unit.items()
+    return data, path
+
+
+_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def migrate_source(data: bytes, path: str, options: Options, parsed=None, program: Program | None = None,
                    index: FileIndex | None = None, prefilter: bool = True) -> FileResult:
     """Migrate one file's bytes. Never raises for bad input: failures come back as status "failed".
 
-    With `prefilter`, a file in which none of the rules' trigger words appears comes back "skipped", unparsed."""
+    With `prefilter`, a file in which none of the rules' trigger words appears comes back "skipped", unparsed; so
+    does one (migrated alone) whose words are only in strings and comments (`identifiers_skip`)."""
     from tfmigrate.rules import MIGRATIONS, PREFILTER  # rules register themselves; engine stays TF-agnostic
 
     if parsed is None:
-        if prefilter and prefilter_skips(data, path, PREFILTER):
+        if prefilter and (prefilter_skips(data, path, PREFILTER) or identifiers_skip(data, path, PREFILTER)):
             return FileResult(path, "skipped", data, data)
         parsed = parse_source(data, path)
         if isinstance(parsed, FileResult):
@@ -321,6 +376,12 @@ def migrate_paths(
         hit = cache.get(key, unit) if key is not None else None
         if hit is not None:
             collect(hit)
+        elif prefilter and len(unit) == 1 and identifiers_skip(*_alone(unit), PREFILTER):
+            data, path = _alone(unit)  # a unit of one: the second stage cannot change how files are grouped
+            skipped = [FileResult(path, "skipped", data, data)]
+            if key is not None:
+                cache.put(key, skipped)
+            collect(skipped)
         else:
             work.append((unit, options))
             keys.append(key)
@@ -335,6 +396,9 @@ def migrate_paths(
         for key, item in zip(keys, work):
             done(key, _migrate_unit(item))
     else:
+        from tfmigrate import rules
+
+        rules.prepare()  # imported once here; forked workers inherit it
         jobs = min(jobs, len(work))
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             chunksize = max(1, min(8, len(work) // (jobs * 4)))

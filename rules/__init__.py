@@ -105,6 +105,14 @@ def _migrate(module, context):
 MIGRATIONS = (_migrate,)
 
 
+def prepare() -> None:
+    """Import what MIGRATIONS run (LibCST, the rule modules, the templates' jinja2): the engine calls it before it
+    forks workers, so they inherit the imports instead of each paying for them."""
+    from .program import _templates
+
+    _templates()
+
+
 def explain(program, options) -> list[dict]:
     """The migration plan of a program as plain data (`tfmigrate rewrite --explain`)."""
     from tfmigrate.engine import position_in
