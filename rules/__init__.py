@@ -14,6 +14,8 @@ a relative import, from the file's package path (the engine scans that path too 
 (1) and (2) need a path part `estimator` / `...Estimator` / `...EstimatorSpec` (`tensorflow_estimator` normalises
 to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate. A
 model_fn file without the word is never in an Estimator file's unit (PROJECT_WORDS), so it is migrated alone.
+For the same reason a file migrated alone whose words occur only in strings and comments (no identifier holds
+one: `tfmigrate.engine.identifiers_skip`, one `ast` parse) is skipped too.
 """
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ E`, star imports, `tf = tf.compat.v1`, the trigger words only in strings and com
 removed), for inputs that parse:
   P1  prefilter skips  ⇒  the full pipeline (prefilter off) says unchanged, output == input, no finding;
   P2  the results with and without the prefilter are identical (status, with "skipped" read as "unchanged";
-      output bytes; every diagnostic).
+      output bytes; every diagnostic) — both stages: the byte scan, and for a file migrated alone the identifier
+      check (words only in strings/comments).
 Multi-file programs run through migrate_paths (units as a user's run forms them), single files through
 migrate_source.
 """
@@ -21,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from tfmigrate.engine import FileResult, Options, migrate_paths, migrate_source, prefilter_skips
+from tfmigrate.engine import FileResult, Options, identifiers_skip, migrate_paths, migrate_source, prefilter_skips
 from tfmigrate.rules import PREFILTER, PROJECT_WORDS, RULES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,6 +200,16 @@ def test_fixture_sources_without_trigger_words(name):
     check_file(data, name)
 
 
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_fixture_sources_with_words_only_in_strings(name):
+    """Second stage: the words left only in a comment and a string → skipped after an `ast` parse, and the full
+    pipeline agrees (unchanged, no finding)."""
+    data = words_only_in_strings(SOURCES[name])
+    assert not prefilter_skips(data, name, PREFILTER) and identifiers_skip(data, name, PREFILTER)
+    assert migrate_source(data, name, Options()).status == "skipped"
+    check_file(data, name)
+
+
 @pytest.mark.parametrize("name", sorted(FLAGGED))
 def test_flagged_constructs_keep_their_word(name):
     """The constructs reported without a converted Estimator are reported, and pass the prefilter."""
@@ -251,6 +262,9 @@ def test_relative_import_inside_an_estimator_package_is_not_skipped(tmp_path):
     full = migrate_source(data, str(f), Options(), prefilter=False)
     assert full.status == "blocked"  # what a skip would have hidden
     check_file(data, str(f))
+    commented = data + b"# see Estimator\n"  # the second stage checks the path too
+    assert not identifiers_skip(commented, str(f), PREFILTER)
+    check_file(commented, str(f))
     plain = tmp_path / "plain" / "helpers.py"
     plain.parent.mkdir()
     assert prefilter_skips(data, str(plain), PREFILTER)
