@@ -188,7 +188,24 @@ def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileRe
 
 # A relative import resolves against the package path: its words count as the file's words (conservatively, the
 # whole resolved path). Matched anywhere, strings and comments included, which only makes the scan stricter.
-_RELATIVE_IMPORT = re.compile(rb"\bfrom[\s\\]*\.")
+_RELATIVE_IMPORT = re.compile(rb"\bfrom[\s\\]*\.")  # what _has_relative_import finds (a regex scan is slower)
+_SPACE = frozenset(b" \t\n\r\f\v\\")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _has_relative_import(data: bytes) -> bool:
+    """`from` (at a word start) followed by spaces/backslashes and a dot, anywhere: _RELATIVE_IMPORT, found with
+    bytes.find (each `from` of a file checked) instead of a regex over every byte."""
+    i, n = data.find(b"from"), len(data)
+    while i >= 0:
+        if i == 0 or data[i - 1] not in _WORD:
+            j = i + 4
+            while j < n and data[j] in _SPACE:
+                j += 1
+            if j < n and data[j] == 0x2E:
+                return True
+        i = data.find(b"from", i + 4)
+    return False
 # Encodings in which every ASCII character of the decoded text comes from its own byte (so a word absent from
 # the bytes is absent from the text); a coding cookie naming any other (utf-7, utf-16, EBCDIC, unicode_escape…)
 # means the file is decoded and parsed like any other.
@@ -204,7 +221,7 @@ def prefilter_skips(data: bytes, path: str, words: Iterable[bytes]) -> bool:
     words = tuple(words)
     if any(word in data for word in words):
         return False
-    if path != "<stdin>" and _RELATIVE_IMPORT.search(data):
+    if path != "<stdin>" and _has_relative_import(data):
         try:
             where = os.fsencode(os.path.realpath(path))
         except (OSError, ValueError):
@@ -232,7 +249,7 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
     only in strings and comments, where no rule looks — and no relative import resolves through a path with one.
     One C parse (`ast`, ~10× LibCST's); a file that does not parse is left to the full pipeline to report."""
     words = tuple(word.decode() for word in words)
-    if path != "<stdin>" and _RELATIVE_IMPORT.search(data):
+    if path != "<stdin>" and _has_relative_import(data):
         try:
             where = os.path.realpath(path)
         except (OSError, ValueError):
