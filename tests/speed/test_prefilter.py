@@ -281,3 +281,12 @@ def test_coding_cookie_that_hides_words_from_the_bytes_is_not_skipped():
     latin = "# -*- coding: latin-1 -*-\nimport tensorflow as tf\nx = 'é'\n".encode("latin-1")
     assert prefilter_skips(latin, "prog.py", PREFILTER)
     check_file(latin)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.binary(max_size=40) | st.lists(st.sampled_from([b"from", b" ", b".", b"\\", b"\n", b"x", b"_", b"\xff",
+                                                         b"\t", b"import"]), max_size=12).map(b"".join))
+def test_relative_import_scan_matches_its_regex(data):
+    from tfmigrate.engine import _RELATIVE_IMPORT, _has_relative_import
+
+    assert _has_relative_import(data) == bool(_RELATIVE_IMPORT.search(data))
