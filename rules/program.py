@@ -395,13 +395,59 @@ def _estimator_api(path: str | None) -> bool:
                                                                   for p in parts)
 
 
+def _leftover_relevant(file, program) -> set[int]:
+    """ids of the file's original nodes whose subtree holds a name `_refuse_leftover_estimator` can react to.
+
+    A reported path's parts are the node's own names plus what its root name is bound to (an import target, made
+    absolute for relative imports, or an alias followed to its root): so a name with `stimator` in it, one of
+    `_ESTIMATOR_WORDS` (TFM604), or a name bound (in any scope) to a target with `stimator` in it or to an alias
+    of such a name. Every other subtree is skipped without a lookup."""
+    words = {w for w in _ESTIMATOR_WORDS}
+    bindings = [b for scope in {*file.scopes.values(), file.top} for bs in scope.bindings.values() for b in bs]
+    roots: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for b in bindings:
+            if b.name in roots:
+                continue
+            if b.kind in ("import", "from"):
+                hit = "stimator" in program.absolute(b.target, file) if program is not None else "stimator" in b.target
+            elif b.kind == "assign" and b.value is not None:
+                full = get_full_name_for_node(b.value) if isinstance(b.value, (cst.Name, cst.Attribute)) else None
+                hit = bool(full) and any("stimator" in part or part in roots for part in full.split("."))
+            else:
+                hit = False
+            if hit:
+                roots.add(b.name)
+                changed = True
+    relevant: set[int] = set()
+    for value, nodes in file.names.items():
+        if "stimator" in value or value in words or value in roots:
+            for node in nodes:
+                key = id(node)
+                while key not in relevant:
+                    relevant.add(key)
+                    parent = file.parents.get(key) or file.owners.get(key)
+                    if parent is None:
+                        break
+                    key = id(parent)
+    return relevant
+
+
 def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
     under tf.estimator (or contrib/keras estimators), or an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see)."""
     errors = []
+    relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
+        def on_visit(self, node) -> bool:
+            if relevant is not None and id(node) in file.orders and id(node) not in relevant:
+                return False  # no name in this subtree can spell or reach an Estimator API
+            return super().on_visit(node)
+
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
             if _estimator_api(path):

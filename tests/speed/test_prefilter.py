@@ -48,6 +48,9 @@ FLAGGED = {
     "keras_to_estimator": "import tensorflow as tf\n\nest = tf.keras.estimator.model_to_estimator(model)\n",
     "tf_estimator_pkg": "import tensorflow_estimator as tfe\n\ncfg = tfe.estimator.RunConfig()\n",
     "star": "from tensorflow.compat.v1 import *\n\nest = estimator.Estimator(model_fn=f)\n",
+    # names that reach tf.estimator only through their bindings (the leftover check follows them)
+    "alias_chain": "import tensorflow as tf\nfrom tensorflow import estimator as E\nF = E\n\nkeys = F.ModeKeys\n",
+    "local_alias": "import tensorflow as tf\n\n\ndef f():\n    import tensorflow.estimator as G\n    H = G\n    return H.ModeKeys\n",
 }
 
 
