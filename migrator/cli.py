@@ -93,6 +93,11 @@ def rewrite(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     explain: bool = typer.Option(False, "--explain", help="Print the migration plan (JSON: each Estimator, its "
                                  "model_fn, config, strategy, target, uses, removed statements, blockers); write nothing."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the result cache."),
+    cache_dir: str = typer.Option(None, "--cache-dir", help="Result cache directory (default: $TFMIGRATE_CACHE_DIR, "
+                                  "else rewrite-cache under $TFMIGRATE_HOME or the user cache dir, ~/.cache/tfmigrate)."),
+    no_prefilter: bool = typer.Option(False, "--no-prefilter", hidden=True,
+                                      help="Parse every file, even one no rule's trigger word appears in (a check)."),
 ) -> None:
     """Rewrite Estimator programs into TF2 programs.
 
@@ -116,7 +121,8 @@ def rewrite(
             resolve(paths, config, isolated), target=target, strategy=strategy, select=split_codes(select),
             ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
             report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
-            jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics)
+            jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics,
+            cache=not no_cache, cache_dir=cache_dir, prefilter=not no_prefilter)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)

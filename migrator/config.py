@@ -68,6 +68,8 @@ SCHEMA: dict[str, Key] = {
     "exclude": Key("list[str]", "names or globs never searched (replaces the defaults: .git, .venv, build, ...)"),
     "extend-exclude": Key("list[str]", "names or globs never searched, added to `exclude`"),
     "force-exclude": Key("bool", "apply the excludes to files named on the command line too (pre-commit)"),
+    "cache-dir": Key("str", "the rewrite result cache directory (default: $TFMIGRATE_CACHE_DIR, else under the user "
+                            "cache dir)"),
     "select": Key("list[str]", "rule codes or prefixes whose findings are reported (default: ALL)"),
     "ignore": Key("list[str]", "rule codes or prefixes whose findings are not reported"),
     "per-file-ignores": Key("table[list[str]]", "glob → codes not reported in the files it matches"),

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .visitors import Transformer
+
 
 @dataclass
 class Edits:
@@ -72,7 +74,7 @@ def _parse_statements(text: str) -> list[cst.BaseStatement]:
     return list(cst.parse_module(text if text.endswith("\n") else text + "\n").body)
 
 
-class _Apply(cst.CSTTransformer):
+class _Apply(Transformer):
     def __init__(self, edits: Edits, keep: set[int]):
         self.edits, self.keep = edits, keep
         self.originals: dict[int, int] = {}  # id(updated statement) → id(original statement)

@@ -1,24 +1,32 @@
 """Per-file pipeline: prefilter → parse once → run the registered migrations in one pass → render → check.
 
 The engine knows no TensorFlow API: migrations come from `tfmigrate.rules.MIGRATIONS`, each a callable
-`(module, context) -> module` that raises `Blocked` when the file cannot be migrated safely.
+`(module, context) -> module` that raises `Blocked` when the file cannot be migrated safely; the prefilter's words
+come from `tfmigrate.rules.PREFILTER`. LibCST and the program model are imported only when a file needs a parse
+(a run whose files are all skipped or cached never loads them).
 """
 from __future__ import annotations
 
 import ast
+import codecs
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from .diagnostics import Blocked, Diagnostic, FileResult
-from .files import decode, encode
-from .model import FileIndex, Program, module_name_for
+from .files import decode, encode, module_name_for
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from .cache import ResultCache
+    from .model import FileIndex, Program
+
+# fewer files than this to parse: no worker pool (each worker costs an interpreter and a LibCST import)
+POOL_MIN_FILES = 8
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class Context:
 
     def index(self) -> FileIndex:
         """This file's program-model index (one walk, only for files a rule asks about)."""
+        from .model import FileIndex, Program
+
         if self.file is None:
             name, is_package = module_name_for(Path(self.path)) if self.path != "<stdin>" else ("", False)
             self.file = FileIndex(self.module, self.path, name or None, is_package)
@@ -63,17 +73,86 @@ class Context:
 
 
 class _Positions:
-    """line:col of nodes of the original tree, computed once per file and only when something is reported."""
+    """line:col of nodes of the original tree, computed once per file and only when something is reported.
+
+    The same numbers as LibCST's PositionProvider (start of the node's syntactic range), from one plain codegen
+    pass that records token indices (no per-token line arithmetic, no position objects): line and column are
+    counted only for the nodes asked about."""
 
     def __init__(self, module: cst.Module):
-        self.module, self._positions = module, None
+        self.module, self._state = module, None
 
     def __call__(self, node: cst.CSTNode | None) -> tuple[int, int]:
         if node is None:
             return 1, 0
-        if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return _position(self.module, self._positions.get(node), node)
+        if self._state is None:
+            self._state = _token_positions(self.module)
+        return _position(self.module, self._state.start(node), node)
+
+
+def _token_positions(module: cst.Module):
+    from libcst._nodes.internal import CodegenState
+    from libcst.metadata.position_provider import NEWLINE_RE
+
+    class _State(CodegenState):
+        """Records, per node, the token index where its range starts and ends (PositionProvider's rules: a
+        syntactic range when the node records one, else the whitespace-inclusive one, never overwritten)."""
+
+        def __init__(self, module: cst.Module):
+            super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+            self.ranges: dict[int, tuple[int, int]] = {}
+            self._stack: list[int] = []
+            self._lines: list[tuple[int, int]] | None = None
+
+        def before_codegen(self, node) -> None:
+            self._stack.append(len(self.tokens))
+
+        def after_codegen(self, node) -> None:
+            start = self._stack.pop()
+            if id(node) not in self.ranges:
+                self.ranges[id(node)] = (start, len(self.tokens))
+
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+            return _Record(self, node, start_node, end_node)
+
+        def start(self, node):
+            found = self.ranges.get(id(node))
+            if found is None:
+                return None
+            line, column = 1, 0
+            for token in self.tokens[:found[0]]:  # PositionProvider's arithmetic, token by token
+                segments = NEWLINE_RE.split(token)
+                if len(segments) == 1:
+                    column += len(token)
+                else:
+                    line += len(segments) - 1
+                    column = len(segments[-1])
+            return line, column
+
+    class _Record:
+        """The syntactic range of `node` (a context manager without a generator: entered for most nodes)."""
+
+        __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+        def __init__(self, state, node, start_node, end_node):
+            self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+        def __enter__(self) -> None:
+            self.start = len(self.state.tokens)
+
+        def __exit__(self, *exc) -> bool:
+            ranges = self.state.ranges
+            start, end = self.start, len(self.state.tokens)
+            if self.start_node is not None:
+                start = ranges[id(self.start_node)][0]
+            if self.end_node is not None:
+                end = ranges[id(self.end_node)][1]
+            ranges[id(self.node)] = (start, end)
+            return False
+
+    state = _State(module)
+    module._codegen(state)
+    return state
 
 
 def position_in(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]:
@@ -81,9 +160,9 @@ def position_in(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]
     return _Positions(module)(node)
 
 
-def _position(module: cst.Module, pos, node: cst.CSTNode) -> tuple[int, int]:
+def _position(module: cst.Module, pos: tuple[int, int] | None, node: cst.CSTNode) -> tuple[int, int]:
     if pos:
-        return pos.start.line, pos.start.column
+        return pos
     # a node from a rewritten tree has no position in the original: find its text there instead
     text, snippet = module.code, module.code_for_node(node).strip()
     index = text.find(snippet) if snippet else -1
@@ -94,6 +173,8 @@ def _position(module: cst.Module, pos, node: cst.CSTNode) -> tuple[int, int]:
 
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
     """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse."""
+    import libcst as cst
+
     try:
         text, encoding = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
@@ -123,13 +204,126 @@ def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> t
     return exc.raw_line, exc.raw_column, f"LibCST cannot parse this (Python accepts it): {message}"
 
 
+# A relative import resolves against the package path: its words count as the file's words (conservatively, the
+# whole resolved path). Matched anywhere, strings and comments included, which only makes the scan stricter.
+_RELATIVE_IMPORT = re.compile(rb"\bfrom[\s\\]*\.")  # what _has_relative_import finds (a regex scan is slower)
+_SPACE = frozenset(b" \t\n\r\f\v\\")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _has_relative_import(data: bytes) -> bool:
+    """`from` (at a word start) followed by spaces/backslashes and a dot, anywhere: _RELATIVE_IMPORT, found with
+    bytes.find (each `from` of a file checked) instead of a regex over every byte."""
+    i, n = data.find(b"from"), len(data)
+    while i >= 0:
+        if i == 0 or data[i - 1] not in _WORD:
+            j = i + 4
+            while j < n and data[j] in _SPACE:
+                j += 1
+            if j < n and data[j] == 0x2E:
+                return True
+        i = data.find(b"from", i + 4)
+    return False
+# Encodings in which every ASCII character of the decoded text comes from its own byte (so a word absent from
+# the bytes is absent from the text); a coding cookie naming any other (utf-7, utf-16, EBCDIC, unicode_escape…)
+# means the file is decoded and parsed like any other.
+_ASCII_TRANSPARENT = {"utf-8", "utf-8-sig", "ascii", "koi8-r", "koi8-u", "gbk", "gb2312", "gb18030", "big5",
+                      "big5hkscs", "shift_jis", "cp932", "euc_jp", "euc_kr", "cp949", "cp950",
+                      *(f"iso8859-{n}" for n in range(1, 17)), *(f"cp125{n}" for n in range(9))}
+
+
+def prefilter_skips(data: bytes, path: str, words: Iterable[bytes]) -> bool:
+    """True when no rule can change or flag the file: none of the rules' words is in its bytes (nor, when it has a
+    relative import, in its resolved path), and its bytes spell ASCII words as its text does. One byte scan in
+    the common case; no decode, no parse."""
+    words = tuple(words)
+    if any(word in data for word in words):
+        return False
+    if path != "<stdin>" and _has_relative_import(data):
+        try:
+            where = os.fsencode(os.path.realpath(path))
+        except (OSError, ValueError):
+            return False
+        if any(word in where for word in words):
+            return False
+    head = data.split(b"\n", 2)
+    if b"coding" in head[0] or (len(head) > 1 and b"coding" in head[1]):
+        import io
+        import tokenize
+
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            name = codecs.lookup(encoding).name
+        except (SyntaxError, LookupError):
+            return False  # does not decode: reported as a failure, like any file the rules would read
+        if name not in _ASCII_TRANSPARENT:
+            return False
+    return True
+
+
+def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
+    """Second stage, for a file migrated alone whose bytes have a word: True when none of the words is in any
+    identifier (names, attributes, imported modules and names, def/class/parameter/keyword names) — the words are
+    only in strings and comments, where no rule looks — and no relative import resolves through a path with one.
+    One C parse (`ast`, ~10× LibCST's); a file that does not parse is left to the full pipeline to report."""
+    words = tuple(word.decode() for word in words)
+    if path != "<stdin>" and _has_relative_import(data):
+        try:
+            where = os.path.realpath(path)
+        except (OSError, ValueError):
+            return False
+        if any(word in where for word in words):
+            return False
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            names = (node.id,)
+        elif kind is ast.Attribute:
+            names = (node.attr,)
+        elif kind is ast.alias:
+            names = (node.name, node.asname or "")
+        elif kind is ast.ImportFrom:
+            names = (node.module or "",)
+        elif kind in _DEF_NODES:
+            names = (node.name,)
+        elif kind is ast.arg:
+            names = (node.arg,)
+        elif kind is ast.keyword:
+            names = (node.arg or "",)
+        elif kind in (ast.Global, ast.Nonlocal):
+            names = tuple(node.names)
+        elif kind.__name__.startswith("Match"):  # MatchAs/MatchStar name, MatchMapping rest, MatchClass kwd_attrs
+            names = (getattr(node, "name", None) or "", getattr(node, "rest", None) or "",
+                     *getattr(node, "kwd_attrs", ()))
+        else:
+            continue
+        if any(word in name for name in names for word in words):
+            return False
+    return True
+
+
+def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:
+    [(path, data)] = unit.items()
+    return data, path
+
+
+_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def migrate_source(data: bytes, path: str, options: Options, parsed=None, program: Program | None = None,
-                   index: FileIndex | None = None) -> FileResult:
-    """Migrate one file's bytes. Never raises for bad input: failures come back as status "failed"."""
+                   index: FileIndex | None = None, prefilter: bool = True) -> FileResult:
+    """Migrate one file's bytes. Never raises for bad input: failures come back as status "failed".
+
+    With `prefilter`, a file in which none of the rules' trigger words appears comes back "skipped", unparsed; so
+    does one (migrated alone) whose words are only in strings and comments (`identifiers_skip`)."""
     from tfmigrate.rules import MIGRATIONS, PREFILTER  # rules register themselves; engine stays TF-agnostic
 
     if parsed is None:
-        if not any(word in data for word in PREFILTER):
+        if prefilter and (prefilter_skips(data, path, PREFILTER) or identifiers_skip(data, path, PREFILTER)):
             return FileResult(path, "skipped", data, data)
         parsed = parse_source(data, path)
         if isinstance(parsed, FileResult):
@@ -147,7 +341,9 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
     position = _Positions(module)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
-    out_text = new.code
+    from .visitors import render
+
+    out_text = render(new)
     for old, replacement in context.text_replacements:
         out_text = out_text.replace(old, replacement)
     if out_text == text:
@@ -170,45 +366,20 @@ def _diagnostic(blocked: Blocked, module: cst.Module, path: str, context: Contex
     return Diagnostic(blocked.code, blocked.message, line, col, severity, path)
 
 
-def _migrate_path(args: tuple[str, Options]) -> FileResult:
-    path, options = args
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}")
-    try:
-        return migrate_source(data, path, options)
-    except Exception as exc:  # a rule defect must not lose other files' results
-        return FileResult(path, "failed", data, data, error=f"internal error: {type(exc).__name__}: {exc}")
-
-
 def migrate_paths(
-    paths: Iterable[Path], options: Options, jobs: int | None = None, on_result: Callable[[FileResult], None] | None = None
+    paths: Iterable[Path], options: Options, jobs: int | None = None, on_result: Callable[[FileResult], None] | None = None,
+    cache: ResultCache | None = None, prefilter: bool = True,
 ) -> list[FileResult]:
-    """Migrate many files, in worker processes when there are enough of them to pay for start-up.
+    """Migrate many files: skip what the prefilter rules out, read the others' results from `cache` when it has
+    them, migrate the rest (in worker processes when there are enough files to parse to pay for start-up).
 
     Files that may depend on each other (their text has one of the rules' PROJECT_WORDS: a model_fn in one file,
     the Estimator that uses it in another) and share a source root (the directory above their package, or their
     directory: a script imports its sibling modules) are one unit: parsed and indexed together as one program and
-    migrated all or none. Every other file is a unit of its own."""
-    from tfmigrate.rules import PROJECT_WORDS
+    migrated all or none. Every other file is a unit of its own. The cache keys each unit by all its files."""
+    from tfmigrate.rules import PREFILTER, PROJECT_WORDS
 
     items = [str(p) for p in paths]
-    candidates: dict[str, bytes] = {}
-    for path in items:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        if any(word in data for word in PROJECT_WORDS):
-            candidates[path] = data
-    grouped = _link_by_imports(candidates)
-    units: dict[str, list[str]] = {}
-    for path in items:
-        units.setdefault(grouped.get(path, path), []).append(path)
-    work = [(unit, options) for unit in units.values()]
-    jobs = jobs or os.cpu_count() or 1
     results: dict[str, FileResult] = {}
 
     def collect(batch: list[FileResult]) -> None:
@@ -217,13 +388,59 @@ def migrate_paths(
             if on_result:
                 on_result(result)
 
-    if jobs == 1 or len(items) < 8 or len(work) < 2:
-        for item in work:
-            collect(_migrate_unit(item))
+    datas: dict[str, bytes] = {}
+    for path in items:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            collect([FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}")])
+            continue
+        if prefilter and prefilter_skips(data, path, PREFILTER):
+            collect([FileResult(path, "skipped", data, data)])
+        else:
+            datas[path] = data
+    grouped = _link_by_imports({p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)})
+    units: dict[str, dict[str, bytes]] = {}
+    for path, data in datas.items():
+        units.setdefault(grouped.get(path, path), {})[path] = data
+    work: list[tuple[dict[str, bytes], Options]] = []
+    keys: list[str | None] = []
+    for unit in units.values():
+        key = cache.key(options, unit) if cache is not None else None
+        hit = cache.get(key, unit) if key is not None else None
+        if hit is not None:
+            collect(hit)
+        elif prefilter and len(unit) == 1 and identifiers_skip(*_alone(unit), PREFILTER):
+            data, path = _alone(unit)  # a unit of one: the second stage cannot change how files are grouped
+            skipped = [FileResult(path, "skipped", data, data)]
+            if key is not None:
+                cache.put(key, skipped)
+            collect(skipped)
+        else:
+            work.append((unit, options))
+            keys.append(key)
+
+    def done(key: str | None, batch: list[FileResult]) -> None:
+        if key is not None:
+            cache.put(key, batch)
+        collect(batch)
+
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1 or sum(len(unit) for unit, _ in work) < POOL_MIN_FILES or len(work) < 2:
+        for key, item in zip(keys, work):
+            done(key, _migrate_unit(item))
     else:
+        from tfmigrate import rules
+
+        rules.prepare()  # imported once here; forked workers inherit it
+        jobs = min(jobs, len(work))
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for batch in pool.map(_migrate_unit, work, chunksize=max(1, min(8, len(work) // (jobs * 4)))):
-                collect(batch)
+            chunksize = max(1, min(8, len(work) // (jobs * 4)))
+            for key, batch in zip(keys, pool.map(_migrate_unit, work, chunksize=chunksize)):
+                done(key, batch)
+    if cache is not None:
+        cache.prune()
     return [results[p] for p in items]
 
 
@@ -275,22 +492,22 @@ def _link_by_imports(datas: dict[str, bytes]) -> dict[str, str]:
     return {p: find(p) for p in datas}
 
 
-def _migrate_unit(args: tuple[list[str], Options]) -> list[FileResult]:
-    paths, options = args
-    if len(paths) == 1:
-        return [_migrate_path((paths[0], options))]
-    datas: dict[str, bytes] = {}
-    failed = []
-    for path in paths:
+def _migrate_unit(args: tuple[dict[str, bytes], Options]) -> list[FileResult]:
+    """One unit's results (the prefilter already ran): one file alone, or the files of one program together."""
+    datas, options = args
+    if len(datas) == 1:
+        [(path, data)] = datas.items()
         try:
-            datas[path] = Path(path).read_bytes()
-        except OSError as exc:
-            failed.append(FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}"))
-    return [*_migrate_program(datas, options), *failed]
+            return [migrate_source(data, path, options, prefilter=False)]
+        except Exception as exc:  # a rule defect must not lose other files' results
+            return [FileResult(path, "failed", data, data, error=f"internal error: {type(exc).__name__}: {exc}")]
+    return _migrate_program(datas, options)
 
 
 def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResult]:
     """Parse every file once, index them into one Program, migrate each; linked files change all or none."""
+    from .model import FileIndex, Program
+
     program = Program()
     parsed: dict[str, tuple] = {}
     results: dict[str, FileResult] = {}
@@ -330,6 +547,8 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
 def explain_paths(paths: Iterable[Path], options: Options) -> list[dict]:
     """Index the files that may hold Estimator code as one program and return the rules' plan (plain data)."""
     from tfmigrate.rules import PROJECT_WORDS, explain
+
+    from .model import FileIndex, Program
 
     program = Program()
     for path in paths:

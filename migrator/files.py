@@ -89,3 +89,15 @@ def write_atomic(path: Path, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def module_name_for(path: Path) -> tuple[str, bool]:
+    """Dotted module name of a file from the packages (directories with __init__.py) around it."""
+    path = path.resolve()
+    parts = [] if path.stem == "__init__" else [path.stem]
+    is_package = path.stem == "__init__"
+    parent = path.parent
+    while (parent / "__init__.py").exists():
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts), is_package

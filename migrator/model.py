@@ -15,18 +15,22 @@ It knows no TensorFlow: imports resolve to dotted names and the rules decide wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from .visitors import Transformer, Visitor, render
+
+from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
+
 _EMPTY = cst.Module(body=[])
+_IS_STATEMENT: dict[type, bool] = {}  # node type → is a statement (an ABC check, done once per type)
 _FOREVER = 1 << 60
 _MAX_DEPTH = 24
 
 
 def code(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
+    return render(_EMPTY, node)
 
 
 @dataclass(eq=False)
@@ -97,7 +101,7 @@ class FunctionRef:
         return [x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]]
 
 
-class _Indexer(cst.CSTVisitor):
+class _Indexer(Visitor):
     """One walk: scopes, bindings (with order and enclosing block), returns, parent links and calls."""
 
     def __init__(self, index: "FileIndex"):
@@ -109,36 +113,52 @@ class _Indexer(cst.CSTVisitor):
         self.statement_stack: list[cst.CSTNode] = []
         self.stack: list[cst.CSTNode] = []
         self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
+        self._blocks_tuple: tuple[int, ...] | None = ()  # tuple(self.blocks), rebuilt after blocks change
+
+    @property
+    def block_path(self) -> tuple[int, ...]:
+        if self._blocks_tuple is None:
+            self._blocks_tuple = tuple(self.blocks)
+        return self._blocks_tuple
+
+    def set_blocks(self, blocks: list[int]) -> None:
+        self.blocks, self._blocks_tuple = blocks, None
 
     # -- generic bookkeeping ------------------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
         index = self.index
         self.order += 1
         key = id(node)
-        index.parents[key] = self.stack[-1] if self.stack else None
+        stack = self.stack
+        index.parents[key] = stack[-1] if stack else None
         index.orders[key] = self.order
         index.scopes[key] = self.scope
-        index.blocks[key] = tuple(self.blocks)
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        index.blocks[key] = self.block_path
+        kind = type(node)
+        statement = _IS_STATEMENT.get(kind)
+        if statement is None:
+            statement = _IS_STATEMENT[kind] = issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        if statement:
             self.statement_stack.append(node)
         if self.statement_stack:
             index.statements[key] = self.statement_stack[-1]
-        self.stack.append(node)
-        method = getattr(self, f"visit_{type(node).__name__}", None)
-        return method(node) is not False if method else True
+        stack.append(node)
+        method = self._method(self._visit_cache, "visit_", kind)
+        return method(self, node) is not False if method else True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        method = getattr(self, f"leave_{type(original_node).__name__}", None)
+        kind = type(original_node)
+        method = self._method(self._leave_cache, "leave_", kind)
         if method:
-            method(original_node)
+            method(self, original_node)
         self.stack.pop()
-        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if _IS_STATEMENT[kind]:
             self.statement_stack.pop()
 
     def bind(self, name: str, kind: str, node, value=None, unpack=(), target: str = "", scope=None) -> None:
         scope = scope or self.scope
         statement = self.statement_stack[-1] if self.statement_stack else node
-        b = Binding(name, kind, node, statement, scope, self.order, tuple(self.blocks), value, unpack, target)
+        b = Binding(name, kind, node, statement, scope, self.order, self.block_path, value, unpack, target)
         scope.bindings.setdefault(name, []).append(b)
         self.index.stores.add(id(node))
 
@@ -159,25 +179,31 @@ class _Indexer(cst.CSTVisitor):
             cls = self.index.method_class(self.scope)
             if cls is not None and target.value.value == self.index.self_name(self.scope):
                 statement = self.statement_stack[-1]
-                b = Binding(target.attr.value, kind, target, statement, self.scope, self.order, tuple(self.blocks),
+                b = Binding(target.attr.value, kind, target, statement, self.scope, self.order, self.block_path,
                             value, unpack)
                 self.index.attributes.setdefault((id(cls.node), target.attr.value), []).append(b)
 
     # -- blocks (for "does this binding always reach that point") -----------------------------------------------
     def visit_IndentedBlock(self, node) -> None:
-        self.blocks.append(id(node))
+        self.set_blocks([*self.blocks, id(node)])
 
     def leave_IndentedBlock(self, node) -> None:
-        self.blocks.pop()
+        self.set_blocks(self.blocks[:-1])
 
     def visit_SimpleStatementSuite(self, node) -> None:
-        self.blocks.append(id(node))
+        self.set_blocks([*self.blocks, id(node)])
 
     def leave_SimpleStatementSuite(self, node) -> None:
-        self.blocks.pop()
+        self.set_blocks(self.blocks[:-1])
 
     # -- scopes ---------------------------------------------------------------------------------------------------
+    def unvisited(self, name: cst.Name, owner: cst.CSTNode) -> None:
+        """A Name this walk binds without visiting it (def/class name, parameter, comprehension target)."""
+        self.index.names.setdefault(name.value, []).append(name)
+        self.index.owners[id(name)] = owner
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.unvisited(node.name, node)
         self.bind(node.name.value, "def", node)
         for deco in node.decorators:
             deco.visit(self)
@@ -187,10 +213,10 @@ class _Indexer(cst.CSTVisitor):
         outer_blocks = self.blocks
         self.scope = Scope("function", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
-        self.blocks = []
-        self._bind_params(node.params)
+        self.set_blocks([])
+        self._bind_params(node.params, node)
         _visit_body(self, node.body)
-        self.blocks = outer_blocks
+        self.set_blocks(outer_blocks)
         self.scope = self.scope.parent
         return False
 
@@ -199,21 +225,24 @@ class _Indexer(cst.CSTVisitor):
         outer_blocks = self.blocks
         self.scope = Scope("lambda", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
-        self.blocks = []
-        self._bind_params(node.params)
+        self.set_blocks([])
+        self._bind_params(node.params, node)
         node.body.visit(self)
-        self.blocks = outer_blocks
+        self.set_blocks(outer_blocks)
         self.scope = self.scope.parent
         return False
 
-    def _bind_params(self, params: cst.Parameters) -> None:
+    def _bind_params(self, params: cst.Parameters, owner: cst.CSTNode) -> None:
         for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            self.unvisited(p.name, owner)
             self.bind(p.name.value, "param", p)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
+                self.unvisited(star.name, owner)
                 self.bind(star.name.value, "param", star)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.unvisited(node.name, node)
         self.bind(node.name.value, "class", node)
         for deco in node.decorators:
             deco.visit(self)
@@ -222,9 +251,9 @@ class _Indexer(cst.CSTVisitor):
         outer_blocks = self.blocks
         self.scope = Scope("class", node, self.scope, self.index)
         self.index.class_scopes[id(node)] = self.scope
-        self.blocks = []
+        self.set_blocks([])
         _visit_body(self, node.body)
-        self.blocks = outer_blocks
+        self.set_blocks(outer_blocks)
         self.scope = self.scope.parent
         return False
 
@@ -234,6 +263,8 @@ class _Indexer(cst.CSTVisitor):
         for_in = node.for_in
         while for_in is not None:
             for_in.iter.visit(self)
+            for name in _all_names_in(for_in.target):
+                self.unvisited(name, node)
             self.bind_target(for_in.target, "for", None)
             for cond in for_in.ifs:
                 cond.visit(self)
@@ -301,6 +332,7 @@ class _Indexer(cst.CSTVisitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
+        self.index.names.setdefault(node.value, []).append(node)
         if id(node) not in self.index.stores and id(node) not in self.skip:
             self.index.loads.setdefault(node.value, []).append(node)
 
@@ -317,6 +349,23 @@ class _Indexer(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.index.calls.append(node)
+
+
+def _all_names_in(node: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(node, cst.Name):
+        return [node]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [n for el in node.elements for n in _all_names_in(el.value)]
+    if isinstance(node, cst.StarredElement):
+        return _all_names_in(node.value)
+    found: list[cst.Name] = []
+
+    class _V(Visitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(_V())
+    return found
 
 
 def _visit_body(visitor, body) -> None:
@@ -355,6 +404,8 @@ class FileIndex:
         self.star_imports: list[str] = []
         self.calls: list[cst.Call] = []
         self.loads: dict[str, list[cst.Name]] = {}  # every Name read as a variable, by identifier
+        self.names: dict[str, list[cst.Name]] = {}  # every Name node of the file (reads, stores, def names, …)
+        self.owners: dict[int, cst.CSTNode] = {}  # for a Name the walk binds without visiting: the node holding it
         module.visit(_Indexer(self))
 
     # helpers used while indexing
@@ -776,7 +827,7 @@ def free_names(node: cst.CSTNode) -> list[cst.Name]:
     names excluded)."""
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def __init__(self):
             self.bound: list[set[str]] = []
 
@@ -834,7 +885,7 @@ def target_names(target) -> list[cst.Name]:
 
 
 def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
-    class _R(cst.CSTTransformer):
+    class _R(Transformer):
         def leave_Name(self, original, updated):
             text = replaced.get(id(original))
             return cst.parse_expression(text) if text is not None else updated
@@ -850,7 +901,7 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     """The outermost attribute chains in a subtree (`a.b.c`, not also `a.b`)."""
     found = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             found.append(n)
             return False
@@ -858,14 +909,3 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     node.visit(_V())
     return found
 
-
-def module_name_for(path: Path) -> tuple[str, bool]:
-    """Dotted module name of a file from the packages (directories with __init__.py) around it."""
-    path = path.resolve()
-    parts = [] if path.stem == "__init__" else [path.stem]
-    is_package = path.stem == "__init__"
-    parent = path.parent
-    while (parent / "__init__.py").exists():
-        parts.insert(0, parent.name)
-        parent = parent.parent
-    return ".".join(parts), is_package

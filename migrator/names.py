@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from .visitors import Visitor
+
 
 @dataclass
 class Binding:
@@ -121,7 +123,11 @@ def bound_names(fn: cst.FunctionDef) -> frozenset[str]:
         if isinstance(star, cst.Param):
             names.add(star.name.value)
 
-    class _Collect(cst.CSTVisitor):
+    class _Collect(Visitor):
+        def on_visit(self, node) -> bool:
+            # assignment targets and defs are statements: no expression holds one
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             for n in _target_names(node.target):
                 names.add(n)

@@ -38,6 +38,9 @@ class RewriteSettings:
     output_file: str | None = None
     statistics: bool = False
     root: Path | None = None  # the directory of the configuration file (exclude globs are relative to it)
+    cache: bool = True  # the result cache (--no-cache: off); results are the same either way, only time differs
+    cache_dir: str | None = None
+    prefilter: bool = True  # --no-prefilter (hidden): parse every file, a check of the trigger words
 
     @property
     def writing(self) -> bool:
@@ -83,7 +86,7 @@ def build_settings(config: Config, *, target=None, strategy=None, select=None, i
         exclude=tuple(configured) if configured is not None else None,
         extend_exclude=(*config.get("extend-exclude", []), *exclude),
         force_exclude=bool(config.pick(force_exclude, "force-exclude", False)),
-        root=config.root, **flags,
+        root=config.root, **{**flags, "cache_dir": flags.get("cache_dir") or config.get("cache-dir")},
     )
 
 
@@ -112,6 +115,15 @@ def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
     return out / Path(*[p for p in path.parts if p not in ("..", ".")])
 
 
+def _cache(settings: RewriteSettings):
+    """The result cache of this run, or None (--no-cache). Results are the same either way; only time differs."""
+    if not settings.cache:
+        return None
+    from .cache import ResultCache, default_dir
+
+    return ResultCache(settings.cache_dir or default_dir())
+
+
 def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     options = Options(target=settings.target, strategy=settings.strategy)
     if paths == ["-"]:
@@ -126,7 +138,8 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
              "see `exclude` / `extend-exclude`): nothing to do")
         return _finish(Report([], settings.writing), settings)
     progress = _progress(len(files), settings.quiet)
-    results = migrate_paths(files, options, settings.jobs, on_result=progress)
+    results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=_cache(settings),
+                            prefilter=settings.prefilter)
     if progress:
         progress.close()
     report = apply(results, settings.selection, settings.writing)
@@ -147,7 +160,7 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
         else:
             write_atomic(Path(result.path), result.output)
     if results and all(r.status == "skipped" for r in results) and not settings.quiet:
-        _say(f"note: no file mentions tensorflow ({len(results)} Python file{'s' if len(results) != 1 else ''} "
+        _say(f"note: no file uses a construct tfmigrate converts ({len(results)} Python file{'s' if len(results) != 1 else ''} "
              "checked): nothing to migrate")
     return _finish(report, settings)
 
@@ -155,7 +168,7 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
 def _run_stdin(options: Options, settings: RewriteSettings) -> int:
     """'-': read stdin; write the migrated program (or, --diff, the diff; --check, nothing) to stdout."""
     data = sys.stdin.buffer.read()
-    result = migrate_source(data, "<stdin>", options)
+    result = migrate_source(data, "<stdin>", options, prefilter=settings.prefilter)  # stdin is never cached
     report = apply([result], settings.selection, settings.writing)
     _print_findings(report, settings)
     if settings.diff:

@@ -1,7 +1,21 @@
 """tfmigrate's rules: one module per construct family, each with its code, docs (module docstring) and fixtures.
 
-The engine runs `MIGRATIONS` in one pass per file; `PREFILTER` lets it skip files that never mention
-TensorFlow before parsing them.
+The engine runs `MIGRATIONS` in one pass per file; `PREFILTER` (the union of the rules' `triggers`) lets it skip,
+after one byte scan and with no decode or parse, every file none of the words appears in.
+
+Why these words suffice (tests/speed/test_prefilter.py checks it on fixtures, generated programs and mutants):
+rules/program.py changes or flags a file only when (1) an Estimator the program builds is built, configured or
+driven in it (every model_fn rule — layers, losses, optimizers, metrics, partitioners, variables, strategy, imports —
+acts only on a model_fn reached from such an Estimator), (2) the driver analysis reports an Estimator-API call
+(canned/TPU estimators, model_to_estimator, train_and_evaluate, an Estimator use it cannot follow), or (3) the
+leftover check finds a TF path under `estimator` or, for TFM604, an unbound dotted name with one of
+`_ESTIMATOR_WORDS` in it. Every one of those resolves a dotted name whose parts come from the file's text or, for
+a relative import, from the file's package path (the engine scans that path too for files with relative imports).
+(1) and (2) need a path part `estimator` / `...Estimator` / `...EstimatorSpec` (`tensorflow_estimator` normalises
+to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate. A
+model_fn file without the word is never in an Estimator file's unit (PROJECT_WORDS), so it is migrated alone.
+For the same reason a file migrated alone whose words occur only in strings and comments (no identifier holds
+one: `tfmigrate.engine.identifiers_skip`, one `ast` parse) is skipped too.
 """
 from __future__ import annotations
 
@@ -15,69 +29,87 @@ class Rule:
     module: str
     summary: str
     fixtures: tuple[str, ...] = ()
+    # the byte words without which this rule cannot change or flag a file (API names as source text spells them,
+    # alias and `from`-import spellings included); a rule acting only inside a converted Estimator program
+    # (a model_fn, its RunConfig) needs the Estimator itself, so it declares ESTIMATOR_WORDS
+    triggers: tuple[bytes, ...] = ()
+
+
+# b"stimator": Estimator, estimator, tf_estimator, tensorflow_estimator, EstimatorSpec, TPUEstimator,
+# model_to_estimator, DNNClassifier's `estimator.` path, `from tensorflow import estimator as E`
+ESTIMATOR_WORDS = (b"stimator",)
+# names the unresolved-name check (TFM604) also reads without an `estimator` part: `contrib.RunConfig(...)`
+SPEC_WORDS = (b"RunConfig", b"TrainSpec", b"EvalSpec", b"train_and_evaluate")
+_SPEC = ESTIMATOR_WORDS + SPEC_WORDS
 
 
 RULES = (
     Rule("TFM001", "tf2-imports", "imports", "TF1 imports/aliases → `import tensorflow as tf` + keras; leftover v1 names checked",
-         ("classifier_metrics", "momentum_decay", "tf1_namespace")),
+         ("classifier_metrics", "momentum_decay", "tf1_namespace"), triggers=ESTIMATOR_WORDS),
     Rule("TFM101", "keras-layers", "layers", "tf.compat.v1.layers (functional and class) → keras.layers with TF1 names",
-         ("regression_adagrad", "cnn", "adam_mae", "classifier_metrics")),
+         ("regression_adagrad", "cnn", "adam_mae", "classifier_metrics"), triggers=ESTIMATOR_WORDS),
     Rule("TFM201", "keras-losses", "losses", "tf.compat.v1.losses → keras.losses, TF1 reduction kept",
-         ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary")),
+         ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary"),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM301", "keras-optimizers", "optimizers", "tf.compat.v1.train optimizers → Keras with TF1 numerics",
-         ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary")),
+         ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary"),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM302", "tf1-exact-optimizer", "optimizers",
          "note: stock Keras differs from TF1 here (TF1Adam/TF1Momentum/TF1Ftrl/LegacyAdagrad generated)",
          ("momentum_decay", "adam_mae", "classifier_metrics", "classifier_mwms", "canned_dnn_classifier",
-          "canned_linear_regressor")),
-    Rule("TFM311", "keras-schedules", "optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",)),
+          "canned_linear_regressor"), triggers=ESTIMATOR_WORDS),
+    Rule("TFM311", "keras-schedules", "optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",), triggers=ESTIMATOR_WORDS),
     Rule("TFM401", "keras-metrics", "metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
-         ("regression_adagrad", "classifier_metrics", "rmsprop_binary")),
+         ("regression_adagrad", "classifier_metrics", "rmsprop_binary"), triggers=ESTIMATOR_WORDS),
     Rule("TFM501", "model-fn-to-keras-model", "model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
-         ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches")),
+         ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches"),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM600", "migrated-as-a-unit", "driver",
-         "files linked through one Estimator (model_fn, driver, specs) change together or not at all", ()),
+         "files linked through one Estimator (model_fn, driver, specs) change together or not at all", (),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM601", "estimator-driver", "driver",
          "Estimator/RunConfig/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate/predict/export, wherever and however written",
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms", "module_level",
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
-          "predict_after_train", "export_parsing", "warm_start")),
+          "predict_after_train", "export_parsing", "warm_start"), triggers=ESTIMATOR_WORDS),
     Rule("TFM603", "other-estimator-kinds", "driver",
          "Baseline/RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
-         ()),
+         (), triggers=ESTIMATOR_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
-         "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", ()),
+         "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
     Rule("TFM611", "session-run-hooks", "hooks",
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
-         "step training stops at; other hooks block by name", ("observing_hooks", "unsupported_hook")),
+         "step training stops at; other hooks block by name", ("observing_hooks", "unsupported_hook"), triggers=ESTIMATOR_WORDS),
     Rule("TFM620", "canned-estimators", "canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
-          "canned_runtime_keys")),
+          "canned_runtime_keys"), triggers=ESTIMATOR_WORDS),
     Rule("TFM622", "feature-columns", "canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
-          "canned_runtime_keys")),
+          "canned_runtime_keys"), triggers=ESTIMATOR_WORDS),
     Rule("TFM623", "boosted-trees", "canned",
-         "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", ()),
+         "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", (), triggers=ESTIMATOR_WORDS),
     Rule("TFM701", "tf2-strategy", "strategy",
          "train_distribute → TF2 strategy (parameter server: role bootstrap + ClusterCoordinator); input_fn kept per replica",
-         ("mwms_input_context", "classifier_mwms", "ps_embedding", "ps_min_max")),
-    Rule("TFM702", "refused-combination", "strategy", "target/strategy combinations that do not run on TF 2.21 are refused", ()),
+         ("mwms_input_context", "classifier_mwms", "ps_embedding", "ps_min_max"), triggers=ESTIMATOR_WORDS),
+    Rule("TFM702", "refused-combination", "strategy", "target/strategy combinations that do not run on TF 2.21 are refused", (),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM801", "tf2-partitioners", "partitioners",
          "v1 partitioners → tf.distribute.experimental.partitioners on the PS strategy; 'mod' embedding lookups remapped",
-         ("ps_embedding", "ps_min_max")),
+         ("ps_embedding", "ps_min_max"), triggers=ESTIMATOR_WORDS),
     Rule("TFM811", "tf1-variables", "variables",
          "get_variable → model weight (add_weight), variable_scope flattened, embedding_lookup kept",
-         ("ps_embedding", "ps_min_max")),
+         ("ps_embedding", "ps_min_max"), triggers=ESTIMATOR_WORDS),
 )
 
-PREFILTER = (b"tensorflow",)
+# the words any rule can react to: a file none of them appears in is unchanged without being parsed
+PREFILTER = tuple(dict.fromkeys(word for rule in RULES for word in rule.triggers))
 # Files whose text has one of these may take part in a multi-file migration (a model_fn in one file, the
 # Estimator that uses it in another): the engine indexes them together as one program.
-PROJECT_WORDS = (b"stimator",)
+PROJECT_WORDS = ESTIMATOR_WORDS
 
 
 def _migrate(module, context):
@@ -87,6 +119,14 @@ def _migrate(module, context):
 
 
 MIGRATIONS = (_migrate,)
+
+
+def prepare() -> None:
+    """Import what MIGRATIONS run (LibCST, the rule modules, the templates' jinja2): the engine calls it before it
+    forks workers, so they inherit the imports instead of each paying for them."""
+    from .program import _templates
+
+    _templates()
 
 
 def explain(program, options) -> list[dict]:

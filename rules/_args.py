@@ -5,6 +5,8 @@ import re
 
 import libcst as cst
 
+from tfmigrate.visitors import render
+
 from tfmigrate.diagnostics import Blocked
 
 _EMPTY = cst.Module(body=[])
@@ -22,7 +24,7 @@ def generated(text: str) -> str:
 
 def code(node: cst.CSTNode) -> str:
     """Source text of a node, as the user wrote it (comments and spacing inside it kept)."""
-    return _EMPTY.code_for_node(node)
+    return render(_EMPTY, node)
 
 
 def bind(call: cst.Call, signature: list[str], what: str, rule: str) -> dict[str, cst.BaseExpression]:

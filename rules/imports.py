@@ -25,6 +25,8 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from tfmigrate.visitors import Transformer, Visitor
+
 from tfmigrate.diagnostics import Blocked
 
 from .tfnames import normalise
@@ -78,27 +80,73 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
     return None
 
 
-class LeftoverNames(cst.CSTTransformer):
-    """Rewrites references resolved through v1 bindings; blocks those with no TF2 meaning."""
+class LeftoverNames(Transformer):
+    """Rewrites references resolved through v1 bindings; blocks those with no TF2 meaning.
+
+    Only a Name bound by the import table can resolve, so with `index` (the original file's program model) a
+    subtree of the original tree none of those names occurs in is not entered (it cannot change), and a function's
+    local names are collected only when a reference inside it needs them."""
 
     def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
-                 kept: set[str] = frozenset()):
+                 kept: set[str] = frozenset(), index=None, quiet: dict | None = None):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
         self.kept = kept  # names bound to v1 modules TF2 still has: their uses stay as written
         self.skip: set[int] = set()  # ids of Name nodes that are attribute or keyword names, not references
         self.skip_statements = skip_statements  # the import/alias lines themselves
-        self.local_stack: list[frozenset[str]] = [frozenset()]
+        self.functions: list[cst.FunctionDef] = []  # enclosing defs; their local names computed on demand
+        self._locals: dict[int, frozenset[str]] = {}
+        self.original: dict[int, int] | None = None
+        self.interesting: set[int] = set()
+        self.quiet = quiet or {}  # new subtrees known to hold none of the table's names (id → node, kept alive)
+        if index is not None:  # the original nodes whose subtree holds a name the table binds
+            self.original = index.orders
+            parents, owners = index.parents, index.owners
+            for name in table.bindings:
+                for node in index.names.get(name, ()):
+                    key = id(node)
+                    while key not in self.interesting:
+                        self.interesting.add(key)
+                        parent = parents.get(key) or owners.get(key)
+                        if parent is None:
+                            break
+                        key = id(parent)
+
+    def boring(self, node: cst.CSTNode) -> bool:
+        """A subtree with no name the table binds: nothing in it resolves (or counts as a use)."""
+        key = id(node)
+        if key in self.quiet:
+            return self.quiet[key] is node
+        return self.original is not None and key in self.original and key not in self.interesting
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.boring(node):
+            if isinstance(node, cst.FunctionDef):
+                self.functions.append(node)  # leave_FunctionDef pops it
+            return False
+        return super().on_visit(node)
+
+    def local_names(self) -> frozenset[str]:
+        """Names bound in the enclosing functions (innermost scope chain), as `bound_names` computes them."""
+        if not self.functions:
+            return frozenset()
+        found = frozenset()
+        for fn in self.functions:
+            key = id(fn)
+            if key not in self._locals:
+                from tfmigrate.names import bound_names
+
+                self._locals[key] = found | bound_names(fn)
+            found = self._locals[key]
+        return found
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         return id(node) not in self.skip_statements
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        from tfmigrate.names import bound_names
-
-        self.local_stack.append(self.local_stack[-1] | bound_names(node))
+        self.functions.append(node)
 
     def leave_FunctionDef(self, original, updated):
-        self.local_stack.pop()
+        self.functions.pop()
         return updated
 
     def visit_Import(self, node) -> bool:
@@ -122,9 +170,12 @@ class LeftoverNames(cst.CSTTransformer):
         if full is None:
             return None
         root = full.split(".")[0]
-        if root in self.local_stack[-1] or root in self.kept:
+        if root not in self.table.bindings:  # resolves to nothing, whatever the local names
             return None
-        dotted = self.table.resolve(node, self.local_stack[-1])
+        local = self.local_names()
+        if root in local or root in self.kept:
+            return None
+        dotted = self.table.resolve(node, local)
         if dotted is None:
             return None
         if root in self.v1_bindings or _is_v1(dotted):
@@ -164,11 +215,17 @@ def remove_statements(body, doomed: set[int]):
     return out
 
 
-def name_uses(module: cst.Module, skip_ids: set[int]) -> Counter:
-    """How often each name is read outside import lines and the statements in `skip_ids` (one visit)."""
+def name_uses(module: cst.Module, skip_ids: set[int], boring=None) -> Counter:
+    """How often each name is read outside import lines and the statements in `skip_ids` (one visit); subtrees
+    `boring(node)` says hold none of the names asked about are not entered."""
     counts: Counter = Counter()
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
+        def on_visit(self, node) -> bool:
+            if boring is not None and boring(node):
+                return False
+            return super().on_visit(node)
+
         def visit_Import(self, node) -> bool:
             return False
 

@@ -75,6 +75,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tfmigrate.visitors import Transformer, Visitor
+
 from tfmigrate.diagnostics import Blocked
 
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
@@ -174,8 +176,8 @@ class _Interpreter:
         if len(params) == 5:
             self.config = params[4]
         self.locals = frozenset(params)
-        self.fn_names = frozenset(n.value for n in _all_name_nodes(fn))
-        self.assign_counts = _assign_counts(fn)
+        fn_names, self.assign_counts = _names_and_assign_counts(fn)
+        self.fn_names = frozenset(fn_names)
         self.forward_exprs: dict[str, cst.BaseExpression] = {}  # layer-free forward values (inlined into predictions)
         self.inlined: set[str] = set()  # forward values written out in predictions/metrics
         self.forward: set[str] = {self.features}
@@ -379,7 +381,7 @@ class _Interpreter:
     def convert_forward(self, value: cst.BaseExpression, target: str) -> cst.BaseExpression:
         interp = self
 
-        class _Forward(cst.CSTTransformer):
+        class _Forward(Transformer):
             inline: set[int] = set()  # `Layer(...)` calls that are immediately called: `Layer(...)(inputs)`
 
             def visit_Call(self, node: cst.Call) -> None:
@@ -704,7 +706,7 @@ class _Interpreter:
     def builds_layers(self, node) -> bool:
         found = []
 
-        class _V(cst.CSTVisitor):
+        class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and call.func.value in self.class_layers):
                     found.append(call)
@@ -1450,7 +1452,7 @@ def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             n.value.visit(self)
             return False
@@ -1489,7 +1491,7 @@ def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
     if not hits:
         return node
 
-    class _Replace(cst.CSTTransformer):
+    class _Replace(Transformer):
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             return cst.parse_expression(names[original.value]) if id(original) in hits else updated
 
@@ -1500,7 +1502,7 @@ def _substitute(node: cst.CSTNode, exprs: dict[str, cst.BaseExpression]) -> cst.
     """Replace free uses of names by expressions."""
     hits = {id(n) for n in _free_name_nodes(node) if n.value in exprs}
 
-    class _Replace(cst.CSTTransformer):
+    class _Replace(Transformer):
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             return exprs[original.value] if id(original) in hits else updated
 
@@ -1513,10 +1515,15 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
+def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
+    """Every name in the function, and how often each is assigned in its body (one walk)."""
     counts: dict[str, int] = {}
+    names: set[str] = set()
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            names.add(n.value)
+
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             for name in _all_name_nodes(node.target):
                 counts[name.value] = counts.get(name.value, 0) + 1
@@ -1525,14 +1532,14 @@ def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
             for name in _all_name_nodes(node.target):
                 counts[name.value] = counts.get(name.value, 0) + 2  # a loop variable is never inlined
 
-    fn.body.visit(_V())
-    return counts
+    fn.visit(_V())
+    return names, counts
 
 
 def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     found: list[cst.Name] = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Name(self, n: cst.Name) -> None:
             found.append(n)
 

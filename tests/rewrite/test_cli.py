@@ -63,7 +63,7 @@ def test_nothing_to_do_exits_0(tmp_path):
     proc = run_process(f)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.decode().strip().splitlines() == [
-        "note: no file mentions tensorflow (1 Python file checked): nothing to migrate",
+        "note: no file uses a construct tfmigrate converts (1 Python file checked): nothing to migrate",
         "rewrote 0 files, 0 need manual work, 1 unchanged, 0 failed"]
     assert f.read_bytes() == PLAIN
 
@@ -130,11 +130,11 @@ def test_summary_plurals(tmp_path):
 
 def test_syntax_error_exits_2_with_one_position(tmp_path):
     """The offending line:col (CPython's parser), once: not LibCST's 'gave up at the next line' positions."""
-    f = write(tmp_path / "bad.py", b"import tensorflow as tf\ndef f(:\n    pass\n")
+    f = write(tmp_path / "bad.py", b"import tensorflow as tf\nest = tf.estimator\ndef f(:\n    pass\n")
     proc = run(f)
     assert proc.returncode == 2
     err = proc.stderr.decode()
-    assert f"{f}:2:7: error: syntax error: invalid syntax\n" in err, err
+    assert f"{f}:3:7: error: syntax error: invalid syntax\n" in err, err
     assert not re.search(r"\d+:\d+.*\d+:\d+", err.splitlines()[0].replace(str(f), "")), err
     assert summary(proc) == ("rewrote", 0, 0, 1)
     assert f.read_bytes().startswith(b"import tensorflow")
@@ -183,12 +183,21 @@ def test_bad_option_exits_2(tmp_path, args):
 
 
 def test_undecodable_bytes_exit_2(tmp_path):
-    data = b"import tensorflow as tf\nx = '\xff\xfe'\n"
+    data = b"import tensorflow as tf\nx = '\xff\xfe'\nest = tf.estimator\n"
     f = write(tmp_path / "bin.py", data)
     proc = run(f)
     assert proc.returncode == 2
     assert "decode" in proc.stderr.decode()
     assert f.read_bytes() == data
+
+
+def test_file_no_rule_reacts_to_is_not_parsed(tmp_path):
+    """Without a trigger word the file is skipped after a byte scan (a syntax error or bad bytes there are not
+    reported: no rule would read the file); --no-prefilter parses it and reports them."""
+    f = write(tmp_path / "bin.py", b"import tensorflow as tf\nx = '\xff\xfe'\n")
+    assert run(f).returncode == 0
+    proc = run("--no-prefilter", f)
+    assert proc.returncode == 2 and "decode" in proc.stderr.decode()
 
 
 # ---- output modes ------------------------------------------------------------------------------------------------
@@ -326,7 +335,7 @@ def test_recursion_skips_venv_pycache_and_excluded(tmp_path):
 
 
 def _tree(root: Path) -> list[Path]:
-    kinds = [ORIGINAL, BLOCKED, PLAIN, b"import tensorflow as tf\ndef f(:\n", FIXTURES.joinpath("cnn", "original.py").read_bytes(),
+    kinds = [ORIGINAL, BLOCKED, PLAIN, b"import tensorflow as tf\nest = tf.estimator\ndef f(:\n", FIXTURES.joinpath("cnn", "original.py").read_bytes(),
              FIXTURES.joinpath("mwms_input_context", "original.py").read_bytes()]
     return [write(root / f"d{i % 3}" / f"m{i:02d}.py", kinds[i % len(kinds)]) for i in range(12)]
 

@@ -782,6 +782,8 @@ def test_tf2_file_without_estimator_unchanged():
     from tfmigrate.engine import Options, migrate_source
 
     result = migrate_source(src, "a.py", Options())
+    assert result.status == "skipped" and result.output == src  # no Estimator word: not even parsed
+    result = migrate_source(src, "a.py", Options(), prefilter=False)
     assert result.status == "unchanged" and result.output == src
 
 
@@ -792,10 +794,20 @@ def test_non_tf_file_skipped():
     assert result.status == "skipped"
 
 
-def test_syntax_error_fails():
+def test_file_without_trigger_words_skipped_unparsed():
+    """No rule reacts to a TF file that never names an Estimator (or a spec): it is not even parsed, so a syntax
+    error there is not reported (tests/speed/test_prefilter.py proves the skip never hides a change or finding)."""
     from tfmigrate.engine import Options, migrate_source
 
     result = migrate_source(b"import tensorflow as tf\ndef f(:\n", "a.py", Options())
+    assert result.status == "skipped"
+    assert migrate_source(b"import tensorflow as tf\ndef f(:\n", "a.py", Options(), prefilter=False).status == "failed"
+
+
+def test_syntax_error_fails():
+    from tfmigrate.engine import Options, migrate_source
+
+    result = migrate_source(b"import tensorflow as tf\nest = tf.estimator\ndef f(:\n", "a.py", Options())
     assert result.status == "failed" and "syntax" in result.error
 
 

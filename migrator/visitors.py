@@ -1,0 +1,93 @@
+"""LibCST visitor bases without the per-field hooks: cheaper walks, the same visits.
+
+LibCST calls `on_visit_attribute` / `on_leave_attribute` for every field of every node visited, each a `getattr`
+for a `visit_<Node>_<field>` method, and `on_visit` / `on_leave` build a method name per node. No visitor of
+tfmigrate defines per-field methods, so these bases skip those hooks and look up `visit_<Node>` / `leave_<Node>`
+once per class and node type. Subclasses keep LibCST's protocol (visit_X returning False skips the children;
+a transformer's leave_X returns the replacement).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+_MISSING = object()
+
+
+class _Dispatch:
+    _visit_cache: dict
+    _leave_cache: dict
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._visit_cache, cls._leave_cache = {}, {}
+
+    @classmethod
+    def _method(cls, cache: dict, prefix: str, kind: type):
+        fn = cache.get(kind, _MISSING)
+        if fn is _MISSING:
+            fn = cache[kind] = getattr(cls, f"{prefix}{kind.__name__}", None)
+        return fn
+
+    def on_visit_attribute(self, node, attribute) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node, attribute) -> None:
+        pass
+
+
+class Visitor(_Dispatch, cst.CSTVisitor):
+    def on_visit(self, node) -> bool:
+        fn = self._method(self._visit_cache, "visit_", type(node))
+        return fn is None or fn(self, node) is not False
+
+    def on_leave(self, original_node) -> None:
+        fn = self._method(self._leave_cache, "leave_", type(original_node))
+        if fn is not None:
+            fn(self, original_node)
+
+
+class Transformer(_Dispatch, cst.CSTTransformer):
+    def on_visit(self, node) -> bool:
+        fn = self._method(self._visit_cache, "visit_", type(node))
+        return fn is None or fn(self, node) is not False
+
+    def on_leave(self, original_node, updated_node):
+        fn = self._method(self._leave_cache, "leave_", type(original_node))
+        return updated_node if fn is None else fn(self, original_node, updated_node)
+
+
+class _NoPosition:
+    """`record_syntactic_position` for plain rendering: LibCST's is a generator-based context manager, entered
+    for most nodes; this one does nothing, for the price of two method calls."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NO_POSITION = _NoPosition()
+
+
+def _fast_state():
+    from libcst._nodes.internal import CodegenState
+
+    class _FastState(CodegenState):
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+            return _NO_POSITION
+
+    return _FastState
+
+
+_STATE: list = []
+
+
+def render(module: cst.Module, node: cst.CSTNode | None = None) -> str:
+    """`module.code` / `module.code_for_node(node)`, the same text (LibCST's own codegen, without its per-node
+    position bookkeeping)."""
+    if not _STATE:
+        _STATE.append(_fast_state())
+    state = _STATE[0](default_indent=module.default_indent, default_newline=module.default_newline)
+    (module if node is None else node)._codegen(state)
+    return "".join(state.tokens)
