@@ -30,7 +30,7 @@ from pathlib import Path
 from .diagnostics import Diagnostic, FileResult
 from .files import module_name_for
 
-FORMAT = 1
+FORMAT = 2
 MAX_ENTRIES = 20_000
 _PACKAGES = ("tfmigrate", "tfmigrate.rules")  # whose sources decide results (runtime/ does not)
 
@@ -193,6 +193,7 @@ def _encode(key: str, results: list[FileResult]) -> bytes:
             "output": base64.b64encode(r.output).decode() if r.status == "changed" else None,
             "diagnostics": [[d.code, d.message, d.line, d.col, d.severity, d.path] for d in r.diagnostics],
             "error": r.error,
+            "error_at": list(r.error_at) if r.error_at else None,
             "linked": sorted(r.linked),
         })
     return json.dumps({"format": FORMAT, "key": key, "results": rows}, separators=(",", ":")).encode()
@@ -211,6 +212,7 @@ def _decode(raw: bytes, key: str, unit: dict[str, bytes]) -> list[FileResult] | 
         output = base64.b64decode(row["output"], validate=True) if row["output"] is not None else source
         diags = [Diagnostic(str(c), str(m), int(line), int(col), str(sev), str(p))
                  for c, m, line, col, sev, p in row["diagnostics"]]
+        at = row.get("error_at")
         out.append(FileResult(row["path"], str(row["status"]), source, output, diags, str(row["error"]),
-                              set(row["linked"])))
+                              set(row["linked"]), (int(at[0]), int(at[1])) if at else None))
     return out

@@ -14,7 +14,7 @@ from tfmigrate.cli import app
 ROOT = Path(__file__).resolve().parents[2]
 ORIGINAL = (ROOT / "fixtures" / "regression_adagrad" / "original.py").read_bytes()
 BLOCKED = (ROOT / "fixtures" / "unsupported_hook" / "original.py").read_bytes()
-BAD = b"import tensorflow as tf\ndef f(:\n    pass\n"
+BAD = b"import tensorflow as tf  # an estimator program\ndef f(:\n    pass\n"
 SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 
 
