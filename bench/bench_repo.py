@@ -7,7 +7,8 @@ dataclasses, utilities and tf.test test modules — TF 2 code that names no Esti
 Estimator programs (the fixtures, varied) and one two-file trainer package. `--tree DIR` measures an existing tree
 instead (e.g. an installed keras or tf_keras).
 
-Measured in one run (CPU = user+sys of the child processes, the robust figure on a shared machine):
+Measured in one run (CPU = user+sys of the child processes, the robust figure on a shared machine; each tfmigrate
+figure is the least of --repeat runs, a cold run each time with a fresh cache dir):
   start-up          `tfmigrate rewrite --check` over an empty directory (interpreter, typer, tfmigrate imports)
   cold -j1          a fresh cache dir, one process
   warm -j1          the same cache again (nothing changed: results come from the cache)
@@ -19,7 +20,7 @@ Results (exit code, every line tfmigrate prints: findings, "would rewrite", summ
 reference are compared; the table shows kLOC per CPU-second and ratios to tf_upgrade_v2 and ast.parse.
 
 Usage: python bench/bench_repo.py [--areas 16] [--estimators 6] [--seed 0] [--jobs N] [--tree DIR] [--keep DIR]
-       [--no-upgrade] [--no-reference]
+       [--no-upgrade] [--no-reference] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -525,6 +526,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="generate the tree here and keep it")
     parser.add_argument("--no-upgrade", action="store_true", help="skip tf_upgrade_v2")
     parser.add_argument("--no-reference", action="store_true", help="skip the --no-cache --no-prefilter run")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per tfmigrate measurement; the least CPU counts")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="tfmigrate-bench-repo-"))
@@ -547,22 +549,33 @@ def main() -> None:
         run_ast(files[:50])  # page cache
         (scratch / "empty").mkdir()
         rows: dict[str, tuple[float, float]] = {}
-        wall, cpu, _ = tfmigrate(scratch / "empty", "--no-cache")
-        startup = cpu
-        rows["start-up (empty dir)"] = (wall, cpu)
-        cache1, cache2 = scratch / "cache-j1", scratch / "cache-jN"
-        wall, cpu, cold = tfmigrate(root, "-j1", "--cache-dir", str(cache1))
-        rows["tfmigrate cold -j1"] = (wall, cpu)
-        wall, cpu, warm = tfmigrate(root, "-j1", "--cache-dir", str(cache1))
-        rows["tfmigrate warm -j1 (cached)"] = (wall, cpu)
-        wall, cpu, par = tfmigrate(root, f"-j{jobs}", "--cache-dir", str(cache2))
-        rows[f"tfmigrate cold -j{jobs}"] = (wall, cpu)
+        outcomes: dict[str, list] = {}
+        n = 0
+
+        def best(name: str, make_args) -> subprocess.CompletedProcess:
+            """The run with the least CPU of --repeat runs (a shared machine only ever adds time)."""
+            nonlocal n
+            found = None
+            for _ in range(args.repeat):
+                n += 1
+                wall, cpu, proc = tfmigrate(*make_args(n))
+                outcomes.setdefault(name, []).append(outcome(proc))
+                if found is None or cpu < rows[name][1]:
+                    rows[name], found = (wall, cpu), proc
+            return found
+
+        best("start-up (empty dir)", lambda i: (scratch / "empty", "--no-cache"))
+        startup = rows["start-up (empty dir)"][1]
+        cold = best("tfmigrate cold -j1", lambda i: (root, "-j1", "--cache-dir", str(scratch / f"cache{i}")))
+        warm_dir = str(scratch / f"cache{n}")  # filled by the last cold run
+        warm = best("tfmigrate warm -j1 (cached)", lambda i: (root, "-j1", "--cache-dir", warm_dir))
+        par = best(f"tfmigrate cold -j{jobs}", lambda i: (root, f"-j{jobs}", "--cache-dir", str(scratch / f"cache{i}")))
         checks = {"warm": warm, f"-j{jobs}": par}
         if not args.no_reference:
             wall, cpu, ref = tfmigrate(root, f"-j{jobs}", "--no-cache", "--no-prefilter")
             rows[f"reference -j{jobs} --no-cache --no-prefilter"] = (wall, cpu)
             checks["no prefilter, no cache"] = ref
-        rows["ast.parse (in process)"] = run_ast(files)
+        rows["ast.parse (in process)"] = min((run_ast(files) for _ in range(args.repeat)), key=lambda r: r[1])
         tool = tf_upgrade_v2()
         if tool is not None and not args.no_upgrade:
             wall, cpu, _ = run([str(tool), "--intree", str(root), "--outtree", str(scratch / "upgraded"),
@@ -570,6 +583,8 @@ def main() -> None:
             rows["tf_upgrade_v2 (TF 2.15 env)"] = (wall, cpu)
 
         same = {name: outcome(p) == outcome(cold) for name, p in checks.items()}
+        same["every repeated run"] = all(o == outcome(cold) for name, runs in outcomes.items()
+                                         if name.startswith("tfmigrate") for o in runs)
         changed = len(re.findall(r"^would rewrite (?!\d+ files?, )", cold.stderr.decode(), re.M))
         findings = len(re.findall(r":\d+:\d+: TFM\d+ ", cold.stderr.decode()))
         print(f"cold -j1: exit {cold.returncode}, {changed} files would change, {findings} findings; "
