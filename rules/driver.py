@@ -29,7 +29,7 @@ second result. BestExporter blocks (it exported whenever an evaluation during tr
 `settings if flag else None`: `est.warm_start_from_tf1(...)` right after the model is built, before the first
 fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), with WarmStartSettings' meaning
 (a regex: trainable weights matched from the start of their TF1 names; a list: every weight; renames; a missing name or shape is an error); BackupAndRestore's checkpoint still
-wins over it, as model_dir's did. tests/fixtures_run/test_warm_start.py warm-starts both programs from one TF1
+wins over it, as model_dir's did. tests/fixtures_run/test_warm_start_runs.py warm-starts both programs from one TF1
 checkpoint and compares every step.
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
 hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
