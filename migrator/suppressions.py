@@ -186,7 +186,8 @@ def apply(results: list[FileResult], selection: Selection, writing: bool) -> Rep
             report.blocked_silently[result.path] = sorted(set(hidden_errors))
     if selection.report_unused:
         for result in results:
-            if result.status not in ("changed", "unchanged"):
+            # a file the prefilter skipped is an unchanged file no rule spoke of: its comments count the same
+            if result.status not in ("changed", "unchanged", "skipped"):
                 continue
             for s in comments_of(result.path).values():
                 unused = _unused(s)

@@ -145,3 +145,11 @@ def test_statistics_count_shown_findings(tmp_path):
     code, _, err = rewrite("--check", "--statistics", tmp_path)
     assert re.search(r"^\s+3\tTFM601\testimator-driver$", err, re.M), err
     assert re.search(r"^\s+1\tTFM611\tsession-run-hooks$", err, re.M), err
+
+
+def test_unused_suppressions_in_files_no_rule_reads_are_reported_with_and_without_the_prefilter(tmp_path):
+    f = tmp_path / "plain.py"
+    f.write_text("import tensorflow as tf\n\nx = tf.constant(1)  # tfmigrate: ignore[TFM601]\n")
+    for extra in ([], ["--no-prefilter"]):
+        code, _, err = rewrite("--check", "--report-unused-suppressions", "--no-cache", *extra, f)
+        assert code == 1 and findings(err) == [(3, "error", "TFM901")], (extra, err)
