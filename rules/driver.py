@@ -835,9 +835,15 @@ class Analysis:
 def _trained_before(site: Site, call: cst.Call, file: FileIndex, what: str) -> None:
     """predict/export read the checkpoint training ended with: the migrated model holds those weights only right
     after it trained, earlier in the same function (an unconditional call before this one)."""
-    order, block, scope = file.orders[id(call)], file.blocks[id(call)], file.scope_of(call)
+    def running(node):  # a comprehension runs where it stands: its enclosing scope
+        scope = file.scope_of(node)
+        while scope.kind == "comprehension":
+            scope = scope.parent
+        return scope
+
+    order, block, scope = file.orders[id(call)], file.blocks[id(call)], running(call)
     trained = [u for u in site.uses if u.kind in ("train", "train_and_evaluate") and u.file is file
-               and file.scope_of(u.call) is scope and file.orders[id(u.call)] < order
+               and running(u.call) is scope and file.orders[id(u.call)] < order
                and block[:len(file.blocks[id(u.call)])] == file.blocks[id(u.call)]]
     if not trained:
         raise Blocked(CODE, f"estimator.{what}() without training before it in the same function is not converted "
@@ -1049,14 +1055,14 @@ class Emitter:
             build = self.build_at_site(site)
             after = [build] if build else []
             if site.warm_start and build is not None:  # else with the build before the first fit
-                after.append(self.warm_start_text(site, _assigned_name(stmt, site.call)))
+                after.append(self.warm_start_text(site, _assigned_name(stmt, site.call), site.call))
             edits.wrap(stmt, f"with {strategy_name}.scope():", after)
         else:
             kwargs = [f"{k}={self.render(site.run_config[k], site.call, 'RunConfig(' + k + ')')}" for k in
                       ("model_dir", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps")
                       if k in site.run_config]
             if site.warm_start:
-                warm = self.warm_start_text(site, "model")
+                warm = self.warm_start_text(site, "model", site.call)
                 if "\n" in warm:  # conditional: pass the loader only when the Estimator warm-started
                     test, call = warm.split("\n", 1)
                     warm = f"(lambda model: {' '.join(call.split())}) {test.removesuffix(':')} else None"
@@ -1067,10 +1073,10 @@ class Emitter:
         if lines:
             edits.insert_before(stmt, lines)
 
-    def warm_start_text(self, site: Site, holder: str) -> str:
+    def warm_start_text(self, site: Site, holder: str, at: cst.CSTNode) -> str:
         """The Estimator initialised these variables from the TF1 checkpoint before training (a checkpoint in
-        model_dir still won: so does BackupAndRestore's, restored by fit)."""
-        ws, at = site.warm_start, site.call
+        model_dir still won: so does BackupAndRestore's, restored by fit). Written as it reads at `at`."""
+        ws = site.warm_start
         args = [self.render(ws["ckpt_to_initialize_from"], at, "warm_start_from")]
         for key in ("vars_to_warm_start", "var_name_to_prev_var_name"):
             if key in ws:
@@ -1101,7 +1107,7 @@ class Emitter:
             return
         receiver = code(use.receiver)
         data = self.keras_data(use.train["input_fn"], site, use.call, "train", receiver)
-        warm = [textwrap.indent(self.warm_start_text(site, receiver), "    ")] if site.warm_start else []
+        warm = [textwrap.indent(self.warm_start_text(site, receiver, use.call), "    ")] if site.warm_start else []
         edits.insert_before(self.file.statement_of(use.call), [
             f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
             f"    {receiver}(next(iter({data}))[0])", *warm])

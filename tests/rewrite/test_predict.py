@@ -278,3 +278,14 @@ def test_exporters_blocked(exporters, config, words):
     src = _exporters_program(exporters, **({"config": config} if config else {}))
     result = blocked(src)
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_predict_in_a_comprehension_after_training_at_module_level():
+    src = prog("")
+    src = src[:src.index("def main():")] + textwrap.dedent('''\
+        est = tf.estimator.Estimator(model_fn, "/tmp/m")
+        est.train(train_input_fn, max_steps=3)
+        rows = [p["class_ids"] for p in est.predict(eval_input_fn)]
+        ''')
+    out = converted(src)
+    assert 'rows = [p["class_ids"] for p in est.predict_examples(eval_input_fn())]' in out

@@ -51,3 +51,15 @@ def test_ctl_trainer_warm_starts_in_build():
     assert 'warm_start=lambda model: model.warm_start_from_tf1("/tmp/prev")' in " ".join(out.split()).replace("( ", "(")
     trainer = section(out, "class ModelTrainer", "\ndef main")
     assert trainer.index("self.warm_start(self.model)") < trainer.index("latest = tf.train.latest_checkpoint")
+
+
+def test_estimator_from_a_helper_with_positional_settings_warm_starts_where_it_trains():
+    """The settings are the helper's parameter: written where the model trains, they are the caller's argument."""
+    extra = '''
+    def make_estimator(config, prev):
+        return tf.estimator.Estimator(model_fn, None, config, {"lr": 0.1}, tf.estimator.WarmStartSettings(prev, "dense"))
+    '''
+    out = converted(program(estimator='est = make_estimator(config, "/tmp/prev")', drive=TRAIN, extra=extra))
+    main = section(out, "def main", "\nif __name__")
+    assert 'est.warm_start_from_tf1("/tmp/prev", vars_to_warm_start="dense")' in main
+    assert main.index("warm_start_from_tf1") < main.index("est.fit(")
