@@ -749,7 +749,7 @@ class Analysis:
         for use in training:
             node = use.file.parent(use.call)
             while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
-                if isinstance(node, (cst.For, cst.While)) or isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+                if isinstance(node, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
                     raise Blocked(CODE, "training inside a loop: each Estimator call went on from the global step "
                                         "the previous one reached, which the migrated training does not carry over "
                                         "yet; train once, to the final max_steps", use.call)

@@ -224,13 +224,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
         except Blocked as blocked:
             errors.append(blocked)
             continue
-        reading = [u for s in sites for u in s.uses if u.kind in ("predict", "export") or u.exporters]
-        if plan.predictions is None and reading:
-            errors.append(Blocked(estimator.CODE, f"{'predict' if reading[0].kind == 'predict' else 'export'}() of "
-                                                  f"an Estimator whose model_fn `{sites[0].model_fn.node.name.value}` "
-                                                  "returns no predictions (the Estimator would raise)", reading[0].call))
+        predicts, exports = _reading(sites)
+        if plan.predictions is None and (predicts or exports):
+            first = (predicts or exports)[0]
+            errors.append(Blocked(estimator.CODE, f"{'predict' if predicts else 'export'}() of an Estimator whose "
+                                                  f"model_fn `{sites[0].model_fn.node.name.value}` returns no "
+                                                  "predictions (the Estimator would raise)", first.call))
             continue
-        exports = [u for u in reading if u.kind == "export" or u.exporters]
         if plan.export_outputs is not None and exports:
             errors.append(Blocked(estimator.CODE, "export_saved_model() of a model_fn with export_outputs is not "
                                                   "converted yet: its signatures come from export_outputs",
@@ -255,11 +255,10 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
-            kinds = {u.kind for s in sites for u in s.uses} | \
-                ({"export"} if any(u.exporters for s in sites for u in s.uses) else set())
+            predicts, exports = _reading(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, quiet, table.bindings,
-                                                           "predict" in kinds, "export" in kinds,
+                                                           bool(predicts), bool(exports),
                                                            any(s.warm_start for s in sites)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -346,6 +345,12 @@ def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done))
+
+
+def _reading(sites: list) -> tuple[list, list]:
+    """The uses that read the model's PREDICT outputs: predict calls, and exports (export_saved_model, exporters)."""
+    uses = [u for s in sites for u in s.uses]
+    return [u for u in uses if u.kind == "predict"], [u for u in uses if u.kind == "export" or u.exporters]
 
 
 def _model_plan(sites: list, context):
