@@ -25,6 +25,11 @@ bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads bot
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
 LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
 second result. BestExporter blocks (it exported whenever an evaluation during training improved).
+A hand-written serving_input_receiver_fn (a def returning `ServingInputReceiver(features, receiver_tensors)` or
+`TensorServingInputReceiver`) in an export or exporter becomes `est.export_receiver_saved_model(base, fn)`: the
+function stays, returning `(features, receiver_tensors)` with `tf.compat.v1.placeholder`s, and runs once in
+`tf.compat.v1.wrap_function`, pruned from the receiver tensors to the features — the signature's inputs are the
+receiver tensors by key (rules/receivers.py says what blocks; fixtures/export_receiver).
 `Estimator(warm_start_from=path | WarmStartSettings(ckpt, vars_to_warm_start, var_name_to_prev_var_name))`, also
 `settings if flag else None`: `est.warm_start_from_tf1(...)` right after the model is built, before the first
 fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), with WarmStartSettings' meaning
@@ -32,7 +37,7 @@ fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), wit
 wins over it, as model_dir's did. tests/fixtures_run/test_warm_start_runs.py warm-starts both programs from one TF1
 checkpoint and compares every step.
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
-hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
+hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
 predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
@@ -75,6 +80,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
 
 from . import hooks as hook_rules
+from . import receivers as receiver_rules
 from . import strategy as strategies
 from ._args import is_literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
@@ -170,6 +176,7 @@ class Site:
     removable: list[Binding] = field(default_factory=list)  # bindings that go if nothing else reads them (columns)
     factory: tuple | None = None  # model_fn is a closure: (factory def, its `return model_fn` statement)
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
+    receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -555,7 +562,7 @@ class Analysis:
         if site.strategy is not None and site.strategy.parameter_server:
             raise Blocked(CODE, f"{method}() of an Estimator trained with parameter servers is not converted yet", call)
         _trained_before(site, call, file, method)
-        receiver_args = self.parsing_receiver(args["serving_input_receiver_fn"], site)
+        receiver_args = self.receiver(args["serving_input_receiver_fn"], site)
         export = {"export_dir_base": args["export_dir_base"], **receiver_args}
         return Use("export", call, file, receiver, export=export)
 
@@ -617,7 +624,7 @@ class Analysis:
                               args["as_text"].node)
             if "name" not in args or "serving_input_receiver_fn" not in args:
                 raise Blocked(CODE, f"{kind} without name or serving_input_receiver_fn", node)
-            receiver = self.parsing_receiver(args["serving_input_receiver_fn"], site)
+            receiver = self.receiver(args["serving_input_receiver_fn"], site)
             if kind == "LatestExporter":
                 self.notes.append((CODE, "LatestExporter: the migrated program evaluates once, after training, and "
                                          "exports that model (the last of the Estimator's exports); exports of "
@@ -625,22 +632,32 @@ class Analysis:
             found.append((args["name"], receiver))
         return found
 
-    def parsing_receiver(self, value: Value, site: Site) -> dict[str, Value]:
-        """build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size): its arguments."""
+    def receiver(self, value: Value, site: Site) -> dict:
+        """serving_input_receiver_fn (rules/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
+        a hand-written receiver function ({"receiver_fn": its expression, "single_feature": ...})."""
         r = self.program.resolve(value)
         node = r.node
         path = self.tf(node.func, r.value.file) if isinstance(node, cst.Call) else None
-        if path != "estimator.export.build_parsing_serving_input_receiver_fn":
-            raise Blocked(CODE, f"serving_input_receiver_fn `{code(value.node)[:60]}` is "
-                                "not converted yet: only tf.estimator.export.build_parsing_serving_input_receiver_fn"
-                                "(feature_spec) is (a hand-written or raw receiver's placeholders have no TF2 "
-                                "form tfmigrate derives yet)", value.node)
-        receiver_args = bind_values(node, _PARSING_RECEIVER, "build_parsing_serving_input_receiver_fn",
-                                    r.value.file, r.value.env)
-        if "feature_spec" not in receiver_args:
-            raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
-        site.consumed.extend(b for b in r.trail if b.kind == "assign")
-        return receiver_args
+        if path == receiver_rules.PARSING:
+            receiver_args = bind_values(node, _PARSING_RECEIVER, "build_parsing_serving_input_receiver_fn",
+                                        r.value.file, r.value.env)
+            if "feature_spec" not in receiver_args:
+                raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
+            site.consumed.extend(b for b in r.trail if b.kind == "assign")
+            return receiver_args
+        if path == receiver_rules.RAW:
+            raise Blocked(CODE, "build_raw_serving_input_receiver_fn is not converted: its placeholders copy tensors "
+                                "built outside the function, which TF2 builds eagerly; write a serving_input_receiver_fn "
+                                "that creates tf.compat.v1.placeholder inputs and returns "
+                                "tf.estimator.export.ServingInputReceiver(features, placeholders)", value.node)
+        fn = self.program.function_of(value)
+        if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            raise Blocked(CODE, f"serving_input_receiver_fn `{code(value.node)[:60]}`: "
+                                f"{self.why(r, 'build_parsing_serving_input_receiver_fn(...) or a def returning ServingInputReceiver')}",
+                          value.node)
+        plan = site.receivers.get(id(fn.node)) or receiver_rules.handwritten(fn, value, self.tf)
+        site.receivers[id(fn.node)] = plan
+        return {"receiver_fn": value, "single_feature": plan.single_feature}
 
     def hooks(self, value: Value, site: Site, where: str) -> dict[str, Value]:
         """The hooks a list attaches: observing hooks are dropped with a note, StopAtStepHook gives the step
@@ -735,6 +752,20 @@ class Analysis:
                                                  "tfmigrate does not convert", stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone | self._failed)
+        for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
+            self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _receiver_reads(self, plan, covered: set[int]) -> None:
+        """A hand-written receiver now returns (features, receiver_tensors): nothing else may read it."""
+        for b in plan.fn.trail:
+            if b.kind != "def":
+                continue
+            stray = [n for n in b.scope.file.loads_of(self.program, b)
+                     if not self.program.file_of(n).inside(n, covered)]
+            if stray:
+                raise Blocked(CODE, f"serving_input_receiver_fn `{b.name}` is also used here; the migrated function "
+                                    "returns (features, receiver_tensors) instead of a ServingInputReceiver, so only "
+                                    "exports may use it (give this use its own function)", stray[0])
 
     def _trains_once(self, site: Site) -> None:
         """Each Estimator training call continued from the global step the previous one reached (max_steps is
@@ -990,6 +1021,10 @@ class Emitter:
                     self.use(site, use, edits)
             if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
                 edits.replace(site.strategy_binding.value, self.strategy_expression(site))
+        receivers = {key: plan for site in self.analysis.sites for key, plan in site.receivers.items()}
+        for plan in receivers.values():
+            if plan.file is self.file:
+                receiver_rules.edits(plan, edits)
         for stmt, file in self.analysis.deleted:
             if file is self.file:
                 edits.delete(stmt)
@@ -1248,15 +1283,23 @@ class Emitter:
         return wrap_call(f"{code(use.receiver)}.{method}({', '.join(args)})", "", width=92)
 
     def export_text(self, site: Site, use: Use, base: str | None = None, receiver: dict | None = None) -> str:
-        """export_saved_model with a parsing receiver → the model's export_parsing_saved_model (same signature)."""
+        """export_saved_model → the model's export_parsing_saved_model (a parsing receiver) or
+        export_receiver_saved_model (a hand-written one): the same signature either way."""
         at = use.call
         receiver = use.export if receiver is None else receiver
-        args = [base or self.render(use.export["export_dir_base"], at, "export_dir_base"),
-                self.render(receiver["feature_spec"], at, "feature_spec")]
-        if "default_batch_size" in receiver:
-            args.append(f"default_batch_size={self.render(receiver['default_batch_size'], at, 'default_batch_size')}")
+        args = [base or self.render(use.export["export_dir_base"], at, "export_dir_base")]
+        if "receiver_fn" in receiver:
+            method = "export_receiver_saved_model"
+            args.append(self.render(receiver["receiver_fn"], at, "serving_input_receiver_fn"))
+            if receiver["single_feature"]:
+                args.append("single_feature=True")
+        else:
+            method = "export_parsing_saved_model"
+            args.append(self.render(receiver["feature_spec"], at, "feature_spec"))
+            if "default_batch_size" in receiver:
+                args.append(f"default_batch_size={self.render(receiver['default_batch_size'], at, 'default_batch_size')}")
         model = code(use.receiver) if site.target == "keras" else f"{code(use.receiver)}.model"
-        return wrap_call(f"{model}.export_parsing_saved_model({', '.join(args)})", "", width=92)
+        return wrap_call(f"{model}.{method}({', '.join(args)})", "", width=92)
 
     def exporter_texts(self, site: Site, use: Use) -> list[str]:
         """EvalSpec exporters: one export each into model_dir/export/<name>, after training."""

@@ -105,7 +105,7 @@ class _ReplacePlaceholder(Transformer):
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
-                  exporting: bool = False, warm_starting: bool = False) -> list[cst.BaseStatement]:
+                  exporting: frozenset[str] = frozenset(), warm_starting: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -201,8 +201,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
     analysis = analysis_for(context)
     program = analysis.program
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
-            or any(u.file is file for u in s.uses)]
-    group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses))}
+            or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())]
+    group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
+                                                          *(r.file for r in s.receivers.values()))}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
@@ -258,7 +259,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
             predicts, exports = _reading(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, quiet, table.bindings,
-                                                           bool(predicts), bool(exports),
+                                                           bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -345,6 +346,13 @@ def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done))
+
+
+def _export_kinds(exports: list) -> frozenset[str]:
+    """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn) and/or
+    "receiver" (a hand-written serving_input_receiver_fn)."""
+    receivers = [u.export for u in exports if u.kind == "export"] + [r for u in exports for _, r in u.exporters]
+    return frozenset("receiver" if "receiver_fn" in r else "parsing" for r in receivers)
 
 
 def _reading(sites: list) -> tuple[list, list]:

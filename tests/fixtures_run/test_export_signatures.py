@@ -1,5 +1,5 @@
-"""export_parsing: the original's Estimator SavedModel and the migrated program's SavedModel have the same serving
-signatures and, from the same initial weights (verify's boot scripts), return the same outputs.
+"""export_parsing, export_receiver: the original's Estimator SavedModels and the migrated program's SavedModels have
+the same serving signatures and, from the same initial weights (verify's boot scripts), return the same outputs.
 
 Marked `tfenv` and `equivalence`: runs both programs (TF 2.15 + Estimator, TF 2.21) and loads both exports in TF 2.21.
 """
@@ -15,7 +15,7 @@ import pytest
 
 from tfmigrate.runtime import capture, envs
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "export_parsing"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 # Loads both SavedModels; prints JSON: each side's signatures (input/output names, dtypes, shapes) and the outputs
 # of serving_default on the same serialized tf.Example protos.
@@ -30,18 +30,22 @@ COMPARE = textwrap.dedent('''
         return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
     rng = np.random.RandomState(5)
-    examples = tf.constant([example(float(a), float(b)) for a, b in rng.uniform(0, 1, size=(16, 2))])
+    if sys.argv[3] == "export_parsing":  # serialized tf.Example protos
+        inputs = {"examples": tf.constant([example(float(a), float(b)) for a, b in rng.uniform(0, 1, size=(16, 2))])}
+    else:  # raw measurements, one float per example and feature
+        inputs = {"height": tf.constant(rng.uniform(140, 200, size=16), tf.float32),
+                  "weight": tf.constant(rng.uniform(40, 120, size=16), tf.float32)}
     report = {}
     for side, path in (("original", sys.argv[1]), ("migrated", sys.argv[2])):
         loaded = tf.saved_model.load(path)
         signatures = {}
         for key, fn in loaded.signatures.items():
-            inputs = fn.structured_input_signature[1]
+            specs = fn.structured_input_signature[1]
             signatures[key] = {
-                "inputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(inputs.items())},
+                "inputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(specs.items())},
                 "outputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(fn.structured_outputs.items())},
             }
-        outputs = loaded.signatures["serving_default"](examples=examples)
+        outputs = loaded.signatures["serving_default"](**inputs)
         report[side] = {"signatures": signatures,
                         "outputs": {k: v.numpy().astype("float64").ravel().tolist() for k, v in outputs.items()}}
     print(json.dumps(report))
@@ -59,36 +63,47 @@ def _run(env: str, boot: Path, program: Path, work: Path, extra: dict) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
 
 
+# per fixture: the exporter's name, the serving inputs and the output keys the Estimator's signature had
+CASES = {
+    "export_parsing": ("final", {"examples": ["string", [None]]}, ["rounded", "value"]),
+    "export_receiver": ("serving", {"height": ["float32", [None]], "weight": ["float32", [None]]},
+                        ["class", "probabilities"]),
+}
+
+
 @pytest.mark.tfenv
 @pytest.mark.equivalence
-def test_exported_signatures_and_outputs_match(tmp_path):
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_exported_signatures_and_outputs_match(tmp_path, case):
+    fixture = FIXTURES / case
     original, migrated = tmp_path / "original", tmp_path / "migrated"
     original.mkdir()
     migrated.mkdir()
-    _run("legacy", capture.LEGACY_BOOT, FIXTURE / "original.py", original, {})
+    _run("legacy", capture.LEGACY_BOOT, fixture / "original.py", original, {})
     ckpt0 = capture.find_ckpt0(original / "model")
     assert ckpt0 is not None
-    _run("target", capture.TARGET_BOOT, FIXTURE / "migrated.py", migrated, {"TFMIGRATE_INIT_CKPT": str(ckpt0)})
-    # export_saved_model(export_dir) and the EvalSpec's FinalExporter (model_dir/export/final)
-    [final_a] = list(original.glob("model/export/final"))
-    [final_b] = list(migrated.glob("model/**/export/final"))
+    _run("target", capture.TARGET_BOOT, fixture / "migrated.py", migrated, {"TFMIGRATE_INIT_CKPT": str(ckpt0)})
+    # export_saved_model(export_dir) and the EvalSpec's exporter (model_dir/export/<name>)
+    exporter = CASES[case][0]
+    [final_a] = list(original.glob(f"model/export/{exporter}"))
+    [final_b] = list(migrated.glob(f"model/**/export/{exporter}"))
     for base_a, base_b in ((original / "export", migrated / "export"), (final_a, final_b)):
         [a] = list(base_a.iterdir())
         [b] = list(base_b.iterdir())
         assert a.name.isdigit() and b.name.isdigit()  # <base>/<timestamp>, as the Estimator wrote it
-        _compare(a, b)
+        _compare(a, b, case)
 
 
-def _compare(a: Path, b: Path) -> None:
-    result = subprocess.run([str(envs.ensure("target")), "-c", COMPARE, str(a), str(b)], capture_output=True,
+def _compare(a: Path, b: Path, case: str) -> None:
+    result = subprocess.run([str(envs.ensure("target")), "-c", COMPARE, str(a), str(b), case], capture_output=True,
                             text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     sig_a, sig_b = report["original"]["signatures"], report["migrated"]["signatures"]
     assert sig_a == sig_b
-    assert sig_a["serving_default"]["inputs"] == {"examples": ["string", [None]]}
+    assert sig_a["serving_default"]["inputs"] == CASES[case][1]
     out_a, out_b = report["original"]["outputs"], report["migrated"]["outputs"]
-    assert sorted(out_a) == sorted(out_b) == ["rounded", "value"]
+    assert sorted(out_a) == sorted(out_b) == CASES[case][2]
     # the same tolerance as verify's stepwise loss comparison
     for key in out_a:
         for x, y in zip(out_a[key], out_b[key], strict=True):
