@@ -747,11 +747,17 @@ class Program:
         return None
 
     def bind_call(self, call: cst.Call, fn: FunctionRef, caller: Value) -> tuple:
+        """The function's parameters as this call binds them: its arguments, else the parameters' defaults
+        (written where the def is, so they travel with the def's file)."""
+        defaults = {p.name.value: p.default for p in (*fn.node.params.posonly_params, *fn.node.params.params,
+                                                      *fn.node.params.kwonly_params) if p.default is not None}
         env = []
         for name in fn.params:
             arg = self.argument_for(call, fn, name)
             if arg is not None:
                 env.append((name, Value(arg, caller.file, caller.env)))
+            elif name in defaults:
+                env.append((name, Value(defaults[name], fn.file)))
         return tuple(env)
 
     # ---- rendering ------------------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ RULES = (
          "Estimator/RunConfig/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate/predict/export, wherever and however written",
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms", "module_level",
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
-          "predict_after_train", "export_parsing", "export_receiver", "warm_start"), triggers=ESTIMATOR_WORDS),
+          "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start"), triggers=ESTIMATOR_WORDS),
     Rule("TFM603", "other-estimator-kinds", "driver",
          "Baseline/RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
          (), triggers=ESTIMATOR_WORDS),

@@ -88,6 +88,8 @@ def wrap_call(text: str, base_indent: str = "", width: int = 100) -> str:
         return "[\n" + "".join(f"{inner}{item},\n" for item in items) + f"{base_indent}]"
     if not isinstance(expr, cst.Call) or not expr.args:
         return text
+    if isinstance(expr.func, cst.Attribute) and isinstance(expr.func.value, cst.Call) and "\n" not in text:
+        return text  # a method chain (`Dataset.from_tensor_slices(d).batch(32)`): splitting its last call helps no one
     args = []
     for arg in expr.args:
         prefix = f"{arg.keyword.value}=" if arg.keyword is not None else arg.star

@@ -25,6 +25,9 @@ bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads bot
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
 LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
 second result. BestExporter blocks (it exported whenever an evaluation during training improved).
+`tf.compat.v1.estimator.inputs.numpy_input_fn(x, y, batch_size, num_epochs, shuffle=False)` as an input_fn becomes
+`tf.data.Dataset.from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`, the same batches in the same
+order (rules/numpy_inputs.py; shuffle=True blocks: its queue order is not reproducible; fixtures/numpy_input).
 A hand-written serving_input_receiver_fn (a def returning `ServingInputReceiver(features, receiver_tensors)` or
 `TensorServingInputReceiver`) in an export or exporter becomes `est.export_receiver_saved_model(base, fn)`: the
 function stays, returning `(features, receiver_tensors)` with `tf.compat.v1.placeholder`s, and runs once in
@@ -80,6 +83,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
 
 from . import hooks as hook_rules
+from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
 from ._args import is_literal, wrap_call
@@ -700,6 +704,10 @@ class Analysis:
         """Decide which config/spec statements and helpers go, and check nothing else reads an Estimator."""
         for site in self.sites:
             self._guard(self._trains_once, site)
+            for use in site.uses:
+                for value in (use.train.get("input_fn"), use.evaluate.get("input_fn"), use.predict.get("input_fn")):
+                    if value is not None:
+                        self._guard(self._numpy_input, value, site)
         covered: set[int] = set()  # nodes whose subtree the conversion replaces or removes
         for site in self.sites:
             covered.add(id(site.call))
@@ -754,6 +762,17 @@ class Analysis:
             self._guard(self._holders, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _numpy_input(self, value: Value, site: Site) -> None:
+        """An input_fn that is a numpy_input_fn(...) call: checked here, its statement goes with the Estimator."""
+        if self.program.function_of(value) is not None:
+            return
+        r = self.program.resolve(value)
+        if isinstance(r.node, cst.Call) and self.tf(r.node.func, r.value.file) == numpy_inputs.NUMPY:
+            # the original's own strategy (TF1 refused queue-based input under one); --strategy may add one later
+            numpy_inputs.check(r.node, r.value.file, r.value.env,
+                               not (site.original_kinds or set()) - {"default", "one-device"})
+            site.consumed.extend(b for b in r.trail if b.kind in ("assign", "def"))  # a helper that returned it too
 
     def _receiver_reads(self, plan, covered: set[int]) -> None:
         """A hand-written receiver now returns (features, receiver_tensors): nothing else may read it."""
@@ -1183,6 +1202,11 @@ class Emitter:
         if fn is None:
             r = self.program.resolve(value)
             path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Call) else None
+            if path == numpy_inputs.NUMPY:  # checked by the analysis (Analysis._numpy_input)
+                args = numpy_inputs.check(r.node, r.value.file, r.value.env, True)
+                dataset = numpy_inputs.dataset_text(
+                    args, lambda v, what: self.render(v, at, what))
+                return (dataset, False) if infer else (f"lambda input_context: {dataset}", False)
             if path and path.startswith("estimator.inputs."):
                 raise Blocked(CODE, f"tf.{path} is not converted: its queue-based shuffling has no exact TF2 "
                                     "equivalent; build a tf.data.Dataset (from_tensor_slices) input_fn", r.node)

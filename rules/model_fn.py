@@ -88,6 +88,7 @@ _BUILTINS = frozenset(dir(builtins))
 _SPEC_ARGS = ["mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
               "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"]
 # attribute names keras.Model already uses; a layer variable with one of these names gets a `_layer` suffix
+_KERAS_MODELS = ("keras.Sequential", "keras.models.Sequential", "keras.Model", "keras.models.Model")
 _MODEL_ATTRIBUTES = frozenset({
     "input", "inputs", "output", "outputs", "layers", "weights", "variables", "trainable_variables", "losses",
     "metrics", "name", "trainable", "dtype", "built", "optimizer", "loss", "params", "call", "build", "compile",
@@ -208,6 +209,7 @@ class _Interpreter:
         self.train_op_count = 0  # training ops assigned so far
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
+        self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
         self.live = _ALL_MODES  # modes that have not returned yet
         self.active = _ALL_MODES  # modes that run the current statement
         self.spec_predictions: cst.BaseExpression | None = None
@@ -539,10 +541,26 @@ class _Interpreter:
             body = body[1:]
         for stmt in body:
             self.statement(stmt)
+        if self.pending_spec is not None:
+            self.unreturned_spec()
         if self.live:
             raise Blocked(CODE, "model_fn has no final `return EstimatorSpec(...)`", self.fn)
 
+    def unreturned_spec(self):
+        target, _, stmt, _ = self.pending_spec
+        raise Blocked(CODE, f"`{target} = tf.estimator.EstimatorSpec(...)` is converted when the next statement is "
+                            f"`return {target}`; return the EstimatorSpec there (or directly)", stmt)
+
     def statement(self, stmt: cst.BaseStatement) -> None:
+        if self.pending_spec is not None:  # `spec = EstimatorSpec(...)`: this statement must be `return spec`
+            target, value, _, active = self.pending_spec
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if not (isinstance(small, cst.Return) and isinstance(small.value, cst.Name)
+                    and small.value.value == target and self.active == active):
+                self.unreturned_spec()
+            self.pending_spec = None
+            self.returns(small.with_changes(value=value))
+            return
         if not self.live:
             raise Blocked(CODE, "code after the final return is not converted", stmt)
         if not self.active:
@@ -590,6 +608,14 @@ class _Interpreter:
         if self.loop is not None:
             self.forward_statement(target, stmt, small)
             return
+        if isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec":
+            self.pending_spec = (target, value, stmt, self.active)  # returned by the next statement
+            return
+        if isinstance(value, cst.Call) and self.tf(value) in _KERAS_MODELS:
+            raise Blocked(layers.CODE, f"a {self.tf(value)} built in model_fn is not converted yet (its layers' "
+                                       "TF1 variable names sit under the model's name scope); build its layers as "
+                                       "named tf.keras.layers objects called one after another, or, since the model "
+                                       "is already Keras, train it with model.fit directly", value)
         path = self.tf(value) if isinstance(value, cst.Call) else None
         method = value.func.attr.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
         comprehension = self.grads_of(value) if isinstance(value, cst.ListComp) else None  # over gradients?

@@ -606,3 +606,41 @@ def test_other_label_transforms_block(onehot):
     forward = 'logits = tf.compat.v1.layers.dense(features["x"], 3)\n'
     loss = f"onehot_labels = {onehot}\nloss = tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=onehot_labels, logits=logits)"
     assert "TFM201" in codes(blocked(program(forward=forward, loss=loss)))
+
+
+SPEC_NAMED = '''
+def model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features["x"], 3)
+    classes = tf.argmax(logits, axis=1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        spec = tf.estimator.EstimatorSpec(mode, predictions=classes)
+        return spec
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    accuracy = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
+    specs = tf.estimator.EstimatorSpec(mode=mode, predictions=classes, loss=loss, train_op=train_op,
+                                       eval_metric_ops={"accuracy": accuracy})
+    # comment between
+    return specs
+'''
+
+
+def test_a_spec_assigned_to_a_name_and_returned_next_is_the_returned_spec():
+    out = converted(program(body=SPEC_NAMED))
+    assert 'keras.metrics.SparseCategoricalAccuracy(name="accuracy")' in out
+    assert "def predictions(self, logits):" in out
+    assert "EstimatorSpec" not in out and "specs" not in out
+
+
+@pytest.mark.parametrize("change", [
+    ("    # comment between\n    return specs", "    print(specs)\n    return specs"),  # something in between
+    ("    # comment between\n    return specs", "    return {'spec': specs}"),  # not returned as it is
+    ("        spec = tf.estimator.EstimatorSpec(mode, predictions=classes)\n        return spec\n",
+     "        spec = tf.estimator.EstimatorSpec(mode, predictions=classes)\n    if mode == tf.estimator.ModeKeys.PREDICT:\n        return spec\n"),
+])
+def test_a_named_spec_not_returned_right_away_is_blocked(change):
+    body = SPEC_NAMED.replace(*change)
+    assert body != SPEC_NAMED
+    result = blocked(program(body=body))
+    assert any("is converted when the next statement is" in d.message for d in result.diagnostics), notes(result)

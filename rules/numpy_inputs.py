@@ -1,0 +1,71 @@
+"""`tf.estimator.inputs.numpy_input_fn` as an input_fn (part of TFM601): the tf.data pipeline that yields its batches.
+
+With `shuffle=False` and one feeding thread, numpy_input_fn fed the rows in order, epoch after epoch: each batch
+takes the next `batch_size` rows, wrapping into the next epoch, and the last batch of the last epoch is short
+(tensorflow_estimator's `_get_integer_indices_for_next_batch`; `dequeue_up_to`, or `dequeue_many` when
+num_epochs is None). That is `tf.data.Dataset.from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`:
+the same rows, in the same batches, with the arrays' own dtypes and shapes (features a dict when x is one, the
+lone tensor when x is an array; labels likewise). Written where the input_fn was used; the `numpy_input_fn(...)`
+statement goes with the Estimator.
+
+Blocked, with what to do: `shuffle=True` (a RandomShuffleQueue filled by a Python thread: its order is not even
+reproducible in TF1, so no migrated program could be checked step by step against it — pass shuffle=False and
+permute the arrays yourself with a seeded numpy generator, or write a tf.data input_fn and re-baseline),
+`num_threads` > 1 (threads race to enqueue), a non-literal shuffle/num_threads, `pandas_input_fn`, and
+numpy_input_fn in a program whose RunConfig sets a distribution strategy (the Estimator refused queue-based input
+there; `--strategy` may still distribute the migrated dataset, as it does any input_fn's).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value
+
+from ._args import generated, is_literal
+
+CODE = "TFM601"
+NUMPY = "estimator.inputs.numpy_input_fn"
+_ARGS = ["x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads"]
+_SHUFFLE = ("shuffle=True is not converted: numpy_input_fn shuffled in a RandomShuffleQueue fed by a Python thread, "
+            "an order not even TF1 reproduces, so the migrated training could not be checked step by step; pass "
+            "shuffle=False and permute the arrays with a seeded numpy generator, or write a tf.data input_fn")
+
+
+def check(call: cst.Call, file, env, single_process: bool) -> dict[str, Value]:
+    """numpy_input_fn's arguments when its batches have an exact tf.data form; Blocked otherwise."""
+    from .driver import bind_values  # driver imports this module
+
+    args = bind_values(call, _ARGS, "numpy_input_fn", file, env)
+    if "x" not in args:
+        raise Blocked(CODE, "numpy_input_fn() without x", call)
+    shuffle = args.get("shuffle")
+    if shuffle is None or not (is_literal(shuffle.node, False) or is_literal(shuffle.node, True)):
+        raise Blocked(CODE, "numpy_input_fn needs shuffle=False written as a literal to be converted (TF 2.15 "
+                            "required an explicit bool)", call if shuffle is None else shuffle.node)
+    if is_literal(shuffle.node, True):
+        raise Blocked(CODE, _SHUFFLE, shuffle.node)
+    threads = args.get("num_threads")
+    if threads is not None and not is_literal(threads.node, 1):
+        raise Blocked(CODE, "numpy_input_fn(num_threads=...) other than 1 is not converted: several threads "
+                            "enqueued rows in an order that changes from run to run", threads.node)
+    if not single_process:
+        raise Blocked(CODE, "numpy_input_fn under a distribution strategy is not converted: the Estimator needed a "
+                            "tf.data input_fn there; write one", call)
+    return args
+
+
+def dataset_text(args: dict[str, Value], render) -> str:
+    """The tf.data expression; `render(value, what)` gives a value's code where the dataset is used."""
+    x = render(args["x"], "numpy_input_fn x")
+    y = args.get("y")
+    data = x if y is None or is_literal(y.node, None) else f"({x}, {render(y, 'numpy_input_fn y')})"
+    epochs = args.get("num_epochs")
+    if epochs is None or is_literal(epochs.node, 1):
+        repeat = ""  # one epoch, the default
+    elif is_literal(epochs.node, None):
+        repeat = ".repeat()"
+    else:
+        repeat = f".repeat({render(epochs, 'numpy_input_fn num_epochs')})"
+    batch = render(args["batch_size"], "numpy_input_fn batch_size") if "batch_size" in args else "128"
+    return f"{generated('tf.data.Dataset.from_tensor_slices')}({data}){repeat}.batch({batch})"

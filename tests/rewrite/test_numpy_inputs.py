@@ -1,0 +1,66 @@
+"""tf.estimator.inputs.numpy_input_fn (rules/numpy_inputs.py): shuffle=False becomes the tf.data pipeline with the
+same batches wherever the input_fn is built; everything whose order TF1 did not fix is blocked with what to do."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from _helpers import blocked, converted, program
+from test_predict import PREDICT_MODEL_FN
+
+NUMPY = "tf.compat.v1.estimator.inputs.numpy_input_fn"
+
+
+def prog(drive: str, **kw) -> str:
+    return program(PREDICT_MODEL_FN, drive=textwrap.dedent(drive), extra="import numpy as np\nX = np.zeros((10, 2), np.float32)\nY = np.zeros(10, np.int64)\n", **kw)
+
+
+def test_named_positional_inline_and_defaults():
+    out = converted(prog(f'''
+    train_fn = {NUMPY}(x={{"x": X}}, y=Y, batch_size=4, num_epochs=None, shuffle=False)
+    est.train(input_fn=train_fn, max_steps=10)
+    est.evaluate({NUMPY}({{"x": X}}, Y, 3, 2, False))
+    for p in est.predict({NUMPY}({{"x": X}}, shuffle=False)):
+        print(p)
+    '''))
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat().batch(4),' in out
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat(2).batch(3),' in out
+    # one epoch and the default batch of 128; without y the features alone
+    assert 'est.predict_examples(tf.data.Dataset.from_tensor_slices({"x": X}).batch(128))' in out
+    assert "train_fn" not in out and "numpy_input_fn" not in out
+
+
+def test_built_in_a_helper_with_defaults_and_a_v1_alias():
+    src = prog('''
+    def make_input(epochs, batch=16):
+        return tf.estimator.inputs.numpy_input_fn(x={"x": X}, y=Y, batch_size=batch, num_epochs=epochs,
+                                                  shuffle=False, num_threads=1)
+    est.train(make_input(None), max_steps=10)
+    est.evaluate(make_input(1, 5))
+    ''', header="import tensorflow.compat.v1 as tf")
+    out = converted(src)
+    # the helper's parameters take the call's arguments, or their defaults; the helper goes with the Estimator
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat(None).batch(16),' in out
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat(1).batch(5),' in out
+    assert "def make_input" not in out
+
+
+@pytest.mark.parametrize("call, words", [
+    (f'{NUMPY}({{"x": X}}, Y, shuffle=True)', "shuffle=True is not converted"),
+    (f'{NUMPY}({{"x": X}}, Y)', "needs shuffle=False written as a literal"),
+    (f'{NUMPY}({{"x": X}}, Y, shuffle=SHUFFLE)', "needs shuffle=False written as a literal"),
+    (f'{NUMPY}({{"x": X}}, Y, shuffle=False, num_threads=4)', "num_threads"),
+    ('tf.compat.v1.estimator.inputs.pandas_input_fn(X, Y, shuffle=False)', "pandas_input_fn"),
+])
+def test_blocked(call, words):
+    result = blocked(prog(f"SHUFFLE = False\nest.train(input_fn={call}, max_steps=10)\n"))
+    assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_under_a_distribution_strategy_is_blocked():
+    run_config = ('config = tf.estimator.RunConfig(train_distribute='
+                  'tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))')
+    result = blocked(prog(f'est.train(input_fn={NUMPY}({{"x": X}}, Y, shuffle=False), max_steps=10)\n',
+                          run_config=run_config))
+    assert any("under a distribution strategy" in d.message for d in result.diagnostics)
