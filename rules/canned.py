@@ -442,6 +442,8 @@ class _Reader:
             if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values") and not node.args:
                 inner = self.resolve(Value(func.value, file, env), what)
                 return self.dict_part(inner, func.attr.value, what, value.node)
+        if isinstance(node, cst.Call) and (path := self.analysis.tf(node, file)):
+            fcols.blocked_kind(path, node)  # shared_embeddings: a list of columns, not converted
         raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is not a list tfmigrate can read from the "
                                     "source (names known only at run time); the input layer's order is the sorted "
                                     "column names, so list the names in the program", value.node)
