@@ -20,6 +20,24 @@ TF 2.15 runs):
   a DNN (name `<key>_indicator`): each value's index in the vocabulary, else an OOV bucket from
   `to_hash_bucket_fast` (the hasher TF1's id table used; integers as strings) or default_value; "" (strings) and
   -1 (integers) dropped as TF1 dropped them; one-hot over vocabulary + OOV ids summed per example.
+  Categorical columns (rules/feature_columns.py, templates/feature_columns.py.j2): `embedding_column(categorical,
+  dimension, combiner, max_norm, trainable)` in a DNN (layer `<col>_embedding`, variable `embedding_weights`, TF1's
+  truncated-normal 1/sqrt(dimension) init), `indicator_column` over any of them, and in a linear model (and the
+  wide part) the categorical columns themselves plus `bucketized_column` (`<col>/weights` [num_buckets, units],
+  `sparse_combiner`). Categorical: `categorical_column_with_vocabulary_list`, `_with_hash_bucket`
+  (`to_hash_bucket_fast`, integers as strings), `_with_identity` (default_value, or TF1's range assertion),
+  `crossed_column` (nested crosses flattened, `tf.sparse.cross_hashed` = TF1's SparseCrossHashed, hash_key).
+  Exact because the generated code runs TF1's ops: "" / -1 dropped, ids, `tf.nn.safe_embedding_lookup_sparse`
+  (checked: TF 2.15 input_layer / linear_model vs the generated functions with the same weights, bit-equal for
+  sum/mean/sqrtn). Their IndexedSlices gradients go through the dense Keras update; measured against TF1's sparse
+  kernels: legacy Adagrad and SGD bit-equal (zero rows unchanged), Ftrl bit-equal on zero-initialised linear
+  weights only, v1 AdagradOptimizer last bits (TF1's sparse kernel uses rsqrt: TFM622 note); other optimizers
+  (Ftrl on an embedding, Adam, RMSProp, momentum, Ftrl l2 shrinkage) block. Fixtures canned_embedding (100/100
+  steps bit-equal) and canned_wide_deep_crossed (91/100 bit-equal, max rel Δ 9.4e-8: the logistic head's kernels).
+  Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
+  sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
+  column in a DNN, indicator/embedding columns in a linear model; not measured under MWMS (IndexedSlices
+  all-reduce) yet.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
   over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
@@ -73,11 +91,8 @@ Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (T
 TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
 checked with `pip download`) requires tensorflow==2.19.0, so it cannot be installed beside TF 2.21: keep TF 2.15
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
-statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
-(TFM603, not converted yet), column kinds
-other than numeric/bucketized/indicator-over-vocabulary-list (embedding, hashed, crossed, identity columns; and
-bucketized or categorical columns in a linear model: a sparse per-bucket weight lookup whose gradients TF1 applied
-with its sparse kernels), `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
+statistically" note would promise a check the target stack cannot run), Baseline/RNN estimators
+(TFM603, not converted yet), the column kinds listed above as blocked, `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
