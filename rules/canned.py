@@ -20,6 +20,24 @@ TF 2.15 runs):
   a DNN (name `<key>_indicator`): each value's index in the vocabulary, else an OOV bucket from
   `to_hash_bucket_fast` (the hasher TF1's id table used; integers as strings) or default_value; "" (strings) and
   -1 (integers) dropped as TF1 dropped them; one-hot over vocabulary + OOV ids summed per example.
+  Categorical columns (rules/feature_columns.py, templates/feature_columns.py.j2): `embedding_column(categorical,
+  dimension, combiner, max_norm, trainable)` in a DNN (layer `<col>_embedding`, variable `embedding_weights`, TF1's
+  truncated-normal 1/sqrt(dimension) init), `indicator_column` over any of them, and in a linear model (and the
+  wide part) the categorical columns themselves plus `bucketized_column` (`<col>/weights` [num_buckets, units],
+  `sparse_combiner`). Categorical: `categorical_column_with_vocabulary_list`, `_with_hash_bucket`
+  (`to_hash_bucket_fast`, integers as strings), `_with_identity` (default_value, or TF1's range assertion),
+  `crossed_column` (nested crosses flattened, `tf.sparse.cross_hashed` = TF1's SparseCrossHashed, hash_key).
+  Exact because the generated code runs TF1's ops: "" / -1 dropped, ids, `tf.nn.safe_embedding_lookup_sparse`
+  (checked: TF 2.15 input_layer / linear_model vs the generated functions with the same weights, bit-equal for
+  sum/mean/sqrtn). Their IndexedSlices gradients go through the dense Keras update; measured against TF1's sparse
+  kernels: legacy Adagrad and SGD bit-equal (zero rows unchanged), Ftrl bit-equal on zero-initialised linear
+  weights only, v1 AdagradOptimizer last bits (TF1's sparse kernel uses rsqrt: TFM622 note); other optimizers
+  (Ftrl on an embedding, Adam, RMSProp, momentum, Ftrl l2 shrinkage) block. Fixtures canned_embedding (100/100
+  steps bit-equal) and canned_wide_deep_crossed (91/100 bit-equal, max rel Δ 9.4e-8: the logistic head's kernels).
+  Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
+  sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
+  column in a DNN, indicator/embedding columns in a linear model; not measured under MWMS (IndexedSlices
+  all-reduce) yet.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
   over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
@@ -73,11 +91,8 @@ Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (T
 TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
 checked with `pip download`) requires tensorflow==2.19.0, so it cannot be installed beside TF 2.21: keep TF 2.15
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
-statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
-(TFM603, not converted yet), column kinds
-other than numeric/bucketized/indicator-over-vocabulary-list (embedding, hashed, crossed, identity columns; and
-bucketized or categorical columns in a linear model: a sparse per-bucket weight lookup whose gradients TF1 applied
-with its sparse kernels), `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
+statistically" note would promise a check the target stack cannot run), Baseline/RNN estimators
+(TFM603, not converted yet), the column kinds listed above as blocked, `weight_column`, `label_vocabulary`, `batch_norm`, `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
@@ -92,6 +107,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
+from . import feature_columns as fcols
 from . import optimizers
 from ._args import generated, is_literal, literal, wrap_call
 
@@ -150,7 +166,8 @@ _V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "Ft
 _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
 _RATE = {"dnn": "0.05", "linear": "0.2"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
-_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights")
+_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights",
+                  *fcols.SUPPORT_PARTS)
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
@@ -165,9 +182,15 @@ class Column:
     num_oov_buckets: int = 0
     default_value: int = -1
     runtime: str | None = None  # numeric columns, one per key of this run-time iterable (code valid in the model)
+    categorical: fcols.Categorical | None = None  # a categorical column (linear), or under indicator/embedding
+    embedding: fcols.Embedding | None = None  # embedding_column(categorical) (DNN)
+    indicator: bool = False  # indicator_column(categorical) other than over a vocabulary list
 
     @property
     def name(self) -> str:  # what TF1 sorted the columns by
+        if self.categorical is not None:
+            suffix = "_embedding" if self.embedding is not None else "_indicator" if self.indicator else ""
+            return self.categorical.name + suffix
         if self.vocabulary is not None:
             return f"{self.key}_indicator"
         return f"{self.key}_bucketized" if self.boundaries is not None else self.key
@@ -177,6 +200,10 @@ class Column:
         return self.boundaries is not None or self.vocabulary is not None
 
     def input_code(self, key: str | None = None) -> str:
+        if self.embedding is not None:
+            return f'self.embedding_columns["{fcols.scope_name(self.name)}"]({self.categorical.ids})'
+        if self.categorical is not None:
+            return self.categorical.indicator() if self.indicator else self.categorical.ids
         if self.runtime is not None:
             return (f"numeric_input(features, {key}, {self.size}"
                     + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")"))
@@ -211,6 +238,7 @@ class CannedModel:
     anchor: cst.CSTNode | None = None  # the module-level statement the generated code goes above
     notes: list = field(default_factory=list)
     bound: tuple = ()
+    sparse_combiner: str = "sum"  # the linear model's, for categorical columns
 
     @property
     def tf_name(self) -> str:
@@ -256,14 +284,15 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     if not (given(dnn_key) or given(linear_key)):
         raise Blocked(CODE, f"{name} needs feature columns", call)
     dnn_columns = reader.columns(args[dnn_key]) if given(dnn_key) else []
-    linear_columns = reader.columns(args[linear_key]) if given(linear_key) else []
+    linear_columns = reader.columns(args[linear_key], linear=True) if given(linear_key) else []
     if dnn_columns and f"{prefix}hidden_units" not in args:
         raise Blocked(CODE, f"{name} needs {prefix}hidden_units", call)
-    sparse = next((c for c in linear_columns if c.dense_only), None)
+    sparse = next((c for c in linear_columns if c.dense_only or c.indicator or c.embedding), None)
     if sparse is not None:
-        raise Blocked(CODE_COLUMNS, f"{name} over the categorical column '{sparse.name}' in its linear model is not "
-                                    "converted yet: a linear model looks up one weight row per bucket, and TF1 applied "
-                                    "those gradients with its sparse optimizer kernels", args[linear_key].node)
+        raise Blocked(CODE_COLUMNS, f"{name} over the dense column '{sparse.name}' (an indicator or embedding column) "
+                                    "in its linear model is not converted yet: pass its categorical column itself "
+                                    "(TF1 gave it one weight row per bucket)", args[linear_key].node)
+    model_combiner = reader.sparse_combiner(args.get(f"{'linear_' if family == 'combined' else ''}sparse_combiner"))
     if kind == "classifier":
         n_classes = reader.integer(args.get("n_classes"), 2, "n_classes")
         if n_classes < 2:
@@ -276,6 +305,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
                           args["label_dimension"].node)
         head = "regression"
     model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
+    model.sparse_combiner = model_combiner
     model.reduction = reader.reduction(args.get("loss_reduction"), v1)
     if dnn_columns:
         model.hidden_units = reader.carry("hidden_units", args[f"{prefix}hidden_units"])
@@ -292,9 +322,12 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         columns = dnn_columns or linear_columns
         count = None if any(c.runtime for c in columns) else len(columns)
         model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, count)
+        model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
+                                                 args["optimizer"].node if "optimizer" in args else call))
         model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
     else:
         model.optimizer, model.support = reader.combined_optimizer(args, v1, dnn_columns, linear_columns)
+        model.notes.extend(reader.column_notes)
     run_trail: list[Binding] = []
     run_config = analysis.run_config(args, call, file, run_trail)
     params = "{" + ", ".join(f'"{k}": {v}' for k, v in reader.params.items()) + "}"
@@ -328,6 +361,7 @@ class _Reader:
         self.params: dict[str, str] = {}
         self.trail: list[Binding] = []
         self.runtime: dict[int, Value] = {}  # id(placeholder key) → the run-time iterable its loop went over
+        self.column_notes: list = []
 
     # ---- carried expressions ------------------------------------------------------------------------------------
     def carry(self, key: str, value: Value) -> str:
@@ -423,6 +457,8 @@ class _Reader:
             if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values") and not node.args:
                 inner = self.resolve(Value(func.value, file, env), what)
                 return self.dict_part(inner, func.attr.value, what, value.node)
+        if isinstance(node, cst.Call) and (path := self.analysis.tf(node, file)):
+            fcols.blocked_kind(path, node)  # shared_embeddings: a list of columns, not converted
         raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is not a list tfmigrate can read from the "
                                     "source (names known only at run time); the input layer's order is the sorted "
                                     "column names, so list the names in the program", value.node)
@@ -518,11 +554,11 @@ class _Reader:
         return envs
 
     # ---- feature columns -----------------------------------------------------------------------------------------
-    def columns(self, value: Value) -> list[Column]:
+    def columns(self, value: Value, linear: bool = False) -> list[Column]:
         out: dict[str, Column] = {}
         groups: list[Column] = []
         for item in self.items(value, "feature_columns"):
-            column = self.column(item)
+            column = self.column(item, linear)
             if column.runtime is not None:
                 groups.append(column)
                 continue
@@ -534,16 +570,35 @@ class _Reader:
             raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
         return [*(out[k] for k in sorted(out)), *groups]  # input_layer and linear_model order: sorted by name
 
-    def column(self, value: Value) -> Column:
+    def column(self, value: Value, linear: bool = False) -> Column:
         from .driver import bind_values
 
         r = self.resolve(value, "feature column")
         node, file, env = r.node, r.value.file, r.value.env
         path = self.analysis.tf(node, file) if isinstance(node, cst.Call) else None
+        word = path.split(".")[-1] if path and path.startswith("feature_column.") else None
+        if word is not None:
+            fcols.blocked_kind(path, node)
+        columns = fcols.ColumnReader(self)
+        if word == "embedding_column":
+            categorical, embedding = columns.embedding(node, r)
+            return Column(categorical.name, 1, None, categorical=categorical, embedding=embedding)
+        if word and (word.startswith("categorical_column_with_") or word == "crossed_column"
+                     or word == "bucketized_column" and linear):
+            if not linear:
+                raise Blocked(CODE_COLUMNS, f"tf.{path} in a DNN: TF1's input layer takes dense columns only; wrap "
+                                            "it in embedding_column or indicator_column", node)
+            categorical = columns.categorical(value)
+            return Column(categorical.name, 1, None, categorical=categorical)
         if path == "feature_column.indicator_column":
             args = bind_values(node, ["categorical_column"], "indicator_column", file, env, rule=CODE_COLUMNS)
             if "categorical_column" not in args:
                 raise Blocked(CODE_COLUMNS, "indicator_column needs categorical_column", node)
+            inner = self.resolve(args["categorical_column"], "categorical column")
+            inner_path = self.analysis.tf(inner.node, inner.value.file) if isinstance(inner.node, cst.Call) else None
+            if inner_path != "feature_column.categorical_column_with_vocabulary_list":
+                categorical = columns.categorical(args["categorical_column"])
+                return Column(categorical.name, 1, None, categorical=categorical, indicator=True)
             return self.vocabulary_column(args["categorical_column"])
         if path == "feature_column.bucketized_column":
             args = bind_values(node, ["source_column", "boundaries"], "bucketized_column", file, env, rule=CODE_COLUMNS)
@@ -638,6 +693,14 @@ class _Reader:
             raise Blocked(CODE_COLUMNS, "num_oov_buckets and default_value must be integers", node)
         return Column(key, 1, None, vocabulary=tuple(vocabulary), num_oov_buckets=oov, default_value=default)
 
+    def sparse_combiner(self, value: Value | None) -> str:
+        if value is None:
+            return "sum"
+        got = self.literal(value, "sparse_combiner")
+        if got not in fcols.COMBINERS:
+            raise Blocked(CODE_COLUMNS, f"sparse_combiner {got!r}: one of {fcols.COMBINERS} is converted", value.node)
+        return got
+
     # ---- head and optimizer ----------------------------------------------------------------------------------------
     def reduction(self, value: Value | None, v1: bool) -> str:
         if value is None:
@@ -675,6 +738,8 @@ class _Reader:
                                     "on columns known only at run time; pass the optimizer object",
                               value.node if value is not None else self.call)
             plan = self.optimizer(value, part, v1, len(columns), rate=rate, default=default)
+            self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns,
+                                                           value.node if value is not None else self.call))
             if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
                 raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
                                     "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet",
@@ -882,13 +947,17 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             needed.append("indicator_input")
         if plan.model.linear_columns:
             needed.extend(["LinearModel", "ColumnWeights"])
+        needed.extend(_column_parts(plan.model))
         needed.extend(plan.model.support)
     support = env.get_template("canned_support.py.j2")
+    column_support = env.get_template("feature_columns.py.j2")
     for item in dict.fromkeys(needed):
         if item in support_done:
             continue
         support_done.add(item)
-        if item in _SUPPORT_NAMES:
+        if item in fcols.SUPPORT_PARTS:
+            parts.append(column_support.render(part=item))
+        elif item in _SUPPORT_NAMES:
             parts.append(support.render(part=item))
         else:
             parts.append(item.strip("\n"))
@@ -900,7 +969,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             for c in columns]
         runtime = any(c.runtime for c in model.linear_columns)
         sizes = "{" + ", ".join(f"**{{key: {c.size} for key in {c.runtime}}}" if c.runtime else
-                                f'"{c.name if runtime else _scope_name(c.key)}": {c.size}'
+                                f'"{c.name if runtime else _scope_name(c.key)}": {_weights(c, model)}'
                                 for c in model.linear_columns) + "}"
         if runtime:  # the weights in column-name order, like the inputs
             sizes = f"dict(sorted({sizes}.items()))"
@@ -909,6 +978,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             dnn_by_name=by_name(model.dnn_columns) if any(c.runtime for c in model.dnn_columns) else None,
             linear_by_name=by_name(model.linear_columns) if any(c.runtime for c in model.linear_columns) else None,
             sizes=sizes, literal_dropout=_is_number(model.dropout),
+            embeddings=[(fcols.scope_name(c.name), fcols.layer_code(c.categorical, c.embedding))
+                        for c in model.dnn_columns if c.embedding is not None],
             keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns))))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
@@ -920,6 +991,26 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
     body = list(cst.parse_module(text).body)
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])
     return body
+
+
+def _column_parts(model: CannedModel) -> list[str]:
+    """The feature-column support code a model's columns call (feature_columns.py.j2)."""
+    out = []
+    for c in (*model.dnn_columns, *model.linear_columns):
+        if c.categorical is None:
+            continue
+        out.extend(c.categorical.parts)
+        out.append("EmbeddingColumn" if c.embedding is not None else "indicator_of" if c.indicator else
+                   "CategoricalWeights")
+    return [p for p in fcols.SUPPORT_PARTS if p in out]  # a fixed order: the module reads the same every run
+
+
+def _weights(column: Column, model: CannedModel) -> str:
+    """A linear column's entry in LinearModel's dict: its size (dense) or its categorical weights layer."""
+    if column.categorical is None:
+        return str(column.size)
+    return (f'CategoricalWeights({column.categorical.num_buckets}, {model.units}, "{model.sparse_combiner}", '
+            f'name="{fcols.scope_name(column.name)}")')
 
 
 class _Wrapped:

@@ -412,14 +412,15 @@ def test_bucketized_column_in_a_dnn_is_one_hot_and_sorted_by_its_name():
     assert "tf.raw_ops.Bucketize(" in text and "def bucketized_input(" in text
 
 
-def test_bucketized_column_in_a_linear_model_blocks():
+def test_bucketized_column_in_a_linear_model_is_a_categorical_column():
     src = program('''
     age = tf.feature_column.numeric_column("a")
     est = tf.estimator.LinearRegressor([tf.feature_column.bucketized_column(age, [0.0, 1.0])])
     est.train(train_input_fn, max_steps=3)
     ''')
-    (diag,) = _only(blocked(src), "TFM622")
-    assert "sparse" in diag.message
+    text = converted(src)  # one weight row per bucket (tests/rewrite/test_canned_columns.py has the details)
+    assert 'CategoricalWeights(3, 1, "sum", name="a_bucketized")' in text
+    assert 'bucketized_ids(features, "a", 1, [0.0, 1.0])' in text
 
 
 WIDE_DEEP = program('''
@@ -514,11 +515,8 @@ def test_indicator_over_a_vocabulary_list_in_a_dnn():
     assert "tf.strings.to_hash_bucket_fast(" in text
 
 
-def test_embedding_and_linear_categorical_columns_block():
+def test_indicator_column_in_a_linear_model_blocks():
     vocab = 'tf.feature_column.categorical_column_with_vocabulary_list("color", ["red", "green"])'
-    embedded = MODULE_LEVEL.replace('tf.feature_column.numeric_column("a")',
-                                    f"tf.feature_column.embedding_column({vocab}, 2)")
-    _only(blocked(embedded), "TFM622")
     linear = MODULE_LEVEL.replace("tf.estimator.DNNClassifier(\n    hidden_units=[16, 8],\n",
                                   "tf.estimator.LinearClassifier(\n").replace(
         'tf.feature_column.numeric_column("a")', f"tf.feature_column.indicator_column({vocab})")

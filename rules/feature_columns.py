@@ -1,0 +1,294 @@
+"""Categorical feature columns of canned estimators (TFM622): embedding columns in a DNN, categorical and crossed
+columns in a linear model. Read by rules/canned.py (see its doc for what converts); code emitted from
+templates/feature_columns.py.j2.
+
+Why the generated code trains the same (each checked against TF 2.15's input_layer / linear_model with the same
+weights: bit-equal outputs for every combiner; and per optimizer with IndexedSlices gradients, see canned.py):
+- ids: the functions TF1's columns ran on the same ops: "" / -1 dropped from the raw feature
+  (`_to_sparse_input_and_drop_ignore_values`), vocabulary index / `to_hash_bucket_fast` OOV buckets / default,
+  `to_hash_bucket_fast` of the value (integers `as_string`), identity with default_value, Bucketize ids offset per
+  dimension, `tf.sparse.cross_hashed` (the SparseCrossHashed op TF1 called, same inputs in the key order).
+- lookups: `tf.nn.safe_embedding_lookup_sparse` on the table variable, the call TF1 made (invalid ids pruned,
+  empty rows zero, mean/sqrtn weights, max_norm); the linear model's `sparse_reshape` then the same lookup with
+  `sparse_combiner`. The gradient is the same IndexedSlices TF1 produced.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value, code
+
+from ._args import is_literal
+
+CODE_COLUMNS = "TFM622"
+COMBINERS = ("mean", "sqrtn", "sum")
+SUPPORT_PARTS = ("sparse_input", "dense_input", "vocabulary_ids", "hash_bucket_ids", "identity_ids",
+                 "bucketized_ids", "crossed_ids", "indicator_of", "EmbeddingColumn", "CategoricalWeights")
+
+_BLOCKED = {  # feature_column functions not converted, with why and what to do
+    "weighted_categorical_column": "its weights are a second sparse feature whose zero entries TF1 dropped "
+                                   "separately from the ids (the two SparseTensors can disagree); not converted: "
+                                   "drop the weights or keep this job on TF 2.15",
+    "shared_embedding_columns": "one table shared by several columns under a name TF1 derived from all of them; "
+                                "not converted yet: give each column its own embedding_column",
+    "shared_embeddings": "one table shared by several columns under a name TF1 derived from all of them; not "
+                         "converted yet: give each column its own embedding_column",
+    "categorical_column_with_vocabulary_file": "the vocabulary is read from a file at run time; not converted yet: "
+                                               "read the file in the program and pass the list to "
+                                               "categorical_column_with_vocabulary_list",
+    "sequence_categorical_column_with_identity": "sequence columns feed RNN estimators, which are not converted",
+    "sequence_categorical_column_with_hash_bucket": "sequence columns feed RNN estimators, which are not converted",
+    "sequence_categorical_column_with_vocabulary_list": "sequence columns feed RNN estimators, which are not "
+                                                        "converted",
+    "sequence_categorical_column_with_vocabulary_file": "sequence columns feed RNN estimators, which are not "
+                                                        "converted",
+    "sequence_numeric_column": "sequence columns feed RNN estimators, which are not converted",
+}
+
+
+@dataclass(frozen=True)
+class Categorical:
+    """A categorical column: its TF1 name, its bucket count and the code of its sparse ids in the model."""
+
+    name: str
+    num_buckets: int
+    ids: str  # code of the SparseTensor of ids, reading `features`
+    parts: tuple  # support functions the code calls
+
+    def indicator(self) -> str:
+        return f"indicator_of({self.ids}, {self.num_buckets})"
+
+
+@dataclass(frozen=True)
+class Embedding:
+    dimension: int
+    combiner: str
+    max_norm: str | None
+    trainable: bool
+
+
+def layer_code(categorical: Categorical, embedding: Embedding) -> str:
+    args = [str(categorical.num_buckets), str(embedding.dimension), f'"{embedding.combiner}"']
+    if embedding.max_norm is not None:
+        args.append(f"max_norm={embedding.max_norm}")
+    if not embedding.trainable:
+        args.append("trainable=False")
+    return f'EmbeddingColumn({", ".join(args)}, name="{scope_name(categorical.name)}_embedding")'
+
+
+def scope_name(name: str) -> str:
+    """TF1's variable scope for a column (feature_column_v2._sanitize_column_name_for_variable_scope)."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
+
+
+def blocked_kind(path: str, node: cst.CSTNode) -> None:
+    word = path.split(".")[-1]
+    if word in _BLOCKED:
+        raise Blocked(CODE_COLUMNS, f"tf.feature_column.{word}: {_BLOCKED[word]}", node)
+
+
+class ColumnReader:
+    """Reads categorical and embedding columns through canned._Reader (its resolve/literal helpers)."""
+
+    def __init__(self, reader):
+        self.reader = reader
+
+    def _call(self, value: Value, what: str):
+        r = self.reader.resolve(value, what)
+        node = r.node
+        path = self.reader.analysis.tf(node, r.value.file) if isinstance(node, cst.Call) else None
+        return r, node, path
+
+    def _args(self, node, names, what, r):
+        from .driver import bind_values
+
+        return bind_values(node, names, what, r.value.file, r.value.env, rule=CODE_COLUMNS)
+
+    def _int(self, args, key, what, default=None, node=None):
+        if key not in args:
+            if default is None:
+                raise Blocked(CODE_COLUMNS, f"{what} needs {key}", node)
+            return default
+        got = self.reader.literal(args[key], f"{what} {key}")
+        if not isinstance(got, int) or isinstance(got, bool):
+            raise Blocked(CODE_COLUMNS, f"{what} {key} must be an integer tfmigrate can read from the source",
+                          args[key].node)
+        return got
+
+    def _key(self, args, what, node) -> str:
+        if "key" not in args:
+            raise Blocked(CODE_COLUMNS, f"{what} needs key", node)
+        key = self.reader.literal(args["key"], f"{what} key")
+        if not isinstance(key, str):
+            raise Blocked(CODE_COLUMNS, f"{what} key must be a string", args["key"].node)
+        return key
+
+    # ---- categorical columns ------------------------------------------------------------------------------------
+    def categorical(self, value: Value) -> Categorical:
+        r, node, path = self._call(value, "categorical column")
+        word = path.split(".")[-1] if path and path.startswith("feature_column.") else None
+        if word is None:
+            raise Blocked(CODE_COLUMNS, f"categorical column `{code(value.node)[:60]}`: not a tf.feature_column "
+                                        "call tfmigrate can see", value.node)
+        blocked_kind(path, node)
+        if word == "categorical_column_with_vocabulary_list":
+            args = self._args(node, ["key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"], word, r)
+            key = self._key(args, word, node)
+            if "vocabulary_list" not in args:
+                raise Blocked(CODE_COLUMNS, f"{word} needs vocabulary_list", node)
+            vocabulary = self.reader.literal(args["vocabulary_list"], "vocabulary_list")
+            if not isinstance(vocabulary, list) or not vocabulary or not (
+                    all(isinstance(v, str) for v in vocabulary)
+                    or all(isinstance(v, int) and not isinstance(v, bool) for v in vocabulary)):
+                raise Blocked(CODE_COLUMNS, "a vocabulary_list of strings or of integers is converted", node)
+            oov = self._int(args, "num_oov_buckets", word, 0)
+            default = self._int(args, "default_value", word, -1)
+            extra = "".join([f", num_oov_buckets={oov}" if oov else "",
+                             f", default_value={default}" if default != -1 else ""])
+            return Categorical(key, len(vocabulary) + oov,
+                               f'vocabulary_ids(sparse_input(features, "{key}"), {vocabulary!r}{extra})',
+                               ("sparse_input", "vocabulary_ids"))
+        if word == "categorical_column_with_hash_bucket":
+            args = self._args(node, ["key", "hash_bucket_size", "dtype"], word, r)
+            key = self._key(args, word, node)
+            size = self._int(args, "hash_bucket_size", word, node=node)
+            if size < 1:
+                raise Blocked(CODE_COLUMNS, f"{word} hash_bucket_size must be at least 1", node)
+            return Categorical(key, size, f'hash_bucket_ids(sparse_input(features, "{key}"), {size})',
+                               ("sparse_input", "hash_bucket_ids"))
+        if word == "categorical_column_with_identity":
+            args = self._args(node, ["key", "num_buckets", "default_value"], word, r)
+            key = self._key(args, word, node)
+            size = self._int(args, "num_buckets", word, node=node)
+            default = None
+            if "default_value" in args and not is_literal(args["default_value"].node, None):
+                default = self._int(args, "default_value", word)
+            extra = f", {default}" if default is not None else ""
+            return Categorical(key, size, f'identity_ids(sparse_input(features, "{key}"), {size}{extra})',
+                               ("sparse_input", "identity_ids"))
+        if word == "bucketized_column":
+            column = self.reader.column(value)  # a numeric source and its boundaries (canned.Column)
+            buckets = column.size * (len(column.boundaries) + 1)
+            normalizer = f", normalizer_fn={column.normalizer}" if column.normalizer else ""
+            return Categorical(f"{column.key}_bucketized", buckets,
+                               f'bucketized_ids(features, "{column.key}", {column.size}, '
+                               f'{list(column.boundaries)!r}{normalizer})', ("bucketized_ids",))
+        if word == "crossed_column":
+            return self.crossed(node, r)
+        raise Blocked(CODE_COLUMNS, f"tf.{path} is not a categorical column tfmigrate converts here", node)
+
+    def crossed(self, node: cst.Call, r) -> Categorical:
+        args = self._args(node, ["keys", "hash_bucket_size", "hash_key"], "crossed_column", r)
+        if "keys" not in args:
+            raise Blocked(CODE_COLUMNS, "crossed_column needs keys", node)
+        size = self._int(args, "hash_bucket_size", "crossed_column", node=node)
+        hash_key = None
+        if "hash_key" in args and not is_literal(args["hash_key"].node, None):
+            hash_key = self._int(args, "hash_key", "crossed_column")
+        names, inputs, parts = [], [], {"crossed_ids"}
+        for item in self.leaves(args["keys"]):
+            resolved = self.reader.resolve(item, "crossed_column key")
+            if isinstance(resolved.node, cst.SimpleString):
+                key = resolved.node.evaluated_value
+                names.append(key)
+                inputs.append(f'dense_input(features, "{key}")')  # TF1 crossed the raw value, nothing dropped
+                parts.add("dense_input")
+                continue
+            inner = self.categorical(item)
+            names.append(inner.name)
+            inputs.append(inner.ids)
+            parts.update(inner.parts)
+        extra = f", hash_key={hash_key}" if hash_key is not None else ""
+        return Categorical("_X_".join(sorted(names)), size, f"crossed_ids([{', '.join(inputs)}], {size}{extra})",
+                           tuple(sorted(parts)))
+
+    def leaves(self, keys: Value) -> list[Value]:
+        """crossed_column's keys with nested crossed columns flattened (feature_column_v2._collect_leaf_level_keys)."""
+        out = []
+        for item in self.reader.items(keys, "crossed_column keys"):
+            r, node, path = self._call(item, "crossed_column key")
+            if path == "feature_column.crossed_column":
+                inner = self._args(node, ["keys", "hash_bucket_size", "hash_key"], "crossed_column", r)
+                out.extend(self.leaves(inner["keys"]))
+            else:
+                out.append(item)
+        return out
+
+    # ---- embedding columns --------------------------------------------------------------------------------------
+    def embedding(self, node: cst.Call, r) -> tuple[Categorical, Embedding]:
+        word = "embedding_column"
+        args = self._args(node, ["categorical_column", "dimension", "combiner", "initializer", "ckpt_to_load_from",
+                                 "tensor_name_in_ckpt", "max_norm", "trainable", "use_safe_embedding_lookup"],
+                          word, r)
+        if "categorical_column" not in args:
+            raise Blocked(CODE_COLUMNS, "embedding_column needs categorical_column", node)
+        dimension = self._int(args, "dimension", word, node=node)
+        if dimension < 1:
+            raise Blocked(CODE_COLUMNS, "embedding_column dimension must be at least 1", node)
+        combiner = self.reader.literal(args["combiner"], "combiner") if "combiner" in args else "mean"
+        if combiner not in COMBINERS:
+            raise Blocked(CODE_COLUMNS, f"embedding_column combiner {combiner!r}: one of {COMBINERS} is converted",
+                          args["combiner"].node)
+        for key, why in (("initializer", "the table is initialised like TF1's default (truncated normal, stddev "
+                                         "1/sqrt(dimension)) only; drop initializer or load the table from a "
+                                         "checkpoint by its name"),
+                         ("ckpt_to_load_from", "load the table from the checkpoint by name "
+                                               "(tf.train.load_checkpoint) after building the migrated model"),
+                         ("tensor_name_in_ckpt", "load the table from the checkpoint by name after building the "
+                                                 "migrated model")):
+            if key in args and not is_literal(args[key].node, None):
+                raise Blocked(CODE_COLUMNS, f"embedding_column({key}=...) is not converted: {why}", args[key].node)
+        if "use_safe_embedding_lookup" in args and not is_literal(args["use_safe_embedding_lookup"].node, True):
+            raise Blocked(CODE_COLUMNS, "embedding_column(use_safe_embedding_lookup=False) is not converted: TF1 then "
+                                        "looked ids up without pruning invalid ones (embedding_lookup_sparse_v2); "
+                                        "drop the argument", args["use_safe_embedding_lookup"].node)
+        max_norm = None
+        if "max_norm" in args and not is_literal(args["max_norm"].node, None):
+            got = self.reader.literal(args["max_norm"], "max_norm")
+            if not isinstance(got, (int, float)) or isinstance(got, bool):
+                raise Blocked(CODE_COLUMNS, "embedding_column max_norm must be a number", args["max_norm"].node)
+            max_norm = repr(float(got))
+        trainable = True
+        if "trainable" in args:
+            trainable = self.reader.literal(args["trainable"], "trainable")
+            if not isinstance(trainable, bool):
+                raise Blocked(CODE_COLUMNS, "embedding_column trainable must be True or False", args["trainable"].node)
+        categorical = self.categorical(args["categorical_column"])
+        return categorical, Embedding(dimension, combiner, max_norm, trainable)
+
+
+# ---- optimizers over sparse gradients --------------------------------------------------------------------------
+def check_optimizer(ctor: str, part: str, columns, at: cst.CSTNode) -> list:
+    """Block optimizers whose dense update differs from TF1's sparse one on an embedding table (DNN part) or a
+    categorical column's weights (linear part); notes for last-bit differences. Measured with IndexedSlices
+    gradients from safe_embedding_lookup_sparse (duplicates, pruned ids, all combiners), TF 2.15 vs the generated
+    optimizers on TF 2.21: legacy Adagrad, SGD bit-equal (zero-gradient rows stay unchanged in a dense update);
+    Ftrl bit-equal on zero-initialised weights only (a dense Ftrl step recomputes every row from its linear slot,
+    which is zero for untouched rows: right for a linear model, wrong for an embedding table)."""
+    embeddings = [c for c in columns if c.embedding is not None]
+    categorical = [c for c in columns if c.categorical is not None and c.embedding is None]
+    if not embeddings and not categorical:
+        return []
+    what = (f"the embedding column '{embeddings[0].name}'" if embeddings
+            else f"the categorical column '{categorical[0].name}'")
+    head = ctor.split("(", 1)[0]
+    momentum = re.search(r"momentum=([^,)]+)", ctor)
+    if head == "keras.optimizers.SGD" and not (momentum and momentum.group(1).strip() not in ("0", "0.0")):
+        return []
+    if head == "LegacyAdagrad":
+        return []
+    if head == "keras.optimizers.Adagrad":
+        return [(CODE_COLUMNS, f"tf.compat.v1.train.AdagradOptimizer on {what}: TF1's sparse kernel multiplies by "
+                               "rsqrt(accumulator), Keras divides by its sqrt: last-bit differences (measured 6e-8 "
+                               "absolute on the table after 6 steps)", at)]
+    if head == "TF1Ftrl" and not embeddings and "l2_shrinkage" not in ctor:
+        return []
+    raise Blocked(CODE_COLUMNS, f"{part} optimizer `{ctor[:50]}` over {what} is not converted: TF1 updated only the "
+                                "rows looked up in the step (sparse kernels), and this optimizer's dense Keras update "
+                                "changes the other rows too (slots, momentum, Ftrl's recomputed weights). Adagrad and "
+                                "SGD are converted for embeddings; Adagrad, SGD and Ftrl (without l2 shrinkage) for "
+                                "a linear model's categorical columns", at)
