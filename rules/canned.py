@@ -36,8 +36,8 @@ TF 2.15 runs):
   steps bit-equal) and canned_wide_deep_crossed (91/100 bit-equal, max rel Δ 9.4e-8: the logistic head's kernels).
   Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
   sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
-  column in a DNN, indicator/embedding columns in a linear model; not measured under MWMS (IndexedSlices
-  all-reduce) yet.
+  column in a DNN, indicator/embedding columns in a linear model; embedding columns and linear categorical columns
+  under a multi-replica strategy (their IndexedSlices gradients are all-reduced by another path; not verified yet).
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
   over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
@@ -335,6 +335,14 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     s.consumed.extend(run_trail)
     s.removable.extend(reader.removable())
     analysis.strategy(s)
+    sparse = [c for c in (*dnn_columns, *linear_columns) if c.embedding is not None
+              or (c.categorical is not None and not c.indicator and c in linear_columns)]
+    if sparse and s.strategy.kinds - {"default", "one-device"}:
+        # their gradients are IndexedSlices, all-reduced across replicas by another path than dense ones:
+        # measured single-process only, so not converted where replicas combine them
+        raise Blocked(CODE_COLUMNS, f"`{sparse[0].name}` under a multi-replica strategy is not converted yet: "
+                                    "its sparse gradients are combined across replicas by a path tfmigrate has not "
+                                    "verified; migrate and verify it on one process first (--strategy default)", call)
     if s.strategy.parameter_server:
         raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
                             "variables implicitly there (min_max_variable_partitioner per ps task)", call)

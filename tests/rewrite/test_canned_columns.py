@@ -216,3 +216,23 @@ def test_bare_categorical_column_in_a_dnn_blocks():
     ''')
     (diag, *_) = _only(blocked(src), "TFM622")
     assert "embedding_column or indicator_column" in diag.message
+
+
+def test_sparse_columns_under_a_multi_replica_strategy_are_blocked_until_verified():
+    src = '''import tensorflow as tf
+
+c = tf.feature_column.categorical_column_with_hash_bucket("city", 10)
+cols = [tf.feature_column.embedding_column(c, 4), tf.feature_column.numeric_column("x")]
+strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+est = tf.estimator.DNNClassifier([8], cols, config=tf.estimator.RunConfig(train_distribute=strategy))
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"city": ["a"], "x": [1.0]}, [1])).repeat().batch(1)
+
+
+est.train(input_fn, max_steps=3)
+'''
+    result = blocked(src)
+    assert any(d.code == "TFM622" and "multi-replica strategy" in d.message for d in result.diagnostics)
+    assert "class DNNClassifierModel" in converted(src, strategy="default")
