@@ -774,6 +774,19 @@ class Program:
             return Value(b.node.default, b.scope.file) if isinstance(b.node, cst.Param) and b.node.default else None
         return Value(arg, file)
 
+    def _through_module(self, name: str, here: list[Binding], at: cst.CSTNode, at_file: FileIndex) -> str | None:
+        """`alias.name` for a module-level `name` of another file, when `at` sees that file's module as `alias`
+        (`from trainer import model` / `import trainer.model as model`)."""
+        if len(here) != 1 or here[0].scope.kind != "module" or not here[0].scope.file.module_name:
+            return None
+        module = here[0].scope.file.module_name
+        for alias, bindings in at_file.top.bindings.items():
+            b = bindings[-1]
+            if b.kind in ("import", "from") and self.absolute(b.target, at_file) == module \
+                    and [id(x) for x in self.lookup(alias, at, at_file)] == [id(b)]:
+                return f"{alias}.{name}"
+        return None
+
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
                depth: int = 0, rewrite=None) -> str | None:
         """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`).
@@ -801,6 +814,12 @@ class Program:
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None
                 text = self.render(argument, at, at_file, why, depth + 1, rewrite) if argument is not None else None
+                if text is None and value.file is not at_file:
+                    # a module-level name of another file of the program: through that module's import at `at`
+                    text = self._through_module(name.value, here, at, at_file)
+                    if text is not None:
+                        replaced[id(name)] = text
+                        continue
                 if text is None:
                     if why is not None and not why:
                         why.append(name)

@@ -40,7 +40,9 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     "args": ("keyword", "positional"),
     "config": ("none", "assigned", "inline", "helper", "replace"),
     "specs": ("named", "inline", "helper_tuple", "train_then_evaluate"),
-    "input_fn": ("plain", "params", "mode_params", "input_context", "lambda", "partial", "closure"),
+    # numpy: module-level tf.compat.v1.estimator.inputs.numpy_input_fn(shuffle=False) objects (drawn only without a
+    # strategy: TF1 refused queue-based input under one)
+    "input_fn": ("plain", "params", "mode_params", "input_context", "lambda", "partial", "closure", "numpy"),
     "values": ("argparse", "absl_flags", "constants"),
     "params": ("mapping", "dict_literal"),  # vars(args) / FLAGS.flag_values_dict() / HPARAMS, or a {...} literal
     "imports": ("tf_compat_v1", "compat_v1_module", "rebind", "from_tensorflow_import_estimator"),
@@ -87,7 +89,8 @@ def shapes(draw) -> Shape:
     """One program shape. The strategy is drawn only when a RunConfig exists (config=none has nowhere to put it)."""
     picked = {name: draw(st.sampled_from(values)) for name, values in DIMENSIONS.items()
               if name not in ("strategy", "predict")}
-    picked["strategy"] = "none" if picked["config"] == "none" else draw(st.sampled_from(DIMENSIONS["strategy"]))
+    picked["strategy"] = "none" if picked["config"] == "none" or picked["input_fn"] == "numpy" \
+        else draw(st.sampled_from(DIMENSIONS["strategy"]))
     picked["predict"] = "no" if picked["early_returns"] == "no" else draw(st.sampled_from(DIMENSIONS["predict"]))
     return Shape(**picked)
 
@@ -95,7 +98,8 @@ def shapes(draw) -> Shape:
 def draw_shape(rng: random.Random) -> Shape:
     """One shape drawn with `rng`, under the rules of `shapes()`; deterministic for a seeded `random.Random`."""
     picked = {name: rng.choice(values) for name, values in DIMENSIONS.items() if name not in ("strategy", "predict")}
-    picked["strategy"] = "none" if picked["config"] == "none" else rng.choice(DIMENSIONS["strategy"])
+    picked["strategy"] = "none" if picked["config"] == "none" or picked["input_fn"] == "numpy" \
+        else rng.choice(DIMENSIONS["strategy"])
     picked["predict"] = "no" if picked["early_returns"] == "no" else rng.choice(DIMENSIONS["predict"])
     return Shape(**picked)
 
@@ -185,8 +189,16 @@ def _make_data(shape: Shape, V1: str) -> str:
     ''')
 
 
-def _input_fns(shape: Shape, EST: str) -> str:
+def _input_fns(shape: Shape, EST: str, V1: str = "tf.compat.v1") -> str:
     kind = shape.input_fn
+    if kind == "numpy":  # rows in order, forever for training (positional), one epoch for evaluation (keywords)
+        return _dedent(f'''
+        TRAIN_X, TRAIN_Y = make_data(TRAIN_SALT, 2048)
+        EVAL_X, EVAL_Y = make_data(EVAL_SALT, 256)
+        TRAIN_INPUT_FN = {V1}.estimator.inputs.numpy_input_fn(TRAIN_X, TRAIN_Y, BATCH_SIZE, None, False)
+        EVAL_INPUT_FN = {V1}.estimator.inputs.numpy_input_fn(
+            x=EVAL_X, y=EVAL_Y, batch_size=BATCH_SIZE, num_epochs=1, shuffle=False)
+        ''')
     if kind == "plain":
         return _dedent('''
         def train_input_fn():
@@ -248,6 +260,8 @@ def _input_exprs(shape: Shape, batch: str, m: str) -> tuple[str, str]:
     kind = shape.input_fn
     if kind in ("plain", "params", "input_context"):
         return f"{m}train_input_fn", f"{m}eval_input_fn"
+    if kind == "numpy":
+        return f"{m}TRAIN_INPUT_FN", f"{m}EVAL_INPUT_FN"
     if kind == "mode_params":
         return f"{m}input_fn", f"{m}input_fn"
     if kind == "lambda":
@@ -525,13 +539,13 @@ def render(shape: Shape, runnable: bool = False) -> dict[str, str]:
     if shape.layout == "single_file":
         const, helper = unrelated_blocks(shape)
         helpers, driver = _driver(shape, EST, V1, "", runnable)
-        sections = [model_consts, const, helper, _make_data(shape, V1), _input_fns(shape, EST), _model_fn(shape, EST, V1),
+        sections = [model_consts, const, helper, _make_data(shape, V1), _input_fns(shape, EST, V1), _model_fn(shape, EST, V1),
                     helpers, driver]
         code = "\n".join(sections)
         return {"program.py": _assemble(_imports(shape, code, n["header"]), sections)}
     const_m, helper_m = unrelated_blocks(shape, "_MODEL")
     const_t, helper_t = unrelated_blocks(shape, "_TASK")
-    model_sections = [model_consts, const_m, helper_m, _make_data(shape, V1), _input_fns(shape, EST),
+    model_sections = [model_consts, const_m, helper_m, _make_data(shape, V1), _input_fns(shape, EST, V1),
                       _model_fn(shape, EST, V1)]
     code = "\n".join(model_sections)
     model_src = _assemble(_imports(shape, code, n["header"]), model_sections)

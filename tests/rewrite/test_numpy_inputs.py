@@ -64,3 +64,33 @@ def test_under_a_distribution_strategy_is_blocked():
     result = blocked(prog(f'est.train(input_fn={NUMPY}({{"x": X}}, Y, shuffle=False), max_steps=10)\n',
                           run_config=run_config))
     assert any("under a distribution strategy" in d.message for d in result.diagnostics)
+
+
+def test_arrays_of_another_module_are_reached_through_its_import(tmp_path):
+    """numpy_input_fn objects built in trainer/model.py from its own arrays, used in trainer/task.py: the dataset
+    reads `model.X` there."""
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text("import numpy as np\nimport tensorflow as tf\n\n" + textwrap.dedent(PREDICT_MODEL_FN) + textwrap.dedent('''
+
+        X = np.zeros((10, 2), np.float32)
+        Y = np.zeros(10, np.int64)
+        TRAIN = tf.compat.v1.estimator.inputs.numpy_input_fn({"x": X}, Y, 5, None, False)
+        '''))
+    (pkg / "task.py").write_text(textwrap.dedent('''
+        import tensorflow as tf
+
+        from trainer import model
+
+        est = tf.estimator.Estimator(model.model_fn)
+        est.train(model.TRAIN, max_steps=4)
+        ''').lstrip())
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    assert results["task.py"].status == "changed", [d.format() for r in results.values() for d in r.diagnostics]
+    task = results["task.py"].output.decode()
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": model.X}, model.Y)).repeat().batch(5)' in task
+    assert "TRAIN = " not in results["model.py"].output.decode()
