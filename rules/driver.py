@@ -851,6 +851,20 @@ def _trained_before(site: Site, call: cst.Call, file: FileIndex, what: str) -> N
                             "model does not read; train first in this function, or restore the weights yourself", call)
 
 
+def resumes(site: Site) -> bool:
+    """The Estimator resumed from the latest checkpoint in its model_dir (one was given): the migrated program
+    restores it too (restore_model_dir: its own TF2 checkpoint, else the Estimator's TF1 one by name). Canned
+    estimators and parameter servers keep today's restore of their own checkpoints only."""
+    model_dir = site.run_config.get("model_dir")
+    if model_dir is None or (isinstance(model_dir, Value) and is_literal(model_dir.node, None)):
+        return False
+    if site.strategy is not None and site.strategy.parameter_server:
+        return False
+    from . import canned
+
+    return not canned.is_canned(site)
+
+
 def _what(b: Binding) -> str:
     return "config/spec value" if b.kind != "def" else "config/spec helper"
 
@@ -1210,7 +1224,9 @@ class Emitter:
                          f"save_freq={freq}, delete_checkpoint=False)")
         return f"[{', '.join(items)}]"
 
-    def train_text(self, site: Site, use: Use) -> str:
+    def train_text(self, site: Site, use: Use, start: str | None = None) -> str:
+        """`start`: the name holding the step restored from model_dir (Keras target): max_steps stays the
+        Estimator's absolute global step, so fit trains the steps left."""
         receiver = code(use.receiver)
         at = use.call
         steps = self.render(use.train["max_steps"], at, "max_steps") if "max_steps" in use.train else None
@@ -1218,11 +1234,27 @@ class Emitter:
             plan = self.plans[id(site.model_fn.node)]
             data = self.keras_data(use.train["input_fn"], site, at, "train", receiver)
             # no max_steps: the Estimator trained until the input ended, as one epoch over it does
-            per_epoch = f"steps_per_epoch={steps}, " if steps is not None else ""
+            left = steps if start is None else f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
+            per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)
+
+    def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:
+        """Keras target: (statements restoring model_dir before fit, the name of the step reached, the condition
+        under which fit still has steps to train, None without max_steps)."""
+        if site.target != "keras" or not resumes(site):
+            return [], None, None
+        receiver, at = code(use.receiver), use.call
+        model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
+        start = self.free_name("initial_step", at)
+        lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
+                 "# where the Estimator (or this program) stopped"]
+        if "max_steps" not in use.train:
+            return lines, None, None
+        steps = self.render(use.train["max_steps"], at, "max_steps")
+        return lines, start, f"{start} < {steps if _is_atom_text_code(steps) else f'({steps})'}"
 
     def evaluate_text(self, site: Site, use: Use, default_steps: str | None) -> str:
         receiver = code(use.receiver)
@@ -1276,7 +1308,12 @@ class Emitter:
         if site.target == "keras" and use.train and ("model_dir" in site.run_config or site.warm_start):
             self.build_before_fit(site, use, edits)
         if use.kind == "train":
-            edits.replace(use.call, self.train_text(site, use))
+            resume, start, test = self.resume_lines(site, use) if use.train else ([], None, None)
+            edits.replace(use.call, self.train_text(site, use, start))
+            if resume:
+                edits.insert_before(stmt, resume)
+            if test:  # max_steps reached already: the Estimator trained nothing
+                edits.wrap(stmt, f"if {test}:", [])
         elif use.kind == "evaluate":
             edits.replace(use.call, self.evaluate_text(site, use, None))
         else:
@@ -1292,7 +1329,11 @@ class Emitter:
             if exports and not bare:  # the export paths are train_and_evaluate's second result
                 name = self.free_name("export_results", use.call)
                 exports = [f"{name} = [\n" + "".join("    " + e.replace("\n", "\n    ") + ",\n" for e in exports) + "]"]
-            edits.insert_before(stmt, [self.train_text(site, use), *exports])
+            resume, start, test = self.resume_lines(site, use)
+            train = self.train_text(site, use, start)
+            if test:  # max_steps reached already: the Estimator trained nothing
+                train = f"if {test}:\n" + textwrap.indent(train, "    ")
+            edits.insert_before(stmt, [*resume, train, *exports])
             evaluate = self.evaluate_text(site, use, "100")  # EvalSpec's default steps
             # train_and_evaluate returned (eval_result, export_results)
             edits.replace(use.call, evaluate if bare else f"({evaluate}, {name if exports else '[]'})")
@@ -1329,6 +1370,10 @@ def _assigned_name(stmt, call) -> str | None:
 def _defaults(fn) -> set[str]:
     p = fn.params
     return {x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params] if x.default is not None}
+
+
+def _is_atom_text_code(text: str) -> bool:
+    return text.replace(".", "").replace("_", "").isalnum()
 
 
 def _is_atom_text(node) -> bool:
