@@ -132,6 +132,18 @@ class Least:
     node: cst.CSTNode
 
 
+@dataclass(frozen=True, eq=False)
+class Relative:
+    """A step count relative to the global step training starts from (`train(steps=N)`,
+    `StopAtStepHook(num_steps=N)`): `initial_step + N` where the migrated program resumes from model_dir."""
+
+    value: Value
+
+    @property
+    def node(self):
+        return self.value.node
+
+
 _CONFIG_DEFAULTS = {"model_dir": "None", "tf_random_seed": "None", "save_checkpoints_steps": "None",
                     "keep_checkpoint_max": "5", "log_step_count_steps": "100", "train_distribute": "None"}
 
@@ -484,8 +496,10 @@ class Analysis:
             stop = self.hooks(args["hooks"], site, "train") if "hooks" in args else {}
             steps = args.get("max_steps")
             if steps is None and "steps" in args:
-                steps = args["steps"]
-                self.notes.append((CODE, "train(steps=N) converted as max_steps=N (the same on a fresh model_dir)", call))
+                steps = Relative(args["steps"])
+                if site.target != "keras" and resumes(site):
+                    self.notes.append((CODE, "train(steps=N) converted as max_steps=N: the same on a fresh model_dir; "
+                                             "the custom loop resumed from a checkpoint trains up to step N", call))
             if steps is not None and is_literal(steps.node, None):
                 steps = None
             steps = _stop_at(steps, stop)
@@ -671,8 +685,11 @@ class Analysis:
                                                    "last_step, once per training", call)
                 stop = given
                 if "num_steps" in given:
-                    self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training steps "
-                                                        "(the same on a fresh model_dir)", call))
+                    stop = {"num_steps": Relative(given["num_steps"])}
+                    if site.target != "keras" and resumes(site):
+                        self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
+                                                            "steps: the same on a fresh model_dir; the custom loop "
+                                                            "resumed from a checkpoint trains up to step N", call))
             else:
                 raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
         site.consumed.extend(b for b in trail if b.kind == "assign")
@@ -980,6 +997,9 @@ class Emitter:
                     f"else {self.render(value.orelse, at, what)}")
         if isinstance(value, Least):
             return f"min({self.render(value.first, at, what)}, {self.render(value.second, at, what)})"
+        if isinstance(value, Relative):
+            text = self.render(value.value, at, what)
+            return f"{self.start} + {text}" if getattr(self, "start", None) else text
         why: list = []
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
@@ -1229,12 +1249,17 @@ class Emitter:
         Estimator's absolute global step, so fit trains the steps left."""
         receiver = code(use.receiver)
         at = use.call
+        if isinstance(use.train.get("max_steps"), Relative):
+            start = None  # train(steps=N): N more steps, wherever training starts
+        self.start = start
         steps = self.render(use.train["max_steps"], at, "max_steps") if "max_steps" in use.train else None
+        self.start = None
         if site.target == "keras":
             plan = self.plans[id(site.model_fn.node)]
             data = self.keras_data(use.train["input_fn"], site, at, "train", receiver)
             # no max_steps: the Estimator trained until the input ended, as one epoch over it does
-            left = steps if start is None else f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
+            left = steps if start is None or steps is None else \
+                f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
             per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
@@ -1250,10 +1275,12 @@ class Emitter:
         model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
         start = self.free_name("initial_step", at)
         lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
-                 "# where the Estimator (or this program) stopped"]
-        if "max_steps" not in use.train:
-            return lines, None, None
+                 "# resume where training stopped"]
+        if "max_steps" not in use.train or isinstance(use.train["max_steps"], Relative):
+            return lines, start, None
+        self.start = start
         steps = self.render(use.train["max_steps"], at, "max_steps")
+        self.start = None
         return lines, start, f"{start} < {steps if _is_atom_text_code(steps) else f'({steps})'}"
 
     def evaluate_text(self, site: Site, use: Use, default_steps: str | None) -> str:
@@ -1373,7 +1400,14 @@ def _defaults(fn) -> set[str]:
 
 
 def _is_atom_text_code(text: str) -> bool:
-    return text.replace(".", "").replace("_", "").isalnum()
+    """Code that binds tighter than `-` / `<`: a name, attribute, call, subscript or literal."""
+    import ast
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
 
 
 def _is_atom_text(node) -> bool:
@@ -1392,6 +1426,8 @@ def explain(analysis: Analysis, locate) -> list[dict]:
             return f"{code(v.body.node)} if {code(v.test.node)} else {code(v.orelse.node)}"
         if isinstance(v, Least):
             return f"min({text(v.first)}, {text(v.second)})"
+        if isinstance(v, Relative):
+            return f"<initial step> + {text(v.value)}"
         env = ", ".join(f"{k}={code(x.node)}" for k, x in v.env)
         return code(v.node) + (f"  [with {env}]" if env else "")
 
