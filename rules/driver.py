@@ -31,6 +31,20 @@ fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), wit
 (a regex: trainable weights matched from the start of their TF1 names; a list: every weight; renames; a missing name or shape is an error); BackupAndRestore's checkpoint still
 wins over it, as model_dir's did. tests/fixtures_run/test_warm_start_runs.py warm-starts both programs from one TF1
 checkpoint and compares every step.
+An Estimator model_dir (given, not None; model_fn Estimators, not canned or parameter-server ones): the Estimator
+resumed from the latest checkpoint there, max_steps being the absolute global step. The migrated model's
+`restore_model_dir(model_dir, optimizer)` does the same before training: this program's own checkpoint
+(BackupAndRestore's latest.weights.h5, or a tf.train.Checkpoint), else the Estimator's latest TF1 checkpoint read
+by TF1 name (`restore_estimator_checkpoint`): every weight, the optimizer slots whose mapping is exact (TF 2.15's
+`<var>/Adagrad`; `<var>/Adam`, `<var>/Adam_1`, beta1_power, beta2_power; `<var>/Momentum`, as TF1Momentum's
+accumulator or as keras SGD's velocity -lr·accum; `<var>/Ftrl`, `<var>/Ftrl_1`; `<var>/RMSProp[_1[_2]]`;
+`<var>/Adadelta[_1]`) and global_step as optimizer.iterations; a missing name or another shape raises an error
+naming it, nothing starts fresh. Keras: `initial_step = est.restore_model_dir(...)` then
+`if initial_step < max_steps: est.fit(..., steps_per_epoch=max_steps - initial_step)` (train(steps=N) and
+StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build restores and the loop counts from
+optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
+as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
+and the migrated program from copies of that model_dir and compares every step.
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
 hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), hand-written or raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
