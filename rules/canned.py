@@ -994,7 +994,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
-                                                                      predicting=False, exporting=(), warm_starting=False))
+                                                                      predicting=False, exporting=(), warm_starting=False,
+                                                                      resuming=False))
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
     body = list(cst.parse_module(text).body)
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])

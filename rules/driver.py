@@ -39,6 +39,20 @@ fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), wit
 (a regex: trainable weights matched from the start of their TF1 names; a list: every weight; renames; a missing name or shape is an error); BackupAndRestore's checkpoint still
 wins over it, as model_dir's did. tests/fixtures_run/test_warm_start_runs.py warm-starts both programs from one TF1
 checkpoint and compares every step.
+An Estimator model_dir (given, not None; model_fn Estimators, not canned or parameter-server ones): the Estimator
+resumed from the latest checkpoint there, max_steps being the absolute global step. The migrated model's
+`restore_model_dir(model_dir, optimizer)` does the same before training: this program's own checkpoint
+(BackupAndRestore's latest.weights.h5, or a tf.train.Checkpoint), else the Estimator's latest TF1 checkpoint read
+by TF1 name (`restore_estimator_checkpoint`): every weight, the optimizer slots whose mapping is exact (TF 2.15's
+`<var>/Adagrad`; `<var>/Adam`, `<var>/Adam_1`, beta1_power, beta2_power; `<var>/Momentum`, as TF1Momentum's
+accumulator or as keras SGD's velocity -lr·accum; `<var>/Ftrl`, `<var>/Ftrl_1`; `<var>/RMSProp[_1[_2]]`;
+`<var>/Adadelta[_1]`) and global_step as optimizer.iterations; a missing name or another shape raises an error
+naming it, nothing starts fresh. Keras: `initial_step = est.restore_model_dir(...)` then
+`if initial_step < max_steps: est.fit(..., steps_per_epoch=max_steps - initial_step)` (train(steps=N) and
+StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build restores and the loop counts from
+optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
+as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
+and the migrated program from copies of that model_dir and compares every step.
 Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
 hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
@@ -140,6 +154,18 @@ class Least:
     first: Value
     second: Value
     node: cst.CSTNode
+
+
+@dataclass(frozen=True, eq=False)
+class Relative:
+    """A step count relative to the global step training starts from (`train(steps=N)`,
+    `StopAtStepHook(num_steps=N)`): `initial_step + N` where the migrated program resumes from model_dir."""
+
+    value: Value
+
+    @property
+    def node(self):
+        return self.value.node
 
 
 _CONFIG_DEFAULTS = {"model_dir": "None", "tf_random_seed": "None", "save_checkpoints_steps": "None",
@@ -495,8 +521,10 @@ class Analysis:
             stop = self.hooks(args["hooks"], site, "train") if "hooks" in args else {}
             steps = args.get("max_steps")
             if steps is None and "steps" in args:
-                steps = args["steps"]
-                self.notes.append((CODE, "train(steps=N) converted as max_steps=N (the same on a fresh model_dir)", call))
+                steps = Relative(args["steps"])
+                if site.target != "keras" and resumes(site):
+                    self.notes.append((CODE, "train(steps=N) converted as max_steps=N: the same on a fresh model_dir; "
+                                             "the custom loop resumed from a checkpoint trains up to step N", call))
             if steps is not None and is_literal(steps.node, None):
                 steps = None
             steps = _stop_at(steps, stop)
@@ -692,8 +720,11 @@ class Analysis:
                                                    "last_step, once per training", call)
                 stop = given
                 if "num_steps" in given:
-                    self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training steps "
-                                                        "(the same on a fresh model_dir)", call))
+                    stop = {"num_steps": Relative(given["num_steps"])}
+                    if site.target != "keras" and resumes(site):
+                        self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
+                                                            "steps: the same on a fresh model_dir; the custom loop "
+                                                            "resumed from a checkpoint trains up to step N", call))
             else:
                 raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
         site.consumed.extend(b for b in trail if b.kind == "assign")
@@ -901,6 +932,20 @@ def _trained_before(site: Site, call: cst.Call, file: FileIndex, what: str) -> N
                             "model does not read; train first in this function, or restore the weights yourself", call)
 
 
+def resumes(site: Site) -> bool:
+    """The Estimator resumed from the latest checkpoint in its model_dir (one was given): the migrated program
+    restores it too (restore_model_dir: its own TF2 checkpoint, else the Estimator's TF1 one by name). Canned
+    estimators and parameter servers keep today's restore of their own checkpoints only."""
+    model_dir = site.run_config.get("model_dir")
+    if model_dir is None or (isinstance(model_dir, Value) and is_literal(model_dir.node, None)):
+        return False
+    if site.strategy is not None and site.strategy.parameter_server:
+        return False
+    from . import canned
+
+    return not canned.is_canned(site)
+
+
 def _what(b: Binding) -> str:
     return "config/spec value" if b.kind != "def" else "config/spec helper"
 
@@ -1016,6 +1061,9 @@ class Emitter:
                     f"else {self.render(value.orelse, at, what)}")
         if isinstance(value, Least):
             return f"min({self.render(value.first, at, what)}, {self.render(value.second, at, what)})"
+        if isinstance(value, Relative):
+            text = self.render(value.value, at, what)
+            return f"{self.start} + {text}" if getattr(self, "start", None) else text
         why: list = []
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
@@ -1269,19 +1317,44 @@ class Emitter:
                          f"save_freq={freq}, delete_checkpoint=False)")
         return f"[{', '.join(items)}]"
 
-    def train_text(self, site: Site, use: Use) -> str:
+    def train_text(self, site: Site, use: Use, start: str | None = None) -> str:
+        """`start`: the name holding the step restored from model_dir (Keras target): max_steps stays the
+        Estimator's absolute global step, so fit trains the steps left."""
         receiver = code(use.receiver)
         at = use.call
+        if isinstance(use.train.get("max_steps"), Relative):
+            start = None  # train(steps=N): N more steps, wherever training starts
+        self.start = start
         steps = self.render(use.train["max_steps"], at, "max_steps") if "max_steps" in use.train else None
+        self.start = None
         if site.target == "keras":
             plan = self.plans[id(site.model_fn.node)]
             data = self.keras_data(use.train["input_fn"], site, at, "train", receiver)
             # no max_steps: the Estimator trained until the input ended, as one epoch over it does
-            per_epoch = f"steps_per_epoch={steps}, " if steps is not None else ""
+            left = steps if start is None or steps is None else \
+                f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
+            per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)
+
+    def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:
+        """Keras target: (statements restoring model_dir before fit, the name of the step reached, the condition
+        under which fit still has steps to train, None without max_steps)."""
+        if site.target != "keras" or not resumes(site):
+            return [], None, None
+        receiver, at = code(use.receiver), use.call
+        model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
+        start = self.free_name("initial_step", at)
+        lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
+                 "# resume where training stopped"]
+        if "max_steps" not in use.train or isinstance(use.train["max_steps"], Relative):
+            return lines, start, None
+        self.start = start
+        steps = self.render(use.train["max_steps"], at, "max_steps")
+        self.start = None
+        return lines, start, f"{start} < {steps if _is_atom_text_code(steps) else f'({steps})'}"
 
     def evaluate_text(self, site: Site, use: Use, default_steps: str | None) -> str:
         receiver = code(use.receiver)
@@ -1343,7 +1416,12 @@ class Emitter:
         if site.target == "keras" and use.train and ("model_dir" in site.run_config or site.warm_start):
             self.build_before_fit(site, use, edits)
         if use.kind == "train":
-            edits.replace(use.call, self.train_text(site, use))
+            resume, start, test = self.resume_lines(site, use) if use.train else ([], None, None)
+            edits.replace(use.call, self.train_text(site, use, start))
+            if resume:
+                edits.insert_before(stmt, resume)
+            if test:  # max_steps reached already: the Estimator trained nothing
+                edits.wrap(stmt, f"if {test}:", [])
         elif use.kind == "evaluate":
             edits.replace(use.call, self.evaluate_text(site, use, None))
         else:
@@ -1359,7 +1437,11 @@ class Emitter:
             if exports and not bare:  # the export paths are train_and_evaluate's second result
                 name = self.free_name("export_results", use.call)
                 exports = [f"{name} = [\n" + "".join("    " + e.replace("\n", "\n    ") + ",\n" for e in exports) + "]"]
-            edits.insert_before(stmt, [self.train_text(site, use), *exports])
+            resume, start, test = self.resume_lines(site, use)
+            train = self.train_text(site, use, start)
+            if test:  # max_steps reached already: the Estimator trained nothing
+                train = f"if {test}:\n" + textwrap.indent(train, "    ")
+            edits.insert_before(stmt, [*resume, train, *exports])
             evaluate = self.evaluate_text(site, use, "100")  # EvalSpec's default steps
             # train_and_evaluate returned (eval_result, export_results)
             edits.replace(use.call, evaluate if bare else f"({evaluate}, {name if exports else '[]'})")
@@ -1398,6 +1480,17 @@ def _defaults(fn) -> set[str]:
     return {x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params] if x.default is not None}
 
 
+def _is_atom_text_code(text: str) -> bool:
+    """Code that binds tighter than `-` / `<`: a name, attribute, call, subscript or literal."""
+    import ast
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
+
+
 def _is_atom_text(node) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute))
 
@@ -1414,6 +1507,8 @@ def explain(analysis: Analysis, locate) -> list[dict]:
             return f"{code(v.body.node)} if {code(v.test.node)} else {code(v.orelse.node)}"
         if isinstance(v, Least):
             return f"min({text(v.first)}, {text(v.second)})"
+        if isinstance(v, Relative):
+            return f"<initial step> + {text(v.value)}"
         env = ", ".join(f"{k}={code(x.node)}" for k, x in v.env)
         return code(v.node) + (f"  [with {env}]" if env else "")
 

@@ -105,7 +105,8 @@ class _ReplacePlaceholder(Transformer):
 
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
-                  exporting: frozenset[str] = frozenset(), warm_starting: bool = False) -> list[cst.BaseStatement]:
+                  exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
+                  resuming: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -126,13 +127,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    predicting=predicting, exporting=exporting,
-                                                                   warm_starting=warm_starting))
+                                                                   warm_starting=warm_starting, resuming=resuming))
     if target == "keras":
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
-                                                                  predicting=predicting, warm_starting=warm_starting))
+                                                                  predicting=predicting, warm_starting=warm_starting,
+                                                                  resuming=resuming))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
@@ -260,7 +262,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, quiet, table.bindings,
                                                            bool(predicts), _export_kinds(exports),
-                                                           any(s.warm_start for s in sites)))
+                                                           any(s.warm_start for s in sites),
+                                                           key not in parameter_server and any(map(driver.resumes, sites))))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)

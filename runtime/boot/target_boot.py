@@ -5,7 +5,8 @@ Usage: python target_boot.py PROGRAM [ARGS...]
 Environment:
   TFMIGRATE_CAPTURE_DIR  per-step local losses go to <dir>/<task>.loss, one line per step:
                          "<int32 bit pattern of the float32 local mean loss> <batch size>"
-  TFMIGRATE_MODEL_DIR    CheckpointManager / BackupAndRestore / ModelCheckpoint paths are moved under it
+  TFMIGRATE_MODEL_DIR    CheckpointManager / BackupAndRestore / ModelCheckpoint paths (and the model_dir the
+                         generated restore_model_dir reads) are moved under it
   TFMIGRATE_INIT_CKPT    optional TF1 checkpoint prefix (the original's model.ckpt-0): weights created
                          through Layer.add_weight start from its values (by name: exact, scoped or bare;
                          else creation order + shape), and each is read back and checked bit for bit
@@ -549,9 +550,24 @@ def _patch_export_paths():
     archive.write_out = write_out
 
 
+def _patch_restore_model_dir(model_cls):
+    """The generated restore_model_dir(model_dir, ...) reads the directory the program's checkpoints were moved
+    to (a checkpoint the user keeps in the program's own model_dir is never read by a verify run)."""
+    method = model_cls.__dict__.get("restore_model_dir")
+    if method is None or getattr(method, "_tfmigrate", False):
+        return
+
+    def restore_model_dir(self, model_dir, *args, **kwargs):
+        return method(self, _redirect(model_dir), *args, **kwargs)
+
+    restore_model_dir._tfmigrate = True
+    model_cls.restore_model_dir = restore_model_dir
+
+
 def _patch_dirs(tf):
     if not os.environ.get("TFMIGRATE_MODEL_DIR"):
         return
+    _SUBCLASS_HOOKS.append(_patch_restore_model_dir)
     _patch_export_paths()
     _patch_path_arg(tf.train.CheckpointManager, "directory")
     import keras
@@ -560,18 +576,30 @@ def _patch_dirs(tf):
     _patch_path_arg(keras.callbacks.ModelCheckpoint, "filepath")
 
 
+_SUBCLASS_HOOKS = []  # called with each keras.Model subclass the program defines
+
+
 def _patch_predictions():
     """Record what the migrated model's predict_examples (tfmigrate's Estimator.predict) yields."""
-    import keras
     from predictions_capture import recording  # this boot script's own directory
 
     capture_dir = os.environ["TFMIGRATE_CAPTURE_DIR"]
 
-    def __init_subclass__(cls, **kwargs):
-        super(keras.Model, cls).__init_subclass__(**kwargs)
+    def record(cls):
         method = cls.__dict__.get("predict_examples")
         if method is not None:
             cls.predict_examples = recording(method, capture_dir, TASK)
+
+    _SUBCLASS_HOOKS.append(record)
+
+
+def _patch_model_subclasses():
+    import keras
+
+    def __init_subclass__(cls, **kwargs):
+        super(keras.Model, cls).__init_subclass__(**kwargs)
+        for hook in _SUBCLASS_HOOKS:
+            hook(cls)
 
     keras.Model.__init_subclass__ = classmethod(__init_subclass__)
 
@@ -590,6 +618,8 @@ def _install():
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
         _patch_predictions()
+    if _SUBCLASS_HOOKS:
+        _patch_model_subclasses()
 
 
 def main():

@@ -42,8 +42,9 @@ def test_named_hooks_and_hook_lists_go_with_the_training_call():
 
 
 @pytest.mark.parametrize("hook, steps", [
-    ("tf.estimator.StopAtStepHook(last_step=6)", "steps_per_epoch=min(10, 6)"),
-    ("tf.compat.v1.train.StopAtStepHook(num_steps=4)", "steps_per_epoch=min(10, 4)"),
+    ("tf.estimator.StopAtStepHook(last_step=6)", "steps_per_epoch=min(10, 6) - initial_step"),
+    # num_steps counts from the step training resumes at
+    ("tf.compat.v1.train.StopAtStepHook(num_steps=4)", "steps_per_epoch=min(10, initial_step + 4) - initial_step"),
 ])
 def test_stop_at_step_hook_bounds_the_training_steps(hook, steps):
     out = converted(program(drive=drive(f"[{hook}]")))

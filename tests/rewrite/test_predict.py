@@ -56,7 +56,7 @@ def test_input_fn_taking_mode_gets_infer_and_mode_keys_inside_moved_lambdas_beco
     out = converted(prog(drive, extra=extra))
     assert 'first = next(est.predict_examples(input_fn(mode="infer")))' in out
     assert 'more = list(est.predict_examples(input_fn("infer", 4)))' in out
-    assert 'est.fit(\n        input_fn("train"),' in out
+    assert 'est.fit(\n            input_fn("train"),' in out
     assert "tf.estimator" not in out
 
 

@@ -445,10 +445,14 @@ def test_train_then_evaluate():
     assert "print(result)" in main
 
 
-def test_train_steps_note():
+def test_train_steps_counts_from_the_resumed_step():
+    """train(steps=N): N more steps from wherever training resumes (Keras: fit trains N steps, no note); the
+    custom loop counts up to step N and says so."""
     result = rewrite(program(drive="est.train(input_fn=train_input_fn, steps=5)"))
+    assert result.status == "changed" and "TFM601" not in codes(result)
+    assert "steps_per_epoch=5," in result.output.decode()
+    result = rewrite(program(drive="est.train(input_fn=train_input_fn, steps=5)"), target="ctl")
     assert result.status == "changed" and "TFM601" in codes(result)
-    assert "steps_per_epoch=5" in result.output.decode()
 
 
 def test_train_and_evaluate_result_assigned():

@@ -50,7 +50,7 @@ def test_ctl_trainer_warm_starts_in_build():
     out = converted(program(estimator=est('"/tmp/prev"'), drive=TRAIN), target="ctl")
     assert 'warm_start=lambda model: model.warm_start_from_tf1("/tmp/prev")' in " ".join(out.split()).replace("( ", "(")
     trainer = section(out, "class ModelTrainer", "\ndef main")
-    assert trainer.index("self.warm_start(self.model)") < trainer.index("latest = tf.train.latest_checkpoint")
+    assert trainer.index("self.warm_start(self.model)") < trainer.index("self.model.restore_model_dir(self.model_dir")
 
 
 def test_estimator_from_a_helper_with_positional_settings_warm_starts_where_it_trains():

@@ -1,0 +1,100 @@
+"""Resume from an Estimator model_dir: the original trains K steps on TF 2.15 into a model_dir; then, each on its
+own copy of that directory, the original continues to max_steps and the migrated program (TF 2.21) does too,
+reading the Estimator's TF1 checkpoint by name (weights, optimizer slots, global_step). The continuations must
+match step for step within verify's tolerance. No initial weights are handed over by verify: a weight or slot
+the migrated program did not restore, or a step counter it did not carry over (max_steps is absolute; the
+schedules read the step), breaks the comparison at the first step.
+
+Marked `tfenv` and `equivalence`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.runtime import capture, compare, envs
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+EARLIER, FINAL = 60, 140
+
+
+def _run(env: str, argv: list[str], work: Path, capture_dir: Path | None = None, model_dir: Path | None = None):
+    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
+        environ.pop(key, None)
+    if capture_dir is not None:
+        environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
+    if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
+        environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
+    result = subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def _migrated(case: str, target: str, tmp_path: Path) -> Path:
+    from tfmigrate.engine import Options, migrate_source
+
+    out = tmp_path / f"migrated_{target}.py"
+    result = migrate_source((FIXTURES / case / "original.py").read_bytes(), str(out), Options(target=target))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert b"import tfmigrate" not in result.output and b"from tfmigrate" not in result.output
+    out.write_bytes(result.output)
+    return out
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+@pytest.mark.parametrize("case, target", [("adam_mae", "keras"), ("momentum_decay", "ctl")])
+def test_migrated_program_resumes_an_estimator_model_dir(tmp_path, case, target):
+    """adam_mae: Adam's m/v slots and beta1_power/beta2_power; momentum_decay: the Momentum accumulator and a
+    staircase decay on the global step (a step counter restarted at 0 would use the wrong rate)."""
+    original = FIXTURES / case / "original.py"
+    migrated = _migrated(case, target, tmp_path)
+    earlier = tmp_path / "earlier"
+    _run("legacy", [str(original), "--steps", str(EARLIER), "--model_dir", str(earlier)], tmp_path)
+    assert (earlier / f"model.ckpt-{EARLIER}.index").exists()
+    runs = {}
+    for side in ("original", "migrated"):
+        model_dir = tmp_path / side / "model"
+        shutil.copytree(earlier, model_dir)
+        cap = tmp_path / side / "capture"
+        if side == "original":
+            _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--steps", str(FINAL)], tmp_path, cap, model_dir)
+        else:
+            _run("target", [str(capture.TARGET_BOOT), str(migrated), "--steps", str(FINAL), "--model_dir",
+                            str(model_dir)], tmp_path, cap)
+        runs[side] = cap
+    a, b = capture.read_legacy(runs["original"]), capture.read_target(runs["migrated"])
+    assert len(a["chief0"]) == FINAL - EARLIER  # the Estimator went on from its global step
+    result = compare.compare_sync(a, b)
+    assert result["equivalent"], result["problems"]
+    assert result["workers"]["chief0"]["compared"] == FINAL - EARLIER
+    # the resume took effect: the first loss is that of a model trained EARLIER steps, not of a fresh one
+    fresh = tmp_path / "fresh" / "capture"
+    _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--steps", "1"], tmp_path, fresh, tmp_path / "fresh" / "m")
+    assert a["chief0"][0][0] < 0.9 * capture.read_legacy(fresh)["chief0"][0][0]
+
+
+@pytest.mark.tfenv
+def test_max_steps_already_reached_trains_nothing_and_a_bad_checkpoint_is_named(tmp_path):
+    """An Estimator whose model_dir holds max_steps already trains nothing: neither does the migrated program.
+    A checkpoint of another model is an error that names the variable, not a fresh start."""
+    migrated = _migrated("regression_adagrad", "keras", tmp_path)
+    earlier = tmp_path / "earlier"
+    _run("legacy", [str(FIXTURES / "regression_adagrad" / "original.py"), "--steps", "30", "--model_dir",
+                    str(earlier)], tmp_path)
+    cap = tmp_path / "capture"
+    _run("target", [str(capture.TARGET_BOOT), str(migrated), "--steps", "20", "--model_dir", str(earlier)], tmp_path, cap)
+    assert capture.read_target(cap).get("chief0", []) == []
+    other = tmp_path / "other"
+    _run("legacy", [str(FIXTURES / "adam_mae" / "original.py"), "--steps", "5", "--model_dir", str(other)], tmp_path)
+    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    result = subprocess.run([str(envs.ensure("target")), str(migrated), "--steps", "40", "--model_dir", str(other)],
+                            cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "cannot resume from the Estimator checkpoint" in result.stderr, result.stderr[-2000:]
