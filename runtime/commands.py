@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 
 from pathlib import Path
 from typing import List, Optional
@@ -78,7 +79,8 @@ def register(app: typer.Typer) -> None:
         json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the full result as JSON."),
         html_out: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report."),
         timeout: Optional[float] = typer.Option(None, "--timeout", metavar="S", help="Seconds per cluster run.  \\[default: 600]"),
-        run_dir: Optional[Path] = typer.Option(None, "--run-dir", metavar="DIR", help="Keep run files here (default: a temp dir)."),
+        run_dir: Optional[Path] = typer.Option(None, "--run-dir", metavar="DIR", help="Keep run files here (default: a temp dir, removed after an equivalent verdict)."),
+        keep: bool = typer.Option(False, "--keep", help="Keep the temporary run dir (logs, captures, checkpoints) even when equivalent."),
         all_cases: bool = typer.Option(False, "--all", help="Run every case declared as \\[\\[tool.tfmigrate.verify]] (or \\[\\[verify]] in tfmigrate.toml)."),
         case: List[str] = typer.Option([], "--case", metavar="NAME", help="With --all: only this case (repeatable)."),
         junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="FILE", help="With --all: write a JUnit XML report."),
@@ -120,11 +122,21 @@ def register(app: typer.Typer) -> None:
             repeats=pick(repeats, "repeats"), rtol=pick(rtol, "rtol"), atol=pick(atol, "atol"), json_out=json_out,
             html_out=html_out, timeout=pick(timeout, "timeout"),
             args=list(program_args) if program_args else list(d["args"]),
-            run_dir=run_dir.resolve() if run_dir else None,
+            run_dir=run_dir.resolve() if run_dir else None, keep=keep,
         )
         try:
-            result = verify.run(s, say=lambda m: console.print(m), live=live_status(console))
-        except (cluster.ClusterError, envs.EnvError, verify.VerifyError, capture.CaptureError, ValueError) as exc:
+            # SIGTERM stops the run like Ctrl-C: every task's process group is killed before we exit
+            with cluster.stop_on_signals():
+                result = verify.run(s, say=lambda m: console.print(m), live=live_status(console))
+        except KeyboardInterrupt as exc:
+            _interrupted(console, getattr(exc, "signum", signal.SIGINT))
+        except cluster.ClusterError as exc:
+            if exc.kind == "interrupt":
+                _interrupted(console, exc.signum or signal.SIGINT)
+            console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
+            console.print("verdict: error (no comparison)")
+            raise typer.Exit(verify.EXIT_ERROR)
+        except (envs.EnvError, verify.VerifyError, capture.CaptureError, ValueError) as exc:
             console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
             console.print("verdict: error (no comparison)")
             raise typer.Exit(verify.EXIT_ERROR)
@@ -136,6 +148,12 @@ def register(app: typer.Typer) -> None:
             report.write_html(result, html_out)
             console.print(f"html: {html_out}", highlight=False)
         raise typer.Exit(verify.EXIT_EQUIVALENT if result["comparison"]["equivalent"] else verify.EXIT_DIFFERENT)
+
+
+def _interrupted(console: Console, signum: int) -> None:
+    """One line, and the shell's exit code for a signal (130 Ctrl-C, 143 SIGTERM)."""
+    console.print(f"interrupted ({signal.Signals(signum).name}): every task stopped, no verdict", highlight=False)
+    raise typer.Exit(128 + signum)
 
 
 def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
