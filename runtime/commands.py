@@ -124,6 +124,14 @@ def register(app: typer.Typer) -> None:
             args=list(program_args) if program_args else list(d["args"]),
             run_dir=run_dir.resolve() if run_dir else None, keep=keep,
         )
+        if html_out:
+            from . import charts
+
+            try:
+                charts.require()  # before the run, not after it
+            except charts.ChartsUnavailable as exc:
+                console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
+                raise typer.Exit(verify.EXIT_ERROR)
         try:
             # SIGTERM stops the run like Ctrl-C: every task's process group is killed before we exit
             with cluster.stop_on_signals():
