@@ -63,6 +63,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(str(envs.envs_dir()))
 
     app.add_typer(env_app, name="env")
+    _launch_spec(app)
 
     @app.command("verify", context_settings={"allow_interspersed_args": True})
     def verify_cmd(
@@ -156,6 +157,57 @@ def register(app: typer.Typer) -> None:
             report.write_html(result, html_out)
             console.print(f"html: {html_out}", highlight=False)
         raise typer.Exit(verify.EXIT_EQUIVALENT if result["comparison"]["equivalent"] else verify.EXIT_DIFFERENT)
+
+
+def _launch_spec(app: typer.Typer) -> None:
+    @app.command("launch-spec", context_settings={"allow_interspersed_args": True})
+    def launch_spec(
+        migrated: Path = typer.Argument(..., help="The migrated TF2 program (a .py file)."),
+        program_args: Optional[List[str]] = typer.Argument(None, help="After --: arguments for the program."),
+        engine: str = typer.Option(..., "--engine", metavar="ENGINE", help="tfjob (Kubeflow TFJob YAML) | shell (one command per task)."),
+        workers: int = typer.Option(2, "--workers", metavar="N", help="Trainers in total: chief + N-1 workers."),
+        ps: int = typer.Option(0, "--ps", metavar="M", help="Parameter servers."),
+        evaluator: bool = typer.Option(False, "--evaluator", help="Add an evaluator task."),
+        image: str = typer.Option("IMAGE", "--image", metavar="IMG", help="tfjob: the container image holding the program."),
+        name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="tfjob: the job name (default: from the file name)."),
+        namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS", help="tfjob: metadata.namespace."),
+        restart_policy: str = typer.Option("OnFailure", "--restart-policy", metavar="POLICY", help="tfjob: OnFailure | Never | Always | ExitCode."),
+        program_path: Optional[str] = typer.Option(None, "--program-path", metavar="PATH", help="The program's path where it runs (in the image; default: the path as given)."),
+        workdir: Optional[str] = typer.Option(None, "--workdir", metavar="DIR", help="tfjob: the container's working directory."),
+        python: str = typer.Option("python", "--python", metavar="EXE", help="The interpreter to run the program with."),
+        hosts: Optional[str] = typer.Option(None, "--hosts", metavar="H1,H2,...", help="shell: one host[:port] per cluster member (chief, workers, ps); default localhost ports."),
+        port: int = typer.Option(2222, "--port", metavar="P", help="The task port (tfjob: containerPort; shell: first/default port)."),
+        output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
+    ) -> None:
+        """Write how to run MIGRATED on a cluster engine: a Kubeflow TFJob manifest or per-task shell commands.
+
+        The TFJob's pods get TF_CONFIG from the training-operator (cluster: chief, worker, ps service
+        addresses; task: the pod's type and index), which is what the migrated program's strategy reads.
+        """
+        from . import launch
+
+        program = program_path or migrated.as_posix()
+        args = list(program_args or [])
+        try:
+            if not migrated.is_file():
+                raise launch.LaunchSpecError(f"{migrated}: no such program file")
+            if engine == "tfjob":
+                text = launch.to_yaml(launch.tfjob(
+                    name or launch.job_name(program), program, args, workers, ps, evaluator, image=image,
+                    namespace=namespace, restart_policy=restart_policy, workdir=workdir, python=python, port=port))
+            elif engine == "shell":
+                text = launch.shell(program, args, workers, ps, evaluator,
+                                    hosts=[h for h in (hosts or "").split(",") if h] or None, port=port, python=python)
+            else:
+                raise launch.LaunchSpecError(f"--engine {engine!r}: choose tfjob or shell")
+        except launch.LaunchSpecError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2)
+        if output:
+            output.write_text(text)
+            typer.echo(f"wrote {output}", err=True)
+        else:
+            typer.echo(text, nl=False)
 
 
 def _interrupted(console: Console, signum: int) -> None:
