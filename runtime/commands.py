@@ -218,14 +218,17 @@ def _interrupted(console: Console, signum: int) -> None:
 
 def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
     """`verify --all`: build the environments once, run the cases, print one table, exit with one code."""
-    from . import envs, suite
+    from . import cluster, envs, suite
 
     try:
         cases = suite.load_cases(cfg)
         if cases:
             envs.ensure_all(progress=lambda m: console.print(f"env {m}", highlight=False), live=live_status(console))
-        code, results = suite.run_suite(cfg, lambda m: console.print(m, highlight=False), jobs=jobs, only=only,
-                                        run_dir=run_dir, junit_xml=junit_xml)
+        with cluster.stop_on_signals():
+            code, results = suite.run_suite(cfg, lambda m: console.print(m, highlight=False), jobs=jobs, only=only,
+                                            run_dir=run_dir, junit_xml=junit_xml)
+    except KeyboardInterrupt as exc:
+        _interrupted(console, getattr(exc, "signum", signal.SIGINT))
     except (suite.SuiteError, envs.EnvError) as exc:
         console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
         raise typer.Exit(suite.EXIT_ERROR)

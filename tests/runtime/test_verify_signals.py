@@ -38,12 +38,14 @@ def _alive(pid: int) -> bool:
 
 
 def _processes_pointing_into(path: Path) -> list[int]:
-    """Live processes whose environment mentions `path` (every task of a run gets its run dir in its env)."""
+    """Live processes whose environment or command line mentions `path` (every task of a run gets its run dir in
+    its env; a suite's case process gets it as --run-dir)."""
     mine, left = str(path).encode(), []
     for p in Path("/proc").iterdir():
         if p.name.isdigit() and int(p.name) != os.getpid():
             try:
-                if mine in (p / "environ").read_bytes() and _alive(int(p.name)):
+                seen = (p / "environ").read_bytes() + (p / "cmdline").read_bytes()
+                if mine in seen and _alive(int(p.name)):
                     left.append(int(p.name))
             except OSError:
                 pass
@@ -289,3 +291,29 @@ def test_real_tf_task_losing_its_port_is_retried(tmp_path, monkeypatch):
     assert result["comparison"]["equivalent"], result["comparison"]["problems"]
     assert any("address in use, retrying with new ports" in m for m in said), said
     assert len(calls) >= 3  # original: taken + fresh; migrated: fresh
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_verify_all_passes_sigterm_on_to_its_cases(tmp_path):
+    """A cancelled CI job sends SIGTERM to `verify --all` only: it must stop the cases' verify processes, which
+    stop their clusters."""
+    user = _user_copy(tmp_path)
+    (user / "pyproject.toml").write_text(
+        '[[tool.tfmigrate.verify]]\nname = "reg"\noriginal = "regression_original.py"\n'
+        'migrated = "regression_ctl.py"\nworkers = 2\ntimeout = 120\nargs = ["--steps", "20000"]\n')
+    work = tmp_path / "suite"
+    p = subprocess.Popen([*CLI, "--all", "--run-dir", str(work)], cwd=user, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env=_env(tmp_path))
+    cap = work / "reg" / "run" / "original" / "capture" / "worker0.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None and not (cap.exists() and cap.stat().st_size > 0):
+        time.sleep(0.1)
+    assert cap.exists(), "the case never started training: " + (p.stdout.read() if p.poll() is not None else "")
+    assert len(_processes_pointing_into(work)) >= 3  # the case's verify, chief, worker
+    p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 143, out
+    assert "interrupted (SIGTERM): every task stopped, no verdict" in out
+    time.sleep(0.3)
+    assert not _processes_pointing_into(work)
