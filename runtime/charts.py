@@ -96,8 +96,11 @@ def stepwise(worker: str, original: list[float], migrated: list[float], rtol: fl
         s = first_break["step"]
         for ax in (top, bottom):
             ax.axvline(s, color=BREAK, linewidth=1.5)
-        bottom.annotate(f"first break: step {s}", xy=(s, first_break.get("abs") or low), xytext=(8, 8),
-                        textcoords="offset points", color=BREAK, fontweight="bold")
+        late = s > 0.7 * max(n - 1, 1)  # label on the side of the line with room for it
+        bottom.annotate(f"first break: step {s}", xy=(s, 0.5), xycoords=bottom.get_xaxis_transform(),
+                        xytext=(-8 if late else 8, 0), textcoords="offset points", ha="right" if late else "left",
+                        va="center", color=BREAK, fontweight="bold",
+                        bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": BREAK, "alpha": 0.9})
     bottom.legend(loc="upper left", frameon=False, fontsize=8, ncols=3)
     return _svg(fig)
 
