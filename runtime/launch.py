@@ -72,7 +72,10 @@ def tfjob(name: str, program: str, args: list[str], workers: int, ps: int = 0, e
     metadata: dict = {"name": name}
     if namespace:
         metadata["namespace"] = namespace
-    return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": {"tfReplicaSpecs": specs}}
+    # runPolicy is a required field of TFJobSpec; cleanPodPolicy Running (the operator's default, spelled out):
+    # once the job is done, pods still running (parameter servers never exit on their own) are deleted
+    return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata,
+            "spec": {"runPolicy": {"cleanPodPolicy": "Running"}, "tfReplicaSpecs": specs}}
 
 
 def _valid_name(name: str) -> bool:

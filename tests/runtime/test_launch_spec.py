@@ -1,7 +1,8 @@
 """`tfmigrate launch-spec`: a Kubeflow TFJob manifest (kubeflow.org/v1) and per-task shell commands.
 
-No TFJob schema ships offline here, so the manifest is checked against a JSON schema written from the
-training-operator's v1 API (TFJobSpec.tfReplicaSpecs: map of Chief/Worker/PS/Evaluator to ReplicaSpec with
+The manifest is checked two ways: round-tripped through the kubeflow-training SDK's models (generated from the
+operator's OpenAPI spec; skipped without the SDK), and against a JSON schema written from the training-operator's
+v1 API (TFJobSpec.tfReplicaSpecs: map of Chief/Worker/PS/Evaluator to ReplicaSpec with
 replicas, restartPolicy in {Always, OnFailure, Never, ExitCode}, template: a PodTemplateSpec whose container
 named "tensorflow" runs the program). The TF_CONFIG each pod gets is derived the way the operator derives it,
 and one test runs the migrated program on a local cluster with exactly those TF_CONFIGs.
@@ -65,10 +66,11 @@ TFJOB_SCHEMA = {
         "metadata": {"type": "object", "required": ["name"], "properties": {
             "name": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 63},
             "namespace": {"type": "string"}}},
-        "spec": {"type": "object", "required": ["tfReplicaSpecs"], "properties": {
+        "spec": {"type": "object", "required": ["runPolicy", "tfReplicaSpecs"], "properties": {
             "tfReplicaSpecs": {"type": "object", "minProperties": 1, "additionalProperties": False,
                                "properties": {k: REPLICA for k in ("Chief", "Master", "Worker", "PS", "Evaluator")}},
-            "runPolicy": {"type": "object"}}},
+            "runPolicy": {"type": "object", "properties": {
+                "cleanPodPolicy": {"enum": ["All", "Running", "None"]}}}}},
     },
 }
 
@@ -96,6 +98,33 @@ def test_tfjob_manifest_parses_and_matches_the_v1_schema(tmp_path):
         assert c["command"] == ["python", "/app/regression_ctl.py"] and c["args"] == ["--steps", "100"]
         assert "env" not in c  # TF_CONFIG is the operator's to set
         assert c["ports"] == [{"name": "tfjob-port", "containerPort": 2222}]
+
+
+def test_manifest_round_trips_through_the_kubeflow_training_sdk_models():
+    """The SDK's generated models (kubeflow-training, from the operator's OpenAPI spec): deserializing checks the
+    required fields (runPolicy, a container's name ...), and serializing back drops every field the models do
+    not know, so an equal round trip means every field of the manifest is part of the v1 API."""
+    pytest.importorskip("kubeflow.training", reason="pip install kubeflow-training")
+    from kubeflow.training.api_client import ApiClient
+
+    class Response:  # what ApiClient.deserialize reads
+        def __init__(self, doc):
+            self.data = json.dumps(doc)
+
+    api = ApiClient()
+    doc = yaml.safe_load(launch.to_yaml(launch.tfjob("job", "/app/p.py", ["--steps", "5"], workers=3, ps=1,
+                                                     evaluator=True, namespace="ml", workdir="/app")))
+    job = api.deserialize(Response(doc), "KubeflowOrgV1TFJob")
+    assert type(job).__name__ == "KubeflowOrgV1TFJob"
+    assert set(job.spec.tf_replica_specs) == {"Chief", "Worker", "PS", "Evaluator"}
+    assert api.sanitize_for_serialization(job) == doc
+    unknown = json.loads(json.dumps(doc))
+    unknown["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["bogus"] = 1
+    assert api.sanitize_for_serialization(api.deserialize(Response(unknown), "KubeflowOrgV1TFJob")) != unknown
+    nameless = json.loads(json.dumps(doc))
+    del nameless["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["name"]
+    with pytest.raises(ValueError):
+        api.deserialize(Response(nameless), "KubeflowOrgV1TFJob")
 
 
 def test_single_trainer_is_a_lone_chief_and_no_args_means_no_args_field():
