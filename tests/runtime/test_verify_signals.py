@@ -317,3 +317,20 @@ def test_verify_all_passes_sigterm_on_to_its_cases(tmp_path):
     assert "interrupted (SIGTERM): every task stopped, no verdict" in out
     time.sleep(0.3)
     assert not _processes_pointing_into(work)
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_verify_timeout_names_the_stuck_tasks_with_their_log_tails(tmp_path):
+    user = _user_copy(tmp_path)
+    r = subprocess.run([*CLI, str(user / "regression_original.py"), str(user / "regression_ctl.py"),
+                        "--workers", "2", "--timeout", "25", "--", "--steps", "200000"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=240, env=_env(tmp_path))
+    out = " ".join(r.stdout.split())
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "timeout after 25 s; still running: chief-0, worker-0" in out
+    assert "--- last lines of chief-0 (" in out and "--- last lines of worker-0 (" in out
+    (run_dir,) = (tmp_path / "tmp").glob("tfmigrate-verify-*")  # kept: its logs explain the error
+    assert f"run files kept in {run_dir}" in out
+    time.sleep(0.3)
+    assert not _processes_pointing_into(run_dir)
