@@ -162,8 +162,8 @@ def register(app: typer.Typer) -> None:
 def _launch_spec(app: typer.Typer) -> None:
     @app.command("launch-spec", context_settings={"allow_interspersed_args": True})
     def launch_spec(
-        migrated: Path = typer.Argument(..., help="The migrated TF2 program (a .py file)."),
-        program_args: Optional[List[str]] = typer.Argument(None, help="After --: arguments for the program."),
+        migrated: Path = typer.Argument(..., metavar="MIGRATED", help="The migrated TF2 program (a .py file)."),
+        program_args: Optional[List[str]] = typer.Argument(None, metavar="ARGS", help="After --: arguments for the program."),
         engine: str = typer.Option(..., "--engine", metavar="ENGINE", help="tfjob (Kubeflow TFJob YAML) | shell (one command per task)."),
         workers: int = typer.Option(2, "--workers", metavar="N", help="Trainers in total: chief + N-1 workers."),
         ps: int = typer.Option(0, "--ps", metavar="M", help="Parameter servers."),
@@ -181,8 +181,7 @@ def _launch_spec(app: typer.Typer) -> None:
     ) -> None:
         """Write how to run MIGRATED on a cluster engine: a Kubeflow TFJob manifest or per-task shell commands.
 
-        The TFJob's pods get TF_CONFIG from the training-operator (cluster: chief, worker, ps service
-        addresses; task: the pod's type and index), which is what the migrated program's strategy reads.
+        TFJob pods get TF_CONFIG from the training-operator (cluster: the chief, worker and ps service addresses; task: the pod's type and index): what the migrated program's strategy reads.
         """
         from . import launch
 
