@@ -334,3 +334,17 @@ def test_verify_timeout_names_the_stuck_tasks_with_their_log_tails(tmp_path):
     assert f"run files kept in {run_dir}" in out
     time.sleep(0.3)
     assert not _processes_pointing_into(run_dir)
+
+
+def test_interrupted_environment_build_stops_pip(tmp_path):
+    """An interrupt while the environment builds stops the build's subprocess instead of waiting for it."""
+    script = "import time\nprint('step', flush=True)\ntime.sleep(120)\n"
+
+    def interrupt(line):
+        raise cluster.Interrupted(signal.SIGTERM)
+
+    t = time.monotonic()
+    with pytest.raises(cluster.Interrupted):
+        envs._run_logged([sys.executable, "-c", script], tmp_path / "build.log", None, "pip install", interrupt)
+    assert time.monotonic() - t < 10
+    assert "$ " in (tmp_path / "build.log").read_text()
