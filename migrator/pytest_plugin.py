@@ -20,6 +20,7 @@ replace the runner, e.g. with a stub in the plugin's own tests.
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -108,7 +109,8 @@ class VerifyItem(pytest.Item):
         self.user_properties += [("verdict", result.verdict), ("expect", self.case.expect),
                                  ("seconds", f"{result.seconds:.1f}")]
         if not result.ok:
-            raise VerifyCaseFailed(result)
+            raise VerifyCaseFailed(result)  # its run files stay: the failure report points at its log
+        shutil.rmtree(work, ignore_errors=True)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, VerifyCaseFailed):

@@ -7,12 +7,14 @@ crash or Ctrl-C. Pure standard library: this runs in the tfmigrate process (no T
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +70,7 @@ class ClusterError(RuntimeError):
         self.log_tail = log_tail
         self.kind = kind
         self.tails = tails or []  # (task, log, last lines) of every task a timeout found still running
+        self.signum: int | None = None  # kind "interrupt": the signal that stopped the run
 
     def __str__(self) -> str:  # message + tail of the guilty log(s)
         s = self.args[0]
@@ -77,6 +80,42 @@ class ClusterError(RuntimeError):
         elif self.log_tail:
             s += "\n--- tail of " + (self.task.name + ".log" if self.task else "log") + " ---\n" + self.log_tail
         return s
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM while a run is under way. A KeyboardInterrupt, so every teardown path that stops
+    the tasks on Ctrl-C stops them on SIGTERM too."""
+
+    def __init__(self, signum: int = signal.SIGINT):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:  # the shell's convention: 128 + signal number (130 SIGINT, 143 SIGTERM)
+        return 128 + self.signum
+
+
+@contextlib.contextmanager
+def stop_on_signals():
+    """While the block runs, SIGINT and SIGTERM raise Interrupted (main thread only). A second signal while
+    the tasks are being stopped is ignored, so the teardown itself is never cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    seen: list[int] = []
+
+    def handler(signum, frame):
+        if seen:
+            return
+        seen.append(signum)
+        raise Interrupted(signum)
+
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
 
 def layout(workers: int = 2, ps: int = 0, evaluator: bool = False) -> list[Task]:
@@ -102,6 +141,29 @@ def pick_ports(n: int) -> list[int]:
     finally:
         for s in socks:
             s.close()
+
+
+def ports_free(ports: list[int]) -> bool:
+    """Whether every port can still be bound on 127.0.0.1 (another process may have taken one since it was picked)."""
+    for port in ports:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind((HOST, port))
+        except OSError:
+            return False
+        finally:
+            s.close()
+    return True
+
+
+def fresh_ports(n: int, picker: Callable[[int], list[int]], tries: int, notes: list[str]) -> list[int]:
+    """Ports from `picker` that are still free just before launch; a taken one means picking again (bounded)."""
+    for i in range(1, tries + 1):
+        ports = picker(n)
+        if len(set(ports)) == len(ports) and ports_free(ports):
+            return ports
+        notes.append(f"picked ports {ports} are in use; picking again ({i}/{tries})")
+    raise ClusterError(f"could not find {n} free ports on {HOST} after {tries} tries", kind="ports")
 
 
 def cluster_spec(tasks: Iterable[Task], ports: list[int]) -> dict[str, list[str]]:
@@ -221,7 +283,7 @@ def run_cluster(
         att = _Attempt(tasks, command, log_dir, full_env, single)
         n_ports = len([t for t in tasks if t.type != "evaluator"])
         try:
-            att.launch(ports(n_ports) if not single else [])
+            att.launch(fresh_ports(n_ports, ports, port_retries + 2, notes) if not single else [])
             outcome = _supervise(att, deadline, grace, evaluator_grace, on_poll, poll_interval, timeout)
         except BaseException:
             _terminate_all(att.procs)
@@ -295,9 +357,12 @@ def _supervise(att: _Attempt, deadline, grace, evaluator_grace, on_poll, poll_in
                     stuck[0] if stuck else None, tails[0][2] if tails else "", "timeout", tails=tails,
                 )
             time.sleep(poll_interval)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _terminate_all(att.procs)
-        raise ClusterError("interrupted (Ctrl-C); all tasks stopped", kind="interrupt")
+        signum = getattr(exc, "signum", signal.SIGINT)
+        err = ClusterError(f"interrupted ({signal.Signals(signum).name}); all tasks stopped", kind="interrupt")
+        err.signum = signum
+        raise err from None
     # trainers done: ps (and anything else) never exits on its own
     for t, p in att.procs.items():
         if t not in att.end:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 
 from pathlib import Path
 from typing import List, Optional
@@ -62,6 +63,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(str(envs.envs_dir()))
 
     app.add_typer(env_app, name="env")
+    _launch_spec(app)
 
     @app.command("verify", context_settings={"allow_interspersed_args": True})
     def verify_cmd(
@@ -78,7 +80,8 @@ def register(app: typer.Typer) -> None:
         json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the full result as JSON."),
         html_out: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report."),
         timeout: Optional[float] = typer.Option(None, "--timeout", metavar="S", help="Seconds per cluster run.  \\[default: 600]"),
-        run_dir: Optional[Path] = typer.Option(None, "--run-dir", metavar="DIR", help="Keep run files here (default: a temp dir)."),
+        run_dir: Optional[Path] = typer.Option(None, "--run-dir", metavar="DIR", help="Keep run files here (default: a temp dir, removed after an equivalent verdict)."),
+        keep: bool = typer.Option(False, "--keep", help="Keep the temporary run dir (logs, captures, checkpoints) even when equivalent."),
         all_cases: bool = typer.Option(False, "--all", help="Run every case declared as \\[\\[tool.tfmigrate.verify]] (or \\[\\[verify]] in tfmigrate.toml)."),
         case: List[str] = typer.Option([], "--case", metavar="NAME", help="With --all: only this case (repeatable)."),
         junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="FILE", help="With --all: write a JUnit XML report."),
@@ -120,11 +123,29 @@ def register(app: typer.Typer) -> None:
             repeats=pick(repeats, "repeats"), rtol=pick(rtol, "rtol"), atol=pick(atol, "atol"), json_out=json_out,
             html_out=html_out, timeout=pick(timeout, "timeout"),
             args=list(program_args) if program_args else list(d["args"]),
-            run_dir=run_dir.resolve() if run_dir else None,
+            run_dir=run_dir.resolve() if run_dir else None, keep=keep,
         )
+        if html_out:
+            from . import charts
+
+            try:
+                charts.require()  # before the run, not after it
+            except charts.ChartsUnavailable as exc:
+                console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
+                raise typer.Exit(verify.EXIT_ERROR)
         try:
-            result = verify.run(s, say=lambda m: console.print(m), live=live_status(console))
-        except (cluster.ClusterError, envs.EnvError, verify.VerifyError, capture.CaptureError, ValueError) as exc:
+            # SIGTERM stops the run like Ctrl-C: every task's process group is killed before we exit
+            with cluster.stop_on_signals():
+                result = verify.run(s, say=lambda m: console.print(m), live=live_status(console))
+        except KeyboardInterrupt as exc:
+            _interrupted(console, getattr(exc, "signum", signal.SIGINT))
+        except cluster.ClusterError as exc:
+            if exc.kind == "interrupt":
+                _interrupted(console, exc.signum or signal.SIGINT)
+            console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
+            console.print("verdict: error (no comparison)")
+            raise typer.Exit(verify.EXIT_ERROR)
+        except (envs.EnvError, verify.VerifyError, capture.CaptureError, ValueError) as exc:
             console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
             console.print("verdict: error (no comparison)")
             raise typer.Exit(verify.EXIT_ERROR)
@@ -138,16 +159,75 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(verify.EXIT_EQUIVALENT if result["comparison"]["equivalent"] else verify.EXIT_DIFFERENT)
 
 
+def _launch_spec(app: typer.Typer) -> None:
+    @app.command("launch-spec", context_settings={"allow_interspersed_args": True})
+    def launch_spec(
+        migrated: Path = typer.Argument(..., metavar="MIGRATED", help="The migrated TF2 program (a .py file)."),
+        program_args: Optional[List[str]] = typer.Argument(None, metavar="ARGS", help="After --: arguments for the program."),
+        engine: str = typer.Option(..., "--engine", metavar="ENGINE", help="tfjob (Kubeflow TFJob YAML) | shell (one command per task)."),
+        workers: int = typer.Option(2, "--workers", metavar="N", help="Trainers in total: chief + N-1 workers."),
+        ps: int = typer.Option(0, "--ps", metavar="M", help="Parameter servers."),
+        evaluator: bool = typer.Option(False, "--evaluator", help="Add an evaluator task."),
+        image: str = typer.Option("IMAGE", "--image", metavar="IMG", help="tfjob: the container image holding the program."),
+        name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="tfjob: the job name (default: from the file name)."),
+        namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS", help="tfjob: metadata.namespace."),
+        restart_policy: str = typer.Option("OnFailure", "--restart-policy", metavar="POLICY", help="tfjob: OnFailure | Never | Always | ExitCode."),
+        program_path: Optional[str] = typer.Option(None, "--program-path", metavar="PATH", help="The program's path where it runs (in the image; default: the path as given)."),
+        workdir: Optional[str] = typer.Option(None, "--workdir", metavar="DIR", help="tfjob: the container's working directory."),
+        python: str = typer.Option("python", "--python", metavar="EXE", help="The interpreter to run the program with."),
+        hosts: Optional[str] = typer.Option(None, "--hosts", metavar="H1,H2,...", help="shell: one host[:port] per cluster member (chief, workers, ps); default localhost ports."),
+        port: int = typer.Option(2222, "--port", metavar="P", help="The task port (tfjob: containerPort; shell: first/default port)."),
+        output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
+    ) -> None:
+        """Write how to run MIGRATED on a cluster engine: a Kubeflow TFJob manifest or per-task shell commands.
+
+        TFJob pods get TF_CONFIG from the training-operator (cluster: the chief, worker and ps service addresses; task: the pod's type and index): what the migrated program's strategy reads.
+        """
+        from . import launch
+
+        program = program_path or migrated.as_posix()
+        args = list(program_args or [])
+        try:
+            if not migrated.is_file():
+                raise launch.LaunchSpecError(f"{migrated}: no such program file")
+            if engine == "tfjob":
+                text = launch.to_yaml(launch.tfjob(
+                    name or launch.job_name(program), program, args, workers, ps, evaluator, image=image,
+                    namespace=namespace, restart_policy=restart_policy, workdir=workdir, python=python, port=port))
+            elif engine == "shell":
+                text = launch.shell(program, args, workers, ps, evaluator,
+                                    hosts=[h for h in (hosts or "").split(",") if h] or None, port=port, python=python)
+            else:
+                raise launch.LaunchSpecError(f"--engine {engine!r}: choose tfjob or shell")
+        except launch.LaunchSpecError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2)
+        if output:
+            output.write_text(text)
+            typer.echo(f"wrote {output}", err=True)
+        else:
+            typer.echo(text, nl=False)
+
+
+def _interrupted(console: Console, signum: int) -> None:
+    """One line, and the shell's exit code for a signal (130 Ctrl-C, 143 SIGTERM)."""
+    console.print(f"interrupted ({signal.Signals(signum).name}): every task stopped, no verdict", highlight=False)
+    raise typer.Exit(128 + signum)
+
+
 def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
     """`verify --all`: build the environments once, run the cases, print one table, exit with one code."""
-    from . import envs, suite
+    from . import cluster, envs, suite
 
     try:
         cases = suite.load_cases(cfg)
         if cases:
             envs.ensure_all(progress=lambda m: console.print(f"env {m}", highlight=False), live=live_status(console))
-        code, results = suite.run_suite(cfg, lambda m: console.print(m, highlight=False), jobs=jobs, only=only,
-                                        run_dir=run_dir, junit_xml=junit_xml)
+        with cluster.stop_on_signals():
+            code, results = suite.run_suite(cfg, lambda m: console.print(m, highlight=False), jobs=jobs, only=only,
+                                            run_dir=run_dir, junit_xml=junit_xml)
+    except KeyboardInterrupt as exc:
+        _interrupted(console, getattr(exc, "signum", signal.SIGINT))
     except (suite.SuiteError, envs.EnvError) as exc:
         console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
         raise typer.Exit(suite.EXIT_ERROR)

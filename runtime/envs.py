@@ -234,6 +234,9 @@ def _run_logged(cmd: list[str], log: Path, progress: Progress, what: str,
                 fh.write(line)
                 if on_line is not None:
                     on_line(line.rstrip("\n"))
+        except BaseException:  # Ctrl-C / SIGTERM: stop pip now rather than wait for its build to finish
+            proc.terminate()
+            raise
         finally:
             proc.stdout.close()
             rc = proc.wait()

@@ -1,4 +1,4 @@
-"""Verdict output: one rich screen, --json full result, --html self-contained report (inline SVG)."""
+"""Verdict output: one rich screen, --json full result, --html self-contained report (matplotlib charts as inline SVG)."""
 from __future__ import annotations
 
 import json
@@ -93,62 +93,21 @@ def write_json(result: dict, path: Path) -> None:
     Path(path).write_text(json.dumps(clean(result), indent=1))
 
 
-# --------------------------------------------------------------------------- SVG
-W, H, PAD = 640, 220, 40
-
-
-def _polyline(ys: list[float], lo: float, hi: float, n: int, log: bool) -> str:
-    pts = []
-    span = (hi - lo) or 1.0
-    for i, y in enumerate(ys):
-        if y is None or not math.isfinite(y) or (log and y <= 0):
-            continue
-        v = math.log10(y) if log else y
-        x = PAD + (W - 2 * PAD) * (i / max(n - 1, 1))
-        py = H - PAD - (H - 2 * PAD) * ((v - lo) / span)
-        pts.append(f"{x:.1f},{py:.1f}")
-    return " ".join(pts)
-
-
-def svg_chart(series: list[tuple[str, list[float], str]], title: str, log: bool = False) -> str:
-    """Inline SVG line chart; series = [(label, values, css colour)]."""
-    vals = [v for _, ys, _ in series for v in ys if v is not None and math.isfinite(v) and (not log or v > 0)]
-    if not vals:
-        return f"<p>{title}: no data</p>"
-    tr = (lambda v: math.log10(v)) if log else (lambda v: v)
-    lo, hi = tr(min(vals)), tr(max(vals))
-    n = max(len(ys) for _, ys, _ in series)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">',
-             f'<rect x="{PAD}" y="{PAD}" width="{W - 2 * PAD}" height="{H - 2 * PAD}" fill="none" stroke="#ccc"/>',
-             f'<text x="{PAD}" y="{PAD - 22}" font-size="13">{jinja2.utils.markupsafe.escape(title)}</text>',
-             f'<text x="2" y="{PAD + 4}" font-size="10">{(10 ** hi if log else hi):.3g}</text>',
-             f'<text x="2" y="{H - PAD}" font-size="10">{(10 ** lo if log else lo):.3g}</text>',
-             f'<text x="{W - PAD - 40}" y="{H - PAD + 14}" font-size="10">step {n - 1}</text>']
-    for k, (label, ys, colour) in enumerate(series):
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.3" '
-                     f'points="{_polyline(ys, lo, hi, n, log)}"/>')
-        parts.append(f'<text x="{PAD + 140 * k}" y="{PAD - 6}" font-size="11" fill="{colour}">{label}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
 def write_html(result: dict, path: Path) -> None:
-    charts = []
+    """A self-contained page: verdict, settings, first divergence, tables and one matplotlib chart per worker."""
+    from . import charts
+
+    panels = []
     losses = result.get("losses", {})
     cmp = result["comparison"]
     if cmp["mode"] == "stepwise":
-        for w in cmp["workers"]:
-            a = losses["original"].get(w, [])
-            b = losses["migrated"].get(w, [])
-            d = [abs(x - y) for x, y in zip(a, b)]
-            charts.append({"worker": w,
-                           "loss": svg_chart([("original", a, "#1f77b4"), ("migrated", b, "#d62728")],
-                                             f"{w}: loss per step", log=min(a + b, default=1) > 0),
-                           "delta": svg_chart([("|Δ|", d, "#2ca02c")], f"{w}: |original − migrated|")})
+        for w, r in cmp["workers"].items():
+            panels.append({"worker": w, "svg": charts.stepwise(
+                w, losses.get("original", {}).get(w, []), losses.get("migrated", {}).get(w, []),
+                cmp["rtol"], cmp["atol"], r.get("first_break"))})
     else:
-        series = [(f"original #{i + 1}", r, "#1f77b4") for i, r in enumerate(losses.get("original_runs", []))]
-        series += [("migrated", r, "#d62728") for r in losses.get("migrated_runs", [])]
-        charts.append({"worker": "cluster", "loss": svg_chart(series, "loss by global step", log=True), "delta": ""})
+        panels.append({"worker": "cluster", "svg": charts.statistical(
+            losses.get("original_runs", []), losses.get("migrated_runs", []), cmp)})
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True)
-    html = env.get_template("report.html.j2").render(r=result, cmp=cmp, charts=charts, fmt=_fmt)
+    html = env.get_template("report.html.j2").render(r=result, cmp=cmp, charts=panels, fmt=_fmt)
     Path(path).write_text(html)

@@ -24,10 +24,11 @@ class SideRun:
 def run_side(side: str, python: Path, boot: Path, program: Path, s, root: Path, tasks: list[cluster.Task],
              extra_env: dict[str, str], say, grace: float = 10.0) -> SideRun:
     """`grace`: how long workers may outlive the chief (0: they serve forever, the chief's exit ends the run)."""
-    cap, md, logs = root / "capture", root / "model_dir", root / "logs"
-    for d in (cap, md):
+    cap, md, logs, tmp = root / "capture", root / "model_dir", root / "logs", root / "tmp"
+    for d in (cap, md, tmp):
         d.mkdir(parents=True, exist_ok=True)
-    env = {"TFMIGRATE_CAPTURE_DIR": str(cap), "TFMIGRATE_MODEL_DIR": str(md), **extra_env}
+    # TMPDIR: what the program writes to temporary files stays in the run dir, removed with it
+    env = {"TFMIGRATE_CAPTURE_DIR": str(cap), "TFMIGRATE_MODEL_DIR": str(md), "TMPDIR": str(tmp), **extra_env}
     first = {}
 
     def poll():

@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -135,6 +136,28 @@ Runner = Callable[[Case, Path], CaseResult]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+_RUNNING: set[subprocess.Popen] = set()  # the case processes under way (stop_running signals them)
+_STOPPING = threading.Event()
+
+
+def stop_running(signum: int = signal.SIGTERM, wait: float = 30.0) -> None:
+    """Pass a stop signal on to every running case's `tfmigrate verify`, which stops its own clusters; kill what
+    is still there after `wait` seconds. A terminal's Ctrl-C reaches them directly; SIGTERM to this process
+    (a cancelled CI job) does not, hence this."""
+    _STOPPING.set()
+    procs = list(_RUNNING)
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signum)
+    deadline = time.monotonic() + wait
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def run_case(case: Case, work: Path) -> CaseResult:
     """Run one case as its own `tfmigrate verify` process; its log and run files go under `work`."""
     work.mkdir(parents=True, exist_ok=True)
@@ -143,8 +166,11 @@ def run_case(case: Case, work: Path) -> CaseResult:
            *case.verify_args("--json", str(report_path), "--run-dir", str(work / "run"))]
     t0 = time.monotonic()
     with open(log, "wb") as fh:
-        proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              env=dict(os.environ, COLUMNS="120", NO_COLOR="1"))
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=dict(os.environ, COLUMNS="120", NO_COLOR="1"))
+        _RUNNING.add(proc)
+        proc.wait()  # an interrupt here leaves proc in _RUNNING, for stop_running to stop
+        _RUNNING.discard(proc)
     seconds = time.monotonic() - t0
     output = ANSI.sub("", log.read_text(errors="replace"))
     report = None
@@ -197,6 +223,8 @@ def run_all(cases: list[Case], work: Path, runner: Runner | None = None, jobs: i
             room.wait_for(lambda: free[0] >= need)
             free[0] -= need
         try:
+            if _STOPPING.is_set():  # interrupted while this case waited for cores: start nothing new
+                return
             if on_start:
                 on_start(case)
             t0 = time.monotonic()
@@ -212,13 +240,23 @@ def run_all(cases: list[Case], work: Path, runner: Runner | None = None, jobs: i
                 free[0] += need
                 room.notify_all()
 
-    if jobs == 1 or len(cases) < 2:
-        for i, case in enumerate(cases):
-            one(i, case)
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for future in [pool.submit(one, i, c) for i, c in enumerate(cases)]:
-                future.result()
+    _STOPPING.clear()
+    try:
+        if jobs == 1 or len(cases) < 2:
+            for i, case in enumerate(cases):
+                one(i, case)
+        else:
+            pool = ThreadPoolExecutor(max_workers=jobs)
+            try:
+                for future in [pool.submit(one, i, c) for i, c in enumerate(cases)]:
+                    future.result()
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
+    except KeyboardInterrupt as exc:  # Ctrl-C or (under stop_on_signals) SIGTERM: stop every running case
+        stop_running(getattr(exc, "signum", signal.SIGINT))
+        raise
     return [results[i] for i in range(len(cases))]
 
 

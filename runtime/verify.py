@@ -3,7 +3,9 @@ capture per-step losses, compare, report. Exit 0 equivalent / 1 not equivalent /
 """
 from __future__ import annotations
 
+import os
 import platform
+import shutil
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -31,6 +33,7 @@ class Settings:
     timeout: float = 600.0
     args: list[str] = field(default_factory=list)
     run_dir: Path | None = None
+    keep: bool = False  # keep the temporary run dir even after an equivalent verdict
 
 
 class VerifyError(RuntimeError):
@@ -52,16 +55,47 @@ def check_program(what: str, path: Path) -> None:
 
 
 def run(s: Settings, say=print, live=None) -> dict:
-    """Do the whole verification; returns the result dict (raises on errors -> exit 2)."""
+    """Do the whole verification; returns the result dict (raises on errors -> exit 2).
+
+    Everything a run writes goes under its run dir. A temporary run dir (no --run-dir) is removed after an
+    equivalent verdict or an interrupt unless `keep`; after an error or a NOT equivalent verdict it stays,
+    since its logs are what explains the result."""
     for what, p in (("ORIGINAL", s.original), ("MIGRATED", s.migrated)):
         check_program(what, p)
+    if os.environ.get("TF_CONFIG"):
+        say("note: TF_CONFIG in this shell is ignored; verify gives every task its own (local cluster)")
+    temporary = s.run_dir is None
+    if temporary:
+        s.run_dir = Path(tempfile.mkdtemp(prefix="tfmigrate-verify-"))
+    try:
+        result = _run(s, say, live)
+    except (KeyboardInterrupt, cluster.ClusterError) as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt) or exc.kind == "interrupt"
+        if interrupted and temporary and not s.keep:
+            shutil.rmtree(s.run_dir, ignore_errors=True)
+        elif temporary:
+            say(f"run files kept in {s.run_dir}")
+        raise
+    except BaseException:
+        if temporary:
+            say(f"run files kept in {s.run_dir}")
+        raise
+    result["run_dir_kept"] = True
+    if temporary and not s.keep and result["comparison"]["equivalent"]:
+        shutil.rmtree(s.run_dir, ignore_errors=True)
+        result["run_dir_kept"] = False
+        say("run dir removed (equivalent; --keep keeps it)")
+    return result
+
+
+def _run(s: Settings, say, live) -> dict:
     timings: dict[str, float] = {}
     t = time.monotonic()
     pythons = envs.ensure_all(progress=lambda m: say(f"env {m}"), live=live)
     timings["env_check"] = time.monotonic() - t
     versions = {n: (envs.read_marker(n) or {}).get("versions") for n in envs.SPECS}
 
-    root = s.run_dir or Path(tempfile.mkdtemp(prefix="tfmigrate-verify-"))
+    root = s.run_dir
     root.mkdir(parents=True, exist_ok=True)
     say(f"run dir: {root}")
     tasks = cluster.layout(s.workers, s.ps, s.evaluator)

@@ -77,8 +77,8 @@ def test_html_is_self_contained_with_svg(tmp_path):
     out = tmp_path / "r.html"
     report.write_html(_result(), out)
     html = out.read_text()
-    assert html.count("<svg") == 2 and "<polyline" in html
-    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
+    assert html.count("<svg") == 1 and 'class="chart"' in html  # one panel per worker (loss and |Δ|)
+    assert 'href="http' not in html and 'src="http' not in html and "https://" not in html
     assert "<script" not in html
 
 
