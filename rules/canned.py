@@ -92,7 +92,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
-from . import optimizers
+from . import heads, optimizers
 from ._args import generated, is_literal, literal, wrap_call
 
 CODE = "TFM620"
@@ -138,8 +138,6 @@ _SIGNATURES = {  # (class, v1?) → positional order of the constructor (tensorf
                                            "input_layer_partitioner", "config", *_COMBINED_TAIL],
 }
 _NONE_ONLY = {  # arguments converted only at their default, with what the user can do
-    "weight_column": "example weights are not converted yet; drop weight_column or weight the data",
-    "label_vocabulary": "string labels are not converted yet; map them to class ids in the input_fn",
     "warm_start_from": "warm starts are not converted yet: load the checkpoint into the migrated model by name "
                        "(tf.train.load_checkpoint) after building it",
     "input_layer_partitioner": "partitioners are not converted for canned estimators yet",
@@ -211,6 +209,7 @@ class CannedModel:
     anchor: cst.CSTNode | None = None  # the module-level statement the generated code goes above
     notes: list = field(default_factory=list)
     bound: tuple = ()
+    head_plan: heads.Head | None = None  # weights, label vocabulary, evaluate() metrics (rules/heads.py)
 
     @property
     def tf_name(self) -> str:
@@ -277,6 +276,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         head = "regression"
     model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
     model.reduction = reader.reduction(args.get("loss_reduction"), v1)
+    model.head_plan = heads.read(reader, args, name, kind, head, v1, n_classes if kind == "classifier" else None)
     if dnn_columns:
         model.hidden_units = reader.carry("hidden_units", args[f"{prefix}hidden_units"])
         activation = args.get(f"{prefix}activation_fn")
@@ -808,6 +808,8 @@ class CannedPlan:
     predictions: None = None  # the PREDICT outputs of a model_fn plan: canned heads' are not generated yet
     export_outputs: None = None
     notes: list = field(default_factory=list)
+    head_targets: bool = False  # the model's head_targets maps labels / reads weights (rules/heads.py)
+    weighted_metrics: bool = False  # Keras passes sample weights only to compile(weighted_metrics=...)
 
 
 _HEADS = {  # head → (loss class, loss args, metrics)
@@ -841,7 +843,7 @@ def model_plan(sites: list, context):
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
-    for name in (*_SUPPORT_NAMES, *_OPTIMIZER_NAMES):
+    for name in (*_SUPPORT_NAMES, *_OPTIMIZER_NAMES, *heads.HEAD_PARTS):
         if name in module_names:
             raise Blocked(CODE, f"`{name}` is taken in this module; the generated model code needs the name", model.node)
     stem = model.name
@@ -849,9 +851,10 @@ def model_plan(sites: list, context):
     target = sites[0].target
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", stem.replace("DNN", "Dnn")).lower()
     builder = _free(f"build_{snake}" if target == "keras" else f"{stem}Trainer", taken)
-    loss_class, loss_args, metrics = _HEADS[model.head]
-    plan = CannedPlan(model, class_name, model.tf_name, _Loss(loss_class, loss_args, model.reduction), list(metrics),
-                      model.optimizer)
+    loss_class, loss_args, _ = _HEADS[model.head]
+    plan = CannedPlan(model, class_name, model.tf_name, _Loss(loss_class, loss_args, model.reduction),
+                      model.head_plan.metrics(target), model.optimizer, head_targets=model.head_plan.targets,
+                      weighted_metrics=model.head_plan.weight is not None)
     notes = [*model.notes, *((c, m, model.node) for c, m in model.optimizer.notes)]
     cache[key] = (plan, target, builder, False, notes)
     return cache[key]
@@ -883,13 +886,18 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
         if plan.model.linear_columns:
             needed.extend(["LinearModel", "ColumnWeights"])
         needed.extend(plan.model.support)
+    for plan, _, target in items:
+        needed.extend(plan.model.head_plan.support(target))
     support = env.get_template("canned_support.py.j2")
+    head_support = env.get_template("canned_head.py.j2")
     for item in dict.fromkeys(needed):
         if item in support_done:
             continue
         support_done.add(item)
         if item in _SUPPORT_NAMES:
             parts.append(support.render(part=item))
+        elif item in heads.HEAD_PARTS:
+            parts.append(head_support.render(part=item))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
@@ -909,7 +917,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             dnn_by_name=by_name(model.dnn_columns) if any(c.runtime for c in model.dnn_columns) else None,
             linear_by_name=by_name(model.linear_columns) if any(c.runtime for c in model.linear_columns) else None,
             sizes=sizes, literal_dropout=_is_number(model.dropout),
-            keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns))))
+            keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns)),
+            head_methods=model.head_plan.methods(target)))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))

@@ -1,0 +1,168 @@
+"""The heads of canned estimators (part of TFM620): example weights, label vocabularies, evaluate()'s metrics.
+
+rules/canned.py builds the network; this module reads the head arguments of the canned class and says what the
+generated model computes for loss and metrics, as tensorflow_estimator 2.15's heads did (head/*.py for v2
+classes, canned/head.py for v1):
+- `weight_column` (a key, or `numeric_column(key)` with its normalizer_fn, shape 1): the per-example weights,
+  read from the features as a numeric column of shape 1 ([batch, 1], float32). The loss is
+  `sum(weight * loss)` reduced as the class did: SUM_OVER_BATCH_SIZE divides by the number of examples (not by
+  the weight sum: keras' compute_weighted_loss, checked with TF 2.15), SUM does not divide. Every metric is
+  weighted by them.
+- `label_vocabulary` (a list or tuple of strings): labels become their index in the vocabulary before the loss
+  and the metrics; a label outside it fails the step, as TF1's label range check did (`label_ids`).
+- evaluate() returns the keys of the head (TF 2.15 runs): binary: accuracy, accuracy_baseline, auc,
+  auc_precision_recall, average_loss, label/mean, loss, precision, prediction/mean, recall, global_step;
+  multi-class: accuracy, average_loss, loss, global_step; regression: average_loss, label/mean, loss,
+  prediction/mean, global_step. Each metric gets what the head's update_metrics gave it (`HeadMetric`): class
+  ids (binary: argmax over [0, logit], so a logit of 0 is class 0), the logistic, the processed labels, the
+  unreduced loss. auc and auc_precision_recall: v2 heads used keras AUC (200 thresholds, "interpolation"),
+  generated as keras.metrics.AUC; v1 heads used tf.compat.v1.metrics.auc (trapezoidal, 1e-7 in the rates'
+  denominators), generated as `TF1AUC`. `loss` is the mean of the per-batch training loss (Keras' loss tracker
+  weighs batches by their size, TF1 did not: equal for evaluation data in equal batches). global_step: the
+  optimizer's iterations (`GlobalStep` under Keras fit; the custom loop adds it itself).
+Keras target: the generated model overrides `compute_loss` and `compute_metrics` to map labels and read weights
+from the features (a features dict cannot carry Keras sample weights); the custom loop calls `head_targets`.
+
+Blocked (TFM620, at the argument): a weight_column that is not a key or a numeric_column of shape 1, a
+label_vocabulary that is not a list of strings or whose length is not n_classes, weights or a vocabulary on a
+head whose class does not take them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value, code
+
+CODE = "TFM620"
+HEAD_PARTS = ("label_ids", "HeadMetric", "AccuracyBaseline", "TF1AUC", "GlobalStep")
+
+
+@dataclass
+class Head:
+    kind: str  # binary | multi_class | regression
+    v1: bool
+    weight: str | None = None  # code of the weight input: numeric_input(features, "w", 1, ...)
+    vocabulary: str | None = None  # code of the label vocabulary (a list literal, a module name, params[...])
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def targets(self) -> bool:
+        """Whether the labels or weights come from more than the labels the input_fn gave."""
+        return self.weight is not None or self.vocabulary is not None
+
+    def metrics(self, target: str) -> list[str]:
+        """The metric objects evaluate() reports (the loss and, for the custom loop, global_step come apart)."""
+        kind = f'"{self.kind}"'
+        one = lambda metric, feed, name=None: (  # noqa: E731
+            f'HeadMetric({metric}, {kind}, "{feed}"' + (f', name="{name}")' if name else ")"))
+        out = []
+        if self.kind == "binary":
+            auc = "TF1AUC" if self.v1 else "keras.metrics.AUC"
+            out = [one('keras.metrics.Accuracy(name="accuracy")', "class_ids"),
+                   one('AccuracyBaseline(name="accuracy_baseline")', "labels"),
+                   one(f'{auc}(name="auc")', "logistic"),
+                   one(f'{auc}(curve="PR", name="auc_precision_recall")', "logistic"),
+                   one('keras.metrics.Mean(name="average_loss")', "loss"),
+                   one('keras.metrics.Mean(name="label/mean")', "labels"),
+                   one('keras.metrics.Precision(name="precision")', "class_ids"),
+                   one('keras.metrics.Mean(name="prediction/mean")', "prediction"),
+                   one('keras.metrics.Recall(name="recall")', "class_ids")]
+        elif self.kind == "multi_class":
+            out = [one('keras.metrics.Accuracy(name="accuracy")', "class_ids"),
+                   one('keras.metrics.Mean(name="average_loss")', "loss")]
+        else:
+            out = [one('keras.metrics.Mean(name="average_loss")', "loss"),
+                   one('keras.metrics.Mean(name="label/mean")', "labels"),
+                   one('keras.metrics.Mean(name="prediction/mean")', "prediction")]
+        if target == "keras":
+            out.append("GlobalStep(lambda: model.optimizer.iterations)")
+        return out
+
+    def support(self, target: str) -> list[str]:
+        need = ["HeadMetric"]
+        if self.vocabulary is not None:
+            need.append("label_ids")
+        if self.kind == "binary":
+            need.append("AccuracyBaseline")
+            if self.v1:
+                need.append("TF1AUC")
+        if target == "keras":
+            need.append("GlobalStep")
+        return need
+
+    def methods(self, target: str) -> str:
+        """The model's methods that give the head its labels and weights ("" when the input_fn's labels serve)."""
+        if not self.targets:
+            return ""
+        labels = f"label_ids(labels, {self.vocabulary})" if self.vocabulary is not None else "labels"
+        weights = self.weight if self.weight is not None else "None"
+        text = (
+            "\n    def head_targets(self, features, labels):\n"
+            '        """The labels (as label_vocabulary ids) and example weights the head used."""\n'
+            f"        return {labels}, {weights}\n")
+        if target == "keras":
+            text += (
+                "\n    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):\n"
+                "        y, sample_weight = self.head_targets(x, y)\n"
+                "        return super().compute_loss(x, y, y_pred, sample_weight, training)\n"
+                "\n    def compute_metrics(self, x, y, y_pred, sample_weight=None):\n"
+                "        y, sample_weight = self.head_targets(x, y)\n"
+                "        return super().compute_metrics(x, y, y_pred, sample_weight)\n")
+        return text
+
+
+def read(reader, args: dict, name: str, kind: str, head: str, v1: bool, n_classes: int | None) -> Head:
+    """The head of one canned estimator call from its bound arguments (`reader`: canned._Reader)."""
+    out = Head(head, v1)
+    weight = args.get("weight_column")
+    if weight is not None and not _is_none(weight.node):
+        out.weight = _weight(reader, weight, name)
+    vocabulary = args.get("label_vocabulary")
+    if vocabulary is not None and not _is_none(vocabulary.node):
+        out.vocabulary = _vocabulary(reader, vocabulary, name, n_classes)
+    return out
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _weight(reader, value: Value, name: str) -> str:
+    r = reader.resolve(value, "weight_column", CODE)
+    if isinstance(r.node, cst.Call):
+        path = reader.analysis.tf(r.node, r.value.file)
+        if path != "feature_column.numeric_column":
+            raise Blocked(CODE, f"{name}(weight_column=`{code(value.node)[:60]}`): a weight column is a feature key "
+                                "or a numeric_column; this one is not converted", value.node)
+        column = reader.column(value)
+        if column.runtime is not None or column.size != 1:
+            raise Blocked(CODE, f"{name}(weight_column=...): the weight column must have shape 1 (one weight per "
+                                "example), as the head required", value.node)
+        return column.input_code()  # numeric_input(features, key, 1[, normalizer_fn]): as TF1 read the column
+    if isinstance(r.node, cst.SimpleString):
+        key = r.node.evaluated_value
+        if not isinstance(key, str):
+            raise Blocked(CODE, f"{name}(weight_column=...) must be a string key", value.node)
+        return f'numeric_input(features, "{key}", 1)'
+    text = reader.carry("weight_column", value)
+    return f"numeric_input(features, {text}, 1)"
+
+
+def _vocabulary(reader, value: Value, name: str, n_classes: int | None) -> str:
+    try:
+        got = reader.literal(value, "label_vocabulary", CODE)
+    except Blocked:
+        return reader.carry("label_vocabulary", value)  # a value known at run time: its length is checked there
+    if not isinstance(got, list) or not got or not all(isinstance(v, str) for v in got):
+        raise Blocked(CODE, f"{name}(label_vocabulary=...) must be a list or tuple of strings", value.node)
+    if n_classes is not None and len(got) != n_classes:
+        raise Blocked(CODE, f"{name}(label_vocabulary=...) has {len(got)} entries for n_classes={n_classes}: give "
+                            "one entry per class (TF1 refused such a multi-class head, and a binary head failed at run "
+                            "time on labels past the second entry)", value.node)
+    if len(set(got)) != len(got):
+        raise Blocked(CODE, f"{name}(label_vocabulary=...) repeats an entry; TF1's lookup table refused it",
+                      value.node)
+    return repr(got)
