@@ -247,7 +247,10 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         if key in args and not is_literal(args[key].node, None):
             raise Blocked(CODE, f"{name}({key}=...): {why}", args[key].node)
     if "batch_norm" in args and not is_literal(args["batch_norm"].node, False):
-        raise Blocked(CODE, f"{name}(batch_norm=...) is not converted yet", args["batch_norm"].node)
+        raise Blocked(CODE, f"{name}(batch_norm=...) is not converted yet: TF1 put a BatchNormalization layer "
+                            "(momentum 0.999, named hiddenlayer_<i>/batchnorm_<i>) after each hidden layer and its "
+                            "dropout, with moving-average updates in the train op; drop batch_norm, or keep this job "
+                            "on TF 2.15", args["batch_norm"].node)
     prefix = "dnn_" if family == "combined" else ""
     dnn_key = "dnn_feature_columns" if family == "combined" else "feature_columns" if family == "dnn" else None
     linear_key = "linear_feature_columns" if family == "combined" else "feature_columns" if family == "linear" else None

@@ -1,0 +1,157 @@
+"""Canned estimators' heads (rules/heads.py): weight_column, label_vocabulary, evaluate()'s keys per head.
+
+Program shapes as users write them: module level, main(), a helper returning the estimator, positional arguments,
+v1 and v2 classes, Keras fit and the custom loop (MultiWorkerMirroredStrategy).
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.rewrite._helpers import blocked, codes, converted, section
+
+HEADER = '''\
+import tensorflow as tf
+
+LABELS = ["no", "yes"]
+
+
+def input_fn():
+    features = {"a": [0.5, 1.5], "w": [1.0, 2.0]}
+    return tf.data.Dataset.from_tensor_slices((features, ["no", "yes"])).batch(2)
+'''
+
+
+def program(body: str) -> str:
+    return HEADER + "\n\n" + textwrap.dedent(body).strip("\n") + "\n"
+
+
+HELPER = program('''
+def build(model_dir):
+    columns = [tf.feature_column.numeric_column("a")]
+    return tf.estimator.DNNClassifier([4], columns, model_dir, weight_column="w", label_vocabulary=LABELS)
+
+
+def main():
+    est = build("/tmp/head")
+    est.train(input_fn, max_steps=5)
+    print(est.evaluate(input_fn))
+
+
+main()
+''')
+
+BINARY_KEYS = ["accuracy", "accuracy_baseline", "auc", "auc_precision_recall", "average_loss", "label/mean",
+               "precision", "prediction/mean", "recall"]
+
+
+def _names(build: str) -> list[str]:
+    import re
+
+    return re.findall(r'name="([^"]+)"\)', build)
+
+
+def test_weights_and_vocabulary_in_the_loss_and_the_metrics_under_fit():
+    text = converted(HELPER)
+    model = section(text, "class DNNClassifierModel(keras.Model):", "def build_dnn_classifier")
+    # the head's labels are vocabulary ids, its weights the weight column read as a numeric column of shape 1
+    assert "return label_ids(labels, ['no', 'yes']), numeric_input(features, \"w\", 1)" in model
+    # Keras fit cannot take weights from a features dict: the model hands them to the loss and the metrics
+    assert "def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):" in model
+    assert "def compute_metrics(self, x, y, y_pred, sample_weight=None):" in model
+    build = section(text, "def build_dnn_classifier", "def build(")
+    # v2: SUM_OVER_BATCH_SIZE (Keras' default divides sum(w * loss) by the number of examples, as TF 2.15 did)
+    assert "loss=keras.losses.BinaryCrossentropy(from_logits=True)," in build
+    # only compile(weighted_metrics=...) gets the sample weights in Keras 3
+    assert "weighted_metrics=[" in build and "\n        metrics=[" not in build
+    assert sorted(_names(build)) == BINARY_KEYS
+    assert 'keras.metrics.AUC(name="auc")' in build and 'keras.metrics.AUC(curve="PR"' in build
+    assert "GlobalStep(lambda: model.optimizer.iterations)" in build
+    assert "def label_ids(labels, vocabulary):" in text and "class AccuracyBaseline(keras.metrics.Mean):" in text
+    assert "TF1AUC" not in text  # v2 heads used keras AUC
+
+
+def test_v1_binary_head_uses_tf1_auc_and_sums_the_weighted_loss():
+    src = HELPER.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier")
+    text = converted(src)
+    build = section(text, "def build_dnn_classifier", "def build(")
+    assert 'TF1AUC(name="auc")' in build and 'TF1AUC(curve="PR", name="auc_precision_recall")' in build
+    assert 'reduction="sum"' in build
+    assert "class TF1AUC(keras.metrics.AUC):" in text
+
+
+def test_multi_class_and_regression_keys():
+    src = program('''
+    columns = [tf.feature_column.numeric_column("a")]
+    classifier = tf.estimator.LinearClassifier(columns, n_classes=3, weight_column=tf.feature_column.numeric_column("w"))
+    classifier.train(input_fn, max_steps=2)
+    regressor = tf.estimator.DNNRegressor(hidden_units=[3], feature_columns=columns)
+    regressor.train(input_fn, max_steps=2)
+    ''')
+    text = converted(src)
+    linear = section(text, "def build_linear_classifier", "class DNNRegressorModel")
+    assert sorted(_names(linear)) == ["accuracy", "average_loss"]
+    assert '"multi_class", "class_ids"' in linear and "weighted_metrics=[" in linear
+    model = section(text, "class LinearClassifierModel(keras.Model):", "def build_linear_classifier")
+    assert 'return labels, numeric_input(features, "w", 1)' in model  # no vocabulary: labels as given
+    regressor = section(text, "def build_dnn_regressor", "classifier = ")
+    assert sorted(_names(regressor)) == ["average_loss", "label/mean", "prediction/mean"]
+    assert "\n        metrics=[" in regressor  # no weights: the plain metrics list
+    assert "def head_targets" not in section(text, "class DNNRegressorModel(keras.Model):", "def build_dnn_regressor")
+
+
+def test_custom_loop_passes_weights_to_loss_and_metrics():
+    src = program('''
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    est = tf.estimator.DNNClassifier(
+        hidden_units=[4],
+        feature_columns=[tf.feature_column.numeric_column("a")],
+        weight_column="w",
+        label_vocabulary=["no", "yes"],
+        config=tf.estimator.RunConfig(train_distribute=strategy),
+    )
+    tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=4),
+                                    tf.estimator.EvalSpec(input_fn))
+    ''')
+    text = converted(src)
+    step = section(text, "        def step_fn(", "        @tf.function")
+    assert "labels, weights = model.head_targets(features, labels)" in step
+    assert "tf.nn.compute_average_loss(loss_fn(labels, outputs, sample_weight=weights))" in step
+    evaluate = section(text, "        def eval_step(", "        for features, labels in dataset:")
+    assert "metric.update_state(labels, outputs, sample_weight=weights)" in evaluate
+    assert "GlobalStep" not in text  # the loop reports global_step itself
+    assert "def compute_loss" not in text
+
+
+@pytest.mark.parametrize("argument, words", [
+    ("weight_column=tf.feature_column.numeric_column('w', shape=(2,))", "shape 1"),
+    ("weight_column=tf.feature_column.bucketized_column(tf.feature_column.numeric_column('w'), [1.0])",
+     "numeric_column"),
+    ("label_vocabulary=['no', 'yes', 'maybe']", "n_classes=2"),
+    ("label_vocabulary=['no', 'no']", "repeats"),
+    ("label_vocabulary=[0, 1]", "strings"),
+])
+def test_head_arguments_not_converted_exactly_block_at_their_line(argument, words):
+    src = program(f'''
+    est = tf.estimator.DNNClassifier(
+        hidden_units=[4],
+        feature_columns=[tf.feature_column.numeric_column("a")],
+        {argument},
+    )
+    est.train(input_fn, max_steps=2)
+    ''')
+    result = blocked(src)
+    assert "TFM620" in codes(result), [d.format() for d in result.diagnostics]
+    (diag,) = [d for d in result.diagnostics if d.code == "TFM620"]
+    assert words in diag.message
+    assert argument.split("=")[0] in src.splitlines()[diag.line - 1]
+
+
+def test_batch_norm_blocks_with_what_tf1_did():
+    src = program('''
+    est = tf.estimator.DNNRegressor([4], [tf.feature_column.numeric_column("a")], batch_norm=True)
+    est.train(input_fn, max_steps=2)
+    ''')
+    (diag,) = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
+    assert "momentum 0.999" in diag.message and "TF 2.15" in diag.message
