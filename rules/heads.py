@@ -147,15 +147,15 @@ def _weight(reader, value: Value, name: str) -> str:
         if not isinstance(key, str):
             raise Blocked(CODE, f"{name}(weight_column=...) must be a string key", value.node)
         return f'numeric_input(features, "{key}", 1)'
-    text = reader.carry("weight_column", value)
-    return f"numeric_input(features, {text}, 1)"
+    return f"numeric_input(features, {_in_model(reader.carry('weight_column', value))}, 1)"
 
 
 def _vocabulary(reader, value: Value, name: str, n_classes: int | None) -> str:
     try:
         got = reader.literal(value, "label_vocabulary", CODE)
     except Blocked:
-        return reader.carry("label_vocabulary", value)  # a value known at run time: its length is checked there
+        # a value known only where the Estimator is built: its entries are checked when the labels are mapped
+        return _in_model(reader.carry("label_vocabulary", value))
     if not isinstance(got, list) or not got or not all(isinstance(v, str) for v in got):
         raise Blocked(CODE, f"{name}(label_vocabulary=...) must be a list or tuple of strings", value.node)
     if n_classes is not None and len(got) != n_classes:
@@ -166,3 +166,8 @@ def _vocabulary(reader, value: Value, name: str, n_classes: int | None) -> str:
         raise Blocked(CODE, f"{name}(label_vocabulary=...) repeats an entry; TF1's lookup table refused it",
                       value.node)
     return repr(got)
+
+
+def _in_model(text: str) -> str:
+    """Carried code as the model's methods read it: the builder's params are the model's self.params."""
+    return f"self.{text}" if text.startswith("params[") else text

@@ -155,3 +155,22 @@ def test_batch_norm_blocks_with_what_tf1_did():
     ''')
     (diag,) = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
     assert "momentum 0.999" in diag.message and "TF 2.15" in diag.message
+
+
+def test_head_values_local_to_main_travel_in_params():
+    src = program('''
+    def main(argv):
+        labels, weight_key = argv[1].split(","), argv[2]
+        est = tf.estimator.LinearClassifier(
+            [tf.feature_column.numeric_column("a")], weight_column=weight_key, label_vocabulary=labels)
+        est.train(input_fn, max_steps=2)
+
+
+    main(sys.argv)
+    ''').replace("import tensorflow as tf", "import sys\n\nimport tensorflow as tf")
+    text = converted(src)
+    model = section(text, "class LinearClassifierModel(keras.Model):", "def build_linear_classifier")
+    # the model's methods read the builder's params as self.params
+    assert ('return label_ids(labels, self.params["label_vocabulary"]), '
+            'numeric_input(features, self.params["weight_column"], 1)') in model
+    assert '"weight_column": weight_key' in text and '"label_vocabulary": labels' in text
