@@ -28,7 +28,9 @@ TF 2.15 runs):
   The statements that only built columns go away with the Estimator.
 - DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
   `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);
-  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM620 note).
+  `activation_fn` and `dropout` carried (dropout masks come from another random stream: TFM620 note);
+  `batch_norm=True`: a generated TF1BatchNormalization named `batchnorm_<i>` after each hidden layer and its dropout
+  (rules/heads.py).
 - Linear: a generated `LinearModel` layer with one `<column>/weights` variable per column and `bias_weights`
   (`linear/linear_model/<column>/weights`), output `bias_add(add_n(column @ weights), bias)` as TF1 computed it.
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
@@ -84,7 +86,7 @@ statistically" note would promise a check the target stack cannot run), Baseline
 (TFM603, not converted yet), column kinds
 other than numeric/bucketized/indicator-over-vocabulary-list (embedding, hashed, crossed, identity columns; and
 bucketized or categorical columns in a linear model: a sparse per-bucket weight lookup whose gradients TF1 applied
-with its sparse kernels), `batch_norm` (TF1's BatchNormalization, momentum 0.999, after each hidden layer),
+with its sparse kernels), `batch_norm=True` under a distribution strategy (one process converts: rules/heads.py),
 weight columns and label vocabularies rules/heads.py does not read, `predict()`/`export_saved_model` (the head's
 prediction keys are not generated), `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
@@ -219,6 +221,7 @@ class CannedModel:
     notes: list = field(default_factory=list)
     bound: tuple = ()
     head_plan: heads.Head | None = None  # weights, label vocabulary, evaluate() metrics (rules/heads.py)
+    batch_norm: bool = False  # TF1BatchNormalization after each hidden layer (rules/heads.py)
 
     @property
     def tf_name(self) -> str:
@@ -255,11 +258,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     for key, why in _NONE_ONLY.items():
         if key in args and not is_literal(args[key].node, None):
             raise Blocked(CODE, f"{name}({key}=...): {why}", args[key].node)
-    if "batch_norm" in args and not is_literal(args["batch_norm"].node, False):
-        raise Blocked(CODE, f"{name}(batch_norm=...) is not converted yet: TF1 put a BatchNormalization layer "
-                            "(momentum 0.999, named hiddenlayer_<i>/batchnorm_<i>) after each hidden layer and its "
-                            "dropout, with moving-average updates in the train op; drop batch_norm, or keep this job "
-                            "on TF 2.15", args["batch_norm"].node)
+    batch_norm = heads.batch_norm(reader, args.get("batch_norm"), name)
     prefix = "dnn_" if family == "combined" else ""
     dnn_key = "dnn_feature_columns" if family == "combined" else "feature_columns" if family == "dnn" else None
     linear_key = "linear_feature_columns" if family == "combined" else "feature_columns" if family == "linear" else None
@@ -289,6 +288,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
     model.reduction = reader.reduction(args.get("loss_reduction"), v1)
     model.head_plan = heads.read(reader, args, name, kind, head, v1, n_classes if kind == "classifier" else None)
+    model.batch_norm = batch_norm and bool(dnn_columns)
     if dnn_columns:
         model.hidden_units = reader.carry("hidden_units", args[f"{prefix}hidden_units"])
         activation = args.get(f"{prefix}activation_fn")
@@ -317,6 +317,10 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     if s.strategy.parameter_server:
         raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
                             "variables implicitly there (min_max_variable_partitioner per ps task)", call)
+    if model.batch_norm and s.strategy.kinds != {"default"}:
+        raise Blocked(CODE, f"{name}(batch_norm=True) under a distribution strategy is not converted yet: each "
+                            "replica's moving-average updates of TF1's BatchNormalization are not reproduced; "
+                            "check the migration in one process, or drop batch_norm", args["batch_norm"].node)
     s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
@@ -894,6 +898,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
         needed.extend(plan.model.support)
     for plan, _, target in items:
         needed.extend(plan.model.head_plan.support(target))
+        if plan.model.batch_norm:
+            needed.append("TF1BatchNormalization")
     support = env.get_template("canned_support.py.j2")
     head_support = env.get_template("canned_head.py.j2")
     for item in dict.fromkeys(needed):

@@ -20,10 +20,20 @@ classes, canned/head.py for v1):
   denominators), generated as `TF1AUC`. `loss` is the mean of the per-batch training loss (Keras' loss tracker
   weighs batches by their size, TF1 did not: equal for evaluation data in equal batches). global_step: the
   optimizer's iterations (`GlobalStep` under Keras fit; the custom loop adds it itself).
+- `batch_norm=True` (DNN and the DNN part of wide & deep): tensorflow_estimator's dnn.py put
+  tf.keras.layers.BatchNormalization(momentum=0.999) named `hiddenlayer_<i>/batchnorm_<i>` after each hidden layer
+  (after its dropout), its moving averages updated by the train op. Generated: `TF1BatchNormalization` named
+  `batchnorm_<i>` (its gamma, beta, moving_mean, moving_variance map by scoped name), with tf_keras 2.15's
+  arithmetic for 2-D inputs (tf.nn.moments, tf.nn.batch_normalization, var - (var - value) * (1 - momentum));
+  keras.layers.BatchNormalization computes the variance as E[x^2] - E[x]^2. One process only: under a strategy
+  TFM620 blocks (the replicas' moving-average updates are not reproduced). fixtures/canned_batch_norm: equivalent
+  within tolerance (max rel Δ 3e-6 over 100 steps; step 0 bit-equal, later steps differ in the last bits from the
+  first gradient on).
 Keras target: the generated model overrides `compute_loss` and `compute_metrics` to map labels and read weights
 from the features (a features dict cannot carry Keras sample weights); the custom loop calls `head_targets`.
 
-Blocked (TFM620, at the argument): a weight_column that is not a key or a numeric_column of shape 1, a
+Blocked (TFM620, at the argument): batch_norm that is not a literal True/False or is True under a strategy, a
+weight_column that is not a key or a numeric_column of shape 1, a
 label_vocabulary that is not a list of strings or whose length is not n_classes, weights or a vocabulary on a
 head whose class does not take them.
 """
@@ -37,7 +47,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 CODE = "TFM620"
-HEAD_PARTS = ("label_ids", "HeadMetric", "AccuracyBaseline", "TF1AUC", "GlobalStep")
+HEAD_PARTS = ("label_ids", "HeadMetric", "AccuracyBaseline", "TF1AUC", "GlobalStep", "TF1BatchNormalization")
 
 
 @dataclass
@@ -171,3 +181,14 @@ def _vocabulary(reader, value: Value, name: str, n_classes: int | None) -> str:
 def _in_model(text: str) -> str:
     """Carried code as the model's methods read it: the builder's params are the model's self.params."""
     return f"self.{text}" if text.startswith("params[") else text
+
+
+def batch_norm(reader, value: Value | None, name: str) -> bool:
+    """The DNN's `batch_norm` argument: True or False as the source gives it."""
+    if value is None:
+        return False
+    got = reader.literal(value, "batch_norm", CODE)
+    if not isinstance(got, bool):
+        raise Blocked(CODE, f"{name}(batch_norm=`{code(value.node)[:60]}`): a True or False tfmigrate can read from "
+                            "the source is converted", value.node)
+    return got

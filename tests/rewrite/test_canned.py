@@ -344,7 +344,7 @@ def test_normalizer_reading_the_run_time_key_blocks():
 @pytest.mark.parametrize("extra", [
     "weight_column=tf.feature_column.numeric_column('w', shape=(2,)),",
     "label_vocabulary=['x', 'y'],",
-    "batch_norm=True,",
+    "batch_norm=bool(N_CLASSES),",
     "warm_start_from='/tmp/old',",
     "optimizer='Adam',",
     "optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(0.1),",

@@ -148,13 +148,32 @@ def test_head_arguments_not_converted_exactly_block_at_their_line(argument, word
     assert argument.split("=")[0] in src.splitlines()[diag.line - 1]
 
 
-def test_batch_norm_blocks_with_what_tf1_did():
+def test_batch_norm_after_each_hidden_layer_and_its_dropout():
     src = program('''
-    est = tf.estimator.DNNRegressor([4], [tf.feature_column.numeric_column("a")], batch_norm=True)
+    est = tf.estimator.DNNRegressor([4, 2], [tf.feature_column.numeric_column("a")], dropout=0.1, batch_norm=True)
+    est.train(input_fn, max_steps=2)
+    ''')
+    text = converted(src)
+    model = section(text, "class DNNRegressorModel(keras.Model):", "def build_dnn_regressor")
+    # named batchnorm_<i>: verify and model_dir loading map dnn/hiddenlayer_<i>/batchnorm_<i>/gamma by scoped name
+    assert 'TF1BatchNormalization(name=f"batchnorm_{index}")' in model
+    loop = section(model, "        for index, layer in enumerate(self.hidden_layers):", "        return")
+    assert loop.index("self.dropout_layers[index]") < loop.index("self.batch_norm_layers[index](net, training=training)")
+    support = section(text, "class TF1BatchNormalization(keras.layers.Layer):", "class DNNRegressorModel")
+    assert "tf.nn.moments(inputs, [0])" in support and "momentum=0.999, epsilon=1e-3" in support
+    assert "assign_sub((self.moving_mean - mean) * decay)" in support
+
+
+def test_batch_norm_under_a_strategy_blocks():
+    src = program('''
+    est = tf.estimator.DNNRegressor(
+        [4], [tf.feature_column.numeric_column("a")], batch_norm=True,
+        config=tf.estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy()))
     est.train(input_fn, max_steps=2)
     ''')
     (diag,) = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
-    assert "momentum 0.999" in diag.message and "TF 2.15" in diag.message
+    assert "distribution strategy" in diag.message
+    assert "batch_norm=True" in src.splitlines()[diag.line - 1]
 
 
 def test_head_values_local_to_main_travel_in_params():
