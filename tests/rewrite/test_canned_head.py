@@ -193,3 +193,54 @@ def test_head_values_local_to_main_travel_in_params():
     assert ('return label_ids(labels, self.params["label_vocabulary"]), '
             'numeric_input(features, self.params["weight_column"], 1)') in model
     assert '"weight_column": weight_key' in text and '"label_vocabulary": labels' in text
+
+
+def test_predict_yields_the_binary_head_keys():
+    src = HELPER.replace("    print(est.evaluate(input_fn))\n",
+                         "    print(est.evaluate(input_fn))\n    for p in est.predict(input_fn):\n"
+                         "        print(p[\"classes\"])\n")
+    text = converted(src)
+    predictions = section(text, "    def predictions(self, logits):", "    def predict_examples(")
+    keys = ["logits", "logistic", "probabilities", "class_ids", "classes", "all_class_ids", "all_classes"]
+    assert all(f'"{key}": ' in predictions for key in keys)
+    # class ids over [0, logit] (a logit of 0 is class 0); classes are the vocabulary strings
+    assert "tf.argmax(two_class_logits, axis=-1)" in predictions
+    assert "\"classes\": tf.gather(tf.constant(['no', 'yes']), class_ids)" in predictions
+    assert "est.predict_examples(input_fn())" in text
+
+
+def test_predict_without_vocabulary_gives_class_ids_as_strings_and_regression_predictions():
+    src = program('''
+    columns = [tf.feature_column.numeric_column("a")]
+    classifier = tf.estimator.LinearClassifier(columns, n_classes=4)
+    classifier.train(input_fn, max_steps=2)
+    print(list(classifier.predict(input_fn)))
+    regressor = tf.estimator.DNNRegressor([3], columns)
+    regressor.train(input_fn, max_steps=2)
+    print(list(regressor.predict(input_fn)))
+    ''')
+    text = converted(src)
+    linear = section(text, "class LinearClassifierModel(keras.Model):", "def build_linear_classifier")
+    assert '"classes": tf.strings.as_string(class_ids)' in linear
+    assert "tf.tile(tf.strings.as_string(tf.expand_dims(tf.range(4), 0)), [batch_size, 1])" in linear
+    assert '"logistic"' not in linear
+    regressor = section(text, "class DNNRegressorModel(keras.Model):", "def build_dnn_regressor")
+    assert 'return {"predictions": logits}' in regressor
+
+
+def test_predict_in_the_custom_loop_and_export_blocks():
+    src = program('''
+    est = tf.estimator.DNNClassifier(
+        hidden_units=[4], feature_columns=[tf.feature_column.numeric_column("a")],
+        config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()))
+    est.train(input_fn, max_steps=2)
+    predictions = list(est.predict(input_fn))
+    ''')
+    text = converted(src)
+    assert "def predict(self, dataset, predict_keys=None, yield_single_examples=True):" in text
+    assert "def predict_examples(" in section(text, "class DNNClassifierModel(keras.Model):", "class DNNClassifierTrainer")
+    exporting = src + ('est.export_saved_model("/tmp/export", tf.estimator.export.build_parsing_serving_input_receiver_fn('
+                       '{"a": tf.io.FixedLenFeature([1], tf.float32)}))\n')
+    diags = [d for d in blocked(exporting).diagnostics if d.code == "TFM620"]
+    assert diags and "export_saved_model" in diags[0].message
+    assert "export_saved_model" in exporting.splitlines()[diags[0].line - 1]
