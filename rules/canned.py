@@ -1,7 +1,8 @@
 """TFM620 canned estimators, TFM622 feature columns, TFM623 boosted trees → Keras models that train the same.
 
-Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor` and
-`DNNLinearCombinedClassifier`/`Regressor` (wide & deep), v2 (`tf.estimator.*`) and v1
+Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor`,
+`DNNLinearCombinedClassifier`/`Regressor` (wide & deep) and `BaselineClassifier`/`Regressor` (a bias per output,
+`baseline/bias`, logits bias * ones([batch, units]); optimizer strings at baseline.py's 0.3), v2 (`tf.estimator.*`) and v1
 (`tf.compat.v1.estimator.*`, also `tf.estimator.*` under `import tensorflow.compat.v1 as tf`), built anywhere the
 driver (TFM601) finds Estimators, arguments positional or by keyword. The canned class becomes a Site of the
 driver whose model is generated here instead of read from a model_fn; RunConfig, strategy, specs, `train`,
@@ -82,8 +83,8 @@ Blocked, each at its line with what to do: `BoostedTreesClassifier/Regressor` (T
 TF Decision Forests — the migration guide's substitute — grows different trees, and its latest release (1.12.0,
 checked with `pip download`) requires tensorflow==2.19.0, so it cannot be installed beside TF 2.21: keep TF 2.15
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
-statistically" note would promise a check the target stack cannot run), Baseline/DNNLinearCombined/RNN estimators
-(TFM603, not converted yet), column kinds
+statistically" note would promise a check the target stack cannot run), RNN estimators (TFM603, not converted
+yet), column kinds
 other than numeric/bucketized/indicator-over-vocabulary-list (embedding, hashed, crossed, identity columns; and
 bucketized or categorical columns in a linear model: a sparse per-bucket weight lookup whose gradients TF1 applied
 with its sparse kernels), `batch_norm=True` under a distribution strategy (one process converts: rules/heads.py),
@@ -114,6 +115,7 @@ _CLASSES = {  # class → (family, head kind)
     "DNNClassifier": ("dnn", "classifier"), "DNNRegressor": ("dnn", "regressor"),
     "LinearClassifier": ("linear", "classifier"), "LinearRegressor": ("linear", "regressor"),
     "DNNLinearCombinedClassifier": ("combined", "classifier"), "DNNLinearCombinedRegressor": ("combined", "regressor"),
+    "BaselineClassifier": ("baseline", "classifier"), "BaselineRegressor": ("baseline", "regressor"),
 }
 _COMBINED_HEAD = ["model_dir", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer",
                   "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout"]
@@ -147,6 +149,10 @@ _SIGNATURES = {  # (class, v1?) → positional order of the constructor (tensorf
                                             *_COMBINED_TAIL],
     ("DNNLinearCombinedRegressor", True): [*_COMBINED_HEAD, "label_dimension", "weight_column",
                                            "input_layer_partitioner", "config", *_COMBINED_TAIL],
+    **{("BaselineClassifier", v1): ["model_dir", "n_classes", "weight_column", "label_vocabulary", "optimizer",
+                                    "config", "loss_reduction"] for v1 in (False, True)},
+    **{("BaselineRegressor", v1): ["model_dir", "label_dimension", "weight_column", "optimizer", "config",
+                                   "loss_reduction"] for v1 in (False, True)},
 }
 _NONE_ONLY = {  # arguments converted only at their default, with what the user can do
     "warm_start_from": "warm starts are not converted yet: load the checkpoint into the migrated model by name "
@@ -157,7 +163,7 @@ _NONE_ONLY = {  # arguments converted only at their default, with what the user 
 _V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "FtrlOptimizer",
              "RMSProp": "RMSPropOptimizer", "SGD": "GradientDescentOptimizer"}
 _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
-_RATE = {"dnn": "0.05", "linear": "0.2"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
+_RATE = {"dnn": "0.05", "linear": "0.2", "baseline": "0.3"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
 _SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights")
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
@@ -263,7 +269,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     dnn_key = "dnn_feature_columns" if family == "combined" else "feature_columns" if family == "dnn" else None
     linear_key = "linear_feature_columns" if family == "combined" else "feature_columns" if family == "linear" else None
     given = lambda key: key is not None and key in args and not is_literal(args[key].node, None)  # noqa: E731
-    if not (given(dnn_key) or given(linear_key)):
+    if family != "baseline" and not (given(dnn_key) or given(linear_key)):
         raise Blocked(CODE, f"{name} needs feature columns", call)
     dnn_columns = reader.columns(args[dnn_key]) if given(dnn_key) else []
     linear_columns = reader.columns(args[linear_key]) if given(linear_key) else []
@@ -302,7 +308,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
                                       "check the migration with dropout=None, then put it back", dropout.node))
     if family != "combined":
         columns = dnn_columns or linear_columns
-        count = None if any(c.runtime for c in columns) else len(columns)
+        count = None if any(c.runtime for c in columns) else len(columns) or None
         model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, count)
         model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
     else:
@@ -708,13 +714,13 @@ class _Reader:
                   default: str | None = None) -> optimizers.OptimizerPlan:
         """`rate`: what a string gets (None: DNN's v1 0.05 / v2 class default, linear's 0.2)."""
         if rate is None:
-            rate = _RATE[family] if v1 or family == "linear" else None
+            rate = _RATE[family] if v1 or family in ("linear", "baseline") else None
         if value is None:
             return self.named(default or ("Adagrad" if family == "dnn" else "Ftrl"), rate, v1, value)
         r = self.resolve(value, "optimizer", CODE)
         node, file = r.node, r.value.file
         if is_literal(node, None):
-            if family == "dnn" or default is not None:
+            if family in ("dnn", "baseline") or default is not None:
                 raise Blocked(CODE, "optimizer=None: the DNN estimators need an optimizer", value.node)
             if n_columns is None:
                 raise Blocked(CODE, "optimizer=None: its rate min(0.2, 1/sqrt(number of columns)) depends on columns "
@@ -892,7 +898,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
     parts = []
     needed = []
     for plan, _, _ in items:
-        needed.append("numeric_input")
+        if plan.model.family != "baseline" or plan.model.head_plan.weight is not None:
+            needed.append("numeric_input")
         if any(c.boundaries is not None for c in plan.model.dnn_columns):
             needed.append("bucketized_input")
         if any(c.vocabulary is not None for c in plan.model.dnn_columns):
@@ -902,6 +909,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
         needed.extend(plan.model.support)
     for plan, _, target in items:
         needed.extend(plan.model.head_plan.support(target))
+        if plan.model.family == "baseline":
+            needed.append("BaselineBias")
         if plan.model.batch_norm:
             needed.append("TF1BatchNormalization")
     support = env.get_template("canned_support.py.j2")
@@ -928,15 +937,22 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
                                 for c in model.linear_columns) + "}"
         if runtime:  # the weights in column-name order, like the inputs
             sizes = f"dict(sorted({sizes}.items()))"
-        parts.append(env.get_template("canned_model.py.j2").render(
-            plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns), linear_inputs=inputs(model.linear_columns),
-            dnn_by_name=by_name(model.dnn_columns) if any(c.runtime for c in model.dnn_columns) else None,
-            linear_by_name=by_name(model.linear_columns) if any(c.runtime for c in model.linear_columns) else None,
-            sizes=sizes, literal_dropout=_is_number(model.dropout),
-            keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns)),
-            head_methods=model.head_plan.methods(target)
-            + (model.head_plan.predictions_method() + env.get_template("predict_examples.py.j2").render(
-                predicting=True) if plan.predicting else "")))
+        if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
+            parts.append(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
+                         + model.head_plan.methods(target)
+                         + (model.head_plan.predictions_method() + env.get_template("predict_examples.py.j2").render(
+                             predicting=True) if plan.predicting else ""))
+        else:
+            parts.append(env.get_template("canned_model.py.j2").render(
+                plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns),
+                linear_inputs=inputs(model.linear_columns),
+                dnn_by_name=by_name(model.dnn_columns) if any(c.runtime for c in model.dnn_columns) else None,
+                linear_by_name=by_name(model.linear_columns) if any(c.runtime for c in model.linear_columns) else None,
+                sizes=sizes, literal_dropout=_is_number(model.dropout),
+                keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns)),
+                head_methods=model.head_plan.methods(target)
+                + (model.head_plan.predictions_method() + env.get_template("predict_examples.py.j2").render(
+                    predicting=True) if plan.predicting else "")))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))

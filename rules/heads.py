@@ -53,7 +53,8 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 CODE = "TFM620"
-HEAD_PARTS = ("label_ids", "HeadMetric", "AccuracyBaseline", "TF1AUC", "GlobalStep", "TF1BatchNormalization")
+HEAD_PARTS = ("label_ids", "HeadMetric", "AccuracyBaseline", "TF1AUC", "GlobalStep", "TF1BatchNormalization",
+              "BaselineBias")
 
 
 @dataclass
@@ -230,3 +231,22 @@ def batch_norm(reader, value: Value | None, name: str) -> bool:
         raise Blocked(CODE, f"{name}(batch_norm=`{code(value.node)[:60]}`): a True or False tfmigrate can read from "
                             "the source is converted", value.node)
     return got
+
+
+def baseline_class(class_name: str, fn_name: str, units: int) -> str:
+    """The model of BaselineClassifier/Regressor: no feature columns, one bias per output (`baseline/bias`),
+    logits = bias * ones([batch, units]) as baseline.py computed them (the batch size from the features)."""
+    return f'''class {class_name}(keras.Model):
+    """The model {fn_name} built.
+
+    A bias per output (baseline/bias): the same logits for every example, whatever its features.
+    """
+
+    def __init__(self, params=None):
+        super().__init__()
+        self.params = params
+        self.baseline = BaselineBias({units}, name="baseline")
+
+    def call(self, features, training=False):
+        return self.baseline(tf.nest.flatten(features)[0])
+'''

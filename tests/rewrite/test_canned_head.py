@@ -244,3 +244,32 @@ def test_predict_in_the_custom_loop_and_export_blocks():
     diags = [d for d in blocked(exporting).diagnostics if d.code == "TFM620"]
     assert diags and "export_saved_model" in diags[0].message
     assert "export_saved_model" in exporting.splitlines()[diags[0].line - 1]
+
+
+def test_baseline_estimators_are_a_bias_per_output():
+    src = program('''
+    def main():
+        classifier = tf.compat.v1.estimator.BaselineClassifier("/tmp/base", 2, label_vocabulary=LABELS)
+        classifier.train(input_fn, max_steps=2)
+        regressor = tf.estimator.BaselineRegressor(weight_column="w")
+        regressor.train(input_fn, max_steps=2)
+    ''')
+    text = converted(src)
+    classifier = section(text, "class BaselineClassifierModel(keras.Model):", "def build_baseline_classifier")
+    # baseline/bias by name; the batch size from the features, as baseline.py read it
+    assert 'self.baseline = BaselineBias(1, name="baseline")' in classifier
+    assert "tf.math.multiply(self.bias, tf.ones([tf.shape(feature)[0], self.bias.shape[0]]))" in text
+    build = section(text, "def build_baseline_classifier", "class BaselineRegressorModel")
+    # v1: the string 'Ftrl' at baseline.py's 0.3, the loss summed; TF1AUC for the v1 binary head
+    assert "learning_rate=0.3" in build and 'reduction="sum"' in build and 'TF1AUC(name="auc")' in build
+    regressor = section(text, "def build_baseline_regressor", "def main")
+    assert "TF1Ftrl(learning_rate=0.3)" in regressor and "weighted_metrics=[" in regressor
+    assert "tf.feature_column" not in text
+
+
+def test_baseline_without_an_optimizer_blocks():
+    src = program('''
+    est = tf.estimator.BaselineRegressor(optimizer=None)
+    est.train(input_fn, max_steps=2)
+    ''')
+    assert "TFM620" in codes(blocked(src))
