@@ -73,7 +73,7 @@ RULES = (
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
           "predict_after_train", "export_parsing", "warm_start"), triggers=ESTIMATOR_WORDS),
     Rule("TFM603", "other-estimator-kinds", "driver",
-         "Baseline/RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
+         "RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
          (), triggers=ESTIMATOR_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),

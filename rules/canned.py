@@ -324,9 +324,10 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
                             "variables implicitly there (min_max_variable_partitioner per ps task)", call)
     if model.batch_norm and s.strategy.kinds != {"default"}:
-        raise Blocked(CODE, f"{name}(batch_norm=True) under a distribution strategy is not converted yet: each "
-                            "replica's moving-average updates of TF1's BatchNormalization are not reproduced; "
-                            "check the migration in one process, or drop batch_norm", args["batch_norm"].node)
+        raise Blocked(CODE, f"{name}(batch_norm=True) under a distribution strategy is not converted yet: TF1 kept "
+                            "BatchNormalization's moving averages per replica and saved (and evaluated) their mean "
+                            "across workers, which the migrated loop does not reproduce; check the migration in one "
+                            "process, or drop batch_norm", args["batch_norm"].node)
     s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s

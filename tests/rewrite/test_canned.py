@@ -487,7 +487,7 @@ def test_imported_class_names_and_a_class_method():
 
 
 @pytest.mark.parametrize("body, code", [
-    ("est = tf.estimator.BaselineClassifier(n_classes=3)", "TFM603"),
+    ("est = tf.estimator.experimental.RNNClassifier(sequence_feature_columns=[], units=[4])", "TFM603"),
     ("est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
      "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM620"),  # v2 takes Keras optimizers only
     ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
