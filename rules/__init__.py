@@ -85,7 +85,8 @@ RULES = (
          "and variable names, head, loss reduction and optimizer(s)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
           "canned_runtime_keys", "canned_weighted_vocab", "canned_v1_head_metrics",
-          "canned_batch_norm", "canned_predict", "canned_baseline"), triggers=ESTIMATOR_WORDS),
+          "canned_batch_norm", "canned_predict", "canned_baseline",
+          "canned_weighted_mwms"), triggers=ESTIMATOR_WORDS),
     Rule("TFM622", "feature-columns", "canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",

@@ -26,9 +26,9 @@ classes, canned/head.py for v1):
   `batchnorm_<i>` (its gamma, beta, moving_mean, moving_variance map by scoped name), with tf_keras 2.15's
   arithmetic for 2-D inputs (tf.nn.moments, tf.nn.batch_normalization, var - (var - value) * (1 - momentum));
   keras.layers.BatchNormalization computes the variance as E[x^2] - E[x]^2. One process only: under a strategy
-  TFM620 blocks (TF1 kept the moving averages per replica and saved their mean across workers). fixtures/canned_batch_norm: equivalent
-  within tolerance (max rel Δ 3e-6 over 100 steps; step 0 bit-equal, later steps differ in the last bits from the
-  first gradient on).
+  TFM620 blocks (TF1 kept the moving averages per replica and saved their mean across workers).
+  fixtures/canned_batch_norm: equivalent within tolerance (max rel Δ 3e-6 over 100 steps; step 0 bit-equal,
+  later steps differ in the last bits from the first gradient on).
 - `predict()` after training (the driver's predict_examples, rules/templates/predict_examples.py.j2): the head's
   PREDICT outputs from `predictions(logits)`: binary logits, logistic, probabilities (softmax over [0, logit]),
   class_ids (int64, [batch, 1]), classes (vocabulary strings, else the id as a string), all_class_ids (int32),
