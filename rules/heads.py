@@ -17,8 +17,9 @@ classes, canned/head.py for v1):
   ids (binary: argmax over [0, logit], so a logit of 0 is class 0), the logistic, the processed labels, the
   unreduced loss. auc and auc_precision_recall: v2 heads used keras AUC (200 thresholds, "interpolation"),
   generated as keras.metrics.AUC; v1 heads used tf.compat.v1.metrics.auc (trapezoidal, 1e-7 in the rates'
-  denominators), generated as `TF1AUC`. `loss` is the mean of the per-batch training loss (Keras' loss tracker
-  weighs batches by their size, TF1 did not: equal for evaluation data in equal batches). global_step: the
+  denominators), generated as `TF1AUC`. `loss` is TF1's mean of the per-batch training loss; Keras' loss tracker
+  and the custom loop weigh batches by their size, so it differs when the evaluation data ends in a smaller batch
+  (known limitation, shared with model_fn programs; equal for batches of one size). global_step: the
   optimizer's iterations (`GlobalStep` under Keras fit; the custom loop adds it itself).
 - `batch_norm=True` (DNN and the DNN part of wide & deep): tensorflow_estimator's dnn.py put
   tf.keras.layers.BatchNormalization(momentum=0.999) named `hiddenlayer_<i>/batchnorm_<i>` after each hidden layer
