@@ -73,7 +73,7 @@ RULES = (
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
           "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start"), triggers=ESTIMATOR_WORDS),
     Rule("TFM603", "other-estimator-kinds", "driver",
-         "Baseline/RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
+         "RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
          (), triggers=ESTIMATOR_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
@@ -84,7 +84,9 @@ RULES = (
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
-          "canned_runtime_keys"), triggers=ESTIMATOR_WORDS),
+          "canned_runtime_keys", "canned_weighted_vocab", "canned_v1_head_metrics",
+          "canned_batch_norm", "canned_predict", "canned_baseline",
+          "canned_weighted_mwms"), triggers=ESTIMATOR_WORDS),
     Rule("TFM622", "feature-columns", "canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",

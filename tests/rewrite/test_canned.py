@@ -61,7 +61,7 @@ def test_dnn_classifier_module_level_becomes_a_keras_model():
     assert "keras.losses.SparseCategoricalCrossentropy(from_logits=True)" in build
     # v2 classes: the string 'Adagrad' is tf_keras' legacy Adagrad with its own default rate (0.001)
     assert "LegacyAdagrad(" in build and "learning_rate=0.001" in build and "epsilon=1e-07" in build
-    assert 'keras.metrics.SparseCategoricalAccuracy(name="accuracy")' in build
+    assert 'HeadMetric(keras.metrics.Accuracy(name="accuracy"), "multi_class", "class_ids")' in build
     assert not any(".estimator" in d or "feature_column" in d for d in dotted_names(text))
     assert "estimator = build_dnn_classifier({})" in text
     assert "estimator.fit(" in text and "estimator.evaluate(" in text
@@ -71,7 +71,7 @@ def test_binary_classifier_is_a_logistic_head():
     src = MODULE_LEVEL.replace("    n_classes=3,\n", "")
     build = section(converted(src), "def build_dnn_classifier", "estimator = ")
     assert "keras.losses.BinaryCrossentropy(from_logits=True)" in build
-    assert 'keras.metrics.BinaryAccuracy(threshold=0.0, name="accuracy")' in build
+    assert 'HeadMetric(keras.metrics.Accuracy(name="accuracy"), "binary", "class_ids")' in build
     assert 'keras.layers.Dense(1, name="logits")' in converted(src)
 
 
@@ -342,9 +342,9 @@ def test_normalizer_reading_the_run_time_key_blocks():
 
 
 @pytest.mark.parametrize("extra", [
-    "weight_column='w',",
-    "label_vocabulary=['x', 'y', 'z'],",
-    "batch_norm=True,",
+    "weight_column=tf.feature_column.numeric_column('w', shape=(2,)),",
+    "label_vocabulary=['x', 'y'],",
+    "batch_norm=bool(N_CLASSES),",
     "warm_start_from='/tmp/old',",
     "optimizer='Adam',",
     "optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(0.1),",
@@ -488,7 +488,7 @@ def test_imported_class_names_and_a_class_method():
 
 
 @pytest.mark.parametrize("body, code", [
-    ("est = tf.estimator.BaselineClassifier(n_classes=3)", "TFM603"),
+    ("est = tf.estimator.experimental.RNNClassifier(sequence_feature_columns=[], units=[4])", "TFM603"),
     ("est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
      "optimizer=tf.compat.v1.train.AdagradOptimizer(0.1))", "TFM620"),  # v2 takes Keras optimizers only
     ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
