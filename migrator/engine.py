@@ -11,7 +11,6 @@ import ast
 import codecs
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -24,6 +23,17 @@ if TYPE_CHECKING:
 
     from .cache import ResultCache
     from .model import FileIndex, Program
+
+
+
+def __getattr__(name: str):
+    # the worker pool's module costs ~20 ms to import: only a run that starts a pool imports it
+    if name == "ProcessPoolExecutor":
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # fewer files than this to parse: no worker pool (each worker costs an interpreter and a LibCST import)
 POOL_MIN_FILES = 8
@@ -435,7 +445,8 @@ def migrate_paths(
 
         rules.prepare()  # imported once here; forked workers inherit it
         jobs = min(jobs, len(work))
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool_class = globals().get("ProcessPoolExecutor") or __getattr__("ProcessPoolExecutor")  # (tests spy on it)
+        with pool_class(max_workers=jobs) as pool:
             chunksize = max(1, min(8, len(work) // (jobs * 4)))
             for key, batch in zip(keys, pool.map(_migrate_unit, work, chunksize=chunksize)):
                 done(key, batch)
