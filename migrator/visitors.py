@@ -8,6 +8,9 @@ a transformer's leave_X returns the replacement).
 """
 from __future__ import annotations
 
+import inspect
+import re
+
 import libcst as cst
 
 _MISSING = object()
@@ -35,10 +38,40 @@ class _Dispatch:
         pass
 
 
+_FIELD = re.compile(r"""visit_[a-z_]+\(\s*self,\s*["'](\w+)["']""")
+_ORDER: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(kind: type) -> tuple[str, ...]:
+    """The fields a LibCST node type's `_visit_and_replace_children` visits, in its order (read once from that
+    method's source: each child is visited by a `visit_<kind>(self, "<field>", ...)` call, in keyword order).
+    tests/rewrite/test_walk.py checks the walk this gives against LibCST's on every node of the fixtures."""
+    order = _ORDER.get(kind)
+    if order is None:
+        source = inspect.getsource(kind._visit_and_replace_children)
+        order = _ORDER[kind] = tuple(dict.fromkeys(_FIELD.findall(source)))  # a field may be named in two branches
+    return order
+
+
 class Visitor(_Dispatch, cst.CSTVisitor):
+    """A read-only visitor. LibCST's `visit` rebuilds every node it descends into (`_visit_and_replace_children`
+    constructs and validates a copy, even for a visitor, and throws it away); this one walks the children itself
+    and tells LibCST not to descend, so a visit allocates nothing. Same nodes, same order, same protocol."""
+
     def on_visit(self, node) -> bool:
-        fn = self._method(self._visit_cache, "visit_", type(node))
-        return fn is None or fn(self, node) is not False
+        kind = type(node)
+        fn = self._method(self._visit_cache, "visit_", kind)
+        if fn is not None and fn(self, node) is False:
+            return False
+        order = _ORDER.get(kind) or child_fields(kind)
+        for name in order:
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                value.visit(self)
+            elif isinstance(value, (tuple, list)):
+                for child in value:
+                    child.visit(self)
+        return False
 
     def on_leave(self, original_node) -> None:
         fn = self._method(self._leave_cache, "leave_", type(original_node))
