@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import _ORDER, Transformer, Visitor, child_fields, render
+from .visitors import Transformer, Visitor, descend, render
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -146,13 +146,7 @@ class _Indexer(Visitor):
         method = self._method(self._visit_cache, "visit_", kind)
         if method is not None and method(self, node) is False:
             return False
-        for name in _ORDER.get(kind) or child_fields(kind):  # Visitor's walk: LibCST rebuilds what it descends into
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                value.visit(self)
-            elif isinstance(value, (tuple, list)):
-                for child in value:
-                    child.visit(self)
+        descend(self, node, kind)  # Visitor's walk: LibCST would rebuild what it descends into
         return False
 
     def on_leave(self, original_node: cst.CSTNode) -> None:

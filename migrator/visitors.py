@@ -63,15 +63,28 @@ class Visitor(_Dispatch, cst.CSTVisitor):
         fn = self._method(self._visit_cache, "visit_", kind)
         if fn is not None and fn(self, node) is False:
             return False
-        order = _ORDER.get(kind) or child_fields(kind)
-        for name in order:
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                value.visit(self)
-            elif isinstance(value, (tuple, list)):
-                for child in value:
-                    child.visit(self)
+        descend(self, node, kind)
         return False
+
+
+_SENTINEL = cst.MaybeSentinel
+
+
+def descend(visitor, node, kind) -> None:
+    """Visit `node`'s children as LibCST's `visit` would (a visitor's on_visit, the children, its on_leave), without
+    LibCST's per-node overhead (ABC isinstance checks of the results) and without rebuilding anything."""
+    for name in _ORDER.get(kind) or child_fields(kind):
+        value = getattr(node, name)
+        t = type(value)
+        if t is tuple or t is list:
+            for child in value:
+                if visitor.on_visit(child):  # (a Visitor walks the children itself and says no)
+                    child._visit_and_replace_children(visitor)
+                visitor.on_leave(child)
+        elif value is not None and t is not _SENTINEL:
+            if visitor.on_visit(value):
+                value._visit_and_replace_children(visitor)
+            visitor.on_leave(value)
 
     def on_leave(self, original_node) -> None:
         fn = self._method(self._leave_cache, "leave_", type(original_node))
