@@ -45,7 +45,7 @@ def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tu
                         found.add(base / name)
         elif not (force_exclude and excluded(p)):
             found.add(p)
-    return sorted(found)
+    return sorted(found, key=lambda p: p.parts)  # the order of Path comparisons, without their Python-level __lt__
 
 
 def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:
