@@ -489,8 +489,15 @@ def run(args: list[str], env=None) -> tuple[float, float, subprocess.CompletedPr
     return time.perf_counter() - t0, children_cpu() - cpu0, proc
 
 
-def tfmigrate(root: Path, *extra: str) -> tuple[float, float, subprocess.CompletedProcess]:
-    wall, cpu, proc = run([TFMIGRATE, "rewrite", "--check", *extra, str(root)])
+# Python compiles tfmigrate's sources on every start when it may not cache bytecode (PYTHONDONTWRITEBYTECODE, as
+# in some sandboxes and CI images): ~0.4 CPU-s per run that parses, which an installed tfmigrate (pip compiles on
+# install) never pays. The runs here cache bytecode in the scratch dir (primed by an untimed run) unless
+# --no-bytecode-cache; set in main().
+ENV: dict | None = None
+
+
+def tfmigrate(root: Path, *extra: str, exe: str | None = None) -> tuple[float, float, subprocess.CompletedProcess]:
+    wall, cpu, proc = run([exe or TFMIGRATE, "rewrite", "--check", *extra, str(root)], env=ENV)
     if proc.returncode not in (0, 1, 2):
         raise SystemExit(f"tfmigrate crashed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
     return wall, cpu, proc
@@ -527,7 +534,14 @@ def main() -> None:
     parser.add_argument("--no-upgrade", action="store_true", help="skip tf_upgrade_v2")
     parser.add_argument("--no-reference", action="store_true", help="skip the --no-cache --no-prefilter run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tfmigrate measurement; the least CPU counts")
+    parser.add_argument("--baseline", help="another tfmigrate console script (e.g. a checkout of an older commit "
+                        "with its own venv): start-up, cold -j1 and warm -j1 of both, interleaved, medians and ratios")
+    parser.add_argument("--no-bytecode-cache", action="store_true",
+                        help="run tfmigrate as the environment says (PYTHONDONTWRITEBYTECODE kept: sources compiled each run)")
     args = parser.parse_args()
+    global ENV
+    if not args.no_bytecode_cache:
+        ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
     scratch = Path(tempfile.mkdtemp(prefix="tfmigrate-bench-repo-"))
     try:
@@ -548,6 +562,14 @@ def main() -> None:
               f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
         run_ast(files[:50])  # page cache
         (scratch / "empty").mkdir()
+        if ENV is not None:
+            ENV["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+            for exe in filter(None, (TFMIGRATE, args.baseline)):  # prime the bytecode cache (untimed)
+                run([exe, "rewrite", "--check", "-j1", "--no-cache", str(FIXTURES / "cnn" / "original.py")], env=ENV)
+        print("bytecode: " + ("cached (as installed)" if ENV is not None else "compiled each run (PYTHONDONTWRITEBYTECODE)"))
+        if args.baseline:
+            compare(root, kloc, scratch, args.baseline, args.repeat)
+            return
         rows: dict[str, tuple[float, float]] = {}
         outcomes: dict[str, list] = {}
         n = 0
@@ -612,6 +634,42 @@ def main() -> None:
             raise SystemExit("results differ")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def compare(root: Path, kloc: float, scratch: Path, baseline: str, repeat: int) -> None:
+    """This tfmigrate against `baseline`, run alternately (both see the same load): median CPU-s of each row."""
+    import statistics
+
+    exes = {"this": TFMIGRATE, "baseline": baseline}
+    cpu: dict[tuple[str, str], list[float]] = {}
+    results: dict[tuple[str, str], set] = {}
+    n = 0
+    for _ in range(repeat):
+        for who, exe in exes.items():
+            n += 1
+            cache = str(scratch / f"cmp{n}")
+            for row, target, extra in (("start-up (empty dir)", scratch / "empty", ("--no-cache",)),
+                                       ("cold -j1", root, ("-j1", "--cache-dir", cache)),
+                                       ("warm -j1", root, ("-j1", "--cache-dir", cache))):
+                _, c, proc = tfmigrate(target, *extra, exe=exe)
+                cpu.setdefault((row, who), []).append(c)
+                results.setdefault((row, who), set()).add(outcome(proc))
+    print(f"\nmedian CPU-s of {repeat} alternating runs; this = {TFMIGRATE}, baseline = {baseline}\n")
+    print("| row | this CPU-s | baseline CPU-s | this kLOC/CPU-s | baseline kLOC/CPU-s | baseline / this |")
+    print("|---|---|---|---|---|---|")
+    floor = statistics.median(run([sys.executable, "-c", "pass"], env=ENV)[1] for _ in range(repeat))
+    med = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"| `python -c pass` (this interpreter and its site-packages' .pth files) | {floor:.2f} | | | | |")
+    for row in ("start-up (empty dir)", "cold -j1", "warm -j1"):
+        a, b = med[(row, "this")], med[(row, "baseline")]
+        rate = (lambda c: f"{kloc / c:.0f}") if row != "start-up (empty dir)" else (lambda c: "")
+        print(f"| {row} | {a:.2f} | {b:.2f} | {rate(a)} | {rate(b)} | {b / a:.2f} |")
+    for who in exes:
+        print(f"{who}: cold / warm end to end {med[('cold -j1', who)] / med[('warm -j1', who)]:.1f}x")
+    same = results[("cold -j1", "this")] | results[("warm -j1", "this")]
+    base = results[("cold -j1", "baseline")] | results[("warm -j1", "baseline")]
+    print(f"results (exit code, every line printed) identical across runs and versions: "
+          f"{'yes' if len(same) == 1 and same == base else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -121,12 +121,19 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_tfmigrate(root: Path, jobs: int | None) -> tuple[float, float, int]:
-    args = [TFMIGRATE, "rewrite", "--check", "-q", "--no-cache", str(root)]  # the migration, not the cache
+ENV: dict | None = None  # bench_repo.py's ENV: bytecode cached in a scratch dir unless --no-bytecode-cache
+
+
+def run_tfmigrate(root: Path, jobs: int | None, exe: str | None = None, full: bool = False) -> tuple[float, float, int]:
+    args = [exe or TFMIGRATE, "rewrite", "--check", "-q", "--no-cache", str(root)]  # the migration, not the cache
+    if full:
+        args.remove("-q")
     if jobs:
         args[3:3] = ["-j", str(jobs)]
     cpu0, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(args, capture_output=True, text=True)
+    proc = subprocess.run(args, capture_output=True, text=True, env=ENV)
+    if full:
+        return time.perf_counter() - t0, children_cpu() - cpu0, (proc.returncode, proc.stderr)
     wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"tfmigrate failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -178,7 +185,22 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=25, help="copies of the fixtures in the fixtures corpus")
     parser.add_argument("--jobs", type=int, default=0, help="jobs for the parallel tfmigrate run (default: CPU count)")
     parser.add_argument("--keep", type=Path, help="build the corpora here and keep them")
+    parser.add_argument("--baseline", help="another tfmigrate console script: `-j1 --no-cache` of both on the "
+                        "fixtures corpus only, --repeat alternating runs, median CPU-s and the ratio")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-bytecode-cache", action="store_true", help="as bench_repo.py's")
     args = parser.parse_args()
+    global ENV
+    scratch = Path(tempfile.mkdtemp(prefix="tfmigrate-bench-pyc-"))
+    if not args.no_bytecode_cache:
+        ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        ENV["PYTHONPYCACHEPREFIX"] = str(scratch)
+    if args.baseline:
+        try:
+            compare(args.baseline, args.copies, args.repeat)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="tfmigrate-bench-"))
     corpora = {"fixtures": base / "fixtures", "tree": base / "tree"}
@@ -218,6 +240,39 @@ def main() -> None:
               f"| {rw:.2f} | {rc:.2f} |")
     print("\nbaseline = libcst naive (parse + QualifiedNameProvider + render, single process); × > 1 means faster than it.")
     print("tfmigrate times include interpreter start-up (~0.5 s) and, for the tree, the prefilter that skips non-TF files.")
+
+
+def compare(baseline: str, copies: int, repeat: int) -> None:
+    """Files that convert: this tfmigrate and `baseline`, `rewrite --check -j1 --no-cache`, alternating runs."""
+    import statistics
+
+    root = Path(tempfile.mkdtemp(prefix="tfmigrate-bench-cmp-"))
+    try:
+        build_fixture_corpus(root, copies)
+        files = corpus_files(root)
+        kloc = sum(f.read_bytes().count(b"\n") for f in files) / 1000
+        exes = {"this": TFMIGRATE, "baseline": baseline}
+        for exe in exes.values():  # prime the bytecode cache (untimed)
+            run_tfmigrate(FIXTURES / "cnn" / "original.py", 1, exe)
+        cpu: dict[str, list[float]] = {w: [] for w in exes}
+        seen: dict[str, set] = {w: set() for w in exes}
+        for _ in range(repeat):
+            for who, exe in exes.items():
+                _, c, result = run_tfmigrate(root, 1, exe, full=True)
+                cpu[who].append(c)
+                seen[who].add(result)
+        med = {w: statistics.median(v) for w, v in cpu.items()}
+        print(f"fixtures corpus: {len(files)} files, {kloc:.1f} kLOC; `rewrite --check -j1 --no-cache`; "
+              f"median CPU-s of {repeat} alternating runs; bytecode {'cached' if ENV else 'compiled each run'}\n")
+        print("| version | CPU-s (median) | all runs | kLOC/CPU-s |")
+        print("|---|---|---|---|")
+        for who in exes:
+            print(f"| {who} ({exes[who]}) | {med[who]:.2f} | {' '.join(f'{c:.2f}' for c in cpu[who])} "
+                  f"| {kloc / med[who]:.2f} |")
+        print(f"\nthis is {med['baseline'] / med['this']:.2f}x the baseline's throughput; results (exit code, every "
+              f"line printed) identical in every run of both: {'yes' if len(seen['this'] | seen['baseline']) == 1 else 'NO'}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

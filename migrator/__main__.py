@@ -1,3 +1,3 @@
-from tfmigrate.cli import app
+from tfmigrate.main import main
 
-app(prog_name="tfmigrate")
+main()

@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -62,10 +61,14 @@ def fingerprint() -> str:
     for package in _PACKAGES:
         spec = importlib.util.find_spec(package)
         for root in spec.submodule_search_locations or ():
-            for path in sorted(Path(root).rglob("*")):
-                if path.suffix in (".py", ".j2") and "__pycache__" not in path.parts:
-                    h.update(f"{package}/{path.relative_to(root)}\0".encode())
-                    h.update(path.read_bytes())
+            for where, dirs, files in os.walk(root):  # os.walk, not Path.rglob: a warm run pays for this
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                rel = os.path.relpath(where, root)
+                for name in sorted(files):
+                    if name.endswith((".py", ".j2")):
+                        with open(os.path.join(where, name), "rb") as fh:
+                            h.update(f"{package}/{name if rel == '.' else rel + '/' + name}\0".encode())
+                            h.update(fh.read())
     return h.hexdigest()
 
 
@@ -129,6 +132,8 @@ class ResultCache:
         entry = self._entry(key)
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=entry.parent)
             try:
                 with os.fdopen(fd, "wb") as fh:

@@ -109,29 +109,17 @@ def rewrite(
     Settings come from \\[tool.tfmigrate] in the nearest pyproject.toml (or a tfmigrate.toml) above the paths;
     flags override them.
     """
-    from tfmigrate.config import ConfigError, resolve
-    from tfmigrate.rewrite_command import build_settings, run_explain, run_rewrite, split_codes
+    from tfmigrate.rewrite_command import UsageError, command
 
-    if diff and check:
-        raise typer.BadParameter("--diff and --check are exclusive")
-    if out and (diff or check):
-        raise typer.BadParameter("--out writes files; it cannot be combined with --diff or --check")
     try:
-        settings = build_settings(
-            resolve(paths, config, isolated), target=target, strategy=strategy, select=split_codes(select),
-            ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
-            report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
-            jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics,
-            cache=not no_cache, cache_dir=cache_dir, prefilter=not no_prefilter)
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
-    if settings.output_format != "text" and not output_file and (diff or paths == ["-"]):
-        raise typer.BadParameter(f"--output-format {settings.output_format} writes to stdout, which --diff / stdin "
-                                 "use for code: add --output-file FILE")
-    if explain:
-        raise typer.Exit(run_explain(paths, settings))
-    raise typer.Exit(run_rewrite(paths, settings))
+        code = command(paths, target=target, strategy=strategy, diff=diff, check=check, out=out, exclude=exclude,
+                       force_exclude=force_exclude, select=select, ignore=ignore, report_unused=report_unused,
+                       output_format=output_format, output_file=output_file, statistics=statistics, config=config,
+                       isolated=isolated, jobs=jobs, quiet=quiet, explain=explain, no_cache=no_cache,
+                       cache_dir=cache_dir, no_prefilter=no_prefilter)
+    except UsageError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    raise typer.Exit(code)
 
 
 @app.command("rules")

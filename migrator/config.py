@@ -10,17 +10,21 @@ line there, read back with `config.get("the-key")`.
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+
+
+def _tomllib():
+    """The TOML parser, imported when a configuration is read (a run without one never pays for it)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
 
 TARGETS = ("auto", "keras", "ctl")
 STRATEGIES = ("keep", "default", "one-device", "mirrored", "multi-worker-mirrored", "parameter-server")
@@ -140,6 +144,8 @@ def validate(values: dict, schema: dict[str, Key], where: str) -> dict:
     for key, value in values.items():
         spec = schema.get(key)
         if spec is None:
+            import difflib
+
             close = difflib.get_close_matches(key, list(schema), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{where}: unknown key {key!r}{hint} (known keys: {', '.join(schema)})")
@@ -158,6 +164,7 @@ def validate(values: dict, schema: dict[str, Key], where: str) -> dict:
 
 
 def _read_toml(path: Path) -> dict:
+    tomllib = _tomllib()
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -229,6 +236,7 @@ def override(config: Config, assignment: str) -> Config:
     key = key.strip()
     if not key:
         raise ConfigError(f"--config {assignment!r}: expected KEY=VALUE or a configuration file")
+    tomllib = _tomllib()
     try:
         parsed = tomllib.loads(f"{key} = {raw.strip()}")
     except tomllib.TOMLDecodeError:

@@ -11,7 +11,6 @@ import ast
 import codecs
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -24,6 +23,17 @@ if TYPE_CHECKING:
 
     from .cache import ResultCache
     from .model import FileIndex, Program
+
+
+
+def __getattr__(name: str):
+    # the worker pool's module costs ~20 ms to import: only a run that starts a pool imports it
+    if name == "ProcessPoolExecutor":
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # fewer files than this to parse: no worker pool (each worker costs an interpreter and a LibCST import)
 POOL_MIN_FILES = 8
@@ -246,8 +256,9 @@ def prefilter_skips(data: bytes, path: str, words: Iterable[bytes]) -> bool:
             return False
         if any(word in where for word in words):
             return False
-    head = data.split(b"\n", 2)
-    if b"coding" in head[0] or (len(head) > 1 and b"coding" in head[1]):
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    if data.find(b"coding", 0, second if second >= 0 else len(data)) >= 0:  # in the first two lines (no copy)
         import io
         import tokenize
 
@@ -391,8 +402,7 @@ def migrate_paths(
     datas: dict[str, bytes] = {}
     for path in items:
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = _read(path)
         except OSError as exc:
             collect([FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}")])
             continue
@@ -435,13 +445,29 @@ def migrate_paths(
 
         rules.prepare()  # imported once here; forked workers inherit it
         jobs = min(jobs, len(work))
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool_class = globals().get("ProcessPoolExecutor") or __getattr__("ProcessPoolExecutor")  # (tests spy on it)
+        with pool_class(max_workers=jobs) as pool:
             chunksize = max(1, min(8, len(work) // (jobs * 4)))
             for key, batch in zip(keys, pool.map(_migrate_unit, work, chunksize=chunksize)):
                 done(key, batch)
     if cache is not None:
         cache.prune()
     return [results[p] for p in items]
+
+
+def _read(path: str) -> bytes:
+    """A file's bytes (os.read: without a buffered file object, which a run over thousands of files notices)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size + 1
+        chunks = []
+        while True:  # until EOF (a file may grow; a pipe reports no size)
+            chunk = os.read(fd, max(size, 1 << 16))
+            if not chunk:
+                return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w., \t()*]+)|import[ \t]+([\w., \t]+))",

@@ -4,8 +4,7 @@ from __future__ import annotations
 import fnmatch
 import io
 import os
-import tempfile
-import tokenize
+import re
 from pathlib import Path, PurePosixPath
 
 DEFAULT_EXCLUDES = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".tox", ".eggs"}
@@ -23,19 +22,30 @@ def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tu
     def excluded(path: Path, base: Path | None = None) -> bool:
         return any(glob_match(path, pattern, root, base) for pattern in patterns)
 
+    # Under a directory walked, a pattern without `/` matches an entry's own name (glob_match with base = the
+    # directory listed: the relative path is the name alone): one regex for all of them, no Path arithmetic.
+    by_name = [p.rstrip("/") for p in patterns if "/" not in p.rstrip("/")]
+    by_path = [p for p in patterns if "/" in p.rstrip("/")]
+    name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in by_name)).match if by_name else None
+
+    def excluded_entry(base: Path, name: str) -> bool:
+        if name_match is not None and name_match(name):
+            return True
+        return bool(by_path) and any(glob_match(base / name, p, root, base) for p in by_path)
+
     found: set[Path] = set()
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             for walk_root, dirs, files in os.walk(p):
                 base = Path(walk_root)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(base / d, base))
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded_entry(base, d))
                 for name in files:
-                    if name.endswith(".py") and not excluded(base / name, base):
+                    if name.endswith(".py") and not excluded_entry(base, name):
                         found.add(base / name)
         elif not (force_exclude and excluded(p)):
             found.add(p)
-    return sorted(found)
+    return sorted(found, key=lambda p: p.parts)  # the order of Path comparisons, without their Python-level __lt__
 
 
 def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:
@@ -66,6 +76,8 @@ def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = 
 
 def decode(data: bytes) -> tuple[str, str]:
     """Decode Python source honouring a PEP 263 coding cookie or a BOM; returns (text, encoding)."""
+    import tokenize
+
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding), encoding
 
@@ -78,6 +90,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write via a temp file in the same directory and rename, keeping the file's mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tfmigrate", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import Transformer, Visitor, render
+from .visitors import Transformer, Visitor, descend, render
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -144,7 +144,10 @@ class _Indexer(Visitor):
             index.statements[key] = self.statement_stack[-1]
         stack.append(node)
         method = self._method(self._visit_cache, "visit_", kind)
-        return method(self, node) is not False if method else True
+        if method is not None and method(self, node) is False:
+            return False
+        descend(self, node, kind)  # Visitor's walk: LibCST would rebuild what it descends into
+        return False
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = type(original_node)

@@ -7,7 +7,6 @@ configuration). The same holds for stdin ('-').
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -90,11 +89,47 @@ def build_settings(config: Config, *, target=None, strategy=None, select=None, i
     )
 
 
+class UsageError(Exception):
+    """A bad combination of options: the CLI reports it with its usage line (exit 2)."""
+
+
+def command(paths: list[str], *, target=None, strategy=None, diff=False, check=False, out=None, exclude=(),
+            force_exclude=None, select=(), ignore=(), report_unused=None, output_format=None, output_file=None,
+            statistics=False, config=(), isolated=False, jobs=0, quiet=False, explain=False, no_cache=False,
+            cache_dir=None, no_prefilter=False) -> int:
+    """`tfmigrate rewrite` once its arguments are parsed (by typer, or by tfmigrate.main's fast path): the exit
+    code. Raises UsageError before doing anything when options conflict."""
+    from .config import resolve
+
+    if diff and check:
+        raise UsageError("--diff and --check are exclusive")
+    if out and (diff or check):
+        raise UsageError("--out writes files; it cannot be combined with --diff or --check")
+    try:
+        settings = build_settings(
+            resolve(paths, list(config), isolated), target=target, strategy=strategy, select=split_codes(select),
+            ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
+            report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
+            jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics,
+            cache=not no_cache, cache_dir=cache_dir, prefilter=not no_prefilter)
+    except ConfigError as exc:
+        _say(f"error: {exc}")
+        return EXIT_ERROR
+    if settings.output_format != "text" and not output_file and (diff or paths == ["-"]):
+        raise UsageError(f"--output-format {settings.output_format} writes to stdout, which --diff / stdin "
+                         "use for code: add --output-file FILE")
+    if explain:
+        return run_explain(paths, settings)
+    return run_rewrite(paths, settings)
+
+
 def _say(text: str = "") -> None:
     print(text, file=sys.stderr)
 
 
 def _unified_diff(result: FileResult, name: str) -> list[str]:
+    import difflib
+
     return list(difflib.unified_diff(
         result.source.decode("utf-8", "replace").splitlines(True),
         result.output.decode("utf-8", "replace").splitlines(True),
@@ -209,9 +244,9 @@ def _print_findings(report: Report, settings: RewriteSettings) -> None:
 
 
 def _finish(report: Report, settings: RewriteSettings) -> int:
-    from .formats import write_report
-
     if settings.output_format != "text":
+        from .formats import write_report
+
         write_report(report, settings.output_format, settings.output_file)
     if settings.statistics:
         for code, count, name in report.statistics():

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import re
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +107,10 @@ def find_suppressions(source: bytes) -> dict[int, Suppression]:
         text, _ = decode(source)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return {}
+    if not COMMENT.search(text):  # a suppression comment's text is in the file's text: none, no need to tokenize
+        return {}
+    import tokenize
+
     comments: list[tuple[int, int, str]] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

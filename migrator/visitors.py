@@ -8,6 +8,9 @@ a transformer's leave_X returns the replacement).
 """
 from __future__ import annotations
 
+import inspect
+import re
+
 import libcst as cst
 
 _MISSING = object()
@@ -35,10 +38,53 @@ class _Dispatch:
         pass
 
 
+_FIELD = re.compile(r"""visit_[a-z_]+\(\s*self,\s*["'](\w+)["']""")
+_ORDER: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(kind: type) -> tuple[str, ...]:
+    """The fields a LibCST node type's `_visit_and_replace_children` visits, in its order (read once from that
+    method's source: each child is visited by a `visit_<kind>(self, "<field>", ...)` call, in keyword order).
+    tests/rewrite/test_walk.py checks the walk this gives against LibCST's on every node of the fixtures."""
+    order = _ORDER.get(kind)
+    if order is None:
+        source = inspect.getsource(kind._visit_and_replace_children)
+        order = _ORDER[kind] = tuple(dict.fromkeys(_FIELD.findall(source)))  # a field may be named in two branches
+    return order
+
+
 class Visitor(_Dispatch, cst.CSTVisitor):
+    """A read-only visitor. LibCST's `visit` rebuilds every node it descends into (`_visit_and_replace_children`
+    constructs and validates a copy, even for a visitor, and throws it away); this one walks the children itself
+    and tells LibCST not to descend, so a visit allocates nothing. Same nodes, same order, same protocol."""
+
     def on_visit(self, node) -> bool:
-        fn = self._method(self._visit_cache, "visit_", type(node))
-        return fn is None or fn(self, node) is not False
+        kind = type(node)
+        fn = self._method(self._visit_cache, "visit_", kind)
+        if fn is not None and fn(self, node) is False:
+            return False
+        descend(self, node, kind)
+        return False
+
+
+_SENTINEL = cst.MaybeSentinel
+
+
+def descend(visitor, node, kind) -> None:
+    """Visit `node`'s children as LibCST's `visit` would (a visitor's on_visit, the children, its on_leave), without
+    LibCST's per-node overhead (ABC isinstance checks of the results) and without rebuilding anything."""
+    for name in _ORDER.get(kind) or child_fields(kind):
+        value = getattr(node, name)
+        t = type(value)
+        if t is tuple or t is list:
+            for child in value:
+                if visitor.on_visit(child):  # (a Visitor walks the children itself and says no)
+                    child._visit_and_replace_children(visitor)
+                visitor.on_leave(child)
+        elif value is not None and t is not _SENTINEL:
+            if visitor.on_visit(value):
+                value._visit_and_replace_children(visitor)
+            visitor.on_leave(value)
 
     def on_leave(self, original_node) -> None:
         fn = self._method(self._leave_cache, "leave_", type(original_node))

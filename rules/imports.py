@@ -25,7 +25,7 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from tfmigrate.visitors import Transformer, Visitor
+from tfmigrate.visitors import _ORDER, Transformer, Visitor, child_fields
 
 from tfmigrate.diagnostics import Blocked
 
@@ -98,6 +98,8 @@ class LeftoverNames(Transformer):
         self.original: dict[int, int] | None = None
         self.interesting: set[int] = set()
         self.quiet = quiet or {}  # new subtrees known to hold none of the table's names (id → node, kept alive)
+        self.found: list | None = None  # apply(): the references a read-only walk found
+        self.targets: set[int] | None = None  # apply(): the only nodes the transform enters
         if index is not None:  # the original nodes whose subtree holds a name the table binds
             self.original = index.orders
             parents, owners = index.parents, index.owners
@@ -119,11 +121,42 @@ class LeftoverNames(Transformer):
         return self.original is not None and key in self.original and key not in self.interesting
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.boring(node):
+        if self.boring(node) or (self.targets is not None and id(node) not in self.targets):
             if isinstance(node, cst.FunctionDef):
                 self.functions.append(node)  # leave_FunctionDef pops it
             return False
         return super().on_visit(node)
+
+    def apply(self, module: cst.Module) -> cst.Module:
+        """`module.visit(self)`, entering only the nodes on the way to a reference it rewrites (or blocks on).
+
+        A transform rebuilds every node it enters; most nodes hold no such reference. A read-only walk first, with
+        the same visits and leaves, marks the references and their ancestors; the transform then enters those
+        only (the same references, in the same order: the same output, the same first blocker)."""
+        self.found, self.targets = [], None
+        marks: set[int] = set()
+        stack: list[int] = []
+
+        def walk(node) -> None:
+            if self.on_visit(node):
+                stack.append(id(node))
+                for name in _ORDER.get(type(node)) or child_fields(type(node)):
+                    value = getattr(node, name)
+                    if type(value) is tuple or type(value) is list:
+                        for child in value:
+                            walk(child)
+                    elif value is not None and type(value) is not cst.MaybeSentinel:
+                        walk(value)
+                stack.pop()
+            before = len(self.found)
+            self.on_leave(node, node)
+            if len(self.found) != before:
+                marks.update(stack)
+                marks.add(id(node))
+
+        walk(module)
+        self.found, self.targets = None, marks
+        return module.visit(self) if marks else module
 
     def local_names(self) -> frozenset[str]:
         """Names bound in the enclosing functions (innermost scope chain), as `bound_names` computes them."""
@@ -192,6 +225,9 @@ class LeftoverNames(Transformer):
     def _rewrite(self, original, updated):
         dotted = self._resolvable(original)
         if dotted is None:
+            return updated
+        if self.found is not None:  # apply()'s read-only walk: only note it
+            self.found.append(original)
             return updated
         new = tf2_name(dotted, self.tf2_alias)
         if new is None:

@@ -598,7 +598,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet)
-    module = module.visit(leftover)
+    module = leftover.apply(module)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
     for name, bindings in table.bindings.items():
