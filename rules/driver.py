@@ -1252,7 +1252,7 @@ class Emitter:
             r = self.program.resolve(value)
             path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Call) else None
             if path == numpy_inputs.NUMPY:  # checked by the analysis (Analysis._numpy_input)
-                args = numpy_inputs.check(r.node, r.value.file, r.value.env, True)
+                args = numpy_inputs.arguments(r.node, r.value.file, r.value.env)
                 dataset = numpy_inputs.dataset_text(
                     args, lambda v, what: self.render(v, at, what))
                 return (dataset, False) if infer else (f"lambda input_context: {dataset}", False)

@@ -32,11 +32,16 @@ _SHUFFLE = ("shuffle=True is not converted: numpy_input_fn shuffled in a RandomS
             "shuffle=False and permute the arrays with a seeded numpy generator, or write a tf.data input_fn")
 
 
-def check(call: cst.Call, file, env, single_process: bool) -> dict[str, Value]:
-    """numpy_input_fn's arguments when its batches have an exact tf.data form; Blocked otherwise."""
+def arguments(call: cst.Call, file, env) -> dict[str, Value]:
+    """numpy_input_fn's arguments by name."""
     from .driver import bind_values  # driver imports this module
 
-    args = bind_values(call, _ARGS, "numpy_input_fn", file, env)
+    return bind_values(call, _ARGS, "numpy_input_fn", file, env)
+
+
+def check(call: cst.Call, file, env, single_process: bool) -> None:
+    """Blocked unless numpy_input_fn's batches have an exact tf.data form."""
+    args = arguments(call, file, env)
     if "x" not in args:
         raise Blocked(CODE, "numpy_input_fn() without x", call)
     shuffle = args.get("shuffle")
@@ -52,7 +57,6 @@ def check(call: cst.Call, file, env, single_process: bool) -> dict[str, Value]:
     if not single_process:
         raise Blocked(CODE, "numpy_input_fn under a distribution strategy is not converted: the Estimator needed a "
                             "tf.data input_fn there; write one", call)
-    return args
 
 
 def dataset_text(args: dict[str, Value], render) -> str:

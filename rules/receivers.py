@@ -30,7 +30,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import FunctionRef, Value
 from tfmigrate.visitors import Visitor
 
-from ._args import TF, code
+from ._args import TF, code, is_literal
 
 CODE = "TFM601"
 PARSING = "estimator.export.build_parsing_serving_input_receiver_fn"
@@ -87,8 +87,7 @@ def handwritten(fn: FunctionRef, value: Value, tf_path) -> ReceiverFn:
         if "features" not in args or "receiver_tensors" not in args:
             raise Blocked(CODE, f"{path.rsplit('.', 1)[-1]}() without features or receiver_tensors", call)
         alternatives = args.get("receiver_tensors_alternatives")
-        if alternatives is not None and not (isinstance(alternatives.node, cst.Name)
-                                             and alternatives.node.value == "None"):
+        if alternatives is not None and not is_literal(alternatives.node, None):
             raise Blocked(CODE, "receiver_tensors_alternatives is not converted: each alternative was one more "
                                 "serving signature; export them as separate SavedModels", alternatives.node)
         plan.returns.append((call, f"({code(args['features'].node)}, {code(args['receiver_tensors'].node)})"))
