@@ -40,6 +40,7 @@ ENGINE_RULES = (
 )
 ALL = "ALL"
 COMMENT = re.compile(r"#\s*tfmigrate:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+_WORD = re.compile(rb"tfmigrate", re.IGNORECASE)  # the comment is case-insensitive, so is the cheap check
 
 
 def known_codes() -> list[str]:
@@ -101,7 +102,7 @@ class Suppression:
 
 def find_suppressions(source: bytes) -> dict[int, Suppression]:
     """line -> the suppression comment on it (read from the tokens: a `#` inside a string is not a comment)."""
-    if b"tfmigrate" not in source:
+    if not _WORD.search(source):
         return {}
     try:
         text, _ = decode(source)

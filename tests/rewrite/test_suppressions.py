@@ -46,6 +46,9 @@ def test_comment_parsing():
     assert found[1].codes == ("TFM601", "TFM5") and found[1].col == 7
     assert found[3].codes is None
     assert find_suppressions(b"import os\n") == {}
+    # only upper-case spellings in the file: the cheap pre-check must not skip them
+    only_upper = find_suppressions(b"x = 1  # TFMIGRATE: IGNORE[tfm601]\n")
+    assert list(only_upper) == [1] and only_upper[1].codes == ("TFM601",)
 
 
 @pytest.mark.parametrize("code, select, ignore, expected", [
