@@ -51,6 +51,7 @@ VERIFY_KEYS: dict[str, Key] = {
     "evaluator": Key("bool", "add an evaluator task"),
     "steps": Key("int", "compare only the first K steps"),
     "repeats": Key("int", "runs of the original for the async band"),
+    "statistical": Key("bool", "compare statistically a synchronous program whose own runs differ"),
     "rtol": Key("float", "relative tolerance per step"),
     "atol": Key("float", "absolute tolerance per step"),
     "timeout": Key("float", "seconds per cluster run"),

@@ -27,7 +27,8 @@ LatestExporter's exports of evaluations during training are not made, noted); th
 second result. BestExporter blocks (it exported whenever an evaluation during training improved).
 `tf.compat.v1.estimator.inputs.numpy_input_fn(x, y, batch_size, num_epochs, shuffle=False)` as an input_fn becomes
 `tf.data.Dataset.from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`, the same batches in the same
-order (rules/numpy_inputs.py; shuffle=True blocks: its queue order is not reproducible; fixtures/numpy_input).
+order (rules/numpy_inputs.py; fixtures/numpy_input); shuffle=True adds `.shuffle(queue_capacity)` with a note: its
+queue order is not reproducible, so `verify --statistical` compares it (fixtures/numpy_shuffle).
 A hand-written serving_input_receiver_fn (a def returning `ServingInputReceiver(features, receiver_tensors)` or
 `TensorServingInputReceiver`) in an export or exporter becomes `est.export_receiver_saved_model(base, fn)`: the
 function stays, returning `(features, receiver_tensors)` with `tf.compat.v1.placeholder`s, and runs once in
@@ -802,8 +803,10 @@ class Analysis:
         r = self.program.resolve(value)
         if isinstance(r.node, cst.Call) and self.tf(r.node.func, r.value.file) == numpy_inputs.NUMPY:
             # the original's own strategy (TF1 refused queue-based input under one); --strategy may add one later
-            numpy_inputs.check(r.node, r.value.file, r.value.env,
-                               not (site.original_kinds or set()) - {"default", "one-device"})
+            note = numpy_inputs.check(r.node, r.value.file, r.value.env,
+                                      not (site.original_kinds or set()) - {"default", "one-device"})
+            if note and not any(n[2] is r.node for n in self.notes):  # one note per numpy_input_fn call
+                self.notes.append((numpy_inputs.CODE, note, r.node))
             site.consumed.extend(b for b in r.trail if b.kind in ("assign", "def"))  # a helper that returned it too
 
     def _receiver_reads(self, plan, covered: set[int]) -> None:

@@ -8,12 +8,18 @@ the same rows, in the same batches, with the arrays' own dtypes and shapes (feat
 lone tensor when x is an array; labels likewise). Written where the input_fn was used; the `numpy_input_fn(...)`
 statement goes with the Estimator.
 
-Blocked, with what to do: `shuffle=True` (a RandomShuffleQueue filled by a Python thread: its order is not even
-reproducible in TF1, so no migrated program could be checked step by step against it — pass shuffle=False and
-permute the arrays yourself with a seeded numpy generator, or write a tf.data input_fn and re-baseline),
-`num_threads` > 1 (threads race to enqueue), a non-literal shuffle/num_threads, `pandas_input_fn`, and
-numpy_input_fn in a program whose RunConfig sets a distribution strategy (the Estimator refused queue-based input
-there; `--strategy` may still distribute the migrated dataset, as it does any input_fn's).
+`shuffle=True` becomes `.repeat(num_epochs).shuffle(queue_capacity).batch(batch_size)`, with a note: TF1 fed
+the rows, from a random first row, into a RandomShuffleQueue (capacity `queue_capacity`, min_after_dequeue a
+quarter of it) that one Python thread kept nearly full, and each batch drew its rows at random from what the
+queue held. A tf.data shuffle buffer of `queue_capacity` rows draws the same way; neither order is reproducible
+in TF1 (the thread's timing decides), so the two programs cannot be compared step by step, only statistically:
+`tfmigrate verify --statistical` runs the original several times from one initial checkpoint and checks that
+the migrated loss curve lies within their spread (fixtures/numpy_shuffle).
+
+Blocked, with what to do: `num_threads` > 1 (threads race to enqueue), a non-literal shuffle/num_threads,
+`pandas_input_fn`, and numpy_input_fn in a program whose RunConfig sets a distribution strategy (the Estimator
+refused queue-based input there; `--strategy` may still distribute the migrated dataset, as it does any
+input_fn's).
 """
 from __future__ import annotations
 
@@ -27,9 +33,10 @@ from ._args import generated, is_literal
 CODE = "TFM601"
 NUMPY = "estimator.inputs.numpy_input_fn"
 _ARGS = ["x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads"]
-_SHUFFLE = ("shuffle=True is not converted: numpy_input_fn shuffled in a RandomShuffleQueue fed by a Python thread, "
-            "an order not even TF1 reproduces, so the migrated training could not be checked step by step; pass "
-            "shuffle=False and permute the arrays with a seeded numpy generator, or write a tf.data input_fn")
+SHUFFLE_NOTE = ("numpy_input_fn(shuffle=True) converted as a tf.data shuffle over a buffer of queue_capacity rows "
+                "(TF1: a RandomShuffleQueue of that capacity, fed from a random first row): the batches differ from "
+                "TF1's, whose order changed from run to run too, so compare the training statistically with "
+                "`tfmigrate verify --statistical`")
 
 
 def arguments(call: cst.Call, file, env) -> dict[str, Value]:
@@ -39,8 +46,8 @@ def arguments(call: cst.Call, file, env) -> dict[str, Value]:
     return bind_values(call, _ARGS, "numpy_input_fn", file, env)
 
 
-def check(call: cst.Call, file, env, single_process: bool) -> None:
-    """Blocked unless numpy_input_fn's batches have an exact tf.data form."""
+def check(call: cst.Call, file, env, single_process: bool) -> str | None:
+    """Blocked unless numpy_input_fn's batches have a tf.data form; a note when that form is only statistical."""
     args = arguments(call, file, env)
     if "x" not in args:
         raise Blocked(CODE, "numpy_input_fn() without x", call)
@@ -48,8 +55,6 @@ def check(call: cst.Call, file, env, single_process: bool) -> None:
     if shuffle is None or not (is_literal(shuffle.node, False) or is_literal(shuffle.node, True)):
         raise Blocked(CODE, "numpy_input_fn needs shuffle=False written as a literal to be converted (TF 2.15 "
                             "required an explicit bool)", call if shuffle is None else shuffle.node)
-    if is_literal(shuffle.node, True):
-        raise Blocked(CODE, _SHUFFLE, shuffle.node)
     threads = args.get("num_threads")
     if threads is not None and not is_literal(threads.node, 1):
         raise Blocked(CODE, "numpy_input_fn(num_threads=...) other than 1 is not converted: several threads "
@@ -57,6 +62,7 @@ def check(call: cst.Call, file, env, single_process: bool) -> None:
     if not single_process:
         raise Blocked(CODE, "numpy_input_fn under a distribution strategy is not converted: the Estimator needed a "
                             "tf.data input_fn there; write one", call)
+    return SHUFFLE_NOTE if is_literal(shuffle.node, True) else None
 
 
 def dataset_text(args: dict[str, Value], render) -> str:
@@ -71,5 +77,9 @@ def dataset_text(args: dict[str, Value], render) -> str:
         repeat = ".repeat()"
     else:
         repeat = f".repeat({render(epochs, 'numpy_input_fn num_epochs')})"
+    shuffle = ""
+    if is_literal(args["shuffle"].node, True):  # the queue's capacity, 1000 by default
+        capacity = args.get("queue_capacity")
+        shuffle = f".shuffle({render(capacity, 'numpy_input_fn queue_capacity') if capacity else '1000'})"
     batch = render(args["batch_size"], "numpy_input_fn batch_size") if "batch_size" in args else "128"
-    return f"{generated('tf.data.Dataset.from_tensor_slices')}({data}){repeat}.batch({batch})"
+    return f"{generated('tf.data.Dataset.from_tensor_slices')}({data}){repeat}{shuffle}.batch({batch})"

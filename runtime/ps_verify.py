@@ -1,4 +1,7 @@
-"""`verify --ps`: async parameter-server runs compared statistically (equivalence study §4.3, §6).
+"""`verify --ps` and `verify --statistical`: runs compared statistically (equivalence study §4.3, §6).
+
+Async parameter servers are not reproducible step by step; neither is a synchronous program whose input order
+changes from run to run (numpy_input_fn(shuffle=True): a queue fed by a thread). Both are checked the same way:
 
 1. Canonical start: the original runs once as a single process and stops right before its first step;
    its model.ckpt-0 is the start of every run (a PS run's own ckpt-0 may already hold updates).
@@ -7,7 +10,8 @@
    that its variables hold the checkpoint's values before training.
 3. The migrated program runs once from the same checkpoint (target_boot maps it by name and checks each
    weight bit for bit). Its workers and ps serve forever: the chief's (coordinator's) exit ends the run.
-4. compare_stat.compare_statistical: original losses in global-step order vs migrated losses in execution order.
+4. compare_stat.compare_statistical: original losses in global-step order vs migrated losses in execution order
+   (async PS); for a synchronous program (`sync`), the chief's losses step by step on both sides.
 """
 from __future__ import annotations
 
@@ -67,16 +71,29 @@ def _per_task(rows, key) -> dict[str, int]:
     return out
 
 
-def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say) -> tuple[dict, list, dict]:
-    """-> (result fields, side runs, timings)."""
+def _chief(rows_by_task: dict[str, list]) -> str | None:
+    """The task whose losses a synchronous run is judged by: the chief (every replica took the same step)."""
+    return "chief0" if "chief0" in rows_by_task else min(rows_by_task, default=None)
+
+
+def _sync_losses(by_task: dict[str, list[tuple]]) -> tuple[list[float], str | None]:
+    task = _chief({t: r for t, r in by_task.items() if r})
+    return ([row[0] for row in by_task[task]] if task else []), task
+
+
+def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool = False) -> tuple[dict, list, dict]:
+    """-> (result fields, side runs, timings). `sync`: a synchronous program (no ps) whose own runs differ."""
+    what = "a statistical comparison" if sync else "async PS"
     if s.repeats < compare_stat.MIN_REPEATS:
-        raise PsVerifyError(f"async PS needs --repeats >= {compare_stat.MIN_REPEATS} runs of the original "
+        raise PsVerifyError(f"{what} needs --repeats >= {compare_stat.MIN_REPEATS} runs of the original "
                             "(with 2 the band admits almost anything)")
     timings: dict[str, float] = {}
     ckpt, timings["init_total"] = _init_checkpoint(pythons["legacy"], s, root, say)
     say(f"canonical initial checkpoint: {ckpt}")
-    say(f"original: TF1 worker readiness poll {READY_POLL_SECS:g} s instead of 30 s (timing only)")
-    env = {"TFMIGRATE_WARM_START": str(ckpt), "TFMIGRATE_READY_POLL_SECS": str(READY_POLL_SECS)}
+    env = {"TFMIGRATE_WARM_START": str(ckpt)}
+    if not sync:  # only PS workers poll for a ready model
+        say(f"original: TF1 worker readiness poll {READY_POLL_SECS:g} s instead of 30 s (timing only)")
+        env["TFMIGRATE_READY_POLL_SECS"] = str(READY_POLL_SECS)
     sides, runs, orig_runs, orig_tasks = [], [], [], []
     for r in range(s.repeats):
         o = run_side(f"original#{r + 1}", pythons["legacy"], capture.LEGACY_BOOT, s.original, s,
@@ -86,24 +103,36 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say) -> tuple[d
         problem = _warm_start_problem(meta, ckpt)
         if problem:
             raise PsVerifyError(f"original#{r + 1}: warm start from the canonical checkpoint failed: {problem}")
-        rows = capture.read_legacy_ordered(o.capture_dir)
+        if sync:
+            by_task = capture.read_legacy(o.capture_dir)
+            losses, task = _sync_losses(by_task)
+            rows = [(i, 0.0, task, loss) for i, loss in enumerate(losses)]
+        else:
+            rows = capture.read_legacy_ordered(o.capture_dir)
         if not rows:
             raise PsVerifyError(f"no per-step losses were captured from original#{r + 1} (logs: {o.log_dir})")
-        steps = _per_task(rows, lambda x: x[2])
+        steps = ({t: len(v) for t, v in by_task.items() if v} if sync else _per_task(rows, lambda x: x[2]))
         say(f"  steps per task: {steps}")
         runs.append({"side": o.side, "steps_per_task": steps, "first_gs_per_task":
-                     {t: min(x[0] for x in rows if x[2] == t) for t in steps},
+                     {t: min(x[0] for x in rows if x[2] == t) for t in {x[2] for x in rows}},
                      "warm_start": meta["chief0"]["warm_start"]})
         orig_runs.append([x[3] for x in rows])
         orig_tasks.append([x[2] for x in rows])
+    # PS: the workers and ps of the migrated job serve forever, the chief's exit ends the run
     m = run_side("migrated", pythons["target"], capture.TARGET_BOOT, s.migrated, s, root / "migrated", tasks,
-                 {"TFMIGRATE_INIT_CKPT": str(ckpt)}, say, grace=0.0)
+                 {"TFMIGRATE_INIT_CKPT": str(ckpt)}, say, **({} if sync else {"grace": 0.0}))
     sides.append(m)
     weights = read_task_json(m.capture_dir, "weights")
-    rows = capture.read_target_ordered(m.capture_dir)
+    if sync:
+        by_task = capture.read_target(m.capture_dir)
+        losses, task = _sync_losses(by_task)
+        rows = [(float(i), task, loss) for i, loss in enumerate(losses)]
+        steps = {t: len(v) for t, v in by_task.items() if v}
+    else:
+        rows = capture.read_target_ordered(m.capture_dir)
+        steps = _per_task(rows, lambda x: x[1])
     if not rows:
         raise PsVerifyError(f"no per-step losses were captured from the migrated program (logs: {m.log_dir})")
-    steps = _per_task(rows, lambda x: x[1])
     say(f"  steps per task: {steps}")
     runs.append({"side": "migrated", "steps_per_task": steps})
     mig = [x[2] for x in rows]

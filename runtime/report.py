@@ -53,8 +53,9 @@ def print_verdict(result: dict, console: Console) -> None:
 
 def _print_statistical(result: dict, cmp: dict, console: Console) -> None:
     r = cmp["repeats"]
-    console.print(f"mode: statistical (async parameter servers: {r} runs of the original, 1 migrated run)",
-                  highlight=False)
+    sync = not result.get("settings", {}).get("ps")
+    why = "--statistical: the original's own runs differ; the chief's losses" if sync else "async parameter servers"
+    console.print(f"mode: statistical ({why}: {r} runs of the original, 1 migrated run)", highlight=False)
     if result.get("init_checkpoint"):
         console.print(f"canonical initial checkpoint: {result['init_checkpoint']}", highlight=False)
     if result.get("ready_poll_secs") is not None:
@@ -65,8 +66,8 @@ def _print_statistical(result: dict, cmp: dict, console: Console) -> None:
     console.print(f"rule: {cmp['rule']}", highlight=False)
     console.print(f"      here R = {r}, {len(cmp['bins']) + 1} checks, q = {cmp['quantile']:.5f}: t = {cmp['t']:.3g}, "
                   f"z = {cmp['z']:.3g}; bins marked 'spread' get tighter with more --repeats", highlight=False)
-    tab = Table(title=f"statistical comparison ({r} original runs; original by global step, migrated by "
-                      "execution order)")
+    tab = Table(title=f"statistical comparison ({r} original runs; " + (
+        "the chief's steps in order)" if sync else "original by global step, migrated by execution order)"))
     for col in ("bin", "steps", *[f"orig #{i + 1}" for i in range(r)], "mean", "± margin", "by",
                 "band lo", "band hi", "migrated", "ok"):
         tab.add_column(col)

@@ -42,8 +42,18 @@ from xml.etree import ElementTree as ET
 from tfmigrate.config import Config
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
-DEFAULTS = {"workers": 2, "ps": 0, "evaluator": False, "steps": None, "repeats": 3, "rtol": 1e-5, "atol": 1e-6,
+DEFAULTS = {"workers": 2, "ps": 0, "evaluator": False, "steps": None, "repeats": 3, "statistical": False, "rtol": 1e-5, "atol": 1e-6,
             "timeout": 600.0, "args": []}
+
+
+# --statistical on a synchronous program: runs are cheap, and with 3 the band admits a learning rate 4x off
+STATISTICAL_REPEATS = 10
+
+
+def repeats_for(statistical: bool, *given) -> int:
+    """--repeats as given (CLI, case table, verify-defaults: the first not None), else the mode's default."""
+    chosen = next((g for g in given if g is not None), None)
+    return chosen if chosen is not None else STATISTICAL_REPEATS if statistical else DEFAULTS["repeats"]
 
 
 class SuiteError(ValueError):
@@ -60,6 +70,7 @@ class Case:
     evaluator: bool = False
     steps: int | None = None
     repeats: int = 3
+    statistical: bool = False
     rtol: float = 1e-5
     atol: float = 1e-6
     timeout: float = 600.0
@@ -79,6 +90,8 @@ class Case:
                "--timeout", repr(self.timeout), "--isolated", *extra]
         if self.evaluator:
             out.append("--evaluator")
+        if self.statistical:
+            out.append("--statistical")
         if self.steps is not None:
             out += ["--steps", str(self.steps)]
         return out + ["--", *self.args] if self.args else out
@@ -115,6 +128,8 @@ def load_cases(config: Config) -> list[Case]:
         if missing:
             raise SuiteError(f"{where}: missing {' and '.join(missing)}")
         values = {**defaults, **table}
+        values["repeats"] = repeats_for(values["statistical"], table.get("repeats"),
+                                        config.get("verify-defaults", {}).get("repeats"))
         original, migrated = (root / values.pop("original")), (root / values.pop("migrated"))
         name = values.pop("name", None) or _relative(original, root)
         if name in names:

@@ -26,6 +26,7 @@ class Settings:
     evaluator: bool = False
     steps: int | None = None  # compare at most the first K steps
     repeats: int = 3
+    statistical: bool = False  # a synchronous program whose own runs differ: compared like async PS
     rtol: float = 1e-5
     atol: float = 1e-6
     json_out: Path | None = None
@@ -105,7 +106,7 @@ def _run(s: Settings, say, live) -> dict:
         "host": {"python": platform.python_version(), "platform": platform.platform()},
         "run_dir": str(root),
     }
-    if s.ps == 0:
+    if s.ps == 0 and not s.statistical:
         orig = run_side("original", pythons["legacy"], capture.LEGACY_BOOT, s.original, s,
                         root / "original", tasks, {}, say)
         ckpt0 = capture.find_ckpt0(orig.model_dir)
@@ -137,7 +138,7 @@ def _run(s: Settings, say, live) -> dict:
         result["init_checkpoint"] = str(ckpt0)
     else:
         try:
-            fields, sides, ps_timings = ps_verify.run(s, pythons, tasks, root, say)
+            fields, sides, ps_timings = ps_verify.run(s, pythons, tasks, root, say, sync=s.ps == 0)
         except ps_verify.PsVerifyError as exc:
             raise VerifyError(str(exc)) from None
         cmp = fields.pop("comparison")

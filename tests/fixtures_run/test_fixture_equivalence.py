@@ -31,11 +31,12 @@ def _programs(case: str) -> tuple[Path, Path]:
 def test_fixture_verifies(case, tmp_path):
     meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
     expected = meta.get("verify", "equivalent")
+    statistical = meta.get("statistical", False)  # the original's own runs differ (numpy_input_fn(shuffle=True))
     report = tmp_path / "verify.json"
     original, migrated = _programs(case)
     proc = subprocess.run(
         [sys.executable, "-m", "tfmigrate", "verify", str(original),
-         str(migrated), "--workers", str(meta.get("workers", 1)),
+         str(migrated), "--workers", str(meta.get("workers", 1)), *(["--statistical"] if statistical else []),
          "--run-dir", str(tmp_path / "run"), "--json", str(report), "--timeout", "300",
          "--", "--steps", str(meta.get("steps", 200))],
         capture_output=True, text=True, timeout=900,
@@ -48,8 +49,33 @@ def test_fixture_verifies(case, tmp_path):
     assert proc.returncode == (0 if verdict == "equivalent" else 1)
     # every worker compared at least the steps the fixture trains (`trained_steps` when a hook stops it earlier)
     steps = meta.get("trained_steps", meta.get("steps", 200))
+    if statistical:
+        assert comparison["mode"] == "statistical" and comparison["repeats"] >= 10, comparison
+        assert all(len(run) == steps for run in result["losses"]["original_runs"] + result["losses"]["migrated_runs"])
+        return
     for worker in comparison["workers"].values():
         assert worker["compared"] >= steps, worker
+
+
+@pytest.mark.equivalence
+@pytest.mark.tfenv
+def test_statistical_verify_catches_a_learning_rate_ten_times_lower(tmp_path):
+    """--statistical must not wave everything through: the shuffled fixture with lr 0.2 -> 0.02 is NOT equivalent."""
+    case = FIXTURES / "numpy_shuffle"
+    migrated = (case / "migrated.py").read_text()
+    assert migrated.count('"lr": 0.2') == 1
+    broken = tmp_path / "migrated_slow.py"
+    broken.write_text(migrated.replace('"lr": 0.2', '"lr": 0.02'))
+    report = tmp_path / "verify.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "verify", str(case / "original.py"), str(broken), "--workers", "1",
+         "--statistical", "--run-dir", str(tmp_path / "run"), "--json", str(report), "--timeout", "300",
+         "--", "--steps", "150"],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-4000:]
+    comparison = json.loads(report.read_text())["comparison"]
+    assert comparison["mode"] == "statistical" and not comparison["equivalent"]
 
 
 PS_CASES = [c for c in PAIRS if "ps" in tomllib.loads((FIXTURES / c / "case.toml").read_text())]

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from _helpers import blocked, converted, program
+from _helpers import blocked, converted, program, rewrite
 from test_predict import PREDICT_MODEL_FN
 
 NUMPY = "tf.compat.v1.estimator.inputs.numpy_input_fn"
@@ -47,7 +47,6 @@ def test_built_in_a_helper_with_defaults_and_a_v1_alias():
 
 
 @pytest.mark.parametrize("call, words", [
-    (f'{NUMPY}({{"x": X}}, Y, shuffle=True)', "shuffle=True is not converted"),
     (f'{NUMPY}({{"x": X}}, Y)', "needs shuffle=False written as a literal"),
     (f'{NUMPY}({{"x": X}}, Y, shuffle=SHUFFLE)', "needs shuffle=False written as a literal"),
     (f'{NUMPY}({{"x": X}}, Y, shuffle=False, num_threads=4)', "num_threads"),
@@ -56,6 +55,24 @@ def test_built_in_a_helper_with_defaults_and_a_v1_alias():
 def test_blocked(call, words):
     result = blocked(prog(f"SHUFFLE = False\nest.train(input_fn={call}, max_steps=10)\n"))
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_shuffle_becomes_a_shuffle_buffer_of_the_queue_capacity_with_a_note(tmp_path):
+    """shuffle=True: TF1's order was random from run to run, so the migrated one is too; the note says how to
+    verify it (statistically) and appears once per numpy_input_fn call, wherever it is used."""
+    src = prog(f'''
+    def make_train(batch, capacity=1000):
+        return {NUMPY}({{"x": X}}, Y, batch_size=batch, num_epochs=None, shuffle=True, queue_capacity=capacity)
+    est.train(input_fn=make_train(4, 64), max_steps=10)
+    est.evaluate({NUMPY}({{"x": X}}, Y, 5, 1, True))
+    ''')
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat().shuffle(64).batch(4),' in out
+    assert 'tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).shuffle(1000).batch(5),' in out  # the default capacity
+    notes = [d for d in result.diagnostics if "verify --statistical" in d.message]
+    assert len(notes) == 2 and all(d.severity == "note" for d in notes), [d.format() for d in result.diagnostics]
 
 
 def test_under_a_distribution_strategy_is_blocked():

@@ -38,3 +38,15 @@ def test_console_names_mode_repeats_checkpoint_rule_and_bins(tmp_path):
     assert cmp["mode"] == "statistical" and len(cmp["bins"]) == 10 and cmp["final"]["margin"] > 0
     report.write_html(res, tmp_path / "r.html")
     assert "<svg" in (tmp_path / "r.html").read_text()
+
+
+def test_console_says_why_a_synchronous_run_is_compared_statistically():
+    res = _result()
+    res["settings"]["ps"] = 0
+    res.pop("ready_poll_secs")
+    res["verdict"] = "equivalent"
+    c = Console(record=True, width=240)
+    report.print_verdict(res, c)
+    out = c.export_text()
+    assert "mode: statistical (--statistical: the original's own runs differ; the chief's losses" in out
+    assert "the chief's steps in order" in out and "readiness poll" not in out

@@ -78,6 +78,17 @@ def test_cases_are_filled_from_defaults_and_relative_to_their_file(tmp_path):
     assert known.verify_args()[-3:] == ["--", "--steps", "5"]
 
 
+def test_statistical_cases_run_the_original_ten_times_unless_told(tmp_path):
+    toml = CASES + ('\n[[tool.tfmigrate.verify]]\nname = "shuffled"\noriginal = "o.py"\nmigrated = "m.py"\n'
+                    'statistical = true\n\n[[tool.tfmigrate.verify]]\nname = "five"\noriginal = "o.py"\n'
+                    'migrated = "m.py"\nstatistical = true\nrepeats = 5\n')
+    cases = {c.name: c for c in suite.load_cases(project(tmp_path, toml))}
+    assert cases["good"].repeats == 3 and not cases["good"].statistical
+    assert cases["shuffled"].repeats == 10 and "--statistical" in cases["shuffled"].verify_args()
+    assert cases["five"].repeats == 5 and "--statistical" not in cases["good"].verify_args()
+    assert suite.repeats_for(True, None, 4) == 4 and suite.repeats_for(False, None, None) == 3
+
+
 @pytest.mark.parametrize("toml, message", [
     ('[[tool.tfmigrate.verify]]\noriginal = "o.py"\n', "missing migrated"),
     ('[[tool.tfmigrate.verify]]\noriginal = "o.py"\nmigrated = "m.py"\n' * 2, "a second case named 'o.py'"),
