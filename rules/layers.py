@@ -157,6 +157,20 @@ def explicit_name(args: dict[str, cst.BaseExpression]) -> str | None:
     value = args.get("name")
     if value is None or is_literal(value, None):
         return None
-    if isinstance(value, cst.SimpleString):
-        return value.evaluated_value
+    folded = _literal_text(value)
+    if folded is not None:
+        return folded
     raise Blocked(CODE, "a computed layer name cannot be kept stable; use a string literal", value)
+
+
+def _literal_text(value) -> str | None:
+    """A string written as literals: "a", "a" "b", "a" + "b" (a helper's `prefix + "_out"` once inlined)."""
+    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+        return value.evaluated_value
+    if isinstance(value, cst.ConcatenatedString):
+        left, right = _literal_text(value.left), _literal_text(value.right)
+        return None if left is None or right is None else left + right
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        left, right = _literal_text(value.left), _literal_text(value.right)
+        return None if left is None or right is None else left + right
+    return None

@@ -14,6 +14,13 @@ Forward pass → `call()`, statements kept as written (comments included):
   `call()` zips the loop with those lists. Names inside the loop (and of every layer once a loop built layers)
   are computed at run time by a generated `tf1_name` helper with TF1's rule, so `dense_<k>` after a loop of
   unknown length is exact; computed names (`"hidden_%d" % i`, f-strings) are kept as expressions.
+- Network helpers: `logits = net(features, units=params["u"])` calling a function of this module that builds
+  layers (itself or through another such function) runs the helper's statements in `call()`, as TF1 ran them in
+  the model_fn's graph (each call builds its own layers, in call order): arguments `__init__` can see (literals,
+  params, module names) are written where the parameter is read, so layer arguments stay constructor arguments,
+  tensors are assigned (`inputs = x`), helper locals the model_fn also uses are renamed `<helper>_<name>`, and
+  the def goes with the model_fn (fixtures/network_helper). Blocked, named: a helper called in a loop, with
+  `*args`/`**kwargs`, returning early, recursive, or also used outside the converted model_fn.
 - `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
   dropped with a note (they do not change training).
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
@@ -119,6 +126,7 @@ class ModelPlan:
     mod_rows: bool = False  # embedding lookups need tf1_mod_rows (see partitioners.py)
     support: list[str] = field(default_factory=list)  # module-level code the model class needs (hand-written loss)
     export_outputs: cst.CSTNode | None = None  # EstimatorSpec(export_outputs=...): exports need their signatures
+    helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -164,8 +172,12 @@ class _Loop:
 
 class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
-                 tf1_partitions: bool | None = True, profile: str = "keras3"):
+                 tf1_partitions: bool | None = True, profile: str = "keras3",
+                 helpers: dict[str, cst.FunctionDef] | None = None):
         self.fn, self.names, self.module_names = fn, names, module_names
+        self.helpers = helpers or {}  # the module's own functions by name (bound once): network helpers inline
+        self.inlined_helpers: list[cst.FunctionDef] = []
+        self.inlining: list[str] = []  # helpers being inlined, innermost last (recursion guard)
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
         params = [p.name.value for p in fn.params.params]
@@ -605,6 +617,10 @@ class _Interpreter:
             raise Blocked(CODE, f"statement `{code(small).strip()}` in model_fn is not converted", stmt)
         target = small.targets[0].target.value
         value = small.value
+        helper = self.layer_helper(value)
+        if helper is not None:
+            self.inline_helper(target, value, helper, stmt)
+            return
         if self.loop is not None:
             self.forward_statement(target, stmt, small)
             return
@@ -739,6 +755,124 @@ class _Interpreter:
 
         node.visit(_V())
         return bool(found)
+
+    def layer_helper(self, value) -> cst.FunctionDef | None:
+        """`net(features, ...)` calling a function of this module that builds layers (directly or through another
+        such function): a network helper, whose statements are the model's."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        fn = self.helpers.get(value.func.value)
+        if fn is None or value.func.value in self.locals or value.func.value in self.assign_counts:
+            return None
+        return fn if self._helper_builds(fn, set()) else None
+
+    def _helper_builds(self, fn: cst.FunctionDef, seen: set[str]) -> bool:
+        seen.add(fn.name.value)
+        found = []
+
+        class _V(Visitor):
+            def visit_Call(inner, call: cst.Call) -> None:
+                path = self.tf(call)
+                if layers.kind_of(path) or path in ("get_variable", "variable_scope"):
+                    found.append(call)
+                elif isinstance(call.func, cst.Name) and call.func.value in self.helpers \
+                        and call.func.value not in seen and self._helper_builds(self.helpers[call.func.value], seen):
+                    found.append(call)
+
+        fn.body.visit(_V())
+        return bool(found)
+
+    def inline_helper(self, target: str, call: cst.Call, fn: cst.FunctionDef, stmt) -> None:
+        """`target = net(args)`: the helper's body runs here, as TF1 ran it inside the model_fn (each call builds its
+        own layers, named in call order): `param = arg` for each parameter, its statements, then `target = <its
+        return value>`. Its locals are renamed `<helper>_<name>` where the model_fn uses the name too."""
+        name = fn.name.value
+        if self.loop is not None:
+            raise Blocked(CODE, f"{name}() builds layers and is called in a loop: not converted (TF1 built new layers "
+                                "on every call); call it once per tower outside the loop", stmt)
+        if name in self.inlining or len(self.inlining) > 8:
+            raise Blocked(CODE, f"{name}() calls itself: a recursive network helper is not converted", stmt)
+        p = fn.params
+        if p.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or p.star_kwarg is not None or p.posonly_params:
+            raise Blocked(CODE, f"{name}() takes *args/**kwargs or positional-only parameters: its layers are not "
+                                "converted; give it plain parameters", fn)
+        params = [*p.params, *p.kwonly_params]
+        args: dict[str, cst.BaseExpression] = {}
+        for i, arg in enumerate(call.args):
+            if arg.star:
+                raise Blocked(CODE, f"{name}(*...) / {name}(**...) is not converted: pass its arguments one by one",
+                              call)
+            if arg.keyword is not None:
+                args[arg.keyword.value] = arg.value
+            elif i < len(p.params):
+                args[p.params[i].name.value] = arg.value
+            else:
+                raise Blocked(CODE, f"{name}() gets more positional arguments than it takes", call)
+        missing = [q.name.value for q in params if q.name.value not in args and q.default is None]
+        unknown = set(args) - {q.name.value for q in params}
+        if missing or unknown:
+            raise Blocked(CODE, f"{name}() call does not match its parameters ({', '.join(missing or unknown)})", call)
+        body = list(fn.body.body)
+        if body and _docstring(body[0]) is not None:
+            body = body[1:]
+        last = body[-1] if body else None
+        ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+        if not isinstance(ret, cst.Return) or ret.value is None:
+            raise Blocked(CODE, f"{name}() is converted when it ends with `return <tensor>`", fn)
+        if _has_return(body[:-1]):
+            raise Blocked(CODE, f"{name}() returns before its last statement: not converted", fn)
+        helper_names, counts = _names_and_assign_counts(fn)
+        local = {q.name.value for q in params} | set(counts)
+        same = {q for q, a in args.items() if isinstance(a, cst.Name) and a.value == q and not counts.get(q)}
+        taken = set(self.fn_names) | self.module_names | {self.params}
+        renames = {}
+        for n in sorted(local - same):
+            if n in taken:
+                new, i = f"{name}_{n}", 1
+                while new in taken | helper_names | set(renames.values()):
+                    i += 1
+                    new = f"{name}_{n}_{i}"
+                renames[n] = new
+        values = {q.name.value: args.get(q.name.value, q.default) for q in params if q.name.value not in same}
+        # a value __init__ can see too (literals, params, module names: `units=params["units"]`, `tf.nn.relu`) is
+        # written where the parameter is read, so layer arguments stay constructor arguments; tensors are assigned
+        visible = self.module_names | {self.params} | _BUILTINS
+        static = {q: v for q, v in values.items() if not counts.get(q) and self.free_names(v) <= visible}
+        values = {q: v for q, v in values.items() if q not in static}
+        lines = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames.get(q, q)))], v)])
+                 for q, v in values.items()]
+        rename = {k: v for k, v in renames.items() if k not in static}
+
+        def inline(node):
+            node = _substitute(node, {q: _parenthesized(v) for q, v in static.items()}) if static else node
+            return _rename(node, rename) if rename else node
+
+        statements = [(inline(b), b) for b in body[:-1]]
+        result = inline(ret.value)
+        statements.append((cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], result)]), last))
+        comment = cst.EmptyLine(comment=cst.Comment(f"# {name}(...), inlined: its layers are this model's"))
+        pieces = [(ln, stmt) for ln in lines] + statements
+        own = [line for line in fn.leading_lines if line.comment is not None]  # `# Define the network` above the def
+        self.pending_leading.extend([*stmt.leading_lines, *own, comment])  # above the next statement call() keeps
+        self.fn_names = self.fn_names | set(rename.values()) | local | {target}
+        for n in [*values, *counts]:
+            key = rename.get(n, n)
+            self.assign_counts[key] = self.assign_counts.get(key, 0) + (counts.get(n, 0) or 1)
+        self.inlining.append(name)
+        try:
+            for new_stmt, original in pieces:
+                try:
+                    self.statement(new_stmt)
+                except Blocked as blocked:  # point at the helper's own line (a renamed copy has no position)
+                    node = blocked.node if new_stmt is original and blocked.node is not None else original
+                    if "inlines)" in blocked.message:  # already said by a helper this one calls
+                        raise
+                    raise Blocked(blocked.code, f"{blocked.message} (in {name}(), which the model_fn calls and "
+                                                "tfmigrate inlines)", node) from None
+        finally:
+            self.inlining.pop()
+        if fn not in self.inlined_helpers:
+            self.inlined_helpers.append(fn)
 
     def uses_labels(self, node) -> bool:
         return bool(self.free_names(node) & ({self.labels} | set(self.label_values)))
@@ -1573,8 +1707,29 @@ def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     return found
 
 
+def _has_return(statements) -> bool:
+    found = []
+
+    class _V(Visitor):
+        def visit_Return(self, node) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node) -> bool:  # a nested def's returns are its own
+            return False
+
+        def visit_Lambda(self, node) -> bool:
+            return False
+
+    for stmt in statements:
+        stmt.visit(_V())
+    return bool(found)
+
+
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
-              tf1_partitions: bool | None = True, profile: str = "keras3") -> ModelPlan:
-    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile)
+              tf1_partitions: bool | None = True, profile: str = "keras3",
+              helpers: dict[str, cst.FunctionDef] | None = None) -> ModelPlan:
+    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, helpers)
     interp.run()
-    return interp.plan(class_name_for(fn.name.value, module_names))
+    plan = interp.plan(class_name_for(fn.name.value, module_names))
+    plan.helpers = list(interp.inlined_helpers)
+    return plan

@@ -244,10 +244,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             parameter_server.add(key)
         if sites[0].model_fn.file is file:
             notes.extend(fn_notes)
+    edits = Edits()
+    errors += _inlined_helpers(plans, by_fn, file, program, edits)
     if errors:
         _raise(errors, file, program)
 
-    edits = Edits()
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     _render_canned(by_fn, plans, builders, targets, file, edits)
@@ -390,7 +391,7 @@ def _model_plan(sites: list, context):
         raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
                                      "strategy bootstrap needs the name", fn.node)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
-                              "tf_keras" if ps else "keras3")
+                              "tf_keras" if ps else "keras3", _module_functions(fn.file))
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
@@ -401,6 +402,35 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _module_functions(file) -> dict[str, cst.FunctionDef]:
+    """The module's own top-level functions, each bound once (a name bound twice could be either)."""
+    out = {}
+    for name, bindings in file.top.bindings.items():
+        if len(bindings) == 1 and bindings[0].kind == "def" and isinstance(bindings[0].node, cst.FunctionDef):
+            out[name] = bindings[0].node
+    return out
+
+
+def _inlined_helpers(plans: dict, by_fn: dict, file, program, edits: Edits) -> list[Blocked]:
+    """A network helper inlined into the converted model goes with its model_fn, when nothing else calls it; a
+    helper still used elsewhere would keep its TF1 layers: that use blocks, named."""
+    errors = []
+    inside = {id(sites[0].model_fn.node) for key, sites in by_fn.items() if key in plans}
+    helpers = {id(h): h for key in plans for h in getattr(plans[key], "helpers", ())  # canned plans have none
+               if by_fn[key][0].model_fn.file is file}
+    inside |= set(helpers)  # a helper calling another inlined helper
+    for helper in helpers.values():
+        binding = file.top.bindings[helper.name.value][0]
+        stray = [n for n in file.loads_of(program, binding) if not file.inside(n, inside)]
+        if stray:
+            errors.append(Blocked(estimator.CODE, f"`{helper.name.value}` builds layers and is inlined into the "
+                                                  "converted model, but is also used here, which is not converted",
+                                  stray[0]))
+        else:
+            edits.delete(helper)
+    return errors
 
 
 def code_of(module: cst.Module) -> str:

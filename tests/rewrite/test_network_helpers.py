@@ -1,0 +1,116 @@
+"""Network helpers: a function of the module that builds layers, called from the model_fn (`logits = net(features)`).
+
+TF1 ran its body inside the model_fn's graph, each call building its own layers in call order; the converted model
+runs its statements in `call()` (inlined, locals renamed where the model_fn uses the same name) and the helper goes
+with the model_fn. Whatever else would need the helper's TF1 layers blocks, named.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from _helpers import blocked, converted, program, section
+
+
+def prog(helpers: str, forward: str, **kw) -> str:
+    return program(extra=textwrap.dedent(helpers), forward=textwrap.dedent(forward), **kw)
+
+
+NET = '''
+# the shared tower
+def tower(inputs, units, activation=tf.nn.relu):
+    """Two dense layers."""
+    hidden = tf.compat.v1.layers.dense(inputs, units, activation=activation)
+    return tf.compat.v1.layers.dense(hidden, 1)
+'''
+
+
+def test_positional_keyword_and_default_arguments_inline_in_call_order():
+    out = converted(prog(NET, '''
+        x = features["x"]
+        logits = tower(x, units=params["units"])
+        '''))
+    model = section(out, "class Model", "def build_model")
+    # values __init__ can see are written where the parameter was read: the layers keep constructor arguments
+    assert 'self.dense = keras.layers.Dense(units=params["units"], activation=tf.nn.relu, name="dense")' in model
+    assert 'self.dense_1 = keras.layers.Dense(units=1, name="dense_1")' in model
+    call = section(model, "    def call", "    def predictions") if "def predictions" in model else model
+    # the helper's leading comment, the marker, each parameter bound, the result assigned
+    assert "# the shared tower" in call and "# tower(...), inlined" in call
+    assert "inputs = x" in call and "units =" not in call and "activation =" not in call
+    assert "logits = self.dense_1(hidden)" in call
+    assert "def tower" not in out  # it went with the model_fn
+
+
+def test_two_calls_build_two_towers_and_colliding_locals_are_renamed():
+    out = converted(prog(NET, '''
+        x = features["x"]
+        hidden = x * 2.0
+        a = tower(x, 4)
+        b = tower(hidden, 4)
+        logits = a + b
+        '''))
+    model = section(out, "class Model", "def build_model")
+    for i in ("", "_1", "_2", "_3"):
+        assert f'name="dense{i}"' in model  # four layers: TF1's dense, dense_1 (first call), dense_2, dense_3
+    # the model_fn's own `hidden` is not overwritten by the helper's local of that name
+    assert "tower_hidden = self.dense(tower_inputs)" in model or "tower_hidden = self.dense(" in model
+    assert "logits = a + b" in model
+
+
+def test_nested_helpers_and_the_training_flag():
+    helpers = '''
+    def block(x, rate, training):
+        x = tf.compat.v1.layers.dense(x, 4, activation=tf.nn.relu)
+        return tf.compat.v1.layers.dropout(x, rate, training=training)
+
+
+    def network(features, is_training):
+        net = block(features["x"], 0.0, is_training)
+        return tf.compat.v1.layers.dense(net, 1)
+    '''
+    out = converted(prog(helpers, '''
+        logits = network(features, mode == tf.estimator.ModeKeys.TRAIN)
+        '''))
+    assert "def block" not in out and "def network" not in out
+    call = section(out, "    def call", "def build_model")
+    assert "# network(...), inlined" in call and "# block(...), inlined" in call
+    assert "training" in call
+
+
+@pytest.mark.parametrize("forward, extra_use, words", [
+    ('x = features["x"]\nlogits = tower(x, 4)\n', "print(tower)", "also used here"),
+    ('x = features["x"]\nfor _ in range(2):\n    x = tower(x, 4)\nlogits = x\n', "", "called in a loop"),
+    ('x = features["x"]\nlogits = tower(x)\n', "", "does not match its parameters"),
+])
+def test_what_stays_blocked(forward, extra_use, words):
+    src = prog(NET + "\n\n" + extra_use + "\n", forward)
+    result = blocked(src)
+    assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_a_blocker_inside_the_helper_points_at_the_helpers_line():
+    helpers = '''
+    def tower(inputs):
+        while True:
+            inputs = tf.compat.v1.layers.dense(inputs, 4)
+        return inputs
+    '''
+    src = prog(helpers, 'x = features["x"]\nlogits = tower(x)\n')
+    result = blocked(src)
+    line = src.splitlines().index("    while True:") + 1
+    hits = [d for d in result.diagnostics if "while loop" in d.message]
+    assert hits and hits[0].line == line and "in tower()" in hits[0].message, [d.format() for d in result.diagnostics]
+
+
+def test_a_helper_without_layers_stays_a_function():
+    out = converted(prog('''
+    def scale(x):
+        return x / 255.0
+    ''', '''
+        x = scale(features["x"])
+        net = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+        logits = tf.compat.v1.layers.dense(net, 1)
+        '''))
+    assert "def scale(x):" in out and 'x = scale(features["x"])' in out
