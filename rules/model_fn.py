@@ -178,6 +178,7 @@ class _Interpreter:
         self.helpers = helpers or {}  # the module's own functions by name (bound once): network helpers inline
         self.inlined_helpers: list[cst.FunctionDef] = []
         self.inlining: list[str] = []  # helpers being inlined, innermost last (recursion guard)
+        self.statics: dict[str, cst.BaseExpression] = {}  # `units = params["units"]`: read as the value itself
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
         params = [p.name.value for p in fn.params.params]
@@ -551,12 +552,39 @@ class _Interpreter:
         if body and _docstring(body[0]) is not None:
             self.docstring = _docstring(body[0])
             body = body[1:]
-        for stmt in body:
+        for stmt in self.static_locals(body):
             self.statement(stmt)
         if self.pending_spec is not None:
             self.unreturned_spec()
         if self.live:
             raise Blocked(CODE, "model_fn has no final `return EstimatorSpec(...)`", self.fn)
+
+    def static_locals(self, body: list) -> list:
+        """`units = params["units"]` (assigned once, at the top level of the body, from a value `__init__` can
+        compute too): its reads take the value itself, so layer and optimizer arguments built from it stay
+        constructor arguments; the assignment goes (its comments move to the next statement)."""
+        self.statics: dict[str, cst.BaseExpression] = {}
+        out, leading = [], []
+        for stmt in body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if self.statics:
+                stmt = _substitute(stmt, {k: _parenthesized(v) for k, v in self.statics.items()})
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and self.assign_counts.get(small.targets[0].target.value) == 1
+                    and small.targets[0].target.value not in self.locals
+                    and _static(stmt.body[0].value, set(self.module_names | {self.params} | set(self.statics)))):
+                self.statics[small.targets[0].target.value] = stmt.body[0].value
+                leading.extend(line for line in stmt.leading_lines if line.comment is not None)
+                continue
+            if leading:
+                stmt = stmt.with_changes(leading_lines=[*leading, *stmt.leading_lines])
+                leading = []
+            out.append(stmt)
+        if self.statics and any(_names_read_anywhere(stmt) & set(self.statics) for stmt in out):
+            self.statics = {}  # still read where substitution does not reach (a lambda, a nested def): keep as is
+            return body
+        return out
 
     def unreturned_spec(self):
         target, _, stmt, _ = self.pending_spec
@@ -836,8 +864,8 @@ class _Interpreter:
         values = {q.name.value: args.get(q.name.value, q.default) for q in params if q.name.value not in same}
         # a value __init__ can see too (literals, params, module names: `units=params["units"]`, `tf.nn.relu`) is
         # written where the parameter is read, so layer arguments stay constructor arguments; tensors are assigned
-        visible = self.module_names | {self.params} | _BUILTINS
-        static = {q: v for q, v in values.items() if not counts.get(q) and self.free_names(v) <= visible}
+        visible = set(self.module_names | {self.params} | set(self.statics))
+        static = {q: v for q, v in values.items() if not counts.get(q) and _static(v, visible)}
         values = {q: v for q, v in values.items() if q not in static}
         lines = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames.get(q, q)))], v)])
                  for q, v in values.items()]
@@ -971,6 +999,19 @@ class _Interpreter:
                 self.grads[names[0]] = _Grads("list", (*grads.transforms, step), grads.unscaled, value)
                 self.dropped.add(names[1])
                 return
+        if (self.loop is None and self.loss is None and self.active == self.live
+                and self.free_names(value) & self.forward and not self.builds_layers(value)
+                and not self.uses_labels(value)):
+            # `words, nwords = features` (tuple features), `mean, var = tf.nn.moments(x, [0])`: forward values
+            self.check_names(value, self.forward | {self.params}, f"`{code(target)} = ...`", stmt)
+            for name in names:
+                self.forward.add(name)
+                self.bind_name(name, "forward")
+            if self.pending_leading:
+                stmt = stmt.with_changes(leading_lines=[*self.pending_leading, *stmt.leading_lines])
+                self.pending_leading = []
+            self.call_body.append(stmt)
+            return
         raise Blocked(CODE, f"statement `{code(stmt).strip()}` in model_fn is not converted", stmt)
 
     # ---- loss ------------------------------------------------------------------------------------------------
@@ -1558,7 +1599,8 @@ class _Interpreter:
         kept: list[cst.BaseStatement] = []
         for index, stmt in reversed(list(enumerate(self.call_body))):
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
-            target = small.targets[0].target.value if isinstance(small, cst.Assign) else None
+            target = (small.targets[0].target.value if isinstance(small, cst.Assign)
+                      and isinstance(small.targets[0].target, cst.Name) else None)
             needed = set().union(*(self.free_names(s) for s in kept)) | {out}
             if (target in self.inlined and target not in needed and self.assign_counts.get(target) == 1
                     and not any(line.comment for line in stmt.leading_lines)):
@@ -1705,6 +1747,58 @@ def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
 
     node.visit(_V())
     return found
+
+
+def _names_read_anywhere(node) -> set[str]:
+    """Identifiers used as names anywhere below `node`, lambdas and nested defs included (attribute names and
+    keywords are not names)."""
+    found: set[str] = set()
+
+    class _V(Visitor):
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+    node.visit(_V())
+    return found
+
+
+_STATIC_CALLS = frozenset({"int", "float", "str", "bool", "len", "min", "max", "abs", "round", "tuple", "list"})
+
+
+def _static(node, allowed: set[str]) -> bool:
+    """A value the model's `__init__` can compute too, the same every time it is read: literals, names in
+    `allowed` (params, module names), their attributes and items, arithmetic on them, `params.get(...)` and a
+    few pure builtins. Never a TF call (a variable, a random tensor) or anything reading features/labels/mode."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in allowed or node.value in ("True", "False", "None")
+    if isinstance(node, cst.Attribute):
+        return _static(node.value, allowed)
+    if isinstance(node, cst.Subscript):
+        return _static(node.value, allowed) and all(
+            isinstance(e.slice, cst.Index) and _static(e.slice.value, allowed) for e in node.slice)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and _static(e.value, allowed) for e in node.elements)
+    if isinstance(node, cst.BinaryOperation):
+        return _static(node.left, allowed) and _static(node.right, allowed)
+    if isinstance(node, cst.UnaryOperation):
+        return _static(node.expression, allowed)
+    if isinstance(node, cst.Call):
+        func = node.func
+        pure = (isinstance(func, cst.Name) and func.value in _STATIC_CALLS and func.value in _BUILTINS
+                and func.value not in allowed - _STATIC_CALLS) or (
+            isinstance(func, cst.Attribute) and func.attr.value == "get" and _static(func.value, allowed))
+        return pure and all(a.star == "" and _static(a.value, allowed) for a in node.args)
+    return False
 
 
 def _has_return(statements) -> bool:

@@ -114,3 +114,40 @@ def test_a_helper_without_layers_stays_a_function():
         logits = tf.compat.v1.layers.dense(net, 1)
         '''))
     assert "def scale(x):" in out and 'x = scale(features["x"])' in out
+
+
+def test_hyperparameters_read_into_locals_stay_constructor_arguments():
+    """`units = params["units"]` then `dense(x, units)`: the layer is built in __init__, where the local does not
+    exist; its value is written where it is read (assigned once, from params/module names/literals only)."""
+    out = converted(program(forward='''
+        # sizes
+        units = params["units"]
+        rate = float(params.get("lr", 0.1)) * SCALE
+        x = features["x"]
+        net = tf.keras.layers.Dense(units=units, activation=tf.nn.relu)(x)
+        logits = tf.keras.layers.Dense(1)(net)
+        ''', optimizer="optimizer = tf.compat.v1.train.GradientDescentOptimizer(rate)", extra="SCALE = 2.0\n"))
+    assert 'keras.layers.Dense(units=params["units"], activation=tf.nn.relu' in out
+    assert 'SGD(learning_rate=(float(params.get("lr", 0.1)) * SCALE))' in out
+    assert "units = " not in section(out, "    def call", "def build_model") and "# sizes" in out
+
+
+@pytest.mark.parametrize("forward", [
+    # a tensor value, assigned twice, or read inside a lambda: kept as a statement (and blocked if a layer needs it)
+    'units = tf.shape(features["x"])[1]\nx = features["x"]\nlogits = tf.compat.v1.layers.dense(x, units)\n',
+    'units = 4\nunits = units * 2\nx = features["x"]\nlogits = tf.compat.v1.layers.dense(x, units)\n',
+])
+def test_values_that_are_not_static_are_not_substituted(forward):
+    result = blocked(program(forward=forward))
+    assert any("`units`" in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_tuple_features_and_tuple_results_unpack_in_call():
+    out = converted(program(forward='''
+        words, lengths = features
+        mean, variance = tf.nn.moments(words, axes=[1], keepdims=True)
+        net = tf.compat.v1.layers.dense((words - mean) * tf.math.rsqrt(variance + 1e-6), 8)
+        logits = tf.compat.v1.layers.dense(net, 1)
+        '''))
+    call = section(out, "    def call", "    def restore_model_dir")
+    assert "words, lengths = features" in call and "mean, variance = tf.nn.moments(words" in call
