@@ -621,8 +621,10 @@ class Analysis:
         after training in the same function that is the weights the migrated model holds; otherwise the migrated
         model restores the same checkpoint (Model.restore_checkpoint), or the use is blocked saying why."""
         trained = _trained_before(site, use.call, use.file)
-        if checkpoint is None and _trained_before(site, use.call, use.file, restored=True):
-            return  # trained, or model_dir's latest restored, earlier in this function
+        if checkpoint is None and not _trained_before(site, use.call, use.file, lambda u: u.checkpoint is not None) \
+                and _trained_before(site, use.call, use.file, lambda u: u.kind in ("train", "train_and_evaluate")
+                                    or u.restore):
+            return  # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since)
         from . import canned
 
         model_dir = site.run_config.get("model_dir")
@@ -972,10 +974,10 @@ class Analysis:
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
 
 
-def _trained_before(site: Site, call: cst.Call, file: FileIndex, restored: bool = False) -> bool:
+def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> bool:
     """predict/export/evaluate read the checkpoint training ended with: the migrated model holds those weights
-    right after it trained, earlier in the same function (an unconditional call before this one). `restored`:
-    or after an earlier use restored model_dir's latest checkpoint there."""
+    right after it trained, earlier in the same function (an unconditional call before this one). `which(use)`:
+    other earlier uses to look for (default: training)."""
     def running(node):  # a comprehension runs where it stands: its enclosing scope
         scope = file.scope_of(node)
         while scope.kind == "comprehension":
@@ -983,8 +985,8 @@ def _trained_before(site: Site, call: cst.Call, file: FileIndex, restored: bool 
         return scope
 
     order, block, scope = file.orders[id(call)], file.blocks[id(call)], running(call)
-    trained = [u for u in site.uses if (u.kind in ("train", "train_and_evaluate") or
-                                        restored and u.restore and u.checkpoint is None) and u.file is file
+    which = which or (lambda u: u.kind in ("train", "train_and_evaluate"))
+    trained = [u for u in site.uses if which(u) and u.file is file
                and running(u.call) is scope and file.orders[id(u.call)] < order
                and block[:len(file.blocks[id(u.call)])] == file.blocks[id(u.call)]]
     return bool(trained)
@@ -1495,8 +1497,7 @@ class Emitter:
                                      "end: keep max_steps a multiple of it)", site.call))
         if use.kind == "export":
             args.append("required=True")
-        return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92) + \
-            "  # what the Estimator restored first"
+        return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
 
     def use(self, site: Site, use: Use, edits) -> None:
         stmt = self.file.statement_of(use.call)
