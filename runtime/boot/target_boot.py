@@ -287,6 +287,11 @@ class _WeightMapper:
     def take(self, layer_name, weight_name, shape):
         shape = tuple(int(d) for d in shape) if shape is not None else None
         target = "%s/%s" % (layer_name, weight_name)
+        again = next((s for t, s, _ in self.mapped if t == target), None)
+        if again is not None and self.shapes[again] == shape:
+            # another instance of the same model (a predict() that builds its own, then restores model_dir):
+            # the same start, as the Estimator's second graph initialised the same way
+            return self.reader.get_tensor(again)
         for cand, how in self.candidates(target, weight_name):
             if self.shapes[cand] == shape:
                 return self._use(target, cand, how)
@@ -551,17 +556,19 @@ def _patch_export_paths():
 
 
 def _patch_restore_model_dir(model_cls):
-    """The generated restore_model_dir(model_dir, ...) reads the directory the program's checkpoints were moved
-    to (a checkpoint the user keeps in the program's own model_dir is never read by a verify run)."""
-    method = model_cls.__dict__.get("restore_model_dir")
-    if method is None or getattr(method, "_tfmigrate", False):
-        return
+    """The generated restore_model_dir(model_dir, ...) and restore_checkpoint(model_dir, ...) read the directory
+    the program's checkpoints were moved to (a checkpoint the user keeps in the program's own model_dir is never
+    read by a verify run)."""
+    for name in ("restore_model_dir", "restore_checkpoint"):
+        method = model_cls.__dict__.get(name)
+        if method is None or getattr(method, "_tfmigrate", False):
+            continue
 
-    def restore_model_dir(self, model_dir, *args, **kwargs):
-        return method(self, _redirect(model_dir), *args, **kwargs)
+        def redirected(self, model_dir, *args, _method=method, **kwargs):
+            return _method(self, _redirect(model_dir) if model_dir is not None else None, *args, **kwargs)
 
-    restore_model_dir._tfmigrate = True
-    model_cls.restore_model_dir = restore_model_dir
+        redirected._tfmigrate = True
+        setattr(model_cls, name, redirected)
 
 
 def _patch_dirs(tf):
