@@ -623,8 +623,10 @@ class Analysis:
         trained = _trained_before(site, use.call, use.file)
         if checkpoint is None and not _trained_before(site, use.call, use.file, lambda u: u.checkpoint is not None) \
                 and _trained_before(site, use.call, use.file, lambda u: u.kind in ("train", "train_and_evaluate")
-                                    or u.restore):
-            return  # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since)
+                                    or u.restore and use.kind != "export"):
+            # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since); an
+            # export restores again: without a checkpoint it raised where predict/evaluate went on
+            return
         from . import canned
 
         model_dir = site.run_config.get("model_dir")

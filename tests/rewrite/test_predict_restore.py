@@ -104,9 +104,10 @@ def test_module_level_program_that_only_predicts_and_exports():
     out = converted(src)
     assert (f'est.restore_checkpoint("/tmp/trained", next(iter(eval_input_fn()))){RESTORED}\n'
             "for p in est.predict_examples(eval_input_fn(), yield_single_examples=False):") in out
-    # model_dir's latest was restored by the predict above, in the same scope: the export reads the same weights
-    assert out.count("est.restore_checkpoint(") == 1
-    assert 'est.export_parsing_saved_model("/tmp/export", SPEC)' in out
+    # the export restores again: without a checkpoint the Estimator's export raised where its predict went on
+    assert out.count("est.restore_checkpoint(") == 2
+    assert ('    tf.io.parse_example(tf.constant([], tf.string), SPEC),\n    required=True,\n)\n'
+            'est.export_parsing_saved_model("/tmp/export", SPEC)') in out
 
 
 def test_export_alone_builds_from_the_parsing_spec_and_requires_a_checkpoint():
