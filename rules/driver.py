@@ -53,8 +53,22 @@ StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build r
 optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
 as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
 and the migrated program from copies of that model_dir and compares every step.
-Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
-hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), raw serving receivers,
+predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
+helper with its own Estimator, a `--mode predict` branch, a program that only predicts), or with checkpoint_path:
+the Estimator restored checkpoint_path, else model_dir's latest (none: predict/evaluate ran on freshly initialised
+variables, export raised "Couldn't find trained model"). The migrated model does the same first:
+`est.restore_checkpoint(model_dir, sample[, checkpoint_path=...][, required=True])` (ctl:
+`trainer.model.restore_checkpoint(trainer.model_dir, ...)`; the trainer's evaluate restores model_dir in _build),
+where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export) builds the
+variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
+model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint; weights only. Once
+restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
+(it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
+predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
+Blocked there, with the reason: canned estimators (their TF1 checkpoint is not read yet), warm_start_from,
+parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
+hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
+Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
 predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
