@@ -2,7 +2,8 @@
 restored. The original trains K steps on TF 2.15 into a model_dir; then, each on its own copy of that directory,
 the original (`--mode predict`: a fresh Estimator restores the latest TF1 checkpoint) and the migrated program
 (TF 2.21: `restore_checkpoint` reads the same checkpoint by TF1 name) predict, evaluate and export. No weights are
-handed over by verify: the predictions, the evaluation loss and the exports' outputs must match within verify's
+handed over by verify: the predictions, the evaluation loss and the exports' outputs (and the ctl target's
+predictions and evaluation) must match within verify's
 tolerance only because both restored the same checkpoint. On an empty model_dir the migrated program predicts from
 fresh weights and then fails the export as the Estimator did ("Couldn't find trained model").
 
@@ -63,13 +64,14 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= ATOL + RTOL * abs(a)
 
 
-def _migrated(tmp_path: Path) -> Path:
+def _migrated(tmp_path: Path, target: str = "keras") -> Path:
     from tfmigrate.engine import Options, migrate_source
 
-    out = tmp_path / "migrated.py"
-    result = migrate_source((CASE / "original.py").read_bytes(), str(out), Options(target="keras"))
+    out = tmp_path / f"migrated_{target}.py"
+    result = migrate_source((CASE / "original.py").read_bytes(), str(out), Options(target=target))
     assert result.status == "changed", [d.format() for d in result.diagnostics]
-    assert result.output == (CASE / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
+    if target == "keras":
+        assert result.output == (CASE / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
     out.write_bytes(result.output)
     return out
 
@@ -99,6 +101,16 @@ def test_migrated_predict_restores_the_estimators_checkpoint(tmp_path):
     assert all(_close(x, y) for x, y in pairs), max(abs(x - y) for x, y in pairs)
     loss_a, loss_b = _printed(runs["original"], "final eval")[0]["loss"], _printed(runs["migrated"], "final eval")[0]["loss"]
     assert _close(loss_a, loss_b), (loss_a, loss_b)
+
+    # the custom-training-loop target restores into its trainer's model the same way (its evaluate: _build)
+    ctl_dir = tmp_path / "ctl" / "model"
+    shutil.copytree(trained, ctl_dir)
+    ctl = _run("target", [str(_migrated(tmp_path, "ctl")), "--mode", "predict", "--model_dir", str(ctl_dir)],
+               tmp_path).stdout
+    c = _printed(ctl, "prediction")
+    assert [p["class_id"] for p in c] == [p["class_id"] for p in a]
+    assert all(_close(x, y) for p, q in zip(a, c) for x, y in zip(p["probabilities"], q["probabilities"]))
+    assert _close(loss_a, _printed(ctl, "final eval")[0]["loss"])
 
     # the restore took effect: a fresh model (an empty model_dir) predicts something else ...
     empty = tmp_path / "empty"
