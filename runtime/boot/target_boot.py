@@ -282,24 +282,25 @@ class _WeightMapper:
         self.exact = {}  # target -> value equal to the checkpoint's after creation
         self.unchecked = []
         self.shards = {}  # target -> number of ShardedVariable parts
+        self.owners = {}  # target -> id of the layer that first created it
         self.out = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".weights.json")
 
-    def take(self, layer_name, weight_name, shape):
+    def take(self, layer_name, weight_name, shape, owner=None):
         shape = tuple(int(d) for d in shape) if shape is not None else None
         target = "%s/%s" % (layer_name, weight_name)
         again = next((s for t, s, _ in self.mapped if t == target), None)
-        if again is not None and self.shapes[again] == shape:
+        if again is not None and self.owners.get(target) not in (None, owner) and self.shapes[again] == shape:
             # another instance of the same model (a predict() that builds its own, then restores model_dir):
             # the same start, as the Estimator's second graph initialised the same way
             return self.reader.get_tensor(again)
         for cand, how in self.candidates(target, weight_name):
             if self.shapes[cand] == shape:
-                return self._use(target, cand, how)
+                return self._use(target, cand, how, owner)
         for cand in self.order:  # next unused checkpoint variable in creation order
             if cand in self.used:
                 continue
             if self.shapes[cand] == shape:
-                return self._use(target, cand, "order")
+                return self._use(target, cand, "order", owner)
             break
         self.unmatched.append((target, shape))
         self.write()
@@ -330,7 +331,8 @@ class _WeightMapper:
         if not self.exact[target]:
             self.fail("weight %r does not hold its checkpoint value after creation" % target)
 
-    def _use(self, target, source, how):
+    def _use(self, target, source, how, owner=None):
+        self.owners.setdefault(target, owner)
         self.used.add(source)
         self.mapped.append((target, source, how))
         self.write()
@@ -427,7 +429,7 @@ def _patch_add_weight(layer_cls, mapper):
             shape = a["args"][0]
         if name is None or shape is None:
             return orig(self, *args, **kwargs)
-        value = mapper.take(self.name, name, shape)
+        value = mapper.take(self.name, name, shape, owner=id(self))
         if "initializer" in sig.parameters:
             # rebuild the call from the bound arguments with the initializer replaced
             a["initializer"] = _ConstInit(value)
