@@ -6,7 +6,7 @@ Environment:
   TFMIGRATE_CAPTURE_DIR  per-step local losses go to <dir>/<task>.loss, one line per step:
                          "<int32 bit pattern of the float32 local mean loss> <batch size>"
   TFMIGRATE_MODEL_DIR    CheckpointManager / BackupAndRestore / ModelCheckpoint paths (and the model_dir the
-                         generated restore_model_dir reads) are moved under it
+                         generated restore_model_dir / restore_checkpoint read) are moved under it
   TFMIGRATE_INIT_CKPT    optional TF1 checkpoint prefix (the original's model.ckpt-0): weights created
                          through Layer.add_weight start from its values (by name: exact, scoped or bare;
                          else creation order + shape), and each is read back and checked bit for bit
@@ -567,6 +567,8 @@ def _patch_restore_model_dir(model_cls):
             continue
 
         def redirected(self, model_dir, *args, _method=method, **kwargs):
+            if kwargs.get("checkpoint_path") is not None:  # a checkpoint inside a moved model_dir moves with it
+                kwargs["checkpoint_path"] = _under_redirected(kwargs["checkpoint_path"])
             return _method(self, _redirect(model_dir) if model_dir is not None else None, *args, **kwargs)
 
         redirected._tfmigrate = True
