@@ -54,8 +54,22 @@ StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build r
 optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
 as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
 and the migrated program from copies of that model_dir and compares every step.
-Blocked, each with its own line: predict/export before training or in another function, predict(checkpoint_path=...,
-hooks=...), export(checkpoint_path/assets_extra/as_text/experimental_mode), raw serving receivers,
+predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
+helper with its own Estimator, a `--mode predict` branch, a program that only predicts), or with checkpoint_path:
+the Estimator restored checkpoint_path, else model_dir's latest (none: predict/evaluate ran on freshly initialised
+variables, export raised "Couldn't find trained model"). The migrated model does the same first:
+`est.restore_checkpoint(model_dir, sample[, checkpoint_path=...][, required=True])` (ctl:
+`trainer.model.restore_checkpoint(trainer.model_dir, ...)`; the trainer's evaluate restores model_dir in _build),
+where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export) builds the
+variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
+model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint; weights only. Once
+restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
+(it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
+predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
+Blocked there, with the reason: canned estimators (their TF1 checkpoint is not read yet), warm_start_from,
+parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
+hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
+Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers,
 a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
 predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
@@ -185,6 +199,10 @@ class Use:
     predict: dict[str, Value] = field(default_factory=dict)  # input_fn, predict_keys, yield_single_examples
     export: dict[str, Value] = field(default_factory=dict)  # export_dir_base, feature_spec, default_batch_size
     exporters: list = field(default_factory=list)  # EvalSpec exporters: (name Value, receiver args, kind)
+    # predict / evaluate / export with nothing trained before it in the same function, or given checkpoint_path:
+    # the migrated model first restores what the Estimator restored (Model.restore_checkpoint)
+    restore: bool = False
+    checkpoint: Value | None = None  # checkpoint_path=...
 
 
 @dataclass
@@ -544,12 +562,17 @@ class Analysis:
             args = bind_values(call, _EVALUATE, "evaluate", file)
             if "hooks" in args:
                 self.hooks(args.pop("hooks"), site, "evaluate")
+            checkpoint = args.pop("checkpoint_path", None)
+            if checkpoint is not None and is_literal(checkpoint.node, None):
+                checkpoint = None
             extra = set(args) - {"input_fn", "steps", "name"}
             if extra:
                 raise Blocked(CODE, f"evaluate({', '.join(sorted(extra))}=...) is not converted yet", call)
             if "input_fn" not in args:
                 raise Blocked(CODE, "evaluate() without input_fn", call)
-            site.uses.append(Use("evaluate", call, file, func.value, evaluate=args))
+            use = Use("evaluate", call, file, func.value, evaluate=args)
+            self._restore(site, use, checkpoint, "evaluate")
+            site.uses.append(use)
         elif method == "predict":
             site.uses.append(self._predict(site, call, file, func.value))
         elif method in ("export_saved_model", "export_savedmodel"):
@@ -568,14 +591,14 @@ class Analysis:
             raise Blocked(CODE, "predict() without input_fn", call)
         if "hooks" in args:
             self.hooks(args.pop("hooks"), site, "predict")
-        if "checkpoint_path" in args and not is_literal(args["checkpoint_path"].node, None):
-            raise Blocked(CODE, "predict(checkpoint_path=...) is not converted: it restores another checkpoint than "
-                                "the weights training ended with; load those weights into the migrated model first",
-                          args["checkpoint_path"].node)
+        checkpoint = args.pop("checkpoint_path", None)
+        if checkpoint is not None and is_literal(checkpoint.node, None):
+            checkpoint = None
         if site.strategy is not None and site.strategy.parameter_server:
             raise Blocked(CODE, "predict() of an Estimator trained with parameter servers is not converted yet", call)
-        _trained_before(site, call, file, "predict")
-        return Use("predict", call, file, receiver, predict=args)
+        use = Use("predict", call, file, receiver, predict=args)
+        self._restore(site, use, checkpoint, "predict")
+        return use
 
     def _export(self, site: Site, call: cst.Call, file: FileIndex, receiver, method: str) -> Use:
         """`est.export_saved_model(base, build_parsing_serving_input_receiver_fn(spec))` after training in the same
@@ -585,7 +608,6 @@ class Analysis:
             if key not in args:
                 raise Blocked(CODE, f"{method}() without {key}", call)
         for key, why in (("assets_extra", "copy the assets next to the export yourself"),
-                         ("checkpoint_path", "it exports another checkpoint than the weights training ended with"),
                          ("experimental_mode", "only the PREDICT graph is exported by the migrated model")):
             if key in args and not is_literal(args[key].node, None) and \
                     not (key == "experimental_mode" and self.tf(args[key].node, file) == "estimator.ModeKeys.PREDICT"):
@@ -595,10 +617,64 @@ class Analysis:
                           args["as_text"].node)
         if site.strategy is not None and site.strategy.parameter_server:
             raise Blocked(CODE, f"{method}() of an Estimator trained with parameter servers is not converted yet", call)
-        _trained_before(site, call, file, method)
         receiver_args = self.receiver(args["serving_input_receiver_fn"], site)
         export = {"export_dir_base": args["export_dir_base"], **receiver_args}
-        return Use("export", call, file, receiver, export=export)
+        use = Use("export", call, file, receiver, export=export)
+        checkpoint = args.get("checkpoint_path")
+        self._restore(site, use, None if checkpoint is None or is_literal(checkpoint.node, None) else checkpoint,
+                      method)
+        if use.restore and "receiver_fn" in receiver_args:
+            raise Blocked(CODE, f"{method}() with a hand-written serving_input_receiver_fn and nothing trained before "
+                                "it in the same function is not converted yet: the migrated model would have to be "
+                                "built from the receiver's placeholders before it restores the checkpoint; train "
+                                "first in this function, or use build_parsing_serving_input_receiver_fn", call)
+        return use
+
+    def _restore(self, site: Site, use: Use, checkpoint: Value | None, what: str) -> None:
+        """predict / evaluate / export_saved_model restored a checkpoint first: `checkpoint_path` if given, else the
+        latest in model_dir (none: predict/evaluate ran on freshly initialised variables, export raised). Right
+        after training in the same function that is the weights the migrated model holds; otherwise the migrated
+        model restores the same checkpoint (Model.restore_checkpoint), or the use is blocked saying why."""
+        trained = _trained_before(site, use.call, use.file)
+        if checkpoint is None and not _trained_before(site, use.call, use.file, lambda u: u.checkpoint is not None) \
+                and _trained_before(site, use.call, use.file, lambda u: u.kind in ("train", "train_and_evaluate")
+                                    or u.restore and use.kind != "export"):
+            # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since); an
+            # export restores again: without a checkpoint it raised where predict/evaluate went on
+            return
+        from . import canned
+
+        model_dir = site.run_config.get("model_dir")
+        has_dir = model_dir is not None and not (isinstance(model_dir, Value) and is_literal(model_dir.node, None))
+        where = "with nothing trained before it in the same function" if not trained else "with checkpoint_path"
+        if canned.is_canned(site):
+            if not has_dir and checkpoint is None and use.kind == "evaluate":
+                return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
+            raise Blocked(CODE, f"estimator.{what}() of a canned estimator {where} is not converted yet: the Estimator "
+                                "restored a checkpoint, which the generated canned model does not read; train first "
+                                "in this function (without checkpoint_path)", use.call)
+        if site.strategy is not None and site.strategy.parameter_server:
+            if not has_dir and checkpoint is None and use.kind == "evaluate":
+                return
+            raise Blocked(CODE, f"estimator.{what}() under parameter servers {where} is not converted yet", use.call)
+        if site.warm_start:
+            raise Blocked(CODE, f"estimator.{what}() of an Estimator with warm_start_from {where} is not converted "
+                                "yet: without a checkpoint in model_dir the Estimator warm-started (predict/evaluate) "
+                                "or exported the warm-start checkpoint; train first in this function", use.call)
+        if not has_dir and checkpoint is None:
+            if use.kind == "evaluate":
+                return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
+            raise Blocked(CODE, f"estimator.{what}() {where} is not converted: this Estimator has no model_dir, so "
+                                "it read a checkpoint from the temporary directory of whatever training this Estimator "
+                                "object did elsewhere, which tfmigrate cannot follow; give RunConfig(model_dir=...) "
+                                "or train first in this function", use.call)
+        if use.kind == "evaluate" and site.target != "keras":
+            if checkpoint is not None:
+                raise Blocked(CODE, "evaluate(checkpoint_path=...) is not converted for the custom training loop "
+                                    "(its evaluate restores model_dir's latest checkpoint); use --target keras or "
+                                    "evaluate model_dir's latest checkpoint", checkpoint.node)
+            return  # the trainer's evaluate builds the model and restores model_dir's latest checkpoint (_build)
+        use.restore, use.checkpoint = True, checkpoint
 
     def spec(self, value: Value, what: str, signature: list[str], site: Site) -> dict[str, Value]:
         r = self.program.resolve(value)
@@ -917,9 +993,10 @@ class Analysis:
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
 
 
-def _trained_before(site: Site, call: cst.Call, file: FileIndex, what: str) -> None:
-    """predict/export read the checkpoint training ended with: the migrated model holds those weights only right
-    after it trained, earlier in the same function (an unconditional call before this one)."""
+def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> bool:
+    """predict/export/evaluate read the checkpoint training ended with: the migrated model holds those weights
+    right after it trained, earlier in the same function (an unconditional call before this one). `which(use)`:
+    other earlier uses to look for (default: training)."""
     def running(node):  # a comprehension runs where it stands: its enclosing scope
         scope = file.scope_of(node)
         while scope.kind == "comprehension":
@@ -927,13 +1004,11 @@ def _trained_before(site: Site, call: cst.Call, file: FileIndex, what: str) -> N
         return scope
 
     order, block, scope = file.orders[id(call)], file.blocks[id(call)], running(call)
-    trained = [u for u in site.uses if u.kind in ("train", "train_and_evaluate") and u.file is file
+    which = which or (lambda u: u.kind in ("train", "train_and_evaluate"))
+    trained = [u for u in site.uses if which(u) and u.file is file
                and running(u.call) is scope and file.orders[id(u.call)] < order
                and block[:len(file.blocks[id(u.call)])] == file.blocks[id(u.call)]]
-    if not trained:
-        raise Blocked(CODE, f"estimator.{what}() without training before it in the same function is not converted "
-                            "yet: the Estimator restores the latest checkpoint in model_dir, which the migrated "
-                            "model does not read; train first in this function, or restore the weights yourself", call)
+    return bool(trained)
 
 
 def resumes(site: Site) -> bool:
@@ -1409,8 +1484,44 @@ class Emitter:
                                             f'{self.render(name, use.call, "exporter name")})', receiver)
                 for name, receiver in use.exporters]
 
+    def restore_text(self, site: Site, use: Use) -> str:
+        """`model.restore_checkpoint(model_dir, sample, ...)` before a predict / evaluate / export that restored a
+        checkpoint the migrated model does not hold yet: one element of the data it reads builds the variables
+        (Keras builds lazily), then checkpoint_path or model_dir's latest is read (TF1 names or this program's)."""
+        at, receiver = use.call, code(use.receiver)
+        if site.target == "keras":
+            model = receiver
+            model_dir = self.render(site.run_config["model_dir"], at, "model_dir") \
+                if "model_dir" in site.run_config else "None"
+        else:
+            model, model_dir = f"{receiver}.model", f"{receiver}.model_dir"
+        if use.kind == "predict":
+            sample = f"next(iter({self.dataset_fn(use.predict['input_fn'], site, at, 'infer')[0]}))"
+        elif use.kind == "evaluate":
+            fn, shards = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
+            if fn.startswith("lambda input_context: ") and not shards:
+                sample = f"next(iter({fn[len('lambda input_context: '):]}))"
+            else:
+                sample = f"next(iter({_callable(fn, cst.parse_expression(fn))}(tf.distribute.InputContext())))"
+        else:  # an empty batch of the parsing spec: the shapes the serving signature feeds
+            spec = self.render(use.export["feature_spec"], at, "feature_spec")
+            sample = f'tf.io.parse_example(tf.constant([], tf.string), {spec})'
+        args = [model_dir, sample]
+        if use.checkpoint is not None:
+            args.append(f"checkpoint_path={self.render(use.checkpoint, at, 'checkpoint_path')}")
+        elif site.target == "keras" and not any(n[0] == CODE and n[2] is site.call for n in self.notes):
+            self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
+                                     "Estimator's own, or the latest.weights.h5 a migrated Keras fit wrote "
+                                     "(BackupAndRestore saves every save_checkpoints_steps steps, not also at the "
+                                     "end: keep max_steps a multiple of it)", site.call))
+        if use.kind == "export":
+            args.append("required=True")
+        return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
+
     def use(self, site: Site, use: Use, edits) -> None:
         stmt = self.file.statement_of(use.call)
+        if use.restore:
+            edits.insert_before(stmt, [self.restore_text(site, use)])
         if use.kind == "predict":
             edits.replace(use.call, self.predict_text(site, use))
             return

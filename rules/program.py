@@ -106,7 +106,7 @@ class _ReplacePlaceholder(Transformer):
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
-                  resuming: bool = False) -> list[cst.BaseStatement]:
+                  resuming: bool = False, restoring: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -127,7 +127,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    predicting=predicting, exporting=exporting,
-                                                                   warm_starting=warm_starting, resuming=resuming))
+                                                                   warm_starting=warm_starting, resuming=resuming,
+                                                                   restoring=restoring))
     if target == "keras":
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
@@ -264,7 +265,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            key in parameter_server, quiet, table.bindings,
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
-                                                           key not in parameter_server and any(map(driver.resumes, sites))))
+                                                           key not in parameter_server and any(map(driver.resumes, sites)),
+                                                           any(u.restore for s in sites for u in s.uses)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)

@@ -6,7 +6,7 @@ Environment:
   TFMIGRATE_CAPTURE_DIR  per-step local losses go to <dir>/<task>.loss, one line per step:
                          "<int32 bit pattern of the float32 local mean loss> <batch size>"
   TFMIGRATE_MODEL_DIR    CheckpointManager / BackupAndRestore / ModelCheckpoint paths (and the model_dir the
-                         generated restore_model_dir reads) are moved under it
+                         generated restore_model_dir / restore_checkpoint read) are moved under it
   TFMIGRATE_INIT_CKPT    optional TF1 checkpoint prefix (the original's model.ckpt-0): weights created
                          through Layer.add_weight start from its values (by name: exact, scoped or bare;
                          else creation order + shape), and each is read back and checked bit for bit
@@ -282,19 +282,25 @@ class _WeightMapper:
         self.exact = {}  # target -> value equal to the checkpoint's after creation
         self.unchecked = []
         self.shards = {}  # target -> number of ShardedVariable parts
+        self.owners = {}  # target -> id of the layer that first created it
         self.out = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".weights.json")
 
-    def take(self, layer_name, weight_name, shape):
+    def take(self, layer_name, weight_name, shape, owner=None):
         shape = tuple(int(d) for d in shape) if shape is not None else None
         target = "%s/%s" % (layer_name, weight_name)
+        again = next((s for t, s, _ in self.mapped if t == target), None)
+        if again is not None and self.owners.get(target) not in (None, owner) and self.shapes[again] == shape:
+            # another instance of the same model (a predict() that builds its own, then restores model_dir):
+            # the same start, as the Estimator's second graph initialised the same way
+            return self.reader.get_tensor(again)
         for cand, how in self.candidates(target, weight_name):
             if self.shapes[cand] == shape:
-                return self._use(target, cand, how)
+                return self._use(target, cand, how, owner)
         for cand in self.order:  # next unused checkpoint variable in creation order
             if cand in self.used:
                 continue
             if self.shapes[cand] == shape:
-                return self._use(target, cand, "order")
+                return self._use(target, cand, "order", owner)
             break
         self.unmatched.append((target, shape))
         self.write()
@@ -325,7 +331,8 @@ class _WeightMapper:
         if not self.exact[target]:
             self.fail("weight %r does not hold its checkpoint value after creation" % target)
 
-    def _use(self, target, source, how):
+    def _use(self, target, source, how, owner=None):
+        self.owners.setdefault(target, owner)
         self.used.add(source)
         self.mapped.append((target, source, how))
         self.write()
@@ -422,7 +429,7 @@ def _patch_add_weight(layer_cls, mapper):
             shape = a["args"][0]
         if name is None or shape is None:
             return orig(self, *args, **kwargs)
-        value = mapper.take(self.name, name, shape)
+        value = mapper.take(self.name, name, shape, owner=id(self))
         if "initializer" in sig.parameters:
             # rebuild the call from the bound arguments with the initializer replaced
             a["initializer"] = _ConstInit(value)
@@ -551,17 +558,21 @@ def _patch_export_paths():
 
 
 def _patch_restore_model_dir(model_cls):
-    """The generated restore_model_dir(model_dir, ...) reads the directory the program's checkpoints were moved
-    to (a checkpoint the user keeps in the program's own model_dir is never read by a verify run)."""
-    method = model_cls.__dict__.get("restore_model_dir")
-    if method is None or getattr(method, "_tfmigrate", False):
-        return
+    """The generated restore_model_dir(model_dir, ...) and restore_checkpoint(model_dir, ...) read the directory
+    the program's checkpoints were moved to (a checkpoint the user keeps in the program's own model_dir is never
+    read by a verify run)."""
+    for name in ("restore_model_dir", "restore_checkpoint"):
+        method = model_cls.__dict__.get(name)
+        if method is None or getattr(method, "_tfmigrate", False):
+            continue
 
-    def restore_model_dir(self, model_dir, *args, **kwargs):
-        return method(self, _redirect(model_dir), *args, **kwargs)
+        def redirected(self, model_dir, *args, _method=method, **kwargs):
+            if kwargs.get("checkpoint_path") is not None:  # a checkpoint inside a moved model_dir moves with it
+                kwargs["checkpoint_path"] = _under_redirected(kwargs["checkpoint_path"])
+            return _method(self, _redirect(model_dir) if model_dir is not None else None, *args, **kwargs)
 
-    restore_model_dir._tfmigrate = True
-    model_cls.restore_model_dir = restore_model_dir
+        redirected._tfmigrate = True
+        setattr(model_cls, name, redirected)
 
 
 def _patch_dirs(tf):

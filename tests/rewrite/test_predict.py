@@ -1,6 +1,6 @@
-"""TFM601 `estimator.predict(...)`: converted after training in the same function, with the Estimator's yield
-semantics (per example or per batch, predict_keys, features of (features, labels) elements); blocked with a reason
-everywhere the migrated model would not hold the weights the Estimator restored."""
+"""TFM601 `estimator.predict(...)`: converted with the Estimator's yield semantics (per example or per batch,
+predict_keys, features of (features, labels) elements); after training in the same function the migrated model holds
+the weights the Estimator restored, elsewhere it restores them first (test_predict_restore.py)."""
 from __future__ import annotations
 
 import textwrap
@@ -86,10 +86,6 @@ def test_no_predict_no_generated_method():
 
 
 @pytest.mark.parametrize("drive, words", [
-    ("for p in est.predict(eval_input_fn):\n    print(p)\n" + TRAIN, "without training before it"),
-    ('if flag:\n    est.train(train_input_fn, max_steps=3)\nlist(est.predict(eval_input_fn))\n',
-     "without training before it"),
-    (TRAIN + 'list(est.predict(eval_input_fn, checkpoint_path="/tmp/m/model.ckpt-5"))\n', "checkpoint_path"),
     (TRAIN + "list(est.predict(eval_input_fn, hooks=[tf.estimator.StopAtStepHook(1)]))\n", "StopAtStepHook is not"),
 ])
 def test_blocked(drive, words):
@@ -97,13 +93,16 @@ def test_blocked(drive, words):
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
 
 
-def test_predict_in_another_function_is_blocked():
+def test_predict_in_another_function_restores_model_dir():
+    # test_predict_restore.py has the other shapes of predict / evaluate / export with nothing trained before them
     src = prog(TRAIN + "report(est)\n", extra='''
     def report(estimator):
         return list(estimator.predict(eval_input_fn))
     ''')
-    result = blocked(src)
-    assert any("without training before it" in d.message for d in result.diagnostics)
+    out = converted(src)
+    assert ('    estimator.restore_checkpoint("/tmp/tfm-test", next(iter(eval_input_fn())))'
+            "\n"
+            "    return list(estimator.predict_examples(eval_input_fn()))") in out
 
 
 def test_model_fn_without_predictions_is_blocked():
@@ -199,10 +198,8 @@ def test_export_ctl_target_exports_the_trainers_model():
 
 
 @pytest.mark.parametrize("drive, words", [
-    ('est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC))\n' + TRAIN,
-     "without training before it"),
-    (TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC), '
-             'checkpoint_path="/tmp/m/model.ckpt-1")\n', "checkpoint_path"),
+    ('est.export_saved_model("/tmp/e", serving_input_fn)\n' + TRAIN, "hand-written serving_input_receiver_fn and "
+                                                                    "nothing trained before it"),
     (TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC), '
              'as_text=True)\n', "as_text"),
     (TRAIN + 'est.experimental_export_all_saved_models("/tmp/e", {})\n', "experimental_export_all_saved_models"),

@@ -108,7 +108,7 @@ def test_every_blocker_is_reported_each_on_its_own_line():
     lines = {d.line for d in result.diagnostics if d.severity == "error"}
     assert len(lines) >= 3, [d.format() for d in result.diagnostics]
     messages = " ".join(d.message for d in result.diagnostics)
-    assert "hook" in messages and "predict" in messages and "export_saved_model" in messages
+    assert "hook" in messages and "predict" in messages and "serving_input_receiver_fn `serving_fn`" in messages
 
 
 def test_estimator_built_at_module_level_positionally_converts():

@@ -1,5 +1,6 @@
 """target_boot's weight mapping helpers (pure Python + numpy; the boot script itself runs in the target env)."""
 import importlib.util
+import types
 
 import numpy as np
 import pytest
@@ -70,7 +71,7 @@ def test_add_weight_maps_model_weights_but_not_metric_state(boot):
         def __init__(self):
             self.taken, self.checked = [], []
 
-        def take(self, layer, weight, shape):
+        def take(self, layer, weight, shape, owner=None):
             self.taken.append(f"{layer}/{weight}")
             return np.zeros(shape, np.float32)
 
@@ -83,3 +84,23 @@ def test_add_weight_maps_model_weights_but_not_metric_state(boot):
     assert isinstance(var[2], boot._ConstInit) and var[2].value.shape == (2, 3)
     assert Metric("mae").add_weight("total", ())[2] is None
     assert mapper.taken == ["dense/kernel"] and mapper.checked == ["dense/kernel"]
+
+
+def test_a_second_instance_of_the_model_starts_from_the_same_values(boot):
+    """A program that builds its model twice (train(), then predict() over the same model_dir): the second
+    instance's weights start from the checkpoint values the first took, as the Estimator's second graph did; a
+    second weight of the same name on the same layer is still an error."""
+    values = {"dense/kernel": np.ones((2, 3), np.float32)}
+    mapper = object.__new__(boot._WeightMapper)
+    mapper.reader = types.SimpleNamespace(get_tensor=lambda name: values[name])
+    mapper.shapes = {"dense/kernel": (2, 3)}
+    mapper.order, mapper.used, mapper.mapped, mapper.unmatched = ["dense/kernel"], set(), [], []
+    mapper.owners, mapper.write = {}, lambda: None
+    failures = []
+    mapper.fail = failures.append
+    first, second = object(), object()
+    assert mapper.take("dense", "kernel", (2, 3), owner=id(first)).sum() == 6
+    assert mapper.take("dense", "kernel", (2, 3), owner=id(second)).sum() == 6
+    assert not failures
+    mapper.take("dense", "kernel", (2, 3), owner=id(first))
+    assert failures and "no checkpoint variable" in failures[0]
