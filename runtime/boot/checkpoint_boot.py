@@ -159,6 +159,9 @@ def convert(model, optimizer, prefix, out_dir):
 
     reader = tf.train.load_checkpoint(prefix)
     saved = {n: list(s) for n, s in reader.get_variable_to_shape_map().items()}
+    if "_CHECKPOINTABLE_OBJECT_GRAPH" in saved:
+        raise ValueError("%s is a TF2 checkpoint (object-based), not an Estimator's: the migrated program reads "
+                         "it as it is" % prefix)
     mapped, missing, mismatched, used = [], [], [], set()
     for name, variable, label, convert_value in targets(model, optimizer):
         shape = [int(d) for d in variable.shape]
