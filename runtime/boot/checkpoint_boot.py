@@ -209,6 +209,10 @@ def _run(model, optimizer):
     _DONE.append(True)
     sys.stdout.flush()
     try:
+        if not model.weights:
+            raise ValueError("%s has no variables yet where the program hands it over with its optimizer: build it "
+                             "(call it on a batch) before restore_model_dir / tf.train.Checkpoint / fit"
+                             % type(model).__name__)
         if os.environ.get("TFMIGRATE_CONVERT_DUMP"):
             doc = dump(model, optimizer, os.environ["TFMIGRATE_CONVERT_OUT"], os.environ["TFMIGRATE_CONVERT_DUMP"])
             code = 0
@@ -257,10 +261,6 @@ def _patch(tf):
         original_fit = model_cls.fit
 
         def fit(self, *args, **kwargs):
-            if not self.weights:
-                _report({"error": "the program calls fit() on a model that is not built yet: call it on a batch "
-                                  "(or restore_model_dir) first, so its variables exist before training"})
-                os._exit(_EXIT_NO_MODEL)
             _run(self, self.optimizer)
             return original_fit(self, *args, **kwargs)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,19 +30,31 @@ pytestmark = pytest.mark.tfenv
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
-# target env: the dump of the restored TF2 checkpoint (by TF1 name) against the TF1 checkpoint
+# target env: the dump of the restored TF2 checkpoint (by TF1 name) against the TF1 checkpoint, and the partitioned
+# variables of the TF1 graph (.meta) with their save_slice_info
 _CHECK = r"""
 import json, sys
 import numpy as np
 import tensorflow as tf
+from tensorflow.core.framework import variable_pb2
+from tensorflow.core.protobuf import meta_graph_pb2
 dump, prefix = np.load(sys.argv[1]), sys.argv[2]
 reader = tf.train.load_checkpoint(prefix)
 names = {k.replace("|", "/") for k in dump.files}
+mg = meta_graph_pb2.MetaGraphDef()
+mg.ParseFromString(open(prefix + ".meta", "rb").read())
+partitioned = {}
+for raw in mg.collection_def["variables"].bytes_list.value:
+    vd = variable_pb2.VariableDef(); vd.ParseFromString(raw)
+    if vd.HasField("save_slice_info_def"):
+        info = vd.save_slice_info_def
+        partitioned[vd.variable_name] = [info.full_name, list(info.var_offset), list(info.var_shape)]
 print(json.dumps({
     "saved": sorted(reader.get_variable_to_shape_map()),
     "dumped": sorted(names),
     "unequal": sorted(n for n in names if not np.array_equal(dump[n.replace("/", "|")], reader.get_tensor(n))),
     "step": int(dump["global_step"]), "global_step": int(reader.get_tensor("global_step")),
+    "partitioned": partitioned,
 }))
 """
 
@@ -84,23 +97,6 @@ print(json.dumps({
 }))
 """
 
-# target env: the partitioned variables of the TF1 graph (.meta) and their save_slice_info
-_META_PARTS = r"""
-import json, sys
-from tensorflow.core.framework import variable_pb2
-from tensorflow.core.protobuf import meta_graph_pb2
-mg = meta_graph_pb2.MetaGraphDef()
-mg.ParseFromString(open(sys.argv[1] + ".meta", "rb").read())
-out = {}
-for raw in mg.collection_def["variables"].bytes_list.value:
-    vd = variable_pb2.VariableDef(); vd.ParseFromString(raw)
-    if vd.HasField("save_slice_info_def"):
-        info = vd.save_slice_info_def
-        out[vd.variable_name] = [info.full_name, list(info.var_offset), list(info.var_shape)]
-print(json.dumps(out))
-"""
-
-
 def _environ(**extra) -> dict:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("TFMIGRATE_") and k != "TF_CONFIG"}
     environ.update({"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}, **extra)
@@ -121,6 +117,12 @@ def _estimator(case: str, steps: int, tmp_path: Path) -> Path:
     return model_dir
 
 
+@pytest.fixture(scope="module")
+def regression_model_dir(tmp_path_factory) -> Path:
+    """regression_adagrad's Estimator after 30 steps (shared: the tests only read it)."""
+    return _estimator("regression_adagrad", 30, tmp_path_factory.mktemp("estimator"))
+
+
 def _restored(program: Path, out: Path, prefix: Path, tmp_path: Path) -> dict:
     """Restore OUT as the migrated program does (checkpoint_boot's dump mode, a fresh process), compare by TF1 name."""
     dump = tmp_path / "dump.npz"
@@ -130,9 +132,10 @@ def _restored(program: Path, out: Path, prefix: Path, tmp_path: Path) -> dict:
     return json.loads(_run("target", ["-c", _CHECK, dump, prefix], tmp_path).stdout)
 
 
-def test_unpartitioned_model_dir_converts_and_the_program_continues_from_it(tmp_path):
+def test_unpartitioned_model_dir_converts_and_the_program_continues_from_it(tmp_path, regression_model_dir):
     program = FIXTURES / "regression_adagrad" / "migrated.py"
-    model_dir = _estimator("regression_adagrad", 30, tmp_path)
+    model_dir = tmp_path / "estimator"  # a copy: the program's resume below writes into it
+    shutil.copytree(regression_model_dir, model_dir)
     out = tmp_path / "converted"
     result = subprocess.run([sys.executable, "-m", "tfmigrate", "checkpoint", "convert", str(model_dir), "--program",
                              str(program), "--out", str(out), "--output-format", "json"],
@@ -163,10 +166,6 @@ def test_partitioned_variables_convert_and_restore_into_parameter_server_shards(
     program = FIXTURES / "ps_embedding" / "migrated.py"
     model_dir = _estimator("ps_embedding", 5, tmp_path)
     prefix = model_dir / "model.ckpt-5"
-    parts = json.loads(_run("target", ["-c", _META_PARTS, prefix], tmp_path).stdout)
-    assert parts["item_embeddings/part_2:0"] == ["item_embeddings", [34, 0], [16, 8]]
-    assert parts["item_embeddings/part_1/Adagrad:0"] == ["item_embeddings/Adagrad", [17, 0], [17, 8]]
-
     out = tmp_path / "converted"
     doc = checkpoint.convert(model_dir, program, out)
     assert doc["exit"] == checkpoint.EXIT_WRITTEN, checkpoint.table(doc)
@@ -175,6 +174,11 @@ def test_partitioned_variables_convert_and_restore_into_parameter_server_shards(
     assert "item_embeddings  " in checkpoint.table(doc)
 
     check = _restored(program, out, prefix, tmp_path)
+    # the Estimator partitioned the table (and its slot) in its graph, and saved each whole under its name
+    assert check["partitioned"]["item_embeddings/part_2:0"] == ["item_embeddings", [34, 0], [16, 8]]
+    assert check["partitioned"]["item_embeddings/part_1/Adagrad:0"] == ["item_embeddings/Adagrad", [17, 0], [17, 8]]
+    assert {"item_embeddings", "item_embeddings/Adagrad"} <= set(check["saved"])
+    assert not any("part_" in name for name in check["saved"])
     assert check["dumped"] == check["saved"] and check["unequal"] == [] and check["step"] == 5
 
     sharded = json.loads(_run("target", ["-c", _PS_RESTORE, program, out, prefix], tmp_path).stdout)
@@ -183,10 +187,9 @@ def test_partitioned_variables_convert_and_restore_into_parameter_server_shards(
     assert sharded["unequal"] == [] and sharded["step"] == 5
 
 
-def test_a_program_whose_model_differs_lists_the_missing_names_and_writes_nothing(tmp_path):
-    model_dir = _estimator("regression_adagrad", 5, tmp_path)
+def test_a_program_whose_model_differs_lists_the_missing_names_and_writes_nothing(tmp_path, regression_model_dir):
     out = tmp_path / "converted"
-    doc = checkpoint.convert(model_dir, FIXTURES / "adam_mae" / "migrated.py", out)  # Adam, not Adagrad
+    doc = checkpoint.convert(regression_model_dir, FIXTURES / "adam_mae" / "migrated.py", out)  # Adam, not Adagrad
     assert doc["exit"] == checkpoint.EXIT_MISMATCH and doc["written"] is None and not out.exists()
     weights = ["dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
     assert sorted(m["tf1"] for m in doc["missing"]) == sorted(
