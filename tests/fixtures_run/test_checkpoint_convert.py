@@ -7,8 +7,9 @@ restores it (a fresh process) and every value is compared with the TF1 checkpoin
   of the same program resuming straight from the Estimator's model_dir;
 - partitioned (ps_embedding): the Estimator, single-process, still splits its table in 3 parts (graph mode honours
   partitioners; the .meta lists item_embeddings/part_i with save_slice_info) and saves it whole; the converted
-  checkpoint fills the full variable, and restores into the ShardedVariables of a ParameterServerStrategy (an
-  in-process cluster: chief, 1 worker, 2 ps) slice by slice;
+  checkpoint (written single-process: full variables) restores into the ShardedVariables of a ParameterServerStrategy (an
+  in-process cluster: chief, 1 worker, 2 ps) slice by slice; the migrated program run on it (one process) trains
+  steps 6..25 as the Estimator does from its own model_dir (verify's comparison, step by step);
 - a program whose model differs: the missing names are listed, exit 1, nothing written.
 
 Marked `tfenv`.
@@ -30,17 +31,31 @@ pytestmark = pytest.mark.tfenv
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
-# target env: the dump of the restored TF2 checkpoint (by TF1 name) against the TF1 checkpoint, and the partitioned
-# variables of the TF1 graph (.meta) with their save_slice_info
+# target env: the dump of the restored TF2 checkpoint (by TF1 name) against the TF1 checkpoint
 _CHECK = r"""
 import json, sys
 import numpy as np
 import tensorflow as tf
-from tensorflow.core.framework import variable_pb2
-from tensorflow.core.protobuf import meta_graph_pb2
 dump, prefix = np.load(sys.argv[1]), sys.argv[2]
 reader = tf.train.load_checkpoint(prefix)
 names = {k.replace("|", "/") for k in dump.files}
+print(json.dumps({
+    "saved": sorted(reader.get_variable_to_shape_map()),
+    "dumped": sorted(names),
+    "unequal": sorted(n for n in names if not np.array_equal(dump[n.replace("/", "|")], reader.get_tensor(n))),
+    "step": int(dump["global_step"]), "global_step": int(reader.get_tensor("global_step")),
+}))
+"""
+
+# target env: the partitioned variables of the TF1 graph (.meta, with their save_slice_info); the migrated
+# parameter-server model under ParameterServerStrategy restores the converted checkpoint into its shards
+_PS_RESTORE = r"""
+import json, re, runpy, socket, sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.core.framework import variable_pb2
+from tensorflow.core.protobuf import meta_graph_pb2
+program, out, prefix = sys.argv[1:4]
 mg = meta_graph_pb2.MetaGraphDef()
 mg.ParseFromString(open(prefix + ".meta", "rb").read())
 partitioned = {}
@@ -49,21 +64,6 @@ for raw in mg.collection_def["variables"].bytes_list.value:
     if vd.HasField("save_slice_info_def"):
         info = vd.save_slice_info_def
         partitioned[vd.variable_name] = [info.full_name, list(info.var_offset), list(info.var_shape)]
-print(json.dumps({
-    "saved": sorted(reader.get_variable_to_shape_map()),
-    "dumped": sorted(names),
-    "unequal": sorted(n for n in names if not np.array_equal(dump[n.replace("/", "|")], reader.get_tensor(n))),
-    "step": int(dump["global_step"]), "global_step": int(reader.get_tensor("global_step")),
-    "partitioned": partitioned,
-}))
-"""
-
-# target env: the migrated parameter-server model under ParameterServerStrategy restores the converted checkpoint
-_PS_RESTORE = r"""
-import json, re, runpy, socket, sys
-import numpy as np
-import tensorflow as tf
-program, out, prefix = sys.argv[1:4]
 g = runpy.run_path(program, run_name="tfmigrate_check")  # definitions only: main() does not run
 keras = g["keras"]
 
@@ -90,6 +90,7 @@ for i, v in enumerate(model.trainable_variables):
     parts.setdefault(name, []).append(v.numpy())
     parts.setdefault(name + "/Adagrad", []).append(optimizer._accumulators[optimizer._index_dict[optimizer._var_key(v)]].numpy())
 print(json.dumps({
+    "partitioned": partitioned, "saved": sorted(reader.get_variable_to_shape_map()),
     "table_shards": [list(map(int, v.shape)) for v in model.table.variables],
     "compared": sorted(parts),
     "unequal": sorted(n for n, p in parts.items() if not np.array_equal(np.concatenate(p), reader.get_tensor(n))),
@@ -173,18 +174,28 @@ def test_partitioned_variables_convert_and_restore_into_parameter_server_shards(
     assert mapped["item_embeddings"]["shape"] == [50, 8] and mapped["item_embeddings"]["exact"]
     assert "item_embeddings  " in checkpoint.table(doc)
 
-    check = _restored(program, out, prefix, tmp_path)
-    # the Estimator partitioned the table (and its slot) in its graph, and saved each whole under its name
-    assert check["partitioned"]["item_embeddings/part_2:0"] == ["item_embeddings", [34, 0], [16, 8]]
-    assert check["partitioned"]["item_embeddings/part_1/Adagrad:0"] == ["item_embeddings/Adagrad", [17, 0], [17, 8]]
-    assert {"item_embeddings", "item_embeddings/Adagrad"} <= set(check["saved"])
-    assert not any("part_" in name for name in check["saved"])
-    assert check["dumped"] == check["saved"] and check["unequal"] == [] and check["step"] == 5
-
     sharded = json.loads(_run("target", ["-c", _PS_RESTORE, program, out, prefix], tmp_path).stdout)
+    # the Estimator partitioned the table (and its slot) in its graph, and saved each whole under its name
+    assert sharded["partitioned"]["item_embeddings/part_2:0"] == ["item_embeddings", [34, 0], [16, 8]]
+    assert sharded["partitioned"]["item_embeddings/part_1/Adagrad:0"] == ["item_embeddings/Adagrad", [17, 0], [17, 8]]
+    assert {"item_embeddings", "item_embeddings/Adagrad"} <= set(sharded["saved"])
+    assert not any("part_" in name for name in sharded["saved"])
+    # every TF1 variable, restored shard by shard, bit for bit
     assert sharded["table_shards"] == [[17, 8], [17, 8], [16, 8]]
-    assert sharded["compared"] == sorted(n for n in check["saved"] if n != "global_step")
+    assert sharded["compared"] == sorted(n for n in sharded["saved"] if n != "global_step")
     assert sharded["unequal"] == [] and sharded["step"] == 5
+
+    # the migrated program (one process) goes on from DIR as the Estimator goes on from its model_dir
+    estimator_dir = tmp_path / "estimator_copy"
+    shutil.copytree(model_dir, estimator_dir)
+    _run("legacy", [capture.LEGACY_BOOT, FIXTURES / "ps_embedding" / "original.py", "--steps", 25], tmp_path,
+         TFMIGRATE_CAPTURE_DIR=str(tmp_path / "cap_original"), TFMIGRATE_MODEL_DIR=str(estimator_dir))
+    _run("target", [capture.TARGET_BOOT, program, "--steps", 25, "--model_dir", out], tmp_path,
+         TFMIGRATE_CAPTURE_DIR=str(tmp_path / "cap_migrated"))
+    a, b = capture.read_legacy(tmp_path / "cap_original"), capture.read_target(tmp_path / "cap_migrated")
+    assert len(a["chief0"]) == len(b["chief0"]) == 20
+    result = compare.compare_sync(a, b)
+    assert result["equivalent"], result["problems"]
 
 
 def test_a_program_whose_model_differs_lists_the_missing_names_and_writes_nothing(tmp_path, regression_model_dir):
