@@ -53,7 +53,9 @@ naming it, nothing starts fresh. Keras: `initial_step = est.restore_model_dir(..
 StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build restores and the loop counts from
 optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
 as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
-and the migrated program from copies of that model_dir and compares every step.
+and the migrated program from copies of that model_dir and compares every step. Parameter-server programs restore
+only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
+from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
 helper with its own Estimator, a `--mode predict` branch, a program that only predicts), or with checkpoint_path:
 the Estimator restored checkpoint_path, else model_dir's latest (none: predict/evaluate ran on freshly initialised

@@ -64,6 +64,7 @@ def register(app: typer.Typer) -> None:
 
     app.add_typer(env_app, name="env")
     _launch_spec(app)
+    _checkpoint(app)
 
     @app.command("verify", context_settings={"allow_interspersed_args": True})
     def verify_cmd(
@@ -210,6 +211,52 @@ def _launch_spec(app: typer.Typer) -> None:
             typer.echo(f"wrote {output}", err=True)
         else:
             typer.echo(text, nl=False)
+
+
+def _checkpoint(app: typer.Typer) -> None:
+    checkpoint_app = typer.Typer(help="Carry an Estimator's checkpoints over to the migrated program.",
+                                 no_args_is_help=True)
+
+    @checkpoint_app.command("convert", context_settings={"allow_interspersed_args": True})
+    def convert_cmd(
+        model_dir: Path = typer.Argument(..., metavar="MODEL_DIR", help="The Estimator's model_dir (its latest checkpoint is read)."),
+        program_args: Optional[List[str]] = typer.Argument(None, metavar="ARGS", help="After --: arguments for the program (as it is run for training)."),
+        program: Path = typer.Option(..., "--program", metavar="MIGRATED.py", help="The migrated TF2 program whose model the checkpoint is for."),
+        out: Path = typer.Option(..., "--out", metavar="DIR", help="A new directory for the TF2 checkpoint (the migrated program's model_dir)."),
+        checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", metavar="PREFIX", help="This TF1 checkpoint (model_dir/model.ckpt-N) instead of the latest."),
+        output_format: str = typer.Option("text", "--output-format", metavar="FORMAT", help="text | json."),
+        timeout: float = typer.Option(600.0, "--timeout", metavar="S", help="Seconds the program may take to build its model."),
+    ) -> None:
+        """Write a TF2 checkpoint of the migrated model from an Estimator model_dir, so training goes on from its step.
+
+        The migrated program runs in the target env up to where its model and optimizer exist (nothing trains);
+        every weight takes the TF1 checkpoint's value of its TF1 name, the optimizer slots theirs (Adagrad, Adam
+        with beta powers, Momentum, Ftrl, RMSProp, Adadelta), global_step becomes optimizer.iterations; a
+        partitioned variable (saved whole by TF1) fills the full variable, and restores into the shards of a
+        parameter-server run. Prints what mapped; a missing, extra or reshaped variable is listed and nothing is
+        written. Exit code 0 written, 1 mismatch, 2 error.
+        """
+        import json
+
+        from . import checkpoint as ckpt
+        from . import envs
+
+        if output_format not in ("text", "json"):
+            typer.echo(f"error: --output-format {output_format!r}: choose text or json", err=True)
+            raise typer.Exit(ckpt.EXIT_ERROR)
+        try:
+            doc = ckpt.convert(model_dir, program, out, checkpoint=checkpoint, args=list(program_args or []),
+                               timeout=timeout)
+        except (ckpt.ConvertError, envs.EnvError) as exc:
+            if output_format == "json":
+                typer.echo(json.dumps({"error": str(exc), "exit": ckpt.EXIT_ERROR}, indent=1))
+            else:
+                typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(ckpt.EXIT_ERROR)
+        typer.echo(json.dumps(doc, indent=1) if output_format == "json" else ckpt.table(doc), nl=output_format == "json")
+        raise typer.Exit(doc["exit"])
+
+    app.add_typer(checkpoint_app, name="checkpoint")
 
 
 def _interrupted(console: Console, signum: int) -> None:
