@@ -28,7 +28,7 @@ from libcst.helpers import get_full_name_for_node
 from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.edits import Edits
+from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import canned, driver, estimator, imports, model_fn, partitioners, strategy
@@ -36,6 +36,7 @@ from ._args import TF, generated, wrap_call
 from .tfnames import TFNames
 
 TF_ROOTS = ("tensorflow", "tensorflow_estimator")
+TEXT_BLOCKS = True  # generated module-level code stays text (edits.TextBlocks); tests compare it with parsing all
 
 
 @lru_cache(maxsize=None)
@@ -106,7 +107,7 @@ class _ReplacePlaceholder(Transformer):
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
-                  resuming: bool = False) -> list[cst.BaseStatement]:
+                  resuming: bool = False, blocks: TextBlocks | None = None) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -137,14 +138,16 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   resuming=resuming))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
-    text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
     splice = _ReplacePlaceholder(plan.call_body)
-    body, spliced = [], set()
-    for i, stmt in enumerate(cst.parse_module(text).body):
+    body, spliced, texts = [], set(), set()
+    for i, (stmt, parsed) in enumerate(_emit(parts, blocks, named)):
         before = splice.count
-        body.append(stmt.visit(splice))
+        body.append(stmt.visit(splice) if parsed else stmt)
         if splice.count > before:
             spliced.add(i)
+        if not parsed:
+            texts.add(i)
     body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
     # blank separator lines carry no indentation (placed in a function body they would get its indent)
     body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
@@ -152,13 +155,44 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if quiet is not None and words:
         # generated statements that name none of the file's TF bindings: the leftover-name pass has nothing to do
         # there (the one holding the spliced forward pass is left to it: those are the user's statements)
-        named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words))
         quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
-                     if i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
+                     if i in texts or i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
     return body
 
 
 _EMPTY_MODULE = cst.Module(body=[])
+_FORWARD_PASS = "__tfmigrate_forward_pass__"
+_SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
+
+
+def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, bool]]:
+    """The statements of generated module-level code (`parts` joined by two blank lines), each with whether it was
+    parsed: with `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward
+    pass stay text (one placeholder statement per run: the leftover-name pass would find nothing there), the
+    others are parsed one by one. Without `blocks` (or when a part would not splice exactly) the text is parsed
+    as a whole."""
+    parts = [p.rstrip("\n") for p in parts]
+    if blocks is None or not all(map(TextBlocks.splices, parts)):
+        return [(stmt, True) for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
+    out: list[tuple[cst.BaseStatement, bool]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            out.append((blocks.statement("\n\n\n".join(run) + "\n", _SEPARATOR if out else ()), False))
+            run.clear()
+
+    for part in parts:
+        if _FORWARD_PASS in part or (named is not None and named.search(part)):
+            flush()
+            statements = list(cst.parse_module(part + "\n").body)
+            if out:
+                statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
+            out.extend((stmt, True) for stmt in statements)
+        else:
+            run.append(part)
+    flush()
+    return out
 
 
 def _wrap_list(items: list[str], width: int) -> str:
@@ -250,7 +284,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     edits = Edits()
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     driver.Emitter(analysis, file, builders, plans).edits(edits)
-    _render_canned(by_fn, plans, builders, targets, file, edits)
+    blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
+    if blocks is not None and not blocks.usable:
+        blocks = None
+    top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if canned.is_canned(sites[0]):
@@ -263,13 +301,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            key in parameter_server, quiet, table.bindings,
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
-                                                           key not in parameter_server and any(map(driver.resumes, sites))))
+                                                           key not in parameter_server and any(map(driver.resumes, sites)),
+                                                           blocks if id(fn.node) in top else None))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet)
+                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
+                                       blocks.texts() if blocks is not None else ())
+    for placeholder, text in blocks.swaps if blocks is not None else ():
+        context.replace_text(placeholder, text)  # before TF's swap: the text names TF through its placeholder
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -339,7 +381,7 @@ def _imports_tf_anywhere(file) -> bool:
     return bool(file.star_imports)
 
 
-def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
+def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=()) -> None:
     """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
     groups: dict[int, tuple] = {}
     for key, sites in by_fn.items():
@@ -348,7 +390,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plans[key], builders[key], targets[key]))
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
-        edits.insert_statements_above(anchor, canned.render(items, done))
+        edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
+                                                            words))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
@@ -557,7 +600,8 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module) -> set[str]:
+def _all_names(module: cst.Module, texts=()) -> set[str]:
+    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one)."""
     found: set[str] = set()
 
     class _V(Visitor):
@@ -565,11 +609,13 @@ def _all_names(module: cst.Module) -> set[str]:
             found.add(node.value)
 
     module.visit(_V())
+    for text in texts:
+        cst.parse_module(text).visit(_V())
     return found
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None, quiet: dict | None = None) -> cst.Module:
+                 index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -610,7 +656,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
               and all(uses[n] == 0 for n in names_)}
     body = [_prune_from_import(s, uses, table) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
-    if not imported and tf_name in _all_names(module):
+    word = re.compile(rf"\b{re.escape(tf_name)}\b")
+    if not imported and tf_name in _all_names(module, [t for t in texts if word.search(t)]):
         raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
