@@ -1045,7 +1045,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
-    body = [stmt for stmt, _ in _emit(parts, blocks, named)]
+    body = [stmt for stmt, _, _ in _emit(parts, blocks, named)]
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])
     return body
 

@@ -140,14 +140,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
     splice = _ReplacePlaceholder(plan.call_body)
-    body, spliced, texts = [], set(), set()
-    for i, (stmt, parsed) in enumerate(_emit(parts, blocks, named)):
+    body, spliced, kinds, texts = [], set(), [], []
+    for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
         before = splice.count
-        body.append(stmt.visit(splice) if parsed else stmt)
+        body.append(stmt.visit(splice) if kind != "text" else stmt)
         if splice.count > before:
             spliced.add(i)
-        if not parsed:
-            texts.add(i)
+        kinds.append(kind)
+        texts.append(part)
     body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
     # blank separator lines carry no indentation (placed in a function body they would get its indent)
     body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
@@ -156,8 +156,57 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         # generated statements that name none of the file's TF bindings: the leftover-name pass has nothing to do
         # there (the one holding the spliced forward pass is left to it: those are the user's statements)
         quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
-                     if i in texts or i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
+                     if kinds[i] == "text" or i not in spliced and (kinds[i] == "plain" or
+                                                                    not named.search(render(_EMPTY_MODULE, stmt))))
+        user = {id(stmt) for stmt in plan.call_body}
+        for i in spliced:
+            if kinds[i] == "plain":  # its generated code names none: only the user's statements need the pass
+                _quiet_around(body[i], user, quiet)
+            elif kinds[i] == "named" and isinstance(body[i], cst.ClassDef):
+                # the model class: its methods whose text names no binding (the forward pass's is not one of them)
+                same = [body[j] for j in range(len(body)) if texts[j] is texts[i]]  # the statements of its part
+                chunk = _def_chunks(texts[i], "", same, body[i].name.value)
+                methods = _def_chunks(chunk, "    ", body[i].body.body) if chunk is not None else None
+                for method, text in methods or ():
+                    if _FORWARD_PASS not in text and not named.search(text):
+                        quiet[id(method)] = method
     return body
+
+
+def _def_chunks(text: str, indent: str, statements, name: str | None = None):
+    """The source text of each def/class among `statements` (one block's statements, parsed from `text`), found
+    textually: [(statement, text)], or with `name` that class's text alone; None when the text's `def`/`class`
+    lines do not match the statements one to one (then nothing is assumed). A def's text runs to the next one at
+    this indentation, so it also covers any statements between them (which only makes it name more)."""
+    starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
+              if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
+    defs = [s for s in statements if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    if len(chunks) != len(defs):
+        return None
+    header = re.compile(rf"(?:{indent}@[^\n]*\n)*{indent}(?:async )?(?:def|class) (\w+)")
+    for stmt, chunk in zip(defs, chunks):
+        m = header.match(chunk)
+        if m is None or m.group(1) != stmt.name.value:
+            return None
+    if name is not None:
+        return next((chunk for stmt, chunk in zip(defs, chunks) if stmt.name.value == name), None)
+    return list(zip(defs, chunks))
+
+
+def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
+    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
+    if id(node) in keep:
+        return True
+    if isinstance(node, cst.SimpleStatementLine):
+        return False
+    parts = [child for child in node.children
+             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
+    held = [_quiet_around(child, keep, quiet) for child in parts]
+    if not any(held):
+        return False
+    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
+    return True
 
 
 _EMPTY_MODULE = cst.Module(body=[])
@@ -165,30 +214,33 @@ _FORWARD_PASS = "__tfmigrate_forward_pass__"
 _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
 
 
-def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, bool]]:
-    """The statements of generated module-level code (`parts` joined by two blank lines), each with whether it was
-    parsed: with `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward
-    pass stay text (one placeholder statement per run: the leftover-name pass would find nothing there), the
-    others are parsed one by one. Without `blocks` (or when a part would not splice exactly) the text is parsed
-    as a whole."""
+def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, str, str]]:
+    """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
+    `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
+    text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
+    are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
+    Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
+    third item is the text the statement came from (its part, or its run of parts)."""
     parts = [p.rstrip("\n") for p in parts]
     if blocks is None or not all(map(TextBlocks.splices, parts)):
-        return [(stmt, True) for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
-    out: list[tuple[cst.BaseStatement, bool]] = []
+        return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
+    out: list[tuple[cst.BaseStatement, str, str]] = []
     run: list[str] = []
 
     def flush() -> None:
         if run:
-            out.append((blocks.statement("\n\n\n".join(run) + "\n", _SEPARATOR if out else ()), False))
+            text = "\n\n\n".join(run) + "\n"
+            out.append((blocks.statement(text, _SEPARATOR if out else ()), "text", text))
             run.clear()
 
     for part in parts:
-        if _FORWARD_PASS in part or (named is not None and named.search(part)):
+        hit = named is not None and named.search(part) is not None
+        if hit or _FORWARD_PASS in part:
             flush()
             statements = list(cst.parse_module(part + "\n").body)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
-            out.extend((stmt, True) for stmt in statements)
+            out.extend((stmt, "named" if hit else "plain", part) for stmt in statements)
         else:
             run.append(part)
     flush()

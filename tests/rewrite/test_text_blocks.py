@@ -73,3 +73,20 @@ def test_text_blocks_are_used(monkeypatch):
         result = migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py", _options(name))
         assert result.output == (FIXTURES / name / "migrated.py").read_bytes()
     assert len(calls) >= 2
+
+
+def test_def_chunks_match_statements_or_give_up():
+    import libcst as cst
+
+    text = ('def a():\n    return 1\n\n\nX = 2\n\n\nclass B:\n    """doc"""\n\n    @property\n    def c(self):\n'
+            '        def inner():\n            pass\n        return 3\n\n    async def d(self):\n        pass\n')
+    body = cst.parse_module(text).body
+    chunks = program._def_chunks(text, "", body)
+    assert [(s.name.value, t.split("\n", 1)[0]) for s, t in chunks] == [("a", "def a():"), ("B", "class B:")]
+    assert "X = 2" in chunks[0][1]  # statements between defs count with the def before them
+    cls = program._def_chunks(text, "", body, "B")
+    methods = program._def_chunks(cls, "    ", body[2].body.body)
+    assert [(s.name.value, t.split("\n", 1)[0]) for s, t in methods] == [("c", "    @property"), ("d", "    async def d(self):")]
+    # a docstring line that looks like a def: the texts no longer match the statements one to one
+    tricky = 'class B:\n    """doc\n    def fake(self):\n    """\n\n    def c(self):\n        pass\n'
+    assert program._def_chunks(tricky, "    ", cst.parse_module(tricky).body[0].body.body) is None
