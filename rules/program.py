@@ -156,21 +156,50 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         # generated statements that name none of the file's TF bindings: the leftover-name pass has nothing to do
         # there (the one holding the spliced forward pass is left to it: those are the user's statements)
         quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
-                     if kinds[i] == "text" or i not in spliced and (kinds[i] == "plain" or
-                                                                    not named.search(render(_EMPTY_MODULE, stmt))))
-        user = {id(stmt) for stmt in plan.call_body}
-        for i in spliced:
-            if kinds[i] == "plain":  # its generated code names none: only the user's statements need the pass
-                _quiet_around(body[i], user, quiet)
-            elif kinds[i] == "named" and isinstance(body[i], cst.ClassDef):
-                # the model class: its methods whose text names no binding (the forward pass's is not one of them)
-                same = [body[j] for j in range(len(body)) if texts[j] is texts[i]]  # the statements of its part
-                chunk = _def_chunks(texts[i], "", same, body[i].name.value)
-                methods = _def_chunks(chunk, "    ", body[i].body.body) if chunk is not None else None
-                for method, text in methods or ():
-                    if _FORWARD_PASS not in text and not named.search(text):
-                        quiet[id(method)] = method
+                     if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
+        _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
+    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text)), that names none of
+    the file's TF bindings, as finely as its text tells: text blocks; parsed parts that name none, except the path
+    to the user's statements spliced in (`user`); in parts that name one, the defs and classes whose own text
+    names none, and a class's methods likewise."""
+    for stmt, kind, text in items:
+        if kind == "text":
+            quiet[id(stmt)] = stmt
+        elif kind == "plain":
+            if not _quiet_around(stmt, user, quiet):
+                quiet[id(stmt)] = stmt
+    done: set[int] = set()
+    for _, kind, text in items:
+        if kind != "named" or id(text) in done:
+            continue
+        done.add(id(text))
+        same = [stmt for stmt, _, t in items if t is text]  # the statements of this part
+        for stmt, chunk in _def_chunks(text, "", same) or ():
+            if _FORWARD_PASS not in chunk and not named.search(chunk):
+                quiet[id(stmt)] = stmt
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                for method, inner in _def_chunks(chunk, "    ", stmt.body.body) or ():
+                    if _FORWARD_PASS not in inner and not named.search(inner):
+                        quiet[id(method)] = method
+
+
+def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
+    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
+    if id(node) in keep:
+        return True
+    if isinstance(node, cst.SimpleStatementLine):
+        return False
+    parts = [child for child in node.children
+             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
+    held = [_quiet_around(child, keep, quiet) for child in parts]
+    if not any(held):
+        return False
+    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
+    return True
 
 
 def _def_chunks(text: str, indent: str, statements, name: str | None = None):
@@ -340,7 +369,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if blocks is not None and not blocks.usable:
         blocks = None
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
-    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings)
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if canned.is_canned(sites[0]):
@@ -433,7 +462,8 @@ def _imports_tf_anywhere(file) -> bool:
     return bool(file.star_imports)
 
 
-def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=()) -> None:
+def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=(),
+                   quiet=None) -> None:
     """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
     groups: dict[int, tuple] = {}
     for key, sites in by_fn.items():
@@ -443,7 +473,7 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
-                                                            words))
+                                                            words, quiet))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
