@@ -519,7 +519,9 @@ def _model_plan(sites: list, context):
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
-    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, lambda: code_of(module), fn.node)) + list(plan.notes)
+    # the module's text: for the file being migrated, the source it was parsed from (LibCST renders it unchanged)
+    source = (lambda: context.text) if module is context.module else (lambda: code_of(module))
+    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, source, fn.node)) + list(plan.notes)
     target = fn_targets.pop()
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
