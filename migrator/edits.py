@@ -171,6 +171,7 @@ class TextBlocks:
         while self.prefix in source:  # never a name the user's file has
             self.prefix += "x"
         self.swaps: list[tuple[str, str]] = []  # (placeholder line, text), for Context.replace_text
+        self._names = 0
 
     @staticmethod
     def splices(text: str) -> bool:
@@ -181,9 +182,15 @@ class TextBlocks:
 
     def statement(self, text: str, leading=()) -> cst.SimpleStatementLine:
         """The placeholder statement for `text` (module-level statements ending in a newline)."""
-        name = f"{self.prefix}{len(self.swaps)}__"
+        name = self.name()
         self.swaps.append((name + "\n", text))
         return cst.SimpleStatementLine([cst.Expr(cst.Name(name))], leading_lines=list(leading))
+
+    def name(self) -> str:
+        """A fresh placeholder name (for a caller that writes the placeholder line into text it parses; it adds the
+        swap itself, `(indent + name + "\n", text)`, once the parse confirmed where the line went)."""
+        self._names += 1
+        return f"{self.prefix}{self._names}__"
 
     def texts(self) -> list[str]:
         return [text for _, text in self.swaps]

@@ -266,7 +266,7 @@ def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None)
         hit = named is not None and named.search(part) is not None
         if hit or _FORWARD_PASS in part:
             flush()
-            statements = list(cst.parse_module(part + "\n").body)
+            part, statements = _parse_hollow(part, named, blocks)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
             out.extend((stmt, "named" if hit else "plain", part) for stmt in statements)
@@ -274,6 +274,52 @@ def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None)
             run.append(part)
     flush()
     return out
+
+
+def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tuple[str, list[cst.BaseStatement]]:
+    """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
+    and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
+    render, like a text block): (the text parsed, its statements). The defs are found textually; unless the parse
+    puts every placeholder line where it was meant to be (module or class body), the whole part is parsed."""
+    swaps: list[tuple[str, str]] = []
+
+    def hollow(text: str, indent: str) -> str:
+        starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
+                  if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
+        out = [text[:starts[0]] if starts else text]
+        for chunk in (text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])):
+            if _FORWARD_PASS not in chunk and (named is None or not named.search(chunk)):
+                line = f"{indent}{blocks.name()}\n"
+                swaps.append((line, chunk))
+                out.append(line)
+            elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
+                out.append(hollow(chunk, "    "))
+            else:
+                out.append(chunk)
+        return "".join(out)
+
+    skeleton = hollow(part + "\n", "")
+    if swaps:
+        try:
+            statements = list(cst.parse_module(skeleton).body)
+        except cst.ParserSyntaxError:
+            statements = None
+        if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
+            blocks.swaps.extend(swaps)
+            return skeleton.rstrip("\n"), statements
+    return part, list(cst.parse_module(part + "\n").body)
+
+
+def _placeholders(statements) -> set[str]:
+    """The one-name statements of a module body and of its classes' bodies (where `_parse_hollow` puts them)."""
+    found = set()
+    for stmt in statements:
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            found |= _placeholders(stmt.body.body)
+        elif (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+              and isinstance(stmt.body[0].value, cst.Name)):
+            found.add(stmt.body[0].value.value)
+    return found
 
 
 def _wrap_list(items: list[str], width: int) -> str:
@@ -694,7 +740,11 @@ def _all_names(module: cst.Module, texts=()) -> set[str]:
 
     module.visit(_V())
     for text in texts:
-        cst.parse_module(text).visit(_V())
+        if text.startswith(" "):  # a method kept as text (_parse_hollow): parsed inside a class again
+            for stmt in cst.parse_module("class _:\n" + text).body[0].body.body:
+                stmt.visit(_V())
+        else:
+            cst.parse_module(text).visit(_V())
     return found
 
 

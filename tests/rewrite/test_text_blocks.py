@@ -90,3 +90,21 @@ def test_def_chunks_match_statements_or_give_up():
     # a docstring line that looks like a def: the texts no longer match the statements one to one
     tricky = 'class B:\n    """doc\n    def fake(self):\n    """\n\n    def c(self):\n        pass\n'
     assert program._def_chunks(tricky, "    ", cst.parse_module(tricky).body[0].body.body) is None
+
+
+def test_hollowed_methods_still_count_for_the_tf_name_check():
+    # no `import tensorflow as X`: the generated code needs `tf` free, also inside methods kept as text
+    names = program._all_names(cst_module := __import__("libcst").parse_module("x = 1\n"),
+                               ["    def m(self):\n        return tf\n"])
+    assert "tf" in names and "x" in names and cst_module is not None
+
+
+def test_hollow_falls_back_when_a_def_line_sits_in_a_string():
+    blocks = TextBlocks(__import__("libcst").parse_module("x = 1\n"), "")
+    part = 'class A:\n    """doc\n    def fake(self):\n    """\n\n    def real(self):\n        return 1'
+    named = re.compile(r"\bdoc\b")  # the class names a binding: its methods are looked at one by one
+    text, statements = program._parse_hollow(part, named, blocks)
+    assert text == part and not blocks.swaps  # parsed whole
+    part = 'class A:\n    """doc"""\n\n    def real(self):\n        return 1'
+    text, statements = program._parse_hollow(part, named, blocks)
+    assert len(blocks.swaps) == 1 and text.startswith('class A:\n    """doc"""\n\n    __tfmigrate_text_')
