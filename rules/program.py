@@ -2,7 +2,8 @@
 
 Order: resolve TF names once (import/alias table) → find every Estimator and what drives it (TFM601/TFM701) →
 pick the target per model_fn → convert each model_fn (TFM501 with TFM101/201/301/401) → render the generated
-code from jinja2 templates and parse it back → splice → fix imports and leftover TF1 names (TFM001).
+code from jinja2 templates; parse back only what later passes must see (code naming the file's TF bindings, the
+spliced forward pass), the rest stays text (edits.TextBlocks) → splice → fix imports and leftover TF1 names (TFM001).
 All analysis happens before any edit, so a Blocked anywhere leaves the file untouched.
 
 TFM604 (unresolved Estimator name): a dotted name with an Estimator word in it (`x.estimator.Estimator`,
