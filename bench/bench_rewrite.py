@@ -186,7 +186,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="jobs for the parallel tfmigrate run (default: CPU count)")
     parser.add_argument("--keep", type=Path, help="build the corpora here and keep them")
     parser.add_argument("--baseline", help="another tfmigrate console script: `-j1 --no-cache` of both on the "
-                        "fixtures corpus only, --repeat alternating runs, median CPU-s and the ratio")
+                        "fixtures corpus only, --repeat alternating runs (with tf_upgrade_v2 in each round when the TF 2.15 "
+                        "environment is built), median CPU-s and the ratios")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-bytecode-cache", action="store_true", help="as bench_repo.py's")
     args = parser.parse_args()
@@ -256,11 +257,15 @@ def compare(baseline: str, copies: int, repeat: int) -> None:
             run_tfmigrate(FIXTURES / "cnn" / "original.py", 1, exe)
         cpu: dict[str, list[float]] = {w: [] for w in exes}
         seen: dict[str, set] = {w: set() for w in exes}
+        upgrade = tf_upgrade_v2()
+        upgrade_cpu: list[float] = []
         for _ in range(repeat):
             for who, exe in exes.items():
                 _, c, result = run_tfmigrate(root, 1, exe, full=True)
                 cpu[who].append(c)
                 seen[who].add(result)
+            if upgrade is not None:  # in the same rounds: the same load
+                upgrade_cpu.append(run_tf_upgrade(upgrade, root)[1])
         med = {w: statistics.median(v) for w, v in cpu.items()}
         print(f"fixtures corpus: {len(files)} files, {kloc:.1f} kLOC; `rewrite --check -j1 --no-cache`; "
               f"median CPU-s of {repeat} alternating runs; bytecode {'cached' if ENV else 'compiled each run'}\n")
@@ -269,8 +274,15 @@ def compare(baseline: str, copies: int, repeat: int) -> None:
         for who in exes:
             print(f"| {who} ({exes[who]}) | {med[who]:.2f} | {' '.join(f'{c:.2f}' for c in cpu[who])} "
                   f"| {kloc / med[who]:.2f} |")
+        if upgrade_cpu:
+            up = statistics.median(upgrade_cpu)
+            print(f"| tf_upgrade_v2 (TF 2.15 env, renames only; includes importing TF) | {up:.2f} | "
+                  f"{' '.join(f'{c:.2f}' for c in upgrade_cpu)} | {kloc / up:.2f} |")
         print(f"\nthis is {med['baseline'] / med['this']:.2f}x the baseline's throughput; results (exit code, every "
               f"line printed) identical in every run of both: {'yes' if len(seen['this'] | seen['baseline']) == 1 else 'NO'}")
+        if upgrade_cpu:
+            print(f"this takes {med['this'] / up:.2f}x tf_upgrade_v2's CPU-s on the same files "
+                  f"(throughput {up / med['this']:.2f}x tf_upgrade_v2's)")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

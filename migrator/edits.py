@@ -153,3 +153,44 @@ class _Apply(Transformer):
 
     def leave_Module(self, original, updated):
         return updated.with_changes(body=self._body(updated.body))
+
+
+class TextBlocks:
+    """Generated module-level code kept as text: the tree holds a one-name placeholder statement per block and the
+    engine swaps the text in after the final render (Context.replace_text). Such code is never parsed, walked or
+    rendered — the caller passes only code that no later pass would change.
+
+    Exact only where LibCST would render the parsed text as written: at module level (no indentation to add), in a
+    module whose default indent and newline are the text's own ("    ", "\\n"), for text that opens with a
+    statement and does not end in a comment (a parsed module would move those to its header/footer). `usable`
+    says so for the module; `splices(text)` for a text."""
+
+    def __init__(self, module: cst.Module, source: str):
+        self.usable = module.default_indent == "    " and module.default_newline == "\n"
+        self.prefix = "__tfmigrate_text_"
+        while self.prefix in source:  # never a name the user's file has
+            self.prefix += "x"
+        self.swaps: list[tuple[str, str]] = []  # (placeholder line, text), for Context.replace_text
+        self._names = 0
+
+    @staticmethod
+    def splices(text: str) -> bool:
+        if not text.strip() or text[0] in " \t\r\n#\\" or "\r" in text:
+            return False
+        last = text.rstrip("\n").rsplit("\n", 1)[-1].lstrip()
+        return not last.startswith("#") and not last.endswith("\\")
+
+    def statement(self, text: str, leading=()) -> cst.SimpleStatementLine:
+        """The placeholder statement for `text` (module-level statements ending in a newline)."""
+        name = self.name()
+        self.swaps.append((name + "\n", text))
+        return cst.SimpleStatementLine([cst.Expr(cst.Name(name))], leading_lines=list(leading))
+
+    def name(self) -> str:
+        """A fresh placeholder name (for a caller that writes the placeholder line into text it parses; it adds the
+        swap itself, `(indent + name + "\n", text)`, once the parse confirmed where the line went)."""
+        self._names += 1
+        return f"{self.prefix}{self._names}__"
+
+    def texts(self) -> list[str]:
+        return [text for _, text in self.swaps]

@@ -89,18 +89,23 @@ class _Positions:
     pass that records token indices (no per-token line arithmetic, no position objects): line and column are
     counted only for the nodes asked about."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, wanted=None):
         self.module, self._state = module, None
+        self.wanted = wanted  # all the nodes that will be asked about, when known: the codegen stops after them
 
     def __call__(self, node: cst.CSTNode | None) -> tuple[int, int]:
         if node is None:
             return 1, 0
         if self._state is None:
-            self._state = _token_positions(self.module)
+            self._state = _token_positions(self.module, self.wanted)
         return _position(self.module, self._state.start(node), node)
 
 
-def _token_positions(module: cst.Module):
+class _Done(Exception):
+    """Every wanted node's range is known: the rest of the module need not be generated."""
+
+
+def _token_positions(module: cst.Module, wanted=None):
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
 
@@ -111,6 +116,7 @@ def _token_positions(module: cst.Module):
         def __init__(self, module: cst.Module):
             super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
             self.ranges: dict[int, tuple[int, int]] = {}
+            self.pending = {id(n) for n in wanted if n is not None} if wanted is not None else None
             self._stack: list[int] = []
             self._lines: list[tuple[int, int]] | None = None
 
@@ -121,6 +127,13 @@ def _token_positions(module: cst.Module):
             start = self._stack.pop()
             if id(node) not in self.ranges:
                 self.ranges[id(node)] = (start, len(self.tokens))
+                self.done(node)
+
+        def done(self, node) -> None:
+            if self.pending is not None:
+                self.pending.discard(id(node))
+                if not self.pending:
+                    raise _Done  # a node's start depends only on the tokens before it
 
         def record_syntactic_position(self, node, *, start_node=None, end_node=None):
             return _Record(self, node, start_node, end_node)
@@ -151,6 +164,8 @@ def _token_positions(module: cst.Module):
             self.start = len(self.state.tokens)
 
         def __exit__(self, *exc) -> bool:
+            if exc[0] is not None:  # _Done: stopping
+                return False
             ranges = self.state.ranges
             start, end = self.start, len(self.state.tokens)
             if self.start_node is not None:
@@ -158,10 +173,14 @@ def _token_positions(module: cst.Module):
             if self.end_node is not None:
                 end = ranges[id(self.end_node)][1]
             ranges[id(self.node)] = (start, end)
+            self.state.done(self.node)
             return False
 
     state = _State(module)
-    module._codegen(state)
+    try:
+        module._codegen(state)
+    except _Done:
+        pass
     return state
 
 
@@ -350,7 +369,7 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         return FileResult(path, "blocked", data, data, diagnostics=diags, linked=context.linked)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
-    position = _Positions(module)
+    position = _Positions(module, [node for _, _, node in context.notes])
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     from .visitors import render
 

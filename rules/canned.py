@@ -963,7 +963,8 @@ def _free(base: str, taken: set[str]) -> str:
     return name
 
 
-def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> list[cst.BaseStatement]:
+def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blocks=None,
+           words=(), quiet: dict | None = None) -> list[cst.BaseStatement]:
     """Module-level statements for the canned models of one anchor: support code not yet emitted in the file, then
     each model class and its builder (Keras) or trainer (custom loop)."""
     from .program import _templates
@@ -1040,9 +1041,15 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
                                                                       predicting=plan.predicting, exporting=(),
                                                                       warm_starting=False, resuming=False))
-    text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
-    body = list(cst.parse_module(text).body)
+    from .program import _emit, _quiet_generated
+
+    # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them
+    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    items = _emit(parts, blocks, named)
+    body = [stmt for stmt, _, _ in items]
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])
+    if quiet is not None and named is not None:  # code the leftover-name pass need not enter
+        _quiet_generated([(stmt, kind, text) for stmt, (_, kind, text) in zip(body, items)], named, quiet)
     return body
 
 

@@ -2,7 +2,8 @@
 
 Order: resolve TF names once (import/alias table) → find every Estimator and what drives it (TFM601/TFM701) →
 pick the target per model_fn → convert each model_fn (TFM501 with TFM101/201/301/401) → render the generated
-code from jinja2 templates and parse it back → splice → fix imports and leftover TF1 names (TFM001).
+code from jinja2 templates; parse back only what later passes must see (code naming the file's TF bindings, the
+spliced forward pass), the rest stays text (edits.TextBlocks) → splice → fix imports and leftover TF1 names (TFM001).
 All analysis happens before any edit, so a Blocked anywhere leaves the file untouched.
 
 TFM604 (unresolved Estimator name): a dotted name with an Estimator word in it (`x.estimator.Estimator`,
@@ -28,7 +29,7 @@ from libcst.helpers import get_full_name_for_node
 from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.edits import Edits
+from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import canned, driver, estimator, imports, model_fn, partitioners, strategy
@@ -36,6 +37,7 @@ from ._args import TF, generated, wrap_call
 from .tfnames import TFNames
 
 TF_ROOTS = ("tensorflow", "tensorflow_estimator")
+TEXT_BLOCKS = True  # generated module-level code stays text (edits.TextBlocks); tests compare it with parsing all
 
 
 @lru_cache(maxsize=None)
@@ -106,7 +108,8 @@ class _ReplacePlaceholder(Transformer):
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
-                  resuming: bool = False, restoring: bool = False) -> list[cst.BaseStatement]:
+                  resuming: bool = False, restoring: bool = False,
+                  blocks: TextBlocks | None = None) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -138,14 +141,16 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   resuming=resuming))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
-    text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
     splice = _ReplacePlaceholder(plan.call_body)
-    body, spliced = [], set()
-    for i, stmt in enumerate(cst.parse_module(text).body):
+    body, spliced, kinds, texts = [], set(), [], []
+    for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
         before = splice.count
-        body.append(stmt.visit(splice))
+        body.append(stmt.visit(splice) if kind != "text" else stmt)
         if splice.count > before:
             spliced.add(i)
+        kinds.append(kind)
+        texts.append(part)
     body[0] = body[0].with_changes(leading_lines=[*leading, *body[0].leading_lines])
     # blank separator lines carry no indentation (placed in a function body they would get its indent)
     body = [stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
@@ -153,13 +158,171 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if quiet is not None and words:
         # generated statements that name none of the file's TF bindings: the leftover-name pass has nothing to do
         # there (the one holding the spliced forward pass is left to it: those are the user's statements)
-        named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words))
         quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
-                     if i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
+                     if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
+        _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
 
 
+def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
+    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text)), that names none of
+    the file's TF bindings, as finely as its text tells: text blocks; parsed parts that name none, except the path
+    to the user's statements spliced in (`user`); in parts that name one, the defs and classes whose own text
+    names none, and a class's methods likewise."""
+    for stmt, kind, text in items:
+        if kind == "text":
+            quiet[id(stmt)] = stmt
+        elif kind == "plain":
+            if not _quiet_around(stmt, user, quiet):
+                quiet[id(stmt)] = stmt
+    done: set[int] = set()
+    for _, kind, text in items:
+        if kind != "named" or id(text) in done:
+            continue
+        done.add(id(text))
+        same = [stmt for stmt, _, t in items if t is text]  # the statements of this part
+        for stmt, chunk in _def_chunks(text, "", same) or ():
+            if _FORWARD_PASS not in chunk and not named.search(chunk):
+                quiet[id(stmt)] = stmt
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                for method, inner in _def_chunks(chunk, "    ", stmt.body.body) or ():
+                    if _FORWARD_PASS not in inner and not named.search(inner):
+                        quiet[id(method)] = method
+
+
+def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
+    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
+    if id(node) in keep:
+        return True
+    if isinstance(node, cst.SimpleStatementLine):
+        return False
+    parts = [child for child in node.children
+             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
+    held = [_quiet_around(child, keep, quiet) for child in parts]
+    if not any(held):
+        return False
+    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
+    return True
+
+
+def _def_chunks(text: str, indent: str, statements, name: str | None = None):
+    """The source text of each def/class among `statements` (one block's statements, parsed from `text`), found
+    textually: [(statement, text)], or with `name` that class's text alone; None when the text's `def`/`class`
+    lines do not match the statements one to one (then nothing is assumed). A def's text runs to the next one at
+    this indentation, so it also covers any statements between them (which only makes it name more)."""
+    starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
+              if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
+    defs = [s for s in statements if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    if len(chunks) != len(defs):
+        return None
+    header = re.compile(rf"(?:{indent}@[^\n]*\n)*{indent}(?:async )?(?:def|class) (\w+)")
+    for stmt, chunk in zip(defs, chunks):
+        m = header.match(chunk)
+        if m is None or m.group(1) != stmt.name.value:
+            return None
+    if name is not None:
+        return next((chunk for stmt, chunk in zip(defs, chunks) if stmt.name.value == name), None)
+    return list(zip(defs, chunks))
+
+
+def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
+    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
+    if id(node) in keep:
+        return True
+    if isinstance(node, cst.SimpleStatementLine):
+        return False
+    parts = [child for child in node.children
+             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
+    held = [_quiet_around(child, keep, quiet) for child in parts]
+    if not any(held):
+        return False
+    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
+    return True
+
+
 _EMPTY_MODULE = cst.Module(body=[])
+_FORWARD_PASS = "__tfmigrate_forward_pass__"
+_SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
+
+
+def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, str, str]]:
+    """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
+    `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
+    text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
+    are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
+    Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
+    third item is the text the statement came from (its part, or its run of parts)."""
+    parts = [p.rstrip("\n") for p in parts]
+    if blocks is None or not all(map(TextBlocks.splices, parts)):
+        return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
+    out: list[tuple[cst.BaseStatement, str, str]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            text = "\n\n\n".join(run) + "\n"
+            out.append((blocks.statement(text, _SEPARATOR if out else ()), "text", text))
+            run.clear()
+
+    for part in parts:
+        hit = named is not None and named.search(part) is not None
+        if hit or _FORWARD_PASS in part:
+            flush()
+            part, statements = _parse_hollow(part, named, blocks)
+            if out:
+                statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
+            out.extend((stmt, "named" if hit else "plain", part) for stmt in statements)
+        else:
+            run.append(part)
+    flush()
+    return out
+
+
+def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tuple[str, list[cst.BaseStatement]]:
+    """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
+    and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
+    render, like a text block): (the text parsed, its statements). The defs are found textually; unless the parse
+    puts every placeholder line where it was meant to be (module or class body), the whole part is parsed."""
+    swaps: list[tuple[str, str]] = []
+
+    def hollow(text: str, indent: str) -> str:
+        starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
+                  if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
+        out = [text[:starts[0]] if starts else text]
+        for chunk in (text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])):
+            if _FORWARD_PASS not in chunk and (named is None or not named.search(chunk)):
+                line = f"{indent}{blocks.name()}\n"
+                swaps.append((line, chunk))
+                out.append(line)
+            elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
+                out.append(hollow(chunk, "    "))
+            else:
+                out.append(chunk)
+        return "".join(out)
+
+    skeleton = hollow(part + "\n", "")
+    if swaps:
+        try:
+            statements = list(cst.parse_module(skeleton).body)
+        except cst.ParserSyntaxError:
+            statements = None
+        if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
+            blocks.swaps.extend(swaps)
+            return skeleton.rstrip("\n"), statements
+    return part, list(cst.parse_module(part + "\n").body)
+
+
+def _placeholders(statements) -> set[str]:
+    """The one-name statements of a module body and of its classes' bodies (where `_parse_hollow` puts them)."""
+    found = set()
+    for stmt in statements:
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            found |= _placeholders(stmt.body.body)
+        elif (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+              and isinstance(stmt.body[0].value, cst.Name)):
+            found.add(stmt.body[0].value.value)
+    return found
 
 
 def _wrap_list(items: list[str], width: int) -> str:
@@ -252,7 +415,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
 
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     driver.Emitter(analysis, file, builders, plans).edits(edits)
-    _render_canned(by_fn, plans, builders, targets, file, edits)
+    blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
+    if blocks is not None and not blocks.usable:
+        blocks = None
+    top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if canned.is_canned(sites[0]):
@@ -266,13 +433,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
-                                                           any(u.restore for s in sites for u in s.uses)))
+                                                           any(u.restore for s in sites for u in s.uses),
+                                                           blocks if id(fn.node) in top else None))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet)
+                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
+                                       blocks.texts() if blocks is not None else ())
+    for placeholder, text in blocks.swaps if blocks is not None else ():
+        context.replace_text(placeholder, text)  # before TF's swap: the text names TF through its placeholder
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -342,7 +513,8 @@ def _imports_tf_anywhere(file) -> bool:
     return bool(file.star_imports)
 
 
-def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
+def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=(),
+                   quiet=None) -> None:
     """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
     groups: dict[int, tuple] = {}
     for key, sites in by_fn.items():
@@ -351,7 +523,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plans[key], builders[key], targets[key]))
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
-        edits.insert_statements_above(anchor, canned.render(items, done))
+        edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
+                                                            words, quiet))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
@@ -397,7 +570,9 @@ def _model_plan(sites: list, context):
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
-    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, lambda: code_of(module), fn.node)) + list(plan.notes)
+    # the module's text: for the file being migrated, the source it was parsed from (LibCST renders it unchanged)
+    source = (lambda: context.text) if module is context.module else (lambda: code_of(module))
+    fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, source, fn.node)) + list(plan.notes)
     target = fn_targets.pop()
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
@@ -589,7 +764,8 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module) -> set[str]:
+def _all_names(module: cst.Module, texts=()) -> set[str]:
+    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one)."""
     found: set[str] = set()
 
     class _V(Visitor):
@@ -597,11 +773,17 @@ def _all_names(module: cst.Module) -> set[str]:
             found.add(node.value)
 
     module.visit(_V())
+    for text in texts:
+        if text.startswith(" "):  # a method kept as text (_parse_hollow): parsed inside a class again
+            for stmt in cst.parse_module("class _:\n" + text).body[0].body.body:
+                stmt.visit(_V())
+        else:
+            cst.parse_module(text).visit(_V())
     return found
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None, quiet: dict | None = None) -> cst.Module:
+                 index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -642,7 +824,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
               and all(uses[n] == 0 for n in names_)}
     body = [_prune_from_import(s, uses, table) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
-    if not imported and tf_name in _all_names(module):
+    word = re.compile(rf"\b{re.escape(tf_name)}\b")
+    if not imported and tf_name in _all_names(module, [t for t in texts if word.search(t)]):
         raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
