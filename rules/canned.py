@@ -1017,10 +1017,12 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         if runtime:  # the weights in column-name order, like the inputs
             sizes = f"dict(sorted({sizes}.items()))"
         if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
-            parts.append(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
-                         + model.head_plan.methods(target)
-                         + (model.head_plan.predictions_method() + env.get_template("predict_examples.py.j2").render(
-                             predicting=True) if plan.predicting else ""))
+            # heads.py writes its code as Python strings: `generated` marks their `tf.` like the templates' own
+            parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
+                                   + model.head_plan.methods(target)
+                                   + (model.head_plan.predictions_method() if plan.predicting else ""))
+                         + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting
+                            else ""))
         else:
             parts.append(env.get_template("canned_model.py.j2").render(
                 plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns),
@@ -1031,9 +1033,9 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                 embeddings=[(fcols.scope_name(c.name), fcols.layer_code(c.categorical, c.embedding))
                             for c in model.dnn_columns if c.embedding is not None],
                 keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns)),
-                head_methods=model.head_plan.methods(target)
-                + (model.head_plan.predictions_method() + env.get_template("predict_examples.py.j2").render(
-                    predicting=True) if plan.predicting else "")))
+                head_methods=generated(model.head_plan.methods(target)
+                                       + (model.head_plan.predictions_method() if plan.predicting else ""))
+                + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting else "")))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))

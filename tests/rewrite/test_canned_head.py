@@ -273,3 +273,19 @@ def test_baseline_without_an_optimizer_blocks():
     est.train(input_fn, max_steps=2)
     ''')
     assert "TFM620" in codes(blocked(src))
+
+
+@pytest.mark.parametrize("case", ["canned_baseline", "canned_weighted_vocab"])
+def test_head_code_follows_the_files_tensorflow_alias(case):
+    """heads.py writes Python strings: their `tf.` must become the file's own alias like the templates' (it was a
+    literal `tf` that `import tensorflow.compat.v1 as tf1` never bound: a NameError at run time)."""
+    import re as _re
+    from pathlib import Path as _Path
+
+    from _helpers import converted
+
+    src = (_Path(__file__).resolve().parents[2] / "fixtures" / case / "original.py").read_text()
+    src = _re.sub(r"^import tensorflow as tf$", "import tensorflow.compat.v1 as tf1", src, flags=_re.M)
+    src = _re.sub(r"\btf\.", "tf1.", src)
+    out = converted(src)  # asserts every name the output uses is bound
+    assert "import tensorflow as tf1" in out
