@@ -106,7 +106,7 @@ class _ReplacePlaceholder(Transformer):
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
-                  resuming: bool = False) -> list[cst.BaseStatement]:
+                  resuming: bool = False, until_end: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -134,7 +134,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
-                                                                  resuming=resuming))
+                                                                  resuming=resuming, until_end=until_end))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     text = "\n\n\n".join(p.rstrip("\n") for p in parts) + "\n"
@@ -263,7 +263,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            key in parameter_server, quiet, table.bindings,
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
-                                                           key not in parameter_server and any(map(driver.resumes, sites))))
+                                                           key not in parameter_server and any(map(driver.resumes, sites)),
+                                                           driver.until_end_of_input(sites)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
