@@ -164,8 +164,22 @@ class _Loop:
 
 class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
-                 tf1_partitions: bool | None = True, profile: str = "keras3"):
+                 tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
+                 tf1_strategy: bool | None = False):
         self.fn, self.names, self.module_names = fn, names, module_names
+        self.tf1_strategy = tf1_strategy  # did TF1 run the model_fn under a distribution strategy? None: it varied
+        # module-level functions (model helpers) and names bound to a Keras model built at module level
+        self.helpers: dict[str, cst.FunctionDef] = {}
+        self.module_models: set[str] = set()
+        for stmt in module.body if module is not None else []:
+            if isinstance(stmt, cst.FunctionDef):
+                self.helpers[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
+                assign = stmt.body[0]
+                if isinstance(assign.value, cst.Call) and names.of(assign.value) in _KERAS_MODELS:
+                    self.module_models |= {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
+        self.keras_models: dict[str, tuple[str, list]] = {}  # model_fn local → (attribute, layers taking training)
+        self.loss_objects: dict[str, tuple[losses.KerasLossObject, cst.SimpleStatementLine]] = {}
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
         params = [p.name.value for p in fn.params.params]
@@ -419,6 +433,13 @@ class _Interpreter:
                 if interp.tf(original) == "nn.embedding_lookup":
                     return interp.embedding_lookup(updated)
                 func = updated.func
+                if isinstance(func, cst.Name) and func.value in interp.keras_models:
+                    return interp.keras_model_call(func.value, updated)
+                if isinstance(func, cst.Name) and func.value in interp.module_models:
+                    raise Blocked(layers.CODE, f"`{func.value}` is a Keras model built at module level: the Estimator "
+                                               "built a new graph for each train/evaluate/predict call, and a model "
+                                               "built outside model_fn does not follow it; build it in model_fn "
+                                               "(inline or through a helper)", original)
                 if isinstance(func, cst.Name) and func.value in interp.class_layers:
                     kind, args, ctor_call, family, name = interp.class_layers[func.value]
                     attr = func.value + "_layer" if func.value in _MODEL_ATTRIBUTES else func.value
@@ -612,10 +633,18 @@ class _Interpreter:
             self.pending_spec = (target, value, stmt, self.active)  # returned by the next statement
             return
         if isinstance(value, cst.Call) and self.tf(value) in _KERAS_MODELS:
-            raise Blocked(layers.CODE, f"a {self.tf(value)} built in model_fn is not converted yet (its layers' "
-                                       "TF1 variable names sit under the model's name scope); build its layers as "
-                                       "named tf.keras.layers objects called one after another, or, since the model "
-                                       "is already Keras, train it with model.fit directly", value)
+            self.keras_model(target, value, value)
+            return
+        helper = self.model_helper(value)
+        if helper is not None:
+            self.keras_model(target, helper, value)
+            return
+        if isinstance(value, cst.Call) and losses.keras_loss_class(self.tf(value)):
+            self.whole_model("a Keras loss object", value)
+            self.check_names(value, {self.params}, "the Keras loss's arguments")
+            self.loss_objects[target] = (losses.keras_loss_object(value, self.tf(value), self.tf), stmt)
+            self.bind_name(target, "loss_object")
+            return
         path = self.tf(value) if isinstance(value, cst.Call) else None
         method = value.func.attr.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
         comprehension = self.grads_of(value) if isinstance(value, cst.ListComp) else None  # over gradients?
@@ -690,6 +719,93 @@ class _Interpreter:
         else:
             self.forward_statement(target, stmt, small)
 
+    def model_helper(self, value) -> cst.Call | None:
+        """`build_model()`: a module-level function without parameters that returns a keras.Sequential built in it
+        (`return tf.keras.Sequential([...])`, or `model = ...` then `return model`). Called in the model_fn, it
+        built the model in the Estimator's graph like an inline one."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and not value.args
+                and value.func.value in self.helpers and value.func.value not in self.locals):
+            return None
+        fn = self.helpers[value.func.value]
+        body = [s for s in fn.body.body if _docstring(s) is None]
+        smalls = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in body]
+        built = None
+        if len(smalls) == 1 and isinstance(smalls[0], cst.Return):
+            built = smalls[0].value
+        elif (len(smalls) == 2 and isinstance(smalls[0], cst.Assign) and isinstance(smalls[1], cst.Return)
+              and len(smalls[0].targets) == 1 and isinstance(smalls[0].targets[0].target, cst.Name)
+              and isinstance(smalls[1].value, cst.Name)
+              and smalls[1].value.value == smalls[0].targets[0].target.value):
+            built = smalls[0].value
+        if not (isinstance(built, cst.Call) and self.tf(built) in _KERAS_MODELS):
+            return None
+        if fn.params.params or fn.params.star_arg is not None or fn.params.kwonly_params or fn.params.star_kwarg:
+            raise Blocked(layers.CODE, f"{value.func.value}() builds a Keras model from parameters; only a helper "
+                                       "without parameters is converted (build the model in model_fn)", value)
+        return built
+
+    def keras_model(self, target: str, value: cst.Call, node) -> None:
+        """`model = tf.keras.Sequential([tf.keras.layers.Dense(...), ...])` in the model_fn: a keras.Sequential
+        attribute named as Keras named it in the TF1 graph ("sequential", "sequential_1", … per graph), its layers
+        named by Keras' per-class counter, so its variables keep their TF1 names (`sequential/dense/kernel`)."""
+        self.whole_model("a Keras model", node)
+        path = self.tf(value)
+        if path in ("keras.Model", "keras.models.Model"):
+            raise Blocked(layers.CODE, "a functional keras.Model built in model_fn is not converted yet (its layers "
+                                       "are wired by calls on symbolic tensors); write it as a tf.keras.Sequential, "
+                                       "or as tf.keras.layers objects called one after another in model_fn", node)
+        args = bind(value, ["layers", "name", "trainable"], f"tf.{path}", layers.CODE)
+        if "trainable" in args and not is_literal(args["trainable"], True):
+            raise Blocked(layers.CODE, "Sequential(trainable=...) is not converted", value)
+        elements = args.get("layers")
+        if not isinstance(elements, (cst.List, cst.Tuple)):
+            raise Blocked(layers.CODE, "the Sequential's layers must be written as a list of tf.keras.layers "
+                                       "constructors (model.add(...) and computed lists are not converted)", value)
+        self.family("keras", value)
+        ctors, training_layers = [], []
+        for element in elements.elements:
+            layer = element.value
+            found = layers.kind_of(self.tf(layer)) if isinstance(layer, cst.Call) and not isinstance(element, cst.StarredElement) else None
+            if not found or found[0] != "keras":
+                raise Blocked(layers.CODE, f"`{code(layer)}` in a Sequential is not converted: only "
+                                           f"tf.keras.layers {', '.join(sorted(layers.CLASSES))} constructors are",
+                              layer)
+            kind = found[1]
+            # input_shape only builds the model early (same weights); Keras 3 builds it at the first call
+            call = layer.with_changes(args=[a for a in layer.args
+                                            if not (a.keyword and a.keyword.value in ("input_shape", "input_dim"))])
+            ctor_args = self.ctor_args(kind, "keras", call)
+            name = self.keras_layer_name(kind, layers.explicit_name(ctor_args), layer)
+            ctors.append(self.ctor(kind, ctor_args, name, call, "keras"))
+            if kind.takes_training:
+                training_layers.append((kind, layer))
+        explicit = layers.explicit_name(args)
+        if explicit is None:
+            count = self.keras_counts.get("sequential", 0)
+            self.keras_counts["sequential"] = count + 1
+            explicit = "sequential" if count == 0 else f"sequential_{count}"
+        if explicit in self.named_layers:
+            raise Blocked(layers.CODE, f"layer name '{explicit}' is used twice (variable sharing is not converted)", value)
+        self.named_layers.add(explicit)
+        attr = self.free_attr(explicit)
+        inner = ",\n".join("    " + c for c in ctors)
+        self.layers.append((None, f"self.{attr} = keras.Sequential([\n{inner},\n], name=\"{explicit}\")"))
+        self.keras_models[target] = (attr, training_layers)
+
+    def keras_model_call(self, name: str, call: cst.Call) -> cst.BaseExpression:
+        attr, training_layers = self.keras_models[name]
+        args = bind(call, ["inputs", "training", "mask"], f"{name}(...)", layers.CODE)
+        if "mask" in args or "inputs" not in args:
+            raise Blocked(layers.CODE, f"{name}(...) is converted with inputs and training only", call)
+        flag = self.training_flag(args.get("training"))
+        for kind, layer in training_layers:
+            if kind.keras == "BatchNormalization" and flag != "False":
+                raise Blocked(layers.CODE, "a tf.keras BatchNormalization in a Keras model called in training mode: "
+                                           "the Estimator never ran its moving-average updates (they are not in "
+                                           "UPDATE_OPS), Keras 3 runs them; call the model with training=False, or "
+                                           "use tf.compat.v1.layers.batch_normalization with UPDATE_OPS", layer)
+        return cst.parse_expression(f"self.{attr}({code(args['inputs'])}, training={flag})")
+
     def forward_statement(self, target: str, stmt: cst.SimpleStatementLine, small: cst.Assign) -> None:
         value = small.value
         if self.loop is None and self.active != self.live and target not in self.forward | set(self.label_values) \
@@ -734,7 +850,8 @@ class _Interpreter:
 
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
-                if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and call.func.value in self.class_layers):
+                if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and (
+                        call.func.value in self.class_layers or call.func.value in self.keras_models)):
                     found.append(call)
 
         node.visit(_V())
@@ -745,8 +862,8 @@ class _Interpreter:
 
     def label_value(self, target: str, stmt: cst.SimpleStatementLine, value) -> None:
         """A hand-written value on labels (`tf.reduce_mean(tf.square(labels - preds))`): the loss, if used as one."""
-        self.check_names(value, self.forward | {self.labels, self.params} | set(self.label_values),
-                         f"`{target} = ...`", stmt)
+        self.check_names(value, self.forward | {self.labels, self.params} | set(self.label_values)
+                         | set(self.loss_objects), f"`{target} = ...`", stmt)
         self.label_values[target] = stmt
         self.label_order.append((target, stmt))
         self.bind_name(target, "label")
@@ -883,6 +1000,7 @@ class _Interpreter:
                 todo.append(latest(dep, index))
         stmts = [self.label_order[i][1] for i in sorted(chain)]
         used = set().union(*(self.free_names(s.body[0].value) for s in stmts))
+        stmts, objects = self.keras_loss_objects(stmts, used, use)
         outputs = sorted(used & (self.forward - {self.features}))
         if len(outputs) != 1:
             what = "no value" if not outputs else ", ".join(f"`{o}`" for o in outputs)
@@ -913,6 +1031,8 @@ class _Interpreter:
         lines += ["", f"    def __call__(self, {self.labels}, {output}, sample_weight=None):"]
         if with_params:
             lines.append(f"        {self.params} = self.{self.params}")
+        for obj in objects:  # tf.keras loss objects the statements call, in Keras 3's spelling
+            lines.append(f"        {obj} = {self.loss_objects[obj][0].ctor}")
         last = stmts[-1].body[0].value
         per_example = (isinstance(last, cst.Call) and self.tf(last) in ("reduce_mean", "math.reduce_mean")
                        and len(last.args) == 1 and last.args[0].keyword is None and not last.args[0].star)
@@ -944,6 +1064,44 @@ class _Interpreter:
         self.loss = (name, plan, self.label_values[name])
         for mode in self.bindings.get(name, {}):
             self.bindings[name][mode] = ("loss", None)
+
+    def keras_loss_objects(self, stmts: list, used: set[str], use) -> tuple[list, list[str]]:
+        """The hand-written loss's statements with inline tf.keras loss constructors in Keras 3's spelling, and the
+        loss objects (model_fn locals) they call. Keras 2 recorded each loss object's reduction in the graph and the
+        Estimator's v1 optimizer scaled the loss by 1/replicas unless it was SUM (the generated class scales the
+        same way); SUM_OVER_BATCH_SIZE/AUTO raised a ValueError under a strategy."""
+        found: list[losses.KerasLossObject] = []
+        interp = self
+
+        class _Respell(Transformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                if losses.keras_loss_class(interp.tf(original)):
+                    obj = losses.keras_loss_object(original, interp.tf(original), interp.tf)
+                    found.append(obj)
+                    return cst.parse_expression(obj.ctor)
+                return updated
+
+        stmts = [stmt.visit(_Respell()) for stmt in stmts]
+        objects = sorted(used & set(self.loss_objects))
+        found += [self.loss_objects[name][0] for name in objects]
+        for obj in found:
+            if obj.reduction == "none" or self.tf1_strategy is False:
+                continue
+            if obj.reduction == "sum_over_batch_size" and self.tf1_strategy:
+                raise Blocked(losses.CODE, "a tf.keras loss with the default (AUTO) or SUM_OVER_BATCH_SIZE reduction "
+                                           "raised a ValueError in this Estimator's model_fn under its distribution "
+                                           "strategy (Keras 2 allows it only in Model.compile); the original program "
+                                           "does not train: use reduction NONE and reduce the losses by hand",
+                              obj.node)
+            if self.tf1_strategy is None:
+                raise Blocked(losses.CODE, f"a tf.keras loss with reduction {obj.reduction.upper()} means something "
+                                           "else with and without a distribution strategy, and this program's "
+                                           "strategy is decided at run time", obj.node)
+            if obj.reduction == "sum":
+                raise Blocked(losses.CODE, "a tf.keras loss with reduction SUM under a distribution strategy is not "
+                                           "converted yet (the Estimator did not scale it by 1/replicas; the "
+                                           "generated loss does): use reduction NONE and reduce by hand", obj.node)
+        return stmts, objects
 
     # ---- training op -----------------------------------------------------------------------------------------
     def is_global_step(self, node) -> bool:
@@ -1295,6 +1453,12 @@ class _Interpreter:
                 if "loss" not in args or "train_op" not in args:
                     raise Blocked(CODE, "the EstimatorSpec returned in TRAIN mode must carry loss and train_op", value)
                 node = args["train_op"]
+                if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                        and node.func.attr.value == "minimize"):  # EstimatorSpec(train_op=optimizer.minimize(...))
+                    active, self.active = self.active, frozenset({"TRAIN"})
+                    self.minimize("__tfmigrate_train_op__", node)
+                    self.active = active
+                    node = cst.Name("__tfmigrate_train_op__")
                 if self.resolve(node, mode)[0] != "train_op":
                     raise Blocked(CODE, f"EstimatorSpec(train_op={code(node)}) is not the training op computed above", node)
             if mode == "EVAL":
@@ -1574,7 +1738,8 @@ def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
 
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
-              tf1_partitions: bool | None = True, profile: str = "keras3") -> ModelPlan:
-    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile)
+              tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
+              tf1_strategy: bool | None = False) -> ModelPlan:
+    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy)
     interp.run()
     return interp.plan(class_name_for(fn.name.value, module_names))

@@ -391,7 +391,7 @@ def _model_plan(sites: list, context):
         raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
                                      "strategy bootstrap needs the name", fn.node)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
-                              "tf_keras" if ps else "keras3")
+                              "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds))
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
