@@ -1054,6 +1054,8 @@ class _Interpreter:
         else:
             self.notes.append((losses.CODE, f"the hand-written loss `{name}` is not a tf.reduce_mean over the batch: a "
                                             "custom training loop sees it as one value per batch", use))
+            # the marker lets verify record this value with its labels' batch, as it records the model_fn's loss
+            lines.insert(lines.index('    """', 1) + 1, "\n    tf1_scalar_loss = True  # the model_fn's own loss per replica")
             lines += ['        if self.reduction == "none":  # one value per batch, for a custom training loop',
                       generated(f"            return tf.reshape({name}, [1])")]
         lines += [generated("        replicas = tf.distribute.get_strategy().num_replicas_in_sync"),
