@@ -739,7 +739,8 @@ class _Interpreter:
             built = smalls[0].value
         if not (isinstance(built, cst.Call) and self.tf(built) in _KERAS_MODELS):
             return None
-        if fn.params.params or fn.params.star_arg is not None or fn.params.kwonly_params or fn.params.star_kwarg:
+        if (fn.params.params or isinstance(fn.params.star_arg, cst.Param) or fn.params.kwonly_params
+                or fn.params.star_kwarg is not None):
             raise Blocked(layers.CODE, f"{value.func.value}() builds a Keras model from parameters; only a helper "
                                        "without parameters is converted (build the model in model_fn)", value)
         return built
