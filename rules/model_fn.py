@@ -1432,6 +1432,10 @@ class _Interpreter:
     def spec(self, value, modes: frozenset[str]) -> None:
         if not (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
             raise Blocked(CODE, "model_fn must return tf.estimator.EstimatorSpec(...)", value)
+        unknown = [a.keyword.value for a in value.args if a.keyword is not None and a.keyword.value not in _SPEC_ARGS]
+        if unknown:
+            raise Blocked(CODE, f"EstimatorSpec has no argument '{unknown[0]}': TF1 raised a TypeError when this "
+                                "return ran; fix the call (the mode goes first: EstimatorSpec(mode, ...))", value)
         args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
         if "scaffold" in args and not is_literal(args["scaffold"], None):
             raise Blocked(CODE, "EstimatorSpec(scaffold=...) is not converted: the Keras model initialises and "

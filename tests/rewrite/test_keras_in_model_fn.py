@@ -156,3 +156,11 @@ def test_batch_normalization_in_inference_mode_is_exact():
                'logits = model(features["x"], training=False)')
     layers = init(converted(tutorial(forward=forward)))
     assert 'name="batch_normalization"' in layers
+
+
+def test_estimator_spec_with_an_argument_it_does_not_have_blocks_precisely():
+    forward = SEQUENTIAL + ('if mode == tf.estimator.ModeKeys.PREDICT:\n'
+                            '    return tf.estimator.EstimatorSpec(labels=labels, predictions={"logits": logits})\n')
+    result = blocked(tutorial(forward=forward))
+    assert codes(result) == {"TFM501"}
+    assert "EstimatorSpec has no argument 'labels'" in result.diagnostics[0].message
