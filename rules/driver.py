@@ -69,7 +69,10 @@ converted yet.
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
 `max_steps` becomes the number of steps trained, so both programs see the same batches in the same order;
-`tfmigrate verify` checks every driver fixture step by step.
+`tfmigrate verify` checks every driver fixture step by step. Without max_steps (`TrainSpec(input_fn)`,
+`train(input_fn)`) the Estimator trained until the input ended: one Keras epoch, or the custom loop's
+`train(dataset_fn, max_steps=None)` stepping until the distributed iterator ends (under MWMS: when every worker's
+shard has ended, the same step for equal shards; `fixtures/keras_in_model_fn`); parameter servers block.
 
 Example (`fixtures/regression_adagrad`, Keras target):
 

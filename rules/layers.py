@@ -4,11 +4,17 @@ What it converts: dense/Dense, conv2d/Conv2D, max_pooling2d/MaxPooling2D, averag
 flatten/Flatten, dropout/Dropout, batch_normalization/BatchNormalization. The Keras layer gets the TF1 auto-name
 ("dense", "dense_1", …, in call order) so a TF1 checkpoint's `dense_1/kernel` maps onto it. `tf.keras.layers` /
 `tf.compat.v1.keras.layers` objects of these kinds built inside a model_fn keep their Keras arguments (initializers
-as written) and the name Keras gave them in the TF1 graph.
+as written) and the name Keras gave them in the TF1 graph. A `tf.keras.Sequential([...])` of these layers built in
+a model_fn (or by a parameterless helper it calls) becomes a `keras.Sequential` attribute named "sequential",
+"sequential_1", … as Keras counted in the TF1 graph, its layers named by the per-class counters, so the TF1 names
+`sequential/dense/kernel` are the Keras 3 paths below the model (checked on TF 2.15 and TF 2.21).
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
-virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal.
+virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
+functional `keras.Model`s, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per
+call), a tf.keras BatchNormalization in a model called in training mode (the Estimator never ran its moving-average
+updates: they are not in UPDATE_OPS; Keras 3 runs them).
 
 Example (`fixtures/regression_adagrad`):
 

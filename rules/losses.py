@@ -10,7 +10,16 @@ blocked, so there are no regularization losses to add).
 `softmax_cross_entropy` on `tf.one_hot(labels, depth)` (inline or through a local, with the default on/off
 values 1/0, the last axis, indices the labels or the labels cast to an integer type) is sparse cross-entropy on the
 labels (fixtures/cnn verifies it).
-Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses, other label transforms.
+tf.keras loss objects in a model_fn (`tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True,
+reduction=tf.keras.losses.Reduction.NONE)`, also inline `...(...)(labels, logits)`; CategoricalCrossentropy,
+BinaryCrossentropy, MeanSquaredError, MeanAbsoluteError, Huber) are part of a hand-written loss: the generated loss
+class builds them in Keras 3's spelling (reduction "none" / "sum" / "sum_over_batch_size"; AUTO was
+SUM_OVER_BATCH_SIZE outside Model.compile) and runs the user's arithmetic (`tf.reduce_sum(loss) * (1. / N)`) as
+written. Keras 2 recorded the reduction in the graph and the Estimator's v1 optimizer scaled the loss by 1/replicas
+unless it was SUM (TF 2.15 `distribute_utils.get_loss_reduction`), which the generated class does for NONE.
+Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses, other label transforms;
+Keras AUTO / SUM_OVER_BATCH_SIZE reductions under a strategy (Keras 2 raised a ValueError there: the original does
+not train), SUM under a strategy (not scaled by TF1; not converted yet).
 
 Why exact: the same per-example losses, reduced to the same number (checked step by step by `verify` on every
 loss the fixtures use).

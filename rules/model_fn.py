@@ -8,7 +8,10 @@ Forward pass → `call()`, statements kept as written (comments included):
   `tf.compat.v1.keras.layers.*`, inline `Dense(8)(x)` too) and tensor ops on `features`/`params`. Layers keep
   their TF1 names so checkpoints map: a tf.compat.v1 layer is scoped by its explicit name, else by the first unused
   `dense`, `dense_1`, … in call order (TF 2.15 checked); a keras.layers object by Keras' own per-class counter.
-  Mixing the two families blocks: TF1 then named variables `dense/kernel_1`.
+  Mixing the two families blocks: TF1 then named variables `dense/kernel_1`. A `tf.keras.Sequential([...])` of
+  such layers (inline, or returned by a parameterless module-level helper called in the model_fn) becomes a
+  `keras.Sequential` attribute named as Keras named it in the TF1 graph (`sequential/dense/kernel`), called with
+  the same `training` flag (TFM101).
 - `for <target> in <python value>:` (params, module constants, `range(...)`, `enumerate(...)`) around forward
   statements: `__init__` runs the same loop to build one list attribute per layer call (`self.dense_layers`) and
   `call()` zips the loop with those lists. Names inside the loop (and of every layer once a loop built layers)
@@ -33,7 +36,10 @@ cast the labels to float and reshape them) and scales by 1/replicas under a stra
 (Keras 3 does not scale scalar losses). For the custom loop (`reduction="none"`) a final `tf.reduce_mean(E)`
 returns the per-example means of E, which `compute_average_loss` averages over the global batch like a tf.losses
 loss (the mean of equal-size row means is the mean); any other final expression returns the batch loss as a
-vector of one (TFM201 note: verify then records batch 1 for those steps).
+vector of one, which compute_average_loss divides by the replica count as TF1's optimizer did (TFM201 note; the
+class is marked `tf1_scalar_loss` so verify records that value with its labels' batch). tf.keras loss objects the
+loss calls are built in the class in Keras 3's spelling (see losses.py for their reductions under a strategy).
+`EstimatorSpec(train_op=optimizer.minimize(loss, global_step))` written inline is the training op.
 
 Training op: `minimize(loss, global_step)`; `apply_gradients(compute_gradients(loss), global_step)`; gradient
 processing between them — `[(f(g), v) for g, v in grads_and_vars]` (optionally `if g is not None`),

@@ -346,7 +346,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
     for key, sites in by_fn.items():
         model = sites[0].model_fn
         if canned.is_canned(sites[0]) and model.file is file:
-            groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plans[key], builders[key], targets[key]))
+            plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites))
+            groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done))
