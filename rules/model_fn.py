@@ -185,6 +185,8 @@ class _Interpreter:
                 if isinstance(assign.value, cst.Call) and names.of(assign.value) in _KERAS_MODELS:
                     self.module_models |= {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
         self.keras_models: dict[str, tuple[str, list]] = {}  # model_fn local → (attribute, layers taking training)
+        # functional-model tensors: name → (__init__ lines building it, layers taking training)
+        self.symbolic: dict[str, tuple[list[str], list]] = {}
         self.loss_objects: dict[str, tuple[losses.KerasLossObject, cst.SimpleStatementLine]] = {}
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
@@ -638,6 +640,12 @@ class _Interpreter:
         if isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec":
             self.pending_spec = (target, value, stmt, self.active)  # returned by the next statement
             return
+        if isinstance(value, cst.Call) and self.tf(value) in ("keras.Input", "keras.layers.Input"):
+            self.keras_input(target, value, stmt)
+            return
+        if self.symbolic_layer(target, value, stmt):
+            return
+        self.symbolic.pop(target, None)  # rebound to something else
         if isinstance(value, cst.Call) and self.tf(value) in _KERAS_MODELS:
             self.keras_model(target, value, value)
             return
@@ -758,9 +766,8 @@ class _Interpreter:
         self.whole_model("a Keras model", node)
         path = self.tf(value)
         if path in ("keras.Model", "keras.models.Model"):
-            raise Blocked(layers.CODE, "a functional keras.Model built in model_fn is not converted yet (its layers "
-                                       "are wired by calls on symbolic tensors); write it as a tf.keras.Sequential, "
-                                       "or as tf.keras.layers objects called one after another in model_fn", node)
+            self.functional_model(target, value)
+            return
         args = bind(value, ["layers", "name", "trainable"], f"tf.{path}", layers.CODE)
         if "trainable" in args and not is_literal(args["trainable"], True):
             raise Blocked(layers.CODE, "Sequential(trainable=...) is not converted", value)
@@ -797,6 +804,62 @@ class _Interpreter:
         attr = self.free_attr(explicit)
         inner = ",\n".join("    " + c for c in ctors)
         self.layers.append((None, f"self.{attr} = keras.Sequential([\n{inner},\n], name=\"{explicit}\")"))
+        self.keras_models[target] = (attr, training_layers)
+
+    def keras_input(self, target: str, value: cst.Call, stmt) -> None:
+        """`inputs = tf.keras.Input(shape=...)`: the start of a functional model (no variables of its own)."""
+        self.whole_model("a Keras model", value)
+        args = bind(value, ["shape", "batch_size", "name", "dtype"], f"tf.{self.tf(value)}", layers.CODE)
+        self.check_names(value, {self.params}, "the Keras Input's arguments")
+        text = f"{target} = keras.Input({', '.join(f'{k}={code(v)}' for k, v in args.items())})"
+        self.symbolic[target] = ([text], [])
+
+    def symbolic_layer(self, target: str, value, stmt) -> bool:
+        """`x = tf.keras.layers.Dense(...)(inputs)` on a functional model's symbolic tensor: a line of the model's
+        construction, the layer named by Keras' per-class counter (TF1 built it right there, outside any scope)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Call) and len(value.args) == 1
+                and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in self.symbolic):
+            return False
+        found = layers.kind_of(self.tf(value.func))
+        if not found or found[0] != "keras":
+            raise Blocked(layers.CODE, f"`{code(value.func)}` on a Keras symbolic tensor is not converted: only "
+                                       f"tf.keras.layers {', '.join(sorted(layers.CLASSES))} constructors are", value)
+        if value.args[0].keyword is not None or value.args[0].star:
+            raise Blocked(layers.CODE, "call the layer on the symbolic tensor positionally", value)
+        kind = found[1]
+        self.family("keras", value)
+        ctor_args = self.ctor_args(kind, "keras", value.func)
+        name = self.keras_layer_name(kind, layers.explicit_name(ctor_args), value)
+        lines, training_layers = self.symbolic[value.args[0].value.value]
+        ctor = self.ctor(kind, ctor_args, name, value.func, "keras")
+        self.symbolic[target] = ([*lines, f"{target} = {ctor}({value.args[0].value.value})"],
+                                 [*training_layers, *([(kind, value)] if kind.takes_training else [])])
+        return True
+
+    def functional_model(self, target: str, value: cst.Call) -> None:
+        """`model = tf.keras.Model(inputs, outputs)` over an Input and layer calls: the same construction in
+        `__init__` (a keras.Model attribute); its layers' variables were `dense/kernel` in TF1 (built before the
+        model existed, outside its scope) and are `dense/kernel` below the Keras 3 model too."""
+        args = bind(value, ["inputs", "outputs", "name", "trainable"], f"tf.{self.tf(value)}", layers.CODE)
+        if "trainable" in args and not is_literal(args["trainable"], True):
+            raise Blocked(layers.CODE, "Model(trainable=...) is not converted", value)
+        inputs, outputs = args.get("inputs"), args.get("outputs")
+        if not (isinstance(inputs, cst.Name) and isinstance(outputs, cst.Name) and inputs.value in self.symbolic
+                and outputs.value in self.symbolic):
+            raise Blocked(layers.CODE, "a functional keras.Model is converted with one tf.keras.Input and one output "
+                                       "built from it in model_fn by tf.keras.layers calls", value)
+        lines, training_layers = self.symbolic[outputs.value]
+        if lines[0] != self.symbolic[inputs.value][0][0]:
+            raise Blocked(layers.CODE, "the model's output is not built from its input", value)
+        local_names = {line.split(" = ", 1)[0] for line in lines}
+        taken = local_names & {"self", "keras", self.params}
+        if taken:
+            raise Blocked(layers.CODE, f"the functional model's tensor `{sorted(taken)[0]}` would shadow a name the "
+                                       "generated __init__ needs; rename it", value)
+        explicit = layers.explicit_name(args) or "model"
+        attr = self.free_attr(f"{target}_model" if target in _MODEL_ATTRIBUTES else target)
+        self.layers.append((None, "\n".join([*lines, f"self.{attr} = keras.Model(inputs={inputs.value}, "
+                                                     f"outputs={outputs.value}, name=\"{explicit}\")"])))
         self.keras_models[target] = (attr, training_layers)
 
     def keras_model_call(self, name: str, call: cst.Call) -> cst.BaseExpression:

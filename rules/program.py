@@ -32,7 +32,7 @@ from tfmigrate.edits import Edits
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import canned, driver, estimator, imports, model_fn, partitioners, strategy
-from ._args import TF, generated, wrap_call
+from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
 TF_ROOTS = ("tensorflow", "tensorflow_estimator")
@@ -588,7 +588,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     body = []
     for stmt in imports.remove_statements(module.body, rebinding):
         if header is not None and stmt is header:
-            body.extend(_with_leading(f"import tensorflow as {alias}\n{keras_import}", stmt.leading_lines))
+            body.extend(_with_leading(f"{_other_imports(stmt, alias)}import tensorflow as {alias}\n{keras_import}",
+                                      stmt.leading_lines))
         elif header is None and _binds(stmt, table):
             body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
@@ -627,6 +628,25 @@ def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
 
 def _binds(stmt, table: ImportTable) -> bool:
     return any(stmt is b.statement for bs in table.bindings.values() for b in bs)
+
+
+def _other_imports(stmt: cst.CSTNode, alias: str) -> str:
+    """What the TF import line also did (`import numpy as np, tensorflow as tf`; `import os; import tensorflow
+    as tf`), as lines to keep above the TF2 header that replaces it."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return ""
+    kept = []
+    for small in stmt.body:
+        if isinstance(small, cst.Import):
+            names = [a for a in small.names
+                     if (a.asname.name.value if a.asname and isinstance(a.asname.name, cst.Name)
+                         else code(a.name).split(".")[0]) != alias]
+            if names:
+                kept.append(code(small.with_changes(names=[n.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                                           for n in names])).strip().rstrip(";").strip())
+        else:
+            kept.append(code(small).strip().rstrip(";").strip())
+    return "".join(f"{line}\n" for line in kept)
 
 
 def _single_statement(line: cst.CSTNode) -> bool:
