@@ -7,12 +7,14 @@ flatten/Flatten, dropout/Dropout, batch_normalization/BatchNormalization. The Ke
 as written) and the name Keras gave them in the TF1 graph. A `tf.keras.Sequential([...])` of these layers built in
 a model_fn (or by a parameterless helper it calls) becomes a `keras.Sequential` attribute named "sequential",
 "sequential_1", … as Keras counted in the TF1 graph, its layers named by the per-class counters, so the TF1 names
-`sequential/dense/kernel` are the Keras 3 paths below the model (checked on TF 2.15 and TF 2.21).
+`sequential/dense/kernel` are the Keras 3 paths below the model (checked on TF 2.15 and TF 2.21). A functional
+model (`inputs = tf.keras.Input(...)`, `x = tf.keras.layers.Dense(...)(inputs)`, …, `tf.keras.Model(inputs,
+outputs)`) is built the same way in `__init__`: its layers' variables were `dense/kernel` in TF1 and are below it.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
 virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
-functional `keras.Model`s, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per
+functional models with several inputs or outputs or other ops on their tensors, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per
 call), a tf.keras BatchNormalization in a model called in training mode (the Estimator never ran its moving-average
 updates: they are not in UPDATE_OPS; Keras 3 runs them).
 

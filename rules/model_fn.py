@@ -11,7 +11,8 @@ Forward pass → `call()`, statements kept as written (comments included):
   Mixing the two families blocks: TF1 then named variables `dense/kernel_1`. A `tf.keras.Sequential([...])` of
   such layers (inline, or returned by a parameterless module-level helper called in the model_fn) becomes a
   `keras.Sequential` attribute named as Keras named it in the TF1 graph (`sequential/dense/kernel`), called with
-  the same `training` flag (TFM101).
+  the same `training` flag (TFM101); a functional `tf.keras.Model(inputs, outputs)` over a `tf.keras.Input` and
+  tf.keras.layers calls is built the same way in `__init__` (variables `dense/kernel` on both sides).
 - `for <target> in <python value>:` (params, module constants, `range(...)`, `enumerate(...)`) around forward
   statements: `__init__` runs the same loop to build one list attribute per layer call (`self.dense_layers`) and
   `call()` zips the loop with those lists. Names inside the loop (and of every layer once a loop built layers)

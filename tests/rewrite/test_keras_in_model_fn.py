@@ -137,7 +137,9 @@ def test_sum_reduction_under_a_strategy_blocks():
     ('model = tf.keras.Sequential([tf.keras.layers.Dense(8), tf.keras.layers.BatchNormalization()])\n'
      'logits = model(features["x"], training=mode == tf.estimator.ModeKeys.TRAIN)', "moving-average updates"),
     ('inputs = tf.keras.Input(shape=(2,))\nmodel = tf.keras.Model(inputs, tf.keras.layers.Dense(3)(inputs))\n'
-     'logits = model(features["x"])', "functional keras.Model"),
+     'logits = model(features["x"])', "one tf.keras.Input and one output"),
+    ('inputs = tf.keras.Input(shape=(2,))\nx = tf.keras.layers.Lambda(lambda t: t)(inputs)\n'
+     'logits = tf.keras.Model(inputs, x)(features["x"])', "on a Keras symbolic tensor is not converted"),
     ('model = tf.keras.Sequential([tf.keras.layers.Dense(8), tf.keras.layers.LSTM(3)])\n'
      'logits = model(features["x"])', "in a Sequential is not converted"),
     ('model = tf.keras.Sequential()\nmodel.add(tf.keras.layers.Dense(3))\nlogits = model(features["x"])',
@@ -164,3 +166,28 @@ def test_estimator_spec_with_an_argument_it_does_not_have_blocks_precisely():
     result = blocked(tutorial(forward=forward))
     assert codes(result) == {"TFM501"}
     assert "EstimatorSpec has no argument 'labels'" in result.diagnostics[0].message
+
+
+def test_functional_model_is_built_the_same_way_in_init():
+    forward = '''
+    inputs = tf.keras.Input(shape=(2,))
+    x = tf.keras.layers.Dense(8, activation="relu")(inputs)
+    outputs = tf.keras.layers.Dense(3, name="logits")(x)
+    net = tf.keras.Model(inputs=inputs, outputs=outputs)
+    logits = net(features["x"], training=mode == tf.estimator.ModeKeys.TRAIN)
+    '''
+    out = converted(tutorial(forward=forward))
+    layers = init(out)
+    # TF1 built these layers before the model existed: dense/kernel, logits/kernel (no model scope), as Keras 3 does
+    assert "inputs = keras.Input(shape=(2,))" in layers
+    assert 'x = keras.layers.Dense(units=8, activation="relu", name="dense")(inputs)' in layers
+    assert 'outputs = keras.layers.Dense(units=3, name="logits")(x)' in layers
+    assert 'self.net = keras.Model(inputs=inputs, outputs=outputs, name="model")' in layers
+    assert 'logits = self.net(features["x"], training=training)' in out
+
+
+def test_the_tf_import_line_keeps_the_other_modules_it_imports():
+    src = tutorial(run_config='config = tf.estimator.RunConfig(model_dir="/tmp/x")')
+    src = src.replace("import tensorflow as tf", "import os; import numpy as np, tensorflow as tf", 1)
+    out = converted(src)
+    assert out.startswith("import os\nimport numpy as np\nimport tensorflow as tf\nimport keras\n")
