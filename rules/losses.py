@@ -63,6 +63,9 @@ class LossPlan:
     # a generated loss class (model_fn.py) that returns the model_fn's own scalar loss, scaled per replica (or, with
     # reduction="none", the unscaled batch loss as a vector of one); keras_class is that class, keras_args its args
     scalar: bool = False
+    # "sum": the loss is each replica's own value, not scaled by 1/replicas (TF1 SUM reduction); the custom loop
+    # then calls it with reduction="sum" and sums gradients over replicas
+    reduction: str | None = None
 
     def ctor(self, reduction: str | None = None) -> str:
         if self.scalar:

@@ -1071,7 +1071,7 @@ class _Interpreter:
                 todo.append(latest(dep, index))
         stmts = [self.label_order[i][1] for i in sorted(chain)]
         used = set().union(*(self.free_names(s.body[0].value) for s in stmts))
-        stmts, objects = self.keras_loss_objects(stmts, used, use)
+        stmts, objects, summed = self.keras_loss_objects(stmts, used, use)
         outputs = sorted(used & (self.forward - {self.features}))
         if len(outputs) != 1:
             what = "no value" if not outputs else ", ".join(f"`{o}`" for o in outputs)
@@ -1089,12 +1089,15 @@ class _Interpreter:
         if class_name in self.module_names:
             raise Blocked(losses.CODE, f"`{class_name}` is taken in this module; the generated loss class needs it", use)
         with_params = self.params in used
+        scaling = (["    came. Its Keras loss reduces with SUM: the Estimator's optimizer did not scale it by 1/replicas,",
+                    "    and neither does this class; the custom loop sums the gradients over replicas."] if summed else
+                   ["    came. Scaled by 1/replicas under a strategy, as the Estimator's optimizer scaled it;",
+                    '    reduction="none" (custom loop) gives the unscaled values compute_average_loss averages.'])
         lines = [generated(f"class {class_name}(keras.losses.Loss):"),
                  f'    """The loss {self.fn.name.value} wrote by hand, computed exactly as written.',
                  "",
                  "    keras.losses.Loss would cast the labels to float and reshape them first; TF1 used them as they",
-                 "    came. Scaled by 1/replicas under a strategy, as the Estimator's optimizer scaled it;",
-                 '    reduction="none" (custom loop) gives the unscaled values compute_average_loss averages.',
+                 *scaling,
                  '    """']
         if with_params:
             lines += ["", f"    def __init__(self, {self.params}=None, **kwargs):", "        super().__init__(**kwargs)",
@@ -1105,7 +1108,7 @@ class _Interpreter:
         for obj in objects:  # tf.keras loss objects the statements call, in Keras 3's spelling
             lines.append(f"        {obj} = {self.loss_objects[obj][0].ctor}")
         last = stmts[-1].body[0].value
-        per_example = (isinstance(last, cst.Call) and self.tf(last) in ("reduce_mean", "math.reduce_mean")
+        per_example = not summed and (isinstance(last, cst.Call) and self.tf(last) in ("reduce_mean", "math.reduce_mean")
                        and len(last.args) == 1 and last.args[0].keyword is None and not last.args[0].star)
         for stmt in stmts[:-1] if per_example else stmts:
             for line in code(stmt.with_changes(leading_lines=[])).rstrip("\n").splitlines():
@@ -1122,6 +1125,11 @@ class _Interpreter:
                                 "-1]), axis=1)")]
             for line in code(stmts[-1].with_changes(leading_lines=[])).rstrip("\n").splitlines():
                 lines.append("        " + line)
+        elif summed:
+            # the marker lets verify record this value with its labels' batch, as it records the model_fn's loss
+            lines.insert(lines.index('    """', 1) + 1, "\n    tf1_scalar_loss = True  # the model_fn's own loss per replica")
+            lines.append(f"        return {name}  # reduction SUM: TF1 did not scale it by 1/replicas; gradients are "
+                         "summed over replicas")
         else:
             self.notes.append((losses.CODE, f"the hand-written loss `{name}` is not a tf.reduce_mean over the batch: a "
                                             "custom training loop sees it as one value per batch", use))
@@ -1129,18 +1137,19 @@ class _Interpreter:
             lines.insert(lines.index('    """', 1) + 1, "\n    tf1_scalar_loss = True  # the model_fn's own loss per replica")
             lines += ['        if self.reduction == "none":  # one value per batch, for a custom training loop',
                       generated(f"            return tf.reshape({name}, [1])")]
-        lines += [generated("        replicas = tf.distribute.get_strategy().num_replicas_in_sync"),
-                  f"        return {name} * (1.0 / replicas) if replicas > 1 else {name}"]
+        if not summed:
+            lines += [generated("        replicas = tf.distribute.get_strategy().num_replicas_in_sync"),
+                      f"        return {name} * (1.0 / replicas) if replicas > 1 else {name}"]
         self.support.append("\n".join(lines))
         plan = losses.LossPlan(class_name, [self.params] if with_params else [], cst.Name(self.labels),
-                               cst.Name(output), scalar=True)
+                               cst.Name(output), scalar=True, reduction="sum" if summed else None)
         self.loss = (name, plan, self.label_values[name])
         for mode in self.bindings.get(name, {}):
             self.bindings[name][mode] = ("loss", None)
 
-    def keras_loss_objects(self, stmts: list, used: set[str], use) -> tuple[list, list[str]]:
+    def keras_loss_objects(self, stmts: list, used: set[str], use) -> tuple[list, list[str], bool]:
         """The hand-written loss's statements with inline tf.keras loss constructors in Keras 3's spelling, and the
-        loss objects (model_fn locals) they call. Keras 2 recorded each loss object's reduction in the graph and the
+        loss objects (model_fn locals) they call, and whether the loss is summed (SUM under a strategy). Keras 2 recorded each loss object's reduction in the graph and the
         Estimator's v1 optimizer scaled the loss by 1/replicas unless it was SUM (the generated class scales the
         same way); SUM_OVER_BATCH_SIZE/AUTO raised a ValueError under a strategy."""
         found: list[losses.KerasLossObject] = []
@@ -1170,11 +1179,12 @@ class _Interpreter:
                 raise Blocked(losses.CODE, f"a tf.keras loss with reduction {obj.reduction.upper()} means something "
                                            "else with and without a distribution strategy, and this program's "
                                            "strategy is decided at run time", obj.node)
-            if obj.reduction == "sum":
-                raise Blocked(losses.CODE, "a tf.keras loss with reduction SUM under a distribution strategy is not "
-                                           "converted yet (the Estimator did not scale it by 1/replicas; the "
-                                           "generated loss does): use reduction NONE and reduce by hand", obj.node)
-        return stmts, objects
+        reductions = {obj.reduction for obj in found}
+        if "sum" in reductions and len(reductions) > 1:
+            raise Blocked(losses.CODE, "tf.keras losses with reduction SUM and another reduction in one loss: the "
+                                       "Estimator scaled the total by the last one's rule only; not converted", use)
+        # SUM under a strategy: the Estimator left the loss unscaled (no 1/replicas), so does the generated class
+        return stmts, objects, reductions == {"sum"} and bool(self.tf1_strategy)
 
     # ---- training op -----------------------------------------------------------------------------------------
     def is_global_step(self, node) -> bool:

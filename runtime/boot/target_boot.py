@@ -208,7 +208,7 @@ def _patch_keras_sum_loss(tf):
 def _patch_scalar_losses(tf):
     """A generated loss class marked `tf1_scalar_loss = True` returns the model_fn's own scalar loss; a custom loop
     calls it with reduction="none" and gets a vector of one, the replica's loss as the model_fn computed it, which
-    it passes to compute_average_loss. Record that value with the batch of its labels, as the original's capture
+    it passes to compute_average_loss (or, for TF1's SUM reduction, with reduction="sum" and uses the value). Record that value with the batch of its labels, as the original's capture
     records the model_fn's loss and its labels' batch (compute_average_loss then records nothing)."""
     import keras
 
@@ -225,13 +225,16 @@ def _patch_scalar_losses(tf):
             return
 
         def __call__(self, y_true, y_pred, sample_weight=None):
-            out = call(self, y_true, y_pred, sample_weight=sample_weight)
-            if getattr(self, "reduction", None) != "none" or not _taping():
-                return out
-            if not tf.inside_function() and not tf.executing_eagerly():
-                return out
-            _STATE.scalar_recorded = True
-            return _emit(tf, tf.reshape(out, []), _first_leading_dim(tf, y_true, y_pred), out)
+            with _Guard() as outer:  # the Keras losses it calls inside are not recorded on their own
+                out = call(self, y_true, y_pred, sample_weight=sample_weight)
+                reduction = getattr(self, "reduction", None)
+                if not outer or reduction not in ("none", "sum") or not _taping():
+                    return out
+                if not tf.inside_function() and not tf.executing_eagerly():
+                    return out
+                if reduction == "none":  # the custom loop averages it with compute_average_loss; "sum": as is
+                    _STATE.scalar_recorded = True
+                return _emit(tf, tf.reshape(out, []), _first_leading_dim(tf, y_true, y_pred), out)
 
         cls.__call__ = tf.autograph.experimental.do_not_convert(__call__)
 

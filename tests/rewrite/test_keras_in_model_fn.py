@@ -126,11 +126,23 @@ def test_default_reduction_without_a_strategy_is_the_batch_mean():
     assert "est.fit(" in out and "steps_per_epoch" not in section(out, "    est.fit(", "    est.evaluate(")
 
 
-def test_sum_reduction_under_a_strategy_blocks():
+def test_sum_reduction_under_a_strategy_is_left_unscaled_and_summed_by_the_custom_loop():
     loss = ("loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, "
-            "reduction=tf.keras.losses.Reduction.SUM)(labels, logits)")
+            "reduction=tf.keras.losses.Reduction.SUM)(labels, logits) * (1. / 64)")
+    out = converted(tutorial(loss=loss))
+    loss_class = section(out, "class ModelLoss(", "\nclass Model(")
+    assert 'keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")(labels, logits)' in loss_class
+    assert "replicas" not in loss_class.split('"""')[-1]  # TF1 did not scale a SUM-reduced loss by 1/replicas
+    assert 'self.loss_fn = ModelLoss(reduction="sum")' in out
+    assert "loss = loss_fn(labels, outputs)" in out
+
+
+def test_sum_and_none_reductions_in_one_loss_block():
+    loss = ('a = tf.keras.losses.MeanSquaredError(reduction="sum")\n'
+            'b = tf.keras.losses.MeanAbsoluteError(reduction=tf.keras.losses.Reduction.NONE)\n'
+            'loss = a(labels, logits) + tf.reduce_sum(b(labels, logits))')
     result = blocked(tutorial(loss=loss))
-    assert codes(result) == {"TFM201"} and "SUM" in result.diagnostics[0].message
+    assert codes(result) == {"TFM201"} and "SUM and another reduction" in result.diagnostics[0].message
 
 
 @pytest.mark.parametrize("forward, words", [
