@@ -16,10 +16,12 @@ BinaryCrossentropy, MeanSquaredError, MeanAbsoluteError, Huber) are part of a ha
 class builds them in Keras 3's spelling (reduction "none" / "sum" / "sum_over_batch_size"; AUTO was
 SUM_OVER_BATCH_SIZE outside Model.compile) and runs the user's arithmetic (`tf.reduce_sum(loss) * (1. / N)`) as
 written. Keras 2 recorded the reduction in the graph and the Estimator's v1 optimizer scaled the loss by 1/replicas
-unless it was SUM (TF 2.15 `distribute_utils.get_loss_reduction`), which the generated class does for NONE.
+unless it was SUM (TF 2.15 `distribute_utils.get_loss_reduction`): the generated class scales NONE losses, and
+leaves SUM losses unscaled with `reduction="sum"` in the custom loop, which sums gradients over replicas
+(fixtures/keras_in_model_fn and fixtures/keras_loss_sum_mwms, 2-worker MWMS, bit-equal).
 Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses, other label transforms;
 Keras AUTO / SUM_OVER_BATCH_SIZE reductions under a strategy (Keras 2 raised a ValueError there: the original does
-not train), SUM under a strategy (not scaled by TF1; not converted yet).
+not train), SUM mixed with another reduction in one loss, a reduction that varies with a run-time strategy choice.
 
 Why exact: the same per-example losses, reduced to the same number (checked step by step by `verify` on every
 loss the fixtures use).
