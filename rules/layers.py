@@ -10,6 +10,8 @@ a model_fn (or by a parameterless helper it calls) becomes a `keras.Sequential` 
 `sequential/dense/kernel` are the Keras 3 paths below the model (checked on TF 2.15 and TF 2.21). A functional
 model (`inputs = tf.keras.Input(...)`, `x = tf.keras.layers.Dense(...)(inputs)`, …, `tf.keras.Model(inputs,
 outputs)`) is built the same way in `__init__`: its layers' variables were `dense/kernel` in TF1 and are below it.
+A list of them (`hidden = [Dense(32), Dense(10)]`, called in `for layer in hidden: x = layer(x)`) becomes a list
+attribute and the same loop in `call()`.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,

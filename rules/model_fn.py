@@ -12,7 +12,8 @@ Forward pass → `call()`, statements kept as written (comments included):
   such layers (inline, or returned by a parameterless module-level helper called in the model_fn) becomes a
   `keras.Sequential` attribute named as Keras named it in the TF1 graph (`sequential/dense/kernel`), called with
   the same `training` flag (TFM101); a functional `tf.keras.Model(inputs, outputs)` over a `tf.keras.Input` and
-  tf.keras.layers calls is built the same way in `__init__` (variables `dense/kernel` on both sides).
+  tf.keras.layers calls is built the same way in `__init__` (variables `dense/kernel` on both sides); a list of
+  tf.keras.layers objects called by `for layer in hidden: x = layer(x)` is a list attribute and the same loop.
 - `for <target> in <python value>:` (params, module constants, `range(...)`, `enumerate(...)`) around forward
   statements: `__init__` runs the same loop to build one list attribute per layer call (`self.dense_layers`) and
   `call()` zips the loop with those lists. Names inside the loop (and of every layer once a loop built layers)
@@ -188,6 +189,7 @@ class _Interpreter:
         self.keras_models: dict[str, tuple[str, list]] = {}  # model_fn local → (attribute, layers taking training)
         # functional-model tensors: name → (__init__ lines building it, layers taking training)
         self.symbolic: dict[str, tuple[list[str], list]] = {}
+        self.layer_lists: dict[str, tuple[str, list]] = {}  # model_fn local list of Keras layers → (attribute, ...)
         self.loss_objects: dict[str, tuple[losses.KerasLossObject, cst.SimpleStatementLine]] = {}
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
@@ -646,6 +648,8 @@ class _Interpreter:
             return
         if self.symbolic_layer(target, value, stmt):
             return
+        if self.layer_list(target, value):
+            return
         self.symbolic.pop(target, None)  # rebound to something else
         if isinstance(value, cst.Call) and self.tf(value) in _KERAS_MODELS:
             self.keras_model(target, value, value)
@@ -806,6 +810,66 @@ class _Interpreter:
         inner = ",\n".join("    " + c for c in ctors)
         self.layers.append((None, f"self.{attr} = keras.Sequential([\n{inner},\n], name=\"{explicit}\")"))
         self.keras_models[target] = (attr, training_layers)
+
+    def layer_list(self, target: str, value) -> bool:
+        """`hidden = [tf.keras.layers.Dense(32), tf.keras.layers.Dense(10)]`: a list attribute of the layers, named
+        by Keras' per-class counters as the TF1 graph named them (`dense/kernel`, no enclosing scope); the model_fn
+        calls them in a `for layer in hidden:` loop."""
+        if not (isinstance(value, (cst.List, cst.Tuple)) and value.elements and all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Call)
+                and (layers.kind_of(self.tf(e.value)) or (None,))[0] == "keras" for e in value.elements)):
+            return False
+        self.whole_model("a list of Keras layers", value)
+        self.family("keras", value)
+        ctors, training_layers = [], []
+        for element in value.elements:
+            kind = layers.kind_of(self.tf(element.value))[1]
+            args = self.ctor_args(kind, "keras", element.value)
+            name = self.keras_layer_name(kind, layers.explicit_name(args), element.value)
+            ctors.append(self.ctor(kind, args, name, element.value, "keras"))
+            if kind.takes_training:
+                training_layers.append((kind, element.value))
+        attr = self.free_attr(f"{target}_layers" if target in _MODEL_ATTRIBUTES else target)
+        inner = ",\n".join("    " + c for c in ctors)
+        self.layers.append((None, f"self.{attr} = [\n{inner},\n]"))
+        self.list_attrs.add(attr)
+        self.layer_lists[target] = (attr, training_layers)
+        return True
+
+    def layer_list_loop(self, stmt: cst.For) -> None:
+        """`for layer in hidden: x = layer(x)` over a list of Keras layers: the same loop over the list attribute."""
+        attr, training_layers = self.layer_lists[stmt.iter.value]
+        if not isinstance(stmt.target, cst.Name) or stmt.orelse is not None:
+            raise Blocked(CODE, "a loop over Keras layers is converted as `for layer in layers:` (no else)", stmt)
+        self.whole_model("a loop", stmt)
+        layer = stmt.target.value
+        body = []
+        for inner in stmt.body.body:
+            small = inner.body[0] if isinstance(inner, cst.SimpleStatementLine) and len(inner.body) == 1 else None
+            value = getattr(small, "value", None)
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and isinstance(value, cst.Call)
+                    and isinstance(value.func, cst.Name) and value.func.value == layer):
+                raise Blocked(CODE, f"`{code(inner).strip()}` in a loop over Keras layers is not converted: only "
+                                    f"`x = {layer}(x)` (with training=...) is", inner)
+            args = bind(value, ["inputs", "training"], f"{layer}(...)", layers.CODE)
+            if "inputs" not in args:
+                raise Blocked(layers.CODE, f"{layer}(...) without inputs", value)
+            self.check_names(args["inputs"], self.forward, f"`{code(inner).strip()}`", inner)
+            flag = self.training_flag(args.get("training"))
+            for kind, node in training_layers:
+                if kind.keras == "BatchNormalization" and flag != "False":
+                    raise Blocked(layers.CODE, "a tf.keras BatchNormalization called in training mode: the Estimator "
+                                               "never ran its moving-average updates (they are not in UPDATE_OPS), "
+                                               "Keras 3 runs them; call it with training=False", node)
+            extra = f", training={flag}" if training_layers or "training" in args else ""
+            target = small.targets[0].target.value
+            body.append(inner.with_changes(body=[small.with_changes(
+                value=cst.parse_expression(f"{layer}({code(args['inputs'])}{extra})"))]))
+            self.forward.add(target)
+            self.bind_name(target, "forward")
+        self.call_body.append(stmt.with_changes(iter=cst.parse_expression(f"self.{attr}"),
+                                                body=stmt.body.with_changes(body=body)))
 
     def keras_input(self, target: str, value: cst.Call, stmt) -> None:
         """`inputs = tf.keras.Input(shape=...)`: the start of a functional model (no variables of its own)."""
@@ -1405,6 +1469,9 @@ class _Interpreter:
     # ---- loops -----------------------------------------------------------------------------------------------
     def for_loop(self, stmt: cst.For) -> None:
         """`for units in params["hidden_units"]:` in the forward pass: a list of layers built by the same loop."""
+        if isinstance(stmt.iter, cst.Name) and stmt.iter.value in self.layer_lists and self.loop is None:
+            self.layer_list_loop(stmt)
+            return
         if self.loop is not None:
             raise Blocked(CODE, "nested loops in the forward pass are not converted", stmt)
         if stmt.orelse is not None or stmt.asynchronous is not None:

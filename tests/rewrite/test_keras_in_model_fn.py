@@ -203,3 +203,29 @@ def test_the_tf_import_line_keeps_the_other_modules_it_imports():
     src = src.replace("import tensorflow as tf", "import os; import numpy as np, tensorflow as tf", 1)
     out = converted(src)
     assert out.startswith("import os\nimport numpy as np\nimport tensorflow as tf\nimport keras\n")
+
+
+def test_keras_layers_collected_in_a_list_and_called_in_a_loop():
+    forward = '''
+    hidden = [tf.keras.layers.Dense(8, activation="relu"), tf.keras.layers.Dropout(0.0), tf.keras.layers.Dense(3)]
+    logits = features["x"]
+    for layer in hidden:
+        logits = layer(logits, training=mode == tf.estimator.ModeKeys.TRAIN)
+    '''
+    out = converted(tutorial(forward=forward))
+    layers = init(out)
+    # TF1 named them dense, dropout, dense_1 (Keras' per-class counters, no enclosing scope)
+    assert 'keras.layers.Dense(units=8, activation="relu", name="dense")' in layers
+    assert 'keras.layers.Dense(units=3, name="dense_1")' in layers
+    assert "for layer in self.hidden:\n            logits = layer(logits, training=training)" in out
+
+
+def test_other_statements_in_a_loop_over_keras_layers_block():
+    forward = '''
+    hidden = [tf.keras.layers.Dense(8), tf.keras.layers.Dense(3)]
+    logits = features["x"]
+    for layer in hidden:
+        logits = tf.nn.relu(layer(logits))
+    '''
+    result = blocked(tutorial(forward=forward))
+    assert codes(result) == {"TFM501"} and "in a loop over Keras layers is not converted" in result.diagnostics[0].message
