@@ -907,6 +907,7 @@ class CannedPlan:
     head_targets: bool = False  # the model's head_targets maps labels / reads weights (rules/heads.py)
     weighted_metrics: bool = False  # Keras passes sample weights only to compile(weighted_metrics=...)
     predicting: bool = False  # predict() after training: the model gets predictions() and predict_examples()
+    until_end: bool = False  # trained without max_steps: the custom loop stops where the input ends
 
 
 _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rules/heads.py)
@@ -1042,7 +1043,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         else:
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
                                                                       predicting=plan.predicting, exporting=(),
-                                                                      warm_starting=False, resuming=False))
+                                                                      warm_starting=False, resuming=False,
+                                                                      until_end=plan.until_end))
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them

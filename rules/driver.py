@@ -86,7 +86,10 @@ converted yet.
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
 `max_steps` becomes the number of steps trained, so both programs see the same batches in the same order;
-`tfmigrate verify` checks every driver fixture step by step.
+`tfmigrate verify` checks every driver fixture step by step. Without max_steps (`TrainSpec(input_fn)`,
+`train(input_fn)`) the Estimator trained until the input ended: one Keras epoch, or the custom loop's
+`train(dataset_fn, max_steps=None)` stepping until the distributed iterator ends (under MWMS: when every worker's
+shard has ended, the same step for equal shards; `fixtures/keras_in_model_fn`); parameter servers block.
 
 Example (`fixtures/regression_adagrad`, Keras target):
 
@@ -1078,11 +1081,20 @@ def _stop_at(steps: Value | None, stop: dict[str, Value]):
 
 def _until_end_of_input(site: Site, node) -> None:
     """Training without max_steps ran until the input_fn's data ended (forever on a repeated dataset): one Keras
-    epoch over the same data does the same; the custom loop counts steps and needs max_steps."""
-    if site.target != "keras":
-        raise Blocked(CODE, "training without max_steps runs until the input data ends; the custom training loop "
-                            f"({site.target} target) needs max_steps: give it, or use a single-process strategy "
-                            "with --target keras", node)
+    epoch over the same data does the same; the custom loop trains until its distributed iterator ends. Under
+    MultiWorkerMirroredStrategy every worker reads its own shard and the Estimator's workers stopped together only
+    when the shards gave the same number of batches (a shorter one stopped and the others waited in the next
+    all-reduce); the distributed iterator ends when every worker's shard has ended, so equal shards give the same
+    steps. Parameter servers: each worker ended on its own, asynchronously; not converted."""
+    if site.strategy is not None and site.strategy.parameter_server:
+        raise Blocked(CODE, "training without max_steps runs until the input data ends; under parameter servers "
+                            "each worker ended on its own, which the coordinator's scheduled steps do not "
+                            "reproduce: give max_steps", node)
+
+
+def until_end_of_input(sites) -> bool:
+    """Some training of these Estimators has no max_steps: the custom loop must stop where the input ends."""
+    return any(use.train and "max_steps" not in use.train for site in sites for use in site.uses)
 
 
 def _same_function(fn: FunctionRef, call: cst.Call, file: FileIndex):
@@ -1418,6 +1430,7 @@ class Emitter:
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
+        # max_steps=None: until the input ends, as the Estimator trained without max_steps
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)
 
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:

@@ -4,11 +4,21 @@ What it converts: dense/Dense, conv2d/Conv2D, max_pooling2d/MaxPooling2D, averag
 flatten/Flatten, dropout/Dropout, batch_normalization/BatchNormalization. The Keras layer gets the TF1 auto-name
 ("dense", "dense_1", …, in call order) so a TF1 checkpoint's `dense_1/kernel` maps onto it. `tf.keras.layers` /
 `tf.compat.v1.keras.layers` objects of these kinds built inside a model_fn keep their Keras arguments (initializers
-as written) and the name Keras gave them in the TF1 graph.
+as written) and the name Keras gave them in the TF1 graph. A `tf.keras.Sequential([...])` of these layers built in
+a model_fn (or by a parameterless helper it calls) becomes a `keras.Sequential` attribute named "sequential",
+"sequential_1", … as Keras counted in the TF1 graph, its layers named by the per-class counters, so the TF1 names
+`sequential/dense/kernel` are the Keras 3 paths below the model (checked on TF 2.15 and TF 2.21). A functional
+model (`inputs = tf.keras.Input(...)`, `x = tf.keras.layers.Dense(...)(inputs)`, …, `tf.keras.Model(inputs,
+outputs)`) is built the same way in `__init__`: its layers' variables were `dense/kernel` in TF1 and are below it.
+A list of them (`hidden = [Dense(32), Dense(10)]`, called in `for layer in hidden: x = layer(x)`) becomes a list
+attribute and the same loop in `call()`.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
-virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal.
+virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
+functional models with several inputs or outputs or other ops on their tensors, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per
+call), a tf.keras BatchNormalization in a model called in training mode (the Estimator never ran its moving-average
+updates: they are not in UPDATE_OPS; Keras 3 runs them).
 
 Example (`fixtures/regression_adagrad`):
 

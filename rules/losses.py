@@ -10,7 +10,18 @@ blocked, so there are no regularization losses to add).
 `softmax_cross_entropy` on `tf.one_hot(labels, depth)` (inline or through a local, with the default on/off
 values 1/0, the last axis, indices the labels or the labels cast to an integer type) is sparse cross-entropy on the
 labels (fixtures/cnn verifies it).
-Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses, other label transforms.
+tf.keras loss objects in a model_fn (`tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True,
+reduction=tf.keras.losses.Reduction.NONE)`, also inline `...(...)(labels, logits)`; CategoricalCrossentropy,
+BinaryCrossentropy, MeanSquaredError, MeanAbsoluteError, Huber) are part of a hand-written loss: the generated loss
+class builds them in Keras 3's spelling (reduction "none" / "sum" / "sum_over_batch_size"; AUTO was
+SUM_OVER_BATCH_SIZE outside Model.compile) and runs the user's arithmetic (`tf.reduce_sum(loss) * (1. / N)`) as
+written. Keras 2 recorded the reduction in the graph and the Estimator's v1 optimizer scaled the loss by 1/replicas
+unless it was SUM (TF 2.15 `distribute_utils.get_loss_reduction`): the generated class scales NONE losses, and
+leaves SUM losses unscaled with `reduction="sum"` in the custom loop, which sums gradients over replicas
+(fixtures/keras_in_model_fn and fixtures/keras_loss_sum_mwms, 2-worker MWMS, bit-equal).
+Blocked: `weights` other than 1, a non-default `reduction`, `add_loss`, several losses, other label transforms;
+Keras AUTO / SUM_OVER_BATCH_SIZE reductions under a strategy (Keras 2 raised a ValueError there: the original does
+not train), SUM mixed with another reduction in one loss, a reduction that varies with a run-time strategy choice.
 
 Why exact: the same per-example losses, reduced to the same number (checked step by step by `verify` on every
 loss the fixtures use).
@@ -54,6 +65,9 @@ class LossPlan:
     # a generated loss class (model_fn.py) that returns the model_fn's own scalar loss, scaled per replica (or, with
     # reduction="none", the unscaled batch loss as a vector of one); keras_class is that class, keras_args its args
     scalar: bool = False
+    # "sum": the loss is each replica's own value, not scaled by 1/replicas (TF1 SUM reduction); the custom loop
+    # then calls it with reduction="sum" and sums gradients over replicas
+    reduction: str | None = None
 
     def ctor(self, reduction: str | None = None) -> str:
         if self.scalar:
@@ -121,3 +135,54 @@ def _is_one_hot_of(node, labels_name: str, tf_path_of) -> bool:
                 (k == "axis" and (is_literal(v, None) or code(v).replace(" ", "") == "-1")) or k == "dtype"
                 for k, v in args.items())
     )
+
+
+# tf.keras (Keras 2) loss classes a model_fn may build, with their Keras 2 signatures; Keras 3 has the same classes
+# and arguments (plus dtype), so only the reduction is respelled
+_KERAS_LOSSES = {
+    "SparseCategoricalCrossentropy": ["from_logits", "ignore_class", "reduction", "name"],
+    "CategoricalCrossentropy": ["from_logits", "label_smoothing", "axis", "reduction", "name"],
+    "BinaryCrossentropy": ["from_logits", "label_smoothing", "axis", "reduction", "name"],
+    "MeanSquaredError": ["reduction", "name"],
+    "MeanAbsoluteError": ["reduction", "name"],
+    "Huber": ["delta", "reduction", "name"],
+}
+# Keras 2 reductions → Keras 3 spelling; AUTO was SUM_OVER_BATCH_SIZE outside Model.compile
+_KERAS_REDUCTIONS = {"NONE": "none", "SUM": "sum", "SUM_OVER_BATCH_SIZE": "sum_over_batch_size",
+                     "AUTO": "sum_over_batch_size"}
+
+
+@dataclass
+class KerasLossObject:
+    """A tf.keras loss object built in a model_fn (`tf.keras.losses.SparseCategoricalCrossentropy(...)`)."""
+    ctor: str  # the Keras 3 constructor
+    reduction: str  # none | sum | sum_over_batch_size (Keras 3 spelling)
+    node: cst.Call
+
+
+def keras_loss_class(tf_path: str | None) -> str | None:
+    if tf_path and tf_path.startswith("keras.losses.") and tf_path[len("keras.losses."):] in _KERAS_LOSSES:
+        return tf_path[len("keras.losses."):]
+    return None
+
+
+def keras_loss_object(call: cst.Call, tf_path: str, tf_path_of) -> KerasLossObject:
+    """The Keras 3 constructor of a tf.keras loss object. Its reduction decides the TF1 arithmetic around it:
+    Keras 2 recorded it in the graph, and the Estimator's v1 optimizer scaled the loss by 1/replicas unless it
+    was SUM (see model_fn.py, hand-written losses)."""
+    name = keras_loss_class(tf_path)
+    args = bind(call, _KERAS_LOSSES[name], f"tf.keras.losses.{name}", CODE)
+    reduction = "sum_over_batch_size"  # Keras 2's AUTO, outside Model.compile
+    if "reduction" in args:
+        value = args["reduction"]
+        path = tf_path_of(value) or ""
+        if path.startswith("keras.losses.Reduction.") and path.split(".")[-1] in _KERAS_REDUCTIONS:
+            reduction = _KERAS_REDUCTIONS[path.split(".")[-1]]
+        elif isinstance(value, cst.SimpleString) and value.evaluated_value.upper() in _KERAS_REDUCTIONS:
+            reduction = _KERAS_REDUCTIONS[value.evaluated_value.upper()]
+        else:
+            raise Blocked(CODE, f"reduction={code(value)} is not a tf.keras.losses.Reduction the tool can read", value)
+    parts = [f"{k}={code(v)}" for k, v in args.items() if k != "reduction"]
+    parts.append(f'reduction="{reduction}"')
+    return KerasLossObject(f"keras.losses.{name}({', '.join(parts)})", reduction, call)
+

@@ -8,7 +8,12 @@ Forward pass → `call()`, statements kept as written (comments included):
   `tf.compat.v1.keras.layers.*`, inline `Dense(8)(x)` too) and tensor ops on `features`/`params`. Layers keep
   their TF1 names so checkpoints map: a tf.compat.v1 layer is scoped by its explicit name, else by the first unused
   `dense`, `dense_1`, … in call order (TF 2.15 checked); a keras.layers object by Keras' own per-class counter.
-  Mixing the two families blocks: TF1 then named variables `dense/kernel_1`.
+  Mixing the two families blocks: TF1 then named variables `dense/kernel_1`. A `tf.keras.Sequential([...])` of
+  such layers (inline, or returned by a parameterless module-level helper called in the model_fn) becomes a
+  `keras.Sequential` attribute named as Keras named it in the TF1 graph (`sequential/dense/kernel`), called with
+  the same `training` flag (TFM101); a functional `tf.keras.Model(inputs, outputs)` over a `tf.keras.Input` and
+  tf.keras.layers calls is built the same way in `__init__` (variables `dense/kernel` on both sides); a list of
+  tf.keras.layers objects called by `for layer in hidden: x = layer(x)` is a list attribute and the same loop.
 - `for <target> in <python value>:` (params, module constants, `range(...)`, `enumerate(...)`) around forward
   statements: `__init__` runs the same loop to build one list attribute per layer call (`self.dense_layers`) and
   `call()` zips the loop with those lists. Names inside the loop (and of every layer once a loop built layers)
@@ -40,7 +45,10 @@ cast the labels to float and reshape them) and scales by 1/replicas under a stra
 (Keras 3 does not scale scalar losses). For the custom loop (`reduction="none"`) a final `tf.reduce_mean(E)`
 returns the per-example means of E, which `compute_average_loss` averages over the global batch like a tf.losses
 loss (the mean of equal-size row means is the mean); any other final expression returns the batch loss as a
-vector of one (TFM201 note: verify then records batch 1 for those steps).
+vector of one, which compute_average_loss divides by the replica count as TF1's optimizer did (TFM201 note; the
+class is marked `tf1_scalar_loss` so verify records that value with its labels' batch). tf.keras loss objects the
+loss calls are built in the class in Keras 3's spelling (see losses.py for their reductions under a strategy).
+`EstimatorSpec(train_op=optimizer.minimize(loss, global_step))` written inline is the training op.
 
 Training op: `minimize(loss, global_step)`; `apply_gradients(compute_gradients(loss), global_step)`; gradient
 processing between them — `[(f(g), v) for g, v in grads_and_vars]` (optionally `if g is not None`),
@@ -172,10 +180,26 @@ class _Loop:
 
 class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
-                 tf1_partitions: bool | None = True, profile: str = "keras3",
-                 helpers: dict[str, cst.FunctionDef] | None = None):
+                 tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
+                 tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None):
         self.fn, self.names, self.module_names = fn, names, module_names
-        self.helpers = helpers or {}  # the module's own functions by name (bound once): network helpers inline
+        self.tf1_strategy = tf1_strategy  # did TF1 run the model_fn under a distribution strategy? None: it varied
+        # module-level functions (model and network helpers; `helpers`: those bound once) and names bound to a
+        # Keras model built at module level
+        self.helpers: dict[str, cst.FunctionDef] = dict(helpers or {})
+        self.module_models: set[str] = set()
+        for stmt in module.body if module is not None else []:
+            if isinstance(stmt, cst.FunctionDef) and helpers is None:
+                self.helpers[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
+                assign = stmt.body[0]
+                if isinstance(assign.value, cst.Call) and names.of(assign.value) in _KERAS_MODELS:
+                    self.module_models |= {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
+        self.keras_models: dict[str, tuple[str, list]] = {}  # model_fn local → (attribute, layers taking training)
+        # functional-model tensors: name → (__init__ lines building it, layers taking training)
+        self.symbolic: dict[str, tuple[list[str], list]] = {}
+        self.layer_lists: dict[str, tuple[str, list]] = {}  # model_fn local list of Keras layers → (attribute, ...)
+        self.loss_objects: dict[str, tuple[losses.KerasLossObject, cst.SimpleStatementLine]] = {}
         self.inlined_helpers: list[cst.FunctionDef] = []
         self.inlining: list[str] = []  # helpers being inlined, innermost last (recursion guard)
         self.statics: dict[str, cst.BaseExpression] = {}  # `units = params["units"]`: read as the value itself
@@ -432,6 +456,13 @@ class _Interpreter:
                 if interp.tf(original) == "nn.embedding_lookup":
                     return interp.embedding_lookup(updated)
                 func = updated.func
+                if isinstance(func, cst.Name) and func.value in interp.keras_models:
+                    return interp.keras_model_call(func.value, updated)
+                if isinstance(func, cst.Name) and func.value in interp.module_models:
+                    raise Blocked(layers.CODE, f"`{func.value}` is a Keras model built at module level: the Estimator "
+                                               "built a new graph for each train/evaluate/predict call, and a model "
+                                               "built outside model_fn does not follow it; build it in model_fn "
+                                               "(inline or through a helper)", original)
                 if isinstance(func, cst.Name) and func.value in interp.class_layers:
                     kind, args, ctor_call, family, name = interp.class_layers[func.value]
                     attr = func.value + "_layer" if func.value in _MODEL_ATTRIBUTES else func.value
@@ -655,11 +686,27 @@ class _Interpreter:
         if isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec":
             self.pending_spec = (target, value, stmt, self.active)  # returned by the next statement
             return
+        if isinstance(value, cst.Call) and self.tf(value) in ("keras.Input", "keras.layers.Input"):
+            self.keras_input(target, value, stmt)
+            return
+        if self.symbolic_layer(target, value, stmt):
+            return
+        if self.layer_list(target, value):
+            return
+        self.symbolic.pop(target, None)  # rebound to something else
         if isinstance(value, cst.Call) and self.tf(value) in _KERAS_MODELS:
-            raise Blocked(layers.CODE, f"a {self.tf(value)} built in model_fn is not converted yet (its layers' "
-                                       "TF1 variable names sit under the model's name scope); build its layers as "
-                                       "named tf.keras.layers objects called one after another, or, since the model "
-                                       "is already Keras, train it with model.fit directly", value)
+            self.keras_model(target, value, value)
+            return
+        helper = self.model_helper(value)
+        if helper is not None:
+            self.keras_model(target, helper, value)
+            return
+        if isinstance(value, cst.Call) and losses.keras_loss_class(self.tf(value)):
+            self.whole_model("a Keras loss object", value)
+            self.check_names(value, {self.params}, "the Keras loss's arguments")
+            self.loss_objects[target] = (losses.keras_loss_object(value, self.tf(value), self.tf), stmt)
+            self.bind_name(target, "loss_object")
+            return
         path = self.tf(value) if isinstance(value, cst.Call) else None
         method = value.func.attr.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
         comprehension = self.grads_of(value) if isinstance(value, cst.ListComp) else None  # over gradients?
@@ -734,6 +781,209 @@ class _Interpreter:
         else:
             self.forward_statement(target, stmt, small)
 
+    def model_helper(self, value) -> cst.Call | None:
+        """`build_model()`: a module-level function without parameters that returns a keras.Sequential built in it
+        (`return tf.keras.Sequential([...])`, or `model = ...` then `return model`). Called in the model_fn, it
+        built the model in the Estimator's graph like an inline one."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and not value.args
+                and value.func.value in self.helpers and value.func.value not in self.locals):
+            return None
+        fn = self.helpers[value.func.value]
+        body = [s for s in fn.body.body if _docstring(s) is None]
+        smalls = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in body]
+        built = None
+        if len(smalls) == 1 and isinstance(smalls[0], cst.Return):
+            built = smalls[0].value
+        elif (len(smalls) == 2 and isinstance(smalls[0], cst.Assign) and isinstance(smalls[1], cst.Return)
+              and len(smalls[0].targets) == 1 and isinstance(smalls[0].targets[0].target, cst.Name)
+              and isinstance(smalls[1].value, cst.Name)
+              and smalls[1].value.value == smalls[0].targets[0].target.value):
+            built = smalls[0].value
+        if not (isinstance(built, cst.Call) and self.tf(built) in _KERAS_MODELS):
+            return None
+        if (fn.params.params or isinstance(fn.params.star_arg, cst.Param) or fn.params.kwonly_params
+                or fn.params.star_kwarg is not None):
+            raise Blocked(layers.CODE, f"{value.func.value}() builds a Keras model from parameters; only a helper "
+                                       "without parameters is converted (build the model in model_fn)", value)
+        return built
+
+    def keras_model(self, target: str, value: cst.Call, node) -> None:
+        """`model = tf.keras.Sequential([tf.keras.layers.Dense(...), ...])` in the model_fn: a keras.Sequential
+        attribute named as Keras named it in the TF1 graph ("sequential", "sequential_1", … per graph), its layers
+        named by Keras' per-class counter, so its variables keep their TF1 names (`sequential/dense/kernel`)."""
+        self.whole_model("a Keras model", node)
+        path = self.tf(value)
+        if path in ("keras.Model", "keras.models.Model"):
+            self.functional_model(target, value)
+            return
+        args = bind(value, ["layers", "name", "trainable"], f"tf.{path}", layers.CODE)
+        if "trainable" in args and not is_literal(args["trainable"], True):
+            raise Blocked(layers.CODE, "Sequential(trainable=...) is not converted", value)
+        elements = args.get("layers")
+        if not isinstance(elements, (cst.List, cst.Tuple)):
+            raise Blocked(layers.CODE, "the Sequential's layers must be written as a list of tf.keras.layers "
+                                       "constructors (model.add(...) and computed lists are not converted)", value)
+        self.family("keras", value)
+        ctors, training_layers = [], []
+        for element in elements.elements:
+            layer = element.value
+            found = layers.kind_of(self.tf(layer)) if isinstance(layer, cst.Call) and not isinstance(element, cst.StarredElement) else None
+            if not found or found[0] != "keras":
+                raise Blocked(layers.CODE, f"`{code(layer)}` in a Sequential is not converted: only "
+                                           f"tf.keras.layers {', '.join(sorted(layers.CLASSES))} constructors are",
+                              layer)
+            kind = found[1]
+            # input_shape only builds the model early (same weights); Keras 3 builds it at the first call
+            call = layer.with_changes(args=[a for a in layer.args
+                                            if not (a.keyword and a.keyword.value in ("input_shape", "input_dim"))])
+            ctor_args = self.ctor_args(kind, "keras", call)
+            name = self.keras_layer_name(kind, layers.explicit_name(ctor_args), layer)
+            ctors.append(self.ctor(kind, ctor_args, name, call, "keras"))
+            if kind.takes_training:
+                training_layers.append((kind, layer))
+        explicit = layers.explicit_name(args)
+        if explicit is None:
+            count = self.keras_counts.get("sequential", 0)
+            self.keras_counts["sequential"] = count + 1
+            explicit = "sequential" if count == 0 else f"sequential_{count}"
+        if explicit in self.named_layers:
+            raise Blocked(layers.CODE, f"layer name '{explicit}' is used twice (variable sharing is not converted)", value)
+        self.named_layers.add(explicit)
+        attr = self.free_attr(explicit)
+        inner = ",\n".join("    " + c for c in ctors)
+        self.layers.append((None, f"self.{attr} = keras.Sequential([\n{inner},\n], name=\"{explicit}\")"))
+        self.keras_models[target] = (attr, training_layers)
+
+    def layer_list(self, target: str, value) -> bool:
+        """`hidden = [tf.keras.layers.Dense(32), tf.keras.layers.Dense(10)]`: a list attribute of the layers, named
+        by Keras' per-class counters as the TF1 graph named them (`dense/kernel`, no enclosing scope); the model_fn
+        calls them in a `for layer in hidden:` loop."""
+        if not (isinstance(value, (cst.List, cst.Tuple)) and value.elements and all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Call)
+                and (layers.kind_of(self.tf(e.value)) or (None,))[0] == "keras" for e in value.elements)):
+            return False
+        self.whole_model("a list of Keras layers", value)
+        self.family("keras", value)
+        ctors, training_layers = [], []
+        for element in value.elements:
+            kind = layers.kind_of(self.tf(element.value))[1]
+            args = self.ctor_args(kind, "keras", element.value)
+            name = self.keras_layer_name(kind, layers.explicit_name(args), element.value)
+            ctors.append(self.ctor(kind, args, name, element.value, "keras"))
+            if kind.takes_training:
+                training_layers.append((kind, element.value))
+        attr = self.free_attr(f"{target}_layers" if target in _MODEL_ATTRIBUTES else target)
+        inner = ",\n".join("    " + c for c in ctors)
+        self.layers.append((None, f"self.{attr} = [\n{inner},\n]"))
+        self.list_attrs.add(attr)
+        self.layer_lists[target] = (attr, training_layers)
+        return True
+
+    def layer_list_loop(self, stmt: cst.For) -> None:
+        """`for layer in hidden: x = layer(x)` over a list of Keras layers: the same loop over the list attribute."""
+        attr, training_layers = self.layer_lists[stmt.iter.value]
+        if not isinstance(stmt.target, cst.Name) or stmt.orelse is not None:
+            raise Blocked(CODE, "a loop over Keras layers is converted as `for layer in layers:` (no else)", stmt)
+        self.whole_model("a loop", stmt)
+        layer = stmt.target.value
+        body = []
+        for inner in stmt.body.body:
+            small = inner.body[0] if isinstance(inner, cst.SimpleStatementLine) and len(inner.body) == 1 else None
+            value = getattr(small, "value", None)
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and isinstance(value, cst.Call)
+                    and isinstance(value.func, cst.Name) and value.func.value == layer):
+                raise Blocked(CODE, f"`{code(inner).strip()}` in a loop over Keras layers is not converted: only "
+                                    f"`x = {layer}(x)` (with training=...) is", inner)
+            args = bind(value, ["inputs", "training"], f"{layer}(...)", layers.CODE)
+            if "inputs" not in args:
+                raise Blocked(layers.CODE, f"{layer}(...) without inputs", value)
+            self.check_names(args["inputs"], self.forward, f"`{code(inner).strip()}`", inner)
+            flag = self.training_flag(args.get("training"))
+            for kind, node in training_layers:
+                if kind.keras == "BatchNormalization" and flag != "False":
+                    raise Blocked(layers.CODE, "a tf.keras BatchNormalization called in training mode: the Estimator "
+                                               "never ran its moving-average updates (they are not in UPDATE_OPS), "
+                                               "Keras 3 runs them; call it with training=False", node)
+            extra = f", training={flag}" if training_layers or "training" in args else ""
+            target = small.targets[0].target.value
+            body.append(inner.with_changes(body=[small.with_changes(
+                value=cst.parse_expression(f"{layer}({code(args['inputs'])}{extra})"))]))
+            self.forward.add(target)
+            self.bind_name(target, "forward")
+        self.call_body.append(stmt.with_changes(iter=cst.parse_expression(f"self.{attr}"),
+                                                body=stmt.body.with_changes(body=body)))
+
+    def keras_input(self, target: str, value: cst.Call, stmt) -> None:
+        """`inputs = tf.keras.Input(shape=...)`: the start of a functional model (no variables of its own)."""
+        self.whole_model("a Keras model", value)
+        args = bind(value, ["shape", "batch_size", "name", "dtype"], f"tf.{self.tf(value)}", layers.CODE)
+        self.check_names(value, {self.params}, "the Keras Input's arguments")
+        text = f"{target} = keras.Input({', '.join(f'{k}={code(v)}' for k, v in args.items())})"
+        self.symbolic[target] = ([text], [])
+
+    def symbolic_layer(self, target: str, value, stmt) -> bool:
+        """`x = tf.keras.layers.Dense(...)(inputs)` on a functional model's symbolic tensor: a line of the model's
+        construction, the layer named by Keras' per-class counter (TF1 built it right there, outside any scope)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Call) and len(value.args) == 1
+                and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in self.symbolic):
+            return False
+        found = layers.kind_of(self.tf(value.func))
+        if not found or found[0] != "keras":
+            raise Blocked(layers.CODE, f"`{code(value.func)}` on a Keras symbolic tensor is not converted: only "
+                                       f"tf.keras.layers {', '.join(sorted(layers.CLASSES))} constructors are", value)
+        if value.args[0].keyword is not None or value.args[0].star:
+            raise Blocked(layers.CODE, "call the layer on the symbolic tensor positionally", value)
+        kind = found[1]
+        self.family("keras", value)
+        ctor_args = self.ctor_args(kind, "keras", value.func)
+        name = self.keras_layer_name(kind, layers.explicit_name(ctor_args), value)
+        lines, training_layers = self.symbolic[value.args[0].value.value]
+        ctor = self.ctor(kind, ctor_args, name, value.func, "keras")
+        self.symbolic[target] = ([*lines, f"{target} = {ctor}({value.args[0].value.value})"],
+                                 [*training_layers, *([(kind, value)] if kind.takes_training else [])])
+        return True
+
+    def functional_model(self, target: str, value: cst.Call) -> None:
+        """`model = tf.keras.Model(inputs, outputs)` over an Input and layer calls: the same construction in
+        `__init__` (a keras.Model attribute); its layers' variables were `dense/kernel` in TF1 (built before the
+        model existed, outside its scope) and are `dense/kernel` below the Keras 3 model too."""
+        args = bind(value, ["inputs", "outputs", "name", "trainable"], f"tf.{self.tf(value)}", layers.CODE)
+        if "trainable" in args and not is_literal(args["trainable"], True):
+            raise Blocked(layers.CODE, "Model(trainable=...) is not converted", value)
+        inputs, outputs = args.get("inputs"), args.get("outputs")
+        if not (isinstance(inputs, cst.Name) and isinstance(outputs, cst.Name) and inputs.value in self.symbolic
+                and outputs.value in self.symbolic):
+            raise Blocked(layers.CODE, "a functional keras.Model is converted with one tf.keras.Input and one output "
+                                       "built from it in model_fn by tf.keras.layers calls", value)
+        lines, training_layers = self.symbolic[outputs.value]
+        if lines[0] != self.symbolic[inputs.value][0][0]:
+            raise Blocked(layers.CODE, "the model's output is not built from its input", value)
+        local_names = {line.split(" = ", 1)[0] for line in lines}
+        taken = local_names & {"self", "keras", self.params}
+        if taken:
+            raise Blocked(layers.CODE, f"the functional model's tensor `{sorted(taken)[0]}` would shadow a name the "
+                                       "generated __init__ needs; rename it", value)
+        explicit = layers.explicit_name(args) or "model"
+        attr = self.free_attr(f"{target}_model" if target in _MODEL_ATTRIBUTES else target)
+        self.layers.append((None, "\n".join([*lines, f"self.{attr} = keras.Model(inputs={inputs.value}, "
+                                                     f"outputs={outputs.value}, name=\"{explicit}\")"])))
+        self.keras_models[target] = (attr, training_layers)
+
+    def keras_model_call(self, name: str, call: cst.Call) -> cst.BaseExpression:
+        attr, training_layers = self.keras_models[name]
+        args = bind(call, ["inputs", "training", "mask"], f"{name}(...)", layers.CODE)
+        if "mask" in args or "inputs" not in args:
+            raise Blocked(layers.CODE, f"{name}(...) is converted with inputs and training only", call)
+        flag = self.training_flag(args.get("training"))
+        for kind, layer in training_layers:
+            if kind.keras == "BatchNormalization" and flag != "False":
+                raise Blocked(layers.CODE, "a tf.keras BatchNormalization in a Keras model called in training mode: "
+                                           "the Estimator never ran its moving-average updates (they are not in "
+                                           "UPDATE_OPS), Keras 3 runs them; call the model with training=False, or "
+                                           "use tf.compat.v1.layers.batch_normalization with UPDATE_OPS", layer)
+        return cst.parse_expression(f"self.{attr}({code(args['inputs'])}, training={flag})")
+
     def forward_statement(self, target: str, stmt: cst.SimpleStatementLine, small: cst.Assign) -> None:
         value = small.value
         if self.loop is None and self.active != self.live and target not in self.forward | set(self.label_values) \
@@ -778,7 +1028,8 @@ class _Interpreter:
 
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
-                if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and call.func.value in self.class_layers):
+                if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and (
+                        call.func.value in self.class_layers or call.func.value in self.keras_models)):
                     found.append(call)
 
         node.visit(_V())
@@ -792,6 +1043,11 @@ class _Interpreter:
         fn = self.helpers.get(value.func.value)
         if fn is None or value.func.value in self.locals or value.func.value in self.assign_counts:
             return None
+        try:
+            if self.model_helper(value) is not None:  # `build_model()` returning a Keras model: keras_model()
+                return None
+        except Blocked:  # a Keras model built from parameters: inlined, its arguments then known
+            pass
         return fn if self._helper_builds(fn, set()) else None
 
     def _helper_builds(self, fn: cst.FunctionDef, seen: set[str]) -> bool:
@@ -907,8 +1163,8 @@ class _Interpreter:
 
     def label_value(self, target: str, stmt: cst.SimpleStatementLine, value) -> None:
         """A hand-written value on labels (`tf.reduce_mean(tf.square(labels - preds))`): the loss, if used as one."""
-        self.check_names(value, self.forward | {self.labels, self.params} | set(self.label_values),
-                         f"`{target} = ...`", stmt)
+        self.check_names(value, self.forward | {self.labels, self.params} | set(self.label_values)
+                         | set(self.loss_objects), f"`{target} = ...`", stmt)
         self.label_values[target] = stmt
         self.label_order.append((target, stmt))
         self.bind_name(target, "label")
@@ -1058,6 +1314,7 @@ class _Interpreter:
                 todo.append(latest(dep, index))
         stmts = [self.label_order[i][1] for i in sorted(chain)]
         used = set().union(*(self.free_names(s.body[0].value) for s in stmts))
+        stmts, objects, summed = self.keras_loss_objects(stmts, used, use)
         outputs = sorted(used & (self.forward - {self.features}))
         if len(outputs) != 1:
             what = "no value" if not outputs else ", ".join(f"`{o}`" for o in outputs)
@@ -1075,12 +1332,15 @@ class _Interpreter:
         if class_name in self.module_names:
             raise Blocked(losses.CODE, f"`{class_name}` is taken in this module; the generated loss class needs it", use)
         with_params = self.params in used
+        scaling = (["    came. Its Keras loss reduces with SUM: the Estimator's optimizer did not scale it by 1/replicas,",
+                    "    and neither does this class; the custom loop sums the gradients over replicas."] if summed else
+                   ["    came. Scaled by 1/replicas under a strategy, as the Estimator's optimizer scaled it;",
+                    '    reduction="none" (custom loop) gives the unscaled values compute_average_loss averages.'])
         lines = [generated(f"class {class_name}(keras.losses.Loss):"),
                  f'    """The loss {self.fn.name.value} wrote by hand, computed exactly as written.',
                  "",
                  "    keras.losses.Loss would cast the labels to float and reshape them first; TF1 used them as they",
-                 "    came. Scaled by 1/replicas under a strategy, as the Estimator's optimizer scaled it;",
-                 '    reduction="none" (custom loop) gives the unscaled values compute_average_loss averages.',
+                 *scaling,
                  '    """']
         if with_params:
             lines += ["", f"    def __init__(self, {self.params}=None, **kwargs):", "        super().__init__(**kwargs)",
@@ -1088,8 +1348,10 @@ class _Interpreter:
         lines += ["", f"    def __call__(self, {self.labels}, {output}, sample_weight=None):"]
         if with_params:
             lines.append(f"        {self.params} = self.{self.params}")
+        for obj in objects:  # tf.keras loss objects the statements call, in Keras 3's spelling
+            lines.append(f"        {obj} = {self.loss_objects[obj][0].ctor}")
         last = stmts[-1].body[0].value
-        per_example = (isinstance(last, cst.Call) and self.tf(last) in ("reduce_mean", "math.reduce_mean")
+        per_example = not summed and (isinstance(last, cst.Call) and self.tf(last) in ("reduce_mean", "math.reduce_mean")
                        and len(last.args) == 1 and last.args[0].keyword is None and not last.args[0].star)
         for stmt in stmts[:-1] if per_example else stmts:
             for line in code(stmt.with_changes(leading_lines=[])).rstrip("\n").splitlines():
@@ -1106,19 +1368,66 @@ class _Interpreter:
                                 "-1]), axis=1)")]
             for line in code(stmts[-1].with_changes(leading_lines=[])).rstrip("\n").splitlines():
                 lines.append("        " + line)
+        elif summed:
+            # the marker lets verify record this value with its labels' batch, as it records the model_fn's loss
+            lines.insert(lines.index('    """', 1) + 1, "\n    tf1_scalar_loss = True  # the model_fn's own loss per replica")
+            lines.append(f"        return {name}  # reduction SUM: TF1 did not scale it by 1/replicas; gradients are "
+                         "summed over replicas")
         else:
             self.notes.append((losses.CODE, f"the hand-written loss `{name}` is not a tf.reduce_mean over the batch: a "
                                             "custom training loop sees it as one value per batch", use))
+            # the marker lets verify record this value with its labels' batch, as it records the model_fn's loss
+            lines.insert(lines.index('    """', 1) + 1, "\n    tf1_scalar_loss = True  # the model_fn's own loss per replica")
             lines += ['        if self.reduction == "none":  # one value per batch, for a custom training loop',
                       generated(f"            return tf.reshape({name}, [1])")]
-        lines += [generated("        replicas = tf.distribute.get_strategy().num_replicas_in_sync"),
-                  f"        return {name} * (1.0 / replicas) if replicas > 1 else {name}"]
+        if not summed:
+            lines += [generated("        replicas = tf.distribute.get_strategy().num_replicas_in_sync"),
+                      f"        return {name} * (1.0 / replicas) if replicas > 1 else {name}"]
         self.support.append("\n".join(lines))
         plan = losses.LossPlan(class_name, [self.params] if with_params else [], cst.Name(self.labels),
-                               cst.Name(output), scalar=True)
+                               cst.Name(output), scalar=True, reduction="sum" if summed else None)
         self.loss = (name, plan, self.label_values[name])
         for mode in self.bindings.get(name, {}):
             self.bindings[name][mode] = ("loss", None)
+
+    def keras_loss_objects(self, stmts: list, used: set[str], use) -> tuple[list, list[str], bool]:
+        """The hand-written loss's statements with inline tf.keras loss constructors in Keras 3's spelling, and the
+        loss objects (model_fn locals) they call, and whether the loss is summed (SUM under a strategy). Keras 2 recorded each loss object's reduction in the graph and the
+        Estimator's v1 optimizer scaled the loss by 1/replicas unless it was SUM (the generated class scales the
+        same way); SUM_OVER_BATCH_SIZE/AUTO raised a ValueError under a strategy."""
+        found: list[losses.KerasLossObject] = []
+        interp = self
+
+        class _Respell(Transformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                if losses.keras_loss_class(interp.tf(original)):
+                    obj = losses.keras_loss_object(original, interp.tf(original), interp.tf)
+                    found.append(obj)
+                    return cst.parse_expression(obj.ctor)
+                return updated
+
+        stmts = [stmt.visit(_Respell()) for stmt in stmts]
+        objects = sorted(used & set(self.loss_objects))
+        found += [self.loss_objects[name][0] for name in objects]
+        for obj in found:
+            if obj.reduction == "none" or self.tf1_strategy is False:
+                continue
+            if obj.reduction == "sum_over_batch_size" and self.tf1_strategy:
+                raise Blocked(losses.CODE, "a tf.keras loss with the default (AUTO) or SUM_OVER_BATCH_SIZE reduction "
+                                           "raised a ValueError in this Estimator's model_fn under its distribution "
+                                           "strategy (Keras 2 allows it only in Model.compile); the original program "
+                                           "does not train: use reduction NONE and reduce the losses by hand",
+                              obj.node)
+            if self.tf1_strategy is None:
+                raise Blocked(losses.CODE, f"a tf.keras loss with reduction {obj.reduction.upper()} means something "
+                                           "else with and without a distribution strategy, and this program's "
+                                           "strategy is decided at run time", obj.node)
+        reductions = {obj.reduction for obj in found}
+        if "sum" in reductions and len(reductions) > 1:
+            raise Blocked(losses.CODE, "tf.keras losses with reduction SUM and another reduction in one loss: the "
+                                       "Estimator scaled the total by the last one's rule only; not converted", use)
+        # SUM under a strategy: the Estimator left the loss unscaled (no 1/replicas), so does the generated class
+        return stmts, objects, reductions == {"sum"} and bool(self.tf1_strategy)
 
     # ---- training op -----------------------------------------------------------------------------------------
     def is_global_step(self, node) -> bool:
@@ -1339,6 +1648,9 @@ class _Interpreter:
     # ---- loops -----------------------------------------------------------------------------------------------
     def for_loop(self, stmt: cst.For) -> None:
         """`for units in params["hidden_units"]:` in the forward pass: a list of layers built by the same loop."""
+        if isinstance(stmt.iter, cst.Name) and stmt.iter.value in self.layer_lists and self.loop is None:
+            self.layer_list_loop(stmt)
+            return
         if self.loop is not None:
             raise Blocked(CODE, "nested loops in the forward pass are not converted", stmt)
         if stmt.orelse is not None or stmt.asynchronous is not None:
@@ -1446,6 +1758,10 @@ class _Interpreter:
     def spec(self, value, modes: frozenset[str]) -> None:
         if not (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
             raise Blocked(CODE, "model_fn must return tf.estimator.EstimatorSpec(...)", value)
+        unknown = [a.keyword.value for a in value.args if a.keyword is not None and a.keyword.value not in _SPEC_ARGS]
+        if unknown:
+            raise Blocked(CODE, f"EstimatorSpec has no argument '{unknown[0]}': TF1 raised a TypeError when this "
+                                "return ran; fix the call (the mode goes first: EstimatorSpec(mode, ...))", value)
         args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
         if "scaffold" in args and not is_literal(args["scaffold"], None):
             raise Blocked(CODE, "EstimatorSpec(scaffold=...) is not converted: the Keras model initialises and "
@@ -1470,6 +1786,12 @@ class _Interpreter:
                 if "loss" not in args or "train_op" not in args:
                     raise Blocked(CODE, "the EstimatorSpec returned in TRAIN mode must carry loss and train_op", value)
                 node = args["train_op"]
+                if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                        and node.func.attr.value == "minimize"):  # EstimatorSpec(train_op=optimizer.minimize(...))
+                    active, self.active = self.active, frozenset({"TRAIN"})
+                    self.minimize("__tfmigrate_train_op__", node)
+                    self.active = active
+                    node = cst.Name("__tfmigrate_train_op__")
                 if self.resolve(node, mode)[0] != "train_op":
                     raise Blocked(CODE, f"EstimatorSpec(train_op={code(node)}) is not the training op computed above", node)
             if mode == "EVAL":
@@ -1820,9 +2142,9 @@ def _has_return(statements) -> bool:
 
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
-              tf1_partitions: bool | None = True, profile: str = "keras3",
-              helpers: dict[str, cst.FunctionDef] | None = None) -> ModelPlan:
-    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, helpers)
+              tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
+              tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None) -> ModelPlan:
+    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers)
     interp.run()
     plan = interp.plan(class_name_for(fn.name.value, module_names))
     plan.helpers = list(interp.inlined_helpers)

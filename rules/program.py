@@ -33,7 +33,7 @@ from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import canned, driver, estimator, imports, model_fn, partitioners, strategy
-from ._args import TF, generated, wrap_call
+from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
 TF_ROOTS = ("tensorflow", "tensorflow_estimator")
@@ -109,7 +109,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
                   resuming: bool = False, restoring: bool = False,
-                  blocks: TextBlocks | None = None) -> list[cst.BaseStatement]:
+                  blocks: TextBlocks | None = None, until_end: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     # long generated calls go one argument per line; the templates indent the continuation lines
@@ -138,7 +138,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
-                                                                  resuming=resuming))
+                                                                  resuming=resuming, until_end=until_end))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
@@ -434,7 +434,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            any(s.warm_start for s in sites),
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
                                                            any(u.restore for s in sites for u in s.uses),
-                                                           blocks if id(fn.node) in top else None))
+                                                           blocks if id(fn.node) in top else None,
+                                                           driver.until_end_of_input(sites)))
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
@@ -520,7 +521,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
     for key, sites in by_fn.items():
         model = sites[0].model_fn
         if canned.is_canned(sites[0]) and model.file is file:
-            groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plans[key], builders[key], targets[key]))
+            plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites))
+            groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
@@ -566,7 +568,8 @@ def _model_plan(sites: list, context):
         raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
                                      "strategy bootstrap needs the name", fn.node)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
-                              "tf_keras" if ps else "keras3", _module_functions(fn.file))
+                              "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
+                              _module_functions(fn.file))
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
@@ -800,7 +803,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     body = []
     for stmt in imports.remove_statements(module.body, rebinding):
         if header is not None and stmt is header:
-            body.extend(_with_leading(f"import tensorflow as {alias}\n{keras_import}", stmt.leading_lines))
+            body.extend(_with_leading(f"{_other_imports(stmt, alias)}import tensorflow as {alias}\n{keras_import}",
+                                      stmt.leading_lines))
         elif header is None and _binds(stmt, table):
             body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
@@ -840,6 +844,25 @@ def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
 
 def _binds(stmt, table: ImportTable) -> bool:
     return any(stmt is b.statement for bs in table.bindings.values() for b in bs)
+
+
+def _other_imports(stmt: cst.CSTNode, alias: str) -> str:
+    """What the TF import line also did (`import numpy as np, tensorflow as tf`; `import os; import tensorflow
+    as tf`), as lines to keep above the TF2 header that replaces it."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return ""
+    kept = []
+    for small in stmt.body:
+        if isinstance(small, cst.Import):
+            names = [a for a in small.names
+                     if (a.asname.name.value if a.asname and isinstance(a.asname.name, cst.Name)
+                         else code(a.name).split(".")[0]) != alias]
+            if names:
+                kept.append(code(small.with_changes(names=[n.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                                           for n in names])).strip().rstrip(";").strip())
+        else:
+            kept.append(code(small).strip().rstrip(";").strip())
+    return "".join(f"{line}\n" for line in kept)
 
 
 def _single_statement(line: cst.CSTNode) -> bool:

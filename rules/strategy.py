@@ -133,6 +133,14 @@ def tf1_partitions(kinds: set[str] | None) -> bool | None:
     return None if honoured and honoured != kinds else bool(honoured)
 
 
+def tf1_strategy(kinds: set[str] | None) -> bool | None:
+    """Whether TF1 ran the model_fn under a distribution strategy (train_distribute); None: unknown or it varied."""
+    if kinds is None:
+        return None
+    under = kinds - {"default"}
+    return None if under and under != kinds else bool(under)
+
+
 def choose_target(requested: str, plan: StrategyPlan, node=None) -> str:
     multi = bool(plan.kinds & MULTI_WORKER)
     if requested == "auto":

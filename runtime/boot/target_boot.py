@@ -20,8 +20,9 @@ process that runs the op. Under ParameterServerStrategy that is a remote worker 
 coordinator traced, so the traced path is /proc/self/fd/N: N is the same fd number in every task, opened
 on that task's own <task>.loss. Only losses computed under a GradientTape are training steps (an
 evaluation through compute_average_loss is not recorded). Recorded: tf.nn.compute_average_loss (the local
-mean), Model.compute_loss (fit), and a Keras loss with reduction="sum" called directly (a custom loop that
-sums its loss, as TF1's SUM reduction did: the local sum).
+mean), Model.compute_loss (fit), a Keras loss with reduction="sum" called directly (a custom loop that
+sums its loss, as TF1's SUM reduction did: the local sum), and a generated loss class marked tf1_scalar_loss
+(the model_fn's own scalar loss, with its labels' batch).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
 import importlib.abc
@@ -111,6 +112,9 @@ def _patch_compute_average_loss(tf):
             out = orig(per_example_loss, sample_weight=sample_weight, global_batch_size=global_batch_size)
             if not outer or not _taping():
                 return out
+            if getattr(_STATE, "scalar_recorded", False):  # the scalar loss inside was recorded (see below)
+                _STATE.scalar_recorded = False
+                return out
             pel = tf.convert_to_tensor(per_example_loss)
             if sample_weight is not None:
                 pel = pel * tf.cast(sample_weight, pel.dtype)
@@ -199,6 +203,42 @@ def _patch_keras_sum_loss(tf):
             return _emit(tf, out, _first_leading_dim(tf, y_pred, y_true), out)
 
     keras.losses.Loss.__call__ = tf.autograph.experimental.do_not_convert(__call__)
+
+
+def _patch_scalar_losses(tf):
+    """A generated loss class marked `tf1_scalar_loss = True` returns the model_fn's own scalar loss; a custom loop
+    calls it with reduction="none" and gets a vector of one, the replica's loss as the model_fn computed it, which
+    it passes to compute_average_loss (or, for TF1's SUM reduction, with reduction="sum" and uses the value). Record that value with the batch of its labels, as the original's capture
+    records the model_fn's loss and its labels' batch (compute_average_loss then records nothing)."""
+    import keras
+
+    base = keras.losses.Loss
+    own = base.__dict__.get("__init_subclass__")
+
+    def __init_subclass__(cls, **kwargs):
+        if own is not None:
+            own.__func__(cls, **kwargs)
+        else:
+            super(base, cls).__init_subclass__(**kwargs)
+        call = cls.__dict__.get("__call__")
+        if call is None or not cls.__dict__.get("tf1_scalar_loss"):
+            return
+
+        def __call__(self, y_true, y_pred, sample_weight=None):
+            with _Guard() as outer:  # the Keras losses it calls inside are not recorded on their own
+                out = call(self, y_true, y_pred, sample_weight=sample_weight)
+                reduction = getattr(self, "reduction", None)
+                if not outer or reduction not in ("none", "sum") or not _taping():
+                    return out
+                if not tf.inside_function() and not tf.executing_eagerly():
+                    return out
+                if reduction == "none":  # the custom loop averages it with compute_average_loss; "sum": as is
+                    _STATE.scalar_recorded = True
+                return _emit(tf, tf.reshape(out, []), _first_leading_dim(tf, y_true, y_pred), out)
+
+        cls.__call__ = tf.autograph.experimental.do_not_convert(__call__)
+
+    base.__init_subclass__ = classmethod(__init_subclass__)
 
 
 # --------------------------------------------------------------------------- initial weights
@@ -625,6 +665,7 @@ def _install():
     _patch_compute_average_loss(tf)
     _patch_keras_compute_loss(tf)
     _patch_keras_sum_loss(tf)
+    _patch_scalar_losses(tf)
     _install_weights(tf)
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):

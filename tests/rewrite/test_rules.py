@@ -529,17 +529,15 @@ def test_train_spec_without_max_steps_trains_one_pass_over_the_input():
     assert "epochs=1" in fit and "steps_per_epoch" not in fit
 
 
-def test_train_spec_without_max_steps_blocks_the_custom_loop():
+def test_train_spec_without_max_steps_trains_the_custom_loop_until_the_input_ends():
     drive = '''
     train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn)
     eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn)
     tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
     '''
-    src = program(drive=drive)
-    result = blocked(src, target="ctl")
-    assert codes(result) == {"TFM601"}
-    assert "TrainSpec" in src.splitlines()[result.diagnostics[0].line - 1]
-    assert "until the input data ends" in result.diagnostics[0].message
+    out = converted(program(drive=drive), target="ctl")
+    assert "max_steps=None" in section(out, "    est.train(", "    est.evaluate(")
+    assert "except tf.errors.OutOfRangeError:" in out
 
 
 @pytest.mark.parametrize("drive", [
