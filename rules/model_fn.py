@@ -67,7 +67,9 @@ Keras updates batch-norm statistics in `call(training=True)`.
 `get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
 partitioners.py).
 
-Blocked, each with the line that stopped it: other `if`s (on params or tensors), `while`, nested loops, loops over
+Blocked, each with the line that stopped it: calls that create variables the Keras model would not own
+(`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer`: TFM811), other `if`s (on
+params or tensors), `while`, nested loops, loops over
 tensors, layer objects or variables created inside loops or mode branches, labels or mode in the forward pass,
 a second loss, `tf.losses.add_loss`, hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
@@ -986,6 +988,7 @@ class _Interpreter:
 
     def forward_statement(self, target: str, stmt: cst.SimpleStatementLine, small: cst.Assign) -> None:
         value = small.value
+        self.refuse_variable_makers(value, stmt)
         if self.loop is None and self.active != self.live and target not in self.forward | set(self.label_values) \
                 and not self.builds_layers(value) and not self.uses_labels(value) \
                 and not self.free_names(value) & set(self.weights):
@@ -1057,7 +1060,7 @@ class _Interpreter:
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 path = self.tf(call)
-                if layers.kind_of(path) or path in ("get_variable", "variable_scope"):
+                if layers.kind_of(path) or path in ("get_variable", "variable_scope") or (path and _makes_variables(path)):
                     found.append(call)
                 elif isinstance(call.func, cst.Name) and call.func.value in self.helpers \
                         and call.func.value not in seen and self._helper_builds(self.helpers[call.func.value], seen):
@@ -1157,6 +1160,29 @@ class _Interpreter:
             self.inlining.pop()
         if fn not in self.inlined_helpers:
             self.inlined_helpers.append(fn)
+
+    def variable_maker(self, node) -> tuple[cst.Call, str] | None:
+        """A call in a forward value that creates variables the converted model would not own (tf.Variable, RNN
+        cells and static/dynamic_rnn, tf.contrib, input_layer, templates): the first one, with its TF path."""
+        found = []
+
+        class _V(Visitor):
+            def visit_Call(inner, call: cst.Call) -> None:
+                path = self.tf(call)
+                if path and not found and _makes_variables(path):
+                    found.append((call, path))
+
+        node.visit(_V())
+        return found[0] if found else None
+
+    def refuse_variable_makers(self, node, report) -> None:
+        hit = self.variable_maker(node)
+        if hit is not None:
+            call, path = hit
+            raise Blocked(variables.CODE,
+                          f"tf.{path} creates variables inside the model_fn, which the converted Keras model would "
+                          "not own (a new variable per call, never trained): build it from tf.compat.v1.layers / "
+                          "tf.keras.layers objects or tf.compat.v1.get_variable, which tfmigrate converts", call)
 
     def uses_labels(self, node) -> bool:
         return bool(self.free_names(node) & ({self.labels} | set(self.label_values)))
@@ -1259,6 +1285,7 @@ class _Interpreter:
                 and self.free_names(value) & self.forward and not self.builds_layers(value)
                 and not self.uses_labels(value)):
             # `words, nwords = features` (tuple features), `mean, var = tf.nn.moments(x, [0])`: forward values
+            self.refuse_variable_makers(value, stmt)
             self.check_names(value, self.forward | {self.params}, f"`{code(target)} = ...`", stmt)
             for name in names:
                 self.forward.add(name)
@@ -2069,6 +2096,17 @@ def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
 
     node.visit(_V())
     return found
+
+
+_VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template", "nn.static_rnn", "nn.dynamic_rnn",
+                              "nn.bidirectional_dynamic_rnn", "nn.static_bidirectional_rnn", "nn.raw_rnn",
+                              "feature_column.input_layer", "feature_column.linear_model"})
+
+
+def _makes_variables(path: str) -> bool:
+    """TF APIs that create variables when called in a graph, beyond the layers and get_variable the rules convert."""
+    return (path in _VARIABLE_MAKERS or path.startswith(("contrib.", "nn.rnn_cell.", "compat.v1.nn.rnn_cell."))
+            or path.endswith(".Variable"))
 
 
 def _names_read_anywhere(node) -> set[str]:

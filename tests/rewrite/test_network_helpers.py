@@ -151,3 +151,22 @@ def test_tuple_features_and_tuple_results_unpack_in_call():
         '''))
     call = section(out, "    def call", "    def restore_model_dir")
     assert "words, lengths = features" in call and "mean, variance = tf.nn.moments(words" in call
+
+
+@pytest.mark.parametrize("helpers, forward, api", [
+    ("", 'x = features["x"]\nw = tf.Variable(tf.zeros([2, 1]))\nlogits = tf.matmul(x, w)\n', "tf.Variable"),
+    ("", 'x = features["x"]\ncell = tf.compat.v1.nn.rnn_cell.BasicLSTMCell(3)\n'
+         'outputs, _ = tf.compat.v1.nn.static_rnn(cell, [x], dtype=tf.float32)\n'
+         'logits = tf.compat.v1.layers.dense(outputs[-1], 1)\n', "BasicLSTMCell"),
+    ("def linear(x):\n    w = tf.compat.v1.Variable(tf.ones([2, 1]))\n    return tf.matmul(x, w)\n",
+     'logits = linear(features["x"])\n', "tf.Variable"),
+])
+def test_variables_the_keras_model_would_not_own_block(helpers, forward, api):
+    """A tf.Variable or an RNN cell created in call() would be a new, untrained variable on every call: never a
+    silent conversion (the helper's own line is named when it sits in a network helper)."""
+    src = prog(helpers, forward)
+    result = blocked(src)
+    hits = [d for d in result.diagnostics if api in d.message and "would not own" in d.message]
+    assert hits and hits[0].code == "TFM811", [d.format() for d in result.diagnostics]
+    if helpers:
+        assert src.splitlines()[hits[0].line - 1].strip().startswith("w = tf.compat.v1.Variable")
