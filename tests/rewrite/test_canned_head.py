@@ -275,7 +275,7 @@ def test_baseline_without_an_optimizer_blocks():
     assert "TFM620" in codes(blocked(src))
 
 
-@pytest.mark.parametrize("case", ["canned_baseline", "canned_weighted_vocab"])
+@pytest.mark.parametrize("case", ["canned_baseline", "canned_v1_head_metrics"])
 def test_head_code_follows_the_files_tensorflow_alias(case):
     """heads.py writes Python strings: their `tf.` must become the file's own alias like the templates' (it was a
     literal `tf` that `import tensorflow.compat.v1 as tf1` never bound: a NameError at run time)."""
