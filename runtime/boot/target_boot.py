@@ -22,6 +22,7 @@ on that task's own <task>.loss. Only losses computed under a GradientTape are tr
 evaluation through compute_average_loss is not recorded). Recorded: tf.nn.compute_average_loss (the local
 mean), Model.compute_loss (fit), and a Keras loss with reduction="sum" called directly (a custom loop that
 sums its loss, as TF1's SUM reduction did: the local sum).
+evaluate()'s result dicts go to <task>.eval (boot/evaluations_capture.py).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
 import importlib.abc
@@ -593,6 +594,24 @@ def _patch_predictions():
     _SUBCLASS_HOOKS.append(record)
 
 
+def _patch_evaluations():
+    """Record what evaluate() returns: Keras Model.evaluate (fit target, return_dict=True) and an evaluate the
+    program's Model subclass defines (the generated custom training loop's)."""
+    import keras
+
+    import evaluations_capture  # this boot script's own directory
+
+    capture_dir = os.environ["TFMIGRATE_CAPTURE_DIR"]
+    keras.Model.evaluate = evaluations_capture.recording(keras.Model.evaluate, capture_dir, TASK)
+
+    def record(cls):
+        method = cls.__dict__.get("evaluate")
+        if method is not None:
+            cls.evaluate = evaluations_capture.recording(method, capture_dir, TASK)
+
+    _SUBCLASS_HOOKS.append(record)
+
+
 def _patch_model_subclasses():
     import keras
 
@@ -618,6 +637,7 @@ def _install():
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
         _patch_predictions()
+        _patch_evaluations()
     if _SUBCLASS_HOOKS:
         _patch_model_subclasses()
 
