@@ -595,8 +595,8 @@ def _patch_predictions():
 
 
 def _patch_evaluations():
-    """Record what evaluate() returns: Keras Model.evaluate (fit target, return_dict=True) and an evaluate the
-    program's Model subclass defines (the generated custom training loop's)."""
+    """Record what evaluate() returns: Keras Model.evaluate (fit target, return_dict=True), an evaluate a Model
+    subclass of the program defines, and the generated custom training loop's trainer.evaluate."""
     import keras
 
     import evaluations_capture  # this boot script's own directory
@@ -610,6 +610,21 @@ def _patch_evaluations():
             cls.evaluate = evaluations_capture.recording(method, capture_dir, TASK)
 
     _SUBCLASS_HOOKS.append(record)
+
+    # The generated custom-loop trainer (rules/templates/ctl_trainer.py.j2) is a plain class: recognise it, as
+    # it is created, by the methods the template gives it (train, evaluate, _evaluate_once).
+    import builtins
+
+    build_class = builtins.__build_class__
+
+    def __build_class__(func, name, *bases, **kwargs):
+        cls = build_class(func, name, *bases, **kwargs)
+        own = getattr(cls, "__dict__", {})
+        if isinstance(cls, type) and all(m in own for m in ("train", "evaluate", "_evaluate_once")):
+            record(cls)
+        return cls
+
+    builtins.__build_class__ = __build_class__
 
 
 def _patch_model_subclasses():

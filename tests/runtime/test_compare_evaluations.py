@@ -88,8 +88,10 @@ def test_evaluation_on_one_side_only():
     r = compare.compare_evaluations(one, {})
     assert not r["equivalent"]
     assert r["problems"] == ["chief0: the original evaluated (1x), the migrated program did not"]
+    # the Estimator evaluated nowhere (MWMS without an evaluator task), the migrated program did: said, not failed
     r = compare.compare_evaluations({}, one)
-    assert not r["equivalent"] and "the original did not" in r["problems"][0]
+    assert r["equivalent"] and not r["tasks"]
+    assert r["notes"][0].startswith("the original ran no evaluate(); the migrated program evaluated on chief0")
     # a worker evaluating only in the migrated program (the Estimator evaluated on its chief): noted
     r = compare.compare_evaluations(one, dict(one, worker1=[_result(**BASE)]))
     assert r["equivalent"] and list(r["tasks"]) == ["chief0"]
