@@ -106,9 +106,13 @@ class _ReplacePlaceholder(Transformer):
 def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
-                  resuming: bool = False) -> list[cst.BaseStatement]:
+                  resuming: bool = False, global_step_class: bool = True) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
+    if target == "keras":
+        # an Estimator's evaluate() always reports global_step; Model.evaluate reports the compiled metrics
+        # (the custom loop's evaluate adds it itself)
+        plan = dataclasses.replace(plan, metrics=[*plan.metrics, "GlobalStep(lambda: model.optimizer.iterations)"])
     # long generated calls go one argument per line; the templates indent the continuation lines
     plan = dataclasses.replace(
         plan,
@@ -129,6 +133,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                    predicting=predicting, exporting=exporting,
                                                                    warm_starting=warm_starting, resuming=resuming))
     if target == "keras":
+        if global_step_class:
+            parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
@@ -239,6 +245,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                   "converted yet: its signatures come from export_outputs",
                                   plan.export_outputs))
             continue
+        if (target == "keras" and not canned.is_canned(sites[0]) and sites[0].model_fn.file is file
+                and "GlobalStep" in _module_names(module, table)):
+            errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
+                                                 "metric global_step needs the name", sites[0].model_fn.node))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -251,6 +262,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     _render_canned(by_fn, plans, builders, targets, file, edits)
+    global_step_done = False  # the GlobalStep metric class is generated once per file
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if canned.is_canned(sites[0]):
@@ -263,7 +275,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            key in parameter_server, quiet, table.bindings,
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
-                                                           key not in parameter_server and any(map(driver.resumes, sites))))
+                                                           key not in parameter_server and any(map(driver.resumes, sites)),
+                                                           global_step_class=not global_step_done))
+            global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
