@@ -1016,7 +1016,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str]) -> 
         if runtime:  # the weights in column-name order, like the inputs
             sizes = f"dict(sorted({sizes}.items()))"
         if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
-            parts.append(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
+            parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units))
                          + model.head_plan.methods(target)
                          + (model.head_plan.predictions_method() + env.get_template("predict_examples.py.j2").render(
                              predicting=True) if plan.predicting else ""))
