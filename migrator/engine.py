@@ -400,6 +400,7 @@ def migrate_paths(
                 on_result(result)
 
     datas: dict[str, bytes] = {}
+    passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
     for path in items:
         try:
             data = _read(path)
@@ -407,10 +408,20 @@ def migrate_paths(
             collect([FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}")])
             continue
         if prefilter and prefilter_skips(data, path, PREFILTER):
-            collect([FileResult(path, "skipped", data, data)])
+            passed[path] = data
         else:
             datas[path] = data
-    grouped = _link_by_imports({p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)})
+    project = {p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)}
+    if project and passed:
+        # an Estimator's input functions may live in a module with no TF1 word (a canned estimator's data module):
+        # a file a program file imports joins its unit, where the program model can read it
+        linked = _link_by_imports({**project, **passed})
+        roots = {linked[p] for p in project}
+        for path in [p for p in passed if linked[p] in roots]:
+            datas[path] = project[path] = passed.pop(path)
+    for path, data in passed.items():
+        collect([FileResult(path, "skipped", data, data)])
+    grouped = _link_by_imports(project)
     units: dict[str, dict[str, bytes]] = {}
     for path, data in datas.items():
         units.setdefault(grouped.get(path, path), {})[path] = data

@@ -208,10 +208,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
         return module
     analysis = analysis_for(context)
     program = analysis.program
+    inputs = {id(s): _input_files(s, program) for s in analysis.sites}
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
-            or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())]
+            or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
+            or id(file) in {id(f) for f in inputs[id(s)]}]
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
-                                                          *(r.file for r in s.receivers.values()))}
+                                                          *(r.file for r in s.receivers.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
@@ -363,6 +365,21 @@ def _render_canned(by_fn, plans, builders, targets, file, edits) -> None:
     done: set[str] = set()  # support code is generated once per file, above the first model that needs it
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done))
+
+
+def _input_files(site, program) -> list:
+    """Files holding the site's input functions (or the numpy_input_fn objects it consumes): their ModeKeys and
+    numpy inputs are converted with the Estimator, all or none (a canned estimator's data module has no model_fn)."""
+    out = [b.scope.file for b in site.consumed]
+    for use in site.uses:
+        for args in (use.train, use.evaluate, use.predict):
+            value = args.get("input_fn")
+            if value is None:
+                continue
+            fn = program.function_of(value)
+            if fn is not None:
+                out.append(fn.file)
+    return [f for f in out if f is not None]
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
