@@ -17,7 +17,12 @@ from program_gen import DIMENSIONS, Shape, leftover_v1, migrate, remigrate, rend
 
 # (code, message substring) of blockers a generated program may legitimately hit. EMPTY on purpose: an entry is a
 # decision that a shape is out of scope, and needs its reason next to it. Do not add one to make the test pass.
-ALLOWED_BLOCKERS: list[tuple[str, str]] = []
+ALLOWED_BLOCKERS: list[tuple[str, str]] = [
+    # canned estimators (documented in rules/canned.py and the README): embedding and linear categorical columns under
+    # MirroredStrategy / MWMS. Their IndexedSlices gradients are all-reduced by a path no verify run has checked, so
+    # tfmigrate blocks them instead of converting unverified; the same program converts without the strategy.
+    ("TFM622", "under a multi-replica strategy is not converted yet"),
+]
 
 # Stable in CI: derandomized, no example database. No shrinking: a failure prints the whole shape and program, and
 # report.py minimizes blockers dimension by dimension (Hypothesis' shrinker needs minutes at ~0.2 s a program).
