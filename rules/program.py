@@ -219,7 +219,14 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if not mine:
         if errors:
             _raise(errors, file, program)
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+        try:
+            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+        except Blocked:
+            # an Estimator of another file of the unit that reads this one (its input functions) is blocked
+            # itself: say that file blocked, as for any file of a unit left unchanged
+            if analysis.errors:
+                _raise(analysis.errors, file, program)
+            raise
         return module
     names = TFNames(program=program, file=file)
 
