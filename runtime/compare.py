@@ -218,7 +218,7 @@ def compare_evaluations(original: dict[str, list[dict]], migrated: dict[str, lis
         # evaluation at all, the migrated program evaluates after training. Nothing to compare: say so.
         out["notes"].append(f"the original ran no evaluate(); the migrated program evaluated on {', '.join(tasks)} "
                             "(nothing to compare; an Estimator under a multi-worker strategy evaluates only on an "
-                            "evaluator task: verify --evaluator)")
+                            "evaluator task)")
     for task in tasks:
         a, b = original.get(task), migrated.get(task)
         if not a:
