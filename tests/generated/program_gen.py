@@ -2,6 +2,9 @@
 
 A program is a `Shape`: one value per dimension in DIMENSIONS (where the Estimator is built, argument style,
 config, specs, input functions, where values come from, import style, model_fn body, strategy, file layout).
+Half the drawn programs use a canned estimator instead of a model_fn (CANNED_DIMENSIONS: the class, v1 or v2, the
+feature-column mix, how the optimizer is given); their feature columns are module-level lists (in `trainer/model.py`
+for a package) and their data has named float, string and integer features.
 `render(shape)` turns it into source text: {relative path: text}, one file or a `trainer/` package.
 `migrate(shape)` runs tfmigrate on it and returns an `Outcome` with everything the properties and report need.
 
