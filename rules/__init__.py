@@ -91,7 +91,7 @@ RULES = (
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
-          "canned_runtime_keys"), triggers=ESTIMATOR_WORDS + (b"feature_column",)),
+          "canned_runtime_keys"), triggers=ESTIMATOR_WORDS),
     Rule("TFM623", "boosted-trees", "canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", (), triggers=ESTIMATOR_WORDS),
     Rule("TFM701", "tf2-strategy", "strategy",
@@ -111,8 +111,7 @@ RULES = (
 PREFILTER = tuple(dict.fromkeys(word for rule in RULES for word in rule.triggers))
 # Files whose text has one of these may take part in a multi-file migration (a model_fn in one file, the
 # Estimator that uses it in another): the engine indexes them together as one program.
-# A file that only builds feature columns (`model.COLUMNS`) is read by the canned estimator of the file importing it.
-PROJECT_WORDS = ESTIMATOR_WORDS + (b"feature_column",)
+PROJECT_WORDS = ESTIMATOR_WORDS
 
 
 def _migrate(module, context):
