@@ -421,7 +421,8 @@ def migrate_paths(
             units = {grouped[p] for p in importers}
             if len(units) == 1:
                 grouped[path] = units.pop()
-                datas[path] = passed.pop(path, None) or datas[path]
+                if path in passed:
+                    datas[path] = passed.pop(path)
     for path, data in passed.items():
         collect([FileResult(path, "skipped", data, data)])
     units: dict[str, dict[str, bytes]] = {}
