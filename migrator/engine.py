@@ -393,8 +393,12 @@ def migrate_paths(
     items = [str(p) for p in paths]
     results: dict[str, FileResult] = {}
 
+    joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
+
     def collect(batch: list[FileResult]) -> None:
         for result in batch:
+            if result.path in joined and result.status == "unchanged" and not result.diagnostics:
+                result = FileResult(result.path, "skipped", result.source, result.source)  # as the prefilter says
             results[result.path] = result
             if on_result:
                 on_result(result)
@@ -423,6 +427,7 @@ def migrate_paths(
                 grouped[path] = units.pop()
                 if path in passed:
                     datas[path] = passed.pop(path)
+                    joined.add(path)
     for path, data in passed.items():
         collect([FileResult(path, "skipped", data, data)])
     units: dict[str, dict[str, bytes]] = {}
