@@ -67,6 +67,8 @@ def test_converted_program_is_sound(shape):
         return
 
     for rel, result in outcome.results.items():
+        if result.status in ("unchanged", "skipped") and shape.canned and "stimator" not in outcome.sources[rel]:
+            continue  # a canned estimator's data module without any Estimator API: nothing of its own to convert
         assert result.status == "changed", f"{rel}: every file of the program carries Estimator code"
         text = result.output.decode()
         compile(text, rel, "exec", dont_inherit=True)  # 2. parses
