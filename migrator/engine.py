@@ -412,13 +412,18 @@ def migrate_paths(
     items = [str(p) for p in paths]
     results: dict[str, FileResult] = {}
 
+    joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
+
     def collect(batch: list[FileResult]) -> None:
         for result in batch:
+            if result.path in joined and result.status == "unchanged" and not result.diagnostics:
+                result = FileResult(result.path, "skipped", result.source, result.source)  # as the prefilter says
             results[result.path] = result
             if on_result:
                 on_result(result)
 
     datas: dict[str, bytes] = {}
+    passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
     for path in items:
         try:
             data = _read(path)
@@ -426,10 +431,24 @@ def migrate_paths(
             collect([FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}")])
             continue
         if prefilter and prefilter_skips(data, path, PREFILTER):
-            collect([FileResult(path, "skipped", data, data)])
+            passed[path] = data
         else:
             datas[path] = data
-    grouped = _link_by_imports({p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)})
+    project = {p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)}
+    grouped = _link_by_imports(project)
+    others = {**{p: d for p, d in datas.items() if p not in project}, **passed}
+    if project and others:
+        # an Estimator's input functions or feature columns may live in a module without an Estimator word (a
+        # canned estimator's data module): a file that the program files of exactly one unit import joins that unit
+        for path, importers in _imported_by(project, others).items():
+            units = {grouped[p] for p in importers}
+            if len(units) == 1:
+                grouped[path] = units.pop()
+                if path in passed:
+                    datas[path] = passed.pop(path)
+                    joined.add(path)
+    for path, data in passed.items():
+        collect([FileResult(path, "skipped", data, data)])
     units: dict[str, dict[str, bytes]] = {}
     for path, data in datas.items():
         units.setdefault(grouped.get(path, path), {})[path] = data
@@ -491,6 +510,28 @@ def _read(path: str) -> bytes:
 
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w., \t()*]+)|import[ \t]+([\w., \t]+))",
                      re.MULTILINE)
+
+
+def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes]) -> dict[str, set[str]]:
+    """{target path: the `importers` files whose import statements name it} (the textual scan of _link_by_imports)."""
+    names = {module_name_for(Path(path))[0]: path for path in targets}
+    out: dict[str, set[str]] = {}
+    for path, data in importers.items():
+        for frm, what, plain in _IMPORT.findall(data):
+            if plain:
+                wanted = [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]
+            else:
+                base = frm.decode(errors="replace")
+                if base.startswith("."):
+                    continue  # relative imports: _link_by_imports links the whole package already
+                items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",")
+                         if w.strip(" ()\t")]
+                wanted = [base, *(f"{base}.{w}" for w in items if w != "*")]
+            for target in wanted:
+                for name, other in names.items():
+                    if name and (name == target or name.endswith("." + target)):
+                        out.setdefault(other, set()).add(path)
+    return out
 
 
 def _link_by_imports(datas: dict[str, bytes]) -> dict[str, str]:

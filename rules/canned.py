@@ -69,7 +69,8 @@ TF 2.15 runs):
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
   TF1Ftrl); `optimizer=None` on a linear model → Ftrl at min(0.2, 1/sqrt(number of columns)); instances of
-  `tf.compat.v1.train.*` (v1) or `tf.keras.optimizers.legacy.*` (v2) are converted with their arguments.
+  `tf.compat.v1.train.*` (v1) or `tf.keras.optimizers.legacy.*` (v2) are converted with their arguments; `lambda: X(...)` (the Estimator calls it once, without arguments) as `X(...)`; a v2 legacy class
+  `tf.keras.optimizers.legacy.X` as `X()` (v2 calls it without arguments; a v1 class would fail there).
 Argument values the generated module-level code cannot see (a local of `main`) travel in the `params` dict the
 builder receives at the Estimator's place (`params["hidden_units"]`).
 
@@ -105,7 +106,7 @@ statistically" note would promise a check the target stack cannot run), RNN esti
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
 converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, `export_saved_model`
 (its signatures are the head's export outputs, not generated), `warm_start_from`, partitioners,
-`label_dimension` other than 1, a callable optimizer, legacy Adam/RMSprop (v2), n_classes not readable from the
+`label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
 from __future__ import annotations
@@ -807,11 +808,28 @@ class _Reader:
             return self.named(node.evaluated_value, rate, v1, value)
         if isinstance(node, cst.Call):
             return self.instance(node, v1, file, r.value.env, value)
+        if isinstance(node, cst.Lambda) and _no_params(node.params) and isinstance(node.body, cst.Call):
+            # get_optimizer_instance(_v2) calls a callable once, without arguments: the object its body builds
+            return self.instance(node.body, v1, file, r.value.env, Value(node.body, file, r.value.env))
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            raise Blocked(CODE, "an optimizer given as a callable is not converted yet: pass the optimizer object",
+            raise Blocked(CODE, "an optimizer given as a callable is converted when it is a lambda without parameters "
+                                "returning the optimizer (`lambda: X(...)`); pass that, or the optimizer object",
                           value.node)
+        path = self.analysis.tf(node, file) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if not v1 and path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy", "optimizers.legacy"):
+            # a v2 class: get_optimizer_instance_v2 calls it without arguments (the class's defaults); a v1
+            # tf.compat.v1.train class would fail there (learning_rate is required)
+            return self.named_class(path, value)
         raise Blocked(CODE, f"optimizer=`{code(value.node)[:60]}`: {self.analysis.why(r, 'an optimizer')}",
                       value.node)
+
+    def named_class(self, path: str, value: Value) -> optimizers.OptimizerPlan:
+        text = f"tf.{path}()"
+        try:
+            return self.instance(cst.parse_expression(text), False, self.file, ())
+        except Blocked as blocked:
+            raise Blocked(blocked.code, f"optimizer class `{code(value.node)[:60]}` ({text}): {blocked.message}",
+                          value.node) from None
 
     def named(self, name: str, rate: str | None, v1: bool, value: Value | None) -> optimizers.OptimizerPlan:
         if name not in _V1_TRAIN:
@@ -860,6 +878,11 @@ class _Reader:
         if v1:
             return optimizers.convert(call, name, None, False)
         return optimizers.legacy(call, legacy, CODE)
+
+
+def _no_params(params: cst.Parameters) -> bool:
+    return not (params.params or params.kwonly_params or params.posonly_params or params.star_kwarg
+                or isinstance(params.star_arg, (cst.Param, cst.ParamStar)))
 
 
 def _path_of(call: cst.Call) -> str | None:

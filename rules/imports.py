@@ -46,6 +46,12 @@ _SAME_IN_TF2 = {
     "rank", "split", "slice", "pad", "boolean_mask", "function", "TensorSpec", "Tensor", "GradientTape",
     "convert_to_tensor", "nn", "add_n", "train.Checkpoint", "train.CheckpointManager", "train.latest_checkpoint",
     "train.load_checkpoint", "train.list_variables",
+    # the same function objects under tf.compat.v1.feature_column and tf.feature_column (checked on TF 2.15; all
+    # in TF 2.21): column definitions a canned estimator's data module keeps
+    *(f"feature_column.{n}" for n in (
+        "numeric_column", "bucketized_column", "categorical_column_with_vocabulary_list",
+        "categorical_column_with_hash_bucket", "categorical_column_with_identity", "crossed_column",
+        "indicator_column", "embedding_column", "weighted_categorical_column")),
 }
 # TF1-namespace names reached without compat.v1 (`tf.logging` in a TF 1.x program) that TF2 lacks.
 _V1_ONLY_ROOTS = {"layers", "losses", "metrics", "logging", "Session", "placeholder", "get_variable", "variable_scope",

@@ -3,7 +3,9 @@
 TF1 metrics take (labels, some function of the model output); Keras metrics see (labels, output). A metric is
 converted when that function is one Keras expresses: identity, argmax (→ sparse categorical accuracy), the
 `output > 0` / `sigmoid(output) > 0.5` decision (→ threshold 0 on logits), sigmoid (→ `from_logits=True`).
-`metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks.
+`metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks. Under `--target keras` the
+compiled metrics end with a generated `GlobalStep` (the optimizer's iterations), so `evaluate()` reports
+`global_step` as the Estimator's did (the custom loop's evaluate adds it itself).
 
 Why exact: each Keras metric accumulates over the evaluation batches the statistic the TF1 streaming metric's
 update op accumulated (running totals and counts), on the same values; the result is read once, after the last batch.

@@ -109,9 +109,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   parameter_server: bool, quiet: dict | None = None, words=(), predicting: bool = False,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
                   resuming: bool = False, restoring: bool = False,
-                  blocks: TextBlocks | None = None, until_end: bool = False) -> list[cst.BaseStatement]:
+                  blocks: TextBlocks | None = None, until_end: bool = False,
+                  global_step_class: bool = True) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
+    if target == "keras":
+        # an Estimator's evaluate() always reports global_step; Model.evaluate reports the compiled metrics
+        # (the custom loop's evaluate adds it itself)
+        plan = dataclasses.replace(plan, metrics=[*plan.metrics, "GlobalStep(lambda: model.optimizer.iterations)"])
     # long generated calls go one argument per line; the templates indent the continuation lines
     plan = dataclasses.replace(
         plan,
@@ -133,6 +138,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                    warm_starting=warm_starting, resuming=resuming,
                                                                    restoring=restoring))
     if target == "keras":
+        if global_step_class:
+            parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
         parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
@@ -366,16 +373,25 @@ def migrate(module: cst.Module, context) -> cst.Module:
         return module
     analysis = analysis_for(context)
     program = analysis.program
+    inputs = {id(s): _input_files(s, program) for s in analysis.sites}
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
-            or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())]
+            or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
+            or id(file) in {id(f) for f in inputs[id(s)]}]
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
-                                                          *(r.file for r in s.receivers.values()))}
+                                                          *(r.file for r in s.receivers.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
         if errors:
             _raise(errors, file, program)
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+        try:
+            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+        except Blocked:
+            # an Estimator of another file of the unit that reads this one (its input functions) is blocked
+            # itself: say that file blocked, as for any file of a unit left unchanged
+            if analysis.errors:
+                _raise(analysis.errors, file, program)
+            raise
         return module
     names = TFNames(program=program, file=file)
 
@@ -403,6 +419,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                   "converted yet: its signatures come from export_outputs",
                                   plan.export_outputs))
             continue
+        if (target == "keras" and not canned.is_canned(sites[0]) and sites[0].model_fn.file is file
+                and "GlobalStep" in _module_names(module, table)):
+            errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
+                                                 "metric global_step needs the name", sites[0].model_fn.node))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -420,6 +441,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         blocks = None
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
     _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet)
+    global_step_done = False  # the GlobalStep metric class is generated once per file
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if canned.is_canned(sites[0]):
@@ -435,7 +457,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
                                                            any(u.restore for s in sites for u in s.uses),
                                                            blocks if id(fn.node) in top else None,
-                                                           driver.until_end_of_input(sites)))
+                                                           driver.until_end_of_input(sites),
+                                                           global_step_class=not global_step_done))
+            global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     new_module = edits.apply(module, file.parent)
@@ -527,6 +551,21 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
                                                             words, quiet))
+
+
+def _input_files(site, program) -> list:
+    """Files holding the site's input functions (or the numpy_input_fn objects it consumes): their ModeKeys and
+    numpy inputs are converted with the Estimator, all or none (a canned estimator's data module has no model_fn)."""
+    out = [b.scope.file for b in site.consumed]
+    for use in site.uses:
+        for args in (use.train, use.evaluate, use.predict):
+            value = args.get("input_fn")
+            if value is None:
+                continue
+            fn = program.function_of(value)
+            if fn is not None:
+                out.append(fn.file)
+    return [f for f in out if f is not None]
 
 
 def _export_kinds(exports: list) -> frozenset[str]:

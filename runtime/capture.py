@@ -119,6 +119,21 @@ def read_predictions(capture_dir: Path) -> dict[str, list[dict]]:
     return out
 
 
+def read_evaluations(capture_dir: Path) -> dict[str, list[dict]]:
+    """{task: [result, ...]} in call order, from <task>.eval written by boot/evaluations_capture.py (both sides)."""
+    out: dict[str, list[dict]] = {}
+    for f in sorted(Path(capture_dir).glob("*.eval")):
+        rows = []
+        for line in f.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:  # torn last line of a killed task
+                continue
+        if rows:
+            out[f.stem] = rows
+    return out
+
+
 def has_data(capture_dir: Path) -> bool:
     d = Path(capture_dir)
     if not d.is_dir():

@@ -12,6 +12,16 @@ from typing import Sequence
 # A step record: (loss, batch size or None)
 Step = tuple  # (float, int | None)
 
+# Per-step losses: verify's default tolerance (Settings.rtol / Settings.atol): float32 reductions in another
+# order stay well inside it, a changed formula does not.
+LOSS_RTOL, LOSS_ATOL = 1e-5, 1e-6
+# evaluate() metrics (the last evaluation's dict): the same bound as one loss step. A metric is a ratio of
+# float32 sums over the evaluation set computed from the final weights, so it moves with the weights' last
+# bits (compared step by step at LOSS_RTOL) and the summation order; integer-valued results (global_step,
+# counts) must be equal. Threshold metrics (auc, auc_precision_recall: 200 buckets) are held to the same bound:
+# a prediction crossing a bucket edge between the sides would show here and be reported, not absorbed.
+METRIC_RTOL, METRIC_ATOL = 1e-5, 1e-6
+
 
 def rel_delta(a: float, b: float) -> float:
     d = abs(a - b)
@@ -154,3 +164,85 @@ def compare_predictions(original: dict[str, list[dict]], migrated: dict[str, lis
                      "max_abs": max_abs}
     return {"equivalent": not problems, "tasks": per, "problems": problems,
             "max_abs": max((r["max_abs"] for r in per.values()), default=0.0)}
+
+
+def _metric_row(key: str, u: dict | None, v: dict | None, rtol: float, atol: float) -> dict:
+    """One key of the two evaluate() dicts (capture encoding {"dtype", "shape", "values"})."""
+    row = {"key": key, "original": None, "migrated": None, "abs": None, "ok": False, "why": None}
+    if u is None or v is None:
+        row["why"] = "missing in the " + ("original" if u is None else "migrated") + " result"
+        if u is not None:
+            row["original"] = u["values"][0] if len(u["values"]) == 1 else u["values"]
+        if v is not None:
+            row["migrated"] = v["values"][0] if len(v["values"]) == 1 else v["values"]
+        return row
+    a, b = u["values"], v["values"]
+    row["original"] = a[0] if len(a) == 1 else a
+    row["migrated"] = b[0] if len(b) == 1 else b
+    if u["shape"] != v["shape"]:
+        row["why"] = f"shape {u['shape']} vs {v['shape']}"
+        return row
+    integral = u["dtype"][:3] in ("int", "uin", "boo") or v["dtype"][:3] in ("int", "uin", "boo")
+    max_abs, ok = 0.0, True
+    for p, q in zip(a, b):
+        if isinstance(p, str) or isinstance(q, str):
+            ok = ok and p == q
+            continue
+        d = abs(p - q)
+        if not math.isnan(d):
+            max_abs = max(max_abs, d)
+        ok = ok and (p == q if integral else within(p, q, rtol, atol))
+    row["abs"] = max_abs
+    row["ok"] = ok
+    if not ok:
+        row["why"] = "must be equal" if integral else f"|Δ|={max_abs:.3g} > {atol:g} + {rtol:g}·|original|"
+    return row
+
+
+def compare_evaluations(original: dict[str, list[dict]], migrated: dict[str, list[dict]],
+                        rtol: float = METRIC_RTOL, atol: float = METRIC_ATOL) -> dict:
+    """The LAST evaluate() result of each task, key by key (capture format of boot/evaluations_capture.py).
+
+    Every task that evaluated in the original must have evaluated in the migrated program, with the same keys
+    (a missing or extra key fails, named) and values within `atol + rtol * |original|` (integers equal). A task
+    that evaluated only in the migrated program (e.g. a worker of a multi-worker run where only the Estimator's
+    chief evaluated) is noted, not compared, and so is a migrated program evaluating where the original evaluated nowhere. Neither side
+    evaluating is no failure: the result says so."""
+    tasks = sorted(set(original) | set(migrated), key=_worker_order)
+    out = {"rtol": rtol, "atol": atol, "equivalent": True, "tasks": {}, "problems": [], "notes": []}
+    if not tasks:
+        out["notes"].append("no evaluate() on either side")
+        return out
+    if not original:
+        # e.g. train_and_evaluate under MultiWorkerMirroredStrategy with no evaluator task: the Estimator ran no
+        # evaluation at all, the migrated program evaluates after training. Nothing to compare: say so.
+        out["notes"].append(f"the original ran no evaluate(); the migrated program evaluated on {', '.join(tasks)} "
+                            "(nothing to compare; an Estimator under a multi-worker strategy evaluates only on an "
+                            "evaluator task)")
+    for task in tasks:
+        a, b = original.get(task), migrated.get(task)
+        if not a:
+            if original:
+                out["notes"].append(f"{task}: evaluated only in the migrated program ({len(b)}x); not compared")
+            continue
+        if not b:
+            out["problems"].append(f"{task}: the original evaluated ({len(a)}x), the migrated program did not")
+            continue
+        x, y = a[-1], b[-1]
+        rows = [_metric_row(k, x.get(k), y.get(k), rtol, atol) for k in sorted(set(x) | set(y))]
+        out["tasks"][task] = {"evaluations_original": len(a), "evaluations_migrated": len(b), "metrics": rows}
+        if len(a) != len(b):
+            out["notes"].append(f"{task}: {len(a)} evaluations in the original, {len(b)} in the migrated program "
+                                "(the last ones are compared)")
+        for r in rows:
+            if not r["ok"]:
+                out["problems"].append(f"{task}: evaluate() key {r['key']!r}: {r['why']}"
+                                       + (f" ({r['original']!r} vs {r['migrated']!r})"
+                                          if r["original"] is not None and r["migrated"] is not None else ""))
+    out["equivalent"] = not out["problems"]
+    out["max_abs"] = {}
+    for t in out["tasks"].values():
+        for r in t["metrics"]:
+            if r["abs"] is not None:
+                out["max_abs"][r["key"]] = max(out["max_abs"].get(r["key"], 0.0), r["abs"])
+    return out

@@ -39,6 +39,7 @@ def print_verdict(result: dict, console: Console) -> None:
             for task, r in preds["tasks"].items():
                 console.print(f"predictions {task}: {r['original']}/{r['migrated']} items, {r['values']} values, "
                               f"{r['bit_equal']} bit-equal, max |Δ| {_fmt(r['max_abs'])}")
+        _print_evaluations(cmp.get("evaluations"), console)
     else:
         _print_statistical(result, cmp, console)
     if t:
@@ -49,6 +50,31 @@ def print_verdict(result: dict, console: Console) -> None:
         console.print("[bold green]verdict: equivalent[/]")
     else:
         console.print("[bold red]verdict: NOT equivalent[/]")
+
+
+def _print_evaluations(ev: dict | None, console: Console) -> None:
+    """The metric table of the last evaluate() result per task (key, original, migrated, |Δ|, ok)."""
+    if ev is None:
+        return
+    for n in ev["notes"]:
+        console.print(f"evaluate: {n}", highlight=False)
+    for task, t in ev["tasks"].items():
+        tab = Table(title=f"evaluate() {task}: last of {t['evaluations_original']}/{t['evaluations_migrated']} "
+                          f"(|Δ| ≤ {ev['atol']:g} + {ev['rtol']:g}·|original|, integers equal)")
+        for col in ("key", "original", "migrated", "|Δ|", "ok"):
+            tab.add_column(col)
+        for m in t["metrics"]:
+            tab.add_row(m["key"], _value(m["original"]), _value(m["migrated"]), _fmt(m["abs"]),
+                        "yes" if m["ok"] else f"NO: {m['why']}")
+        console.print(tab)
+
+
+def _value(x) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.9g}"
+    return str(x)
 
 
 def _print_statistical(result: dict, cmp: dict, console: Console) -> None:

@@ -1,5 +1,5 @@
 """`tfmigrate verify`: run ORIGINAL (legacy env) then MIGRATED (target env) on local clusters,
-capture per-step losses, compare, report. Exit 0 equivalent / 1 not equivalent / 2 error.
+capture per-step losses and evaluate() results, compare, report. Exit 0 equivalent / 1 not equivalent / 2 error.
 """
 from __future__ import annotations
 
@@ -27,8 +27,10 @@ class Settings:
     steps: int | None = None  # compare at most the first K steps
     repeats: int = 3
     statistical: bool = False  # a synchronous program whose own runs differ: compared like async PS
-    rtol: float = 1e-5
-    atol: float = 1e-6
+    rtol: float = compare.LOSS_RTOL
+    atol: float = compare.LOSS_ATOL
+    metric_rtol: float = compare.METRIC_RTOL  # the last evaluate() dict (see compare.METRIC_RTOL)
+    metric_atol: float = compare.METRIC_ATOL
     json_out: Path | None = None
     html_out: Path | None = None
     timeout: float = 600.0
@@ -128,6 +130,12 @@ def _run(s: Settings, say, live) -> dict:
             cmp["predictions"] = predictions
             cmp["problems"] = cmp["problems"] + [f"predictions: {p}" for p in predictions["problems"]]
             cmp["equivalent"] = cmp["equivalent"] and predictions["equivalent"]
+        evaluations = compare.compare_evaluations(capture.read_evaluations(orig.capture_dir),
+                                                  capture.read_evaluations(migr.capture_dir),
+                                                  s.metric_rtol, s.metric_atol)
+        cmp["evaluations"] = evaluations  # the last evaluate() result must agree too
+        cmp["problems"] = cmp["problems"] + [f"evaluate: {p}" for p in evaluations["problems"]]
+        cmp["equivalent"] = cmp["equivalent"] and evaluations["equivalent"]
         timings["comparison"] = time.monotonic() - t
         result["losses"] = {"original": {w: [x[0] for x in v] for w, v in a.items()},
                             "migrated": {w: [x[0] for x in v] for w, v in b.items()},

@@ -15,6 +15,7 @@ Environment:
 Each TRAIN EstimatorSpec gets one more SessionRunHook that appends per session.run:
   {"i": step counter of this task, "gs": global step, "loss": float (repr of float32 -> exact),
    "batch": leading dim of labels, "t": wall clock}
+Estimator.evaluate's result dicts go to <task>.eval (boot/evaluations_capture.py).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
 import json
@@ -187,6 +188,9 @@ def _install():
     from predictions_capture import recording  # this boot script's own directory
 
     est_mod.Estimator.predict = recording(est_mod.Estimator.predict, capture_dir, task)
+    import evaluations_capture  # every evaluate() result dict (train_and_evaluate's evaluations call it too)
+
+    est_mod.Estimator.evaluate = evaluations_capture.recording(est_mod.Estimator.evaluate, capture_dir, task)
 
 
 def _exit_after_ckpt0(model_dir):

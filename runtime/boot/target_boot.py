@@ -23,6 +23,7 @@ evaluation through compute_average_loss is not recorded). Recorded: tf.nn.comput
 mean), Model.compute_loss (fit), a Keras loss with reduction="sum" called directly (a custom loop that
 sums its loss, as TF1's SUM reduction did: the local sum), and a generated loss class marked tf1_scalar_loss
 (the model_fn's own scalar loss, with its labels' batch).
+evaluate()'s result dicts go to <task>.eval (boot/evaluations_capture.py).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
 import importlib.abc
@@ -644,6 +645,39 @@ def _patch_predictions():
     _SUBCLASS_HOOKS.append(record)
 
 
+def _patch_evaluations():
+    """Record what evaluate() returns: Keras Model.evaluate (fit target, return_dict=True), an evaluate a Model
+    subclass of the program defines, and the generated custom training loop's trainer.evaluate."""
+    import keras
+
+    import evaluations_capture  # this boot script's own directory
+
+    capture_dir = os.environ["TFMIGRATE_CAPTURE_DIR"]
+    keras.Model.evaluate = evaluations_capture.recording(keras.Model.evaluate, capture_dir, TASK)
+
+    def record(cls):
+        method = cls.__dict__.get("evaluate")
+        if method is not None:
+            cls.evaluate = evaluations_capture.recording(method, capture_dir, TASK)
+
+    _SUBCLASS_HOOKS.append(record)
+
+    # The generated custom-loop trainer (rules/templates/ctl_trainer.py.j2) is a plain class: recognise it, as
+    # it is created, by the methods the template gives it (train, evaluate, _evaluate_once).
+    import builtins
+
+    build_class = builtins.__build_class__
+
+    def __build_class__(func, name, *bases, **kwargs):
+        cls = build_class(func, name, *bases, **kwargs)
+        own = getattr(cls, "__dict__", {})
+        if isinstance(cls, type) and all(m in own for m in ("train", "evaluate", "_evaluate_once")):
+            record(cls)
+        return cls
+
+    builtins.__build_class__ = __build_class__
+
+
 def _patch_model_subclasses():
     import keras
 
@@ -670,6 +704,7 @@ def _install():
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
         _patch_predictions()
+        _patch_evaluations()
     if _SUBCLASS_HOOKS:
         _patch_model_subclasses()
 

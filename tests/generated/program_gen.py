@@ -2,6 +2,9 @@
 
 A program is a `Shape`: one value per dimension in DIMENSIONS (where the Estimator is built, argument style,
 config, specs, input functions, where values come from, import style, model_fn body, strategy, file layout).
+Half the drawn programs use a canned estimator instead of a model_fn (CANNED_DIMENSIONS: the class, v1 or v2, the
+feature-column mix, how the optimizer is given); their feature columns are module-level lists (in `trainer/model.py`
+for a package) and their data has named float, string and integer features.
 `render(shape)` turns it into source text: {relative path: text}, one file or a `trainer/` package.
 `migrate(shape)` runs tfmigrate on it and returns an `Outcome` with everything the properties and report need.
 
@@ -56,9 +59,27 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # predict after training (drawn only with early_returns=yes: the PREDICT branch must not build the loss,
     # which needs labels the Estimator does not pass in PREDICT mode)
     "predict": ("no", "per_example", "batches"),
+    # canned estimators instead of a model_fn (then loss/optimizer/metrics/early_returns/params keep their baseline
+    # values: a canned program has no model_fn). "none" marks a model_fn program in the canned dimensions.
+    "estimator": (),  # "model_fn" or a canned class: filled below from CANNED_CLASSES
+    "canned_version": ("none", "v2", "v1"),  # v1 = tf.compat.v1.estimator.* (also tf.estimator.* under compat.v1)
+    # the feature columns: two numeric columns plus, per value, one more kind (DNN part: indicator/embedding of the
+    # categorical column; linear part: the categorical column itself; crossed only in linear parts)
+    "columns": ("none", "numeric", "bucketized", "indicator_vocab", "indicator_hash", "indicator_identity",
+                "embedding_vocab", "embedding_hash", "embedding_identity", "crossed"),
+    # how the optimizer is given (the DNN part's for wide & deep): "class" only for v2 (TF1's get_optimizer_instance
+    # calls a callable without arguments, which a v1 tf.compat.v1.train class rejects)
+    "canned_optimizer": ("none", "default", "string", "class", "instance", "callable"),
 }
 
 APP_RUN_SITES = ("main_argv_tf1_app", "main_argv_absl_app")
+CANNED_CLASSES = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
+                  "DNNLinearCombinedRegressor", "BaselineClassifier", "BaselineRegressor")
+DIMENSIONS["estimator"] = ("model_fn",) + CANNED_CLASSES
+CANNED_DIMENSIONS = ("estimator", "canned_version", "columns", "canned_optimizer")
+# what a canned program keeps of the model_fn dimensions
+MODEL_FN_BASELINE = dict(params="dict_literal", loss="mse", optimizer="GradientDescent", metrics="no",
+                         early_returns="no")
 
 
 @dataclass(frozen=True)
@@ -79,29 +100,59 @@ class Shape:
     layout: str
     unrelated: str
     predict: str = "no"
+    estimator: str = "model_fn"
+    canned_version: str = "none"
+    columns: str = "none"
+    canned_optimizer: str = "none"
+
+    @property
+    def canned(self) -> bool:
+        return self.estimator != "model_fn"
 
     def describe(self) -> str:
         return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
 
 
+def _pick(choose) -> Shape:
+    """A shape under the drawing rules, `choose(name, values)` picking each value. The strategy is drawn only when
+    a RunConfig exists (config=none has nowhere to put it). Half the programs are canned: the estimator class,
+    then the canned dimensions the class can take."""
+    picked = {name: choose(name, values) for name, values in DIMENSIONS.items()
+              if name not in ("strategy", "predict", *CANNED_DIMENSIONS)}
+    picked["strategy"] = "none" if picked["config"] == "none" or picked["input_fn"] == "numpy" \
+        else choose("strategy", DIMENSIONS["strategy"])
+    if choose("model", ("model_fn", "canned")) == "model_fn":
+        picked["predict"] = "no" if picked["early_returns"] == "no" else choose("predict", DIMENSIONS["predict"])
+        return Shape(**picked)
+    picked.update(MODEL_FN_BASELINE)
+    cls = picked["estimator"] = choose("estimator", CANNED_CLASSES)
+    picked["predict"] = choose("predict", DIMENSIONS["predict"])
+    # tf.estimator under `import tensorflow.compat.v1 as tf` (or tf = tf.compat.v1) is the v1 namespace
+    v1_only = picked["imports"] in ("compat_v1_module", "rebind")
+    version = picked["canned_version"] = "v1" if v1_only else choose("canned_version", ("v2", "v1"))
+    if cls.startswith("Baseline"):
+        picked["columns"] = "none"
+    else:
+        kinds = DIMENSIONS["columns"][1:]
+        if not (cls.startswith("Linear") or cls.startswith("DNNLinear")):
+            kinds = tuple(k for k in kinds if k != "crossed")
+        picked["columns"] = choose("columns", kinds)
+    forms = DIMENSIONS["canned_optimizer"][1:]
+    if version == "v1":
+        forms = tuple(f for f in forms if f != "class")
+    picked["canned_optimizer"] = choose("canned_optimizer", forms)
+    return Shape(**picked)
+
+
 @st.composite
 def shapes(draw) -> Shape:
-    """One program shape. The strategy is drawn only when a RunConfig exists (config=none has nowhere to put it)."""
-    picked = {name: draw(st.sampled_from(values)) for name, values in DIMENSIONS.items()
-              if name not in ("strategy", "predict")}
-    picked["strategy"] = "none" if picked["config"] == "none" or picked["input_fn"] == "numpy" \
-        else draw(st.sampled_from(DIMENSIONS["strategy"]))
-    picked["predict"] = "no" if picked["early_returns"] == "no" else draw(st.sampled_from(DIMENSIONS["predict"]))
-    return Shape(**picked)
+    """One program shape (see `_pick`)."""
+    return _pick(lambda name, values: draw(st.sampled_from(values)))
 
 
 def draw_shape(rng: random.Random) -> Shape:
     """One shape drawn with `rng`, under the rules of `shapes()`; deterministic for a seeded `random.Random`."""
-    picked = {name: rng.choice(values) for name, values in DIMENSIONS.items() if name not in ("strategy", "predict")}
-    picked["strategy"] = "none" if picked["config"] == "none" or picked["input_fn"] == "numpy" \
-        else rng.choice(DIMENSIONS["strategy"])
-    picked["predict"] = "no" if picked["early_returns"] == "no" else rng.choice(DIMENSIONS["predict"])
-    return Shape(**picked)
+    return _pick(lambda name, values: rng.choice(values))
 
 
 def runnable_problem(shape: Shape) -> str | None:
@@ -168,7 +219,114 @@ def unrelated_checksum{tag}( values ,seed = 7 ) :
     return constant, helper
 
 
+def _make_canned_data(shape: Shape, V1: str) -> str:
+    """Named features of every kind the column mixes read: floats a, b, c, a string color, an integer slot."""
+    if shape.estimator.endswith("Regressor"):
+        labels = "y = (0.8 * x[:, 0] - 1.2 * x[:, 1] + 0.5 * slots + 0.3).reshape(n, 1).astype(np.float32)"
+    else:
+        labels = "y = (x[:, 0] - x[:, 1] + 0.5 * (slots % 2) > 0.2).astype(np.int32).reshape(n, 1)"
+    return _dedent(f'''
+    def make_data(salt, n):
+        rng = np.random.RandomState(salt)
+        x = rng.uniform(-1.0, 1.0, size=(n, 3)).astype(np.float32)
+        colors = np.array(["red", "green", "blue"])[rng.randint(0, 3, size=n)]
+        slots = rng.randint(0, 4, size=n).astype(np.int64)
+        {labels}
+        return {{"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "color": colors, "slot": slots}}, y
+
+
+    def make_dataset(salt, batch_size, training):
+        features, labels = make_data(salt, 2048 if training else 256)
+        ds = {V1}.data.Dataset.from_tensor_slices((features, labels))
+        ds = ds.batch(batch_size, drop_remainder=True)
+        return ds.repeat() if training else ds
+    ''')
+
+
+def _canned_columns(shape: Shape) -> str:
+    """Module-level feature columns: DNN_COLUMNS and/or LINEAR_COLUMNS, as the estimator class takes them."""
+    kind = shape.columns
+    if kind == "none":
+        return ""
+    fc = "tf.feature_column"
+    lines = [f'NUMERIC = [{fc}.numeric_column("a"), {fc}.numeric_column("b")]']
+    dnn, linear = "NUMERIC", "NUMERIC"
+    categorical = {
+        "vocab": f'{fc}.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])',
+        "hash": f'{fc}.categorical_column_with_hash_bucket("color", 8)',
+        "identity": f'{fc}.categorical_column_with_identity("slot", 4)',
+    }
+    if kind == "bucketized":
+        lines.append(f'C_BUCKETS = {fc}.bucketized_column({fc}.numeric_column("c"), [-0.5, 0.0, 0.5])')
+        dnn = linear = "NUMERIC + [C_BUCKETS]"
+    elif kind == "crossed":
+        lines.append(f'C_BUCKETS = {fc}.bucketized_column({fc}.numeric_column("c"), [-0.5, 0.0, 0.5])')
+        lines.append(f'CROSSED = {fc}.crossed_column([C_BUCKETS, "color"], hash_bucket_size=16)')
+        linear = "NUMERIC + [C_BUCKETS, CROSSED]"
+        dnn = "NUMERIC + [C_BUCKETS]"
+    elif kind != "numeric":
+        how, source = kind.split("_")
+        lines.append(f"CATEGORICAL = {categorical[source]}")
+        wrapped = (f"{fc}.indicator_column(CATEGORICAL)" if how == "indicator"
+                   else f'{fc}.embedding_column(CATEGORICAL, dimension=3, combiner="mean")')
+        dnn = f"NUMERIC + [{wrapped}]"
+        linear = "NUMERIC + [CATEGORICAL]"
+    cls = shape.estimator
+    if cls.startswith("DNNLinear"):
+        lines += [f"DNN_COLUMNS = {dnn}", f"LINEAR_COLUMNS = {linear}"]
+    elif cls.startswith("DNN"):
+        lines.append(f"DNN_COLUMNS = {dnn}")
+    else:
+        lines.append(f"LINEAR_COLUMNS = {linear}")
+    return "\n".join(lines) + "\n"
+
+
+def _canned_optimizer(shape: Shape, V1: str) -> str | None:
+    """The optimizer argument's text (None: left out, the class's default)."""
+    v1 = shape.canned_version == "v1"
+    ctor = f"{V1}.train.AdagradOptimizer" if v1 else "tf.keras.optimizers.legacy.Adagrad"
+    return {
+        "default": None,
+        "string": '"Adagrad"',
+        "class": ctor,
+        "instance": f"{ctor}(learning_rate=0.05)",
+        "callable": f"lambda: {ctor}(learning_rate=0.05)",
+    }[shape.canned_optimizer]
+
+
+def _canned_call(shape: Shape, EST: str, V1: str, model_dir: str, cfg_arg: str | None, m: str) -> str:
+    """The canned estimator's constructor call: the leading arguments positional when args=positional."""
+    cls = shape.estimator
+    prefix = f"{V1}.estimator" if shape.canned_version == "v1" else EST
+    args: list[tuple[str, str]] = []  # (keyword, value) in the class's parameter order
+    optimizer = _canned_optimizer(shape, V1)
+    if cls.startswith("DNNLinear"):
+        args += [("model_dir", model_dir), ("linear_feature_columns", f"{m}LINEAR_COLUMNS"),
+                 ("dnn_feature_columns", f"{m}DNN_COLUMNS"), ("dnn_hidden_units", "[8, 4]")]
+        if optimizer:
+            args.append(("dnn_optimizer", optimizer))
+        positional = 2
+    elif cls.startswith("DNN"):
+        args += [("hidden_units", "[8, 4]"), ("feature_columns", f"{m}DNN_COLUMNS"), ("model_dir", model_dir)]
+        positional = 3
+    elif cls.startswith("Linear"):
+        args += [("feature_columns", f"{m}LINEAR_COLUMNS"), ("model_dir", model_dir)]
+        positional = 2
+    else:
+        args.append(("model_dir", model_dir))
+        positional = 1
+    if optimizer and not cls.startswith("DNNLinear"):
+        args.append(("optimizer", optimizer))
+    if cfg_arg:
+        args.append(("config", cfg_arg))
+    parts = [value if shape.args == "positional" and i < positional else f"{key}={value}"
+             for i, (key, value) in enumerate(args)]
+    return f"{prefix}.{cls}({', '.join(parts)})"
+
+
 def _make_data(shape: Shape, V1: str) -> str:
+    if shape.canned:
+        return _make_canned_data(shape, V1)
     if shape.loss == "mse":
         labels = "y = (0.8 * x[:, 0] - 1.2 * x[:, 1] + 2.0 * x[:, 2] + 0.3).reshape(n, 1).astype(np.float32)"
     else:
@@ -208,6 +366,9 @@ def _input_fns(shape: Shape, EST: str, V1: str = "tf.compat.v1") -> str:
         def eval_input_fn():
             return make_dataset(EVAL_SALT, BATCH_SIZE, training=False)
         ''')
+    if kind in ("params", "mode_params") and shape.canned:  # a canned Estimator's params are {}
+        fns = _input_fns(dataclasses.replace(shape, estimator="model_fn"), EST, V1)
+        return fns.replace('params["batch_size"]', 'params.get("batch_size", BATCH_SIZE)')
     if kind == "params":
         return _dedent('''
         def train_input_fn(params):
@@ -303,6 +464,11 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
     return "def model_fn(features, labels, mode, params):\n" + _indent(body)
 
 
+def _model(shape: Shape, EST: str, V1: str) -> str:
+    """The model section: the model_fn, or a canned estimator's feature columns."""
+    return _canned_columns(shape) if shape.canned else _model_fn(shape, EST, V1)
+
+
 def _values(shape: Shape) -> dict[str, str]:
     """Expressions for the driver's values, and the module-level code that provides them."""
     if shape.values == "argparse":
@@ -385,6 +551,8 @@ def _build(shape: Shape, EST: str, model_dir: str, params: str, m: str) -> tuple
         helpers += ("def get_config():\n" + _indent(_strategy_line(shape) + f"return {_run_config_expr(shape, EST)}\n"))
         lines += "config = get_config()\n"
         cfg_arg = "config"
+    if shape.canned:
+        return helpers, lines + _canned_call(shape, EST, _names(shape)["V1"], model_dir, cfg_arg, m) + "\n"
     if shape.args == "keyword":
         parts = [f"model_fn={m}model_fn", f"model_dir={model_dir}"]
         if cfg_arg:
@@ -534,19 +702,19 @@ def render(shape: Shape, runnable: bool = False) -> dict[str, str]:
     n = _names(shape)
     EST, V1 = n["EST"], n["V1"]
     model_consts = "TRAIN_SALT = 1201\nEVAL_SALT = 907\nBATCH_SIZE = 32\n"
-    if shape.loss == "sparse_softmax_ce":
+    if shape.loss == "sparse_softmax_ce" and not shape.canned:
         model_consts += "N_CLASSES = 3\n"
     if shape.layout == "single_file":
         const, helper = unrelated_blocks(shape)
         helpers, driver = _driver(shape, EST, V1, "", runnable)
-        sections = [model_consts, const, helper, _make_data(shape, V1), _input_fns(shape, EST, V1), _model_fn(shape, EST, V1),
+        sections = [model_consts, const, helper, _make_data(shape, V1), _input_fns(shape, EST, V1), _model(shape, EST, V1),
                     helpers, driver]
         code = "\n".join(sections)
         return {"program.py": _assemble(_imports(shape, code, n["header"]), sections)}
     const_m, helper_m = unrelated_blocks(shape, "_MODEL")
     const_t, helper_t = unrelated_blocks(shape, "_TASK")
     model_sections = [model_consts, const_m, helper_m, _make_data(shape, V1), _input_fns(shape, EST, V1),
-                      _model_fn(shape, EST, V1)]
+                      _model(shape, EST, V1)]
     code = "\n".join(model_sections)
     model_src = _assemble(_imports(shape, code, n["header"]), model_sections)
     helpers, driver = _driver(shape, EST, V1, "model.", runnable)

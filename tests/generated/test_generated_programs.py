@@ -13,17 +13,23 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from program_gen import DIMENSIONS, Shape, leftover_v1, migrate, remigrate, render, shapes, unrelated_by_file
+from program_gen import CANNED_DIMENSIONS, DIMENSIONS, Shape, leftover_v1, migrate, remigrate, render, shapes, unrelated_by_file
 
 # (code, message substring) of blockers a generated program may legitimately hit. EMPTY on purpose: an entry is a
 # decision that a shape is out of scope, and needs its reason next to it. Do not add one to make the test pass.
-ALLOWED_BLOCKERS: list[tuple[str, str]] = []
+ALLOWED_BLOCKERS: list[tuple[str, str]] = [
+    # canned estimators (documented in rules/canned.py and the README): embedding and linear categorical columns under
+    # MirroredStrategy / MWMS. Their IndexedSlices gradients are all-reduced by a path no verify run has checked, so
+    # tfmigrate blocks them instead of converting unverified; the same program converts without the strategy.
+    ("TFM622", "under a multi-replica strategy is not converted yet"),
+]
 
 # Stable in CI: derandomized, no example database. No shrinking: a failure prints the whole shape and program, and
 # report.py minimizes blockers dimension by dimension (Hypothesis' shrinker needs minutes at ~0.2 s a program).
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                     phases=[Phase.explicit, Phase.generate], suppress_health_check=[HealthCheck.too_slow])
 
+CANNED_BASELINE = dict(estimator="DNNClassifier", canned_version="v2", columns="numeric", canned_optimizer="string")
 BASELINE = dict(site="main", args="keyword", config="assigned", specs="named", input_fn="plain", values="constants",
                 params="dict_literal", imports="tf_compat_v1", loss="mse", optimizer="GradientDescent", metrics="no",
                 early_returns="no", strategy="none", layout="single_file", unrelated="plain")
@@ -55,11 +61,14 @@ def test_converted_program_is_sound(shape):
     assert outcome.status in ("changed", "blocked"), _explain(outcome)  # never "failed", never an exception
     if outcome.status == "blocked":
         for rel, result in outcome.results.items():
-            assert result.status == "blocked", f"{rel}: a package converts all or none\n" + _explain(outcome)
+            # a file of the unit with nothing of its own to convert (a canned estimator's data module) is unchanged/skipped
+            assert result.status in ("blocked", "unchanged", "skipped"), f"{rel}: a package converts all or none\n" + _explain(outcome)
             assert result.output == outcome.sources[rel].encode(), f"{rel}: a blocked file must stay byte-identical"
         return
 
     for rel, result in outcome.results.items():
+        if result.status in ("unchanged", "skipped") and shape.canned and "stimator" not in outcome.sources[rel]:
+            continue  # a canned estimator's data module without any Estimator API: nothing of its own to convert
         assert result.status == "changed", f"{rel}: every file of the program carries Estimator code"
         text = result.output.decode()
         compile(text, rel, "exec", dont_inherit=True)  # 2. parses
@@ -75,10 +84,18 @@ def test_converted_program_is_sound(shape):
 @pytest.mark.parametrize("name, value", [(n, v) for n, vs in DIMENSIONS.items() for v in vs])
 def test_generator_renders_every_dimension_value(name, value):
     """The generator itself is sound: each value compiles, and property 4's checker sees the TF1 names in it."""
-    shape = Shape(**{**BASELINE, name: value, **({"config": "assigned"} if name == "strategy" else {}),
+    canned = name in CANNED_DIMENSIONS and value not in ("none", "model_fn")
+    extra = dict(CANNED_BASELINE) if canned else {}
+    if canned and name == "columns" and value == "crossed":
+        extra["estimator"] = "LinearClassifier"  # crossed columns go to linear parts only
+    if canned and name == "estimator" and value.startswith("Baseline"):
+        extra["columns"] = "none"  # Baseline estimators take no feature columns
+    shape = Shape(**{**BASELINE, **extra, name: value, **({"config": "assigned"} if name == "strategy" else {}),
                      **({"early_returns": "yes"} if name == "predict" else {})})
     for rel, text in render(shape).items():
         compile(text, rel, "exec", dont_inherit=True)
+        if canned and shape.estimator in text:
+            assert any(n.endswith("." + shape.estimator) for n in leftover_v1(text)), (rel, leftover_v1(text))
         if "Estimator" in text:
             left = leftover_v1(text)
             assert any("Estimator" in n for n in left), (rel, left)

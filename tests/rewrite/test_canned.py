@@ -347,7 +347,7 @@ def test_normalizer_reading_the_run_time_key_blocks():
     "batch_norm=bool(N_CLASSES),",
     "warm_start_from='/tmp/old',",
     "optimizer='Adam',",
-    "optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(0.1),",
+    "optimizer=lambda *args: tf.keras.optimizers.legacy.Adagrad(0.1),",
     "n_classes=N_CLASSES,",
 ])
 def test_arguments_not_converted_exactly_block(extra):
@@ -355,6 +355,28 @@ def test_arguments_not_converted_exactly_block(extra):
     src = src.replace("feature_columns = [", "N_CLASSES = int('3')\nfeature_columns = [")
     result = blocked(src)
     assert codes(result) & {"TFM620", "TFM601"}, [d.format() for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("form, same_as", [
+    ("lambda: tf.keras.optimizers.legacy.Adagrad(0.1)", "tf.keras.optimizers.legacy.Adagrad(0.1)"),
+    ("tf.keras.optimizers.legacy.Adagrad", "tf.keras.optimizers.legacy.Adagrad()"),
+])
+def test_callable_optimizer_is_the_object_it_builds(form, same_as):
+    """get_optimizer_instance_v2 calls a callable (a lambda, a class) once without arguments: the same optimizer as
+    the object written out."""
+    def build(optimizer):
+        text = converted(MODULE_LEVEL.replace("    n_classes=3,\n", f"    n_classes=3,\n    optimizer={optimizer},\n"))
+        return section(text, "def build_dnn_classifier", "estimator = ")
+
+    got = build(form)
+    assert got == build(same_as) and "LegacyAdagrad(" in got
+
+
+def test_v1_optimizer_class_blocks():
+    """TF1's get_optimizer_instance would call tf.compat.v1.train.AdagradOptimizer() without its learning_rate."""
+    src = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier").replace(
+        "    n_classes=3,\n", "    n_classes=3,\n    optimizer=tf.compat.v1.train.AdagradOptimizer,\n")
+    assert "TFM620" in codes(blocked(src))
 
 
 def test_normalizer_local_to_another_function_blocks():
