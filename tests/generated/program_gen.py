@@ -59,6 +59,9 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # predict after training (drawn only with early_returns=yes: the PREDICT branch must not build the loss,
     # which needs labels the Estimator does not pass in PREDICT mode)
     "predict": ("no", "per_example", "batches"),
+    # how the model_fn builds its layers: inline; from hyperparameters read into locals first (`units =
+    # params["hidden_units"]`); or through a module-level network helper it calls (`logits = network(x, ...)`)
+    "forward": ("inline", "hparam_locals", "network_helper"),
     # canned estimators instead of a model_fn (then loss/optimizer/metrics/early_returns/params keep their baseline
     # values: a canned program has no model_fn). "none" marks a model_fn program in the canned dimensions.
     "estimator": (),  # "model_fn" or a canned class: filled below from CANNED_CLASSES
@@ -100,6 +103,7 @@ class Shape:
     layout: str
     unrelated: str
     predict: str = "no"
+    forward: str = "inline"
     estimator: str = "model_fn"
     canned_version: str = "none"
     columns: str = "none"
@@ -118,11 +122,12 @@ def _pick(choose) -> Shape:
     a RunConfig exists (config=none has nowhere to put it). Half the programs are canned: the estimator class,
     then the canned dimensions the class can take."""
     picked = {name: choose(name, values) for name, values in DIMENSIONS.items()
-              if name not in ("strategy", "predict", *CANNED_DIMENSIONS)}
+              if name not in ("strategy", "predict", "forward", *CANNED_DIMENSIONS)}
     picked["strategy"] = "none" if picked["config"] == "none" or picked["input_fn"] == "numpy" \
         else choose("strategy", DIMENSIONS["strategy"])
     if choose("model", ("model_fn", "canned")) == "model_fn":
         picked["predict"] = "no" if picked["early_returns"] == "no" else choose("predict", DIMENSIONS["predict"])
+        picked["forward"] = choose("forward", DIMENSIONS["forward"])
         return Shape(**picked)
     picked.update(MODEL_FN_BASELINE)
     cls = picked["estimator"] = choose("estimator", CANNED_CLASSES)
@@ -434,10 +439,23 @@ def _input_exprs(shape: Shape, batch: str, m: str) -> tuple[str, str]:
 
 def _model_fn(shape: Shape, EST: str, V1: str) -> str:
     units = "1" if shape.loss == "mse" else "N_CLASSES"
-    lines = [
-        'net = {V1}.layers.dense(features["x"], params["hidden_units"], activation=tf.nn.relu)',
-        f"logits = {{V1}}.layers.dense(net, {units})",
-    ]
+    helper, rate = "", 'params["learning_rate"]'
+    if shape.forward == "network_helper":
+        helper = ("# the network, built where the model_fn calls it\n"
+                  "def network(inputs, units, outputs, activation=tf.nn.relu):\n"
+                  "    hidden = {V1}.layers.dense(inputs, units, activation=activation)\n"
+                  "    return {V1}.layers.dense(hidden, outputs)\n\n\n")
+        lines = [f'logits = network(features["x"], params["hidden_units"], outputs={units})']
+    elif shape.forward == "hparam_locals":
+        rate = "learning_rate"
+        lines = ['hidden_units = params["hidden_units"]', 'learning_rate = params["learning_rate"]',
+                 'net = {V1}.layers.dense(features["x"], hidden_units, activation=tf.nn.relu)',
+                 f"logits = {{V1}}.layers.dense(net, {units})"]
+    else:
+        lines = [
+            'net = {V1}.layers.dense(features["x"], params["hidden_units"], activation=tf.nn.relu)',
+            f"logits = {{V1}}.layers.dense(net, {units})",
+        ]
     early = shape.early_returns == "yes"
     metrics = shape.metrics == "yes"
     if early:
@@ -456,12 +474,12 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
     if early:
         extra = ", eval_metric_ops=metrics" if metrics else ""
         lines += ["if mode == {EST}.ModeKeys.EVAL:", f"    return {{EST}}.EstimatorSpec(mode, loss=loss{extra})"]
-    lines += [f'optimizer = {{V1}}.train.{shape.optimizer}Optimizer(params["learning_rate"])',
+    lines += [f'optimizer = {{V1}}.train.{shape.optimizer}Optimizer({rate})',
               "train_op = optimizer.minimize(loss, global_step={V1}.train.get_global_step())"]
     extra = ", eval_metric_ops=metrics" if metrics and not early else ""
     lines.append(f"return {{EST}}.EstimatorSpec(mode, loss=loss, train_op=train_op{extra})")
     body = "\n".join(lines).replace("{EST}", EST).replace("{V1}", V1) + "\n"
-    return "def model_fn(features, labels, mode, params):\n" + _indent(body)
+    return helper.replace("{V1}", V1) + "def model_fn(features, labels, mode, params):\n" + _indent(body)
 
 
 def _model(shape: Shape, EST: str, V1: str) -> str:
