@@ -30,8 +30,13 @@ def _programs(case: str) -> tuple[Path, Path]:
 @pytest.mark.parametrize("case", PAIRS)
 def test_fixture_verifies(case, tmp_path):
     meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
-    expected = meta.get("verify", "equivalent")
+    # a recorded, explained difference in evaluate() only (`evaluate_difference = "why"`): the verdict is NOT
+    # equivalent, and everything else (every training step, predictions) must still agree; fixing it fails here
+    known_evaluate = meta.get("evaluate_difference")
+    expected = meta.get("verify", "not-equivalent" if known_evaluate else "equivalent")
     statistical = meta.get("statistical", False)  # the original's own runs differ (numpy_input_fn(shuffle=True))
+    if meta.get("unstable"):  # measured, not hidden: the reason is in case.toml and the README
+        pytest.skip(f"{case}: verdict measured unstable: {meta['unstable']}")
     report = tmp_path / "verify.json"
     original, migrated = _programs(case)
     proc = subprocess.run(
@@ -47,6 +52,9 @@ def test_fixture_verifies(case, tmp_path):
     verdict = "equivalent" if comparison["equivalent"] else "not-equivalent"
     assert verdict == expected, proc.stdout[-4000:]
     assert proc.returncode == (0 if verdict == "equivalent" else 1)
+    if known_evaluate:
+        assert comparison["problems"] and all(p.startswith("evaluate:") for p in comparison["problems"]), \
+            comparison["problems"]
     # every worker compared at least the steps the fixture trains (`trained_steps` when a hook stops it earlier)
     steps = meta.get("trained_steps", meta.get("steps", 200))
     if statistical:
