@@ -252,7 +252,7 @@ def test_equivalent_verify_writes_nothing_outside_its_run_dir(tmp_path):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     r = subprocess.run([*CLI, str(user / "regression_original.py"), str(user / "regression_ctl.py"),
-                        "--workers", "1", "--", "--steps", "20"],
+                        "--workers", "1", "--", "--steps", "20", "--no_eval"],
                        cwd=cwd, capture_output=True, text=True, timeout=240, env=_env(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "run dir removed" in r.stdout

@@ -37,6 +37,7 @@ def main(lr=None):
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--model_dir", default="/tmp/regression_ctl_model")
     p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--no_eval", action="store_true")  # this migration never evaluates (the original's flag)
     a = p.parse_args()
     lr = a.lr if lr is None else lr
 

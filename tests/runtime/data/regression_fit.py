@@ -32,6 +32,7 @@ def main():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--model_dir", default="/tmp/regression_fit_model")
     p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--no_eval", action="store_true")  # this migration never evaluates (the original's flag)
     a = p.parse_args()
     model = RegressionModel()
     model.compile(

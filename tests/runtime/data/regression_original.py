@@ -41,6 +41,7 @@ def main():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--model_dir", default="/tmp/regression_original_model")
     p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--no_eval", action="store_true", help="train only (one process), for migrations that do not evaluate")
     a = p.parse_args()
     strategy = None
     if os.environ.get("TF_CONFIG"):
@@ -49,6 +50,9 @@ def main():
         tf_random_seed=42, save_checkpoints_steps=a.steps, train_distribute=strategy
     )
     est = tf.estimator.Estimator(model_fn, model_dir=a.model_dir, config=config, params={"lr": a.lr})
+    if a.no_eval:  # verify compares evaluate() too: a migration that does not evaluate pairs with this
+        est.train(train_input_fn, max_steps=a.steps)
+        return
     tf.estimator.train_and_evaluate(
         est,
         tf.estimator.TrainSpec(train_input_fn, max_steps=a.steps),
