@@ -175,8 +175,9 @@ def check_program(files: dict[str, bytes], options: Options = Options()) -> None
         full = migrate_paths(paths, options, jobs=1, prefilter=False)
         fast = migrate_paths(paths, options, jobs=1)
         for path, f, s in zip(paths, full, fast):
-            if prefilter_skips(path.read_bytes(), str(path), PREFILTER):
-                assert s.status == "skipped"
+            # a file the byte scan would skip is still read when a program file of the run imports it (it joins
+            # that unit: a canned estimator's data module); then both runs must have changed it alike
+            if prefilter_skips(path.read_bytes(), str(path), PREFILTER) and s.status == "skipped":
                 assert f.status == "unchanged" and not f.diagnostics, (path, f.status, [d.format() for d in f.diagnostics])
             assert _view(s) == _view(f), path
 
