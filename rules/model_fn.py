@@ -1060,7 +1060,7 @@ class _Interpreter:
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 path = self.tf(call)
-                if layers.kind_of(path) or path in ("get_variable", "variable_scope") or (path and _makes_variables(path)):
+                if layers.kind_of(path) or path in ("get_variable", "variable_scope") or (path and makes_variables(path)):
                     found.append(call)
                 elif isinstance(call.func, cst.Name) and call.func.value in self.helpers \
                         and call.func.value not in seen and self._helper_builds(self.helpers[call.func.value], seen):
@@ -1169,7 +1169,7 @@ class _Interpreter:
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 path = self.tf(call)
-                if path and not found and _makes_variables(path):
+                if path and not found and makes_variables(path):
                     found.append((call, path))
 
         node.visit(_V())
@@ -2103,7 +2103,7 @@ _VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template",
                               "feature_column.input_layer", "feature_column.linear_model"})
 
 
-def _makes_variables(path: str) -> bool:
+def makes_variables(path: str) -> bool:
     """TF APIs that create variables when called in a graph, beyond the layers and get_variable the rules convert."""
     return (path in _VARIABLE_MAKERS or path.startswith(("contrib.", "nn.rnn_cell.", "compat.v1.nn.rnn_cell."))
             or path.endswith(".Variable"))

@@ -32,7 +32,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import canned, driver, estimator, imports, model_fn, partitioners, strategy
+from . import canned, driver, estimator, imports, layers, model_fn, partitioners, strategy
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
@@ -606,6 +606,7 @@ def _model_plan(sites: list, context):
     if ps and "parameter_server_strategy" in module_names:
         raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
                                      "strategy bootstrap needs the name", fn.node)
+    _refuse_foreign_network_helpers(fn, context.program)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
                               _module_functions(fn.file))
@@ -630,6 +631,38 @@ def _module_functions(file) -> dict[str, cst.FunctionDef]:
         if len(bindings) == 1 and bindings[0].kind == "def" and isinstance(bindings[0].node, cst.FunctionDef):
             out[name] = bindings[0].node
     return out
+
+
+def _refuse_foreign_network_helpers(fn, program) -> None:
+    """A model_fn calling a function of another module that builds layers or variables: its statements would run
+    in the Keras model's call() with their TF1 layers (new, untracked variables per call). Helpers of the model_fn's
+    own module are inlined (model_fn.py); another module's are blocked, named, never passed over."""
+    from tfmigrate.model import Value
+
+    for call in _calls(fn.node):
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):  # `tower(x)`, `nets.tower(x)`
+            continue
+        ref = program.callee(Value(call.func, fn.file), 0)
+        if ref is None or ref.file is fn.file or not isinstance(ref.node, cst.FunctionDef):
+            continue
+        there = TFNames(program=program, file=ref.file)
+        for inner in _calls(ref.node):
+            path = there.of(inner)
+            if path and (layers.kind_of(path) or path == "get_variable" or model_fn.makes_variables(path)):
+                raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
+                                             f"({ref.file.path}): a network helper is converted when it is defined "
+                                             "in the model_fn's own module; move it there", call)
+
+
+def _calls(node) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _V(Visitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_V())
+    return found
 
 
 def _inlined_helpers(plans: dict, by_fn: dict, file, program, edits: Edits) -> list[Blocked]:

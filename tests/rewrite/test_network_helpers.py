@@ -170,3 +170,23 @@ def test_variables_the_keras_model_would_not_own_block(helpers, forward, api):
     assert hits and hits[0].code == "TFM811", [d.format() for d in result.diagnostics]
     if helpers:
         assert src.splitlines()[hits[0].line - 1].strip().startswith("w = tf.compat.v1.Variable")
+
+
+@pytest.mark.parametrize("how", ["from trainer.nets import tower", "from trainer import nets"])
+def test_a_network_helper_in_another_module_blocks_named(tmp_path, how):
+    """Its TF1 layers would run inside call(), untracked: never converted silently (before, task.py converted)."""
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "nets.py").write_text("import tensorflow as tf\n\n\ndef tower(x, units):\n"
+                                 "    return tf.compat.v1.layers.dense(x, units)\n")
+    call = "tower" if how.endswith("tower") else "nets.tower"
+    (pkg / "task.py").write_text(program(extra=how + "\n", forward=f'logits = {call}(features["x"], 1)\n'))
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    task = results["task.py"]
+    assert task.status == "blocked", task.status
+    assert any("in another module" in d.message and "nets.py" in d.message for d in task.diagnostics), \
+        [d.format() for d in task.diagnostics]
