@@ -141,6 +141,21 @@ def has_data(capture_dir: Path) -> bool:
     return any(f.stat().st_size > 0 for f in list(d.glob("*.jsonl")) + list(d.glob("*.loss")))
 
 
+def step_counts(capture_dir: Path) -> dict[str, int]:
+    """{task: steps recorded so far}, for progress while a side runs: one line per step in <task>.jsonl
+    (legacy) / <task>.loss (target); tasks that recorded nothing (ps, coordinator) are left out."""
+    out: dict[str, int] = {}
+    d = Path(capture_dir)
+    for f in [*d.glob("*.jsonl"), *d.glob("*.loss")]:
+        try:
+            n = f.read_bytes().count(b"\n")
+        except OSError:
+            continue
+        if n:
+            out[f.stem] = n
+    return out
+
+
 def find_ckpt0(model_dir: Path) -> Path | None:
     """Prefix of the Estimator's model.ckpt-0 (the chief writes it before the first step)."""
     idx = Path(model_dir) / "model.ckpt-0.index"

@@ -81,7 +81,8 @@ def _sync_losses(by_task: dict[str, list[tuple]]) -> tuple[list[float], str | No
     return ([row[0] for row in by_task[task]] if task else []), task
 
 
-def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool = False) -> tuple[dict, list, dict]:
+def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool = False,
+        live=None) -> tuple[dict, list, dict]:
     """-> (result fields, side runs, timings). `sync`: a synchronous program (no ps) whose own runs differ."""
     what = "a statistical comparison" if sync else "async PS"
     if s.repeats < compare_stat.MIN_REPEATS:
@@ -97,7 +98,7 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool
     sides, runs, orig_runs, orig_tasks = [], [], [], []
     for r in range(s.repeats):
         o = run_side(f"original#{r + 1}", pythons["legacy"], capture.LEGACY_BOOT, s.original, s,
-                     root / f"original-{r + 1}", tasks, env, say)
+                     root / f"original-{r + 1}", tasks, env, say, live=live)
         sides.append(o)
         meta = read_task_json(o.capture_dir, "meta")
         problem = _warm_start_problem(meta, ckpt)
@@ -120,7 +121,7 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool
         orig_tasks.append([x[2] for x in rows])
     # PS: the workers and ps of the migrated job serve forever, the chief's exit ends the run
     m = run_side("migrated", pythons["target"], capture.TARGET_BOOT, s.migrated, s, root / "migrated", tasks,
-                 {"TFMIGRATE_INIT_CKPT": str(ckpt)}, say, **({} if sync else {"grace": 0.0}))
+                 {"TFMIGRATE_INIT_CKPT": str(ckpt)}, say, live=live, **({} if sync else {"grace": 0.0}))
     sides.append(m)
     weights = read_task_json(m.capture_dir, "weights")
     if sync:

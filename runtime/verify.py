@@ -110,12 +110,12 @@ def _run(s: Settings, say, live) -> dict:
     }
     if s.ps == 0 and not s.statistical:
         orig = run_side("original", pythons["legacy"], capture.LEGACY_BOOT, s.original, s,
-                        root / "original", tasks, {}, say)
+                        root / "original", tasks, {}, say, live=live)
         ckpt0 = capture.find_ckpt0(orig.model_dir)
         if ckpt0 is None:
             raise VerifyError(f"the original wrote no model.ckpt-0 in {orig.model_dir}: cannot transfer initial weights")
         migr = run_side("migrated", pythons["target"], capture.TARGET_BOOT, s.migrated, s,
-                        root / "migrated", tasks, {"TFMIGRATE_INIT_CKPT": str(ckpt0)}, say)
+                        root / "migrated", tasks, {"TFMIGRATE_INIT_CKPT": str(ckpt0)}, say, live=live)
         a = capture.read_legacy(orig.capture_dir)
         b = capture.read_target(migr.capture_dir)
         for side, d in (("original", a), ("migrated", b)):
@@ -146,7 +146,7 @@ def _run(s: Settings, say, live) -> dict:
         result["init_checkpoint"] = str(ckpt0)
     else:
         try:
-            fields, sides, ps_timings = ps_verify.run(s, pythons, tasks, root, say, sync=s.ps == 0)
+            fields, sides, ps_timings = ps_verify.run(s, pythons, tasks, root, say, sync=s.ps == 0, live=live)
         except ps_verify.PsVerifyError as exc:
             raise VerifyError(str(exc)) from None
         cmp = fields.pop("comparison")
