@@ -828,6 +828,10 @@ class Analysis:
             for use in site.uses:
                 covered.add(id(use.call))
         candidates = [b for site in self.sites for b in (*site.consumed, *site.removable)]
+        # another file of the run importing a candidate (`from trainer.hooks import hooks`) reads it through that
+        # import: the import is a candidate too, and the definition goes only if every import of it goes
+        importers = self._importers(candidates)
+        candidates += [i for found in importers.values() for i in found if i.kind == "from"]
         doomed: dict[int, Binding] = {}
         changed = True
         while changed:
@@ -844,15 +848,21 @@ class Analysis:
                     reads = file.loads_of(self.program, b)
                 reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)]
                 reads = [n for n in reads if not self._dead_argument(n, covered)]
+                reads += [i.node for i in importers.get(id(b), ()) if id(i) not in doomed]
                 if not reads:
                     doomed[id(b)] = b
                     covered.add(id(b.statement))
                     changed = True
         self.deleted: list[tuple[cst.CSTNode, FileIndex]] = []
+        self.dropped_imports: list[tuple[cst.ImportFrom, FileIndex, set[int]]] = []
         seen: set[int] = set()
         for b in doomed.values():
             stmt, file = b.statement, b.scope.file
             if id(stmt) in seen:
+                continue
+            if b.kind == "from":
+                seen.add(id(stmt))
+                self._drop_import(stmt, file, doomed)
                 continue
             targets = _statement_bindings(stmt, file)
             if all(id(t) in doomed for t in targets) and _deletable(stmt):
@@ -876,6 +886,48 @@ class Analysis:
             self._guard(self._holders, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _importers(self, candidates: list[Binding]) -> dict[int, list[Binding]]:
+        """{id(module-level candidate): the bindings of other files that import it}: `from m import name [as x]`
+        (a candidate too) and `import m` / `from pkg import m` read as `m.name` (an attribute read that keeps it)."""
+        wanted = {(b.scope.file.module_name, b.name): b for b in candidates
+                  if b.scope.kind == "module" and b.scope.file.module_name and b.kind != "from"}
+        found: dict[int, list[Binding]] = {}
+        if not wanted:
+            return found
+        for file in self.program.files:
+            for scope in [file.top, *file.function_scopes.values()]:
+                for bindings in scope.bindings.values():
+                    for i in bindings:
+                        if i.kind not in ("import", "from"):
+                            continue
+                        target = self.program.absolute(i.target, file)
+                        module, _, name = target.rpartition(".")
+                        b = wanted.get((module, name)) if i.kind == "from" else None
+                        if b is not None and b.scope.file is not file:
+                            found.setdefault(id(b), []).append(i)
+                            continue
+                        for (m, n), b in wanted.items():  # `mod.name` through an import of the module
+                            if m == target and b.scope.file is not file and any(
+                                    isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
+                                    and file.parent(load).attr.value == n for load in file.loads_of(self.program, i)):
+                                found.setdefault(id(b), []).append(i)
+        return found
+
+    def _drop_import(self, stmt, file: FileIndex, doomed: dict[int, Binding]) -> None:
+        """`from m import a, b`: the doomed names go; the statement goes when none is left."""
+        line = file.parent(stmt) if not isinstance(stmt, cst.SimpleStatementLine) else stmt
+        node = stmt if isinstance(stmt, cst.ImportFrom) else next(
+            (s for s in getattr(stmt, "body", ()) if isinstance(s, cst.ImportFrom)), None)
+        if node is None or isinstance(node.names, cst.ImportStar):
+            return
+        scope_bindings = [b for b in doomed.values() if b.kind == "from" and b.statement is stmt]
+        gone = {id(b.node) for b in scope_bindings}
+        if all(id(alias) in gone for alias in node.names) and isinstance(line, cst.SimpleStatementLine) \
+                and len(line.body) == 1:
+            self.deleted.append((line, file))
+        else:
+            self.dropped_imports.append((node, file, gone))
 
     def _numpy_input(self, value: Value, site: Site) -> None:
         """An input_fn that is a numpy_input_fn(...) call: checked here, its statement goes with the Estimator."""
@@ -1049,6 +1101,13 @@ def _statement_bindings(stmt, file: FileIndex) -> list[Binding]:
     return found
 
 
+def _without_aliases(imp: cst.ImportFrom, original: tuple, gone: set[int]) -> cst.ImportFrom:
+    """The import without the aliases whose original node is in `gone` (positions match the original's)."""
+    kept = [new for old, new in zip(original, imp.names) if id(old) not in gone]
+    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return imp.with_changes(names=kept)
+
+
 def _deletable(stmt) -> bool:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return True
@@ -1188,6 +1247,9 @@ class Emitter:
         for stmt, file in self.analysis.deleted:
             if file is self.file:
                 edits.delete(stmt)
+        for node, file, gone in self.analysis.dropped_imports:
+            if file is self.file:
+                edits.transform(node, lambda imp, gone=gone, names=node.names: _without_aliases(imp, names, gone))
         for fn, file, param in {(id(f), p): (f, fl, p) for f, fl, p in self.analysis.dropped_params}.values():
             if file is self.file:
                 edits.transform(fn.params, lambda params, p=param: _drop_param(params, p))

@@ -370,6 +370,10 @@ def migrate(module: cst.Module, context) -> cst.Module:
     table = build_import_table(module, TF_ROOTS)
     file = context.index()
     if not table.bindings and not _imports_tf_anywhere(file):
+        # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
+        # name rooted in nothing bound is still reported (TFM604), never passed over
+        program = analysis_for(context).program
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
         return module
     analysis = analysis_for(context)
     program = analysis.program
@@ -392,7 +396,16 @@ def migrate(module: cst.Module, context) -> cst.Module:
             if analysis.errors:
                 _raise(analysis.errors, file, program)
             raise
-        return module
+        importers = _unit_importers(file, analysis, program, inputs)
+        if not importers or not table.bindings:
+            return module
+        # a module the migrated program imports (its data, its hooks) runs on TF2 with it: its TF1 names are
+        # converted like the program's, and one TF2 lacks blocks the whole unit (linked), never left to fail at import
+        context.link(*(f.path for f in importers))
+        alias, imported = _tf2_alias(module, table)
+        new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
+        context.replace_text(TF, tf_name)
+        return new_module
     names = TFNames(program=program, file=file)
 
     # one target and plan per model_fn (the model_fn may live in another file of the program)
@@ -527,6 +540,31 @@ def _raise(errors: list, file, program) -> None:
         raise Blocked.many(own)
     others = sorted({program.file_of(e.node).path for e in errors})
     raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
+
+
+def _unit_importers(file, analysis, program, inputs) -> list:
+    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`."""
+    if not file.module_name:
+        return []
+    unit = {}
+    for s in analysis.sites:
+        for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
+                  *inputs[id(s)]):
+            if f is not None and f is not file:
+                unit[id(f)] = f
+    found = []
+    for f in unit.values():
+        for scope in [f.top, *f.function_scopes.values()]:
+            if any(b.kind in ("import", "from") and _names_module(program.absolute(b.target, f), file.module_name)
+                   for bindings in scope.bindings.values() for b in bindings):
+                found.append(f)
+                break
+    return found
+
+
+def _names_module(target: str, module: str) -> bool:
+    """`import pkg.data` / `from pkg import data` (target pkg.data) / `from pkg.data import x` all load pkg.data."""
+    return target == module or target.startswith(module + ".")
 
 
 def _imports_tf_anywhere(file) -> bool:

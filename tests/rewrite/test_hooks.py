@@ -2,6 +2,7 @@
 are dropped with a note, StopAtStepHook becomes the step training stops at, every other hook blocks by name."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
@@ -140,3 +141,47 @@ def test_model_fn_hooks_that_act_block():
     '''
     result = blocked(program(body))
     assert any(d.code == "TFM611" and "NanTensorHook" in d.message for d in result.diagnostics)
+
+
+def _hook_module_program(tmp_path, import_line: str, hooks_expr: str, extra_use: str = ""):
+    """The hooks live in a module of their own, imported by the driver (a trainer package's layout)."""
+    from tfmigrate.engine import Options, migrate_paths
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "watch.py").write_text(
+        "import tensorflow as tf\n\n"
+        "# print the loss now and then\n"
+        'loss_hook = tf.compat.v1.train.LoggingTensorHook({"loss": "loss"}, every_n_iter=5)\n'
+        "watch_hooks = [loss_hook]\n")
+    src = program(drive=drive(hooks_expr) + extra_use)
+    src = src.replace("import tensorflow as tf\n", f"import tensorflow as tf\n{import_line}\n", 1)
+    (pkg / "task.py").write_text(src)
+    return migrate_paths([pkg / "task.py", pkg / "watch.py", pkg / "__init__.py"], Options(), jobs=1)
+
+
+@pytest.mark.parametrize("import_line, hooks_expr", [
+    ("from trainer.watch import watch_hooks", "watch_hooks"),
+    ("from trainer.watch import loss_hook, watch_hooks", "watch_hooks"),
+    ("from .watch import watch_hooks as hooks", "hooks"),
+])
+def test_hooks_defined_in_another_module_go_with_their_import(tmp_path, import_line, hooks_expr):
+    """Dropping a hook list defined in another file drops the driver's import of it too: a converted package
+    whose driver imports a name its sibling no longer defines would not even import."""
+    task, watch, _ = _hook_module_program(tmp_path, import_line, hooks_expr)
+    assert task.status == "changed" and watch.status == "changed", \
+        [d.format() for r in (task, watch) for d in r.diagnostics]
+    task_out, watch_out = task.output.decode(), watch.output.decode()
+    assert "watch" not in task_out and "Hook" not in watch_out
+    ast.parse(task_out)
+
+
+def test_a_hook_module_name_read_elsewhere_keeps_its_definition(tmp_path):
+    """`print(watch_hooks)` still reads the list after the conversion: it is not deleted from under the reader;
+    the hook itself is TF1 and blocks there, named."""
+    task, watch, _ = _hook_module_program(tmp_path, "from trainer.watch import watch_hooks", "watch_hooks",
+                                          "print(watch_hooks)\n")
+    assert task.status != "changed" and watch.status != "changed"
+    assert any(d.code == "TFM601" and "loss_hook" in d.message and d.path.endswith("watch.py") for r in (task, watch) for d in r.diagnostics), \
+        [d.format() for r in (task, watch) for d in r.diagnostics]
