@@ -376,9 +376,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     inputs = {id(s): _input_files(s, program) for s in analysis.sites}
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
+            or any(c.file is file for c in s.callback_plans.values())
             or id(file) in {id(f) for f in inputs[id(s)]}]
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
-                                                          *(r.file for r in s.receivers.values()), *inputs[id(s)])}
+                                                          *(r.file for r in s.receivers.values()),
+                                                          *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
