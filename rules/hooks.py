@@ -81,8 +81,10 @@ def blocked_message(kind: str | None, text: str) -> str:
         return f"{kind} is not converted: {_BLOCKED[kind]}"
     if kind is not None:
         return f"{kind} is not converted yet"
-    return (f"hook `{text[:60]}` is not converted: a SessionRunHook reads graph tensors in before_run/after_run "
-            "that the Keras model does not have; rewrite it as a keras.callbacks.Callback")
+    return (f"hook `{text[:60]}` is not converted here: a SessionRunHook subclass of this program becomes a "
+            "keras.callbacks.Callback only when attached to training through train(hooks=...) or "
+            "TrainSpec(hooks=...) (not EstimatorSpec hooks, which may read the model_fn's tensors); other hooks read "
+            "graph tensors the Keras model does not have: rewrite it as a keras.callbacks.Callback")
 
 
 # ---- user-written SessionRunHook subclasses → keras.callbacks.Callback subclasses ----------------------------------
