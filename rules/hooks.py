@@ -16,15 +16,39 @@ same output):
 - `SummarySaverHook` (`keras.callbacks.TensorBoard` writes summaries),
 - `ProfilerHook` (`keras.callbacks.TensorBoard(profile_batch=...)` or `tf.profiler.experimental`).
 
+A user-written `SessionRunHook` subclass of the program (in any file of it; its instance inline, named, built by a
+helper, or in a hooks list a helper returns) attached to training through `train(hooks=)` / `TrainSpec(hooks=)`
+becomes a `keras.callbacks.Callback` subclass, in place, when its methods hold Python state only (counters, time,
+printing, files), Keras target:
+- `begin(self)` → `on_train_begin(self, logs=None)`; `after_create_session(self, session, coord)` →
+  `on_train_begin` too (with both, `begin` stays and `on_train_begin` calls `self.begin()` first, the Estimator's
+  order); `before_run(self, run_context)` → `on_train_batch_begin(self, batch, logs=None)`; `after_run(self,
+  run_context, run_values)` → `on_train_batch_end(self, batch, logs=None)`; `end(self, session)` →
+  `on_train_end(self, logs=None)`;
+- `run_context.request_stop()` (a statement) → `self.model.stop_training = True`. Same last step: the Estimator
+  ran the step whose before_run/after_run requested the stop and no other; Keras' fit loop checks stop_training
+  after each on_train_batch_end (fixtures/custom_hook: the hook stops after step 130 of 200, verified);
+- the instance goes first in fit's `callbacks=[...]`, written as the program wrote it: a name holding it stays, so
+  code reading the hook's state after training reads the callback's.
+Blocked at the line, with what to do: a `SessionRunArgs` fetch or any use of `run_values` (Keras gives a callback
+the running mean of the loss over the epoch in `logs`, not the values of this step's tensors; a global step
+fetched next to the train_op was read unordered with its increment); any TensorFlow use in the class (graph
+tensors by name, `get_global_step()` in begin, `get_default_graph()`; a callback runs outside the graph); `session`
+/ `coord` / other uses of `run_context`; names keras.callbacks.Callback defines (`self.model`, `self.params`,
+`on_*`); a hook calling its own hook methods; decorators or several bases; the hook on evaluation (EvalSpec /
+evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); the custom
+training loop target (it calls no callbacks yet: use --target keras).
+
 Blocked, with the hook named at its line: `NanTensorHook` (TF1 raises on a NaN loss; `keras.callbacks.TerminateOnNaN`
 stops without raising, which is not the same program), `CheckpointSaverHook` (checkpoints come from
 RunConfig(save_checkpoints_steps)), `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
-`show_dataflow`/`show_memory` settings alike, every user-written `SessionRunHook` subclass and hooks from other
-libraries (Horovod, tf.contrib early stopping): their `before_run`/`after_run` read graph tensors the Keras model
-does not have. A StopAtStepHook on evaluation or prediction is blocked too.
+`show_dataflow`/`show_memory` settings alike, hooks from other libraries (Horovod, tf.contrib early stopping):
+their `before_run`/`after_run` read graph tensors the Keras model does not have. A StopAtStepHook on evaluation
+or prediction is blocked too.
 
 Why exact: the dropped hooks only read values and write logs; what training computes is the same without them
-(fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps.
+(fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps; a converted
+hook class runs the same Python at the same points of training and can only end it, after the same step.
 
 Example (fixtures/observing_hooks):
 
@@ -33,6 +57,13 @@ Example (fixtures/observing_hooks):
     →
     est.fit(..., epochs=1, steps_per_epoch=min(args.steps, STOP_AT), callbacks=[...])
     note: TFM611 StepCounterHook dropped: it only observes training (Keras reports the time per step ...)
+
+    class BudgetHook(tf.estimator.SessionRunHook):          class BudgetHook(keras.callbacks.Callback):
+        def after_run(self, run_context, run_values):  →        def on_train_batch_end(self, batch, logs=None):
+            self.steps_seen += 1                                     self.steps_seen += 1
+            if self.steps_seen >= self._budget:                      if self.steps_seen >= self._budget:
+                run_context.request_stop()                               self.model.stop_training = True
+    (fixtures/custom_hook; TrainSpec(hooks=[budget, ...]) → fit(..., callbacks=[budget, ...]))
 """
 from __future__ import annotations
 
