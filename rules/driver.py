@@ -829,11 +829,14 @@ class Analysis:
                 raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
         site.consumed.extend(b for b in trail if b.kind == "assign")
         if callbacks:
-            if site.target != "keras":
+            from . import canned
+
+            if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server):
                 raise Blocked(hook_rules.CODE, f"hook `{code(callbacks[0].node)[:60]}`: a SessionRunHook subclass "
-                                               "is converted to a keras.callbacks.Callback for the Keras target only; "
-                                               "the generated custom training loop does not call callbacks yet "
-                                               "(use --target keras)", callbacks[0].node)
+                                               "is converted to a keras.callbacks.Callback, called by Keras fit or by "
+                                               "the custom loop of a model_fn Estimator; not by the canned or "
+                                               "parameter-server training loop yet (use --target keras)",
+                                   callbacks[0].node)
             stop["callbacks"] = callbacks
         return stop
 
@@ -1473,7 +1476,9 @@ class Emitter:
                              width=92)
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
-        return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)
+        hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]
+        extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
+        return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:
         """Keras target: (statements restoring model_dir before fit, the name of the step reached, the condition

@@ -19,25 +19,29 @@ same output):
 A user-written `SessionRunHook` subclass of the program (in any file of it; its instance inline, named, built by a
 helper, or in a hooks list a helper returns) attached to training through `train(hooks=)` / `TrainSpec(hooks=)`
 becomes a `keras.callbacks.Callback` subclass, in place, when its methods hold Python state only (counters, time,
-printing, files), Keras target:
+printing, files). Keras target: the instance goes in fit's callbacks. Custom loop target: in
+`trainer.train(..., callbacks=[...])`, whose loop calls set_model, on_train_begin, on_train_batch_begin before and
+on_train_batch_end after each step, stops after the step that set model.stop_training, and calls on_train_end after
+the final checkpoint; none of them when max_steps is reached already (the Estimator skipped training and its hooks).
 - `begin(self)` → `on_train_begin(self, logs=None)`; `after_create_session(self, session, coord)` →
   `on_train_begin` too (with both, `begin` stays and `on_train_begin` calls `self.begin()` first, the Estimator's
   order); `before_run(self, run_context)` → `on_train_batch_begin(self, batch, logs=None)`; `after_run(self,
   run_context, run_values)` → `on_train_batch_end(self, batch, logs=None)`; `end(self, session)` →
   `on_train_end(self, logs=None)`;
 - `run_context.request_stop()` (a statement) → `self.model.stop_training = True`. Same last step: the Estimator
-  ran the step whose before_run/after_run requested the stop and no other; Keras' fit loop checks stop_training
-  after each on_train_batch_end (fixtures/custom_hook: the hook stops after step 130 of 200, verified);
-- the instance goes first in fit's `callbacks=[...]`, written as the program wrote it: a name holding it stays, so
-  code reading the hook's state after training reads the callback's.
+  ran the step whose before_run/after_run requested the stop and no other; Keras' fit loop and the generated loop
+  check stop_training after each on_train_batch_end (fixtures/custom_hook: the hook stops after step 130 of 200,
+  verified on both targets);
+- the instance goes first in the callbacks list, written as the program wrote it: a name holding it stays, so code
+  reading the hook's state after training reads the callback's.
 Blocked at the line, with what to do: a `SessionRunArgs` fetch or any use of `run_values` (Keras gives a callback
 the running mean of the loss over the epoch in `logs`, not the values of this step's tensors; a global step
 fetched next to the train_op was read unordered with its increment); any TensorFlow use in the class (graph
 tensors by name, `get_global_step()` in begin, `get_default_graph()`; a callback runs outside the graph); `session`
 / `coord` / other uses of `run_context`; names keras.callbacks.Callback defines (`self.model`, `self.params`,
 `on_*`); a hook calling its own hook methods; decorators or several bases; the hook on evaluation (EvalSpec /
-evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); the custom
-training loop target (it calls no callbacks yet: use --target keras).
+evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); canned
+estimators and parameter servers on the custom loop target (their loops call no callbacks yet: use --target keras).
 
 Blocked, with the hook named at its line: `NanTensorHook` (TF1 raises on a NaN loss; `keras.callbacks.TerminateOnNaN`
 stops without raising, which is not the same program), `CheckpointSaverHook` (checkpoints come from

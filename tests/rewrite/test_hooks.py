@@ -285,8 +285,27 @@ def test_a_user_hook_on_evaluation_or_in_model_fn_blocks():
     assert any(d.code == "TFM611" and "CountHook(2)" in d.message for d in result.diagnostics)
 
 
-def test_a_user_hook_blocks_on_the_custom_loop_target_with_what_to_do():
+def test_the_custom_loop_calls_the_callbacks_where_the_estimator_called_the_hooks():
+    out = converted(program(drive="est.train(train_input_fn, hooks=[CountHook(2)], max_steps=3)\n", extra=COUNTER),
+                    target="ctl")
+    assert "est.train(lambda input_context: train_input_fn(), max_steps=3, callbacks=[CountHook(2)])" in out
+    loop = section(out, "    def train(self, dataset_fn, max_steps, callbacks=()):", "    def evaluate(")
+    order = ["callback.set_model(model)", "callback.on_train_begin()", "callback.on_train_batch_begin(batch)",
+             "loss = train_step(iterator)", "callback.on_train_batch_end(batch)", "if model.stop_training:",
+             "manager.save(checkpoint_number=step)\n            if write_dir", "callback.on_train_end()"]
+    positions = [loop.find(text) for text in order]
+    assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
+    # max_steps reached already: the Estimator skipped training and its hooks
+    assert "callbacks = list(callbacks) if max_steps is None or step < max_steps else []" in loop
+
+
+def test_programs_without_user_hooks_keep_the_loop_without_callbacks():
+    out = converted(program(drive="est.train(train_input_fn, max_steps=3)\n"), target="ctl")
+    assert "callback" not in out
+
+
+def test_a_user_hook_blocks_under_parameter_servers_with_what_to_do():
     result = blocked(program(drive="est.train(train_input_fn, hooks=[CountHook(2)], max_steps=3)\n", extra=COUNTER),
-                     target="ctl")
-    assert any("for the Keras target only" in d.message and "--target keras" in d.message
+                     strategy="parameter-server")
+    assert any("not by the canned or parameter-server training loop yet" in d.message and "--target keras" in d.message
                for d in result.diagnostics), [d.format() for d in result.diagnostics]
