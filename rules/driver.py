@@ -850,6 +850,14 @@ class Analysis:
             return None
         key = ("callback", id(cls))
         if key not in self.program.cache:
+            for file in self.program.files:  # a subclass would keep overriding the old method names
+                for scope in file.class_scopes.values():
+                    other = scope.node
+                    if any(self.program.resolve(Value(b.value, file)).node is cls for b in other.bases):
+                        raise Blocked(hook_rules.CODE, f"hook class {cls.name.value} is converted only when no class "
+                                                       f"of the program derives from it ({other.name.value} does: "
+                                                       "its overrides would keep the SessionRunHook method names)",
+                                      other)
             self.program.cache[key] = hook_rules.callback_plan(cls, r.value.file, self.tf)
         return self.program.cache[key]
 

@@ -39,7 +39,8 @@ the running mean of the loss over the epoch in `logs`, not the values of this st
 fetched next to the train_op was read unordered with its increment); any TensorFlow use in the class (graph
 tensors by name, `get_global_step()` in begin, `get_default_graph()`; a callback runs outside the graph); `session`
 / `coord` / other uses of `run_context`; names keras.callbacks.Callback defines (`self.model`, `self.params`,
-`on_*`); a hook calling its own hook methods; decorators or several bases; the hook on evaluation (EvalSpec /
+`on_*`); a hook calling its own hook methods; a hook class another class derives from; decorators or several
+bases; the hook on evaluation (EvalSpec /
 evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); canned
 estimators and parameter servers on the custom loop target (their loops call no callbacks yet: use --target keras).
 

@@ -309,3 +309,17 @@ def test_a_user_hook_blocks_under_parameter_servers_with_what_to_do():
                      strategy="parameter-server")
     assert any("not by the canned or parameter-server training loop yet" in d.message and "--target keras" in d.message
                for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_a_hook_class_another_class_derives_from_blocks():
+    extra = COUNTER + "\n\nclass LoudHook(CountHook):\n    def after_run(self, run_context, run_values):\n        print('x')\n"
+    result = blocked(program(drive="est.train(train_input_fn, hooks=[CountHook(2)], max_steps=3)\n", extra=extra))
+    assert any("LoudHook does" in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_model_fn_summaries_note_what_the_estimator_wrote():
+    """Not converted yet: the note says the tags went to model_dir at steps 1, 1+N, ... (measured on TF 2.15)."""
+    result = rewrite(program(middle='tf.compat.v1.summary.scalar("mean_out", tf.reduce_mean(logits))\n'))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    (note,) = [d.message for d in result.diagnostics if "summary" in d.message]
+    assert 'summary "mean_out" dropped' in note and "global steps 1, 1+N, 1+2N" in note and "save_summary_steps" in note
