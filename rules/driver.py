@@ -814,7 +814,7 @@ class Analysis:
                         self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
                                                             "steps: the same on a fresh model_dir; the custom loop "
                                                             "resumed from a checkpoint trains up to step N", call))
-            elif kind is None and self._hook_class(call, h.value.file) is not None:
+            elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
                 if where != "train":
                     raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a SessionRunHook "
                                                    "subclass is converted on training only (a Keras callback's "
