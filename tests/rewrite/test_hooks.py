@@ -323,3 +323,34 @@ def test_model_fn_summaries_note_what_the_estimator_wrote():
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     (note,) = [d.message for d in result.diagnostics if "summary" in d.message]
     assert 'summary "mean_out" dropped' in note and "global steps 1, 1+N, 1+2N" in note and "save_summary_steps" in note
+
+
+CANNED = '''import tensorflow as tf
+
+
+class CountHook(tf.estimator.SessionRunHook):
+    def __init__(self):
+        self.n = 0
+
+    def after_run(self, run_context, run_values):
+        self.n += 1
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [[1.0], [0.0]])).repeat().batch(2)
+
+
+def main():
+    cols = [tf.feature_column.numeric_column("x")]
+    est = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols, model_dir="/tmp/tfm-test")
+    hook = CountHook()
+    est.train(input_fn, hooks=[hook], max_steps=5)
+    print(hook.n)
+'''
+
+
+def test_a_canned_estimators_user_hook_converts_for_fit_and_blocks_on_its_custom_loop():
+    out = converted(CANNED, target="keras")
+    assert "class CountHook(keras.callbacks.Callback):" in out and "callbacks=[\n            hook,\n" in out
+    result = blocked(CANNED, target="ctl")
+    assert any("not by the canned or parameter-server training loop yet" in d.message for d in result.diagnostics)
