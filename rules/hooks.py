@@ -229,12 +229,11 @@ def callback_plan(cls: cst.ClassDef, file, tf_of) -> CallbackPlan:
                                       "self.model.stop_training = True"}.get(
                     role, f"a Keras callback has no {role}: only hooks whose methods hold Python state are converted")
                 raise Blocked(CODE, f"hook {name}.{method} uses `{param}`: {why}", use)
-        if "batch" in taken or "logs" in taken:
-            raise Blocked(CODE, f"hook {name}.{method} uses the name `batch` or `logs`, which the callback method "
-                                "takes as parameters; rename it", fn)
+        clash = [p for p in ("batch", "logs") if p in taken and p in params]
+        if clash:
+            raise Blocked(CODE, f"hook {name}.{method} uses the name `{clash[0]}`, which the callback method takes "
+                                "as a parameter; rename it", fn)
         plan.renames.append((fn, new, params))
-    if not plan.renames and not any(m in methods for m in _METHODS):
-        pass  # a hook with no methods does nothing; the callback neither
     return plan
 
 
