@@ -1067,7 +1067,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
                                                                       predicting=plan.predicting, exporting=(),
                                                                       warm_starting=False, resuming=False,
-                                                                      until_end=plan.until_end))
+                                                                      until_end=plan.until_end, callbacks=False))
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them

@@ -27,7 +27,10 @@ Forward pass → `call()`, statements kept as written (comments included):
   the def goes with the model_fn (fixtures/network_helper). Blocked, named: a helper called in a loop, with
   `*args`/`**kwargs`, returning early, recursive, or also used outside the converted model_fn.
 - `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
-  dropped with a note (they do not change training).
+  dropped with a note (they do not change training). The note says what the Estimator wrote: each summary and its
+  own `loss` summary in model_dir's events file at global steps 1, 1+N, 1+2N, ... (N = save_summary_steps, default
+  100, chief only), from that step's forward pass (measured on TF 2.15); writing the same tags at the same steps
+  needs summary writes inside the migrated training step, which is not generated yet.
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
 
 Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/else, a name assigned
@@ -143,6 +146,14 @@ MODES = ("TRAIN", "EVAL", "PREDICT")
 _ALL_MODES = frozenset(MODES)
 _MODE_STRINGS = {"train": "TRAIN", "eval": "EVAL", "infer": "PREDICT"}  # ModeKeys values
 _SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary"})
+# what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51)
+# and why the migrated program does not write the same yet
+_SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
+                "1, 1+N, 1+2N, ... (N = RunConfig(save_summary_steps), default 100; the chief only), with the values "
+                "of that step's forward pass; not converted: the same tags and steps need writes inside the migrated "
+                "model's training step (Keras gives callbacks the epoch's running mean loss, not the step's values). "
+                "Write it with tf.summary.scalar in the model's call() under a tf.summary writer, or log with "
+                "keras.callbacks.TensorBoard (its own tags and steps)")
 _LOGGING = frozenset({"info", "warning", "warn", "debug", "error", "fatal", "log", "vlog"})
 _COMPUTE_GRADIENTS_ARGS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
                            "grad_loss"]
@@ -1217,8 +1228,8 @@ class _Interpreter:
         module, name = path.rsplit(".", 1)
         if module == "summary" and name in _SUMMARIES:
             tag = code(call.args[0].value) if call.args else "?"
-            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training (log it with a Keras "
-                                     "callback, e.g. keras.callbacks.TensorBoard)", call))
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY}",
+                               call))
             return True
         if module == "logging" and name in _LOGGING:
             self.notes.append((CODE, f"tf.logging.{name}(...) dropped: it logged once, while the TF1 graph was built",

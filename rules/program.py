@@ -110,7 +110,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
-                  global_step_class: bool = True) -> list[cst.BaseStatement]:
+                  global_step_class: bool = True, callbacks: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -145,7 +145,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
-                                                                  resuming=resuming, until_end=until_end))
+                                                                  resuming=resuming, until_end=until_end,
+                                                                  callbacks=callbacks))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
@@ -380,9 +381,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     inputs = {id(s): _input_files(s, program) for s in analysis.sites}
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
+            or any(c.file is file for c in s.callback_plans.values())
             or id(file) in {id(f) for f in inputs[id(s)]}]
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
-                                                          *(r.file for r in s.receivers.values()), *inputs[id(s)])}
+                                                          *(r.file for r in s.receivers.values()),
+                                                          *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
@@ -471,7 +474,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            any(u.restore for s in sites for u in s.uses),
                                                            blocks if id(fn.node) in top else None,
                                                            driver.until_end_of_input(sites),
-                                                           global_step_class=not global_step_done))
+                                                           global_step_class=not global_step_done,
+                                                           callbacks=any(s.callback_plans for s in sites)))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
