@@ -178,6 +178,7 @@ class _Loop:
     targets: frozenset[str]
     sites: list[tuple[str, str, str]] = field(default_factory=list)  # (list attribute, loop-local name, ctor)
     body: list[cst.BaseStatement] = field(default_factory=list)
+    branch: bool = False  # an arm of a static `if` (runs once or not at all): plain attributes, no lists
 
 
 class _Interpreter:
@@ -446,8 +447,9 @@ class _Interpreter:
                     call = bind(updated, ["inputs", "training"], f"layer {kind.keras}", layers.CODE)
                     if inline[0] == "keras":
                         if interp.loop is not None:
-                            raise Blocked(layers.CODE, "keras.layers objects built inside a loop are not converted: use "
-                                                       "tf.compat.v1.layers there, or build them before the loop",
+                            raise Blocked(layers.CODE, "keras.layers objects built inside a loop or a static `if` are not "
+                                                       "converted: use tf.compat.v1.layers there, or build them before "
+                                                       "it",
                                           original)
                         interp.family("keras", original)
                         name = interp.keras_layer_name(kind, layers.explicit_name(ctor_args), original)
@@ -509,6 +511,10 @@ class _Interpreter:
             ctor = layers.keras_ctor(kind, args, token, node, self.tf)
             self.check_names(cst.parse_expression(ctor), {self.params, "keras"} | self.loop.targets,
                              "a layer argument", node)
+            if self.loop.branch:  # built in __init__ under the same `if`, called as an attribute
+                attr = self.free_attr(layers.explicit_name(args) or f"{target}_{kind.base_name}")
+                self.loop.sites.append((attr, f"self.{attr}", ctor))
+                return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
             attr = self.free_attr(f"{kind.base_name}_layers")
             local = self.free_local(f"{kind.base_name}_layer", {s[1] for s in self.loop.sites} | self.loop.targets)
             self.loop.sites.append((attr, local, ctor))
@@ -606,7 +612,7 @@ class _Interpreter:
                     and isinstance(small.targets[0].target, cst.Name)
                     and self.assign_counts.get(small.targets[0].target.value) == 1
                     and small.targets[0].target.value not in self.locals
-                    and _static(stmt.body[0].value, set(self.module_names | {self.params} | set(self.statics)))):
+                    and _static_test(stmt.body[0].value, set(self.module_names | {self.params} | set(self.statics)))):
                 self.statics[small.targets[0].target.value] = stmt.body[0].value
                 leading.extend(line for line in stmt.leading_lines if line.comment is not None)
                 continue
@@ -1607,7 +1613,9 @@ class _Interpreter:
         self.set_train_op(target, grads, call)
 
     def group(self, target: str, call: cst.Call) -> None:
-        """`tf.group(minimize_op, update_ops)`: the update ops run inside Keras' layers; the train op is the step."""
+        """`tf.group(minimize_op, update_ops)`, `tf.group([train_op, *update_ops])`, `tf.group(optimizer.minimize(...))`:
+        the update ops run inside Keras' layers; the train op is the step. Any other op in the group ran with every
+        training step (a counter's assign_add, an EMA update) and has no place in Keras' step: blocked, named."""
         items = []
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value != "name":
@@ -1616,10 +1624,24 @@ class _Interpreter:
                 items.extend(e.value for e in arg.value.elements)
             elif arg.keyword is None:
                 items.append(arg.value)
-        train_ops = [i for i in items if isinstance(i, cst.Name) and self.bound(i.value, "train_op")]
-        others = [i for i in items if i not in train_ops]
-        if len(train_ops) != 1 or not all(self.is_update_ops(i) for i in others):
-            raise Blocked(CODE, "tf.group is converted on the training op and the UPDATE_OPS collection only", call)
+        train_ops, others = [], []
+        for item in items:
+            method = item.func.attr.value if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) else None
+            if isinstance(item, cst.Name) and self.bound(item.value, "train_op"):
+                train_ops.append(item)
+            elif method in ("minimize", "apply_gradients"):  # the step written inline in the group
+                (self.minimize if method == "minimize" else self.apply_gradients)(target, item)
+                train_ops.append(item)
+            elif not self.is_update_ops(item):
+                others.append(item)
+        if others:
+            raise Blocked(CODE, f"tf.group(..., {code(others[0])}): an op grouped with the training op ran at every "
+                                "training step, which Keras' train step does not; only the training op and the "
+                                "UPDATE_OPS collection are converted in a tf.group (drop the extra op, or keep this "
+                                "job on TF 2.15)", others[0])
+        if len(train_ops) != 1:
+            raise Blocked(CODE, "tf.group is converted on exactly one training op (minimize/apply_gradients) and the "
+                                "UPDATE_OPS collection", call)
         self.bind_name(target, "train_op")
         self.train_op = target
         self.train_op_count += 1
@@ -1741,12 +1763,16 @@ class _Interpreter:
     # ---- mode branches and EstimatorSpecs --------------------------------------------------------------------
     def mode_branch(self, stmt: cst.If) -> None:
         """`if mode == ...:` / `!=` / `in (...)` / elif / else: each arm runs for its modes; returns end them."""
+        if self.mode_set(stmt.test) is None and self.static_test(stmt):
+            self.static_branch(stmt)
+            return
         arms, remaining, node = [], self.active, stmt
         while True:
             modes = self.mode_set(node.test)
             if modes is None:
-                raise Blocked(CODE, f"`if {code(node.test)}:` is not converted: only tests on mode (==, !=, in) branch "
-                                    "the model_fn", node)
+                raise Blocked(CODE, f"`if {code(node.test)}:` is not converted: only tests on mode (==, !=, in) or on "
+                                    "static configuration alone (params, flags, module constants) branch the "
+                                    "model_fn", node)
             arms.append((remaining & modes, node.body.body))
             remaining = remaining - modes
             if node.orelse is None:
@@ -1764,6 +1790,82 @@ class _Interpreter:
             for inner in body:
                 self.statement(inner)
         self.active = outer & self.live
+
+    def static_test(self, stmt: cst.If) -> bool:
+        """Every test of the if/elif chain reads only values `__init__` and `call()` see too, the same each time
+        (params, module names such as FLAGS, literals): TF1 evaluated it once per graph, as Python."""
+        node, allowed = stmt, set(self.module_names | {self.params} | set(self.statics))
+        while isinstance(node, cst.If):
+            if not _static_test(node.test, allowed):
+                return False
+            node = node.orelse
+        return True
+
+    def static_branch(self, stmt: cst.If) -> None:
+        """`if params["dropout"]:` / `if FLAGS.use_bn:` around forward statements: a Python condition on the
+        program's configuration, which TF1 evaluated while building each graph. `__init__` builds the arm's layers
+        under the same test and `call()` runs the arm under it; layer names are counted at run time (tf1_name), as
+        TF1 counted them whichever arm ran."""
+        self.whole_model("a static `if`", stmt)
+        if self.loss is not None or self.loop is not None:
+            where = "after the loss" if self.loss is not None else "inside a loop"
+            raise Blocked(CODE, f"`if {code(stmt.test)}:` {where} is not converted: a static `if` is converted "
+                                "around forward statements (choosing the loss or optimizer by configuration is not "
+                                "converted yet; build them without the `if`)", stmt)
+        arms, node = [], stmt
+        while node is not None:
+            test = node.test if isinstance(node, cst.If) else None
+            body = node.body.body
+            self.loop = _Loop(stmt, frozenset(), branch=True)
+            try:
+                for inner in body:
+                    if not isinstance(inner, cst.SimpleStatementLine):
+                        raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
+                                            "is not converted: a static `if` may only compute forward values", inner)
+                    small = inner.body[0] if len(inner.body) == 1 else None
+                    value = getattr(small, "value", None)
+                    path = self.tf(value) if isinstance(value, cst.Call) else None
+                    if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
+                        continue
+                    found = layers.kind_of(path)
+                    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                            and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
+                            or (found and found[0] != "functional") or self.layer_helper(value) is not None \
+                            or (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
+                        raise Blocked(CODE, f"`{code(inner).strip()}` inside `if {code(stmt.test)}:` is not converted: "
+                                            "a static `if` may only compute forward values (functional "
+                                            "tf.compat.v1.layers calls and tensor ops)", inner)
+                    self.simple(inner)
+            finally:
+                arm, self.loop = self.loop, None
+            self.list_attrs |= {attr for attr, _, _ in arm.sites}
+            arms.append((node, test, arm))
+            node = node.orelse if isinstance(node, cst.If) else None
+        if any(arm.sites for _, _, arm in arms):
+            self.runtime_names = True
+            for name in ("tf1_name", "tf1_names"):
+                if name in self.module_names or name == self.params:
+                    raise Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt)
+            init, built = [], list(arms)
+            while not built[-1][2].sites:  # trailing arms that build nothing need no branch in __init__
+                built.pop()
+            for i, (_, test, arm) in enumerate(built):
+                init.append(f"if {code(test)}:" if i == 0 else f"elif {code(test)}:" if test is not None else "else:")
+                init += ["    " + wrap_call(f"self.{attr} = {ctor}", "    ", 92) for attr, _, ctor in arm.sites]
+                if not arm.sites:
+                    init.append("    pass")
+            self.layers.append((None, "\n".join(init)))
+
+        def rebuilt(node, index):
+            if node is None:
+                return None
+            arm = arms[index][2]
+            body = node.body.with_changes(body=arm.body or [cst.SimpleStatementLine([cst.Pass()])])
+            if isinstance(node, cst.Else):
+                return node.with_changes(body=body)
+            return node.with_changes(body=body, orelse=rebuilt(node.orelse, index + 1))
+
+        self.call_body.append(rebuilt(stmt, 0))
 
     def returns(self, ret: cst.Return) -> None:
         self.spec(ret.value, self.active)
@@ -2159,6 +2261,17 @@ def _static(node, allowed: set[str]) -> bool:
             isinstance(func, cst.Attribute) and func.attr.value == "get" and _static(func.value, allowed))
         return pure and all(a.star == "" and _static(a.value, allowed) for a in node.args)
     return False
+
+
+def _static_test(node, allowed: set[str]) -> bool:
+    """A condition on static values (`params["bn"]`, `FLAGS.model == "big"`, `not a and b`): see _static."""
+    if isinstance(node, cst.BooleanOperation):
+        return _static_test(node.left, allowed) and _static_test(node.right, allowed)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _static_test(node.expression, allowed)
+    if isinstance(node, cst.Comparison):
+        return _static(node.left, allowed) and all(_static(c.comparator, allowed) for c in node.comparisons)
+    return _static(node, allowed)
 
 
 def _has_return(statements) -> bool:

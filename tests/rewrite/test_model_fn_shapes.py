@@ -286,12 +286,12 @@ def test_tensor_ops_inside_the_predict_branch_are_written_out_in_predictions():
     ('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)
-        if params["big"]:
+        if logits.shape[1] > 1:
             logits = logits * 2.0
         loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-    ''', "only tests on mode"),
+    ''', "only tests on mode (==, !=, in) or on static configuration"),
     ('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)
@@ -644,3 +644,125 @@ def test_a_named_spec_not_returned_right_away_is_blocked(change):
     assert body != SPEC_NAMED
     result = blocked(program(body=body))
     assert any("is converted when the next statement is" in d.message for d in result.diagnostics), notes(result)
+
+
+# ---- static `if` on configuration (params, flags, module constants) ----------------------------------------------
+
+STATIC_IF = f'''
+x = features["x"]
+net = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+if params["bn"]:
+    net = tf.compat.v1.layers.batch_normalization(net, training={TRAIN})
+    tf.compat.v1.summary.histogram("bn", net)
+elif not params.get("narrow", False):
+    net = tf.compat.v1.layers.dense(net, 4)
+else:
+    net = tf.nn.relu(net)
+logits = tf.compat.v1.layers.dense(net, 1)
+'''
+
+
+def test_static_if_on_params_builds_and_calls_under_the_same_test():
+    out = flat(converted(program(forward=STATIC_IF)))
+    assert 'if params["bn"]:\n            self.net_batch_normalization = keras.layers.BatchNormalization(' in init(out)
+    assert 'elif not params.get("narrow", False):\n            self.net_dense = keras.layers.Dense(units=4' in init(out)
+    assert "else:" not in init(out)  # the last arm builds nothing
+    assert ('if params["bn"]:\n            net = self.net_batch_normalization(net, training=training)\n'
+            '        elif not params.get("narrow", False):\n            net = self.net_dense(net)\n'
+            '        else:\n            net = tf.nn.relu(net)') in call(out)
+    assert "summary" not in model_class(out)
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({"bn": True}, ["dense", "batch_normalization", "dense_1"]),
+    ({"bn": False}, ["dense", "dense_1", "dense_2"]),  # TF1 counted the elif's dense before the output layer
+    ({"bn": False, "narrow": True}, ["dense", "dense_1"]),
+])
+def test_static_if_names_follow_tf1_for_each_configuration(params, expected):
+    out = converted(program(forward=STATIC_IF))
+    assert _run_init_names(out, params) == expected
+
+
+@pytest.mark.parametrize("forward", [
+    # a flag object at module level
+    f'''
+    x = features["x"]
+    if FLAGS.use_dropout:
+        x = tf.compat.v1.layers.dropout(x, 0.5, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(x, 1)
+    ''',
+    # a static local read by the test, a comparison, a module constant
+    f'''
+    use_bn = params["norm"] == "batch"
+    x = features["x"]
+    if use_bn and DEEP:
+        x = tf.compat.v1.layers.dense(x, 4, name="extra")
+    logits = tf.compat.v1.layers.dense(x, 1)
+    ''',
+    # a layer-free arm (tensor ops only): kept as it is, nothing in __init__
+    '''
+    x = features["x"]
+    if params["scale"] != 1:
+        x = x * params["scale"]
+    logits = tf.compat.v1.layers.dense(x, 1)
+    ''',
+])
+def test_static_if_shapes_convert(forward):
+    out = converted(program(forward=forward, extra="FLAGS = object()\nDEEP = True"))
+    written = next(line.strip() for line in forward.splitlines() if line.strip().startswith("if "))
+    builds = "tf.compat.v1.layers" in forward.split(written)[1].split("logits")[0]
+    test = written.replace("use_bn", '(params["norm"] == "batch")')  # a static local is read as its value
+    assert test in call(out)
+    assert (test in init(out)) == builds
+    assert ("tf1_name" in out) == builds
+
+
+@pytest.mark.parametrize("fn_parts, words", [
+    (dict(forward=f'x = features["x"]\nif params["a"] and {TRAIN}:\n    x = x * 2.0\nlogits = tf.compat.v1.layers.dense(x, 1)'),
+     "static configuration"),
+    (dict(optimizer='if params["opt"] == "adam":\n    optimizer = tf.compat.v1.train.AdamOptimizer(0.1)\n'
+                    'else:\n    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)'),
+     "choosing the loss or optimizer by configuration"),
+    (dict(forward='x = features["x"]\nif params["a"]:\n    for n in [1]:\n        x = x * 1.0\nlogits = tf.compat.v1.layers.dense(x, 1)'),
+     "may only compute forward values"),
+    (dict(forward='x = features["x"]\nif params["a"]:\n    layer = tf.compat.v1.layers.Dense(3)\nlogits = tf.compat.v1.layers.dense(x, 1)'),
+     "may only compute forward values"),
+    (dict(forward='x = features["x"]\nif params["a"]:\n    x = block(x)\nlogits = tf.compat.v1.layers.dense(x, 1)',
+          extra="def block(x):\n    return tf.compat.v1.layers.dense(x, 2)"),
+     "may only compute forward values"),
+    (dict(middle='if mode == tf.estimator.ModeKeys.EVAL:\n    if params["a"]:\n        loss = loss * 1.0'),
+     "runs only in EVAL"),
+])
+def test_static_if_blocks(fn_parts, words):
+    result = blocked(program(**fn_parts))
+    assert any(words in d.message for d in result.diagnostics), notes(result)
+
+
+# ---- tf.group around the training op -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("minimize", [
+    f"train_op = tf.group(optimizer.minimize(loss, {GS}))",
+    f"update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    f"with tf.control_dependencies(update_ops):\n    train_op = tf.group(optimizer.minimize(loss, {GS}))",
+    f"step = optimizer.minimize(loss, {GS})\ntrain_op = tf.group(step, name='train')",
+    f"update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    f"train_op = tf.group(*update_ops, optimizer.apply_gradients(optimizer.compute_gradients(loss), {GS}))",
+])
+def test_group_forms_keep_the_training_op(minimize):
+    out = converted(program(minimize=minimize))
+    assert "optimizer=keras.optimizers.SGD(learning_rate=0.1)," in out
+    assert "group" not in model_class(out)
+
+
+@pytest.mark.parametrize("minimize, words", [
+    (f"counter = tf.compat.v1.get_variable('counter', [], trainable=False)\nstep = optimizer.minimize(loss, {GS})\n"
+     f"train_op = tf.group(step, counter.assign_add(1.0))", "tf.group(..., counter.assign_add(1.0))"),
+    (f"step = optimizer.minimize(loss, {GS})\ntrain_op = tf.group("
+     f"[step, tf.compat.v1.train.ExponentialMovingAverage(0.99).apply(tf.compat.v1.trainable_variables())])",
+     "ExponentialMovingAverage(0.99).apply"),
+    (f"a = optimizer.minimize(loss, {GS})\nb = optimizer.minimize(loss, {GS})\ntrain_op = tf.group(a, b)",
+     "exactly one training op"),
+])
+def test_group_with_other_ops_blocks_naming_the_op(minimize, words):
+    result = blocked(program(minimize=minimize))
+    assert any(words in d.message and d.code == "TFM501" for d in result.diagnostics), notes(result)
