@@ -462,6 +462,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
+    notes.extend(_graph_mode_switches(names, edits, file))
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -518,6 +519,33 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
             return True
 
     module.visit(_Find())
+
+
+_GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",
+                        "enable_v2_behavior")
+
+
+def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
+    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins) as statements of
+    an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
+    mode either way; the migrated program is TF2 code, which runs eagerly (tf.function inside Keras / the custom
+    loop). Only the statement form goes (a call whose result is used stays, and blocks as a leftover TF1 name)."""
+    found = []
+    for word in _GRAPH_MODE_SWITCHES:
+        for name in file.names.get(word, ()):
+            attr = file.parents.get(id(name))
+            if not (isinstance(attr, cst.Attribute) and attr.attr is name):
+                attr = name  # `disable_eager_execution()` imported by name
+            call = file.parents.get(id(attr))
+            expr = file.parents.get(id(call)) if isinstance(call, cst.Call) and call.func is attr else None
+            line = file.parents.get(id(expr)) if isinstance(expr, cst.Expr) else None
+            if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args
+                    and names.of(call) == word):
+                edits.delete(line)
+                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: the Estimator ran its graphs itself "
+                                            "whatever the setting; the migrated TF2 program runs eagerly "
+                                            "(its training step is a tf.function)", call))
+    return found
 
 
 def _raise(errors: list, file, program) -> None:

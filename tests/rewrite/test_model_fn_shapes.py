@@ -766,3 +766,33 @@ def test_group_forms_keep_the_training_op(minimize):
 def test_group_with_other_ops_blocks_naming_the_op(minimize, words):
     result = blocked(program(minimize=minimize))
     assert any(words in d.message and d.code == "TFM501" for d in result.diagnostics), notes(result)
+
+
+# ---- graph-mode switches of an Estimator program -------------------------------------------------------------------
+
+@pytest.mark.parametrize("header, where, call", [
+    ("import tensorflow as tf", "module", "tf.compat.v1.disable_eager_execution()"),
+    ("import tensorflow as tf", "main", "tf.compat.v1.disable_v2_behavior()"),
+    ("import tensorflow.compat.v1 as tf", "module", "tf.disable_v2_behavior()"),
+    ("import tensorflow.compat.v1 as tf", "main_guard", "tf.disable_eager_execution()"),
+    ("import tensorflow as tf\nfrom tensorflow.compat.v1 import disable_eager_execution", "main",
+     "disable_eager_execution()"),
+])
+def test_graph_mode_switch_is_dropped_with_a_note(header, where, call):
+    src = program(header=header, extra=call if where == "module" else "",
+                  run_config=(call + "\n" if where == "main" else "") + 'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test")')
+    if where == "main_guard":
+        src = src.replace('if __name__ == "__main__":\n', f'if __name__ == "__main__":\n    {call}\n')
+    result = rewrite(src)
+    assert result.status == "changed", notes(result)
+    out = result.output.decode()
+    word = call.split("(")[0].split(".")[-1]
+    assert word not in out
+    assert any(f"{word}() dropped" in n and "note TFM001" in n for n in notes(result)), notes(result)
+    if where == "main_guard":
+        assert 'if __name__ == "__main__":\n    main()\n' in out
+
+
+def test_graph_mode_switch_whose_result_is_used_still_blocks():
+    result = blocked(program(extra="flag = tf.compat.v1.disable_eager_execution()"))
+    assert codes(result) == {"TFM001"}
