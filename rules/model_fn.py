@@ -26,6 +26,19 @@ Forward pass → `call()`, statements kept as written (comments included):
   tensors are assigned (`inputs = x`), helper locals the model_fn also uses are renamed `<helper>_<name>`, and
   the def goes with the model_fn (fixtures/network_helper). Blocked, named: a helper called in a loop, with
   `*args`/`**kwargs`, returning early, recursive, or also used outside the converted model_fn.
+- `if params["bn"]:` / `if FLAGS.use_dropout:` / `if MODEL == "deep":` (elif/else too) around forward statements: a
+  Python test on static configuration (params, module names such as flags, literals; a static local is read as its
+  value), which TF1 evaluated while building each graph. `__init__` builds the arms' layers under the same test and
+  `call()` runs the same `if`; layer names are then counted at run time by `tf1_name`, so `dense_1`/`dense_2` after
+  the `if` are what TF1 named them whichever arm ran (fixtures/static_config). Blocked: a test that also reads mode
+  or a tensor, a static `if` after the loss (choosing the loss or optimizer), statements other than forward values
+  inside it (layer objects, helpers, loops, returns).
+- `tf.compat.v1.feature_column.input_layer(features, columns)` when the program model reads every column as a
+  `numeric_column` (inline, a module constant, a model_fn local, `params["feature_columns"]` from the Estimator's
+  params dict, lists built by loops or helpers; rules/program.py): no variables, so it becomes the generated
+  `numeric_columns_input(features, columns)`, TF1's input-layer arithmetic on the same column objects at run time
+  (name order, rank-1 values get a last axis, normalizer_fn, float32, flattened, concatenated;
+  fixtures/input_layer_params: 200/200 steps bit-equal). Other columns (embedding, bucketized, indicator, …) block.
 - `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
   dropped with a note (they do not change training).
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
@@ -62,14 +75,16 @@ with other ops; the user's expression is kept, which also covers any other per-g
 `tf.gradients` skipped TF1's 1/replicas loss scaling, so the generated `apply()` multiplies by the replica count
 first (exact for 1, 2, 4, … replicas; TFM301 note). Checked with `tfmigrate verify` on 2-worker MWMS runs:
 clip_by_global_norm after compute_gradients and after tf.gradients, 200/200 steps bit-equal.
-`tf.group(train_op, update_ops)` and `control_dependencies(UPDATE_OPS)` (named or inline) keep the train op:
-Keras updates batch-norm statistics in `call(training=True)`.
+`tf.group(train_op, update_ops)`, `tf.group([train_op, *update_ops])`, `tf.group(optimizer.minimize(...))` and
+`control_dependencies(UPDATE_OPS)` (named or inline) keep the train op: Keras updates batch-norm statistics in
+`call(training=True)`. Any other op in the group (`counter.assign_add(1)`, an EMA's apply) ran at every training
+step, which Keras' step does not: blocked, the op named.
 `get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
 partitioners.py).
 
 Blocked, each with the line that stopped it: calls that create variables the Keras model would not own
-(`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer`: TFM811), other `if`s (on
-params or tensors), `while`, nested loops, loops over
+(`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer` over other columns: TFM811),
+other `if`s (on tensors, or mixing mode and configuration), `while`, nested loops, loops over
 tensors, layer objects or variables created inside loops or mode branches, labels or mode in the forward pass,
 a second loss, `tf.losses.add_loss`, hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
@@ -184,8 +199,12 @@ class _Loop:
 class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
                  tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
-                 tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None):
+                 tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
+                 input_layers: Blocked | bool = False):
         self.fn, self.names, self.module_names = fn, names, module_names
+        # the model_fn's input_layer calls, as the program model read their columns (rules/program.py): True when
+        # every column of every call is a numeric_column, else the Blocked saying why; False: not read
+        self.input_layers = input_layers
         self.tf1_strategy = tf1_strategy  # did TF1 run the model_fn under a distribution strategy? None: it varied
         # module-level functions (model and network helpers; `helpers`: those bound once) and names bound to a
         # Keras model built at module level
@@ -459,6 +478,8 @@ class _Interpreter:
                     return interp.functional_layer(kind, ctor_args, call, original, target)
                 if interp.tf(original) == "nn.embedding_lookup":
                     return interp.embedding_lookup(updated)
+                if interp.tf(original) == _INPUT_LAYER and interp.input_layers is True:
+                    return interp.input_layer(updated)
                 func = updated.func
                 if isinstance(func, cst.Name) and func.value in interp.keras_models:
                     return interp.keras_model_call(func.value, updated)
@@ -535,6 +556,15 @@ class _Interpreter:
         self.check_names(cst.parse_expression(ctor), {self.params, "keras"}, "a layer argument", node)
         self.layers.append((attr, ctor))
         return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
+
+    def input_layer(self, call: cst.Call) -> cst.Call:
+        """input_layer(features, columns) over numeric_columns (the program model read them, rules/program.py):
+        the generated numeric_columns_input reads the same column objects at run time, as TF1's input layer did."""
+        args = bind(call, _INPUT_LAYER_ARGS, "input_layer", variables.CODE)
+        if _NUMERIC_COLUMNS_SUPPORT not in self.support:
+            self.support.append(_NUMERIC_COLUMNS_SUPPORT)
+        return cst.parse_expression(f"{_NUMERIC_COLUMNS_INPUT}({code(args['features'])}, "
+                                    f"{code(args['feature_columns'])})")
 
     def embedding_lookup(self, call: cst.Call) -> cst.Call:
         args = bind(call, variables.EMBEDDING_LOOKUP, "tf.nn.embedding_lookup", variables.CODE)
@@ -1011,13 +1041,15 @@ class _Interpreter:
         if self.uses_labels(value):
             self.check_names(value, self.forward, f"`{target} = ...`", stmt)
         new_value = self.convert_forward(value, target)
-        generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ())}
+        generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ()),
+                           *((_NUMERIC_COLUMNS_INPUT,) if self.input_layers is True else ())}
         loop_names = self.loop.targets | {s[1] for s in self.loop.sites} if self.loop else set()
         self.check_names(new_value, self.forward | generated_names | loop_names | {self.params, "self", "training"},
                          f"`{target} = ...`", stmt)
         self.forward.add(target)
         self.bind_name(target, "forward")
-        if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights):
+        if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights) \
+                and not any(self.tf(c) == _INPUT_LAYER for c in _calls_in(value)):
             self.forward_exprs[target] = value
         new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
         if self.pending_leading:
@@ -1175,6 +1207,8 @@ class _Interpreter:
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 path = self.tf(call)
+                if path == _INPUT_LAYER and self.input_layers is True:
+                    return  # numeric columns only: no variables (converted in convert_forward)
                 if path and not found and makes_variables(path):
                     found.append((call, path))
 
@@ -1182,6 +1216,13 @@ class _Interpreter:
         return found[0] if found else None
 
     def refuse_variable_makers(self, node, report) -> None:
+        for call in _calls_in(node):
+            if self.tf(call) == _INPUT_LAYER and self.input_layers is not False:
+                if isinstance(self.input_layers, Blocked):
+                    raise self.input_layers
+                if _NUMERIC_COLUMNS_INPUT in self.module_names:
+                    raise Blocked(variables.CODE, f"`{_NUMERIC_COLUMNS_INPUT}` is taken in this module; the converted "
+                                                  "input_layer needs the name", call)
         hit = self.variable_maker(node)
         if hit is not None:
             call, path = hit
@@ -2200,6 +2241,48 @@ def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     return found
 
 
+_INPUT_LAYER = "feature_column.input_layer"
+INPUT_LAYER_ARGS = _INPUT_LAYER_ARGS = ["features", "feature_columns", "weight_collections", "trainable",
+                                        "cols_to_vars", "cols_to_output_tensors"]
+_NUMERIC_COLUMNS_INPUT = "numeric_columns_input"
+_NUMERIC_COLUMNS_SUPPORT = generated('''\
+def numeric_columns_input(features, columns):
+    """tf.compat.v1.feature_column.input_layer(features, columns) over numeric_columns, as TF1 computed it: the
+    columns in name order, each value (a last axis added at rank 1, then normalizer_fn, then float32) flattened to
+    [batch, prod(shape)], all concatenated on the last axis. No variables (tfmigrate checked every column)."""
+    parts = []
+    for column in sorted(columns, key=lambda c: c.name):
+        if type(column).__name__ not in ("NumericColumn", "_NumericColumn"):
+            raise TypeError(f"{column.name} is not a numeric_column; this conversion reads numeric columns only")
+        value = tf.convert_to_tensor(features[column.key])
+        if value.shape.rank == 1:
+            value = tf.expand_dims(value, -1)
+        if column.normalizer_fn is not None:
+            value = column.normalizer_fn(value)
+        size = 1
+        for dim in column.shape:
+            size *= dim
+        parts.append(tf.reshape(tf.cast(value, tf.float32), [-1, size]))
+    return tf.concat(parts, axis=1)
+''').rstrip("\n")
+
+
+def input_layer_calls(fn: cst.FunctionDef, names) -> list[cst.Call]:
+    """The model_fn's tf.compat.v1.feature_column.input_layer calls."""
+    return [c for c in _calls_in(fn) if names.of(c) == _INPUT_LAYER]
+
+
+def _calls_in(node) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _V(Visitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_V())
+    return found
+
+
 _VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template", "nn.static_rnn", "nn.dynamic_rnn",
                               "nn.bidirectional_dynamic_rnn", "nn.static_bidirectional_rnn", "nn.raw_rnn",
                               "feature_column.input_layer", "feature_column.linear_model"})
@@ -2294,8 +2377,10 @@ def _has_return(statements) -> bool:
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
               tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
-              tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None) -> ModelPlan:
-    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers)
+              tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
+              input_layers: Blocked | bool = False) -> ModelPlan:
+    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers,
+                          input_layers)
     interp.run()
     plan = interp.plan(class_name_for(fn.name.value, module_names))
     plan.helpers = list(interp.inlined_helpers)

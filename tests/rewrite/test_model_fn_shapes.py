@@ -796,3 +796,95 @@ def test_graph_mode_switch_is_dropped_with_a_note(header, where, call):
 def test_graph_mode_switch_whose_result_is_used_still_blocks():
     result = blocked(program(extra="flag = tf.compat.v1.disable_eager_execution()"))
     assert codes(result) == {"TFM001"}
+
+
+# ---- input_layer over numeric columns ------------------------------------------------------------------------------
+
+INPUT_LAYER = '''
+x = tf.compat.v1.feature_column.input_layer(features, COLUMNS)
+net = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+logits = tf.compat.v1.layers.dense(net, 1)
+'''
+PARAMS_ESTIMATOR = 'est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"feature_columns": COLS})'
+
+
+@pytest.mark.parametrize("columns, extra, run_config, estimator", [
+    # inline list, v1 and v2 column spellings
+    ('[tf.feature_column.numeric_column("x", shape=[2]), tf.compat.v1.feature_column.numeric_column("y")]', "", None, None),
+    # a module-level constant
+    ("COLS", 'COLS = [tf.feature_column.numeric_column("x", shape=(2,))]', None, None),
+    # params built in main by a loop (the premade-estimator tutorial), read through a model_fn local
+    ('params["feature_columns"]', "",
+     'cols = []\nfor key in ["x"]:\n    cols.append(tf.feature_column.numeric_column(key=key, shape=(2,)))\n'
+     'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test")', PARAMS_ESTIMATOR.replace("COLS", "cols")),
+    # params from a helper returning the columns, keyword arguments
+    ('params["feature_columns"]', "def columns():\n    return [tf.feature_column.numeric_column(key='x', shape=2)]",
+     None, PARAMS_ESTIMATOR.replace("COLS", "columns()")),
+])
+def test_input_layer_over_numeric_columns_converts(columns, extra, run_config, estimator):
+    forward = INPUT_LAYER.replace("COLUMNS", columns)
+    if columns.startswith("params"):
+        forward = "cols_in = " + columns + "\n" + forward.replace(columns, "cols_in")
+    kwargs = {k: v for k, v in (("run_config", run_config), ("estimator", estimator)) if v is not None}
+    out = converted(program(forward=forward, extra=extra, **kwargs))
+    assert "numeric_columns_input(features, " in call(out)
+    assert "input_layer" not in call(out)
+    assert "def numeric_columns_input(features, columns):" in out
+    assert "sorted(columns, key=lambda c: c.name)" in out
+
+
+def test_numeric_columns_input_is_tf1s_input_layer_arithmetic():
+    """The generated function on numpy stand-ins for tf: columns in name order, rank-1 values get a last axis,
+    normalizer_fn before the float32 cast, flattened to [batch, prod(shape)], concatenated."""
+    import numpy as np
+    from types import SimpleNamespace as NS
+
+    class T:  # a tensor stand-in: numpy values with a TF-style shape.rank
+        def __init__(self, a):
+            self.a = np.asarray(a)
+
+        @property
+        def shape(self):
+            return NS(rank=self.a.ndim)
+
+        def __mul__(self, k):
+            return T(self.a * k)
+
+    out = converted(program(forward=INPUT_LAYER.replace("COLUMNS", '[tf.feature_column.numeric_column("x")]')))
+    namespace = {"tf": NS(convert_to_tensor=T, expand_dims=lambda v, axis: T(np.expand_dims(v.a, axis)),
+                          cast=lambda v, dtype: v.a.astype(np.float32), float32=np.float32,
+                          reshape=np.reshape, concat=lambda parts, axis: np.concatenate(parts, axis=axis))}
+    exec(section(out, "def numeric_columns_input", "\n\n\n"), namespace)
+    fn = namespace["numeric_columns_input"]
+
+    class NumericColumn(NS):
+        pass
+
+    columns = [NumericColumn(name="z", key="z", shape=(2, 2), normalizer_fn=None),
+               NumericColumn(name="a", key="a", shape=(1,), normalizer_fn=lambda v: v * 2)]
+    features = {"z": np.arange(8, dtype=np.int64).reshape(2, 2, 2), "a": np.array([1.5, 2.5])}
+    got = fn(features, columns)
+    assert got.dtype == np.float32 and got.tolist() == [[3.0, 0, 1, 2, 3], [5.0, 4, 5, 6, 7]]
+    with pytest.raises(TypeError):
+        fn(features, [NS(name="e", key="a")])
+
+
+@pytest.mark.parametrize("columns, estimator, words", [
+    ('params["feature_columns"]',
+     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.embedding_column('
+                                      'tf.feature_column.categorical_column_with_identity("x", 3), 2)]'),
+     "the column 'x_embedding'"),
+    ('params["feature_columns"]',
+     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.bucketized_column('
+                                      'tf.feature_column.numeric_column("x"), [0.5])]'),
+     "the column 'x_bucketized'"),
+    ('params["feature_columns"]', PARAMS_ESTIMATOR.replace('{"feature_columns": COLS}',
+                                                           'dict(feature_columns=[tf.feature_column.numeric_column("x")])'),
+     "not a dict tfmigrate can read"),
+    ('params["columns"]', PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.numeric_column("x")]'),
+     "not a key of the Estimator's params"),
+])
+def test_input_layer_blocks_with_the_reason(columns, estimator, words):
+    result = blocked(program(forward=INPUT_LAYER.replace("COLUMNS", columns), estimator=estimator,
+                             extra="def make_params():\n    return {}"))
+    assert any(words in d.message and d.code == "TFM811" for d in result.diagnostics), notes(result)
