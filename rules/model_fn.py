@@ -24,7 +24,12 @@ Forward pass → `call()`, statements kept as written (comments included):
   the model_fn's graph (each call builds its own layers, in call order): arguments `__init__` can see (literals,
   params, module names) are written where the parameter is read, so layer arguments stay constructor arguments,
   tensors are assigned (`inputs = x`), helper locals the model_fn also uses are renamed `<helper>_<name>`, and
-  the def goes with the model_fn (fixtures/network_helper). Blocked, named: a helper called in a loop, with
+  the def goes with the model_fn (fixtures/network_helper). A helper defined inside the model_fn (`def block(x, n):
+  return tf.compat.v1.layers.dense(x, n)`) is inlined the same way (its free names are the model_fn's, as in the
+  closure); a nested def that builds no layers blocks (move it to module level). `import tensorflow as tf` inside
+  the model_fn that repeats a module-level import goes; one binding a name otherwise (`import tensorflow.compat.v1
+  as tf` under a module-level `import tensorflow as tf`) would change what the body means, and blocks.
+  Blocked, named: a helper called in a loop, with
   `*args`/`**kwargs`, returning early, recursive, or also used outside the converted model_fn.
 - `if params["bn"]:` / `if FLAGS.use_dropout:` / `if MODEL == "deep":` (elif/else too) around forward statements: a
   Python test on static configuration (params, module names such as flags, literals; a static local is read as its
@@ -223,6 +228,8 @@ class _Interpreter:
         self.layer_lists: dict[str, tuple[str, list]] = {}  # model_fn local list of Keras layers → (attribute, ...)
         self.loss_objects: dict[str, tuple[losses.KerasLossObject, cst.SimpleStatementLine]] = {}
         self.inlined_helpers: list[cst.FunctionDef] = []
+        self.nested_helpers: set[str] = set()  # network helpers defined inside the model_fn (go with it)
+        self.module, self.module_imports = module, None  # the model_fn's module and its import table (on demand)
         self.inlining: list[str] = []  # helpers being inlined, innermost last (recursion guard)
         self.statics: dict[str, cst.BaseExpression] = {}  # `units = params["units"]`: read as the value itself
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
@@ -682,11 +689,33 @@ class _Interpreter:
             self.with_block(stmt)
         elif isinstance(stmt, cst.For):
             self.for_loop(stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.nested_def(stmt)
         elif isinstance(stmt, cst.While):
             raise Blocked(CODE, "a while loop in model_fn is not converted: only `for` loops over Python values "
                                 "(params, module constants, range(...)) are", stmt)
         else:
             raise Blocked(CODE, f"{type(stmt).__name__.lower()} statement in model_fn is not converted", stmt)
+
+    def nested_def(self, stmt: cst.FunctionDef) -> None:
+        """`def block(x, n): return tf.compat.v1.layers.dense(x, n, ...)` inside the model_fn: a network helper like a
+        module-level one, inlined where it is called (its free names are the model_fn's, as in the closure); the
+        def goes with the model_fn."""
+        name = stmt.name.value
+        if self.active != self.live or self.loop is not None:
+            raise Blocked(CODE, f"`def {name}` inside a branch or loop of the model_fn is not converted: define it at "
+                                "the top of the model_fn", stmt)
+        if stmt.decorators or stmt.asynchronous is not None:
+            raise Blocked(CODE, f"`def {name}` in the model_fn has decorators or is async: not converted", stmt)
+        if self.assign_counts.get(name) or name in self.nested_helpers or name in self.locals:
+            raise Blocked(CODE, f"`{name}` is bound more than once in the model_fn: its nested def is not converted",
+                          stmt)
+        if not self._helper_builds(stmt, set()):
+            raise Blocked(CODE, f"`def {name}` inside the model_fn builds no layers: only network helpers (functions "
+                                "that build layers) are converted there; move it to module level", stmt)
+        self.helpers[name] = stmt  # shadows a module-level function of the same name, as Python does
+        self.nested_helpers.add(name)
+        self.pending_leading.extend(line for line in stmt.leading_lines if line.comment is not None)
 
     def simple(self, stmt: cst.SimpleStatementLine) -> None:
         if len(stmt.body) != 1:
@@ -696,6 +725,22 @@ class _Interpreter:
             self.returns(small)
             return
         if isinstance(small, cst.Pass):
+            return
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and _imports_tensorflow_only(small):
+            # `import tensorflow as tf` inside the model_fn, repeating a module-level import: the names mean what
+            # the module's import makes them mean (the converted module keeps its TensorFlow import); the
+            # statement goes with the model_fn. Another binding would change what the body's names mean: blocked.
+            if self.module_imports is None:
+                from tfmigrate.names import build_import_table
+
+                self.module_imports = build_import_table(self.module) if self.module is not None else None
+            for name, target in _import_targets(small):
+                if self.module_imports is None or not any(
+                        b.kind in ("import", "from") and b.target == target
+                        for b in self.module_imports.bindings.get(name, ())):
+                    raise Blocked(CODE, f"`{code(small).strip()}` inside the model_fn binds `{name}` to {target}, "
+                                        "which no module-level import does: import it at module level (the "
+                                        "converted model reads the module's names)", stmt)
             return
         if isinstance(small, cst.Assert):  # `assert mode == ModeKeys.TRAIN`: the other modes stop here
             modes = self.mode_set(small.test)
@@ -1196,7 +1241,7 @@ class _Interpreter:
                                                 "tfmigrate inlines)", node) from None
         finally:
             self.inlining.pop()
-        if fn not in self.inlined_helpers:
+        if fn not in self.inlined_helpers and self.helpers.get(name) is fn and name not in self.nested_helpers:
             self.inlined_helpers.append(fn)
 
     def variable_maker(self, node) -> tuple[cst.Call, str] | None:
@@ -2355,6 +2400,32 @@ def _static_test(node, allowed: set[str]) -> bool:
     if isinstance(node, cst.Comparison):
         return _static(node.left, allowed) and all(_static(c.comparator, allowed) for c in node.comparisons)
     return _static(node, allowed)
+
+
+def _imports_tensorflow_only(node) -> bool:
+    """`import tensorflow as tf`, `import tensorflow.compat.v1 as tf`, `from tensorflow.compat.v1 import layers`."""
+    def tf_module(dotted: str) -> bool:
+        return dotted.split(".")[0] in ("tensorflow", "tensorflow_estimator")
+
+    if isinstance(node, cst.Import):
+        return all(tf_module(code(a.name)) for a in node.names)
+    return (not node.relative and node.module is not None and tf_module(code(node.module))
+            and not isinstance(node.names, cst.ImportStar))
+
+
+def _import_targets(node) -> list[tuple[str, str]]:
+    """(bound name, dotted target) of each name an import statement binds, as names.build_import_table records."""
+    out = []
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            dotted = code(alias.name)
+            out.append((alias.asname.name.value, dotted) if alias.asname else (dotted.split(".")[0],
+                                                                                dotted.split(".")[0]))
+    else:
+        for alias in node.names:
+            local = alias.asname.name.value if alias.asname else alias.name.value
+            out.append((local, f"{code(node.module)}.{code(alias.name)}"))
+    return out
 
 
 def _has_return(statements) -> bool:

@@ -888,3 +888,75 @@ def test_input_layer_blocks_with_the_reason(columns, estimator, words):
     result = blocked(program(forward=INPUT_LAYER.replace("COLUMNS", columns), estimator=estimator,
                              extra="def make_params():\n    return {}"))
     assert any(words in d.message and d.code == "TFM811" for d in result.diagnostics), notes(result)
+
+
+# ---- helpers defined inside the model_fn, imports inside it ---------------------------------------------------------
+
+NESTED = '''
+def model_fn(features, labels, mode, params):
+    def block(x, units, name=None):
+        """A hidden layer."""
+        h = tf.compat.v1.layers.dense(x, units, activation=tf.nn.relu, name=name)
+        return tf.identity(h)
+
+    x = features["x"]
+    net = block(x, params["units"])
+    net = block(net, 4, name="second")
+    logits = tf.compat.v1.layers.dense(net, 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+'''
+
+
+def test_helper_defined_inside_model_fn_is_inlined_like_a_module_one():
+    src = program(body=NESTED, estimator=ESTIMATOR_UNITS)
+    out = flat(converted(src))
+    assert 'self.dense = keras.layers.Dense(units=params["units"], activation=tf.nn.relu, name="dense")' in init(out)
+    assert 'self.second = keras.layers.Dense(units=4, activation=tf.nn.relu, name="second")' in init(out)
+    assert 'self.dense_1 = keras.layers.Dense(units=1, name="dense_1")' in init(out)
+    assert "def block" not in out  # it went with the model_fn
+    # a module-level function of the same name is shadowed inside the model_fn, as in Python; it stays
+    out = converted(src.replace("def model_fn(", "def block(x):\n    return x\n\n\ndef model_fn(", 1))
+    assert "def block(x):\n    return x" in out
+
+
+ESTIMATOR_UNITS = 'est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"units": 8})'
+
+
+@pytest.mark.parametrize("change, words", [
+    (("        h = tf.compat.v1.layers.dense(x, units, activation=tf.nn.relu, name=name)\n        return tf.identity(h)",
+      "        return x * units"), "builds no layers"),
+    (("    def block(", "    @staticmethod\n    def block("), "decorators"),
+    (("    x = features[\"x\"]\n", "    x = features[\"x\"]\n    block = None\n"), "bound more than once"),
+])
+def test_nested_def_blocks(change, words):
+    body = NESTED.replace(*change)
+    assert body != NESTED
+    result = blocked(program(body=body, estimator=ESTIMATOR_UNITS))
+    assert any(words in d.message for d in result.diagnostics), notes(result)
+
+
+@pytest.mark.parametrize("local, converts", [
+    ("import tensorflow as tf", True),  # the module's own import, repeated
+    ("import tensorflow.compat.v1 as tf", False),  # would change what `tf.nn.dropout` & co. mean
+    ("from tensorflow.compat.v1 import layers", False),
+])
+def test_tensorflow_import_inside_model_fn(local, converts):
+    body = f'''
+    def model_fn(features, labels, mode, params):
+        {local}
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    '''
+    src = program(body=body)
+    if converts:
+        out = converted(src)
+        assert local not in model_class(out)
+    else:
+        result = blocked(src)
+        assert any("import it at module level" in d.message for d in result.diagnostics), notes(result)
