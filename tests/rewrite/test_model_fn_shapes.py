@@ -960,3 +960,16 @@ def test_tensorflow_import_inside_model_fn(local, converts):
     else:
         result = blocked(src)
         assert any("import it at module level" in d.message for d in result.diagnostics), notes(result)
+
+
+def test_input_layer_over_columns_of_keys_known_at_run_time():
+    """The premade-estimator tutorial: `for key in train_x.keys(): columns.append(numeric_column(key=key))`; the
+    generated input reads the same column objects at run time, so the keys need not be known to tfmigrate."""
+    run_config = ('train_x = load_data()\nmy_feature_columns = []\nfor key in train_x.keys():\n'
+                  '    my_feature_columns.append(tf.feature_column.numeric_column(key=key))\n'
+                  'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test")')
+    out = converted(program(forward=INPUT_LAYER.replace("COLUMNS", 'params["feature_columns"]'), run_config=run_config,
+                            estimator=PARAMS_ESTIMATOR.replace("COLS", "my_feature_columns"),
+                            extra='def load_data():\n    return {"x": [[1.0, 2.0]]}'))
+    assert 'numeric_columns_input(features, params["feature_columns"])' in call(out)
+    assert "for key in train_x.keys():" in out  # the columns are still built where they were
