@@ -6,6 +6,12 @@ code from jinja2 templates; parse back only what later passes must see (code nam
 spliced forward pass), the rest stays text (edits.TextBlocks) → splice → fix imports and leftover TF1 names (TFM001).
 All analysis happens before any edit, so a Blocked anywhere leaves the file untouched.
 
+Graph-mode switches: `tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and the enable_* twins)
+written as statements of a file that converts are dropped with a TFM001 note: the Estimator built and ran its graphs
+itself whatever the setting, and the migrated TF2 program runs eagerly with its step in a tf.function
+(fixtures/static_config calls disable_v2_behavior at import time: 200/200 steps equivalent). A call whose result is
+used stays and blocks as a leftover TF1 name.
+
 TFM604 (unresolved Estimator name): a dotted name with an Estimator word in it (`x.estimator.Estimator`,
 `tf.keras.estimator.model_to_estimator`, ...) whose root is bound nowhere in the file (TensorFlow reached through
 code tfmigrate cannot see, a name injected at run time) is reported as an error rather than passed over: the file
@@ -32,7 +38,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import canned, driver, estimator, imports, layers, model_fn, partitioners, strategy
+from . import canned, driver, estimator, imports, layers, model_fn, partitioners, strategy, variables
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
@@ -479,6 +485,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
+    notes.extend(_graph_mode_switches(names, edits, file))
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -535,6 +542,33 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
             return True
 
     module.visit(_Find())
+
+
+_GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",
+                        "enable_v2_behavior")
+
+
+def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
+    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins) as statements of
+    an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
+    mode either way; the migrated program is TF2 code, which runs eagerly (tf.function inside Keras / the custom
+    loop). Only the statement form goes (a call whose result is used stays, and blocks as a leftover TF1 name)."""
+    found = []
+    for word in _GRAPH_MODE_SWITCHES:
+        for name in file.names.get(word, ()):
+            attr = file.parents.get(id(name))
+            if not (isinstance(attr, cst.Attribute) and attr.attr is name):
+                attr = name  # `disable_eager_execution()` imported by name
+            call = file.parents.get(id(attr))
+            expr = file.parents.get(id(call)) if isinstance(call, cst.Call) and call.func is attr else None
+            line = file.parents.get(id(expr)) if isinstance(expr, cst.Expr) else None
+            if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args
+                    and names.of(call) == word):
+                edits.delete(line)
+                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: the Estimator ran its graphs itself "
+                                            "whatever the setting; the migrated TF2 program runs eagerly "
+                                            "(its training step is a tf.function)", call))
+    return found
 
 
 def _raise(errors: list, file, program) -> None:
@@ -651,7 +685,7 @@ def _model_plan(sites: list, context):
     _refuse_foreign_network_helpers(fn, context.program)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
-                              _module_functions(fn.file))
+                              _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context))
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
@@ -664,6 +698,77 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _input_layer_verdict(fn, sites: list, names: TFNames, context):
+    """`tf.compat.v1.feature_column.input_layer(features, columns)` in the model_fn: True when the program model reads
+    every column, for every Estimator using this model_fn, as a numeric_column (no variables: model_fn.py converts
+    the call), else the Blocked saying which column is not; False when the model_fn has no input_layer call.
+    The columns are followed through the model_fn's own names, `params["key"]` (the Estimator's params dict at each
+    site) and the program model (module constants, helpers, lists built by loops, keys known at run time)."""
+    from tfmigrate.model import Value
+
+    calls = model_fn.input_layer_calls(fn.node, names)
+    if not calls:
+        return False
+    params = [p.name.value for p in fn.node.params.params]
+    params_name = params[3] if len(params) > 3 else None
+    assigned: dict[str, list] = {}
+    for stmt in fn.node.body.body:  # the model_fn's own names, assigned at its top level
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign):
+            for t in small.targets:
+                if isinstance(t.target, cst.Name):
+                    assigned.setdefault(t.target.value, []).append(small.value)
+    analysis = analysis_for(context)
+    try:
+        for call in calls:
+            args = model_fn.bind(call, model_fn.INPUT_LAYER_ARGS, "input_layer", variables.CODE)
+            for extra in ("cols_to_vars", "cols_to_output_tensors"):
+                if extra in args and not model_fn.is_literal(args[extra], None):
+                    raise Blocked(variables.CODE, f"input_layer({extra}=...) is not converted", args[extra])
+            if "feature_columns" not in args or "features" not in args:
+                raise Blocked(variables.CODE, "input_layer needs features and feature_columns", call)
+            node, seen = args["feature_columns"], set()
+            while isinstance(node, cst.Name) and len(assigned.get(node.value, ())) == 1 and node.value not in seen:
+                seen.add(node.value)
+                node = assigned[node.value][0]
+            for site in sites:
+                value = Value(node, fn.file)
+                if (params_name and isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+                        and node.value.value == params_name and len(node.slice) == 1
+                        and isinstance(node.slice[0].slice, cst.Index)
+                        and isinstance(node.slice[0].slice.value, cst.SimpleString)):
+                    key = node.slice[0].slice.value.evaluated_value
+                    value = _params_entry(site, key, analysis, node)
+                reader = canned._Reader(analysis, site.call, site.file)
+                for column in reader.columns(value):
+                    if (column.boundaries is not None or column.vocabulary is not None or column.categorical is not None
+                            or column.embedding is not None):
+                        raise Blocked(variables.CODE, f"input_layer over the column '{column.name}': converted when "
+                                                      "every column is a numeric_column (the input layer then makes "
+                                                      "no variables); other columns are not converted in a model_fn "
+                                                      "yet", call)
+    except Blocked as blocked:
+        return blocked
+    return True
+
+
+def _params_entry(site, key: str, analysis, shown):
+    """`params["key"]` in a model_fn: the value the Estimator's params dict gives it at this site."""
+    from tfmigrate.model import Value
+
+    if site.params_value is None:
+        raise Blocked(variables.CODE, f"params[{key!r}]: the Estimator gets no params", shown)
+    r = analysis.program.resolve(site.params_value)
+    if r.ambiguous or not isinstance(r.node, cst.Dict):
+        raise Blocked(variables.CODE, f"params[{key!r}]: the Estimator's params are not a dict tfmigrate can read "
+                                      "(write params={...} with the columns)", shown)
+    for element in r.node.elements:
+        if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                and element.key.evaluated_value == key):
+            return Value(element.value, r.value.file, r.value.env)
+    raise Blocked(variables.CODE, f"params[{key!r}]: not a key of the Estimator's params dict", shown)
 
 
 def _module_functions(file) -> dict[str, cst.FunctionDef]:
