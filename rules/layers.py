@@ -83,7 +83,8 @@ KERAS_POSITIONAL = {"Conv2D": 6}
 
 _BLOCKED_ARGS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "beta_regularizer",
                  "gamma_regularizer", "renorm_clipping", "virtual_batch_size", "adjustment"}
-_DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: Keras picks its kernel; reuse checked below; name re-set
+_DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: kept for TF1BatchNormalization only; reuse checked below; name re-set
+TF1_BATCH_NORM = "TF1BatchNormalization"  # the generated class (rules/templates/canned_head.py.j2)
 
 # TF1 initializer factories → Keras initializer expressions; defaults spelled out where Keras differs.
 _INITIALIZERS = {
@@ -141,9 +142,19 @@ def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name:
     `keras_initializers`: the arguments come from a keras.layers call, whose initializers are Keras' already.
     """
     parts: list[str] = []
+    # a tf.compat.v1 batch_normalization: TF1's arithmetic (fused kernel, moving averages), not Keras 3's
+    tf1_batch_norm = kind.keras == "BatchNormalization" and not keras_initializers
     for arg, value in args.items():
         if arg in ("inputs", "training"):
             continue
+        if tf1_batch_norm and arg == "fused":
+            if not is_literal(value, None, True, False):
+                raise Blocked(CODE, "fused must be a literal None, True or False (it decides TF1's arithmetic)", call)
+            if not is_literal(value, None):
+                parts.append(f"fused={code(value)}")
+            continue
+        if tf1_batch_norm and arg == "axis" and isinstance(value, (cst.List, cst.Tuple)):
+            raise Blocked(CODE, "batch_normalization over several axes is not converted", call)
         if arg in _BLOCKED_ARGS and not is_literal(value, None):
             raise Blocked(CODE, f"{arg} is not converted: TF1 adds regularization/renorm terms only where the "
                                 f"model_fn says so, Keras always does; migrate it by hand", call)
@@ -160,6 +171,8 @@ def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name:
             continue
         parts.append(f"{arg}={code(value)}")
     parts.append(f'name="{layer_name}"')
+    if tf1_batch_norm:
+        return f"{TF1_BATCH_NORM}({', '.join(parts)})"
     return f"keras.layers.{kind.keras}({', '.join(parts)})"
 
 

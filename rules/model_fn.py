@@ -507,8 +507,8 @@ class _Interpreter:
         if self.loop is not None:
             token = self.name_token(None, kind.base_name, None if explicit is None else code(explicit))
             ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-            self.check_names(cst.parse_expression(ctor), {self.params, "keras"} | self.loop.targets,
-                             "a layer argument", node)
+            self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}
+                             | self.loop.targets, "a layer argument", node)
             attr = self.free_attr(f"{kind.base_name}_layers")
             local = self.free_local(f"{kind.base_name}_layer", {s[1] for s in self.loop.sites} | self.loop.targets)
             self.loop.sites.append((attr, local, ctor))
@@ -526,7 +526,8 @@ class _Interpreter:
             if attr in self.attrs():
                 raise Blocked(layers.CODE, f"layer name '{name}' is also a generated attribute; rename the layer", node)
         ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-        self.check_names(cst.parse_expression(ctor), {self.params, "keras"}, "a layer argument", node)
+        self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}, "a layer argument",
+                         node)
         self.layers.append((attr, ctor))
         return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
 
