@@ -134,6 +134,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
+                                                                   keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
                                                                    warm_starting=warm_starting, resuming=resuming,
                                                                    restoring=restoring))
