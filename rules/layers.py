@@ -14,8 +14,19 @@ A list of them (`hidden = [Dense(32), Dense(10)]`, called in `for layer in hidde
 attribute and the same loop in `call()`.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
+batch_normalization/BatchNormalization (tf.compat.v1) becomes a generated `TF1BatchNormalization`
+(rules/templates/canned_head.py.j2), not keras.layers.BatchNormalization: TF 2.15 ran the layer in the Estimator's
+graph with `fused=None` meaning fused when the input is 4-D or 5-D with the channels first or last
+(FusedBatchNormV3: the variance it returns for the moving average is Bessel-corrected, n/(n-1), and the average
+moves as var - (var - value) * (1 - float32(momentum)) in float32); otherwise tf.nn.moments,
+tf.nn.batch_normalization and decay float32(1 - momentum). Keras 3's layer averages the biased variance as
+var * momentum + value * (1 - momentum): training agreed, evaluation (which reads the averages) did not
+(fixtures/cnn: eval loss |Δ| 1.7e-5, now 1.9e-7). The class runs the same kernel and arithmetic; measured against
+TF 2.15 over 30 updates on [16,8,8,4] (axis -1), [16,4,8,8] (axis 1), [16,5] and [16,6,3] (axis 1): moving mean,
+moving variance, training and inference outputs bit-equal. Its weights are gamma, beta, moving_mean,
+moving_variance below the layer name, as TF1's. `fused` is kept (a literal None/True/False); several axes block.
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
-virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
+virtual batches, batch norm over a list of axes or with a computed `fused`, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
 functional models with several inputs or outputs or other ops on their tensors, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per
 call), a tf.keras BatchNormalization in a model called in training mode (the Estimator never ran its moving-average
 updates: they are not in UPDATE_OPS; Keras 3 runs them).
