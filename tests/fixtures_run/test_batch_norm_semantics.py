@@ -2,9 +2,9 @@
 
 The legacy env runs the TF1 layer in a graph, as an Estimator did (UPDATE_OPS after every training batch); the
 target env runs the class exactly as the rewrite generates it (rendered from its template) on the same batches.
-Moving mean, moving variance, every training output and an inference output must be bit-equal: fused 4-D/5-D
-inputs (channels last and first), fused=False on 4-D, 2-D and 3-D non-fused ones, and other arguments. Control:
-keras.layers.BatchNormalization does not give TF1's moving variance on a fused input (the cnn fixture's
+Moving mean, moving variance, every training output, an inference output and the training gradients (input,
+gamma, beta) must be bit-equal: fused 4-D/5-D inputs (channels last and first), fused=False on 4-D, 2-D and 3-D
+non-fused ones, and other arguments. Control: keras.layers.BatchNormalization does not give TF1's moving variance on a fused input (the cnn fixture's
 evaluate() difference), so the comparison can fail.
 """
 from __future__ import annotations
@@ -44,12 +44,17 @@ for index, (shape, kwargs) in enumerate(json.load(sys.stdin)):
         infer = tf.compat.v1.layers.batch_normalization(x, training=False, name="bn", reuse=True, **kwargs)
         updates = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
         stats = {v.op.name: v for v in tf.compat.v1.global_variables()}
+        weights = sorted(tf.compat.v1.trainable_variables(), key=lambda v: v.op.name)
+        cotangent = rng.randn(*shape).astype(np.float32)
+        grads = tf.gradients(tf.reduce_sum(y * tf.constant(cotangent)), [x, *weights])
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
+            grad = [g.tolist() for g in session.run(grads, {x: data[0]})]  # before any update
             train = [session.run([y, updates], {x: batch})[0] for batch in data]
             mean, variance = session.run([stats["bn/moving_mean"], stats["bn/moving_variance"]])
             inferred = session.run(infer, {x: test})
     out.append({"data": [d.tolist() for d in data], "test": test.tolist(), "train": [t.tolist() for t in train],
+                "cotangent": cotangent.tolist(), "grad": grad,
                 "mean": mean.tolist(), "variance": variance.tolist(), "infer": inferred.tolist()})
 print(json.dumps(out))
 '''
@@ -69,6 +74,21 @@ for (shape, kwargs), want in zip(cases, results):
             layer = TF1BatchNormalization(name="bn", **kwargs)
         else:
             layer = keras.layers.BatchNormalization(name="bn", **{k: v for k, v in kwargs.items() if k != "fused"})
+        first = tf.constant(np.array(want["data"][0], np.float32))
+        layer.build(first.shape)
+        weights = sorted(layer.trainable_weights, key=lambda w: w.path)
+
+        @tf.function
+        def gradients(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                value = tf.reduce_sum(layer(x, training=True) * tf.constant(np.array(want["cotangent"], np.float32)))
+            return tape.gradient(value, [x, *weights])
+
+        start = [w.numpy() for w in layer.weights]
+        grad = [g.numpy() for g in gradients(first)]
+        for w, value in zip(layer.weights, start):  # the gradient step moved the averages: undo it
+            w.assign(value)
         step = tf.function(lambda x: layer(x, training=True))
         train = np.stack([step(tf.constant(np.array(d, np.float32))).numpy() for d in want["data"]])
         infer = layer(tf.constant(np.array(want["test"], np.float32)), training=False).numpy()
@@ -76,6 +96,7 @@ for (shape, kwargs), want in zip(cases, results):
         row[kind] = {"mean": same(layer.moving_mean.numpy(), want["mean"]),
                      "variance": same(layer.moving_variance.numpy(), want["variance"]),
                      "train": same(train, want["train"]), "infer": same(infer, want["infer"]),
+                     "grad": len(grad) == len(want["grad"]) and all(same(a, b) for a, b in zip(grad, want["grad"])),
                      "paths": sorted(w.path for w in layer.weights)}
     out.append(row)
 print(json.dumps(out))
@@ -97,7 +118,7 @@ def test_generated_batch_norm_is_bit_equal_to_tf1():
     rows = _run("target", TARGET, [CASES, results, source.replace(TF, "tf")])
     for (shape, kwargs), row in zip(CASES, rows):
         generated = row["generated"]
-        assert all(generated[k] for k in ("mean", "variance", "train", "infer")), (shape, kwargs, generated)
+        assert all(generated[k] for k in ("mean", "variance", "train", "infer", "grad")), (shape, kwargs, generated)
         expected = {f"bn/{name}" for name in ("moving_mean", "moving_variance")}
         expected |= {"bn/gamma"} if kwargs.get("scale", True) else set()
         expected |= {"bn/beta"} if kwargs.get("center", True) else set()
