@@ -4,8 +4,8 @@ The legacy env runs the TF1 layer in a graph, as an Estimator did (UPDATE_OPS af
 target env runs the class exactly as the rewrite generates it (rendered from its template) on the same batches.
 Moving mean, moving variance, every training output, an inference output and the training gradients (input,
 gamma, beta) must be bit-equal: fused 4-D/5-D inputs (channels last and first), fused=False on 4-D, 2-D and 3-D
-non-fused ones, and other arguments. Control: keras.layers.BatchNormalization does not give TF1's moving variance on a fused input (the cnn fixture's
-evaluate() difference), so the comparison can fail.
+non-fused ones, and other arguments. Control: keras.layers.BatchNormalization does not give TF1's moving
+variance on a fused input (the cnn fixture's evaluate() difference), so the comparison can fail.
 """
 from __future__ import annotations
 
