@@ -25,6 +25,8 @@ var * momentum + value * (1 - momentum): training agreed, evaluation (which read
 TF 2.15 over 30 updates on [16,8,8,4] (axis -1), [16,4,8,8] (axis 1), [16,5] and [16,6,3] (axis 1): moving mean,
 moving variance, training and inference outputs bit-equal. Its weights are gamma, beta, moving_mean,
 moving_variance below the layer name, as TF1's. `fused` is kept (a literal None/True/False); several axes block.
+The averages move only when the model_fn's train op ran UPDATE_OPS (`with tf.control_dependencies(update_ops)` or
+`tf.group(train_op, update_ops)`); otherwise TF1 never moved them and the layer gets `update_averages=False`.
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
 virtual batches, batch norm over a list of axes or with a computed `fused`, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
 functional models with several inputs or outputs or other ops on their tensors, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per

@@ -247,6 +247,8 @@ class _Interpreter:
         self.grad_transforms: _Grads | None = None  # what the train op did to the gradients
         self.train_op: str | None = None
         self.train_op_count = 0  # training ops assigned so far
+        self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
+        self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
@@ -578,7 +580,10 @@ class _Interpreter:
     def layer_call(self, layer: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
         text = f"{layer}({code(inputs)}"
         if kind.takes_training:
-            text += f", training={self.training_flag(training)}"
+            flag = self.training_flag(training)
+            text += f", training={flag}"
+            if kind.keras == "BatchNormalization" and flag != "False":
+                self.batch_norm_training = True
         return cst.parse_expression(text + ")")
 
     # ---- statements ------------------------------------------------------------------------------------------
@@ -1625,6 +1630,7 @@ class _Interpreter:
         self.bind_name(target, "train_op")
         self.train_op = target
         self.train_op_count += 1
+        self.update_ops_run = True
 
     def with_block(self, stmt: cst.With) -> None:
         item = stmt.items[0].item if len(stmt.items) == 1 else None
@@ -1647,6 +1653,7 @@ class _Interpreter:
             self.statement(inner)
         if self.train_op_count == before:
             raise Blocked(CODE, "control_dependencies block must assign the training op", stmt)
+        self.update_ops_run = True
 
     def variable_scope(self, stmt: cst.With, call: cst.Call) -> None:
         if stmt.items[0].asname is not None:
@@ -1894,6 +1901,10 @@ class _Interpreter:
             if attr in _MODEL_ATTRIBUTES:  # auto-names (dense, conv2d, …) never clash; explicit names might
                 raise Blocked(layers.CODE, f"layer name `{attr}` clashes with a keras.Model attribute", self.fn)
         model_layers = [(attr, self.render_names(ctor)) for attr, ctor in self.layers]
+        if self.batch_norm_training and not self.update_ops_run:
+            # the train op never ran UPDATE_OPS: TF1's moving averages kept their initial values
+            bn = f"{layers.TF1_BATCH_NORM}("
+            model_layers = [(attr, ctor.replace(bn, f"{bn}update_averages=False, ")) for attr, ctor in model_layers]
         if self.runtime_names:
             model_layers.insert(0, (None, _TF1_NAME_HELPER))  # ends with a blank line
         self.drop_unused(out)

@@ -80,8 +80,10 @@ def test_cnn_layers_and_training_flags():
     out = converted(program(forward=forward, loss="loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)"))
     cls = model_class(out)
     assert 'keras.layers.Conv2D(' in cls and "filters=4" in cls and "kernel_size=3" in cls and 'padding="same"' in cls
-    # TF1's batch norm arithmetic (fused kernel on this 4-D input), generated once above the model
-    assert 'self.batch_normalization = TF1BatchNormalization(name="batch_normalization")' in cls
+    # TF1's batch norm arithmetic (fused kernel on this 4-D input), generated once above the model; this train op
+    # does not run UPDATE_OPS, so TF1 never moved the averages and neither does the converted layer
+    assert ('self.batch_normalization = TF1BatchNormalization(update_averages=False, name="batch_normalization")'
+            in cls)
     assert out.count("class TF1BatchNormalization(keras.layers.Layer):") == 1
     assert out.index("class TF1BatchNormalization(") < out.index("class Model(")
     assert 'keras.layers.MaxPooling2D(pool_size=2, strides=2, name="max_pooling2d")' in cls
@@ -95,6 +97,10 @@ def test_cnn_layers_and_training_flags():
     assert "def call(self, features, training=False):" in cls
 
 
+UPDATE_OPS_MINIMIZE = ("with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):\n"
+                       "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())")
+
+
 def test_batch_norm_arguments_kept_in_both_forms_one_class():
     forward = f'''
     x = features["x"]
@@ -104,7 +110,7 @@ def test_batch_norm_arguments_kept_in_both_forms_one_class():
     b = norm(a, training={TRAIN})
     logits = tf.compat.v1.layers.dense(b, 1)
     '''
-    out = converted(program(forward=forward))
+    out = converted(program(forward=forward, minimize=UPDATE_OPS_MINIMIZE))
     cls = model_class(out)
     first = "".join(section(cls, "        self.batch_normalization = ", "        self.norm").split())
     assert first == 'self.batch_normalization=TF1BatchNormalization(axis=1,momentum=0.9,fused=False,name="batch_normalization",)'
@@ -140,6 +146,27 @@ def test_batch_norm_class_name_taken_blocks():
     src = program(forward=forward, extra="class TF1BatchNormalization:\n    pass\n")
     (diag,) = [d for d in blocked(src).diagnostics if d.code == "TFM101"]
     assert "`TF1BatchNormalization` is taken" in diag.message
+
+
+@pytest.mark.parametrize("minimize", [
+    "update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    "with tf.control_dependencies(update_ops):\n"
+    "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())",
+    "with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):\n"
+    "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())",
+    "minimize_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())\n"
+    "update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    "train_op = tf.group(minimize_op, update_ops)",
+], ids=["named", "inline", "group"])
+def test_batch_norm_moves_its_averages_when_the_train_op_runs_update_ops(minimize):
+    forward = f'''
+    x = features["x"]
+    a = tf.compat.v1.layers.batch_normalization(x, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(a, 1)
+    '''
+    cls = model_class(converted(program(forward=forward, minimize=minimize)))
+    assert 'self.batch_normalization = TF1BatchNormalization(name="batch_normalization")' in cls
+    assert "update_averages" not in cls
 
 
 def test_evaluate_loss_is_the_mean_of_batch_losses_on_both_targets():
