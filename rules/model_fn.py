@@ -133,6 +133,7 @@ _MODEL_ATTRIBUTES = frozenset({
     "input", "inputs", "output", "outputs", "layers", "weights", "variables", "trainable_variables", "losses",
     "metrics", "name", "trainable", "dtype", "built", "optimizer", "loss", "params", "call", "build", "compile",
     "fit", "evaluate", "predict", "predictions", "summary", "save", "get_config", "state", "compute_loss",
+    "test_step",
 })
 _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                   "colocate_gradients_with_ops", "name", "grad_loss"]
@@ -284,6 +285,8 @@ class _Interpreter:
         self.grad_transforms: _Grads | None = None  # what the train op did to the gradients
         self.train_op: str | None = None
         self.train_op_count = 0  # training ops assigned so far
+        self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
+        self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
@@ -548,8 +551,8 @@ class _Interpreter:
         if self.loop is not None:
             token = self.name_token(None, kind.base_name, None if explicit is None else code(explicit))
             ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-            self.check_names(cst.parse_expression(ctor), {self.params, "keras"} | self.loop.targets,
-                             "a layer argument", node)
+            self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}
+                             | self.loop.targets, "a layer argument", node)
             if self.loop.branch:  # built in __init__ under the same `if`, called as an attribute
                 attr = self.free_attr(layers.explicit_name(args) or f"{target}_{kind.base_name}")
                 self.loop.sites.append((attr, f"self.{attr}", ctor))
@@ -571,7 +574,8 @@ class _Interpreter:
             if attr in self.attrs():
                 raise Blocked(layers.CODE, f"layer name '{name}' is also a generated attribute; rename the layer", node)
         ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-        self.check_names(cst.parse_expression(ctor), {self.params, "keras"}, "a layer argument", node)
+        self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}, "a layer argument",
+                         node)
         self.layers.append((attr, ctor))
         return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
 
@@ -630,7 +634,10 @@ class _Interpreter:
     def layer_call(self, layer: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
         text = f"{layer}({code(inputs)}"
         if kind.takes_training:
-            text += f", training={self.training_flag(training)}"
+            flag = self.training_flag(training)
+            text += f", training={flag}"
+            if kind.keras == "BatchNormalization" and flag != "False":
+                self.batch_norm_training = True
         return cst.parse_expression(text + ")")
 
     # ---- statements ------------------------------------------------------------------------------------------
@@ -1742,6 +1749,7 @@ class _Interpreter:
         self.bind_name(target, "train_op")
         self.train_op = target
         self.train_op_count += 1
+        self.update_ops_run = True
 
     def with_block(self, stmt: cst.With) -> None:
         item = stmt.items[0].item if len(stmt.items) == 1 else None
@@ -1764,6 +1772,7 @@ class _Interpreter:
             self.statement(inner)
         if self.train_op_count == before:
             raise Blocked(CODE, "control_dependencies block must assign the training op", stmt)
+        self.update_ops_run = True
 
     def variable_scope(self, stmt: cst.With, call: cst.Call) -> None:
         if stmt.items[0].asname is not None:
@@ -2091,6 +2100,10 @@ class _Interpreter:
             if attr in _MODEL_ATTRIBUTES:  # auto-names (dense, conv2d, …) never clash; explicit names might
                 raise Blocked(layers.CODE, f"layer name `{attr}` clashes with a keras.Model attribute", self.fn)
         model_layers = [(attr, self.render_names(ctor)) for attr, ctor in self.layers]
+        if self.batch_norm_training and not self.update_ops_run:
+            # the train op never ran UPDATE_OPS: TF1's moving averages kept their initial values
+            bn = f"{layers.TF1_BATCH_NORM}("
+            model_layers = [(attr, ctor.replace(bn, f"{bn}update_averages=False, ")) for attr, ctor in model_layers]
         if self.runtime_names:
             model_layers.insert(0, (None, _TF1_NAME_HELPER))  # ends with a blank line
         self.drop_unused(out)

@@ -116,7 +116,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
-                  global_step_class: bool = True, callbacks: bool = False) -> list[cst.BaseStatement]:
+                  global_step_class: bool = True, callbacks: bool = False,
+                  support_done: set[str] | None = None) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -140,9 +141,15 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
+                                                                   keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
                                                                    warm_starting=warm_starting, resuming=resuming,
                                                                    restoring=restoring))
+    if uses_tf1_batch_norm(plan) and (support_done is None or layers.TF1_BATCH_NORM not in support_done):
+        # generated once per file (a canned DNN's batch_norm uses it too)
+        parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part=layers.TF1_BATCH_NORM))
+        if support_done is not None:
+            support_done.add(layers.TF1_BATCH_NORM)
     if target == "keras":
         if global_step_class:
             parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
@@ -176,6 +183,11 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
+    """The model's layers include a tf.compat.v1 batch_normalization (the generated TF1BatchNormalization)."""
+    return isinstance(plan, model_fn.ModelPlan) and any(f"{layers.TF1_BATCH_NORM}(" in text for _, text in plan.layers)
 
 
 def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
@@ -446,6 +458,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
                                                  "metric global_step needs the name", sites[0].model_fn.node))
             continue
+        if (uses_tf1_batch_norm(plan) and sites[0].model_fn.file is file
+                and layers.TF1_BATCH_NORM in _module_names(module, table)):
+            errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
+                                               "batch_normalization needs the name", sites[0].model_fn.node))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -462,7 +479,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if blocks is not None and not blocks.usable:
         blocks = None
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
-    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet)
+    support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet, support_done)
     global_step_done = False  # the GlobalStep metric class is generated once per file
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
@@ -481,7 +499,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            blocks if id(fn.node) in top else None,
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
-                                                           callbacks=any(s.callback_plans for s in sites)))
+                                                           callbacks=any(s.callback_plans for s in sites),
+                                                           support_done=support_done))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -615,7 +634,7 @@ def _imports_tf_anywhere(file) -> bool:
 
 
 def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=(),
-                   quiet=None) -> None:
+                   quiet=None, done: set[str] | None = None) -> None:
     """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
     groups: dict[int, tuple] = {}
     for key, sites in by_fn.items():
@@ -623,7 +642,7 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
         if canned.is_canned(sites[0]) and model.file is file:
             plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
-    done: set[str] = set()  # support code is generated once per file, above the first model that needs it
+    done = set() if done is None else done  # support code is generated once per file, above the first user
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
                                                             words, quiet))
