@@ -96,6 +96,7 @@ from tfmigrate.visitors import Transformer, Visitor
 
 from tfmigrate.diagnostics import Blocked
 
+from . import export_outputs as export_rules
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
 from ._args import TF, bind, code, generated, is_literal, wrap_call
 from .tfnames import TFNames
@@ -135,7 +136,8 @@ class ModelPlan:
     partitioner: partitioners.PartitionerPlan | None = None  # the one TF1 partitioner the model_fn used
     mod_rows: bool = False  # embedding lookups need tf1_mod_rows (see partitioners.py)
     support: list[str] = field(default_factory=list)  # module-level code the model class needs (hand-written loss)
-    export_outputs: cst.CSTNode | None = None  # EstimatorSpec(export_outputs=...): exports need their signatures
+    export_outputs: str | None = None  # EstimatorSpec(export_outputs=...): {key: outputs} from the output (code)
+    export_methods: dict[str, str] | None = None  # signature key → predict / classify / regress
     helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
 
 
@@ -252,7 +254,7 @@ class _Interpreter:
         self.live = _ALL_MODES  # modes that have not returned yet
         self.active = _ALL_MODES  # modes that run the current statement
         self.spec_predictions: cst.BaseExpression | None = None
-        self.export_outputs: cst.CSTNode | None = None
+        self.spec_export_outputs: cst.Dict | None = None
         self.spec_metrics: cst.Dict | None = None
         self.support: list[str] = []
         self.notes: list[tuple[str, str, cst.CSTNode | None]] = []
@@ -760,6 +762,8 @@ class _Interpreter:
             raise Blocked(losses.CODE, "tf.losses.add_loss is not converted: add the term to the loss expression", value)
         elif metrics.metric_name(path):
             self.metric_vars[target] = value
+        elif export_rules.is_export_output(path):
+            self.bind_name(target, "export_output", value)  # read by export_outputs (rules/export_outputs.py)
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
             self.bind_name(target, "dict", value)
@@ -1796,9 +1800,12 @@ class _Interpreter:
         for hook in ("training_chief_hooks", "training_hooks", "evaluation_hooks", "prediction_hooks"):
             if hook in args and not is_literal(args[hook], None):
                 self.spec_hooks(args[hook], hook)
-        if "export_outputs" in args and not is_literal(args["export_outputs"], None):
-            self.notes.append((CODE, "export_outputs dropped: export the Keras model with model.export()", args["export_outputs"]))
-            self.export_outputs = args["export_outputs"]
+        if "PREDICT" in modes and "export_outputs" in args and not is_literal(args["export_outputs"], None):
+            # only PREDICT mode's export_outputs were exported (other modes' were never read)
+            kind, payload = self.resolve(args["export_outputs"], "PREDICT")
+            if kind != "dict":
+                raise Blocked(CODE, "export_outputs must be a dict literal (or a name assigned one)", args["export_outputs"])
+            self.spec_export_outputs = payload
         for mode in MODES:
             if mode not in modes:
                 continue
@@ -1855,6 +1862,15 @@ class _Interpreter:
             pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
             predictions = code(pred)
+        export_methods = export_code = None
+        if self.spec_export_outputs is not None:
+            export_methods, export_code = export_rules.plan(self.spec_export_outputs, self.tf, self.predict_value,
+                                                            lambda node, what: self.from_output(node, out, what))
+            self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
+                                                  "TF2 writes every SignatureDef with method_name "
+                                                  "tensorflow/serving/predict (classify/regress signatures answer "
+                                                  "TF Serving's Predict API, not Classify/Regress)",
+                               self.spec_export_outputs))
         metric_ctors = []
         if self.spec_metrics is not None:
             table = self.spec_metrics
@@ -1902,7 +1918,7 @@ class _Interpreter:
             params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
-            support=self.support, export_outputs=self.export_outputs,
+            support=self.support, export_outputs=export_code, export_methods=export_methods,
         )
 
     def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:
@@ -1968,6 +1984,20 @@ class _Interpreter:
             node = _substitute(node, {n: _parenthesized(exprs[n]) for n in free})
             self.inlined |= free
         return node
+
+    def predict_value(self, node):
+        """A name → what PREDICT mode assigned it, when that is a dict or an export output call."""
+        if isinstance(node, cst.Name):
+            kind, payload = self.bindings.get(node.value, {}).get("PREDICT", (None, None))
+            if kind in ("dict", "export_output"):
+                return payload
+        return node
+
+    def from_output(self, node, out: str, what: str) -> str:
+        """A PREDICT tensor (`probabilities`, `predictions["key"]`) written in terms of the model output."""
+        node = self.inline(self.resolve_prediction(self.predict_value(node)), out)
+        self.check_names(node, {out}, f"{what} (only the model output is available)")
+        return code(node)
 
     def resolve_prediction(self, node):
         """`predictions["key"]` → the dict's expression for that key."""

@@ -414,11 +414,6 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                   f"model_fn `{sites[0].model_fn.node.name.value}` returns no "
                                                   "predictions (the Estimator would raise)", first.call))
             continue
-        if plan.export_outputs is not None and exports:
-            errors.append(Blocked(estimator.CODE, "export_saved_model() of a model_fn with export_outputs is not "
-                                                  "converted yet: its signatures come from export_outputs",
-                                  plan.export_outputs))
-            continue
         if (target == "keras" and not canned.is_canned(sites[0]) and sites[0].model_fn.file is file
                 and "GlobalStep" in _module_names(module, table)):
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
