@@ -1,5 +1,6 @@
-"""export_parsing, export_receiver: the original's Estimator SavedModels and the migrated program's SavedModels have
-the same serving signatures and, from the same initial weights (verify's boot scripts), return the same outputs.
+"""export_parsing, export_receiver, export_outputs: the original's Estimator SavedModels and the migrated program's
+SavedModels have the same serving signatures (keys, input and output names, dtypes, shapes) and, from the same
+initial weights (verify's boot scripts), every signature returns the same outputs.
 
 Marked `tfenv` and `equivalence`: runs both programs (TF 2.15 + Estimator, TF 2.21) and loads both exports in TF 2.21.
 """
@@ -30,24 +31,24 @@ COMPARE = textwrap.dedent('''
         return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
     rng = np.random.RandomState(5)
-    if sys.argv[3] == "export_parsing":  # serialized tf.Example protos
-        inputs = {"examples": tf.constant([example(float(a), float(b)) for a, b in rng.uniform(0, 1, size=(16, 2))])}
-    else:  # raw measurements, one float per example and feature
-        inputs = {"height": tf.constant(rng.uniform(140, 200, size=16), tf.float32),
-                  "weight": tf.constant(rng.uniform(40, 120, size=16), tf.float32)}
+    # serialized tf.Example protos for a string input, raw measurements (one float per example) otherwise
+    examples = tf.constant([example(float(a), float(b)) for a, b in rng.uniform(0, 1, size=(16, 2))])
+    raw = {"height": tf.constant(rng.uniform(140, 200, size=16), tf.float32),
+           "weight": tf.constant(rng.uniform(40, 120, size=16), tf.float32)}
     report = {}
     for side, path in (("original", sys.argv[1]), ("migrated", sys.argv[2])):
         loaded = tf.saved_model.load(path)
-        signatures = {}
+        signatures, outputs = {}, {}
         for key, fn in loaded.signatures.items():
             specs = fn.structured_input_signature[1]
             signatures[key] = {
                 "inputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(specs.items())},
                 "outputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(fn.structured_outputs.items())},
             }
-        outputs = loaded.signatures["serving_default"](**inputs)
-        report[side] = {"signatures": signatures,
-                        "outputs": {k: v.numpy().astype("float64").ravel().tolist() for k, v in outputs.items()}}
+            inputs = {k: examples if v.dtype == tf.string else raw[k] for k, v in specs.items()}
+            outputs[key] = {k: (v.numpy().astype(str).ravel().tolist() if v.dtype == tf.string
+                                else v.numpy().astype("float64").ravel().tolist()) for k, v in fn(**inputs).items()}
+        report[side] = {"signatures": signatures, "outputs": outputs}
     print(json.dumps(report))
 ''')
 
@@ -63,11 +64,16 @@ def _run(env: str, boot: Path, program: Path, work: Path, extra: dict) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
 
 
-# per fixture: the exporter's name, the serving inputs and the output keys the Estimator's signature had
+# per fixture: the exporter's name, and each signature the Estimator exported: its inputs and output keys
 CASES = {
-    "export_parsing": ("final", {"examples": ["string", [None]]}, ["rounded", "value"]),
-    "export_receiver": ("serving", {"height": ["float32", [None]], "weight": ["float32", [None]]},
-                        ["class", "probabilities"]),
+    "export_parsing": ("final", {"serving_default": ({"examples": ["string", [None]]}, ["rounded", "value"])}),
+    "export_receiver": ("serving", {"serving_default": ({"height": ["float32", [None]], "weight": ["float32", [None]]},
+                                                        ["class", "probabilities"])}),
+    # export_outputs: ClassificationOutput as the default, PredictOutput and RegressionOutput (TF 2.15's export,
+    # saved_model_cli checked: classify/regress take the lone string tensor as "inputs"; no extra "predict")
+    "export_outputs": ("final", {"serving_default": ({"inputs": ["string", [None]]}, ["classes", "scores"]),
+                                 "predict": ({"examples": ["string", [None]]}, ["class_ids", "probabilities"]),
+                                 "confidence": ({"inputs": ["string", [None]]}, ["outputs"])}),
 }
 
 
@@ -101,10 +107,18 @@ def _compare(a: Path, b: Path, case: str) -> None:
     report = json.loads(result.stdout.strip().splitlines()[-1])
     sig_a, sig_b = report["original"]["signatures"], report["migrated"]["signatures"]
     assert sig_a == sig_b
-    assert sig_a["serving_default"]["inputs"] == CASES[case][1]
+    expected = CASES[case][1]
+    assert sorted(sig_a) == sorted(expected)
+    for key, (inputs, outputs) in expected.items():
+        assert sig_a[key]["inputs"] == inputs
+        assert sorted(sig_a[key]["outputs"]) == outputs
     out_a, out_b = report["original"]["outputs"], report["migrated"]["outputs"]
-    assert sorted(out_a) == sorted(out_b) == CASES[case][2]
-    # the same tolerance as verify's stepwise loss comparison
-    for key in out_a:
-        for x, y in zip(out_a[key], out_b[key], strict=True):
-            assert abs(x - y) <= 1e-6 + 1e-5 * abs(x), (key, x, y)
+    assert sorted(out_a) == sorted(out_b) == sorted(expected)
+    for signature in out_a:
+        assert sorted(out_a[signature]) == sorted(out_b[signature])
+        for key, values in out_a[signature].items():
+            for x, y in zip(values, out_b[signature][key], strict=True):
+                if isinstance(x, str):
+                    assert x == y, (signature, key, x, y)
+                else:  # the same tolerance as verify's stepwise loss comparison
+                    assert abs(x - y) <= 1e-6 + 1e-5 * abs(x), (signature, key, x, y)
