@@ -20,7 +20,9 @@ features. `verify` records what both sides' predict generators yield and compare
 `export_savedmodel`) after training in the same function becomes `est.export_parsing_saved_model(base, spec)`: a
 keras.export.ExportArchive SavedModel in base/<timestamp> with the Estimator's serving_default signature
 (serialized tf.Example "examples" in, the PREDICT outputs out; a bare tensor as "output"); it returns the path as
-bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
+bytes like the Estimator. A model_fn with `export_outputs` gets one signature per key instead, with the
+Estimator's input and output names (rules/export_outputs.py; fixtures/export_outputs).
+tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
 `EvalSpec(exporters=FinalExporter(name, receiver) | LatestExporter(...) | a list)` over a parsing receiver: after
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
 LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
@@ -72,7 +74,7 @@ Blocked there, with the reason: canned estimators (their TF1 checkpoint is not r
 parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
 hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
 Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers,
-a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
+predict/export under parameter servers, a model_fn with no
 predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
 

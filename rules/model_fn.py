@@ -65,7 +65,8 @@ clip_by_global_norm after compute_gradients and after tf.gradients, 200/200 step
 `tf.group(train_op, update_ops)` and `control_dependencies(UPDATE_OPS)` (named or inline) keep the train op:
 Keras updates batch-norm statistics in `call(training=True)`.
 `get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
-partitioners.py).
+partitioners.py). PREDICT mode's `export_outputs` → the model's `EXPORT_OUTPUTS` / `export_outputs()`, one serving
+signature per key (export_outputs.py).
 
 Blocked, each with the line that stopped it: calls that create variables the Keras model would not own
 (`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer`: TFM811), other `if`s (on
@@ -1995,7 +1996,14 @@ class _Interpreter:
 
     def from_output(self, node, out: str, what: str) -> str:
         """A PREDICT tensor (`probabilities`, `predictions["key"]`) written in terms of the model output."""
-        node = self.inline(self.resolve_prediction(self.predict_value(node)), out)
+        resolve = self.resolve_prediction
+
+        class _Keys(Transformer):  # predictions["key"] anywhere in the expression → that key's value
+            def leave_Subscript(self, original, updated):
+                value = resolve(original)
+                return updated if value is original else _parenthesized(value)
+
+        node = self.inline(self.predict_value(node).visit(_Keys()), out)
         self.check_names(node, {out}, f"{what} (only the model output is available)")
         return code(node)
 

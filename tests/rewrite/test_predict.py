@@ -215,15 +215,15 @@ def test_export_blocked(drive, words):
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
 
 
-def test_export_of_a_model_fn_with_export_outputs_is_blocked():
+def test_export_of_a_model_fn_with_export_outputs_writes_its_signatures():
     body = PREDICT_MODEL_FN.replace(
         'predictions={"class_ids": tf.argmax(logits, 1), "probabilities": tf.nn.softmax(logits)})',
         'predictions={"class_ids": tf.argmax(logits, 1)},\n'
         '            export_outputs={"out": tf.estimator.export.PredictOutput({"class_ids": tf.argmax(logits, 1)})})')
     assert "export_outputs" in body
     drive = TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC))\n'
-    result = blocked(prog(drive, body=body, extra=SPEC))
-    assert any("signatures come from export_outputs" in d.message for d in result.diagnostics)
+    out = converted(prog(drive, body=body, extra=SPEC))
+    assert 'EXPORT_OUTPUTS = {"out": "predict"}' in out and '"out": {"class_ids": tf.argmax(logits, 1)},' in out
 
 
 def test_model_fn_comprehension_variables_are_local():

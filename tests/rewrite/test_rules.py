@@ -391,10 +391,11 @@ def test_unsupported_model_fn_blocks(forward):
     assert codes(blocked(program(forward=forward))) == {"TFM501"}
 
 
-def test_export_outputs_dropped_with_note():
+def test_export_outputs_in_predict_mode_that_tf1_rejected_blocks():
+    # the one return covers PREDICT too, where TF1 raised TypeError for a value that is not an ExportOutput
     spec = "return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, export_outputs={'a': None})"
-    result = rewrite(program(spec=spec))
-    assert result.status == "changed" and "TFM501" in codes(result)
+    result = blocked(program(spec=spec))
+    assert codes(result) == {"TFM501"} and "export_outputs['a']" in result.diagnostics[0].message
 
 
 def test_model_fn_comments_and_docstring_kept():
