@@ -763,10 +763,14 @@ class Analysis:
             site.consumed.extend(b for b in r.trail if b.kind == "assign")
             return receiver_args
         if path == receiver_rules.RAW:
-            raise Blocked(CODE, "build_raw_serving_input_receiver_fn is not converted: its placeholders copy tensors "
-                                "built outside the function, which TF2 builds eagerly; write a serving_input_receiver_fn "
-                                "that creates tf.compat.v1.placeholder inputs and returns "
-                                "tf.estimator.export.ServingInputReceiver(features, placeholders)", value.node)
+            raw = bind_values(node, receiver_rules.RAW_ARGS, "build_raw_serving_input_receiver_fn", r.value.file,
+                              r.value.env)
+            if "features" not in raw:
+                raise Blocked(CODE, "build_raw_serving_input_receiver_fn() without features", node)
+            receiver_rules.check_raw_features(raw["features"].node, lambda n: self.tf(n, r.value.file))
+            site.consumed.extend(b for b in r.trail if b.kind == "assign")
+            return {"raw_features": raw["features"], **({"default_batch_size": raw["default_batch_size"]}
+                                                          if "default_batch_size" in raw else {})}
         fn = self.program.function_of(value)
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
             raise Blocked(CODE, f"serving_input_receiver_fn `{code(value.node)[:60]}`: "
@@ -1476,12 +1480,18 @@ class Emitter:
         return wrap_call(f"{code(use.receiver)}.{method}({', '.join(args)})", "", width=92)
 
     def export_text(self, site: Site, use: Use, base: str | None = None, receiver: dict | None = None) -> str:
-        """export_saved_model → the model's export_parsing_saved_model (a parsing receiver) or
-        export_receiver_saved_model (a hand-written one): the same signature either way."""
+        """export_saved_model → the model's export_parsing_saved_model (a parsing receiver),
+        export_raw_saved_model (build_raw_serving_input_receiver_fn) or export_receiver_saved_model (a hand-written
+        one): the same signatures in each case."""
         at = use.call
         receiver = use.export if receiver is None else receiver
         args = [base or self.render(use.export["export_dir_base"], at, "export_dir_base")]
-        if "receiver_fn" in receiver:
+        if "raw_features" in receiver:
+            method = "export_raw_saved_model"
+            args.append(self.render(receiver["raw_features"], at, "features"))
+            if "default_batch_size" in receiver:
+                args.append(f"default_batch_size={self.render(receiver['default_batch_size'], at, 'default_batch_size')}")
+        elif "receiver_fn" in receiver:
             method = "export_receiver_saved_model"
             args.append(self.render(receiver["receiver_fn"], at, "serving_input_receiver_fn"))
             if receiver["single_feature"]:
@@ -1520,6 +1530,8 @@ class Emitter:
                 sample = f"next(iter({fn[len('lambda input_context: '):]}))"
             else:
                 sample = f"next(iter({_callable(fn, cst.parse_expression(fn))}(tf.distribute.InputContext())))"
+        elif "raw_features" in use.export:  # build_raw_serving_input_receiver_fn's tensors: what the signature feeds
+            sample = self.render(use.export["raw_features"], at, "features")
         else:  # an empty batch of the parsing spec: the shapes the serving signature feeds
             spec = self.render(use.export["feature_spec"], at, "feature_spec")
             sample = f'tf.io.parse_example(tf.constant([], tf.string), {spec})'

@@ -1867,11 +1867,12 @@ class _Interpreter:
         if self.spec_export_outputs is not None:
             export_methods, export_code = export_rules.plan(self.spec_export_outputs, self.tf, self.predict_value,
                                                             lambda node, what: self.from_output(node, out, what))
-            self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
-                                                  "TF2 writes every SignatureDef with method_name "
-                                                  "tensorflow/serving/predict (classify/regress signatures answer "
-                                                  "TF Serving's Predict API, not Classify/Regress)",
-                               self.spec_export_outputs))
+            if set(export_methods.values()) - {"predict"}:
+                self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
+                                                      "TF2 writes every SignatureDef with method_name "
+                                                      "tensorflow/serving/predict (classify/regress signatures answer "
+                                                      "TF Serving's Predict API, not Classify/Regress)",
+                                   self.spec_export_outputs))
         metric_ctors = []
         if self.spec_metrics is not None:
             table = self.spec_metrics

@@ -564,10 +564,11 @@ def _input_files(site, program) -> list:
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
-    """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn) and/or
-    "receiver" (a hand-written serving_input_receiver_fn)."""
+    """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn), "raw"
+    (build_raw_serving_input_receiver_fn) and/or "receiver" (a hand-written serving_input_receiver_fn)."""
     receivers = [u.export for u in exports if u.kind == "export"] + [r for u in exports for _, r in u.exporters]
-    return frozenset("receiver" if "receiver_fn" in r else "parsing" for r in receivers)
+    return frozenset("receiver" if "receiver_fn" in r else "raw" if "raw_features" in r else "parsing"
+                     for r in receivers)
 
 
 def _reading(sites: list) -> tuple[list, list]:

@@ -1,4 +1,4 @@
-"""export_parsing, export_receiver, export_outputs: the original's Estimator SavedModels and the migrated program's
+"""export_parsing, export_receiver, export_outputs, export_raw: the original's Estimator SavedModels and the migrated program's
 SavedModels have the same serving signatures (keys, input and output names, dtypes, shapes) and, from the same
 initial weights (verify's boot scripts), every signature returns the same outputs.
 
@@ -45,7 +45,8 @@ COMPARE = textwrap.dedent('''
                 "inputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(specs.items())},
                 "outputs": {k: [v.dtype.name, v.shape.as_list()] for k, v in sorted(fn.structured_outputs.items())},
             }
-            inputs = {k: examples if v.dtype == tf.string else raw[k] for k, v in specs.items()}
+            inputs = {k: examples if v.dtype == tf.string else tf.reshape(raw[k], [-1] + [1] * (v.shape.rank - 1))
+                      for k, v in specs.items()}
             outputs[key] = {k: (v.numpy().astype(str).ravel().tolist() if v.dtype == tf.string
                                 else v.numpy().astype("float64").ravel().tolist()) for k, v in fn(**inputs).items()}
         report[side] = {"signatures": signatures, "outputs": outputs}
@@ -74,6 +75,10 @@ CASES = {
     "export_outputs": ("final", {"serving_default": ({"inputs": ["string", [None]]}, ["classes", "scores"]),
                                  "predict": ({"examples": ["string", [None]]}, ["class_ids", "probabilities"]),
                                  "confidence": ({"inputs": ["string", [None]]}, ["outputs"])}),
+    # export_raw: build_raw_serving_input_receiver_fn({name: tf.zeros([1, 1])}); a lone export output "predict",
+    # which the Estimator exported as serving_default too
+    "export_raw": ("final", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
+                             for key in ("serving_default", "predict")}),
 }
 
 
