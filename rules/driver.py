@@ -123,7 +123,7 @@ from . import hooks as hook_rules
 from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
-from ._args import is_literal, wrap_call
+from ._args import is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
@@ -530,7 +530,7 @@ class Analysis:
             use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
             exporters = use.evaluate.pop("exporters", None)
             if exporters is not None:
-                use.exporters = self.exporters(exporters, site)
+                use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
             site.uses.append(use)
             return
         func = call.func
@@ -707,7 +707,7 @@ class Analysis:
                 args["max_steps"] = steps
         return args
 
-    def exporters(self, value: Value, site: Site) -> list:
+    def exporters(self, value: Value, site: Site, max_steps=None) -> list:
         """EvalSpec(exporters=...): FinalExporter / LatestExporter over a parsing receiver export the model the
         final evaluation saw to model_dir/export/<name>/<timestamp>, as the Estimator's last export did."""
         if is_literal(value.node, None) or _empty(value.node):
@@ -726,14 +726,31 @@ class Analysis:
             node = e.node
             path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
             kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
-            if kind not in ("FinalExporter", "LatestExporter"):
-                why = ("it exported whenever an evaluation during training improved the metric; the migrated "
-                       "program evaluates once, after training" if kind == "BestExporter" else
-                       "only FinalExporter and LatestExporter are converted")
-                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: {why}", item.node)
-            args = bind_values(node, ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
-                                      *(["exports_to_keep"] if kind == "LatestExporter" else [])],
-                               kind, e.value.file, e.value.env)
+            if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
+                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
+                                    "LatestExporter and BestExporter are", item.node)
+            if kind == "BestExporter":
+                why = self.evaluated_more_than_once(site, max_steps)
+                if why:
+                    raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
+                                        "evaluated at the first checkpoint saved during training, then every "
+                                        "throttle_secs, and after training, exporting whenever the loss improved; "
+                                        "the migrated program evaluates once, after training. That is the same "
+                                        "export only when the final evaluation was the only one: "
+                                        "RunConfig(save_checkpoints_steps=N) with N >= max_steps, known at rewrite "
+                                        f"time, one process ({why})", item.node)
+            signature = {"LatestExporter": ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
+                                            "exports_to_keep"],
+                         "BestExporter": ["name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn",
+                                          "assets_extra", "as_text", "exports_to_keep"]
+                         }.get(kind, ["name", "serving_input_receiver_fn", "assets_extra", "as_text"])
+            args = bind_values(node, signature, kind, e.value.file, e.value.env)
+            if kind == "BestExporter":
+                args.setdefault("name", Value(cst.SimpleString('"best_exporter"'), e.value.file, e.value.env))
+                self.notes.append((CODE, "BestExporter: the Estimator's only evaluation was the final one "
+                                         "(save_checkpoints_steps >= max_steps) and a BestExporter's first export is "
+                                         "unconditional (compare_fn is not consulted), so it exported the trained "
+                                         "model once, as the migrated program does", node))
             if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
                 raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
             if "as_text" in args and not is_literal(args["as_text"].node, False):
@@ -748,6 +765,49 @@ class Analysis:
                                          "evaluations during training are not made", node))
             found.append((args["name"], receiver))
         return found
+
+    def evaluated_more_than_once(self, site: Site, max_steps: Value | None) -> str | None:
+        """Why train_and_evaluate may have evaluated before the end of training, or None when provably not: one
+        process (a multi-worker job evaluated on its evaluator task every throttle_secs) and no checkpoint saved
+        between the first one and the last (TF 2.15's listener skips the first save, evaluates at the next one
+        whatever throttle_secs says, and at the end unless that step was just evaluated)."""
+        if site.strategy is not None and site.strategy.kinds - {"default", "one-device", "mirrored"}:
+            return "a multi-worker job evaluated on its evaluator task"
+        if "save_checkpoints_steps" not in site.run_config:
+            return "no save_checkpoints_steps: checkpoints every 600 s"
+        if isinstance(max_steps, Least):  # min(max_steps, StopAtStepHook's last_step): N >= max_steps suffices
+            max_steps = max_steps.first
+        if max_steps is None or not isinstance(max_steps, Value):
+            return "no plain TrainSpec max_steps"
+        every = site.run_config["save_checkpoints_steps"]
+        if not isinstance(every, Value):
+            return "save_checkpoints_steps chosen by a condition"
+        a, b = self.program.resolve(every), self.program.resolve(max_steps)
+        try:
+            if int(literal(a.node)) >= int(literal(b.node)):
+                return None
+            return f"save_checkpoints_steps={code(a.node)} < max_steps={code(b.node)}"
+        except (ValueError, TypeError):
+            pass
+        if self.same_value(a, b):
+            return None
+        return f"save_checkpoints_steps={code(every.node)[:30]} and max_steps={code(max_steps.node)[:30]} are not " \
+               "literals or one value"
+
+    def same_value(self, a: Resolved, b: Resolved) -> bool:
+        """Both expressions are one `name.attribute` (`args.steps`) of the same binding, never assigned to."""
+        if a.node is b.node:
+            return True
+        node = a.node
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and code(node) == code(b.node)):
+            return False
+        found_a = self.program.lookup(node.value.value, node, a.value.file)
+        found_b = self.program.lookup(node.value.value, b.node, b.value.file)
+        if not (len(found_a) == len(found_b) == 1 and found_a[0] is found_b[0]):
+            return False
+        text = code(node)
+        return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text
+                       for t in _assign_targets(a.value.file.module))
 
     def receiver(self, value: Value, site: Site) -> dict:
         """serving_input_receiver_fn (rules/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
@@ -1677,3 +1737,21 @@ def explain(analysis: Analysis, locate) -> list[dict]:
         })
     out.append({"blockers": [f"{locate(e.node)}: {e.code} {e.message}" for e in analysis.errors]})
     return out
+
+
+def _assign_targets(module: cst.Module) -> list:
+    """Every assignment target of a module (`x.y = ...`, `x.y += ...` included)."""
+    found: list = []
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.append(node)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.append(node)
+
+    module.visit(_V())
+    return found

@@ -77,7 +77,7 @@ CASES = {
                                  "confidence": ({"inputs": ["string", [None]]}, ["outputs"])}),
     # export_raw: build_raw_serving_input_receiver_fn({name: tf.zeros([1, 1])}); a lone export output "predict",
     # which the Estimator exported as serving_default too
-    "export_raw": ("final", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
+    "export_raw": ("best", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
                              for key in ("serving_default", "predict")}),
 }
 
