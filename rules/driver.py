@@ -26,7 +26,12 @@ tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares
 `EvalSpec(exporters=FinalExporter(name, receiver) | LatestExporter(...) | a list)` over a parsing receiver: after
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
 LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
-second result. BestExporter blocks (it exported whenever an evaluation during training improved).
+second result. `BestExporter` exported at every evaluation that improved the loss (its first export unconditional);
+TF 2.15's local train_and_evaluate evaluated at the first checkpoint saved during training, then every throttle_secs,
+and at the end: a BestExporter converts like FinalExporter only when that final evaluation was provably the only one
+(one process, RunConfig(save_checkpoints_steps=N) with N >= max_steps: literals, or one `args.steps` never assigned;
+fixtures/export_raw), else it blocks naming why. `build_raw_serving_input_receiver_fn(features, default_batch_size)`
+→ `est.export_raw_saved_model(base, features, default_batch_size)` (rules/receivers.py).
 `tf.compat.v1.estimator.inputs.numpy_input_fn(x, y, batch_size, num_epochs, shuffle=False)` as an input_fn becomes
 `tf.data.Dataset.from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`, the same batches in the same
 order (rules/numpy_inputs.py; fixtures/numpy_input); shuffle=True adds `.shuffle(queue_capacity)` with a note: its
@@ -73,9 +78,9 @@ predicts, evaluates and exports from a model_dir the Estimator trained and compa
 Blocked there, with the reason: canned estimators (their TF1 checkpoint is not read yet), warm_start_from,
 parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
 hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
-Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers,
+Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers over placeholders,
 predict/export under parameter servers, a model_fn with no
-predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
+predictions; BestExporter unless the final evaluation was the only one, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
 
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
@@ -708,8 +713,9 @@ class Analysis:
         return args
 
     def exporters(self, value: Value, site: Site, max_steps=None) -> list:
-        """EvalSpec(exporters=...): FinalExporter / LatestExporter over a parsing receiver export the model the
-        final evaluation saw to model_dir/export/<name>/<timestamp>, as the Estimator's last export did."""
+        """EvalSpec(exporters=...): FinalExporter / LatestExporter (and a BestExporter when the final evaluation was
+        the only one) export the model the final evaluation saw to model_dir/export/<name>/<timestamp>, as the
+        Estimator's last export did."""
         if is_literal(value.node, None) or _empty(value.node):
             return []
         r = self.program.resolve(value)

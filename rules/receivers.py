@@ -116,6 +116,9 @@ def handwritten(fn: FunctionRef, value: Value, tf_path) -> ReceiverFn:
 
 def check_raw_features(node: cst.BaseExpression, tf_path) -> None:
     """build_raw_serving_input_receiver_fn(features): placeholders in `features` ran only in TF1 graph mode."""
+    if isinstance(node, cst.Dict) and not node.elements:
+        raise Blocked(CODE, "build_raw_serving_input_receiver_fn({}) is not converted: a signature without inputs "
+                            "(the model_fn got no features to read)", node)
     finder = _Body()
     node.visit(finder)
     for call in finder.calls:
