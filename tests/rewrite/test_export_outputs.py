@@ -100,3 +100,16 @@ def test_export_outputs_of_other_modes_are_not_read():
 def test_blocked(predict, words):
     result = blocked(prog(predict))
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_custom_loop_target_and_a_raw_receiver():
+    drive = TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_raw_serving_input_receiver_fn(\n' \
+                    '    {"x": tf.zeros([1, 2])}))\n'
+    out = converted(prog('''
+        return tf.estimator.EstimatorSpec(mode, predictions={"l": logits}, export_outputs={
+            "scores": tf.estimator.export.PredictOutput({"p": tf.nn.softmax(logits)})})
+    ''', drive=drive), target="ctl")
+    assert 'est.model.export_raw_saved_model("/tmp/e", {"x": tf.zeros([1, 2])})' in out
+    assert 'EXPORT_OUTPUTS = {"scores": "predict"}' in out
+    assert "return self.write_signatures(export_dir_base, input_signature, lambda *tensors: dict(zip(names, tensors)))" \
+        in out
