@@ -35,8 +35,14 @@ COMPARE = textwrap.dedent('''
     examples = tf.constant([example(float(a), float(b)) for a, b in rng.uniform(0, 1, size=(16, 2))])
     raw = {"height": tf.constant(rng.uniform(140, 200, size=16), tf.float32),
            "weight": tf.constant(rng.uniform(40, 120, size=16), tf.float32)}
+    from tensorflow.core.protobuf import saved_model_pb2
+
     report = {}
     for side, path in (("original", sys.argv[1]), ("migrated", sys.argv[2])):
+        proto = saved_model_pb2.SavedModel()
+        with open(path + "/saved_model.pb", "rb") as f:
+            proto.ParseFromString(f.read())
+        methods = {k: v.method_name for k, v in proto.meta_graphs[0].signature_def.items() if v.method_name}
         loaded = tf.saved_model.load(path)
         signatures, outputs = {}, {}
         for key, fn in loaded.signatures.items():
@@ -49,7 +55,7 @@ COMPARE = textwrap.dedent('''
                       for k, v in specs.items()}
             outputs[key] = {k: (v.numpy().astype(str).ravel().tolist() if v.dtype == tf.string
                                 else v.numpy().astype("float64").ravel().tolist()) for k, v in fn(**inputs).items()}
-        report[side] = {"signatures": signatures, "outputs": outputs}
+        report[side] = {"signatures": signatures, "outputs": outputs, "methods": methods}
     print(json.dumps(report))
 ''')
 
@@ -80,6 +86,9 @@ CASES = {
     "export_raw": ("best", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
                              for key in ("serving_default", "predict")}),
 }
+
+# the Estimator's SignatureDef method names other than predict
+METHODS = {("export_outputs", "serving_default"): "classify", ("export_outputs", "confidence"): "regress"}
 
 
 @pytest.mark.tfenv
@@ -117,6 +126,11 @@ def _compare(a: Path, b: Path, case: str) -> None:
     for key, (inputs, outputs) in expected.items():
         assert sig_a[key]["inputs"] == inputs
         assert sorted(sig_a[key]["outputs"]) == outputs
+    # SignatureDef method names: TF2 writes tensorflow/serving/predict for every signature, so a classify/regress
+    # signature of the Estimator's is served by TF Serving's Predict API only (the known difference, noted by rewrite)
+    methods_a, methods_b = report["original"]["methods"], report["migrated"]["methods"]
+    assert methods_a == {key: f"tensorflow/serving/{METHODS.get((case, key), 'predict')}" for key in expected}
+    assert methods_b == {key: "tensorflow/serving/predict" for key in expected}
     out_a, out_b = report["original"]["outputs"], report["migrated"]["outputs"]
     assert sorted(out_a) == sorted(out_b) == sorted(expected)
     for signature in out_a:
