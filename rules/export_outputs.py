@@ -21,7 +21,8 @@ and raise where it raised. The SignatureDefs' method_name is tensorflow/serving/
 (tf.saved_model.save writes no other): a classify/regress signature answers TF Serving's Predict API with the same
 outputs, not its Classify/Regress API (TFM501 note).
 
-Blocked, at the line: export_outputs that is not a dict literal, keys that are not literals, values that are not
+Blocked, at the line, when the program exports or predicts (predict built the PREDICT-mode spec, which TF1
+validated); otherwise dropped with a note (nothing reads them): export_outputs that is not a dict literal, keys that are not literals, values that are not
 one of the three calls, several keys without serving_default (TF1 raised ValueError), tensors the model output
 cannot give (labels, layers of the PREDICT branch).
 """

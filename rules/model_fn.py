@@ -139,6 +139,7 @@ class ModelPlan:
     support: list[str] = field(default_factory=list)  # module-level code the model class needs (hand-written loss)
     export_outputs: str | None = None  # EstimatorSpec(export_outputs=...): {key: outputs} from the output (code)
     export_methods: dict[str, str] | None = None  # signature key → predict / classify / regress
+    export_blocked: Blocked | None = None  # export_outputs not converted: blocks an export, else dropped (note)
     helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
 
 
@@ -1804,9 +1805,9 @@ class _Interpreter:
         if "PREDICT" in modes and "export_outputs" in args and not is_literal(args["export_outputs"], None):
             # only PREDICT mode's export_outputs were exported (other modes' were never read)
             kind, payload = self.resolve(args["export_outputs"], "PREDICT")
-            if kind != "dict":
-                raise Blocked(CODE, "export_outputs must be a dict literal (or a name assigned one)", args["export_outputs"])
-            self.spec_export_outputs = payload
+            # an export reads them (program.py raises this then); otherwise they are dropped with a note
+            self.spec_export_outputs = payload if kind == "dict" else Blocked(
+                CODE, "export_outputs must be a dict literal (or a name assigned one)", args["export_outputs"])
         for mode in MODES:
             if mode not in modes:
                 continue
@@ -1863,11 +1864,16 @@ class _Interpreter:
             pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
             predictions = code(pred)
-        export_methods = export_code = None
-        if self.spec_export_outputs is not None:
-            export_methods, export_code = export_rules.plan(self.spec_export_outputs, self.tf, self.predict_value,
-                                                            lambda node, what: self.from_output(node, out, what))
-            if set(export_methods.values()) - {"predict"}:
+        export_methods = export_code = export_blocked = None
+        if isinstance(self.spec_export_outputs, Blocked):
+            export_blocked = self.spec_export_outputs
+        elif self.spec_export_outputs is not None:
+            try:
+                export_methods, export_code = export_rules.plan(self.spec_export_outputs, self.tf, self.predict_value,
+                                                                lambda node, what: self.from_output(node, out, what))
+            except Blocked as blocked:
+                export_blocked = blocked
+        if export_methods is not None and set(export_methods.values()) - {"predict"}:
                 self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
                                                       "TF2 writes every SignatureDef with method_name "
                                                       "tensorflow/serving/predict (classify/regress signatures answer "
@@ -1921,6 +1927,7 @@ class _Interpreter:
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
+            export_blocked=export_blocked,
         )
 
     def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:

@@ -414,6 +414,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                   f"model_fn `{sites[0].model_fn.node.name.value}` returns no "
                                                   "predictions (the Estimator would raise)", first.call))
             continue
+        if plan.export_blocked is not None:
+            if exports or predicts:  # an export's signatures come from them; predict validated them (TF1 raised)
+                errors.append(plan.export_blocked)
+                continue
+            fn_notes = [*fn_notes, (plan.export_blocked.code, "export_outputs dropped (nothing exports the model; "
+                                    f"converting them would block: {plan.export_blocked.message})",
+                                    plan.export_blocked.node)]
         if (target == "keras" and not canned.is_canned(sites[0]) and sites[0].model_fn.file is file
                 and "GlobalStep" in _module_names(module, table)):
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "

@@ -113,3 +113,19 @@ def test_custom_loop_target_and_a_raw_receiver():
     assert 'EXPORT_OUTPUTS = {"scores": "predict"}' in out
     assert "return self.write_signatures(export_dir_base, input_signature, lambda *tensors: dict(zip(names, tensors)))" \
         in out
+
+
+def test_nothing_exported_no_signature_code():
+    out = converted(prog('''
+        return tf.estimator.EstimatorSpec(mode, predictions={"l": logits}, export_outputs={
+            "scores": tf.estimator.export.PredictOutput({"p": tf.nn.softmax(logits)})})
+    ''', drive=TRAIN))
+    assert "EXPORT_OUTPUTS" not in out and "def export_outputs" not in out and "write_signatures" not in out
+
+
+def test_unconverted_export_outputs_block_a_predict():
+    # predict() built the PREDICT-mode EstimatorSpec, which validated export_outputs (TF1 raised for these)
+    drive = TRAIN + "preds = list(est.predict(eval_input_fn))\n"
+    result = blocked(prog('return tf.estimator.EstimatorSpec(mode, predictions={"l": logits}, export_outputs={"a": None})',
+                          drive=drive))
+    assert any("is not a PredictOutput" in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
