@@ -926,6 +926,8 @@ class CannedPlan:
     mod_rows: bool = False
     predictions: str | None = None  # "head" when predict() reads the head's PREDICT outputs (rules/heads.py)
     export_outputs: None = None
+    export_methods: None = None
+    export_blocked: None = None
     notes: list = field(default_factory=list)
     head_targets: bool = False  # the model's head_targets maps labels / reads weights (rules/heads.py)
     weighted_metrics: bool = False  # Keras passes sample weights only to compile(weighted_metrics=...)

@@ -20,11 +20,18 @@ features. `verify` records what both sides' predict generators yield and compare
 `export_savedmodel`) after training in the same function becomes `est.export_parsing_saved_model(base, spec)`: a
 keras.export.ExportArchive SavedModel in base/<timestamp> with the Estimator's serving_default signature
 (serialized tf.Example "examples" in, the PREDICT outputs out; a bare tensor as "output"); it returns the path as
-bytes like the Estimator. tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
+bytes like the Estimator. A model_fn with `export_outputs` gets one signature per key instead, with the
+Estimator's input and output names (rules/export_outputs.py; fixtures/export_outputs).
+tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
 `EvalSpec(exporters=FinalExporter(name, receiver) | LatestExporter(...) | a list)` over a parsing receiver: after
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
 LatestExporter's exports of evaluations during training are not made, noted); the paths are train_and_evaluate's
-second result. BestExporter blocks (it exported whenever an evaluation during training improved).
+second result. `BestExporter` exported at every evaluation that improved the loss (its first export unconditional);
+TF 2.15's local train_and_evaluate evaluated at the first checkpoint saved during training, then every throttle_secs,
+and at the end: a BestExporter converts like FinalExporter only when that final evaluation was provably the only one
+(one process, RunConfig(save_checkpoints_steps=N) with N >= max_steps: literals, or one `args.steps` never assigned;
+fixtures/export_raw), else it blocks naming why. `build_raw_serving_input_receiver_fn(features, default_batch_size)`
+→ `est.export_raw_saved_model(base, features, default_batch_size)` (rules/receivers.py).
 `tf.compat.v1.estimator.inputs.numpy_input_fn(x, y, batch_size, num_epochs, shuffle=False)` as an input_fn becomes
 `tf.data.Dataset.from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`, the same batches in the same
 order (rules/numpy_inputs.py; fixtures/numpy_input); shuffle=True adds `.shuffle(queue_capacity)` with a note: its
@@ -71,9 +78,9 @@ predicts, evaluates and exports from a model_dir the Estimator trained and compa
 Blocked there, with the reason: canned estimators (their TF1 checkpoint is not read yet), warm_start_from,
 parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
 hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
-Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers,
-a model_fn with export_outputs (its signatures), predict/export under parameter servers, a model_fn with no
-predictions; BestExporter, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
+Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers over placeholders,
+predict/export under parameter servers, a model_fn with no
+predictions; BestExporter unless the final evaluation was the only one, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
 
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
@@ -121,7 +128,7 @@ from . import hooks as hook_rules
 from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
-from ._args import is_literal, wrap_call
+from ._args import is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
@@ -529,7 +536,7 @@ class Analysis:
             use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
             exporters = use.evaluate.pop("exporters", None)
             if exporters is not None:
-                use.exporters = self.exporters(exporters, site)
+                use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
             site.uses.append(use)
             return
         func = call.func
@@ -710,9 +717,10 @@ class Analysis:
                 args["callbacks"] = stop["callbacks"]
         return args
 
-    def exporters(self, value: Value, site: Site) -> list:
-        """EvalSpec(exporters=...): FinalExporter / LatestExporter over a parsing receiver export the model the
-        final evaluation saw to model_dir/export/<name>/<timestamp>, as the Estimator's last export did."""
+    def exporters(self, value: Value, site: Site, max_steps=None) -> list:
+        """EvalSpec(exporters=...): FinalExporter / LatestExporter (and a BestExporter when the final evaluation was
+        the only one) export the model the final evaluation saw to model_dir/export/<name>/<timestamp>, as the
+        Estimator's last export did."""
         if is_literal(value.node, None) or _empty(value.node):
             return []
         r = self.program.resolve(value)
@@ -729,14 +737,31 @@ class Analysis:
             node = e.node
             path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
             kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
-            if kind not in ("FinalExporter", "LatestExporter"):
-                why = ("it exported whenever an evaluation during training improved the metric; the migrated "
-                       "program evaluates once, after training" if kind == "BestExporter" else
-                       "only FinalExporter and LatestExporter are converted")
-                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: {why}", item.node)
-            args = bind_values(node, ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
-                                      *(["exports_to_keep"] if kind == "LatestExporter" else [])],
-                               kind, e.value.file, e.value.env)
+            if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
+                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
+                                    "LatestExporter and BestExporter are", item.node)
+            if kind == "BestExporter":
+                why = self.evaluated_more_than_once(site, max_steps)
+                if why:
+                    raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
+                                        "evaluated at the first checkpoint saved during training, then every "
+                                        "throttle_secs, and after training, exporting whenever the loss improved; "
+                                        "the migrated program evaluates once, after training. That is the same "
+                                        "export only when the final evaluation was the only one: "
+                                        "RunConfig(save_checkpoints_steps=N) with N >= max_steps, known at rewrite "
+                                        f"time, one process ({why})", item.node)
+            signature = {"LatestExporter": ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
+                                            "exports_to_keep"],
+                         "BestExporter": ["name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn",
+                                          "assets_extra", "as_text", "exports_to_keep"]
+                         }.get(kind, ["name", "serving_input_receiver_fn", "assets_extra", "as_text"])
+            args = bind_values(node, signature, kind, e.value.file, e.value.env)
+            if kind == "BestExporter":
+                args.setdefault("name", Value(cst.SimpleString('"best_exporter"'), e.value.file, e.value.env))
+                self.notes.append((CODE, "BestExporter: the Estimator's only evaluation was the final one "
+                                         "(save_checkpoints_steps >= max_steps) and a BestExporter's first export is "
+                                         "unconditional (compare_fn is not consulted), so it exported the trained "
+                                         "model once, as the migrated program does", node))
             if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
                 raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
             if "as_text" in args and not is_literal(args["as_text"].node, False):
@@ -752,6 +777,49 @@ class Analysis:
             found.append((args["name"], receiver))
         return found
 
+    def evaluated_more_than_once(self, site: Site, max_steps: Value | None) -> str | None:
+        """Why train_and_evaluate may have evaluated before the end of training, or None when provably not: one
+        process (a multi-worker job evaluated on its evaluator task every throttle_secs) and no checkpoint saved
+        between the first one and the last (TF 2.15's listener skips the first save, evaluates at the next one
+        whatever throttle_secs says, and at the end unless that step was just evaluated)."""
+        if site.strategy is not None and site.strategy.kinds - {"default", "one-device", "mirrored"}:
+            return "a multi-worker job evaluated on its evaluator task"
+        if "save_checkpoints_steps" not in site.run_config:
+            return "no save_checkpoints_steps: checkpoints every 600 s"
+        if isinstance(max_steps, Least):  # min(max_steps, StopAtStepHook's last_step): N >= max_steps suffices
+            max_steps = max_steps.first
+        if max_steps is None or not isinstance(max_steps, Value):
+            return "no plain TrainSpec max_steps"
+        every = site.run_config["save_checkpoints_steps"]
+        if not isinstance(every, Value):
+            return "save_checkpoints_steps chosen by a condition"
+        a, b = self.program.resolve(every), self.program.resolve(max_steps)
+        try:
+            if int(literal(a.node)) >= int(literal(b.node)):
+                return None
+            return f"save_checkpoints_steps={code(a.node)} < max_steps={code(b.node)}"
+        except (ValueError, TypeError):
+            pass
+        if self.same_value(a, b):
+            return None
+        return f"save_checkpoints_steps={code(every.node)[:30]} and max_steps={code(max_steps.node)[:30]} are not " \
+               "literals or one value"
+
+    def same_value(self, a: Resolved, b: Resolved) -> bool:
+        """Both expressions are one `name.attribute` (`args.steps`) of the same binding, never assigned to."""
+        if a.node is b.node:
+            return True
+        node = a.node
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and code(node) == code(b.node)):
+            return False
+        found_a = self.program.lookup(node.value.value, node, a.value.file)
+        found_b = self.program.lookup(node.value.value, b.node, b.value.file)
+        if not (len(found_a) == len(found_b) == 1 and found_a[0] is found_b[0]):
+            return False
+        text = code(node)
+        return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text
+                       for t in _assign_targets(a.value.file.module))
+
     def receiver(self, value: Value, site: Site) -> dict:
         """serving_input_receiver_fn (rules/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
         a hand-written receiver function ({"receiver_fn": its expression, "single_feature": ...})."""
@@ -766,10 +834,14 @@ class Analysis:
             site.consumed.extend(b for b in r.trail if b.kind == "assign")
             return receiver_args
         if path == receiver_rules.RAW:
-            raise Blocked(CODE, "build_raw_serving_input_receiver_fn is not converted: its placeholders copy tensors "
-                                "built outside the function, which TF2 builds eagerly; write a serving_input_receiver_fn "
-                                "that creates tf.compat.v1.placeholder inputs and returns "
-                                "tf.estimator.export.ServingInputReceiver(features, placeholders)", value.node)
+            raw = bind_values(node, receiver_rules.RAW_ARGS, "build_raw_serving_input_receiver_fn", r.value.file,
+                              r.value.env)
+            if "features" not in raw:
+                raise Blocked(CODE, "build_raw_serving_input_receiver_fn() without features", node)
+            receiver_rules.check_raw_features(raw["features"].node, lambda n: self.tf(n, r.value.file))
+            site.consumed.extend(b for b in r.trail if b.kind == "assign")
+            return {"raw_features": raw["features"], **({"default_batch_size": raw["default_batch_size"]}
+                                                          if "default_batch_size" in raw else {})}
         fn = self.program.function_of(value)
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
             raise Blocked(CODE, f"serving_input_receiver_fn `{code(value.node)[:60]}`: "
@@ -1591,12 +1663,18 @@ class Emitter:
         return wrap_call(f"{code(use.receiver)}.{method}({', '.join(args)})", "", width=92)
 
     def export_text(self, site: Site, use: Use, base: str | None = None, receiver: dict | None = None) -> str:
-        """export_saved_model → the model's export_parsing_saved_model (a parsing receiver) or
-        export_receiver_saved_model (a hand-written one): the same signature either way."""
+        """export_saved_model → the model's export_parsing_saved_model (a parsing receiver),
+        export_raw_saved_model (build_raw_serving_input_receiver_fn) or export_receiver_saved_model (a hand-written
+        one): the same signatures in each case."""
         at = use.call
         receiver = use.export if receiver is None else receiver
         args = [base or self.render(use.export["export_dir_base"], at, "export_dir_base")]
-        if "receiver_fn" in receiver:
+        if "raw_features" in receiver:
+            method = "export_raw_saved_model"
+            args.append(self.render(receiver["raw_features"], at, "features"))
+            if "default_batch_size" in receiver:
+                args.append(f"default_batch_size={self.render(receiver['default_batch_size'], at, 'default_batch_size')}")
+        elif "receiver_fn" in receiver:
             method = "export_receiver_saved_model"
             args.append(self.render(receiver["receiver_fn"], at, "serving_input_receiver_fn"))
             if receiver["single_feature"]:
@@ -1635,6 +1713,8 @@ class Emitter:
                 sample = f"next(iter({fn[len('lambda input_context: '):]}))"
             else:
                 sample = f"next(iter({_callable(fn, cst.parse_expression(fn))}(tf.distribute.InputContext())))"
+        elif "raw_features" in use.export:  # build_raw_serving_input_receiver_fn's tensors: what the signature feeds
+            sample = self.render(use.export["raw_features"], at, "features")
         else:  # an empty batch of the parsing spec: the shapes the serving signature feeds
             spec = self.render(use.export["feature_spec"], at, "feature_spec")
             sample = f'tf.io.parse_example(tf.constant([], tf.string), {spec})'
@@ -1782,3 +1862,21 @@ def explain(analysis: Analysis, locate) -> list[dict]:
         })
     out.append({"blockers": [f"{locate(e.node)}: {e.code} {e.message}" for e in analysis.errors]})
     return out
+
+
+def _assign_targets(module: cst.Module) -> list:
+    """Every assignment target of a module (`x.y = ...`, `x.y += ...` included)."""
+    found: list = []
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.append(node)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.append(node)
+
+    module.visit(_V())
+    return found

@@ -88,7 +88,8 @@ clip_by_global_norm after compute_gradients and after tf.gradients, 200/200 step
 `call(training=True)`. Any other op in the group (`counter.assign_add(1)`, an EMA's apply) ran at every training
 step, which Keras' step does not: blocked, the op named.
 `get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
-partitioners.py).
+partitioners.py). PREDICT mode's `export_outputs` → the model's `EXPORT_OUTPUTS` / `export_outputs()`, one serving
+signature per key (export_outputs.py).
 
 Blocked, each with the line that stopped it: calls that create variables the Keras model would not own
 (`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer` over other columns: TFM811),
@@ -119,6 +120,7 @@ from tfmigrate.visitors import Transformer, Visitor
 
 from tfmigrate.diagnostics import Blocked
 
+from . import export_outputs as export_rules
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
 from ._args import TF, bind, code, generated, is_literal, wrap_call
 from .tfnames import TFNames
@@ -159,7 +161,9 @@ class ModelPlan:
     partitioner: partitioners.PartitionerPlan | None = None  # the one TF1 partitioner the model_fn used
     mod_rows: bool = False  # embedding lookups need tf1_mod_rows (see partitioners.py)
     support: list[str] = field(default_factory=list)  # module-level code the model class needs (hand-written loss)
-    export_outputs: cst.CSTNode | None = None  # EstimatorSpec(export_outputs=...): exports need their signatures
+    export_outputs: str | None = None  # EstimatorSpec(export_outputs=...): {key: outputs} from the output (code)
+    export_methods: dict[str, str] | None = None  # signature key → predict / classify / regress
+    export_blocked: Blocked | None = None  # export_outputs not converted: blocks an export, else dropped (note)
     helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
 
 
@@ -293,7 +297,7 @@ class _Interpreter:
         self.live = _ALL_MODES  # modes that have not returned yet
         self.active = _ALL_MODES  # modes that run the current statement
         self.spec_predictions: cst.BaseExpression | None = None
-        self.export_outputs: cst.CSTNode | None = None
+        self.spec_export_outputs: cst.Dict | None = None
         self.spec_metrics: cst.Dict | None = None
         self.support: list[str] = []
         self.notes: list[tuple[str, str, cst.CSTNode | None]] = []
@@ -859,6 +863,8 @@ class _Interpreter:
             raise Blocked(losses.CODE, "tf.losses.add_loss is not converted: add the term to the loss expression", value)
         elif metrics.metric_name(path):
             self.metric_vars[target] = value
+        elif export_rules.is_export_output(path):
+            self.bind_name(target, "export_output", value)  # read by export_outputs (rules/export_outputs.py)
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
             self.bind_name(target, "dict", value)
@@ -2004,9 +2010,12 @@ class _Interpreter:
         for hook in ("training_chief_hooks", "training_hooks", "evaluation_hooks", "prediction_hooks"):
             if hook in args and not is_literal(args[hook], None):
                 self.spec_hooks(args[hook], hook)
-        if "export_outputs" in args and not is_literal(args["export_outputs"], None):
-            self.notes.append((CODE, "export_outputs dropped: export the Keras model with model.export()", args["export_outputs"]))
-            self.export_outputs = args["export_outputs"]
+        if "PREDICT" in modes and "export_outputs" in args and not is_literal(args["export_outputs"], None):
+            # only PREDICT mode's export_outputs were exported (other modes' were never read)
+            kind, payload = self.resolve(args["export_outputs"], "PREDICT")
+            # an export reads them (program.py raises this then); otherwise they are dropped with a note
+            self.spec_export_outputs = payload if kind == "dict" else Blocked(
+                CODE, "export_outputs must be a dict literal (or a name assigned one)", args["export_outputs"])
         for mode in MODES:
             if mode not in modes:
                 continue
@@ -2063,6 +2072,21 @@ class _Interpreter:
             pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
             predictions = code(pred)
+        export_methods = export_code = export_blocked = None
+        if isinstance(self.spec_export_outputs, Blocked):
+            export_blocked = self.spec_export_outputs
+        elif self.spec_export_outputs is not None:
+            try:
+                export_methods, export_code = export_rules.plan(self.spec_export_outputs, self.tf, self.predict_value,
+                                                                lambda node, what: self.from_output(node, out, what))
+            except Blocked as blocked:
+                export_blocked = blocked
+        if export_methods is not None and set(export_methods.values()) - {"predict"}:
+                self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
+                                                      "TF2 writes every SignatureDef with method_name "
+                                                      "tensorflow/serving/predict (classify/regress signatures answer "
+                                                      "TF Serving's Predict API, not Classify/Regress)",
+                                   self.spec_export_outputs))
         metric_ctors = []
         if self.spec_metrics is not None:
             table = self.spec_metrics
@@ -2114,7 +2138,8 @@ class _Interpreter:
             params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
-            support=self.support, export_outputs=self.export_outputs,
+            support=self.support, export_outputs=export_code, export_methods=export_methods,
+            export_blocked=export_blocked,
         )
 
     def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:
@@ -2180,6 +2205,27 @@ class _Interpreter:
             node = _substitute(node, {n: _parenthesized(exprs[n]) for n in free})
             self.inlined |= free
         return node
+
+    def predict_value(self, node):
+        """A name → what PREDICT mode assigned it, when that is a dict or an export output call."""
+        if isinstance(node, cst.Name):
+            kind, payload = self.bindings.get(node.value, {}).get("PREDICT", (None, None))
+            if kind in ("dict", "export_output"):
+                return payload
+        return node
+
+    def from_output(self, node, out: str, what: str) -> str:
+        """A PREDICT tensor (`probabilities`, `predictions["key"]`) written in terms of the model output."""
+        resolve = self.resolve_prediction
+
+        class _Keys(Transformer):  # predictions["key"] anywhere in the expression → that key's value
+            def leave_Subscript(self, original, updated):
+                value = resolve(original)
+                return updated if value is original else _parenthesized(value)
+
+        node = self.inline(self.predict_value(node).visit(_Keys()), out)
+        self.check_names(node, {out}, f"{what} (only the model output is available)")
+        return code(node)
 
     def resolve_prediction(self, node):
         """`predictions["key"]` → the dict's expression for that key."""

@@ -448,11 +448,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                   f"model_fn `{sites[0].model_fn.node.name.value}` returns no "
                                                   "predictions (the Estimator would raise)", first.call))
             continue
-        if plan.export_outputs is not None and exports:
-            errors.append(Blocked(estimator.CODE, "export_saved_model() of a model_fn with export_outputs is not "
-                                                  "converted yet: its signatures come from export_outputs",
-                                  plan.export_outputs))
-            continue
+        if plan.export_blocked is not None:
+            if exports or predicts:  # an export's signatures come from them; predict validated them (TF1 raised)
+                errors.append(plan.export_blocked)
+                continue
+            fn_notes = [*fn_notes, (plan.export_blocked.code, "export_outputs dropped (nothing exports the model; "
+                                    f"converting them would block: {plan.export_blocked.message})",
+                                    plan.export_blocked.node)]
         if (target == "keras" and not canned.is_canned(sites[0]) and sites[0].model_fn.file is file
                 and "GlobalStep" in _module_names(module, table)):
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
@@ -664,10 +666,11 @@ def _input_files(site, program) -> list:
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
-    """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn) and/or
-    "receiver" (a hand-written serving_input_receiver_fn)."""
+    """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn), "raw"
+    (build_raw_serving_input_receiver_fn) and/or "receiver" (a hand-written serving_input_receiver_fn)."""
     receivers = [u.export for u in exports if u.kind == "export"] + [r for u in exports for _, r in u.exporters]
-    return frozenset("receiver" if "receiver_fn" in r else "parsing" for r in receivers)
+    return frozenset("receiver" if "receiver_fn" in r else "raw" if "raw_features" in r else "parsing"
+                     for r in receivers)
 
 
 def _reading(sites: list) -> tuple[list, list]:

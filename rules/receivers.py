@@ -15,8 +15,16 @@ their serving signature's inputs from the receiver function:
   passed them (a lone tensor of a ServingInputReceiver as {"feature": tensor}, of a TensorServingInputReceiver as
   the tensor itself); the outputs are the PREDICT outputs. That is the graph the Estimator exported, op for op.
 
-Blocked, at the line: `build_raw_serving_input_receiver_fn` (its placeholders copy tensors built outside the
-function, which TF2 builds eagerly; write a receiver function that creates its placeholders), `receiver_tensors_alternatives`
+- `tf.estimator.export.build_raw_serving_input_receiver_fn(features, default_batch_size=None)`: TF 2.15 made one
+  placeholder per key of `features` (a dict of tensors: under eager execution, the only kind it accepted; a
+  TensorSpec, numpy array or Keras input raised), dtype `t.dtype`, shape `[default_batch_size] + t.shape[1:]`, and fed
+  that dict to the model as its features → the migrated model's `export_raw_saved_model(base, features,
+  default_batch_size)`: the same `features` expression, evaluated where the export is (names must mean the same
+  there), gives each signature input's name, dtype and shape the same way (fixtures/export_raw). With nothing
+  trained before the export, the model is built from those tensors before it restores the checkpoint.
+
+Blocked, at the line: `build_raw_serving_input_receiver_fn` over placeholders (`tf.compat.v1.placeholder` exists
+only with eager execution disabled; give it tensors of the right dtype and shape, e.g. `tf.zeros([1, 2])`), `receiver_tensors_alternatives`
 (extra signatures), `sparse_placeholder` inputs, a receiver called or read anywhere else (its result changes type),
 a return that is not one of the two receivers, a receiver tfmigrate cannot follow to a function.
 """
@@ -38,6 +46,7 @@ RAW = "estimator.export.build_raw_serving_input_receiver_fn"
 _RECEIVERS = {"estimator.export.ServingInputReceiver": False, "estimator.export.TensorServingInputReceiver": True}
 _RECEIVER_ARGS = ["features", "receiver_tensors", "receiver_tensors_alternatives"]
 _PLACEHOLDERS = ("placeholder", "placeholder_with_default")
+RAW_ARGS = ["features", "default_batch_size"]
 
 
 @dataclass
@@ -103,6 +112,21 @@ def handwritten(fn: FunctionRef, value: Value, tf_path) -> ReceiverFn:
         if path in _PLACEHOLDERS:
             plan.placeholders.append((call.func, path))
     return plan
+
+
+def check_raw_features(node: cst.BaseExpression, tf_path) -> None:
+    """build_raw_serving_input_receiver_fn(features): placeholders in `features` ran only in TF1 graph mode."""
+    if isinstance(node, cst.Dict) and not node.elements:
+        raise Blocked(CODE, "build_raw_serving_input_receiver_fn({}) is not converted: a signature without inputs "
+                            "(the model_fn got no features to read)", node)
+    finder = _Body()
+    node.visit(finder)
+    for call in finder.calls:
+        if tf_path(call.func) in (*_PLACEHOLDERS, "sparse_placeholder"):
+            raise Blocked(CODE, "build_raw_serving_input_receiver_fn over placeholders is not converted: placeholders "
+                                "exist only with eager execution disabled; pass tensors of the serving dtype and shape "
+                                "(e.g. tf.zeros([1, 2])), whose shapes after the batch dimension the signature takes",
+                          call)
 
 
 def edits(plan: ReceiverFn, edits) -> None:

@@ -215,15 +215,15 @@ def test_export_blocked(drive, words):
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
 
 
-def test_export_of_a_model_fn_with_export_outputs_is_blocked():
+def test_export_of_a_model_fn_with_export_outputs_writes_its_signatures():
     body = PREDICT_MODEL_FN.replace(
         'predictions={"class_ids": tf.argmax(logits, 1), "probabilities": tf.nn.softmax(logits)})',
         'predictions={"class_ids": tf.argmax(logits, 1)},\n'
         '            export_outputs={"out": tf.estimator.export.PredictOutput({"class_ids": tf.argmax(logits, 1)})})')
     assert "export_outputs" in body
     drive = TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC))\n'
-    result = blocked(prog(drive, body=body, extra=SPEC))
-    assert any("signatures come from export_outputs" in d.message for d in result.diagnostics)
+    out = converted(prog(drive, body=body, extra=SPEC))
+    assert 'EXPORT_OUTPUTS = {"out": "predict"}' in out and '"out": {"class_ids": tf.argmax(logits, 1)},' in out
 
 
 def test_model_fn_comprehension_variables_are_local():
@@ -263,7 +263,7 @@ def test_single_exporter_and_a_bare_train_and_evaluate():
 
 
 @pytest.mark.parametrize("exporters, config, words", [
-    ('[tf.estimator.BestExporter("best", serving)]', None, "whenever an evaluation during training improved"),
+    ('[tf.estimator.BestExporter("best", serving)]', None, "no save_checkpoints_steps: checkpoints every 600 s"),
     ('[tf.estimator.FinalExporter("f", serving)]', "config = tf.estimator.RunConfig(tf_random_seed=7)",
      "without a model_dir"),
     ('[tf.estimator.FinalExporter("f", lambda: None)]', None, "serving_input_receiver_fn"),
@@ -271,6 +271,44 @@ def test_single_exporter_and_a_bare_train_and_evaluate():
 def test_exporters_blocked(exporters, config, words):
     src = _exporters_program(exporters, **({"config": config} if config else {}))
     result = blocked(src)
+    assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_best_exporter_converts_when_the_final_evaluation_was_the_only_one():
+    # TF 2.15 evaluated at the first checkpoint saved during training and at the end; with no save before the end,
+    # the one evaluation is the final one and a BestExporter's first export is unconditional
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/m", tf_random_seed=7, save_checkpoints_steps={})'
+    result = rewrite(_exporters_program('[tf.estimator.BestExporter(serving_input_receiver_fn=serving, '
+                                        'compare_fn=lambda best_eval_result, current_eval_result: False)]',
+                                        config=config.format(10)))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    assert 'est.export_parsing_saved_model(tf.io.gfile.join("/tmp/m", "export", "best_exporter"), SPEC),' in out
+    assert "Exporter" not in out
+    assert any("BestExporter" in d.message and d.severity == "note" for d in result.diagnostics)
+    # save_checkpoints_steps and max_steps the same flag: one value
+    drive = textwrap.dedent("""
+    serving = tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC)
+    eval_spec = tf.estimator.EvalSpec(eval_input_fn, exporters=tf.estimator.BestExporter("b", serving))
+    tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train_input_fn, max_steps=FLAGS.steps), eval_spec)
+    """)
+    src = prog(drive, extra=SPEC + "\nFLAGS = object()", run_config=config.format("FLAGS.steps"))
+    assert 'tf.io.gfile.join("/tmp/m", "export", "b")' in converted(src)
+
+
+@pytest.mark.parametrize("every, extra, words", [
+    ("5", "", "save_checkpoints_steps=5 < max_steps=10"),
+    ("FLAGS.every", "", "are not literals or one value"),
+    ("FLAGS.steps", "\nFLAGS.steps = 4", "are not literals or one value"),
+])
+def test_best_exporter_blocked_when_training_may_have_evaluated_before_the_end(every, extra, words):
+    config = f'config = tf.estimator.RunConfig(model_dir="/tmp/m", save_checkpoints_steps={every})'
+    drive = textwrap.dedent("""
+    serving = tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC)
+    eval_spec = tf.estimator.EvalSpec(eval_input_fn, exporters=tf.estimator.BestExporter("b", serving))
+    tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train_input_fn, max_steps=STEPS), eval_spec)
+    """).replace("STEPS", "FLAGS.steps" if "FLAGS" in every else "10")
+    result = blocked(prog(drive, extra=SPEC + "\nFLAGS = object()" + extra, run_config=config))
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
 
 
