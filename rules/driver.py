@@ -271,6 +271,11 @@ class Analysis:
 
                     if self._guard(canned.site, self, call, file, path) is False:
                         self._failed.add(id(call))
+                elif path == "keras.estimator.model_to_estimator":
+                    from . import keras_estimator  # the compiled Keras model itself (rules/keras_estimator.py)
+
+                    if self._guard(keras_estimator.site, self, call, file) is False:
+                        self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
         for file in self.program.files:
@@ -655,6 +660,11 @@ class Analysis:
         model_dir = site.run_config.get("model_dir")
         has_dir = model_dir is not None and not (isinstance(model_dir, Value) and is_literal(model_dir.node, None))
         where = "with nothing trained before it in the same function" if not trained else "with checkpoint_path"
+        from . import keras_estimator
+
+        if keras_estimator.is_keras(site):
+            raise Blocked(CODE, f"estimator.{what}() of a model_to_estimator Estimator {where} is not converted yet: "
+                                "the Estimator restored a checkpoint first; train first in this function", use.call)
         if canned.is_canned(site):
             if not has_dir and checkpoint is None and use.kind == "evaluate":
                 return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
@@ -1125,9 +1135,9 @@ def resumes(site: Site) -> bool:
         return False
     if site.strategy is not None and site.strategy.parameter_server:
         return False
-    from . import canned
+    from . import canned, keras_estimator
 
-    return not canned.is_canned(site)
+    return not canned.is_canned(site) and not keras_estimator.is_keras(site)
 
 
 def _what(b: Binding) -> str:
@@ -1280,6 +1290,11 @@ class Emitter:
         return None
 
     def edits(self, edits) -> None:
+        from . import keras_estimator
+
+        mine = [s for s in self.analysis.sites if keras_estimator.is_keras(s) and s.file is self.file]
+        if mine:
+            self.keras_support(mine, edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)
@@ -1331,8 +1346,30 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
+    def keras_support(self, sites: list[Site], edits) -> None:
+        """model_to_estimator: the generated optimizer class and input adapter above the module-level statement
+        that compiles the model; the compiled optimizer becomes the one that runs the legacy update."""
+        from . import keras_estimator
+
+        anchors = []
+        for s in sites:
+            anchor = s.model_fn.optimizer_node
+            while not isinstance(self.file.parent(anchor), cst.Module):
+                anchor = self.file.parent(anchor)
+            anchors.append(anchor)
+        anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
+        statements = []
+        for text in keras_estimator.support(self.file, sites):
+            body = cst.parse_module(text.strip() + "\n").body
+            statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        edits.insert_statements_above(anchor, statements)
+        for s in sites:
+            edits.replace(s.model_fn.optimizer_node, s.model_fn.optimizer.ctor)
+
     # ---- the Estimator expression ----------------------------------------------------------------------------
     def site(self, site: Site, edits) -> None:
+        from . import keras_estimator
+
         stmt = site.statement
         if not isinstance(stmt, cst.SimpleStatementLine):
             raise Blocked(CODE, "an Estimator built in the header of a compound statement is not converted; "
@@ -1341,6 +1378,11 @@ class Emitter:
         seed = site.run_config.get("tf_random_seed")
         if seed is not None and not is_literal(seed.node, None):
             lines.append(f"keras.utils.set_random_seed({self.render(seed, site.call, 'tf_random_seed')})")
+        if keras_estimator.is_keras(site):  # the Estimator was the compiled model, built already: the model itself
+            edits.replace(site.call, self.render(site.model_fn.model, site.call, "keras_model"))
+            if lines:  # the Estimator seeded its graphs' ops (dropout, shuffles) from here on
+                edits.insert_before(stmt, lines)
+            return
         visible = site.strategy_value is not None and \
             self.program.render(site.strategy_value, site.call, self.file) is not None
         if visible:
@@ -1505,6 +1547,12 @@ class Emitter:
         """The dataset fit/evaluate reads; under a multi-replica strategy, distributed by the strategy the model
         was built under (`model.distribute_strategy`: the program's strategy variable may not be visible here)."""
         dataset_fn, _ = self.dataset_fn(value, site, at, mode)
+        from . import keras_estimator
+
+        if keras_estimator.is_keras(site):  # dict features → the model's inputs by name, as model_to_estimator did
+            data = dataset_fn[len("lambda input_context: "):] if dataset_fn.startswith("lambda input_context: ") \
+                else f"{dataset_fn}()"
+            return f"model_to_estimator_inputs({model}, {data})"
         if site.strategy.kinds <= {"default", "one-device"}:
             if dataset_fn.startswith("lambda input_context: "):
                 return dataset_fn[len("lambda input_context: "):]
@@ -1574,6 +1622,11 @@ class Emitter:
         steps = self.render(steps_value, at, "steps") if steps_value is not None else default_steps or "None"
         if site.target == "keras":
             data = self.keras_data(use.evaluate["input_fn"], site, at, "eval", receiver)
+            from . import keras_estimator
+
+            if keras_estimator.is_keras(site):  # the Estimator's evaluate() also returned global_step
+                return wrap_call(f'{{**{receiver}.evaluate({data}, steps={steps}, return_dict=True), '
+                                 f'"global_step": {receiver}.optimizer.iterations.numpy()}}', "", width=92)
             return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)

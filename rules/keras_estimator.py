@@ -1,0 +1,291 @@
+"""TFM603 `tf.keras.estimator.model_to_estimator(keras_model=model, ...)` → the compiled Keras model itself.
+
+What TF 2.15's model_to_estimator did (tensorflow_estimator/python/estimator/keras_lib.py): it converted the
+compiled optimizer to its `tf.keras.optimizers.legacy` form (same config; `weight_decay`, EMA and jit settings
+dropped), cloned the model into each Estimator graph with the compiled loss (SUM_OVER_BATCH_SIZE: the batch mean)
+and metrics, fed dict features to the inputs by the model's input names (a tensor straight to its only input;
+`{"features", "sample_weights"}` as sample weights), started from the Keras model's current weights (through
+`model_dir/keras/keras_model.ckpt`), and its evaluate() returned the loss (mean over batches), the compiled metrics
+and global_step.
+
+Converted exactly (one process, default strategy, Keras target): a `tf.keras.Model(inputs, output)` or
+`tf.keras.Sequential(...)` built and compiled once in the program (inline, or in a helper that returns it) with
+`optimizer=` (positional or keyword) one of SGD (learning_rate, momentum, nesterov), Adagrad and Adam (object or
+string), `loss=` without a reduction argument and `metrics=`. The Estimator expression becomes the model
+(`est = model`), the compiled optimizer becomes the Keras 3 optimizer that runs the legacy update bit for bit
+(legacy SGD → keras.optimizers.SGD; legacy Adagrad → generated `LegacyAdagrad`; legacy Adam → generated
+`LegacyKerasAdam`: pow(β, t) and 1 - β in float32, as tf_keras' legacy Adam fed ResourceApplyAdam), and the driver
+calls become `fit`/`evaluate` through rules/driver.py's Keras target. The input data goes through a generated
+`model_to_estimator_inputs(model, dataset)` that picks dict features by the model's input names, and evaluate()
+adds `global_step` (the optimizer's iterations). `fixtures/model_to_estimator`; verify aligns the weights of the
+Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in layer order (runtime/boot/target_boot.py).
+
+Blocked, each with its reason: keras_model_path, custom_objects, metric_names_map, export_outputs, a model the
+tool cannot follow to one build and one compile, a subclassed model, several outputs, a loss with a reduction,
+compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or unknown optimizer
+arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a distribution strategy, the
+custom-loop target, predict / export_saved_model, and predict/evaluate that restored a checkpoint. Resuming: the
+migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir (noted), as canned estimators do.
+Sample weights given as `{"features", "sample_weights"}` features raise an error at run time (not converted).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import FileIndex, Value, code
+
+from . import optimizers
+from ._args import bind, generated, is_literal, literal
+
+CODE = "TFM603"
+_SIGNATURE = ["keras_model", "keras_model_path", "custom_objects", "model_dir", "config", "checkpoint_format",
+              "use_v2_estimator", "metric_names_map", "export_outputs"]
+_NOT_CONVERTED = {
+    "keras_model_path": "the model is loaded from a file tfmigrate cannot read; build it in the program and pass "
+                        "keras_model=",
+    "custom_objects": "custom objects are not converted",
+    "metric_names_map": "renamed metrics are not converted",
+    "export_outputs": "export signatures are not converted",
+}
+_MODELS = {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"}
+_COMPILE = ["optimizer", "loss", "metrics"]
+_OPTIMIZER_SIGNATURES = {  # Keras 2.15's optimizers (what compile got), their arguments that are converted
+    "SGD": ["learning_rate", "momentum", "nesterov"],
+    "Adagrad": ["learning_rate", "initial_accumulator_value", "epsilon"],
+    "Adam": ["learning_rate", "beta_1", "beta_2", "epsilon"],
+}
+_DEFAULTS = {
+    "SGD": {"learning_rate": "0.01"},
+    "Adagrad": {"learning_rate": "0.001", "initial_accumulator_value": "0.1", "epsilon": "1e-07"},
+    "Adam": {"learning_rate": "0.001", "beta_1": "0.9", "beta_2": "0.999", "epsilon": "1e-07"},
+}
+_STRINGS = {"sgd": "SGD", "adagrad": "Adagrad", "adam": "Adam"}
+
+LEGACY_ADAM_CLASS = '''
+class LegacyKerasAdam(keras.optimizers.Adam):
+    """Adam with tf_keras' legacy update (what model_to_estimator trained with): beta**t by pow in float32 and
+    float32 (1 - beta), as fed to TF1's ApplyAdam kernel.
+
+    keras.optimizers.Adam computes (1 - beta) in float64, which rounds differently in float32.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        m, v = self._momentums[index], self._velocities[index]
+        dtype = variable.dtype
+        one, beta_1, beta_2 = tf.ones((), dtype), tf.cast(self.beta_1, dtype), tf.cast(self.beta_2, dtype)
+        step = tf.cast(self.iterations + 1, dtype)
+        alpha = tf.cast(learning_rate, dtype) * tf.sqrt(one - tf.pow(beta_2, step)) / (one - tf.pow(beta_1, step))
+        self.assign_add(m, (gradient - m) * (one - beta_1))
+        self.assign_add(v, (tf.square(gradient) - v) * (one - beta_2))
+        self.assign_sub(variable, (m * alpha) / (tf.sqrt(v) + tf.cast(self.epsilon, dtype)))
+'''
+
+INPUTS_FUNCTION = '''
+def model_to_estimator_inputs(model, dataset):
+    """The (features, labels) batches as tf.keras.estimator.model_to_estimator fed them to the model: dict
+    features go to the model's inputs by input name (keys the model has no input for are not read)."""
+    features = dataset.element_spec[0]
+    if not isinstance(features, dict):
+        return dataset
+    if set(features) == {"features", "sample_weights"}:
+        raise NotImplementedError("model_to_estimator's sample_weights features are not converted by tfmigrate")
+    names = [tensor.name for tensor in model.inputs]
+    missing = sorted(set(names) - set(features))
+    if missing:
+        raise KeyError(f"the features have no key for the model inputs {missing}")
+    if len(names) == 1:
+        return dataset.map(lambda features, labels: (features[names[0]], labels))
+    return dataset.map(lambda features, labels: ([features[name] for name in names], labels))
+'''
+
+
+@dataclass
+class KerasModel:
+    """Stands in for a Site's model_fn: the user's compiled Keras model that model_to_estimator wrapped."""
+
+    node: cst.Call  # the model_to_estimator call
+    file: FileIndex
+    model: Value  # the keras_model argument
+    optimizer_node: cst.BaseExpression  # the compile call's optimizer expression (replaced)
+    compile_file: FileIndex
+    optimizer: optimizers.OptimizerPlan
+    notes: list = field(default_factory=list)
+    bound: tuple = ()
+
+    @property
+    def tf_name(self) -> str:
+        return "tf.keras.estimator.model_to_estimator"
+
+
+@dataclass
+class KerasPlan:
+    """What rules/driver.py and rules/program.py read of a model plan."""
+
+    optimizer: optimizers.OptimizerPlan
+    predictions: object = None
+    export_outputs: object = None
+    partitioner: object = None
+    helpers: tuple = ()
+
+
+def is_keras(site) -> bool:
+    return isinstance(site.model_fn, KerasModel)
+
+
+def site(analysis, call: cst.Call, file: FileIndex) -> None:
+    """A model_to_estimator call → a driver Site (registered on `analysis`), or Blocked."""
+    from . import strategy as strategies
+    from .driver import Site, bind_values
+
+    program = analysis.program
+    args = bind_values(call, _SIGNATURE, "model_to_estimator", file)
+    for key, why in _NOT_CONVERTED.items():
+        if key in args and not is_literal(args[key].node, None):
+            raise Blocked(CODE, f"model_to_estimator({key}=...) is not converted: {why}", args[key].node)
+    if "keras_model" not in args or is_literal(args["keras_model"].node, None):
+        raise Blocked(CODE, "model_to_estimator without keras_model is not converted", call)
+    value = args["keras_model"]
+    r = program.resolve(value)
+    built = r.node
+    if r.ambiguous or not isinstance(built, cst.Call) or analysis.tf(built.func, r.value.file) not in _MODELS:
+        what = analysis.why(r, "a tf.keras.Model(...) or tf.keras.Sequential(...)") if r.ambiguous or \
+            r.stopped_at is not None else (f"`{code(built)[:60]}` is not a tf.keras.Model(inputs, outputs) or "
+                                           "tf.keras.Sequential(...) call (a subclassed model is not converted)")
+        raise Blocked(CODE, f"model_to_estimator(keras_model=`{code(value.node)[:40]}`): {what}", value.node)
+    _one_output(analysis, built, r.value.file)
+    compiles = [(c, f) for f in program.files for c in f.calls
+                if isinstance(c.func, cst.Attribute) and c.func.attr.value == "compile"
+                and program.resolve(Value(c.func.value, f)).node is built]
+    if len(compiles) != 1:
+        raise Blocked(CODE, f"model_to_estimator: the Keras model is compiled {len(compiles)} times where tfmigrate "
+                            "can see it; compile it once (model_to_estimator trains with the compiled optimizer, "
+                            "loss and metrics)", value.node)
+    compile_call, compile_file = compiles[0]
+    compiled = bind(compile_call, _COMPILE, "Model.compile (before model_to_estimator)", CODE)
+    if "optimizer" not in compiled or "loss" not in compiled:
+        raise Blocked(CODE, "Model.compile without optimizer and loss: model_to_estimator needs both", compile_call)
+    _loss(analysis, Value(compiled["loss"], compile_file))
+    plan = _optimizer(analysis, Value(compiled["optimizer"], compile_file))
+    model = KerasModel(call, file, value, compiled["optimizer"], compile_file, plan)
+    if compile_file is not file:
+        raise Blocked(CODE, "model_to_estimator of a model compiled in another file is not converted yet: compile "
+                            "it in the file that calls model_to_estimator", compile_call)
+    run_trail: list = []
+    run_config = analysis.run_config(args, call, file, run_trail)
+    s = Site(call, file, model, call, "", None, run_config)
+    s.consumed.extend(run_trail)
+    analysis.strategy(s)
+    if s.strategy.kinds != {"default"} or s.original_kinds - {"default"}:
+        raise Blocked(CODE, "model_to_estimator under a distribution strategy is not converted yet (Keras 2 scaled "
+                            "the loss per replica inside the Estimator); migrate it in one process (no "
+                            "train_distribute)", call)
+    s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
+    if s.target != "keras":
+        raise Blocked(CODE, "model_to_estimator is converted to the Keras target only (the model already is a "
+                            "Keras model): rewrite with --target keras", call)
+    if "model_dir" in run_config:
+        model.notes.append((CODE, "the migrated fit resumes from its own BackupAndRestore checkpoint in model_dir, "
+                                  "not from a checkpoint the Estimator wrote there", call))
+    analysis.sites.append(s)
+    analysis._site_by_call[id(call)] = s
+
+
+def _one_output(analysis, built: cst.Call, file: FileIndex) -> None:
+    if analysis.tf(built.func, file) not in ("keras.Model", "keras.models.Model"):
+        return
+    args = bind(built, ["inputs", "outputs", "name"], "tf.keras.Model", CODE)
+    if "outputs" not in args:
+        raise Blocked(CODE, "tf.keras.Model(...) without outputs is not converted", built)
+    r = analysis.program.resolve(Value(args["outputs"], file))
+    node = r.node
+    if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
+        return
+    if isinstance(node, (cst.List, cst.Tuple, cst.Dict)):
+        raise Blocked(CODE, "model_to_estimator of a Keras model with several outputs is not converted yet (one "
+                            "loss per output, summed by Keras 2)", args["outputs"])
+
+
+def _loss(analysis, value: Value) -> None:
+    r = analysis.program.resolve(value)
+    node = r.node
+    if isinstance(node, cst.Call) and any(a.keyword is not None and a.keyword.value == "reduction"
+                                          for a in node.args):
+        raise Blocked(CODE, "model_to_estimator with a loss reduction other than the default is not converted yet "
+                            "(Keras 2 applied it inside the Estimator graph)", node)
+    if isinstance(node, (cst.List, cst.Dict, cst.Tuple)):
+        raise Blocked(CODE, "model_to_estimator with several losses is not converted yet", node)
+
+
+def _optimizer(analysis, value: Value) -> optimizers.OptimizerPlan:
+    r = analysis.program.resolve(value)
+    node, file = r.node, r.value.file
+    try:
+        text = literal(node)
+    except ValueError:
+        text = None
+    if isinstance(text, str):
+        name = _STRINGS.get(text.lower())
+        if name is None:
+            raise Blocked(optimizers.CODE, f"compile(optimizer='{text}') under model_to_estimator is not converted: "
+                                           "no Keras 3 optimizer is proven to run its legacy update exactly (sgd, "
+                                           "adagrad and adam are converted)", value.node)
+        values = dict(_DEFAULTS[name])
+    else:
+        path = analysis.tf(node.func, file) if isinstance(node, cst.Call) else None
+        name = path.split(".")[-1] if path and path.startswith("keras.optimizers.") else None
+        if name not in _OPTIMIZER_SIGNATURES or ".legacy." in (path or "") and name == "Adam" \
+                or r.ambiguous:
+            raise Blocked(optimizers.CODE, f"compile(optimizer=`{code(value.node)[:50]}`) under model_to_estimator "
+                                           "is not converted: tfmigrate converts tf.keras.optimizers.SGD, Adagrad "
+                                           "and Adam (the legacy forms model_to_estimator trained with)", value.node)
+        bound = bind(node, _OPTIMIZER_SIGNATURES[name], f"tf.keras.optimizers.{name} under model_to_estimator",
+                     optimizers.CODE)
+        values = dict(_DEFAULTS[name])
+        for key, arg in bound.items():
+            text = analysis.program.render(Value(arg, file, r.value.env), value.node, value.file)
+            if text is None:
+                raise Blocked(optimizers.CODE, f"{name}({key}=`{code(arg)}`) is not visible at compile()", arg)
+            values[key] = text
+    order = _OPTIMIZER_SIGNATURES[name]
+    kwargs = ", ".join(f"{k}={values[k]}" for k in order if k in values)
+    if name == "SGD":
+        if "momentum" in values:
+            values["momentum"] = f"float({values['momentum']})"  # Keras 3 SGD refuses an int momentum
+            kwargs = ", ".join(f"{k}={values[k]}" for k in order if k in values)
+        return optimizers.OptimizerPlan(f"keras.optimizers.SGD({kwargs})")
+    if name == "Adagrad":
+        return optimizers.OptimizerPlan(f"LegacyAdagrad({kwargs})",
+                                        support_code=generated(optimizers.LEGACY_ADAGRAD_CLASS))
+    return optimizers.OptimizerPlan(f"LegacyKerasAdam({kwargs})", support_code=generated(LEGACY_ADAM_CLASS),
+                                    notes=[(optimizers.CODE_INEXACT, "keras.optimizers.Adam computes 1 - beta in "
+                                                                     "float64; generated LegacyKerasAdam keeps tf_keras' "
+                                                                     "legacy update")])
+
+
+def model_plan(sites: list, context):
+    """(plan, target, builder name, parameter server?, notes), like program._model_plan."""
+    from .program import _reading
+
+    model: KerasModel = sites[0].model_fn
+    predicts, exports = _reading(sites)
+    if predicts or exports:
+        first = (predicts or exports)[0]
+        raise Blocked(CODE, "predict / export_saved_model of a model_to_estimator Estimator is not converted yet "
+                            "(its PREDICT outputs were named by the model's outputs); call model.predict on the "
+                            "Keras model", first.call)
+    notes = [*model.notes, *((c, m, model.optimizer_node) for c, m in model.optimizer.notes)]
+    return KerasPlan(model.optimizer), "keras", "", False, notes
+
+
+def support(file: FileIndex, sites: list) -> list[str]:
+    """Module-level code this file needs for its model_to_estimator sites (each text once)."""
+    out: list[str] = []
+    for s in sites:
+        for text in (s.model_fn.optimizer.support_code, INPUTS_FUNCTION):
+            if text and text not in out:
+                out.append(text)
+    return out
