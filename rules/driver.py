@@ -1358,6 +1358,9 @@ class Emitter:
                 anchor = self.file.parent(anchor)
             anchors.append(anchor)
         anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
+        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # compiled at module level: after the imports
+            body = self.file.module.body
+            anchor = next((stmt for stmt in body if not _import_or_docstring(stmt)), anchor)
         statements = []
         for text in keras_estimator.support(self.file, sites):
             body = cst.parse_module(text.strip() + "\n").body
@@ -1745,6 +1748,12 @@ class Emitter:
             evaluate = self.evaluate_text(site, use, "100")  # EvalSpec's default steps
             # train_and_evaluate returned (eval_result, export_results)
             edits.replace(use.call, evaluate if bare else f"({evaluate}, {name if exports else '[]'})")
+
+
+def _import_or_docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) or isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString)
+        for s in stmt.body)
 
 
 def _drop_param(params: cst.Parameters, name: str) -> cst.Parameters:

@@ -1,0 +1,153 @@
+"""TFM603 `tf.keras.estimator.model_to_estimator`: the Estimator becomes the compiled Keras model itself, its
+optimizer the Keras 3 one that runs the legacy update model_to_estimator trained with (rules/keras_estimator.py);
+everything not converted exactly is blocked, named."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from _helpers import blocked, converted
+
+INPUTS = '''
+def train_input_fn():
+    ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [1]))
+    return ds.batch(1).repeat()
+
+
+def eval_input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [1])).batch(1)
+'''
+
+BUILD = '''
+def build_model():
+    inputs = tf.keras.Input(shape=(2,), name="x")
+    logits = tf.keras.layers.Dense(3)(tf.keras.layers.Dense(4, activation="relu")(inputs))
+    model = tf.keras.Model(inputs, logits)
+    model.compile(OPTIMIZER, loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+'''
+
+
+def prog(main: str, optimizer: str = "tf.keras.optimizers.SGD(0.1)", build: str = BUILD, extra: str = "") -> str:
+    parts = ["import tensorflow as tf\n", textwrap.dedent(extra), INPUTS, build.replace("OPTIMIZER", optimizer),
+             textwrap.dedent(main)]
+    return "\n".join(p.strip("\n") + "\n\n" for p in parts if p.strip())
+
+
+HELPER_MAIN = '''
+def main():
+    model = build_model()
+    config = tf.estimator.RunConfig(model_dir="/tmp/m2e", save_checkpoints_steps=5)
+    est = tf.keras.estimator.model_to_estimator(keras_model=model, config=config)
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=10)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=None)
+    result, _ = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    print(result)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_model_from_a_helper_keyword_and_train_and_evaluate():
+    out = converted(prog(HELPER_MAIN))
+    assert "    est = model\n" in out
+    assert "model.compile(keras.optimizers.SGD(learning_rate=0.1), loss=" in out
+    assert "model_to_estimator_inputs(est, train_input_fn())" in out
+    assert "steps_per_epoch=10" in out
+    assert "keras.callbacks.BackupAndRestore(" in out
+    assert '"global_step": est.optimizer.iterations.numpy()' in out
+    assert "tf.estimator" not in out and "model_to_estimator(" not in out.replace("def model_to_estimator_inputs(", "")
+    # the generated helpers come before the function that compiles the model
+    assert out.index("def model_to_estimator_inputs(") < out.index("def build_model(")
+
+
+def test_module_level_positional_sequential_train_then_evaluate():
+    src = prog('''
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,))])
+        model.compile(optimizer="adagrad", loss="sparse_categorical_crossentropy")
+        est = tf.keras.estimator.model_to_estimator(model)
+        est.train(train_input_fn, max_steps=4)
+        metrics = est.evaluate(eval_input_fn)
+        ''', build="")
+    out = converted(src)
+    assert "est = model\n" in out
+    assert 'optimizer=LegacyAdagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-07)' in out
+    assert "class LegacyAdagrad(keras.optimizers.Adagrad):" in out
+    assert "est.fit(\n    model_to_estimator_inputs(est, train_input_fn()),\n    epochs=1,\n    steps_per_epoch=4," in out
+    assert "metrics = {**est.evaluate(model_to_estimator_inputs(est, eval_input_fn()), steps=None" in out
+    # compiled at module level: the generated code goes after the imports, before the program's own code
+    assert out.index("import keras\n") < out.index("def model_to_estimator_inputs(") < out.index("def train_input_fn(")
+
+
+def test_estimator_from_a_function_and_compat_v1_path_and_adam():
+    src = prog('''
+        def make_estimator(model, model_dir):
+            return tf.compat.v1.keras.estimator.model_to_estimator(keras_model=model, model_dir=model_dir)
+
+
+        def main():
+            est = make_estimator(build_model(), "/tmp/m2e")
+            est.train(input_fn=train_input_fn, steps=3)
+        ''', optimizer="tf.keras.optimizers.Adam(learning_rate=0.01, epsilon=1e-6)")
+    out = converted(src)
+    assert "LegacyKerasAdam(learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-6)" in out
+    assert "class LegacyKerasAdam(keras.optimizers.Adam):" in out
+    assert "return model\n" in out
+    assert "model_to_estimator_inputs(est, train_input_fn()),\n        epochs=1,\n        steps_per_epoch=3," in out
+
+
+def test_optimizer_through_a_name_and_integer_momentum():
+    build = BUILD.replace("    model.compile(", "    opt = tf.keras.optimizers.SGD(0.1, 0)\n    model.compile(")
+    out = converted(prog(HELPER_MAIN, optimizer="opt", build=build))
+    assert "model.compile(keras.optimizers.SGD(learning_rate=0.1, momentum=float(0)), loss=" in out
+
+
+@pytest.mark.parametrize("change, why", [
+    (("keras_model=model, config=config", 'keras_model_path="m.h5", config=config'), "keras_model_path"),
+    (("keras_model=model, config=config", "keras_model=model, config=config, custom_objects={}"), "custom_objects"),
+    (("keras_model=model, config=config", "keras_model=model, config=config, export_outputs={}"), "export_outputs"),
+    (('model_dir="/tmp/m2e",', 'model_dir="/tmp/m2e", train_distribute=tf.distribute.MirroredStrategy(),'),
+     "distribution strategy"),
+])
+def test_blocked_arguments(change, why):
+    result = blocked(prog(HELPER_MAIN.replace(*change)))
+    assert any(d.code == "TFM603" and why in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("build, optimizer, code, why", [
+    (BUILD, "tf.keras.optimizers.RMSprop(0.1)", "TFM301", "SGD, Adagrad and Adam"),
+    (BUILD, '"rmsprop"', "TFM301", "sgd, adagrad and adam"),
+    (BUILD, "tf.keras.optimizers.SGD(0.1, weight_decay=0.01)", "TFM301", "weight_decay"),
+    (BUILD, "tf.keras.optimizers.legacy.Adam(0.1)", "TFM301", "SGD, Adagrad and Adam"),
+    (BUILD.replace("tf.keras.Model(inputs, logits)", "tf.keras.Model(inputs, [logits, logits])"),
+     "tf.keras.optimizers.SGD(0.1)", "TFM603", "several outputs"),
+    (BUILD.replace('loss="sparse_categorical_crossentropy"',
+                   'loss=tf.keras.losses.SparseCategoricalCrossentropy(reduction="sum")'),
+     "tf.keras.optimizers.SGD(0.1)", "TFM603", "reduction"),
+    (BUILD.replace("    model.compile(", "    model.compile(run_eagerly=True, optimizer=").replace(
+        "OPTIMIZER, loss", "OPTIMIZER, loss"), "tf.keras.optimizers.SGD(0.1)", "TFM603", "run_eagerly"),
+    (BUILD.replace("    model.compile(", "    pass  # (").replace(', metrics=["accuracy"])', ', metrics=["accuracy"]'),
+     "tf.keras.optimizers.SGD(0.1)", "TFM603", "compiled 0 times"),
+    (BUILD.replace("model = tf.keras.Model(inputs, logits)", "model = MyModel()"),
+     "tf.keras.optimizers.SGD(0.1)", "TFM603", "subclassed"),
+])
+def test_blocked_models_and_optimizers(build, optimizer, code, why):
+    extra = "class MyModel(tf.keras.Model):\n    pass\n" if "MyModel" in build else ""
+    result = blocked(prog(HELPER_MAIN, optimizer=optimizer, build=build, extra=extra))
+    assert any(d.code == code and why in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
+def test_predict_is_blocked():
+    main = HELPER_MAIN.replace("    print(result)\n", "    print(list(est.predict(eval_input_fn)))\n")
+    result = blocked(prog(main))
+    assert any(d.code == "TFM603" and "predict" in d.message for d in result.diagnostics)
+
+
+def test_custom_loop_target_is_blocked():
+    result = blocked(prog(HELPER_MAIN), target="ctl")
+    assert any(d.code == "TFM603" and "--target keras" in d.message for d in result.diagnostics)
