@@ -1367,7 +1367,7 @@ class Emitter:
             statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
         edits.insert_statements_above(anchor, statements)
         for s in sites:
-            edits.replace(s.model_fn.optimizer_node, s.model_fn.optimizer.ctor)
+            edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
 
     # ---- the Estimator expression ----------------------------------------------------------------------------
     def site(self, site: Site, edits) -> None:
@@ -1625,11 +1625,6 @@ class Emitter:
         steps = self.render(steps_value, at, "steps") if steps_value is not None else default_steps or "None"
         if site.target == "keras":
             data = self.keras_data(use.evaluate["input_fn"], site, at, "eval", receiver)
-            from . import keras_estimator
-
-            if keras_estimator.is_keras(site):  # the Estimator's evaluate() also returned global_step
-                return wrap_call(f'{{**{receiver}.evaluate({data}, steps={steps}, return_dict=True), '
-                                 f'"global_step": {receiver}.optimizer.iterations.numpy()}}', "", width=92)
             return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)

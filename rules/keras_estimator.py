@@ -84,6 +84,25 @@ class LegacyKerasAdam(keras.optimizers.Adam):
         self.assign_sub(variable, (m * alpha) / (tf.sqrt(v) + tf.cast(self.epsilon, dtype)))
 '''
 
+GLOBAL_STEP_CLASS = '''
+class EstimatorGlobalStep(keras.metrics.Metric):
+    """evaluate()'s global_step, as the Estimator returned it: the training steps taken (the optimizer's
+    iterations). `step` is a callable, so the metric does not track the model it reads."""
+
+    def __init__(self, step, name="global_step"):
+        super().__init__(name=name)
+        self.step = step
+
+    def update_state(self, *args, **kwargs):
+        pass
+
+    def result(self):
+        return self.step()
+
+    def reset_state(self):
+        pass
+'''
+
 INPUTS_FUNCTION = '''
 def model_to_estimator_inputs(model, dataset):
     """The (features, labels) batches as tf.keras.estimator.model_to_estimator fed them to the model: dict
@@ -112,6 +131,7 @@ class KerasModel:
     model: Value  # the keras_model argument
     optimizer_node: cst.BaseExpression  # the compile call's optimizer expression (replaced)
     compile_file: FileIndex
+    compile_call: cst.Call  # rewritten: the exact optimizer, and EstimatorGlobalStep added to its metrics
     optimizer: optimizers.OptimizerPlan
     notes: list = field(default_factory=list)
     bound: tuple = ()
@@ -170,7 +190,10 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
         raise Blocked(CODE, "Model.compile without optimizer and loss: model_to_estimator needs both", compile_call)
     _loss(analysis, Value(compiled["loss"], compile_file))
     plan = _optimizer(analysis, Value(compiled["optimizer"], compile_file))
-    model = KerasModel(call, file, value, compiled["optimizer"], compile_file, plan)
+    if "metrics" in compiled and not isinstance(compiled["metrics"], (cst.List, cst.Tuple)):
+        raise Blocked(CODE, "Model.compile(metrics=...) before model_to_estimator is converted when it is a list "
+                            "written in the call (evaluate() gets global_step added to it)", compiled["metrics"])
+    model = KerasModel(call, file, value, compiled["optimizer"], compile_file, compile_call, plan)
     if compile_file is not file:
         raise Blocked(CODE, "model_to_estimator of a model compiled in another file is not converted yet: compile "
                             "it in the file that calls model_to_estimator", compile_call)
@@ -266,6 +289,31 @@ def _optimizer(analysis, value: Value) -> optimizers.OptimizerPlan:
                                                                      "legacy update")])
 
 
+def compile_text(model: KerasModel) -> str:
+    """The compile call with the exact optimizer and, in its metrics, the Estimator's global_step."""
+    call = model.compile_call
+    step = f"EstimatorGlobalStep(lambda: {code(call.func.value)}.optimizer.iterations)"
+    args, has_metrics = [], False
+    for index, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else _COMPILE[index]
+        if arg.value is model.optimizer_node:
+            arg = arg.with_changes(value=cst.parse_expression(model.optimizer.ctor))
+        if name == "metrics":
+            has_metrics = True
+            elements = [*arg.value.elements]
+            if elements:
+                elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            new = cst.List([*elements, cst.Element(cst.parse_expression(step))])
+            arg = arg.with_changes(value=new)
+        args.append(arg)
+    if not has_metrics:
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(cst.Arg(cst.parse_expression(f"[{step}]"), keyword=cst.Name("metrics"),
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+    return code(call.with_changes(args=args))
+
+
 def model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes), like program._model_plan."""
     from .program import _reading
@@ -285,7 +333,7 @@ def support(file: FileIndex, sites: list) -> list[str]:
     """Module-level code this file needs for its model_to_estimator sites (each text once)."""
     out: list[str] = []
     for s in sites:
-        for text in (s.model_fn.optimizer.support_code, INPUTS_FUNCTION):
+        for text in (s.model_fn.optimizer.support_code, GLOBAL_STEP_CLASS, INPUTS_FUNCTION):
             if text and text not in out:
                 out.append(text)
     return out

@@ -58,7 +58,9 @@ def test_model_from_a_helper_keyword_and_train_and_evaluate():
     assert "model_to_estimator_inputs(est, train_input_fn())" in out
     assert "steps_per_epoch=10" in out
     assert "keras.callbacks.BackupAndRestore(" in out
-    assert '"global_step": est.optimizer.iterations.numpy()' in out
+    # evaluate() returned global_step: a metric reading the optimizer's iterations joins the compiled metrics
+    assert 'metrics=["accuracy", EstimatorGlobalStep(lambda: model.optimizer.iterations)])' in out
+    assert "class EstimatorGlobalStep(keras.metrics.Metric):" in out
     assert "tf.estimator" not in out and "model_to_estimator(" not in out.replace("def model_to_estimator_inputs(", "")
     # the generated helpers come before the function that compiles the model
     assert out.index("def model_to_estimator_inputs(") < out.index("def build_model(")
@@ -77,7 +79,9 @@ def test_module_level_positional_sequential_train_then_evaluate():
     assert 'optimizer=LegacyAdagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-07)' in out
     assert "class LegacyAdagrad(keras.optimizers.Adagrad):" in out
     assert "est.fit(\n    model_to_estimator_inputs(est, train_input_fn()),\n    epochs=1,\n    steps_per_epoch=4," in out
-    assert "metrics = {**est.evaluate(model_to_estimator_inputs(est, eval_input_fn()), steps=None" in out
+    assert "metrics = est.evaluate(model_to_estimator_inputs(est, eval_input_fn()), steps=None" in out
+    # no metrics compiled: the Estimator still returned global_step
+    assert 'loss="sparse_categorical_crossentropy", metrics=[EstimatorGlobalStep(lambda: model.optimizer.iterations)])' in out
     # compiled at module level: the generated code goes after the imports, before the program's own code
     assert out.index("import keras\n") < out.index("def model_to_estimator_inputs(") < out.index("def train_input_fn(")
 
@@ -140,6 +144,13 @@ def test_blocked_models_and_optimizers(build, optimizer, code, why):
     result = blocked(prog(HELPER_MAIN, optimizer=optimizer, build=build, extra=extra))
     assert any(d.code == code and why in d.message for d in result.diagnostics), \
         [d.format() for d in result.diagnostics]
+
+
+def test_metrics_not_written_as_a_list_are_blocked():
+    build = BUILD.replace('metrics=["accuracy"]', "metrics=METRICS").replace("def build_model():",
+                                                                            'METRICS = ["accuracy"]\n\n\ndef build_model():')
+    result = blocked(prog(HELPER_MAIN, build=build))
+    assert any(d.code == "TFM603" and "metrics" in d.message for d in result.diagnostics)
 
 
 def test_predict_is_blocked():
