@@ -79,9 +79,9 @@ name with several possible values, input functions the tool cannot see. Hooks: r
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
 another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
 unit is left unchanged with a TFM600 error naming the file that blocked.
-TFM603 (other estimator kinds): the canned estimators rules/canned.py does not convert (RNN estimators),
-`TPUEstimator` and `keras.estimator.model_to_estimator` are found and reported with what to do; they are not
-converted yet.
+TFM603 (other estimator kinds): `tf.keras.estimator.model_to_estimator(keras_model=...)` becomes the compiled
+Keras model (rules/keras_estimator.py: what converts, what blocks); the canned estimators rules/canned.py does not
+convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and

@@ -78,10 +78,12 @@ def test_module_level_positional_sequential_train_then_evaluate():
     assert "est = model\n" in out
     assert 'optimizer=LegacyAdagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-07)' in out
     assert "class LegacyAdagrad(keras.optimizers.Adagrad):" in out
-    assert "est.fit(\n    model_to_estimator_inputs(est, train_input_fn()),\n    epochs=1,\n    steps_per_epoch=4," in out
+    assert "est.fit(\n    model_to_estimator_inputs(est, train_input_fn()),\n    epochs=1,\n    steps_per_epoch=4," \
+        in out
     assert "metrics = est.evaluate(model_to_estimator_inputs(est, eval_input_fn()), steps=None" in out
     # no metrics compiled: the Estimator still returned global_step
-    assert 'loss="sparse_categorical_crossentropy", metrics=[EstimatorGlobalStep(lambda: model.optimizer.iterations)])' in out
+    assert ('loss="sparse_categorical_crossentropy", '
+            'metrics=[EstimatorGlobalStep(lambda: model.optimizer.iterations)])') in out
     # compiled at module level: the generated code goes after the imports, before the program's own code
     assert out.index("import keras\n") < out.index("def model_to_estimator_inputs(") < out.index("def train_input_fn(")
 
@@ -101,6 +103,11 @@ def test_estimator_from_a_function_and_compat_v1_path_and_adam():
     assert "class LegacyKerasAdam(keras.optimizers.Adam):" in out
     assert "return model\n" in out
     assert "model_to_estimator_inputs(est, train_input_fn()),\n        epochs=1,\n        steps_per_epoch=3," in out
+
+
+def test_legacy_adam_is_what_model_to_estimator_ran_and_converts_the_same():
+    out = converted(prog(HELPER_MAIN, optimizer="tf.keras.optimizers.legacy.Adam(0.02)"))
+    assert "model.compile(LegacyKerasAdam(learning_rate=0.02, beta_1=0.9, beta_2=0.999, epsilon=1e-07), loss=" in out
 
 
 def test_optimizer_through_a_name_and_integer_momentum():
@@ -126,7 +133,9 @@ def test_blocked_arguments(change, why):
     (BUILD, "tf.keras.optimizers.RMSprop(0.1)", "TFM301", "SGD, Adagrad and Adam"),
     (BUILD, '"rmsprop"', "TFM301", "sgd, adagrad and adam"),
     (BUILD, "tf.keras.optimizers.SGD(0.1, weight_decay=0.01)", "TFM301", "weight_decay"),
-    (BUILD, "tf.keras.optimizers.legacy.Adam(0.1)", "TFM301", "SGD, Adagrad and Adam"),
+    (BUILD, "tf.keras.optimizers.SGD(tf.keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9))", "TFM301",
+     "schedule"),
+    (BUILD, "tf.keras.optimizers.Adam(0.1, amsgrad=True)", "TFM301", "amsgrad"),
     (BUILD.replace("tf.keras.Model(inputs, logits)", "tf.keras.Model(inputs, [logits, logits])"),
      "tf.keras.optimizers.SGD(0.1)", "TFM603", "several outputs"),
     (BUILD.replace('loss="sparse_categorical_crossentropy"',
@@ -147,8 +156,8 @@ def test_blocked_models_and_optimizers(build, optimizer, code, why):
 
 
 def test_metrics_not_written_as_a_list_are_blocked():
-    build = BUILD.replace('metrics=["accuracy"]', "metrics=METRICS").replace("def build_model():",
-                                                                            'METRICS = ["accuracy"]\n\n\ndef build_model():')
+    build = BUILD.replace('metrics=["accuracy"]', "metrics=METRICS")
+    build = build.replace("def build_model():", 'METRICS = ["accuracy"]\n\n\ndef build_model():')
     result = blocked(prog(HELPER_MAIN, build=build))
     assert any(d.code == "TFM603" and "metrics" in d.message for d in result.diagnostics)
 
