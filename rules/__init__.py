@@ -75,7 +75,7 @@ RULES = (
     Rule("TFM603", "other-estimator-kinds", "keras_estimator",
          "model_to_estimator becomes the compiled Keras model (legacy optimizer kept exact); RNN estimators and "
          "TPUEstimator are reported with what to do",
-         ("model_to_estimator",), triggers=ESTIMATOR_WORDS),
+         ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
     Rule("TFM611", "session-run-hooks", "hooks",

@@ -1823,7 +1823,9 @@ def explain(analysis: Analysis, locate) -> list[dict]:
         fn = site.model_fn.node
         out.append({
             "estimator": locate(site.call),
-            "model_fn": f"canned {site.model_fn.tf_name}" if not isinstance(fn, cst.FunctionDef) else
+            "model_fn": f"the compiled Keras model `{code(site.model_fn.model.node)}` ({site.model_fn.tf_name})"
+            if hasattr(site.model_fn, "compile_call") else
+            f"canned {site.model_fn.tf_name}" if not isinstance(fn, cst.FunctionDef) else
             f"{fn.name.value} at {locate(fn)}" + (" (closure in a factory)" if site.factory else ""),
             "target": site.target,
             "strategy": {"kinds": sorted(site.strategy.kinds), "tf2": site.strategy.expression.replace(

@@ -305,7 +305,10 @@ def _optimizer(analysis, value: Value) -> optimizers.OptimizerPlan:
     kwargs = ", ".join(f"{k}={values[k]}" for k in order if k in values)
     if name == "SGD":
         if "momentum" in values:
-            values["momentum"] = f"float({values['momentum']})"  # Keras 3 SGD refuses an int momentum
+            try:  # Keras 3 SGD refuses an int momentum
+                values["momentum"] = repr(float(literal(cst.parse_expression(values["momentum"]))))
+            except (ValueError, TypeError):
+                values["momentum"] = f"float({values['momentum']})"
             kwargs = ", ".join(f"{k}={values[k]}" for k in order if k in values)
         return optimizers.OptimizerPlan(f"keras.optimizers.SGD({kwargs})")
     if name == "Adagrad":

@@ -113,7 +113,10 @@ def test_legacy_adam_is_what_model_to_estimator_ran_and_converts_the_same():
 def test_optimizer_through_a_name_and_integer_momentum():
     build = BUILD.replace("    model.compile(", "    opt = tf.keras.optimizers.SGD(0.1, 0)\n    model.compile(")
     out = converted(prog(HELPER_MAIN, optimizer="opt", build=build))
-    assert "model.compile(keras.optimizers.SGD(learning_rate=0.1, momentum=float(0)), loss=" in out
+    assert "model.compile(keras.optimizers.SGD(learning_rate=0.1, momentum=0.0), loss=" in out
+    momentum = BUILD.replace("    model.compile(", "    m = 0\n    opt = tf.keras.optimizers.SGD(0.1, m)\n    model.compile(")
+    out = converted(prog(HELPER_MAIN, optimizer="opt", build=momentum))
+    assert "model.compile(keras.optimizers.SGD(learning_rate=0.1, momentum=float(m)), loss=" in out
 
 
 @pytest.mark.parametrize("change, why", [
