@@ -12,27 +12,29 @@ Converted exactly (one process, default strategy, Keras target): a `tf.keras.Mod
 `tf.keras.Sequential(...)` built and compiled once in the program (inline, or in a helper that returns it) with
 `optimizer=` (positional or keyword) one of SGD (learning_rate, momentum, nesterov), Adagrad and Adam (object,
 `legacy.` object or string; a constant learning rate), `loss=` without a reduction argument and `metrics=`.
-The Estimator expression becomes the model (`est = model`), the compiled optimizer becomes the Keras 3 optimizer that runs the legacy update bit for bit
-(legacy SGD → keras.optimizers.SGD; legacy Adagrad → generated `LegacyAdagrad`; legacy Adam → generated
-`LegacyKerasAdam`: pow(β, t) and 1 - β in float32, as tf_keras' legacy Adam fed ResourceApplyAdam), and the driver
-calls become `fit`/`evaluate` through rules/driver.py's Keras target. The input data goes through a generated
-`model_to_estimator_inputs(model, dataset)` that picks dict features by the model's input names, and evaluate()
-adds `global_step` (the optimizer's iterations). `fixtures/model_to_estimator`; verify aligns the weights of the
-Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in layer order (runtime/boot/target_boot.py).
+The Estimator expression becomes the model (`est = model`); the compiled optimizer becomes the Keras 3 optimizer
+that runs the legacy update bit for bit (legacy SGD → keras.optimizers.SGD; legacy Adagrad → generated
+`LegacyAdagrad`; legacy Adam → generated `LegacyKerasAdam`: pow(β, t) and 1 - β in float32, as tf_keras' legacy
+Adam fed ResourceApplyAdam); the driver calls become `fit`/`evaluate` through rules/driver.py's Keras target. The
+input data goes through a generated `model_to_estimator_inputs(model, dataset)` that picks dict features by the
+model's input names. `fixtures/model_to_estimator`, `fixtures/model_to_estimator_sgd`; verify aligns the weights
+of the Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in layer order
+(runtime/boot/target_boot.py).
 
 Blocked, each with its reason: keras_model_path, custom_objects, metric_names_map, export_outputs, a model the
 tool cannot follow to one build and one compile, a subclassed model, several outputs, a loss with a reduction,
 compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or unknown optimizer
 arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a learning-rate schedule, a
-distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that restored a checkpoint. Resuming: the
-migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir (noted), as canned estimators do.
-Sample weights given as `{"features", "sample_weights"}` features raise an error at run time (not converted).
+distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that restored a
+checkpoint. Resuming: the migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir (noted),
+as canned estimators do. Sample weights given as `{"features", "sample_weights"}` features raise an error at run
+time (not converted).
 The compiled metrics get a generated `EstimatorGlobalStep` metric (evaluate() returns global_step, as the
 Estimator's did); metrics are converted when written as a list in the compile call.
 
 Measured (`tfmigrate verify --workers 1 fixtures/model_to_estimator/...`): 120/120 steps bit-equal and evaluate()'s
-loss, accuracy and global_step equal; with stock keras.optimizers.Adam instead of LegacyKerasAdam 1/120 steps are
-bit-equal (max relative difference 1.8e-5 by step 120).
+loss, accuracy and global_step equal (model_to_estimator_sgd: the same); with stock keras.optimizers.Adam instead of
+LegacyKerasAdam 1/120 steps are bit-equal (max relative difference 1.8e-5).
 
 TFM603 also reports the Estimator kinds that are not converted, with what to do (rules/driver.py `kind_message`):
 RNN estimators and `TPUEstimator`.

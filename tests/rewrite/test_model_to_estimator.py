@@ -114,7 +114,8 @@ def test_optimizer_through_a_name_and_integer_momentum():
     build = BUILD.replace("    model.compile(", "    opt = tf.keras.optimizers.SGD(0.1, 0)\n    model.compile(")
     out = converted(prog(HELPER_MAIN, optimizer="opt", build=build))
     assert "model.compile(keras.optimizers.SGD(learning_rate=0.1, momentum=0.0), loss=" in out
-    momentum = BUILD.replace("    model.compile(", "    m = 0\n    opt = tf.keras.optimizers.SGD(0.1, m)\n    model.compile(")
+    momentum = BUILD.replace("    model.compile(",
+                             "    m = 0\n    opt = tf.keras.optimizers.SGD(0.1, m)\n    model.compile(")
     out = converted(prog(HELPER_MAIN, optimizer="opt", build=momentum))
     assert "model.compile(keras.optimizers.SGD(learning_rate=0.1, momentum=float(m)), loss=" in out
 
