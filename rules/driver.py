@@ -1292,9 +1292,7 @@ class Emitter:
     def edits(self, edits) -> None:
         from . import keras_estimator
 
-        mine = [s for s in self.analysis.sites if keras_estimator.is_keras(s) and s.file is self.file]
-        if mine:
-            self.keras_support(mine, edits)
+        self.keras_support(edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)
@@ -1346,27 +1344,33 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
-    def keras_support(self, sites: list[Site], edits) -> None:
-        """model_to_estimator: the generated optimizer class and input adapter above the module-level statement
-        that compiles the model; the compiled optimizer becomes the one that runs the legacy update."""
+    def keras_support(self, edits) -> None:
+        """model_to_estimator: the generated optimizer class and global_step metric above the module-level statement
+        that compiles the model, whose optimizer becomes the one that runs the legacy update; the input adapter
+        above the first statement that trains or evaluates such an Estimator (the model may live in another file)."""
         from . import keras_estimator
 
+        sites = [s for s in self.analysis.sites if keras_estimator.is_keras(s)]
+        compiled = [s for s in sites if s.model_fn.compile_file is self.file]
+        fed = [s for s in sites if any(u.file is self.file for u in s.uses)]
+        if not compiled and not fed:
+            return
+        nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
+                                                                 if u.file is self.file]
         anchors = []
-        for s in sites:
-            anchor = s.model_fn.optimizer_node
-            while not isinstance(self.file.parent(anchor), cst.Module):
-                anchor = self.file.parent(anchor)
-            anchors.append(anchor)
+        for node in nodes:
+            while not isinstance(self.file.parent(node), cst.Module):
+                node = self.file.parent(node)
+            anchors.append(node)
         anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
-        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # compiled at module level: after the imports
-            body = self.file.module.body
-            anchor = next((stmt for stmt in body if not _import_or_docstring(stmt)), anchor)
+        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # at module level: right after the imports
+            anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
         statements = []
-        for text in keras_estimator.support(self.file, sites):
+        for text in keras_estimator.support(compiled, fed):
             body = cst.parse_module(text.strip() + "\n").body
             statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
         edits.insert_statements_above(anchor, statements)
-        for s in sites:
+        for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
 
     # ---- the Estimator expression ----------------------------------------------------------------------------

@@ -153,7 +153,7 @@ class KerasModel:
     """Stands in for a Site's model_fn: the user's compiled Keras model that model_to_estimator wrapped."""
 
     node: cst.Call  # the model_to_estimator call
-    file: FileIndex
+    file: FileIndex  # where the model is compiled
     model: Value  # the keras_model argument
     optimizer_node: cst.BaseExpression  # the compile call's optimizer expression (replaced)
     compile_file: FileIndex
@@ -219,10 +219,8 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
     if "metrics" in compiled and not isinstance(compiled["metrics"], (cst.List, cst.Tuple)):
         raise Blocked(CODE, "Model.compile(metrics=...) before model_to_estimator is converted when it is a list "
                             "written in the call (evaluate() gets global_step added to it)", compiled["metrics"])
-    model = KerasModel(call, file, value, compiled["optimizer"], compile_file, compile_call, plan)
-    if compile_file is not file:
-        raise Blocked(CODE, "model_to_estimator of a model compiled in another file is not converted yet: compile "
-                            "it in the file that calls model_to_estimator", compile_call)
+    # the compile call's file is the model's: the program's files that hold it migrate as one unit
+    model = KerasModel(call, compile_file, value, compiled["optimizer"], compile_file, compile_call, plan)
     run_trail: list = []
     run_config = analysis.run_config(args, call, file, run_trail)
     s = Site(call, file, model, call, "", None, run_config)
@@ -237,7 +235,7 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
         raise Blocked(CODE, "model_to_estimator is converted to the Keras target only (the model already is a "
                             "Keras model): rewrite with --target keras", call)
     if "model_dir" in run_config:
-        model.notes.append((CODE, "the migrated fit resumes from its own BackupAndRestore checkpoint in model_dir, "
+        analysis.notes.append((CODE, "the migrated fit resumes from its own BackupAndRestore checkpoint in model_dir, "
                                   "not from a checkpoint the Estimator wrote there", call))
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
@@ -361,11 +359,12 @@ def model_plan(sites: list, context):
     return KerasPlan(model.optimizer), "keras", "", False, notes
 
 
-def support(file: FileIndex, sites: list) -> list[str]:
-    """Module-level code this file needs for its model_to_estimator sites (each text once)."""
+def support(compiled: list, fed: list) -> list[str]:
+    """Module-level code of one file: the optimizer classes and global_step metric of the models it compiles, the
+    input adapter where model_to_estimator's Estimators are trained or evaluated (each text once)."""
     out: list[str] = []
-    for s in sites:
-        for text in (s.model_fn.optimizer.support_code, GLOBAL_STEP_CLASS, INPUTS_FUNCTION):
-            if text and text not in out:
-                out.append(text)
+    texts = [t for s in compiled for t in (s.model_fn.optimizer.support_code, GLOBAL_STEP_CLASS)]
+    for text in texts + ([INPUTS_FUNCTION] if fed else []):
+        if text and text not in out:
+            out.append(text)
     return out

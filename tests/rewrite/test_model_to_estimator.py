@@ -175,3 +175,49 @@ def test_predict_is_blocked():
 def test_custom_loop_target_is_blocked():
     result = blocked(prog(HELPER_MAIN), target="ctl")
     assert any(d.code == "TFM603" and "--target keras" in d.message for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("how, call", [("from trainer import model as m", "m.build_model()"),
+                                       ("from trainer.model import build_model", "build_model()")])
+def test_model_built_and_compiled_in_another_file(tmp_path, how, call):
+    """The two files migrate together: model.py's compile gets the optimizer class and the global_step metric,
+    task.py's driver calls the input adapter it gets."""
+    import ast
+
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text("import tensorflow as tf\n\n\n" + BUILD.strip("\n").replace(
+        "OPTIMIZER", 'optimizer="adam"') + "\n")
+    (pkg / "task.py").write_text(prog(HELPER_MAIN.replace("build_model()", call), build="", extra=how))
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    model, task = results["model.py"], results["task.py"]
+    assert (model.status, task.status) == ("changed", "changed"), [d.format() for d in task.diagnostics]
+    model_out, task_out = model.output.decode(), task.output.decode()
+    ast.parse(model_out), ast.parse(task_out)
+    assert "class LegacyKerasAdam(keras.optimizers.Adam):" in model_out and "import keras\n" in model_out
+    assert "optimizer=LegacyKerasAdam(learning_rate=0.001" in model_out
+    assert "class EstimatorGlobalStep(" in model_out and "model_to_estimator_inputs" not in model_out
+    assert "def model_to_estimator_inputs(" in task_out and "LegacyKerasAdam" not in task_out
+    assert "est = model\n" in task_out and "model_to_estimator_inputs(est, train_input_fn())" in task_out
+    # each note where its construct is: the resume note at the Estimator, the optimizer note at the compile
+    assert [d.code for d in task.diagnostics] == ["TFM603"] and [d.code for d in model.diagnostics] == ["TFM302"]
+
+
+def test_model_compiled_in_another_file_blocks_both_files_when_one_blocks(tmp_path):
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text("import tensorflow as tf\n\n\n" + BUILD.strip("\n").replace(
+        "OPTIMIZER", 'optimizer="rmsprop"') + "\n")
+    (pkg / "task.py").write_text(prog(HELPER_MAIN.replace("build_model()", "m.build_model()"), build="",
+                                      extra="from trainer import model as m"))
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    assert results["model.py"].status == "blocked" and results["task.py"].status == "blocked"
+    assert any(d.code == "TFM301" for d in results["model.py"].diagnostics + results["task.py"].diagnostics)
