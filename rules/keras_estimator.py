@@ -9,7 +9,8 @@ and metrics, fed dict features to the inputs by the model's input names (a tenso
 and global_step.
 
 Converted exactly (one process, default strategy, Keras target): a `tf.keras.Model(inputs, output)` or
-`tf.keras.Sequential(...)` built and compiled once in the program (inline, or in a helper that returns it) with
+`tf.keras.Sequential(...)` built and compiled once in the program (inline, in a helper that returns it, or in
+another file of the run: both files then migrate as one unit) with
 `optimizer=` (positional or keyword) one of SGD (learning_rate, momentum, nesterov), Adagrad and Adam (object,
 `legacy.` object or string; a constant learning rate), `loss=` without a reduction argument and `metrics=`.
 The Estimator expression becomes the model (`est = model`); the compiled optimizer becomes the Keras 3 optimizer

@@ -221,3 +221,30 @@ def test_model_compiled_in_another_file_blocks_both_files_when_one_blocks(tmp_pa
     results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
     assert results["model.py"].status == "blocked" and results["task.py"].status == "blocked"
     assert any(d.code == "TFM301" for d in results["model.py"].diagnostics + results["task.py"].diagnostics)
+
+
+def test_under_main_with_lambda_and_partial_input_fns_and_flags():
+    src = prog('''
+        import argparse
+        import functools
+
+
+        def input_fn(batch, repeat):
+            ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [1])).batch(batch)
+            return ds.repeat() if repeat else ds
+
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--steps", type=int, default=10)
+            args = parser.parse_args()
+            model = build_model()
+            est = tf.keras.estimator.model_to_estimator(model, model_dir=None)
+            est.train(input_fn=lambda: input_fn(2, True), max_steps=args.steps)
+            print(est.evaluate(input_fn=functools.partial(input_fn, 2, repeat=False), steps=1))
+        ''')
+    out = converted(src)
+    assert "    est = model\n" in out
+    assert "model_to_estimator_inputs(est, input_fn(2, True))" in out and "steps_per_epoch=args.steps" in out
+    assert "        model_to_estimator_inputs(est, functools.partial(input_fn, 2, repeat=False)()),\n        steps=1," in out
+    assert "BackupAndRestore" not in out  # model_dir=None: a temporary directory, no resume
