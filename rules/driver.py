@@ -1629,6 +1629,11 @@ class Emitter:
         steps = self.render(steps_value, at, "steps") if steps_value is not None else default_steps or "None"
         if site.target == "keras":
             data = self.keras_data(use.evaluate["input_fn"], site, at, "eval", receiver)
+            from . import keras_estimator
+
+            if keras_estimator.is_keras(site) and (keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call) \
+                    not in self.notes:
+                self.notes.append((keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call))
             return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)

@@ -29,7 +29,9 @@ arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad)
 distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that restored a
 checkpoint. Resuming: the migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir (noted),
 as canned estimators do. Sample weights given as `{"features", "sample_weights"}` features raise an error at run
-time (not converted).
+time (not converted). Sequential models take dict features only where their input has the name Keras 2 gave it
+(else a KeyError at run time). evaluate()'s loss is the Estimator's only when every evaluation batch is full (the
+Estimator averaged batch losses, Keras averages examples; noted at each evaluate).
 The compiled metrics get a generated `EstimatorGlobalStep` metric (evaluate() returns global_step, as the
 Estimator's did); metrics are converted when written as a list in the compile call.
 
@@ -90,6 +92,9 @@ _DEFAULTS = {
     "Adam": {"learning_rate": "0.001", "beta_1": "0.9", "beta_2": "0.999", "epsilon": "1e-07"},
 }
 _STRINGS = {"sgd": "SGD", "adagrad": "Adagrad", "adam": "Adam"}
+EVAL_LOSS_NOTE = ("evaluate()'s loss: the Estimator averaged the loss of each batch, Keras averages over examples; "
+                  "the two differ when the last batch is smaller (batch the evaluation data with drop_remainder=True, "
+                  "or compare with tfmigrate verify)")
 
 LEGACY_ADAM_CLASS = '''
 class LegacyKerasAdam(keras.optimizers.Adam):

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from _helpers import blocked, converted
+from _helpers import blocked, converted, rewrite
 
 INPUTS = '''
 def train_input_fn():
@@ -64,6 +64,14 @@ def test_model_from_a_helper_keyword_and_train_and_evaluate():
     assert "tf.estimator" not in out and "model_to_estimator(" not in out.replace("def model_to_estimator_inputs(", "")
     # the generated helpers come before the function that compiles the model
     assert out.index("def model_to_estimator_inputs(") < out.index("def build_model(")
+
+
+def test_evaluate_notes_how_its_loss_is_averaged():
+    src = prog(HELPER_MAIN)
+    result = rewrite(src)
+    notes = [d for d in result.diagnostics if d.code == "TFM603" and "averages over examples" in d.message]
+    line = next(i for i, text in enumerate(src.splitlines(), 1) if "train_and_evaluate(" in text)
+    assert [n.line for n in notes] == [line], [d.format() for d in result.diagnostics]
 
 
 def test_module_level_positional_sequential_train_then_evaluate():
@@ -204,7 +212,8 @@ def test_model_built_and_compiled_in_another_file(tmp_path, how, call):
     assert "def model_to_estimator_inputs(" in task_out and "LegacyKerasAdam" not in task_out
     assert "est = model\n" in task_out and "model_to_estimator_inputs(est, train_input_fn())" in task_out
     # each note where its construct is: the resume note at the Estimator, the optimizer note at the compile
-    assert [d.code for d in task.diagnostics] == ["TFM603"] and [d.code for d in model.diagnostics] == ["TFM302"]
+    assert [d.code for d in task.diagnostics] == ["TFM603", "TFM603"]  # resume, evaluate's loss
+    assert [d.code for d in model.diagnostics] == ["TFM302"]
 
 
 def test_model_compiled_in_another_file_blocks_both_files_when_one_blocks(tmp_path):
