@@ -23,7 +23,8 @@ of the Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in lay
 (runtime/boot/target_boot.py).
 
 Blocked, each with its reason: keras_model_path, custom_objects, metric_names_map, export_outputs, a model the
-tool cannot follow to one build and one compile, a subclassed model, several outputs, a loss with a reduction,
+tool cannot follow to one build and one compile, any other use of the model object (fit, predict, save,
+passing it on: the Estimator trained a copy, so it kept its weights; `summary()` is fine), a subclassed model, several outputs, a loss with a reduction,
 compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or unknown optimizer
 arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a learning-rate schedule, a
 distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that restored a
@@ -217,6 +218,7 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
                             "can see it; compile it once (model_to_estimator trains with the compiled optimizer, "
                             "loss and metrics)", value.node)
     compile_call, compile_file = compiles[0]
+    _only_compiled_and_wrapped(analysis, value, r, compile_call)
     compiled = bind(compile_call, _COMPILE, "Model.compile (before model_to_estimator)", CODE)
     if "optimizer" not in compiled or "loss" not in compiled:
         raise Blocked(CODE, "Model.compile without optimizer and loss: model_to_estimator needs both", compile_call)
@@ -245,6 +247,28 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
                                   "not from a checkpoint the Estimator wrote there", call))
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
+
+
+def _only_compiled_and_wrapped(analysis, value: Value, r, compile_call: cst.Call) -> None:
+    """The Estimator trained a clone: the Keras model object itself kept its weights and its optimizer never ran.
+    After the migration they are one object, so any other use of the model (fit, predict, save, evaluate, passing it
+    on) would see other weights or optimizer state: blocked. Allowed: compile, summary, and the names, returns and
+    the argument that carry it to model_to_estimator."""
+    program = analysis.program
+    trail = [b for b in r.trail if b.kind in ("assign", "param")]
+    carriers = {id(b.value) for b in trail if b.value is not None}
+    for b in trail:
+        for load in b.scope.file.loads_of(program, b):
+            parent = b.scope.file.parent(load)
+            if load is value.node or load is compile_call.func.value or id(load) in carriers \
+                    or isinstance(parent, cst.Return):
+                continue
+            if isinstance(parent, cst.Attribute) and parent.attr.value == "summary":
+                continue
+            raise Blocked(CODE, f"`{load.value}` (the Keras model given to model_to_estimator) is used here: the "
+                                "Estimator trained a copy of it, so this model kept its own weights and optimizer "
+                                "state, while after the migration it is the model that trains; not converted (use "
+                                "the model only to compile it and pass it to model_to_estimator)", load)
 
 
 def _one_output(analysis, built: cst.Call, file: FileIndex) -> None:

@@ -257,3 +257,21 @@ def test_under_main_with_lambda_and_partial_input_fns_and_flags():
     assert "model_to_estimator_inputs(est, input_fn(2, True))" in out and "steps_per_epoch=args.steps" in out
     assert "        model_to_estimator_inputs(est, functools.partial(input_fn, 2, repeat=False)()),\n        steps=1," in out
     assert "BackupAndRestore" not in out  # model_dir=None: a temporary directory, no resume
+
+
+@pytest.mark.parametrize("use", ["    model.save('m.keras')\n", "    print(model.predict(eval_input_fn()))\n",
+                                 "    model.fit(train_input_fn(), steps_per_epoch=2)\n"])
+def test_other_uses_of_the_keras_model_block(use):
+    """The Estimator trained a clone: the model object kept its weights and optimizer state; after the migration it
+    would be the trained model."""
+    before = "fit" in use  # a fit before model_to_estimator would leave its optimizer state in the migrated one
+    main = HELPER_MAIN.replace("    config = tf.estimator.RunConfig(", use + "    config = tf.estimator.RunConfig(") \
+        if before else HELPER_MAIN.replace("    print(result)\n", use)
+    result = blocked(prog(main))
+    assert any(d.code == "TFM603" and "trained a copy" in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
+def test_summary_of_the_keras_model_is_fine():
+    out = converted(prog(HELPER_MAIN.replace("    print(result)\n", "    model.summary()\n")))
+    assert "    model.summary()\n" in out
