@@ -24,8 +24,8 @@ of the Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in lay
 
 Blocked, each with its reason: keras_model_path, custom_objects, metric_names_map, export_outputs, a model the
 tool cannot follow to one build and one compile, any other use of the model object (fit, predict, save,
-passing it on: the Estimator trained a copy, so it kept its weights; `summary()` is fine), a subclassed model, several outputs, a loss with a reduction,
-compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or unknown optimizer
+passing it on: the Estimator trained a copy, so it kept its weights; `summary()` is fine), a subclassed model,
+several outputs, a loss with a reduction, compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or unknown optimizer
 arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a learning-rate schedule, a
 distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that restored a
 checkpoint. Resuming: the migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir (noted),

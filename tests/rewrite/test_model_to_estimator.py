@@ -255,7 +255,8 @@ def test_under_main_with_lambda_and_partial_input_fns_and_flags():
     out = converted(src)
     assert "    est = model\n" in out
     assert "model_to_estimator_inputs(est, input_fn(2, True))" in out and "steps_per_epoch=args.steps" in out
-    assert "        model_to_estimator_inputs(est, functools.partial(input_fn, 2, repeat=False)()),\n        steps=1," in out
+    partial = "functools.partial(input_fn, 2, repeat=False)()"
+    assert f"        model_to_estimator_inputs(est, {partial}),\n        steps=1," in out
     assert "BackupAndRestore" not in out  # model_dir=None: a temporary directory, no resume
 
 
