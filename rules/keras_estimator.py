@@ -22,16 +22,16 @@ model's input names. `fixtures/model_to_estimator`, `fixtures/model_to_estimator
 of the Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in layer order
 (runtime/boot/target_boot.py).
 
-Blocked, each with its reason: keras_model_path, custom_objects, metric_names_map, export_outputs, a model the
-tool cannot follow to one build and one compile, any other use of the model object (fit, predict, save,
-passing it on: the Estimator trained a copy, so it kept its weights; `summary()` is fine), a subclassed model,
-several outputs, a loss with a reduction, compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or unknown optimizer
-arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a learning-rate schedule, a
-distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that restored a
-checkpoint. Resuming: the migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir (noted),
-as canned estimators do. Sample weights given as `{"features", "sample_weights"}` features raise an error at run
-time (not converted). Sequential models take dict features only where their input has the name Keras 2 gave it
-(else a KeyError at run time). evaluate()'s loss is the Estimator's only when every evaluation batch is full (the
+Blocked, each with its reason: keras_model_path, custom_objects, metric_names_map, export_outputs, a model the tool
+cannot follow to one build and one compile, any other use of the model object (fit, predict, save, passing it on:
+the Estimator trained a copy, so it kept its weights; `summary()` is fine), a subclassed model, several outputs, a
+loss with a reduction, compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or
+unknown optimizer arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a learning-rate
+schedule, a distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that
+restored a checkpoint. Resuming: the migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir
+(noted), as canned estimators do. Sample weights given as `{"features", "sample_weights"}` features raise an error
+at run time (not converted). Sequential models take dict features only where their input has the name Keras 2 gave
+it (else a KeyError at run time). evaluate()'s loss is the Estimator's only when every evaluation batch is full (the
 Estimator averaged batch losses, Keras averages examples; noted at each evaluate).
 The compiled metrics get a generated `EstimatorGlobalStep` metric (evaluate() returns global_step, as the
 Estimator's did); metrics are converted when written as a list in the compile call.
