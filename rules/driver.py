@@ -86,9 +86,9 @@ name with several possible values, input functions the tool cannot see. Hooks: r
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
 another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
 unit is left unchanged with a TFM600 error naming the file that blocked.
-TFM603 (other estimator kinds): the canned estimators rules/canned.py does not convert (RNN estimators),
-`TPUEstimator` and `keras.estimator.model_to_estimator` are found and reported with what to do; they are not
-converted yet.
+TFM603 (other estimator kinds): `tf.keras.estimator.model_to_estimator(keras_model=...)` becomes the compiled
+Keras model (rules/keras_estimator.py: what converts, what blocks); the canned estimators rules/canned.py does not
+convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -277,6 +277,11 @@ class Analysis:
                     from . import canned  # canned estimators: a Site whose model rules/canned.py generates
 
                     if self._guard(canned.site, self, call, file, path) is False:
+                        self._failed.add(id(call))
+                elif path == "keras.estimator.model_to_estimator":
+                    from . import keras_estimator  # the compiled Keras model itself (rules/keras_estimator.py)
+
+                    if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
@@ -662,6 +667,11 @@ class Analysis:
         model_dir = site.run_config.get("model_dir")
         has_dir = model_dir is not None and not (isinstance(model_dir, Value) and is_literal(model_dir.node, None))
         where = "with nothing trained before it in the same function" if not trained else "with checkpoint_path"
+        from . import keras_estimator
+
+        if keras_estimator.is_keras(site):
+            raise Blocked(CODE, f"estimator.{what}() of a model_to_estimator Estimator {where} is not converted yet: "
+                                "the Estimator restored a checkpoint first; train first in this function", use.call)
         if canned.is_canned(site):
             if not has_dir and checkpoint is None and use.kind == "evaluate":
                 return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
@@ -1197,9 +1207,9 @@ def resumes(site: Site) -> bool:
         return False
     if site.strategy is not None and site.strategy.parameter_server:
         return False
-    from . import canned
+    from . import canned, keras_estimator
 
-    return not canned.is_canned(site)
+    return not canned.is_canned(site) and not keras_estimator.is_keras(site)
 
 
 def _what(b: Binding) -> str:
@@ -1352,6 +1362,9 @@ class Emitter:
         return None
 
     def edits(self, edits) -> None:
+        from . import keras_estimator
+
+        self.keras_support(edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)
@@ -1403,8 +1416,39 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
+    def keras_support(self, edits) -> None:
+        """model_to_estimator: the generated optimizer class and global_step metric above the module-level statement
+        that compiles the model, whose optimizer becomes the one that runs the legacy update; the input adapter
+        above the first statement that trains or evaluates such an Estimator (the model may live in another file)."""
+        from . import keras_estimator
+
+        sites = [s for s in self.analysis.sites if keras_estimator.is_keras(s)]
+        compiled = [s for s in sites if s.model_fn.compile_file is self.file]
+        fed = [s for s in sites if any(u.file is self.file for u in s.uses)]
+        if not compiled and not fed:
+            return
+        nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
+                                                                 if u.file is self.file]
+        anchors = []
+        for node in nodes:
+            while not isinstance(self.file.parent(node), cst.Module):
+                node = self.file.parent(node)
+            anchors.append(node)
+        anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
+        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # at module level: right after the imports
+            anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
+        statements = []
+        for text in keras_estimator.support(compiled, fed):
+            body = cst.parse_module(text.strip() + "\n").body
+            statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        edits.insert_statements_above(anchor, statements)
+        for s in compiled:
+            edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
+
     # ---- the Estimator expression ----------------------------------------------------------------------------
     def site(self, site: Site, edits) -> None:
+        from . import keras_estimator
+
         stmt = site.statement
         if not isinstance(stmt, cst.SimpleStatementLine):
             raise Blocked(CODE, "an Estimator built in the header of a compound statement is not converted; "
@@ -1413,6 +1457,11 @@ class Emitter:
         seed = site.run_config.get("tf_random_seed")
         if seed is not None and not is_literal(seed.node, None):
             lines.append(f"keras.utils.set_random_seed({self.render(seed, site.call, 'tf_random_seed')})")
+        if keras_estimator.is_keras(site):  # the Estimator was the compiled model, built already: the model itself
+            edits.replace(site.call, self.render(site.model_fn.model, site.call, "keras_model"))
+            if lines:  # the Estimator seeded its graphs' ops (dropout, shuffles) from here on
+                edits.insert_before(stmt, lines)
+            return
         visible = site.strategy_value is not None and \
             self.program.render(site.strategy_value, site.call, self.file) is not None
         if visible:
@@ -1577,6 +1626,12 @@ class Emitter:
         """The dataset fit/evaluate reads; under a multi-replica strategy, distributed by the strategy the model
         was built under (`model.distribute_strategy`: the program's strategy variable may not be visible here)."""
         dataset_fn, _ = self.dataset_fn(value, site, at, mode)
+        from . import keras_estimator
+
+        if keras_estimator.is_keras(site):  # dict features → the model's inputs by name, as model_to_estimator did
+            data = dataset_fn[len("lambda input_context: "):] if dataset_fn.startswith("lambda input_context: ") \
+                else f"{dataset_fn}()"
+            return f"model_to_estimator_inputs({model}, {data})"
         if site.strategy.kinds <= {"default", "one-device"}:
             if dataset_fn.startswith("lambda input_context: "):
                 return dataset_fn[len("lambda input_context: "):]
@@ -1646,6 +1701,11 @@ class Emitter:
         steps = self.render(steps_value, at, "steps") if steps_value is not None else default_steps or "None"
         if site.target == "keras":
             data = self.keras_data(use.evaluate["input_fn"], site, at, "eval", receiver)
+            from . import keras_estimator
+
+            if keras_estimator.is_keras(site) and (keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call) \
+                    not in self.notes:
+                self.notes.append((keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call))
             return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)
@@ -1774,6 +1834,12 @@ class Emitter:
             edits.replace(use.call, evaluate if bare else f"({evaluate}, {name if exports else '[]'})")
 
 
+def _import_or_docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) or isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString)
+        for s in stmt.body)
+
+
 def _drop_param(params: cst.Parameters, name: str) -> cst.Parameters:
     kept = [p for p in params.params if p.name.value != name]
     if kept and kept[-1].comma is not cst.MaybeSentinel.DEFAULT and len(kept) < len(params.params) \
@@ -1846,7 +1912,9 @@ def explain(analysis: Analysis, locate) -> list[dict]:
         fn = site.model_fn.node
         out.append({
             "estimator": locate(site.call),
-            "model_fn": f"canned {site.model_fn.tf_name}" if not isinstance(fn, cst.FunctionDef) else
+            "model_fn": f"the compiled Keras model `{code(site.model_fn.model.node)}` ({site.model_fn.tf_name})"
+            if hasattr(site.model_fn, "compile_call") else
+            f"canned {site.model_fn.tf_name}" if not isinstance(fn, cst.FunctionDef) else
             f"{fn.name.value} at {locate(fn)}" + (" (closure in a factory)" if site.factory else ""),
             "target": site.target,
             "strategy": {"kinds": sorted(site.strategy.kinds), "tf2": site.strategy.expression.replace(

@@ -38,7 +38,8 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import canned, driver, estimator, imports, layers, model_fn, partitioners, strategy, variables
+from . import (canned, driver, estimator, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+               variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
@@ -455,7 +456,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
             fn_notes = [*fn_notes, (plan.export_blocked.code, "export_outputs dropped (nothing exports the model; "
                                     f"converting them would block: {plan.export_blocked.message})",
                                     plan.export_blocked.node)]
-        if (target == "keras" and not canned.is_canned(sites[0]) and sites[0].model_fn.file is file
+        if (target == "keras" and not canned.is_canned(sites[0]) and not keras_estimator.is_keras(sites[0])
+                and sites[0].model_fn.file is file
                 and "GlobalStep" in _module_names(module, table)):
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
                                                  "metric global_step needs the name", sites[0].model_fn.node))
@@ -486,7 +488,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     global_step_done = False  # the GlobalStep metric class is generated once per file
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
-        if canned.is_canned(sites[0]):
+        if canned.is_canned(sites[0]) or keras_estimator.is_keras(sites[0]):
             continue
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
@@ -683,6 +685,8 @@ def _model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes) of the model_fn the sites share."""
     if canned.is_canned(sites[0]):
         return canned.model_plan(sites, context)
+    if keras_estimator.is_keras(sites[0]):
+        return keras_estimator.model_plan(sites, context)
     fn = sites[0].model_fn
     key = ("model-plan", id(fn.node), context.options)
     cache = context.program.cache

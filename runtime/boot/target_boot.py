@@ -253,6 +253,14 @@ _WITHIN = {"kernel": 0, "depthwise_kernel": 0, "embeddings": 0, "gamma": 0, "poi
 
 
 _PART = re.compile(r"/part_\d+$")
+_OBJECT_LAYER = re.compile(r"^((?:layer_with_weights-\d+/)+)([^/.][^/]*)/\.ATTRIBUTES/VARIABLE_VALUE$")
+
+
+def _object_key(name):
+    """Layer order of an object-based checkpoint key: layer_with_weights-<i> numerically, then kernel/bias."""
+    m = _OBJECT_LAYER.match(name)
+    return ([int(i) for i in re.findall(r"layer_with_weights-(\d+)", m.group(1))], _WITHIN.get(m.group(2), 9),
+            m.group(2))
 
 
 def _natural_key(name):
@@ -316,7 +324,13 @@ class _WeightMapper:
         self.reader = tf.train.load_checkpoint(prefix)
         shapes = self.reader.get_variable_to_shape_map()
         self.shapes = {n: tuple(s) for n, s in shapes.items() if not _EXCLUDE.search(n)}
-        self.order = _creation_order(tf, prefix, set(self.shapes))
+        if any(_OBJECT_LAYER.match(n) for n in self.shapes):
+            # an object-based checkpoint (model_to_estimator's Estimator saved the Keras model by object graph):
+            # the model's weights only, in layer order (the order Keras creates them in)
+            self.shapes = {n: s for n, s in self.shapes.items() if _OBJECT_LAYER.match(n)}
+            self.order = sorted(self.shapes, key=_object_key)
+        else:
+            self.order = _creation_order(tf, prefix, set(self.shapes))
         self.used = set()
         self.mapped = []  # (target, source, how)
         self.unmatched = []  # (target, shape)

@@ -104,3 +104,17 @@ def test_a_second_instance_of_the_model_starts_from_the_same_values(boot):
     assert not failures
     mapper.take("dense", "kernel", (2, 3), owner=id(first))
     assert failures and "no checkpoint variable" in failures[0]
+
+
+def test_object_based_checkpoint_keys_in_layer_order(boot):
+    """model_to_estimator's Estimator saves the Keras model by object graph: its weights are
+    layer_with_weights-<i>/<weight>, mapped in layer order (numeric: 10 after 2), kernel before bias; optimizer slots,
+    hyperparameters and the step are not model weights."""
+    keys = [f"layer_with_weights-{k}/.ATTRIBUTES/VARIABLE_VALUE"
+            for k in ("10/bias", "2/kernel", "2/bias", "0/bias", "0/kernel")]
+    assert sorted(keys, key=boot._object_key) == [keys[4], keys[3], keys[1], keys[2], keys[0]]
+    for other in ("layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE",
+                  "optimizer/learning_rate/.ATTRIBUTES/VARIABLE_VALUE",
+                  "estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE",
+                  "_CHECKPOINTABLE_OBJECT_GRAPH", "dense/kernel"):
+        assert not boot._OBJECT_LAYER.match(other), other
