@@ -115,3 +115,42 @@ def module_name_for(path: Path) -> tuple[str, bool]:
         parts.insert(0, parent.name)
         parent = parent.parent
     return ".".join(parts), is_package
+
+
+class Resolver:
+    """Real paths and module names (module_name_for) of many files, each directory resolved once: a run over
+    thousands of files would otherwise lstat every component of every path. For one run only (it remembers which
+    directories hold an __init__.py)."""
+
+    def __init__(self):
+        self._dirs: dict[str, str] = {}  # a directory as spelled → its real path
+        self._packages: dict[str, tuple[str, ...]] = {}  # a real directory → its package's dotted parts
+
+    def realpath(self, path: str) -> str:
+        """os.path.realpath(path): realpath(dir)/name unless the file itself is a symlink (or not a plain name)."""
+        head, tail = os.path.split(path)
+        if tail in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self._dirs.get(head)
+        if real is None:
+            real = self._dirs[head] = os.path.realpath(head or ".")
+        return os.path.join(real, tail)
+
+    def module_name(self, path) -> tuple[str, bool]:
+        """module_name_for(path), the same answer (tests/speed/test_resolver.py compares them)."""
+        parent, name = os.path.split(self.realpath(os.fspath(path)))
+        dot = name.rfind(".")
+        stem = name[:dot] if 0 < dot < len(name) - 1 else name  # PurePath.stem
+        is_package = stem == "__init__"
+        parts = self._package(parent)
+        return ".".join(parts if is_package else (*parts, stem)), is_package
+
+    def _package(self, directory: str) -> tuple[str, ...]:
+        parts = self._packages.get(directory)
+        if parts is None:
+            parts = ()
+            if os.path.exists(os.path.join(directory, "__init__.py")):
+                up = os.path.dirname(directory)
+                parts = (*(self._package(up) if up != directory else ()), os.path.basename(directory))
+            self._packages[directory] = parts
+        return parts

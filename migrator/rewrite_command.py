@@ -159,6 +159,17 @@ def _cache(settings: RewriteSettings):
     return ResultCache(settings.cache_dir or default_dir())
 
 
+def _stat_index(settings: RewriteSettings, cache, options: Options, paths: list[str]):
+    """The stat index of this run (skipped files trusted by their stat data), or None: without the cache or the
+    prefilter, and when the run uses skipped files' bytes (--out copies them, unused suppressions are read
+    from them)."""
+    if cache is None or not settings.prefilter or settings.out or settings.selection.report_unused:
+        return None
+    from .cache import StatIndex
+
+    return StatIndex.for_run(cache, options, paths)
+
+
 def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     options = Options(target=settings.target, strategy=settings.strategy)
     if paths == ["-"]:
@@ -173,8 +184,9 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
              "see `exclude` / `extend-exclude`): nothing to do")
         return _finish(Report([], settings.writing), settings)
     progress = _progress(len(files), settings.quiet)
-    results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=_cache(settings),
-                            prefilter=settings.prefilter)
+    cache = _cache(settings)
+    results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=cache,
+                            prefilter=settings.prefilter, stat_index=_stat_index(settings, cache, options, paths))
     if progress:
         progress.close()
     report = apply(results, settings.selection, settings.writing)
