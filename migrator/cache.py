@@ -278,20 +278,20 @@ class StatIndex:
             if doc["format"] != STAT_FORMAT or doc["key"] != self.key:
                 return {}
             entries = doc["files"]
-            if not (isinstance(entries, dict) and all(
-                    isinstance(e, list) and len(e) == 6 and all(type(v) is int for v in e) for e in entries.values())):
-                return {}
-            return entries
+            return entries if isinstance(entries, dict) else {}  # each entry is checked when looked up
         except Exception:  # missing, corrupt, truncated, foreign: start empty (save rewrites it)
             return {}
 
     def lookup(self, path: str) -> int | None:
-        """The recorded flags when the file's stat data is what was recorded (skip it unread), else None."""
+        """The recorded flags when the file's stat data is what was recorded (skip it unread), else None.
+
+        lstat, not stat: a symlink's own data never matches (what was recorded is the data of the file read), so a
+        symlinked file is always read (and a hit is a path that is no symlink)."""
         entry = self._old.get(path)
-        if entry is None:
+        if type(entry) is not list or len(entry) != 6 or type(entry[5]) is not int:
             return None
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except OSError:
             return None
         if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != tuple(entry[:5]):

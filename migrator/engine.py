@@ -534,6 +534,7 @@ def _scan(items: list[str], prefilter: bool, words: tuple[bytes, ...], stat_inde
             if flags is not None and not (flags & REL_IMPORT and any(
                     word in os.fsencode(resolver.realpath(path)) for word in words)):
                 unread.add(path)
+                resolver.not_links.add(path)  # the index compares lstat data: a symlink never matches
                 continue
         try:
             data, stat = _read_stat(path)
@@ -578,10 +579,34 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
                  imports: dict[str, list] | None = None) -> dict[str, set[str]]:
     """{target path: the `importers` files whose import statements name it} (the textual scan of _link_by_imports).
 
-    A target matches a module name equal to it or ending in `.target`: the names are indexed by every dotted
-    suffix (a lookup per import instead of a pass over every file per import; the same matches, in the same order)."""
+    An import matches a module name equal to it or ending in `.import`: the names are indexed by every dotted
+    suffix (a lookup per import instead of a pass over every file per import), and only files whose name can end
+    in an import's last part are named at all (the same matches, in the same order)."""
     resolver = resolver or Resolver()
-    names = {resolver.module_name(path)[0]: path for path in targets}
+    wanted: list[tuple[str, list[str]]] = []
+    for path, data in importers.items():
+        for frm, what, plain in (imports[path] if imports is not None else _IMPORT.findall(data)):
+            if plain:
+                wanted.append((path, [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]))
+            else:
+                base = frm.decode(errors="replace")
+                if base.startswith("."):
+                    continue  # relative imports: _link_by_imports links the whole package already
+                items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",")
+                         if w.strip(" ()\t")]
+                wanted.append((path, [base, *(f"{base}.{w}" for w in items if w != "*")]))
+    lasts = {target.rpartition(".")[2] for _, targets_ in wanted for target in targets_}
+
+    def may_match(path: str) -> bool:
+        # a module name ends in its file's stem (the real one: a symlink's target may be named otherwise), or,
+        # for __init__.py, in its real directory's name
+        base = os.path.basename(path)
+        if base in ("__init__.py", "", ".", "..") or (path not in resolver.not_links and os.path.islink(path)):
+            return True
+        dot = base.rfind(".")
+        return (base[:dot] if 0 < dot < len(base) - 1 else base).rpartition(".")[2] in lasts
+
+    names = {resolver.module_name(path)[0]: path for path in targets if may_match(path)}
     by_suffix: dict[str, list[str]] = {}
     for name, other in names.items():
         if name:
@@ -589,20 +614,10 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
             for i in range(len(parts)):
                 by_suffix.setdefault(".".join(parts[i:]), []).append(other)
     out: dict[str, set[str]] = {}
-    for path, data in importers.items():
-        for frm, what, plain in (imports[path] if imports is not None else _IMPORT.findall(data)):
-            if plain:
-                wanted = [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]
-            else:
-                base = frm.decode(errors="replace")
-                if base.startswith("."):
-                    continue  # relative imports: _link_by_imports links the whole package already
-                items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",")
-                         if w.strip(" ()\t")]
-                wanted = [base, *(f"{base}.{w}" for w in items if w != "*")]
-            for target in wanted:
-                for other in by_suffix.get(target, ()):
-                    out.setdefault(other, set()).add(path)
+    for path, targets_ in wanted:
+        for target in targets_:
+            for other in by_suffix.get(target, ()):
+                out.setdefault(other, set()).add(path)
     return out
 
 

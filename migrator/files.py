@@ -125,16 +125,26 @@ class Resolver:
     def __init__(self):
         self._dirs: dict[str, str] = {}  # a directory as spelled → its real path
         self._packages: dict[str, tuple[str, ...]] = {}  # a real directory → its package's dotted parts
+        self.not_links: set[str] = set()  # paths known (lstat) to be no symlink: no need to ask again
 
     def realpath(self, path: str) -> str:
         """os.path.realpath(path): realpath(dir)/name unless the file itself is a symlink (or not a plain name)."""
         head, tail = os.path.split(path)
-        if tail in ("", ".", "..") or os.path.islink(path):
+        if tail in ("", ".", "..") or (path not in self.not_links and os.path.islink(path)):
             return os.path.realpath(path)
-        real = self._dirs.get(head)
+        return os.path.join(self._real_dir(head or "."), tail)
+
+    def _real_dir(self, directory: str) -> str:
+        """realpath(directory), from its parent's (memoized) and one lstat of its own (is it a symlink?)."""
+        real = self._dirs.get(directory)
         if real is None:
-            real = self._dirs[head] = os.path.realpath(head or ".")
-        return os.path.join(real, tail)
+            parent, name = os.path.split(directory)
+            if name in ("", ".", "..") or os.path.islink(directory):
+                real = os.path.realpath(directory)
+            else:
+                real = os.path.join(self._real_dir(parent or "."), name)
+            self._dirs[directory] = real
+        return real
 
     def module_name(self, path) -> tuple[str, bool]:
         """module_name_for(path), the same answer (tests/speed/test_resolver.py compares them)."""
