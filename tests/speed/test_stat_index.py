@@ -185,12 +185,15 @@ def test_corrupt_index_is_ignored_and_rewritten(tmp_path):
     good = index.path.read_bytes()
     doc = json.loads(good)
     doc["files"][next(iter(doc["files"]))][5] = "x"
-    for garbage in (b"", b"{", b"\x00\xff", good[:-20], json.dumps({**doc, "key": "other"}).encode(),
-                    json.dumps(doc).encode(), json.dumps({**json.loads(good), "format": 0}).encode()):
+    entries = len(doc["files"])
+    for garbage, hits in ((b"", 0), (b"{", 0), (b"\x00\xff", 0), (good[:-20], 0), (b"[]", 0),
+                          (json.dumps({**doc, "key": "other"}).encode(), 0), (json.dumps({**doc, "files": []}).encode(), 0),
+                          (json.dumps({**json.loads(good), "format": 0}).encode(), 0),
+                          (json.dumps(doc).encode(), entries - 1)):  # one bad entry: that file is read
         index.path.write_bytes(garbage)
         again = _index(tmp_path)
         assert _view(_run(files, tmp_path, again)) == expected
-        assert again.hits == 0 and json.loads(index.path.read_bytes()) == json.loads(good)
+        assert again.hits == hits and json.loads(index.path.read_bytes()) == json.loads(good)
 
 
 def test_bounded(tmp_path):
