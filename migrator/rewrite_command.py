@@ -15,7 +15,7 @@ from pathlib import Path
 from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
-from .files import discover, write_atomic
+from .files import discover, discover_files, write_atomic
 from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
 from .suppressions import Selection, SelectorError, apply, check_selectors
 
@@ -178,7 +178,7 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     if missing:
         _say(f"error: no such file or directory: {', '.join(missing)}")
         return EXIT_ERROR
-    files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
+    files = discover_files(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
     if not files:
         _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for *.py; "
              "see `exclude` / `extend-exclude`): nothing to do")

@@ -6,8 +6,10 @@ parallel runs are safe. Also: files.Resolver answers as module_name_for / os.pat
 import matching of the engine groups files as the pass over every file did."""
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 import tfmigrate.engine as engine
 from tfmigrate.cache import RACY_NS, ResultCache, StatIndex
 from tfmigrate.engine import Options, migrate_paths
-from tfmigrate.files import Resolver, discover, module_name_for
+from tfmigrate.files import Resolver, discover, discover_files, glob_match, module_name_for, DEFAULT_EXCLUDES
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -323,3 +325,63 @@ def test_imported_by_matches_the_pass_over_every_file(tmp_path):
     got = engine._imported_by(importers, targets)
     assert list(got) == list(_reference_imported_by(importers, targets))  # same order (units form alike)
     assert got[str(tmp_path / "pkg" / "sub" / "data.py")] == {"p1.py"}
+
+
+# the Path-per-file discover that discover_files replaced (its strings and their order must not change)
+def _reference_discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
+             root: Path | None = None, force_exclude: bool = False) -> list[Path]:
+    """Expand files and directories (recursing into *.py) into a sorted, de-duplicated list.
+
+    `exclude` (default: DEFAULT_EXCLUDES) and `extend_exclude` are names or globs, matched against a file's or
+    directory's name and against its path relative to `root` (the configuration's directory). Files named
+    explicitly are always taken unless `force_exclude` (pre-commit passes every staged file by name)."""
+    patterns = (*(DEFAULT_EXCLUDES if exclude is None else exclude), *extend_exclude)
+
+    def excluded(path: Path, base: Path | None = None) -> bool:
+        return any(glob_match(path, pattern, root, base) for pattern in patterns)
+
+    # Under a directory walked, a pattern without `/` matches an entry's own name (glob_match with base = the
+    # directory listed: the relative path is the name alone): one regex for all of them, no Path arithmetic.
+    by_name = [p.rstrip("/") for p in patterns if "/" not in p.rstrip("/")]
+    by_path = [p for p in patterns if "/" in p.rstrip("/")]
+    name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in by_name)).match if by_name else None
+
+    def excluded_entry(base: Path, name: str) -> bool:
+        if name_match is not None and name_match(name):
+            return True
+        return bool(by_path) and any(glob_match(base / name, p, root, base) for p in by_path)
+
+    found: set[Path] = set()
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for walk_root, dirs, files in os.walk(p):
+                base = Path(walk_root)
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded_entry(base, d))
+                for name in files:
+                    if name.endswith(".py") and not excluded_entry(base, name):
+                        found.add(base / name)
+        elif not (force_exclude and excluded(p)):
+            found.add(p)
+    return sorted(found, key=lambda p: p.parts)  # the order of Path comparisons, without their Python-level __lt__
+
+
+@pytest.mark.parametrize("args, exclude, extend", [
+    (["."], None, ()), (["./"], None, ()), (["src"], None, ()), (["src/", "./src", "src/a.py"], None, ()),
+    (["src", "other/../src/pkg"], None, ("gen_*.py",)), (["src"], ("build",), ("pkg/sub", "*_test.py")),
+    (["ABS"], None, ()), (["ABS", "src/pkg/m.py", "src/.hidden/h.py"], None, ("src/pkg",)), ([".", "/"], "ROOTONLY", ()),
+])
+def test_discover_files_are_the_strings_of_discover(tmp_path, monkeypatch, args, exclude, extend):
+    for rel in ("src/a.py", "src/gen_x.py", "src/pkg/m.py", "src/pkg/m_test.py", "src/pkg/sub/s.py", "src/build/b.py",
+                "src/.hidden/h.py", "src/node_modules/n.py", "src/-dash.py", "src/pkg/notes.txt", "other/o.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    os.symlink(tmp_path / "src" / "pkg", tmp_path / "src" / "linked")
+    monkeypatch.chdir(tmp_path)
+    if exclude == "ROOTONLY":  # "/" itself: only the listing of the top (everything below excluded)
+        exclude = ("*",)
+    args = [str(tmp_path / "src") if a == "ABS" else a for a in args]
+    for force in (False, True):
+        want = [str(p) for p in _reference_discover(args, extend, exclude, tmp_path, force)]
+        assert discover_files(args, extend, exclude, tmp_path, force) == want
+        assert [str(p) for p in discover(args, extend, exclude, tmp_path, force)] == want
