@@ -456,7 +456,7 @@ def migrate_paths(
                 if not prefilter_skips(data, path, PREFILTER):  # changed under the same stat data: trust none
                     stale = True
                     break
-                unread.discard(path)
+                del unread[path]
                 passed[path] = data
             datas[path] = passed.pop(path)
             joined.add(path)
@@ -520,20 +520,20 @@ REL_IMPORT = 1  # stat index flag: the prefilter's verdict also read the file's 
 
 
 def _scan(items: list[str], prefilter: bool, words: tuple[bytes, ...], stat_index: StatIndex | None,
-          resolver: Resolver) -> tuple[list[FileResult], dict[str, bytes], dict[str, bytes], set[str]]:
+          resolver: Resolver) -> tuple[list[FileResult], dict[str, bytes], dict[str, bytes], dict[str, None]]:
     """Read and byte-scan every file: (read failures, files to migrate, files the prefilter skips, files the stat
     index says the prefilter skips — not read)."""
     failed: list[FileResult] = []
     datas: dict[str, bytes] = {}
     passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
-    unread: set[str] = set()
+    unread: dict[str, None] = {}  # (ordered: results come back in a run's order)
     for path in items:
         if stat_index is not None:
             flags = stat_index.lookup(path)
             # a file with a relative import was skipped also because no word is in its real path: still so?
             if flags is not None and not (flags & REL_IMPORT and any(
                     word in os.fsencode(resolver.realpath(path)) for word in words)):
-                unread.add(path)
+                unread[path] = None
                 resolver.not_links.add(path)  # the index compares lstat data: a symlink never matches
                 continue
         try:
