@@ -589,9 +589,9 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
             if plain:
                 wanted.append((path, [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]))
             else:
-                base = frm.decode(errors="replace")
-                if base.startswith("."):
-                    continue  # relative imports: _link_by_imports links the whole package already
+                base = _absolute_base(frm.decode(errors="replace"), path)
+                if base is None:
+                    continue
                 items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",")
                          if w.strip(" ()\t")]
                 wanted.append((path, [base, *(f"{base}.{w}" for w in items if w != "*")]))
@@ -619,6 +619,20 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
             for other in by_suffix.get(target, ()):
                 out.setdefault(other, set()).add(path)
     return out
+
+
+def _absolute_base(base: str, importer: str) -> str | None:
+    """`from .x import y` in pkg/mod.py names pkg.x: a relative base made absolute (None above the top package)."""
+    level = len(base) - len(base.lstrip("."))
+    if not level:
+        return base
+    name, _ = module_name_for(Path(importer))
+    package = name.split(".") if importer.endswith("__init__.py") else name.split(".")[:-1]
+    if level - 1 > len(package) or not package:
+        return None
+    package = package[:len(package) - (level - 1)]
+    rest = base[level:]
+    return ".".join(package + ([rest] if rest else []))
 
 
 def _link_by_imports(datas: dict[str, bytes], resolver: Resolver | None = None,

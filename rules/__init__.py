@@ -79,7 +79,9 @@ RULES = (
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
     Rule("TFM611", "session-run-hooks", "hooks",
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
-         "step training stops at; other hooks block by name", ("observing_hooks", "unsupported_hook"), triggers=ESTIMATOR_WORDS),
+         "step training stops at, user SessionRunHook subclasses holding Python state → keras callbacks (Keras "
+         "target); other hooks block by name", ("observing_hooks", "custom_hook", "unsupported_hook"),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM620", "canned-estimators", "canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",

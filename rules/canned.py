@@ -1040,11 +1040,14 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                                 for c in model.linear_columns) + "}"
         if runtime:  # the weights in column-name order, like the inputs
             sizes = f"dict(sorted({sizes}.items()))"
+        # Keras' evaluate() loss weighs batches by size; the Estimator's was the mean of the batches' losses
+        test_step = env.get_template("test_step.py.j2").render() if target == "keras" else ""
         if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
             # heads.py writes its code as Python strings: `generated` marks their `tf.` like the templates' own
             parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
                                    + model.head_plan.methods(target)
                                    + (model.head_plan.predictions_method() if plan.predicting else ""))
+                         + test_step
                          + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting
                             else ""))
         else:
@@ -1059,6 +1062,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                 keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns)),
                 head_methods=generated(model.head_plan.methods(target)
                                        + (model.head_plan.predictions_method() if plan.predicting else ""))
+                + test_step
                 + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting else "")))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
@@ -1067,7 +1071,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
                                                                       predicting=plan.predicting, exporting=(),
                                                                       warm_starting=False, resuming=False,
-                                                                      until_end=plan.until_end))
+                                                                      until_end=plan.until_end, callbacks=False))
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them

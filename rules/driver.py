@@ -232,6 +232,7 @@ class Site:
     factory: tuple | None = None  # model_fn is a closure: (factory def, its `return model_fn` statement)
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
     receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
+    callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -562,6 +563,8 @@ class Analysis:
             train = {"input_fn": args["input_fn"]}
             if steps is not None:
                 train["max_steps"] = steps
+            if "callbacks" in stop:
+                train["callbacks"] = stop["callbacks"]
             site.uses.append(Use("train", call, file, func.value, train=train))
         elif method == "evaluate":
             args = bind_values(call, _EVALUATE, "evaluate", file)
@@ -703,6 +706,8 @@ class Analysis:
                 _until_end_of_input(site, node)
             else:
                 args["max_steps"] = steps
+            if "callbacks" in stop:
+                args["callbacks"] = stop["callbacks"]
         return args
 
     def exporters(self, value: Value, site: Site) -> list:
@@ -785,6 +790,7 @@ class Analysis:
                           value.node)
         trail = list(r.trail)
         stop: dict[str, Value] = {}
+        callbacks: list[Value] = []  # SessionRunHook subclasses, converted to keras callbacks (Keras fit)
         for element in r.node.elements:
             if isinstance(element, cst.StarredElement):
                 raise Blocked(hook_rules.CODE, "a starred hook list is not converted", element)
@@ -798,7 +804,7 @@ class Analysis:
             elif kind == hook_rules.STOP and where == "train":
                 args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
                 given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
-                if len(given) != 1 or stop:
+                if len(given) != 1 or "last_step" in stop or "num_steps" in stop:
                     raise Blocked(hook_rules.CODE, "StopAtStepHook is converted with exactly one of num_steps or "
                                                    "last_step, once per training", call)
                 stop = given
@@ -808,10 +814,52 @@ class Analysis:
                         self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
                                                             "steps: the same on a fresh model_dir; the custom loop "
                                                             "resumed from a checkpoint trains up to step N", call))
+            elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
+                if where != "train":
+                    raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a SessionRunHook "
+                                                   "subclass is converted on training only (a Keras callback's "
+                                                   "on_test_* methods run at other points than the Estimator's "
+                                                   "evaluation hooks)", element.value)
+                plan = self._hook_class(call, h.value.file)
+                site.callback_plans[id(plan.cls)] = plan
+                # the instance as the program wrote it: a name holding it stays (the program may read it later)
+                callbacks.append(Value(element.value, r.value.file, r.value.env))
+                trail = trail[:len(trail) - len(h.trail)]
             else:
                 raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
         site.consumed.extend(b for b in trail if b.kind == "assign")
+        if callbacks:
+            from . import canned
+
+            if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server):
+                raise Blocked(hook_rules.CODE, f"hook `{code(callbacks[0].node)[:60]}`: a SessionRunHook subclass "
+                                               "is converted to a keras.callbacks.Callback, called by Keras fit or by "
+                                               "the custom loop of a model_fn Estimator; not by the canned or "
+                                               "parameter-server training loop yet (use --target keras)",
+                                   callbacks[0].node)
+            stop["callbacks"] = callbacks
         return stop
+
+    def _hook_class(self, call: cst.Call, file: FileIndex):
+        """The CallbackPlan of `MyHook(...)` where MyHook is a SessionRunHook subclass of the program; None when
+        the call is not one (Blocked when the class cannot be converted exactly, rules/hooks.py)."""
+        r = self.program.resolve(Value(call.func, file))
+        cls = r.node
+        if not (isinstance(cls, cst.ClassDef) and len(cls.bases) >= 1
+                and any(self.tf(b.value, r.value.file) in hook_rules.SESSION_RUN_HOOK for b in cls.bases)):
+            return None
+        key = ("callback", id(cls))
+        if key not in self.program.cache:
+            for file in self.program.files:  # a subclass would keep overriding the old method names
+                for scope in file.class_scopes.values():
+                    other = scope.node
+                    if any(self.program.resolve(Value(b.value, file)).node is cls for b in other.bases):
+                        raise Blocked(hook_rules.CODE, f"hook class {cls.name.value} is converted only when no class "
+                                                       f"of the program derives from it ({other.name.value} does: "
+                                                       "its overrides would keep the SessionRunHook method names)",
+                                      other)
+            self.program.cache[key] = hook_rules.callback_plan(cls, r.value.file, self.tf)
+        return self.program.cache[key]
 
     # ---- what goes away --------------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -828,6 +876,10 @@ class Analysis:
             for use in site.uses:
                 covered.add(id(use.call))
         candidates = [b for site in self.sites for b in (*site.consumed, *site.removable)]
+        # another file of the run importing a candidate (`from trainer.hooks import hooks`) reads it through that
+        # import: the import is a candidate too, and the definition goes only if every import of it goes
+        importers = self._importers(candidates)
+        candidates += [i for found in importers.values() for i in found if i.kind == "from"]
         doomed: dict[int, Binding] = {}
         changed = True
         while changed:
@@ -844,15 +896,21 @@ class Analysis:
                     reads = file.loads_of(self.program, b)
                 reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)]
                 reads = [n for n in reads if not self._dead_argument(n, covered)]
+                reads += [i.node for i in importers.get(id(b), ()) if id(i) not in doomed]
                 if not reads:
                     doomed[id(b)] = b
                     covered.add(id(b.statement))
                     changed = True
         self.deleted: list[tuple[cst.CSTNode, FileIndex]] = []
+        self.dropped_imports: list[tuple[cst.ImportFrom, FileIndex, set[int]]] = []
         seen: set[int] = set()
         for b in doomed.values():
             stmt, file = b.statement, b.scope.file
             if id(stmt) in seen:
+                continue
+            if b.kind == "from":
+                seen.add(id(stmt))
+                self._drop_import(stmt, file, doomed)
                 continue
             targets = _statement_bindings(stmt, file)
             if all(id(t) in doomed for t in targets) and _deletable(stmt):
@@ -876,6 +934,48 @@ class Analysis:
             self._guard(self._holders, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _importers(self, candidates: list[Binding]) -> dict[int, list[Binding]]:
+        """{id(module-level candidate): the bindings of other files that import it}: `from m import name [as x]`
+        (a candidate too) and `import m` / `from pkg import m` read as `m.name` (an attribute read that keeps it)."""
+        wanted = {(b.scope.file.module_name, b.name): b for b in candidates
+                  if b.scope.kind == "module" and b.scope.file.module_name and b.kind != "from"}
+        found: dict[int, list[Binding]] = {}
+        if not wanted:
+            return found
+        for file in self.program.files:
+            for scope in [file.top, *file.function_scopes.values()]:
+                for bindings in scope.bindings.values():
+                    for i in bindings:
+                        if i.kind not in ("import", "from"):
+                            continue
+                        target = self.program.absolute(i.target, file)
+                        module, _, name = target.rpartition(".")
+                        b = wanted.get((module, name)) if i.kind == "from" else None
+                        if b is not None and b.scope.file is not file:
+                            found.setdefault(id(b), []).append(i)
+                            continue
+                        for (m, n), b in wanted.items():  # `mod.name` through an import of the module
+                            if m == target and b.scope.file is not file and any(
+                                    isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
+                                    and file.parent(load).attr.value == n for load in file.loads_of(self.program, i)):
+                                found.setdefault(id(b), []).append(i)
+        return found
+
+    def _drop_import(self, stmt, file: FileIndex, doomed: dict[int, Binding]) -> None:
+        """`from m import a, b`: the doomed names go; the statement goes when none is left."""
+        line = file.parent(stmt) if not isinstance(stmt, cst.SimpleStatementLine) else stmt
+        node = stmt if isinstance(stmt, cst.ImportFrom) else next(
+            (s for s in getattr(stmt, "body", ()) if isinstance(s, cst.ImportFrom)), None)
+        if node is None or isinstance(node.names, cst.ImportStar):
+            return
+        scope_bindings = [b for b in doomed.values() if b.kind == "from" and b.statement is stmt]
+        gone = {id(b.node) for b in scope_bindings}
+        if all(id(alias) in gone for alias in node.names) and isinstance(line, cst.SimpleStatementLine) \
+                and len(line.body) == 1:
+            self.deleted.append((line, file))
+        else:
+            self.dropped_imports.append((node, file, gone))
 
     def _numpy_input(self, value: Value, site: Site) -> None:
         """An input_fn that is a numpy_input_fn(...) call: checked here, its statement goes with the Estimator."""
@@ -1049,6 +1149,13 @@ def _statement_bindings(stmt, file: FileIndex) -> list[Binding]:
     return found
 
 
+def _without_aliases(imp: cst.ImportFrom, original: tuple, gone: set[int]) -> cst.ImportFrom:
+    """The import without the aliases whose original node is in `gone` (positions match the original's)."""
+    kept = [new for old, new in zip(original, imp.names) if id(old) not in gone]
+    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return imp.with_changes(names=kept)
+
+
 def _deletable(stmt) -> bool:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return True
@@ -1181,6 +1288,10 @@ class Emitter:
                     self.use(site, use, edits)
             if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
                 edits.replace(site.strategy_binding.value, self.strategy_expression(site))
+        callback_plans = {key: plan for site in self.analysis.sites for key, plan in site.callback_plans.items()}
+        for plan in callback_plans.values():
+            if plan.file is self.file:
+                hook_rules.callback_edits(plan, edits)
         receivers = {key: plan for site in self.analysis.sites for key, plan in site.receivers.items()}
         for plan in receivers.values():
             if plan.file is self.file:
@@ -1188,6 +1299,9 @@ class Emitter:
         for stmt, file in self.analysis.deleted:
             if file is self.file:
                 edits.delete(stmt)
+        for node, file, gone in self.analysis.dropped_imports:
+            if file is self.file:
+                edits.transform(node, lambda imp, gone=gone, names=node.names: _without_aliases(imp, names, gone))
         for fn, file, param in {(id(f), p): (f, fl, p) for f, fl, p in self.analysis.dropped_params}.values():
             if file is self.file:
                 edits.transform(fn.params, lambda params, p=param: _drop_param(params, p))
@@ -1398,8 +1512,8 @@ class Emitter:
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def callbacks(self, site: Site, plan, at) -> str:
-        items = []
+    def callbacks(self, site: Site, plan, at, hooks=()) -> str:
+        items = [self.render(h, at, "hook") for h in hooks]  # SessionRunHook subclasses, now keras callbacks
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -1428,10 +1542,13 @@ class Emitter:
                 f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
             per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
-                             f"callbacks={self.callbacks(site, plan, at)})", "", width=92)
+                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()))})", "",
+                             width=92)
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
-        return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps})", "", width=92)
+        hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]
+        extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
+        return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:
         """Keras target: (statements restoring model_dir before fit, the name of the step reached, the condition
@@ -1639,6 +1756,8 @@ def explain(analysis: Analysis, locate) -> list[dict]:
             return f"min({text(v.first)}, {text(v.second)})"
         if isinstance(v, Relative):
             return f"<initial step> + {text(v.value)}"
+        if isinstance(v, list):
+            return "[" + ", ".join(text(x) for x in v) + "]"
         env = ", ".join(f"{k}={code(x.node)}" for k, x in v.env)
         return code(v.node) + (f"  [with {env}]" if env else "")
 

@@ -17,16 +17,17 @@ classes, canned/head.py for v1):
   ids (binary: argmax over [0, logit], so a logit of 0 is class 0), the logistic, the processed labels, the
   unreduced loss. auc and auc_precision_recall: v2 heads used keras AUC (200 thresholds, "interpolation"),
   generated as keras.metrics.AUC; v1 heads used tf.compat.v1.metrics.auc (trapezoidal, 1e-7 in the rates'
-  denominators), generated as `TF1AUC`. `loss` is TF1's mean of the per-batch training loss; Keras' loss tracker
-  and the custom loop weigh batches by their size, so it differs when the evaluation data ends in a smaller batch
-  (known limitation, shared with model_fn programs; equal for batches of one size). global_step: the
+  denominators), generated as `TF1AUC`. `loss` is TF1's mean of the per-batch training loss: Keras' loss tracker
+  weighs batches by their size, so the generated `test_step` (rules/templates/test_step.py.j2, also in model_fn
+  models) adds each batch's loss once, and so does the custom loop's evaluation. global_step: the
   optimizer's iterations (`GlobalStep` under Keras fit; the custom loop adds it itself).
 - `batch_norm=True` (DNN and the DNN part of wide & deep): tensorflow_estimator's dnn.py put
   tf.keras.layers.BatchNormalization(momentum=0.999) named `hiddenlayer_<i>/batchnorm_<i>` after each hidden layer
   (after its dropout), its moving averages updated by the train op. Generated: `TF1BatchNormalization` named
   `batchnorm_<i>` (its gamma, beta, moving_mean, moving_variance map by scoped name), with tf_keras 2.15's
   arithmetic for 2-D inputs (tf.nn.moments, tf.nn.batch_normalization, var - (var - value) * (1 - momentum));
-  keras.layers.BatchNormalization computes the variance as E[x^2] - E[x]^2. One process only: under a strategy
+  keras.layers.BatchNormalization computes the variance as E[x^2] - E[x]^2. The same class serves
+  tf.compat.v1.layers.batch_normalization in a model_fn (rules/layers.py: its fused 4-D arithmetic). One process only: under a strategy
   TFM620 blocks (TF1 kept the moving averages per replica and saved their mean across workers).
   fixtures/canned_batch_norm: equivalent within tolerance (max rel Δ 3e-6 over 100 steps; step 0 bit-equal,
   later steps differ in the last bits from the first gradient on).

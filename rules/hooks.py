@@ -16,15 +16,44 @@ same output):
 - `SummarySaverHook` (`keras.callbacks.TensorBoard` writes summaries),
 - `ProfilerHook` (`keras.callbacks.TensorBoard(profile_batch=...)` or `tf.profiler.experimental`).
 
+A user-written `SessionRunHook` subclass of the program (in any file of it; its instance inline, named, built by a
+helper, or in a hooks list a helper returns) attached to training through `train(hooks=)` / `TrainSpec(hooks=)`
+becomes a `keras.callbacks.Callback` subclass, in place, when its methods hold Python state only (counters, time,
+printing, files). Keras target: the instance goes in fit's callbacks. Custom loop target: in
+`trainer.train(..., callbacks=[...])`, whose loop calls set_model, on_train_begin, on_train_batch_begin before and
+on_train_batch_end after each step, stops after the step that set model.stop_training, and calls on_train_end after
+the final checkpoint; none of them when max_steps is reached already (the Estimator skipped training and its hooks).
+- `begin(self)` → `on_train_begin(self, logs=None)`; `after_create_session(self, session, coord)` →
+  `on_train_begin` too (with both, `begin` stays and `on_train_begin` calls `self.begin()` first, the Estimator's
+  order); `before_run(self, run_context)` → `on_train_batch_begin(self, batch, logs=None)`; `after_run(self,
+  run_context, run_values)` → `on_train_batch_end(self, batch, logs=None)`; `end(self, session)` →
+  `on_train_end(self, logs=None)`;
+- `run_context.request_stop()` (a statement) → `self.model.stop_training = True`. Same last step: the Estimator
+  ran the step whose before_run/after_run requested the stop and no other; Keras' fit loop and the generated loop
+  check stop_training after each on_train_batch_end (fixtures/custom_hook: the hook stops after step 130 of 200,
+  verified on both targets);
+- the instance goes first in the callbacks list, written as the program wrote it: a name holding it stays, so code
+  reading the hook's state after training reads the callback's.
+Blocked at the line, with what to do: a `SessionRunArgs` fetch or any use of `run_values` (Keras gives a callback
+the running mean of the loss over the epoch in `logs`, not the values of this step's tensors; a global step
+fetched next to the train_op was read unordered with its increment); any TensorFlow use in the class (graph
+tensors by name, `get_global_step()` in begin, `get_default_graph()`; a callback runs outside the graph); `session`
+/ `coord` / other uses of `run_context`; names keras.callbacks.Callback defines (`self.model`, `self.params`,
+`on_*`); a hook calling its own hook methods; a hook class another class derives from; decorators or several
+bases; the hook on evaluation (EvalSpec /
+evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); canned
+estimators and parameter servers on the custom loop target (their loops call no callbacks yet: use --target keras).
+
 Blocked, with the hook named at its line: `NanTensorHook` (TF1 raises on a NaN loss; `keras.callbacks.TerminateOnNaN`
 stops without raising, which is not the same program), `CheckpointSaverHook` (checkpoints come from
 RunConfig(save_checkpoints_steps)), `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
-`show_dataflow`/`show_memory` settings alike, every user-written `SessionRunHook` subclass and hooks from other
-libraries (Horovod, tf.contrib early stopping): their `before_run`/`after_run` read graph tensors the Keras model
-does not have. A StopAtStepHook on evaluation or prediction is blocked too.
+`show_dataflow`/`show_memory` settings alike, hooks from other libraries (Horovod, tf.contrib early stopping):
+their `before_run`/`after_run` read graph tensors the Keras model does not have. A StopAtStepHook on evaluation
+or prediction is blocked too.
 
 Why exact: the dropped hooks only read values and write logs; what training computes is the same without them
-(fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps.
+(fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps; a converted
+hook class runs the same Python at the same points of training and can only end it, after the same step.
 
 Example (fixtures/observing_hooks):
 
@@ -33,8 +62,21 @@ Example (fixtures/observing_hooks):
     →
     est.fit(..., epochs=1, steps_per_epoch=min(args.steps, STOP_AT), callbacks=[...])
     note: TFM611 StepCounterHook dropped: it only observes training (Keras reports the time per step ...)
+
+    class BudgetHook(tf.estimator.SessionRunHook):          class BudgetHook(keras.callbacks.Callback):
+        def after_run(self, run_context, run_values):  →        def on_train_batch_end(self, batch, logs=None):
+            self.steps_seen += 1                                     self.steps_seen += 1
+            if self.steps_seen >= self._budget:                      if self.steps_seen >= self._budget:
+                run_context.request_stop()                               self.model.stop_training = True
+    (fixtures/custom_hook; TrainSpec(hooks=[budget, ...]) → fit(..., callbacks=[budget, ...]))
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
 
 CODE = "TFM611"
 
@@ -75,5 +117,178 @@ def blocked_message(kind: str | None, text: str) -> str:
         return f"{kind} is not converted: {_BLOCKED[kind]}"
     if kind is not None:
         return f"{kind} is not converted yet"
-    return (f"hook `{text[:60]}` is not converted: a SessionRunHook reads graph tensors in before_run/after_run "
-            "that the Keras model does not have; rewrite it as a keras.callbacks.Callback")
+    return (f"hook `{text[:60]}` is not converted here: a SessionRunHook subclass of this program becomes a "
+            "keras.callbacks.Callback only when attached to training through train(hooks=...) or "
+            "TrainSpec(hooks=...) (not EstimatorSpec hooks, which may read the model_fn's tensors); other hooks read "
+            "graph tensors the Keras model does not have: rewrite it as a keras.callbacks.Callback")
+
+
+# ---- user-written SessionRunHook subclasses → keras.callbacks.Callback subclasses ----------------------------------
+SESSION_RUN_HOOK = ("estimator.SessionRunHook", "train.SessionRunHook")
+# hook method → (callback method, its parameters, the hook parameters that have no callback value)
+_METHODS = {
+    "begin": ("on_train_begin", "self, logs=None", ()),
+    "after_create_session": ("on_train_begin", "self, logs=None", ("session", "coord")),
+    "before_run": ("on_train_batch_begin", "self, batch, logs=None", ("run_context",)),
+    "after_run": ("on_train_batch_end", "self, batch, logs=None", ("run_context", "run_values")),
+    "end": ("on_train_end", "self, logs=None", ("session",)),
+}
+# what keras.callbacks.Callback defines itself (Keras 3): a hook using these names would change the callback
+_CALLBACK_NAMES = {"model", "_model", "params", "set_model", "set_params", "validation_data", "async_safe",
+                   "_supports_tf_logs"} | {f"on_{w}_{e}" for w in ("train", "test", "predict", "epoch")
+                                           for e in ("begin", "end", "batch_begin", "batch_end")} \
+    | {"on_batch_begin", "on_batch_end"}
+_FETCHES = ("a SessionRunArgs fetch is not converted: Keras gives a callback the running mean of the loss over the "
+            "epoch in `logs`, not the values of this step's tensors (TF1 fetched them in the same session.run), and "
+            "a global step fetched next to the train_op was read unordered with its increment; count steps in the "
+            "hook itself (a Python counter) or rewrite it as a keras.callbacks.Callback")
+
+
+@dataclass
+class CallbackPlan:
+    """How one SessionRunHook subclass becomes a keras.callbacks.Callback subclass (rules/hooks.py)."""
+
+    cls: cst.ClassDef
+    file: object  # the FileIndex of the class
+    base: cst.CSTNode  # the SessionRunHook base expression
+    renames: list = field(default_factory=list)  # (FunctionDef, new name, new parameters text)
+    stops: list = field(default_factory=list)  # statements `run_context.request_stop()`
+    begin_first: cst.CSTNode | None = None  # after_create_session's first statement: `self.begin()` goes above
+
+
+def callback_plan(cls: cst.ClassDef, file, tf_of) -> CallbackPlan:
+    """The plan converting a user-written SessionRunHook subclass, or Blocked naming the first line that cannot be
+    converted exactly: its body may hold Python state only (counters, time, printing, files); run_context only
+    as `run_context.request_stop()`; no session, coord, run_values or TensorFlow."""
+    name = cls.name.value
+    if len(cls.bases) != 1 or cls.keywords or cls.decorators:
+        raise Blocked(CODE, f"hook class {name}: only a class with the single base SessionRunHook (no decorators, "
+                            "metaclass) is converted to a keras.callbacks.Callback", cls)
+    base = cls.bases[0].value
+    methods: dict[str, cst.FunctionDef] = {}
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            if stmt.decorators or stmt.asynchronous:
+                raise Blocked(CODE, f"hook {name}.{stmt.name.value}: decorated methods are not converted", stmt)
+            methods[stmt.name.value] = stmt
+            if stmt.name.value in _CALLBACK_NAMES:
+                raise Blocked(CODE, f"hook {name} defines `{stmt.name.value}`, which keras.callbacks.Callback "
+                                    "defines itself; rename it", stmt)
+        elif isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(s, (cst.Expr, cst.Assign, cst.AnnAssign, cst.Pass)) for s in stmt.body):
+            for s in stmt.body:
+                for t in (s.targets if isinstance(s, cst.Assign) else [s] if isinstance(s, cst.AnnAssign) else []):
+                    target = t.target
+                    if isinstance(target, cst.Name) and target.value in _CALLBACK_NAMES:
+                        raise Blocked(CODE, f"hook {name} sets `{target.value}`, which keras.callbacks.Callback "
+                                            "defines itself; rename it", stmt)
+        else:
+            raise Blocked(CODE, f"hook class {name}: only methods and simple class attributes are converted", stmt)
+    plan = CallbackPlan(cls, file, base)
+    finder = _Uses()
+    cls.body.visit(finder)
+    for node in finder.attributes:  # self.model / self.params would be Keras' own; self.before_run(...) renamed
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if node.attr.value in _CALLBACK_NAMES:
+                raise Blocked(CODE, f"hook {name} uses `self.{node.attr.value}`, which keras.callbacks.Callback "
+                                    "sets itself; rename the attribute", node)
+            if node.attr.value in _METHODS and node.attr.value in methods:
+                raise Blocked(CODE, f"hook {name} calls its own `{node.attr.value}`; only the Estimator's calls of "
+                                    "the hook methods are converted", node)
+    for node in [*finder.attributes, *finder.names]:
+        path = tf_of(node, file)
+        if path is not None and path != "":
+            if path == "estimator.SessionRunArgs" or path == "train.SessionRunArgs":
+                raise Blocked(CODE, f"hook {name}: {_FETCHES}", node)
+            raise Blocked(CODE, f"hook {name} uses tf.{path}: a Keras callback runs outside the training graph, so "
+                                "only hooks whose methods hold Python state (counters, time, printing, files) and "
+                                "request_stop() are converted; move the TensorFlow part into the model", node)
+    if "after_create_session" in methods and "begin" in methods:
+        body = methods["after_create_session"].body.body
+        plan.begin_first = body[0]
+    for method, fn in methods.items():
+        if method not in _METHODS:
+            continue
+        new, params, unavailable = _METHODS[method]
+        given = [p.name.value for p in fn.params.params]
+        if fn.params.star_arg is not cst.MaybeSentinel.DEFAULT or fn.params.kwonly_params or fn.params.star_kwarg \
+                or fn.params.posonly_params or len(given) != len(unavailable) + 1:
+            raise Blocked(CODE, f"hook {name}.{method}: expected the SessionRunHook signature "
+                                f"({', '.join(('self',) + unavailable)})", fn)
+        if method == "begin" and "after_create_session" in methods:
+            continue  # stays `begin`; on_train_begin (after_create_session) calls it first, as the Estimator did
+        hook_params = dict(zip(unavailable, given[1:]))
+        taken = {n.value for n in _all_names(fn.body)}
+        for role, param in hook_params.items():
+            for use in (n for n in _all_names(fn.body) if n.value == param):
+                if role == "run_context" and _is_request_stop(use, fn):
+                    plan.stops.append(_statement_of(use, fn))
+                    continue
+                why = {"run_values": _FETCHES,
+                       "run_context": "only run_context.request_stop() (as a statement) is converted, to "
+                                      "self.model.stop_training = True"}.get(
+                    role, f"a Keras callback has no {role}: only hooks whose methods hold Python state are converted")
+                raise Blocked(CODE, f"hook {name}.{method} uses `{param}`: {why}", use)
+        clash = [p for p in ("batch", "logs") if p in taken and p in params]
+        if clash:
+            raise Blocked(CODE, f"hook {name}.{method} uses the name `{clash[0]}`, which the callback method takes "
+                                "as a parameter; rename it", fn)
+        plan.renames.append((fn, new, params))
+    return plan
+
+
+def callback_edits(plan: CallbackPlan, edits) -> None:
+    """Apply a CallbackPlan: the base, the method names and parameters, request_stop → stop_training."""
+    edits.replace(plan.base, "keras.callbacks.Callback")
+    for fn, new, params in plan.renames:
+        edits.transform(fn, lambda f, n=new, p=params: f.with_changes(
+            name=cst.Name(n), params=cst.parse_statement(f"def f({p}): pass").params))
+    for stmt in plan.stops:
+        edits.replace_statement(stmt, "self.model.stop_training = True\n")
+    if plan.begin_first is not None:
+        edits.insert_before(plan.begin_first, ["self.begin()"])
+
+
+class _Uses(cst.CSTVisitor):
+    def __init__(self):
+        self.attributes: list[cst.Attribute] = []
+        self.names: list[cst.Name] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.attributes.append(node)
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+
+def _all_names(node) -> list[cst.Name]:
+    finder = _Uses()
+    node.visit(finder)
+    return finder.names
+
+
+def _is_request_stop(name: cst.Name, fn: cst.FunctionDef) -> bool:
+    """`run_context.request_stop()` as a whole statement line of its own."""
+    stmt = _statement_of(name, fn)
+    if stmt is None or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Expr):
+        return False
+    call = stmt.body[0].value
+    return (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)
+            and call.func.value is name and call.func.attr.value == "request_stop")
+
+
+def _statement_of(name: cst.Name, fn: cst.FunctionDef):
+    """The SimpleStatementLine of fn's body (at any depth) that contains `name`."""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node) -> bool:
+            inner = _Uses()
+            node.visit(inner)
+            if any(n is name for n in inner.names):
+                found.append(node)
+            return False
+
+    fn.body.visit(_Find())
+    return found[0] if found else None

@@ -14,8 +14,21 @@ A list of them (`hidden = [Dense(32), Dense(10)]`, called in `for layer in hidde
 attribute and the same loop in `call()`.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
+batch_normalization/BatchNormalization (tf.compat.v1) becomes a generated `TF1BatchNormalization`
+(rules/templates/canned_head.py.j2), not keras.layers.BatchNormalization: TF 2.15 ran the layer in the Estimator's
+graph with `fused=None` meaning fused when the input is 4-D or 5-D with the channels first or last
+(FusedBatchNormV3: the variance it returns for the moving average is Bessel-corrected, n/(n-1), and the average
+moves as var - (var - value) * (1 - float32(momentum)) in float32); otherwise tf.nn.moments,
+tf.nn.batch_normalization and decay float32(1 - momentum). Keras 3's layer averages the biased variance as
+var * momentum + value * (1 - momentum): training agreed, evaluation (which reads the averages) did not
+(fixtures/cnn: eval loss |Δ| 1.7e-5, now 1.9e-7). The class runs the same kernel and arithmetic; measured against
+TF 2.15 over 30 updates on [16,8,8,4] (axis -1), [16,4,8,8] (axis 1), [16,5] and [16,6,3] (axis 1): moving mean,
+moving variance, training and inference outputs bit-equal. Its weights are gamma, beta, moving_mean,
+moving_variance below the layer name, as TF1's. `fused` is kept (a literal None/True/False); several axes block.
+The averages move only when the model_fn's train op ran UPDATE_OPS (`with tf.control_dependencies(update_ops)` or
+`tf.group(train_op, update_ops)`); otherwise TF1 never moved them and the layer gets `update_averages=False`.
 Blocked: regularizers (TF1 ignores them unless the loss adds them; Keras always adds them), `reuse`, renorm,
-virtual batches, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
+virtual batches, batch norm over a list of axes or with a computed `fused`, initializers outside the table below, a `training` flag that is not `mode == TRAIN`/a literal;
 functional models with several inputs or outputs or other ops on their tensors, `model.add(...)`, a Keras model built at module level (the Estimator built a new graph per
 call), a tf.keras BatchNormalization in a model called in training mode (the Estimator never ran its moving-average
 updates: they are not in UPDATE_OPS; Keras 3 runs them).
@@ -83,7 +96,8 @@ KERAS_POSITIONAL = {"Conv2D": 6}
 
 _BLOCKED_ARGS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "beta_regularizer",
                  "gamma_regularizer", "renorm_clipping", "virtual_batch_size", "adjustment"}
-_DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: Keras picks its kernel; reuse checked below; name re-set
+_DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: kept for TF1BatchNormalization only; reuse checked below; name re-set
+TF1_BATCH_NORM = "TF1BatchNormalization"  # the generated class (rules/templates/canned_head.py.j2)
 
 # TF1 initializer factories → Keras initializer expressions; defaults spelled out where Keras differs.
 _INITIALIZERS = {
@@ -141,9 +155,19 @@ def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name:
     `keras_initializers`: the arguments come from a keras.layers call, whose initializers are Keras' already.
     """
     parts: list[str] = []
+    # a tf.compat.v1 batch_normalization: TF1's arithmetic (fused kernel, moving averages), not Keras 3's
+    tf1_batch_norm = kind.keras == "BatchNormalization" and not keras_initializers
     for arg, value in args.items():
         if arg in ("inputs", "training"):
             continue
+        if tf1_batch_norm and arg == "fused":
+            if not is_literal(value, None, True, False):
+                raise Blocked(CODE, "fused must be a literal None, True or False (it decides TF1's arithmetic)", call)
+            if not is_literal(value, None):
+                parts.append(f"fused={code(value)}")
+            continue
+        if tf1_batch_norm and arg == "axis" and isinstance(value, (cst.List, cst.Tuple)):
+            raise Blocked(CODE, "batch_normalization over several axes is not converted", call)
         if arg in _BLOCKED_ARGS and not is_literal(value, None):
             raise Blocked(CODE, f"{arg} is not converted: TF1 adds regularization/renorm terms only where the "
                                 f"model_fn says so, Keras always does; migrate it by hand", call)
@@ -160,6 +184,8 @@ def keras_ctor(kind: LayerKind, args: dict[str, cst.BaseExpression], layer_name:
             continue
         parts.append(f"{arg}={code(value)}")
     parts.append(f'name="{layer_name}"')
+    if tf1_batch_norm:
+        return f"{TF1_BATCH_NORM}({', '.join(parts)})"
     return f"keras.layers.{kind.keras}({', '.join(parts)})"
 
 

@@ -5,7 +5,11 @@ converted when that function is one Keras expresses: identity, argmax (→ spars
 `output > 0` / `sigmoid(output) > 0.5` decision (→ threshold 0 on logits), sigmoid (→ `from_logits=True`).
 `metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks. Under `--target keras` the
 compiled metrics end with a generated `GlobalStep` (the optimizer's iterations), so `evaluate()` reports
-`global_step` as the Estimator's did (the custom loop's evaluate adds it itself).
+`global_step` as the Estimator's did (the custom loop's evaluate adds it itself). evaluate()'s `loss` is, as the
+Estimator's, the mean of the per-batch losses (a metrics.mean updated once per batch): the keras target's models
+get a generated `test_step` (rules/templates/test_step.py.j2) that adds each batch's loss to Keras' loss tracker
+once, where Keras weighs it by the batch size; the custom loop's evaluation adds each batch's mean loss. The
+metrics are per example on both sides (accuracy counts examples, as TF1's did).
 
 Why exact: each Keras metric accumulates over the evaluation batches the statistic the TF1 streaming metric's
 update op accumulated (running totals and counts), on the same values; the result is read once, after the last batch.

@@ -24,10 +24,31 @@ Forward pass → `call()`, statements kept as written (comments included):
   the model_fn's graph (each call builds its own layers, in call order): arguments `__init__` can see (literals,
   params, module names) are written where the parameter is read, so layer arguments stay constructor arguments,
   tensors are assigned (`inputs = x`), helper locals the model_fn also uses are renamed `<helper>_<name>`, and
-  the def goes with the model_fn (fixtures/network_helper). Blocked, named: a helper called in a loop, with
+  the def goes with the model_fn (fixtures/network_helper). A helper defined inside the model_fn (`def block(x, n):
+  return tf.compat.v1.layers.dense(x, n)`) is inlined the same way (its free names are the model_fn's, as in the
+  closure); a nested def that builds no layers blocks (move it to module level). `import tensorflow as tf` inside
+  the model_fn that repeats a module-level import goes; one binding a name otherwise (`import tensorflow.compat.v1
+  as tf` under a module-level `import tensorflow as tf`) would change what the body means, and blocks.
+  Blocked, named: a helper called in a loop, with
   `*args`/`**kwargs`, returning early, recursive, or also used outside the converted model_fn.
+- `if params["bn"]:` / `if FLAGS.use_dropout:` / `if MODEL == "deep":` (elif/else too) around forward statements: a
+  Python test on static configuration (params, module names such as flags, literals; a static local is read as its
+  value), which TF1 evaluated while building each graph. `__init__` builds the arms' layers under the same test and
+  `call()` runs the same `if`; layer names are then counted at run time by `tf1_name`, so `dense_1`/`dense_2` after
+  the `if` are what TF1 named them whichever arm ran (fixtures/static_config). Blocked: a test that also reads mode
+  or a tensor, a static `if` after the loss (choosing the loss or optimizer), statements other than forward values
+  inside it (layer objects, helpers, loops, returns).
+- `tf.compat.v1.feature_column.input_layer(features, columns)` when the program model reads every column as a
+  `numeric_column` (inline, a module constant, a model_fn local, `params["feature_columns"]` from the Estimator's
+  params dict, lists built by loops or helpers; rules/program.py): no variables, so it becomes the generated
+  `numeric_columns_input(features, columns)`, TF1's input-layer arithmetic on the same column objects at run time
+  (name order, rank-1 values get a last axis, normalizer_fn, float32, flattened, concatenated;
+  fixtures/input_layer_params: 200/200 steps bit-equal). Other columns (embedding, bucketized, indicator, …) block.
 - `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
-  dropped with a note (they do not change training).
+  dropped with a note (they do not change training). The note says what the Estimator wrote: each summary and its
+  own `loss` summary in model_dir's events file at global steps 1, 1+N, 1+2N, ... (N = save_summary_steps, default
+  100, chief only), from that step's forward pass (measured on TF 2.15); writing the same tags at the same steps
+  needs summary writes inside the migrated training step, which is not generated yet.
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
 
 Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/else, a name assigned
@@ -62,14 +83,16 @@ with other ops; the user's expression is kept, which also covers any other per-g
 `tf.gradients` skipped TF1's 1/replicas loss scaling, so the generated `apply()` multiplies by the replica count
 first (exact for 1, 2, 4, … replicas; TFM301 note). Checked with `tfmigrate verify` on 2-worker MWMS runs:
 clip_by_global_norm after compute_gradients and after tf.gradients, 200/200 steps bit-equal.
-`tf.group(train_op, update_ops)` and `control_dependencies(UPDATE_OPS)` (named or inline) keep the train op:
-Keras updates batch-norm statistics in `call(training=True)`.
+`tf.group(train_op, update_ops)`, `tf.group([train_op, *update_ops])`, `tf.group(optimizer.minimize(...))` and
+`control_dependencies(UPDATE_OPS)` (named or inline) keep the train op: Keras updates batch-norm statistics in
+`call(training=True)`. Any other op in the group (`counter.assign_add(1)`, an EMA's apply) ran at every training
+step, which Keras' step does not: blocked, the op named.
 `get_variable`, `variable_scope` and `embedding_lookup` are handled with TFM811/TFM801 (variables.py,
 partitioners.py).
 
 Blocked, each with the line that stopped it: calls that create variables the Keras model would not own
-(`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer`: TFM811), other `if`s (on
-params or tensors), `while`, nested loops, loops over
+(`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer` over other columns: TFM811),
+other `if`s (on tensors, or mixing mode and configuration), `while`, nested loops, loops over
 tensors, layer objects or variables created inside loops or mode branches, labels or mode in the forward pass,
 a second loss, `tf.losses.add_loss`, hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
@@ -110,6 +133,7 @@ _MODEL_ATTRIBUTES = frozenset({
     "input", "inputs", "output", "outputs", "layers", "weights", "variables", "trainable_variables", "losses",
     "metrics", "name", "trainable", "dtype", "built", "optimizer", "loss", "params", "call", "build", "compile",
     "fit", "evaluate", "predict", "predictions", "summary", "save", "get_config", "state", "compute_loss",
+    "test_step",
 })
 _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                   "colocate_gradients_with_ops", "name", "grad_loss"]
@@ -143,6 +167,14 @@ MODES = ("TRAIN", "EVAL", "PREDICT")
 _ALL_MODES = frozenset(MODES)
 _MODE_STRINGS = {"train": "TRAIN", "eval": "EVAL", "infer": "PREDICT"}  # ModeKeys values
 _SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary"})
+# what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51)
+# and why the migrated program does not write the same yet
+_SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
+                "1, 1+N, 1+2N, ... (N = RunConfig(save_summary_steps), default 100; the chief only), with the values "
+                "of that step's forward pass; not converted: the same tags and steps need writes inside the migrated "
+                "model's training step (Keras gives callbacks the epoch's running mean loss, not the step's values). "
+                "Write it with tf.summary.scalar in the model's call() under a tf.summary writer, or log with "
+                "keras.callbacks.TensorBoard (its own tags and steps)")
 _LOGGING = frozenset({"info", "warning", "warn", "debug", "error", "fatal", "log", "vlog"})
 _COMPUTE_GRADIENTS_ARGS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
                            "grad_loss"]
@@ -178,13 +210,18 @@ class _Loop:
     targets: frozenset[str]
     sites: list[tuple[str, str, str]] = field(default_factory=list)  # (list attribute, loop-local name, ctor)
     body: list[cst.BaseStatement] = field(default_factory=list)
+    branch: bool = False  # an arm of a static `if` (runs once or not at all): plain attributes, no lists
 
 
 class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
                  tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
-                 tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None):
+                 tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
+                 input_layers: Blocked | bool = False):
         self.fn, self.names, self.module_names = fn, names, module_names
+        # the model_fn's input_layer calls, as the program model read their columns (rules/program.py): True when
+        # every column of every call is a numeric_column, else the Blocked saying why; False: not read
+        self.input_layers = input_layers
         self.tf1_strategy = tf1_strategy  # did TF1 run the model_fn under a distribution strategy? None: it varied
         # module-level functions (model and network helpers; `helpers`: those bound once) and names bound to a
         # Keras model built at module level
@@ -203,6 +240,8 @@ class _Interpreter:
         self.layer_lists: dict[str, tuple[str, list]] = {}  # model_fn local list of Keras layers → (attribute, ...)
         self.loss_objects: dict[str, tuple[losses.KerasLossObject, cst.SimpleStatementLine]] = {}
         self.inlined_helpers: list[cst.FunctionDef] = []
+        self.nested_helpers: set[str] = set()  # network helpers defined inside the model_fn (go with it)
+        self.module, self.module_imports = module, None  # the model_fn's module and its import table (on demand)
         self.inlining: list[str] = []  # helpers being inlined, innermost last (recursion guard)
         self.statics: dict[str, cst.BaseExpression] = {}  # `units = params["units"]`: read as the value itself
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
@@ -246,6 +285,8 @@ class _Interpreter:
         self.grad_transforms: _Grads | None = None  # what the train op did to the gradients
         self.train_op: str | None = None
         self.train_op_count = 0  # training ops assigned so far
+        self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
+        self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
@@ -446,8 +487,9 @@ class _Interpreter:
                     call = bind(updated, ["inputs", "training"], f"layer {kind.keras}", layers.CODE)
                     if inline[0] == "keras":
                         if interp.loop is not None:
-                            raise Blocked(layers.CODE, "keras.layers objects built inside a loop are not converted: use "
-                                                       "tf.compat.v1.layers there, or build them before the loop",
+                            raise Blocked(layers.CODE, "keras.layers objects built inside a loop or a static `if` are not "
+                                                       "converted: use tf.compat.v1.layers there, or build them before "
+                                                       "it",
                                           original)
                         interp.family("keras", original)
                         name = interp.keras_layer_name(kind, layers.explicit_name(ctor_args), original)
@@ -457,6 +499,8 @@ class _Interpreter:
                     return interp.functional_layer(kind, ctor_args, call, original, target)
                 if interp.tf(original) == "nn.embedding_lookup":
                     return interp.embedding_lookup(updated)
+                if interp.tf(original) == _INPUT_LAYER and interp.input_layers is True:
+                    return interp.input_layer(updated)
                 func = updated.func
                 if isinstance(func, cst.Name) and func.value in interp.keras_models:
                     return interp.keras_model_call(func.value, updated)
@@ -507,8 +551,12 @@ class _Interpreter:
         if self.loop is not None:
             token = self.name_token(None, kind.base_name, None if explicit is None else code(explicit))
             ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-            self.check_names(cst.parse_expression(ctor), {self.params, "keras"} | self.loop.targets,
-                             "a layer argument", node)
+            self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}
+                             | self.loop.targets, "a layer argument", node)
+            if self.loop.branch:  # built in __init__ under the same `if`, called as an attribute
+                attr = self.free_attr(layers.explicit_name(args) or f"{target}_{kind.base_name}")
+                self.loop.sites.append((attr, f"self.{attr}", ctor))
+                return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
             attr = self.free_attr(f"{kind.base_name}_layers")
             local = self.free_local(f"{kind.base_name}_layer", {s[1] for s in self.loop.sites} | self.loop.targets)
             self.loop.sites.append((attr, local, ctor))
@@ -526,9 +574,19 @@ class _Interpreter:
             if attr in self.attrs():
                 raise Blocked(layers.CODE, f"layer name '{name}' is also a generated attribute; rename the layer", node)
         ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-        self.check_names(cst.parse_expression(ctor), {self.params, "keras"}, "a layer argument", node)
+        self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}, "a layer argument",
+                         node)
         self.layers.append((attr, ctor))
         return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
+
+    def input_layer(self, call: cst.Call) -> cst.Call:
+        """input_layer(features, columns) over numeric_columns (the program model read them, rules/program.py):
+        the generated numeric_columns_input reads the same column objects at run time, as TF1's input layer did."""
+        args = bind(call, _INPUT_LAYER_ARGS, "input_layer", variables.CODE)
+        if _NUMERIC_COLUMNS_SUPPORT not in self.support:
+            self.support.append(_NUMERIC_COLUMNS_SUPPORT)
+        return cst.parse_expression(f"{_NUMERIC_COLUMNS_INPUT}({code(args['features'])}, "
+                                    f"{code(args['feature_columns'])})")
 
     def embedding_lookup(self, call: cst.Call) -> cst.Call:
         args = bind(call, variables.EMBEDDING_LOOKUP, "tf.nn.embedding_lookup", variables.CODE)
@@ -576,7 +634,10 @@ class _Interpreter:
     def layer_call(self, layer: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
         text = f"{layer}({code(inputs)}"
         if kind.takes_training:
-            text += f", training={self.training_flag(training)}"
+            flag = self.training_flag(training)
+            text += f", training={flag}"
+            if kind.keras == "BatchNormalization" and flag != "False":
+                self.batch_norm_training = True
         return cst.parse_expression(text + ")")
 
     # ---- statements ------------------------------------------------------------------------------------------
@@ -606,7 +667,7 @@ class _Interpreter:
                     and isinstance(small.targets[0].target, cst.Name)
                     and self.assign_counts.get(small.targets[0].target.value) == 1
                     and small.targets[0].target.value not in self.locals
-                    and _static(stmt.body[0].value, set(self.module_names | {self.params} | set(self.statics)))):
+                    and _static_test(stmt.body[0].value, set(self.module_names | {self.params} | set(self.statics)))):
                 self.statics[small.targets[0].target.value] = stmt.body[0].value
                 leading.extend(line for line in stmt.leading_lines if line.comment is not None)
                 continue
@@ -646,11 +707,33 @@ class _Interpreter:
             self.with_block(stmt)
         elif isinstance(stmt, cst.For):
             self.for_loop(stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.nested_def(stmt)
         elif isinstance(stmt, cst.While):
             raise Blocked(CODE, "a while loop in model_fn is not converted: only `for` loops over Python values "
                                 "(params, module constants, range(...)) are", stmt)
         else:
             raise Blocked(CODE, f"{type(stmt).__name__.lower()} statement in model_fn is not converted", stmt)
+
+    def nested_def(self, stmt: cst.FunctionDef) -> None:
+        """`def block(x, n): return tf.compat.v1.layers.dense(x, n, ...)` inside the model_fn: a network helper like a
+        module-level one, inlined where it is called (its free names are the model_fn's, as in the closure); the
+        def goes with the model_fn."""
+        name = stmt.name.value
+        if self.active != self.live or self.loop is not None:
+            raise Blocked(CODE, f"`def {name}` inside a branch or loop of the model_fn is not converted: define it at "
+                                "the top of the model_fn", stmt)
+        if stmt.decorators or stmt.asynchronous is not None:
+            raise Blocked(CODE, f"`def {name}` in the model_fn has decorators or is async: not converted", stmt)
+        if self.assign_counts.get(name) or name in self.nested_helpers or name in self.locals:
+            raise Blocked(CODE, f"`{name}` is bound more than once in the model_fn: its nested def is not converted",
+                          stmt)
+        if not self._helper_builds(stmt, set()):
+            raise Blocked(CODE, f"`def {name}` inside the model_fn builds no layers: only network helpers (functions "
+                                "that build layers) are converted there; move it to module level", stmt)
+        self.helpers[name] = stmt  # shadows a module-level function of the same name, as Python does
+        self.nested_helpers.add(name)
+        self.pending_leading.extend(line for line in stmt.leading_lines if line.comment is not None)
 
     def simple(self, stmt: cst.SimpleStatementLine) -> None:
         if len(stmt.body) != 1:
@@ -660,6 +743,22 @@ class _Interpreter:
             self.returns(small)
             return
         if isinstance(small, cst.Pass):
+            return
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and _imports_tensorflow_only(small):
+            # `import tensorflow as tf` inside the model_fn, repeating a module-level import: the names mean what
+            # the module's import makes them mean (the converted module keeps its TensorFlow import); the
+            # statement goes with the model_fn. Another binding would change what the body's names mean: blocked.
+            if self.module_imports is None:
+                from tfmigrate.names import build_import_table
+
+                self.module_imports = build_import_table(self.module) if self.module is not None else None
+            for name, target in _import_targets(small):
+                if self.module_imports is None or not any(
+                        b.kind in ("import", "from") and b.target == target
+                        for b in self.module_imports.bindings.get(name, ())):
+                    raise Blocked(CODE, f"`{code(small).strip()}` inside the model_fn binds `{name}` to {target}, "
+                                        "which no module-level import does: import it at module level (the "
+                                        "converted model reads the module's names)", stmt)
             return
         if isinstance(small, cst.Assert):  # `assert mode == ModeKeys.TRAIN`: the other modes stop here
             modes = self.mode_set(small.test)
@@ -1005,13 +1104,15 @@ class _Interpreter:
         if self.uses_labels(value):
             self.check_names(value, self.forward, f"`{target} = ...`", stmt)
         new_value = self.convert_forward(value, target)
-        generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ())}
+        generated_names = {TF, *({"tf1_mod_rows", "VARIABLE_PARTITIONER"} if self.mod_rows else ()),
+                           *((_NUMERIC_COLUMNS_INPUT,) if self.input_layers is True else ())}
         loop_names = self.loop.targets | {s[1] for s in self.loop.sites} if self.loop else set()
         self.check_names(new_value, self.forward | generated_names | loop_names | {self.params, "self", "training"},
                          f"`{target} = ...`", stmt)
         self.forward.add(target)
         self.bind_name(target, "forward")
-        if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights):
+        if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights) \
+                and not any(self.tf(c) == _INPUT_LAYER for c in _calls_in(value)):
             self.forward_exprs[target] = value
         new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
         if self.pending_leading:
@@ -1158,7 +1259,7 @@ class _Interpreter:
                                                 "tfmigrate inlines)", node) from None
         finally:
             self.inlining.pop()
-        if fn not in self.inlined_helpers:
+        if fn not in self.inlined_helpers and self.helpers.get(name) is fn and name not in self.nested_helpers:
             self.inlined_helpers.append(fn)
 
     def variable_maker(self, node) -> tuple[cst.Call, str] | None:
@@ -1169,6 +1270,8 @@ class _Interpreter:
         class _V(Visitor):
             def visit_Call(inner, call: cst.Call) -> None:
                 path = self.tf(call)
+                if path == _INPUT_LAYER and self.input_layers is True:
+                    return  # numeric columns only: no variables (converted in convert_forward)
                 if path and not found and makes_variables(path):
                     found.append((call, path))
 
@@ -1176,6 +1279,13 @@ class _Interpreter:
         return found[0] if found else None
 
     def refuse_variable_makers(self, node, report) -> None:
+        for call in _calls_in(node):
+            if self.tf(call) == _INPUT_LAYER and self.input_layers is not False:
+                if isinstance(self.input_layers, Blocked):
+                    raise self.input_layers
+                if _NUMERIC_COLUMNS_INPUT in self.module_names:
+                    raise Blocked(variables.CODE, f"`{_NUMERIC_COLUMNS_INPUT}` is taken in this module; the converted "
+                                                  "input_layer needs the name", call)
         hit = self.variable_maker(node)
         if hit is not None:
             call, path = hit
@@ -1217,8 +1327,8 @@ class _Interpreter:
         module, name = path.rsplit(".", 1)
         if module == "summary" and name in _SUMMARIES:
             tag = code(call.args[0].value) if call.args else "?"
-            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training (log it with a Keras "
-                                     "callback, e.g. keras.callbacks.TensorBoard)", call))
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY}",
+                               call))
             return True
         if module == "logging" and name in _LOGGING:
             self.notes.append((CODE, f"tf.logging.{name}(...) dropped: it logged once, while the TF1 graph was built",
@@ -1607,7 +1717,9 @@ class _Interpreter:
         self.set_train_op(target, grads, call)
 
     def group(self, target: str, call: cst.Call) -> None:
-        """`tf.group(minimize_op, update_ops)`: the update ops run inside Keras' layers; the train op is the step."""
+        """`tf.group(minimize_op, update_ops)`, `tf.group([train_op, *update_ops])`, `tf.group(optimizer.minimize(...))`:
+        the update ops run inside Keras' layers; the train op is the step. Any other op in the group ran with every
+        training step (a counter's assign_add, an EMA update) and has no place in Keras' step: blocked, named."""
         items = []
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value != "name":
@@ -1616,13 +1728,28 @@ class _Interpreter:
                 items.extend(e.value for e in arg.value.elements)
             elif arg.keyword is None:
                 items.append(arg.value)
-        train_ops = [i for i in items if isinstance(i, cst.Name) and self.bound(i.value, "train_op")]
-        others = [i for i in items if i not in train_ops]
-        if len(train_ops) != 1 or not all(self.is_update_ops(i) for i in others):
-            raise Blocked(CODE, "tf.group is converted on the training op and the UPDATE_OPS collection only", call)
+        train_ops, others = [], []
+        for item in items:
+            method = item.func.attr.value if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) else None
+            if isinstance(item, cst.Name) and self.bound(item.value, "train_op"):
+                train_ops.append(item)
+            elif method in ("minimize", "apply_gradients"):  # the step written inline in the group
+                (self.minimize if method == "minimize" else self.apply_gradients)(target, item)
+                train_ops.append(item)
+            elif not self.is_update_ops(item):
+                others.append(item)
+        if others:
+            raise Blocked(CODE, f"tf.group(..., {code(others[0])}): an op grouped with the training op ran at every "
+                                "training step, which Keras' train step does not; only the training op and the "
+                                "UPDATE_OPS collection are converted in a tf.group (drop the extra op, or keep this "
+                                "job on TF 2.15)", others[0])
+        if len(train_ops) != 1:
+            raise Blocked(CODE, "tf.group is converted on exactly one training op (minimize/apply_gradients) and the "
+                                "UPDATE_OPS collection", call)
         self.bind_name(target, "train_op")
         self.train_op = target
         self.train_op_count += 1
+        self.update_ops_run = True
 
     def with_block(self, stmt: cst.With) -> None:
         item = stmt.items[0].item if len(stmt.items) == 1 else None
@@ -1645,6 +1772,7 @@ class _Interpreter:
             self.statement(inner)
         if self.train_op_count == before:
             raise Blocked(CODE, "control_dependencies block must assign the training op", stmt)
+        self.update_ops_run = True
 
     def variable_scope(self, stmt: cst.With, call: cst.Call) -> None:
         if stmt.items[0].asname is not None:
@@ -1741,12 +1869,16 @@ class _Interpreter:
     # ---- mode branches and EstimatorSpecs --------------------------------------------------------------------
     def mode_branch(self, stmt: cst.If) -> None:
         """`if mode == ...:` / `!=` / `in (...)` / elif / else: each arm runs for its modes; returns end them."""
+        if self.mode_set(stmt.test) is None and self.static_test(stmt):
+            self.static_branch(stmt)
+            return
         arms, remaining, node = [], self.active, stmt
         while True:
             modes = self.mode_set(node.test)
             if modes is None:
-                raise Blocked(CODE, f"`if {code(node.test)}:` is not converted: only tests on mode (==, !=, in) branch "
-                                    "the model_fn", node)
+                raise Blocked(CODE, f"`if {code(node.test)}:` is not converted: only tests on mode (==, !=, in) or on "
+                                    "static configuration alone (params, flags, module constants) branch the "
+                                    "model_fn", node)
             arms.append((remaining & modes, node.body.body))
             remaining = remaining - modes
             if node.orelse is None:
@@ -1764,6 +1896,82 @@ class _Interpreter:
             for inner in body:
                 self.statement(inner)
         self.active = outer & self.live
+
+    def static_test(self, stmt: cst.If) -> bool:
+        """Every test of the if/elif chain reads only values `__init__` and `call()` see too, the same each time
+        (params, module names such as FLAGS, literals): TF1 evaluated it once per graph, as Python."""
+        node, allowed = stmt, set(self.module_names | {self.params} | set(self.statics))
+        while isinstance(node, cst.If):
+            if not _static_test(node.test, allowed):
+                return False
+            node = node.orelse
+        return True
+
+    def static_branch(self, stmt: cst.If) -> None:
+        """`if params["dropout"]:` / `if FLAGS.use_bn:` around forward statements: a Python condition on the
+        program's configuration, which TF1 evaluated while building each graph. `__init__` builds the arm's layers
+        under the same test and `call()` runs the arm under it; layer names are counted at run time (tf1_name), as
+        TF1 counted them whichever arm ran."""
+        self.whole_model("a static `if`", stmt)
+        if self.loss is not None or self.loop is not None:
+            where = "after the loss" if self.loss is not None else "inside a loop"
+            raise Blocked(CODE, f"`if {code(stmt.test)}:` {where} is not converted: a static `if` is converted "
+                                "around forward statements (choosing the loss or optimizer by configuration is not "
+                                "converted yet; build them without the `if`)", stmt)
+        arms, node = [], stmt
+        while node is not None:
+            test = node.test if isinstance(node, cst.If) else None
+            body = node.body.body
+            self.loop = _Loop(stmt, frozenset(), branch=True)
+            try:
+                for inner in body:
+                    if not isinstance(inner, cst.SimpleStatementLine):
+                        raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
+                                            "is not converted: a static `if` may only compute forward values", inner)
+                    small = inner.body[0] if len(inner.body) == 1 else None
+                    value = getattr(small, "value", None)
+                    path = self.tf(value) if isinstance(value, cst.Call) else None
+                    if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
+                        continue
+                    found = layers.kind_of(path)
+                    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                            and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
+                            or (found and found[0] != "functional") or self.layer_helper(value) is not None \
+                            or (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
+                        raise Blocked(CODE, f"`{code(inner).strip()}` inside `if {code(stmt.test)}:` is not converted: "
+                                            "a static `if` may only compute forward values (functional "
+                                            "tf.compat.v1.layers calls and tensor ops)", inner)
+                    self.simple(inner)
+            finally:
+                arm, self.loop = self.loop, None
+            self.list_attrs |= {attr for attr, _, _ in arm.sites}
+            arms.append((node, test, arm))
+            node = node.orelse if isinstance(node, cst.If) else None
+        if any(arm.sites for _, _, arm in arms):
+            self.runtime_names = True
+            for name in ("tf1_name", "tf1_names"):
+                if name in self.module_names or name == self.params:
+                    raise Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt)
+            init, built = [], list(arms)
+            while not built[-1][2].sites:  # trailing arms that build nothing need no branch in __init__
+                built.pop()
+            for i, (_, test, arm) in enumerate(built):
+                init.append(f"if {code(test)}:" if i == 0 else f"elif {code(test)}:" if test is not None else "else:")
+                init += ["    " + wrap_call(f"self.{attr} = {ctor}", "    ", 92) for attr, _, ctor in arm.sites]
+                if not arm.sites:
+                    init.append("    pass")
+            self.layers.append((None, "\n".join(init)))
+
+        def rebuilt(node, index):
+            if node is None:
+                return None
+            arm = arms[index][2]
+            body = node.body.with_changes(body=arm.body or [cst.SimpleStatementLine([cst.Pass()])])
+            if isinstance(node, cst.Else):
+                return node.with_changes(body=body)
+            return node.with_changes(body=body, orelse=rebuilt(node.orelse, index + 1))
+
+        self.call_body.append(rebuilt(stmt, 0))
 
     def returns(self, ret: cst.Return) -> None:
         self.spec(ret.value, self.active)
@@ -1892,6 +2100,10 @@ class _Interpreter:
             if attr in _MODEL_ATTRIBUTES:  # auto-names (dense, conv2d, …) never clash; explicit names might
                 raise Blocked(layers.CODE, f"layer name `{attr}` clashes with a keras.Model attribute", self.fn)
         model_layers = [(attr, self.render_names(ctor)) for attr, ctor in self.layers]
+        if self.batch_norm_training and not self.update_ops_run:
+            # the train op never ran UPDATE_OPS: TF1's moving averages kept their initial values
+            bn = f"{layers.TF1_BATCH_NORM}("
+            model_layers = [(attr, ctor.replace(bn, f"{bn}update_averages=False, ")) for attr, ctor in model_layers]
         if self.runtime_names:
             model_layers.insert(0, (None, _TF1_NAME_HELPER))  # ends with a blank line
         self.drop_unused(out)
@@ -2098,6 +2310,48 @@ def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     return found
 
 
+_INPUT_LAYER = "feature_column.input_layer"
+INPUT_LAYER_ARGS = _INPUT_LAYER_ARGS = ["features", "feature_columns", "weight_collections", "trainable",
+                                        "cols_to_vars", "cols_to_output_tensors"]
+_NUMERIC_COLUMNS_INPUT = "numeric_columns_input"
+_NUMERIC_COLUMNS_SUPPORT = generated('''\
+def numeric_columns_input(features, columns):
+    """tf.compat.v1.feature_column.input_layer(features, columns) over numeric_columns, as TF1 computed it: the
+    columns in name order, each value (a last axis added at rank 1, then normalizer_fn, then float32) flattened to
+    [batch, prod(shape)], all concatenated on the last axis. No variables (tfmigrate checked every column)."""
+    parts = []
+    for column in sorted(columns, key=lambda c: c.name):
+        if type(column).__name__ not in ("NumericColumn", "_NumericColumn"):
+            raise TypeError(f"{column.name} is not a numeric_column; this conversion reads numeric columns only")
+        value = tf.convert_to_tensor(features[column.key])
+        if value.shape.rank == 1:
+            value = tf.expand_dims(value, -1)
+        if column.normalizer_fn is not None:
+            value = column.normalizer_fn(value)
+        size = 1
+        for dim in column.shape:
+            size *= dim
+        parts.append(tf.reshape(tf.cast(value, tf.float32), [-1, size]))
+    return tf.concat(parts, axis=1)
+''').rstrip("\n")
+
+
+def input_layer_calls(fn: cst.FunctionDef, names) -> list[cst.Call]:
+    """The model_fn's tf.compat.v1.feature_column.input_layer calls."""
+    return [c for c in _calls_in(fn) if names.of(c) == _INPUT_LAYER]
+
+
+def _calls_in(node) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _V(Visitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_V())
+    return found
+
+
 _VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template", "nn.static_rnn", "nn.dynamic_rnn",
                               "nn.bidirectional_dynamic_rnn", "nn.static_bidirectional_rnn", "nn.raw_rnn",
                               "feature_column.input_layer", "feature_column.linear_model"})
@@ -2161,6 +2415,43 @@ def _static(node, allowed: set[str]) -> bool:
     return False
 
 
+def _static_test(node, allowed: set[str]) -> bool:
+    """A condition on static values (`params["bn"]`, `FLAGS.model == "big"`, `not a and b`): see _static."""
+    if isinstance(node, cst.BooleanOperation):
+        return _static_test(node.left, allowed) and _static_test(node.right, allowed)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _static_test(node.expression, allowed)
+    if isinstance(node, cst.Comparison):
+        return _static(node.left, allowed) and all(_static(c.comparator, allowed) for c in node.comparisons)
+    return _static(node, allowed)
+
+
+def _imports_tensorflow_only(node) -> bool:
+    """`import tensorflow as tf`, `import tensorflow.compat.v1 as tf`, `from tensorflow.compat.v1 import layers`."""
+    def tf_module(dotted: str) -> bool:
+        return dotted.split(".")[0] in ("tensorflow", "tensorflow_estimator")
+
+    if isinstance(node, cst.Import):
+        return all(tf_module(code(a.name)) for a in node.names)
+    return (not node.relative and node.module is not None and tf_module(code(node.module))
+            and not isinstance(node.names, cst.ImportStar))
+
+
+def _import_targets(node) -> list[tuple[str, str]]:
+    """(bound name, dotted target) of each name an import statement binds, as names.build_import_table records."""
+    out = []
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            dotted = code(alias.name)
+            out.append((alias.asname.name.value, dotted) if alias.asname else (dotted.split(".")[0],
+                                                                                dotted.split(".")[0]))
+    else:
+        for alias in node.names:
+            local = alias.asname.name.value if alias.asname else alias.name.value
+            out.append((local, f"{code(node.module)}.{code(alias.name)}"))
+    return out
+
+
 def _has_return(statements) -> bool:
     found = []
 
@@ -2181,8 +2472,10 @@ def _has_return(statements) -> bool:
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
               tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
-              tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None) -> ModelPlan:
-    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers)
+              tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
+              input_layers: Blocked | bool = False) -> ModelPlan:
+    interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers,
+                          input_layers)
     interp.run()
     plan = interp.plan(class_name_for(fn.name.value, module_names))
     plan.helpers = list(interp.inlined_helpers)

@@ -6,6 +6,12 @@ code from jinja2 templates; parse back only what later passes must see (code nam
 spliced forward pass), the rest stays text (edits.TextBlocks) → splice → fix imports and leftover TF1 names (TFM001).
 All analysis happens before any edit, so a Blocked anywhere leaves the file untouched.
 
+Graph-mode switches: `tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and the enable_* twins)
+written as statements of a file that converts are dropped with a TFM001 note: the Estimator built and ran its graphs
+itself whatever the setting, and the migrated TF2 program runs eagerly with its step in a tf.function
+(fixtures/static_config calls disable_v2_behavior at import time: 200/200 steps equivalent). A call whose result is
+used stays and blocks as a leftover TF1 name.
+
 TFM604 (unresolved Estimator name): a dotted name with an Estimator word in it (`x.estimator.Estimator`,
 `tf.keras.estimator.model_to_estimator`, ...) whose root is bound nowhere in the file (TensorFlow reached through
 code tfmigrate cannot see, a name injected at run time) is reported as an error rather than passed over: the file
@@ -32,7 +38,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import canned, driver, estimator, imports, layers, model_fn, partitioners, strategy
+from . import canned, driver, estimator, imports, layers, model_fn, partitioners, strategy, variables
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
@@ -110,7 +116,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   exporting: frozenset[str] = frozenset(), warm_starting: bool = False,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
-                  global_step_class: bool = True) -> list[cst.BaseStatement]:
+                  global_step_class: bool = True, callbacks: bool = False,
+                  support_done: set[str] | None = None) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -134,9 +141,15 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
+                                                                   keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
                                                                    warm_starting=warm_starting, resuming=resuming,
                                                                    restoring=restoring))
+    if uses_tf1_batch_norm(plan) and (support_done is None or layers.TF1_BATCH_NORM not in support_done):
+        # generated once per file (a canned DNN's batch_norm uses it too)
+        parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part=layers.TF1_BATCH_NORM))
+        if support_done is not None:
+            support_done.add(layers.TF1_BATCH_NORM)
     if target == "keras":
         if global_step_class:
             parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
@@ -145,7 +158,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
-                                                                  resuming=resuming, until_end=until_end))
+                                                                  resuming=resuming, until_end=until_end,
+                                                                  callbacks=callbacks))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
@@ -169,6 +183,11 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
+    """The model's layers include a tf.compat.v1 batch_normalization (the generated TF1BatchNormalization)."""
+    return isinstance(plan, model_fn.ModelPlan) and any(f"{layers.TF1_BATCH_NORM}(" in text for _, text in plan.layers)
 
 
 def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
@@ -370,15 +389,21 @@ def migrate(module: cst.Module, context) -> cst.Module:
     table = build_import_table(module, TF_ROOTS)
     file = context.index()
     if not table.bindings and not _imports_tf_anywhere(file):
+        # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
+        # name rooted in nothing bound is still reported (TFM604), never passed over
+        program = analysis_for(context).program
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
         return module
     analysis = analysis_for(context)
     program = analysis.program
     inputs = {id(s): _input_files(s, program) for s in analysis.sites}
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
+            or any(c.file is file for c in s.callback_plans.values())
             or id(file) in {id(f) for f in inputs[id(s)]}]
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
-                                                          *(r.file for r in s.receivers.values()), *inputs[id(s)])}
+                                                          *(r.file for r in s.receivers.values()),
+                                                          *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     if not mine:
@@ -392,7 +417,16 @@ def migrate(module: cst.Module, context) -> cst.Module:
             if analysis.errors:
                 _raise(analysis.errors, file, program)
             raise
-        return module
+        importers = _unit_importers(file, analysis, program, inputs)
+        if not importers or not table.bindings:
+            return module
+        # a module the migrated program imports (its data, its hooks) runs on TF2 with it: its TF1 names are
+        # converted like the program's, and one TF2 lacks blocks the whole unit (linked), never left to fail at import
+        context.link(*(f.path for f in importers))
+        alias, imported = _tf2_alias(module, table)
+        new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
+        context.replace_text(TF, tf_name)
+        return new_module
     names = TFNames(program=program, file=file)
 
     # one target and plan per model_fn (the model_fn may live in another file of the program)
@@ -424,6 +458,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
                                                  "metric global_step needs the name", sites[0].model_fn.node))
             continue
+        if (uses_tf1_batch_norm(plan) and sites[0].model_fn.file is file
+                and layers.TF1_BATCH_NORM in _module_names(module, table)):
+            errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
+                                               "batch_normalization needs the name", sites[0].model_fn.node))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -440,7 +479,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if blocks is not None and not blocks.usable:
         blocks = None
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
-    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet)
+    support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet, support_done)
     global_step_done = False  # the GlobalStep metric class is generated once per file
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
@@ -458,10 +498,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            any(u.restore for s in sites for u in s.uses),
                                                            blocks if id(fn.node) in top else None,
                                                            driver.until_end_of_input(sites),
-                                                           global_step_class=not global_step_done))
+                                                           global_step_class=not global_step_done,
+                                                           callbacks=any(s.callback_plans for s in sites),
+                                                           support_done=support_done))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
+    notes.extend(_graph_mode_switches(names, edits, file))
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -520,6 +563,33 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
     module.visit(_Find())
 
 
+_GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",
+                        "enable_v2_behavior")
+
+
+def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
+    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins) as statements of
+    an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
+    mode either way; the migrated program is TF2 code, which runs eagerly (tf.function inside Keras / the custom
+    loop). Only the statement form goes (a call whose result is used stays, and blocks as a leftover TF1 name)."""
+    found = []
+    for word in _GRAPH_MODE_SWITCHES:
+        for name in file.names.get(word, ()):
+            attr = file.parents.get(id(name))
+            if not (isinstance(attr, cst.Attribute) and attr.attr is name):
+                attr = name  # `disable_eager_execution()` imported by name
+            call = file.parents.get(id(attr))
+            expr = file.parents.get(id(call)) if isinstance(call, cst.Call) and call.func is attr else None
+            line = file.parents.get(id(expr)) if isinstance(expr, cst.Expr) else None
+            if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args
+                    and names.of(call) == word):
+                edits.delete(line)
+                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: the Estimator ran its graphs itself "
+                                            "whatever the setting; the migrated TF2 program runs eagerly "
+                                            "(its training step is a tf.function)", call))
+    return found
+
+
 def _raise(errors: list, file, program) -> None:
     """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too."""
     own = [e for e in errors if (program.file_of(e.node) or file) is file]
@@ -527,6 +597,31 @@ def _raise(errors: list, file, program) -> None:
         raise Blocked.many(own)
     others = sorted({program.file_of(e.node).path for e in errors})
     raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
+
+
+def _unit_importers(file, analysis, program, inputs) -> list:
+    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`."""
+    if not file.module_name:
+        return []
+    unit = {}
+    for s in analysis.sites:
+        for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
+                  *inputs[id(s)]):
+            if f is not None and f is not file:
+                unit[id(f)] = f
+    found = []
+    for f in unit.values():
+        for scope in [f.top, *f.function_scopes.values()]:
+            if any(b.kind in ("import", "from") and _names_module(program.absolute(b.target, f), file.module_name)
+                   for bindings in scope.bindings.values() for b in bindings):
+                found.append(f)
+                break
+    return found
+
+
+def _names_module(target: str, module: str) -> bool:
+    """`import pkg.data` / `from pkg import data` (target pkg.data) / `from pkg.data import x` all load pkg.data."""
+    return target == module or target.startswith(module + ".")
 
 
 def _imports_tf_anywhere(file) -> bool:
@@ -539,7 +634,7 @@ def _imports_tf_anywhere(file) -> bool:
 
 
 def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=(),
-                   quiet=None) -> None:
+                   quiet=None, done: set[str] | None = None) -> None:
     """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
     groups: dict[int, tuple] = {}
     for key, sites in by_fn.items():
@@ -547,7 +642,7 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
         if canned.is_canned(sites[0]) and model.file is file:
             plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
-    done: set[str] = set()  # support code is generated once per file, above the first model that needs it
+    done = set() if done is None else done  # support code is generated once per file, above the first user
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
                                                             words, quiet))
@@ -609,7 +704,7 @@ def _model_plan(sites: list, context):
     _refuse_foreign_network_helpers(fn, context.program)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
-                              _module_functions(fn.file))
+                              _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context))
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
@@ -622,6 +717,77 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _input_layer_verdict(fn, sites: list, names: TFNames, context):
+    """`tf.compat.v1.feature_column.input_layer(features, columns)` in the model_fn: True when the program model reads
+    every column, for every Estimator using this model_fn, as a numeric_column (no variables: model_fn.py converts
+    the call), else the Blocked saying which column is not; False when the model_fn has no input_layer call.
+    The columns are followed through the model_fn's own names, `params["key"]` (the Estimator's params dict at each
+    site) and the program model (module constants, helpers, lists built by loops, keys known at run time)."""
+    from tfmigrate.model import Value
+
+    calls = model_fn.input_layer_calls(fn.node, names)
+    if not calls:
+        return False
+    params = [p.name.value for p in fn.node.params.params]
+    params_name = params[3] if len(params) > 3 else None
+    assigned: dict[str, list] = {}
+    for stmt in fn.node.body.body:  # the model_fn's own names, assigned at its top level
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign):
+            for t in small.targets:
+                if isinstance(t.target, cst.Name):
+                    assigned.setdefault(t.target.value, []).append(small.value)
+    analysis = analysis_for(context)
+    try:
+        for call in calls:
+            args = model_fn.bind(call, model_fn.INPUT_LAYER_ARGS, "input_layer", variables.CODE)
+            for extra in ("cols_to_vars", "cols_to_output_tensors"):
+                if extra in args and not model_fn.is_literal(args[extra], None):
+                    raise Blocked(variables.CODE, f"input_layer({extra}=...) is not converted", args[extra])
+            if "feature_columns" not in args or "features" not in args:
+                raise Blocked(variables.CODE, "input_layer needs features and feature_columns", call)
+            node, seen = args["feature_columns"], set()
+            while isinstance(node, cst.Name) and len(assigned.get(node.value, ())) == 1 and node.value not in seen:
+                seen.add(node.value)
+                node = assigned[node.value][0]
+            for site in sites:
+                value = Value(node, fn.file)
+                if (params_name and isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+                        and node.value.value == params_name and len(node.slice) == 1
+                        and isinstance(node.slice[0].slice, cst.Index)
+                        and isinstance(node.slice[0].slice.value, cst.SimpleString)):
+                    key = node.slice[0].slice.value.evaluated_value
+                    value = _params_entry(site, key, analysis, node)
+                reader = canned._Reader(analysis, site.call, site.file)
+                for column in reader.columns(value):
+                    if (column.boundaries is not None or column.vocabulary is not None or column.categorical is not None
+                            or column.embedding is not None):
+                        raise Blocked(variables.CODE, f"input_layer over the column '{column.name}': converted when "
+                                                      "every column is a numeric_column (the input layer then makes "
+                                                      "no variables); other columns are not converted in a model_fn "
+                                                      "yet", call)
+    except Blocked as blocked:
+        return blocked
+    return True
+
+
+def _params_entry(site, key: str, analysis, shown):
+    """`params["key"]` in a model_fn: the value the Estimator's params dict gives it at this site."""
+    from tfmigrate.model import Value
+
+    if site.params_value is None:
+        raise Blocked(variables.CODE, f"params[{key!r}]: the Estimator gets no params", shown)
+    r = analysis.program.resolve(site.params_value)
+    if r.ambiguous or not isinstance(r.node, cst.Dict):
+        raise Blocked(variables.CODE, f"params[{key!r}]: the Estimator's params are not a dict tfmigrate can read "
+                                      "(write params={...} with the columns)", shown)
+    for element in r.node.elements:
+        if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                and element.key.evaluated_value == key):
+            return Value(element.value, r.value.file, r.value.env)
+    raise Blocked(variables.CODE, f"params[{key!r}]: not a key of the Estimator's params dict", shown)
 
 
 def _module_functions(file) -> dict[str, cst.FunctionDef]:

@@ -60,8 +60,9 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # which needs labels the Estimator does not pass in PREDICT mode)
     "predict": ("no", "per_example", "batches"),
     # how the model_fn builds its layers: inline; from hyperparameters read into locals first (`units =
-    # params["hidden_units"]`); or through a module-level network helper it calls (`logits = network(x, ...)`)
-    "forward": ("inline", "hparam_locals", "network_helper"),
+    # params["hidden_units"]`); or through a module-level network helper it calls (`logits = network(x, ...)`); a
+    # helper defined inside the model_fn; a Python `if` on params around a layer (static configuration)
+    "forward": ("inline", "hparam_locals", "network_helper", "nested_helper", "static_if"),
     # canned estimators instead of a model_fn (then loss/optimizer/metrics/early_returns/params keep their baseline
     # values: a canned program has no model_fn). "none" marks a model_fn program in the canned dimensions.
     "estimator": (),  # "model_fn" or a canned class: filled below from CANNED_CLASSES
@@ -446,6 +447,16 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
                   "    hidden = {V1}.layers.dense(inputs, units, activation=activation)\n"
                   "    return {V1}.layers.dense(hidden, outputs)\n\n\n")
         lines = [f'logits = network(features["x"], params["hidden_units"], outputs={units})']
+    elif shape.forward == "nested_helper":
+        lines = ["def block(inputs, units, activation=None):",
+                 "    return {V1}.layers.dense(inputs, units, activation=activation)",
+                 'net = block(features["x"], params["hidden_units"], activation=tf.nn.relu)',
+                 f"logits = block(net, {units})"]
+    elif shape.forward == "static_if":
+        lines = ['net = {V1}.layers.dense(features["x"], params["hidden_units"], activation=tf.nn.relu)',
+                 'if params["hidden_units"] > 2:',
+                 '    net = {V1}.layers.dense(net, params["hidden_units"], activation=tf.nn.relu)',
+                 f"logits = {{V1}}.layers.dense(net, {units})"]
     elif shape.forward == "hparam_locals":
         rate = "learning_rate"
         lines = ['hidden_units = params["hidden_units"]', 'learning_rate = params["learning_rate"]',

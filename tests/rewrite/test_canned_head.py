@@ -156,11 +156,11 @@ def test_batch_norm_after_each_hidden_layer_and_its_dropout():
     text = converted(src)
     model = section(text, "class DNNRegressorModel(keras.Model):", "def build_dnn_regressor")
     # named batchnorm_<i>: verify and model_dir loading map dnn/hiddenlayer_<i>/batchnorm_<i>/gamma by scoped name
-    assert 'TF1BatchNormalization(name=f"batchnorm_{index}")' in model
+    assert 'TF1BatchNormalization(momentum=0.999, name=f"batchnorm_{index}")' in model
     loop = section(model, "        for index, layer in enumerate(self.hidden_layers):", "        return")
     assert loop.index("self.dropout_layers[index]") < loop.index("self.batch_norm_layers[index](net, training=training)")
     support = section(text, "class TF1BatchNormalization(keras.layers.Layer):", "class DNNRegressorModel")
-    assert "tf.nn.moments(inputs, [0])" in support and "momentum=0.999, epsilon=1e-3" in support
+    assert "tf.nn.moments(inputs, self.reduction)" in support
     assert "assign_sub((self.moving_mean - mean) * decay)" in support
 
 

@@ -1,12 +1,14 @@
 """TFM611 hooks attached to an Estimator's training, evaluation and prediction (rules/hooks.py): observing hooks
-are dropped with a note, StopAtStepHook becomes the step training stops at, every other hook blocks by name."""
+are dropped with a note, StopAtStepHook becomes the step training stops at, a user-written SessionRunHook holding
+Python state only becomes a keras.callbacks.Callback (Keras target), every other hook blocks by name."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 
-from _helpers import blocked, converted, program, rewrite
+from _helpers import blocked, converted, program, rewrite, section
 
 TRAIN = "est.train(input_fn=train_input_fn, {hooks}max_steps=10)\n"
 
@@ -74,14 +76,14 @@ def test_eval_and_predict_observing_hooks_dropped():
 @pytest.mark.parametrize("hook, words", [
     ("tf.compat.v1.train.NanTensorHook(loss)", "NanTensorHook is not converted: TF1 raised"),
     ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=5)', "save_checkpoints_steps"),
-    ("MyHook()", "hook `MyHook()` is not converted: a SessionRunHook reads graph tensors"),
+    ("MyHook()", "hook MyHook.after_run uses `run_values`: a SessionRunArgs fetch is not converted"),
     ("tf.estimator.StopAtStepHook(num_steps=2, last_step=3)", "exactly one of num_steps or last_step"),
 ])
 def test_other_hooks_block_by_name(hook, words):
     extra = '''
     class MyHook(tf.estimator.SessionRunHook):
         def after_run(self, run_context, run_values):
-            print("step")
+            print("step", run_values.results)
 
     loss = None
     '''
@@ -140,3 +142,260 @@ def test_model_fn_hooks_that_act_block():
     '''
     result = blocked(program(body))
     assert any(d.code == "TFM611" and "NanTensorHook" in d.message for d in result.diagnostics)
+
+
+# ---- user-written SessionRunHook subclasses → keras callbacks ---------------------------------------------------
+COUNTER = """
+import time
+
+
+class CountHook(tf.estimator.SessionRunHook):
+    \"\"\"Counts steps, times training, stops after `limit` steps.\"\"\"
+
+    def __init__(self, limit):
+        self.limit, self.count = limit, 0
+
+    def begin(self):
+        self.started = time.time()
+
+    def before_run(self, run_context):
+        if self.count + 1 >= self.limit:
+            run_context.request_stop()
+
+    def after_run(self, run_context, run_values):
+        self.count += 1
+
+    def end(self, session):
+        print("steps", self.count, "seconds", time.time() - self.started)
+"""
+
+
+def method_names(text: str, cls: str) -> list[str]:
+    body = section(text, f"class {cls}", "def train_input_fn")
+    return [line.split("(")[0].split()[-1] for line in body.splitlines() if line.startswith("    def ")]
+
+
+@pytest.mark.parametrize("drive_code, attached", [
+    # a name holding the instance stays: the program reads it after training
+    ("counter = CountHook(4)\nest.train(train_input_fn, hooks=[counter], max_steps=10)\nprint(counter.count)\n",
+     "counter,"),
+    # inline in TrainSpec(hooks=) next to a LoggingTensorHook (dropped with its note)
+    ("train_spec = tf.estimator.TrainSpec(train_input_fn, max_steps=10, hooks=[\n"
+     "    CountHook(limit=4), tf.compat.v1.train.LoggingTensorHook({'loss': 'loss'}, every_n_iter=2)])\n"
+     "tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(eval_input_fn, steps=2))\n",
+     "CountHook(limit=4),"),
+    # built by a helper that returns the instance
+    ("est.train(input_fn=train_input_fn, hooks=[make_hook()], max_steps=10)\n", "make_hook(),"),
+    # a hooks list built by a helper
+    ("est.train(input_fn=train_input_fn, hooks=make_hooks(), max_steps=10)\n", "CountHook(4),"),
+])
+def test_a_session_run_hook_subclass_becomes_a_keras_callback(drive_code, attached):
+    extra = COUNTER + "\n\ndef make_hook():\n    return CountHook(4)\n\n\ndef make_hooks():\n    return [CountHook(4)]\n"
+    out = converted(program(drive=drive_code, extra=extra))
+    assert "class CountHook(keras.callbacks.Callback):" in out
+    assert method_names(out, "CountHook") == ["__init__", "on_train_begin", "on_train_batch_begin",
+                                              "on_train_batch_end", "on_train_end"]
+    assert "def on_train_batch_end(self, batch, logs=None):" in out
+    assert "run_context" not in out and "session" not in out and "SessionRunHook" not in out
+    assert "            self.model.stop_training = True\n" in out  # request_stop(), where it was
+    assert f"callbacks=[\n                {attached}\n" in out, out[out.index("est.fit("):][:400]
+    if "counter = " in drive_code:
+        assert "    counter = CountHook(4)\n" in out and "print(counter.count)" in out
+
+
+def test_begin_and_after_create_session_both_run_at_train_begin_in_order():
+    extra = (
+        "class ReadyHook(tf.compat.v1.train.SessionRunHook):\n"
+        "    def begin(self):\n"
+        "        self.log = ['begin']\n\n"
+        "    def after_create_session(self, session, coord):\n"
+        "        self.log.append('session')\n")
+    out = converted(program(drive="est.train(train_input_fn, hooks=[ReadyHook()], max_steps=3)\n", extra=extra))
+    assert method_names(out, "ReadyHook") == ["begin", "on_train_begin"]
+    assert "def on_train_begin(self, logs=None):\n        self.begin()\n        self.log.append('session')" in out
+
+
+def test_a_hook_class_in_another_module_converts_with_the_program(tmp_path):
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "watch.py").write_text("import tensorflow as tf\n" + COUNTER)
+    (pkg / "task.py").write_text(program(extra="from trainer import watch\n", drive=(
+        "train_spec = tf.estimator.TrainSpec(train_input_fn, max_steps=10, hooks=[watch.CountHook(4)])\n"
+        "tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(eval_input_fn, steps=2))\n")))
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    assert results["task.py"].status == "changed", [d.format() for d in results["task.py"].diagnostics]
+    assert results["watch.py"].status == "changed", [d.format() for d in results["watch.py"].diagnostics]
+    watch = results["watch.py"].output.decode()
+    assert "class CountHook(keras.callbacks.Callback):" in watch and "import keras" in watch
+    assert "callbacks=[\n                watch.CountHook(4),\n" in results["task.py"].output.decode()
+
+
+BODY = """
+class StopHook(tf.estimator.SessionRunHook):
+    def __init__(self, loss=None):
+        self.loss, self.steps = loss, 0
+
+{method}
+"""
+
+
+@pytest.mark.parametrize("method, words", [
+    # a fetch: Keras logs hold the epoch's running mean of the loss, not this step's value
+    ("    def before_run(self, run_context):\n        return tf.estimator.SessionRunArgs(self.loss)\n",
+     "a SessionRunArgs fetch is not converted: Keras gives a callback the running mean"),
+    ("    def after_run(self, run_context, run_values):\n        if run_values.results < 0.1:\n"
+     "            run_context.request_stop()\n", "uses `run_values`: a SessionRunArgs fetch"),
+    ("    def begin(self):\n        self.step = tf.compat.v1.train.get_global_step()\n",
+     "uses tf.compat.v1.train.get_global_step"),
+    ("    def after_create_session(self, session, coord):\n        print(session.run('w:0'))\n",
+     "uses `session`: a Keras callback has no session"),
+    ("    def after_run(self, run_context, run_values):\n        run_context.session.run('loss:0')\n",
+     "only run_context.request_stop() (as a statement) is converted"),
+    ("    def after_run(self, run_context, run_values):\n        self.model = 3\n",
+     "uses `self.model`, which keras.callbacks.Callback sets itself"),
+    ("    def after_run(self, run_context, run_values):\n        g = tf.compat.v1.get_default_graph()\n",
+     "uses tf.compat.v1.get_default_graph"),
+])
+def test_hook_bodies_a_callback_cannot_supply_block_at_their_line(method, words):
+    src = program(drive="est.train(train_input_fn, hooks=[StopHook()], max_steps=10)\n",
+                  extra=BODY.format(method=method))
+    result = blocked(src)
+    hits = [d for d in result.diagnostics if d.code == "TFM611" and words.replace("tf.compat.v1.", "tf.") in
+            d.message.replace("tf.compat.v1.", "tf.")]
+    assert hits, [d.format() for d in result.diagnostics]
+    line = src.splitlines()[hits[0].line - 1]
+    assert line.strip() and not line.strip().startswith("est.train"), line  # the hook's own line
+
+
+def test_a_user_hook_on_evaluation_or_in_model_fn_blocks():
+    result = blocked(program(drive="est.train(train_input_fn, max_steps=3)\n"
+                                   "est.evaluate(eval_input_fn, hooks=[CountHook(2)])\n", extra=COUNTER))
+    assert any("converted on training only" in d.message for d in result.diagnostics)
+    body = (
+        "def model_fn(features, labels, mode, params):\n"
+        "    logits = tf.compat.v1.layers.dense(features['x'], 1)\n"
+        "    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)\n"
+        "    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n"
+        "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())\n"
+        "    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[CountHook(2)])\n")
+    result = blocked(program(body, extra=COUNTER))
+    assert any(d.code == "TFM611" and "CountHook(2)" in d.message for d in result.diagnostics)
+
+
+def test_the_custom_loop_calls_the_callbacks_where_the_estimator_called_the_hooks():
+    out = converted(program(drive="est.train(train_input_fn, hooks=[CountHook(2)], max_steps=3)\n", extra=COUNTER),
+                    target="ctl")
+    assert "est.train(lambda input_context: train_input_fn(), max_steps=3, callbacks=[CountHook(2)])" in out
+    loop = section(out, "    def train(self, dataset_fn, max_steps, callbacks=()):", "    def evaluate(")
+    order = ["callback.set_model(model)", "callback.on_train_begin()", "callback.on_train_batch_begin(batch)",
+             "loss = train_step(iterator)", "callback.on_train_batch_end(batch)", "if model.stop_training:",
+             "manager.save(checkpoint_number=step)\n            if write_dir", "callback.on_train_end()"]
+    positions = [loop.find(text) for text in order]
+    assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
+    # max_steps reached already: the Estimator skipped training and its hooks
+    assert "callbacks = list(callbacks) if max_steps is None or step < max_steps else []" in loop
+
+
+def test_programs_without_user_hooks_keep_the_loop_without_callbacks():
+    out = converted(program(drive="est.train(train_input_fn, max_steps=3)\n"), target="ctl")
+    assert "callback" not in out
+
+
+def test_a_user_hook_blocks_under_parameter_servers_with_what_to_do():
+    result = blocked(program(drive="est.train(train_input_fn, hooks=[CountHook(2)], max_steps=3)\n", extra=COUNTER),
+                     strategy="parameter-server")
+    assert any("not by the canned or parameter-server training loop yet" in d.message and "--target keras" in d.message
+               for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_a_hook_class_another_class_derives_from_blocks():
+    extra = COUNTER + "\n\nclass LoudHook(CountHook):\n    def after_run(self, run_context, run_values):\n        print('x')\n"
+    result = blocked(program(drive="est.train(train_input_fn, hooks=[CountHook(2)], max_steps=3)\n", extra=extra))
+    assert any("LoudHook does" in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_model_fn_summaries_note_what_the_estimator_wrote():
+    """Not converted yet: the note says the tags went to model_dir at steps 1, 1+N, ... (measured on TF 2.15)."""
+    result = rewrite(program(middle='tf.compat.v1.summary.scalar("mean_out", tf.reduce_mean(logits))\n'))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    (note,) = [d.message for d in result.diagnostics if "summary" in d.message]
+    assert 'summary "mean_out" dropped' in note and "global steps 1, 1+N, 1+2N" in note and "save_summary_steps" in note
+
+
+CANNED = '''import tensorflow as tf
+
+
+class CountHook(tf.estimator.SessionRunHook):
+    def __init__(self):
+        self.n = 0
+
+    def after_run(self, run_context, run_values):
+        self.n += 1
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [[1.0], [0.0]])).repeat().batch(2)
+
+
+def main():
+    cols = [tf.feature_column.numeric_column("x")]
+    est = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols, model_dir="/tmp/tfm-test")
+    hook = CountHook()
+    est.train(input_fn, hooks=[hook], max_steps=5)
+    print(hook.n)
+'''
+
+
+def test_a_canned_estimators_user_hook_converts_for_fit_and_blocks_on_its_custom_loop():
+    out = converted(CANNED, target="keras")
+    assert "class CountHook(keras.callbacks.Callback):" in out and "callbacks=[\n            hook,\n" in out
+    result = blocked(CANNED, target="ctl")
+    assert any("not by the canned or parameter-server training loop yet" in d.message for d in result.diagnostics)
+
+
+def _hook_module_program(tmp_path, import_line: str, hooks_expr: str, extra_use: str = ""):
+    """The hooks live in a module of their own, imported by the driver (a trainer package's layout)."""
+    from tfmigrate.engine import Options, migrate_paths
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "watch.py").write_text(
+        "import tensorflow as tf\n\n"
+        "# print the loss now and then\n"
+        'loss_hook = tf.compat.v1.train.LoggingTensorHook({"loss": "loss"}, every_n_iter=5)\n'
+        "watch_hooks = [loss_hook]\n")
+    src = program(drive=drive(hooks_expr) + extra_use)
+    src = src.replace("import tensorflow as tf\n", f"import tensorflow as tf\n{import_line}\n", 1)
+    (pkg / "task.py").write_text(src)
+    return migrate_paths([pkg / "task.py", pkg / "watch.py", pkg / "__init__.py"], Options(), jobs=1)
+
+
+@pytest.mark.parametrize("import_line, hooks_expr", [
+    ("from trainer.watch import watch_hooks", "watch_hooks"),
+    ("from trainer.watch import loss_hook, watch_hooks", "watch_hooks"),
+    ("from .watch import watch_hooks as hooks", "hooks"),
+])
+def test_hooks_defined_in_another_module_go_with_their_import(tmp_path, import_line, hooks_expr):
+    """Dropping a hook list defined in another file drops the driver's import of it too: a converted package
+    whose driver imports a name its sibling no longer defines would not even import."""
+    task, watch, _ = _hook_module_program(tmp_path, import_line, hooks_expr)
+    assert task.status == "changed" and watch.status == "changed", \
+        [d.format() for r in (task, watch) for d in r.diagnostics]
+    task_out, watch_out = task.output.decode(), watch.output.decode()
+    assert "watch" not in task_out and "Hook" not in watch_out
+    ast.parse(task_out)
+
+
+def test_a_hook_module_name_read_elsewhere_keeps_its_definition(tmp_path):
+    """`print(watch_hooks)` still reads the list after the conversion: it is not deleted from under the reader;
+    the hook itself is TF1 and blocks there, named."""
+    task, watch, _ = _hook_module_program(tmp_path, "from trainer.watch import watch_hooks", "watch_hooks",
+                                          "print(watch_hooks)\n")
+    assert task.status != "changed" and watch.status != "changed"
+    assert any(d.code == "TFM601" and "loss_hook" in d.message and d.path.endswith("watch.py") for r in (task, watch) for d in r.diagnostics), \
+        [d.format() for r in (task, watch) for d in r.diagnostics]

@@ -286,12 +286,12 @@ def test_tensor_ops_inside_the_predict_branch_are_written_out_in_predictions():
     ('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)
-        if params["big"]:
+        if logits.shape[1] > 1:
             logits = logits * 2.0
         loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-    ''', "only tests on mode"),
+    ''', "only tests on mode (==, !=, in) or on static configuration"),
     ('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)
@@ -644,3 +644,332 @@ def test_a_named_spec_not_returned_right_away_is_blocked(change):
     assert body != SPEC_NAMED
     result = blocked(program(body=body))
     assert any("is converted when the next statement is" in d.message for d in result.diagnostics), notes(result)
+
+
+# ---- static `if` on configuration (params, flags, module constants) ----------------------------------------------
+
+STATIC_IF = f'''
+x = features["x"]
+net = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+if params["bn"]:
+    net = tf.compat.v1.layers.batch_normalization(net, training={TRAIN})
+    tf.compat.v1.summary.histogram("bn", net)
+elif not params.get("narrow", False):
+    net = tf.compat.v1.layers.dense(net, 4)
+else:
+    net = tf.nn.relu(net)
+logits = tf.compat.v1.layers.dense(net, 1)
+'''
+
+
+def test_static_if_on_params_builds_and_calls_under_the_same_test():
+    out = flat(converted(program(forward=STATIC_IF)))
+    assert 'if params["bn"]:\n            self.net_batch_normalization = keras.layers.BatchNormalization(' in init(out)
+    assert 'elif not params.get("narrow", False):\n            self.net_dense = keras.layers.Dense(units=4' in init(out)
+    assert "else:" not in init(out)  # the last arm builds nothing
+    assert ('if params["bn"]:\n            net = self.net_batch_normalization(net, training=training)\n'
+            '        elif not params.get("narrow", False):\n            net = self.net_dense(net)\n'
+            '        else:\n            net = tf.nn.relu(net)') in call(out)
+    assert "summary" not in model_class(out)
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({"bn": True}, ["dense", "batch_normalization", "dense_1"]),
+    ({"bn": False}, ["dense", "dense_1", "dense_2"]),  # TF1 counted the elif's dense before the output layer
+    ({"bn": False, "narrow": True}, ["dense", "dense_1"]),
+])
+def test_static_if_names_follow_tf1_for_each_configuration(params, expected):
+    out = converted(program(forward=STATIC_IF))
+    assert _run_init_names(out, params) == expected
+
+
+@pytest.mark.parametrize("forward", [
+    # a flag object at module level
+    f'''
+    x = features["x"]
+    if FLAGS.use_dropout:
+        x = tf.compat.v1.layers.dropout(x, 0.5, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(x, 1)
+    ''',
+    # a static local read by the test, a comparison, a module constant
+    f'''
+    use_bn = params["norm"] == "batch"
+    x = features["x"]
+    if use_bn and DEEP:
+        x = tf.compat.v1.layers.dense(x, 4, name="extra")
+    logits = tf.compat.v1.layers.dense(x, 1)
+    ''',
+    # a layer-free arm (tensor ops only): kept as it is, nothing in __init__
+    '''
+    x = features["x"]
+    if params["scale"] != 1:
+        x = x * params["scale"]
+    logits = tf.compat.v1.layers.dense(x, 1)
+    ''',
+])
+def test_static_if_shapes_convert(forward):
+    out = converted(program(forward=forward, extra="FLAGS = object()\nDEEP = True"))
+    written = next(line.strip() for line in forward.splitlines() if line.strip().startswith("if "))
+    builds = "tf.compat.v1.layers" in forward.split(written)[1].split("logits")[0]
+    test = written.replace("use_bn", '(params["norm"] == "batch")')  # a static local is read as its value
+    assert test in call(out)
+    assert (test in init(out)) == builds
+    assert ("tf1_name" in out) == builds
+
+
+@pytest.mark.parametrize("fn_parts, words", [
+    (dict(forward=f'x = features["x"]\nif params["a"] and {TRAIN}:\n    x = x * 2.0\nlogits = tf.compat.v1.layers.dense(x, 1)'),
+     "static configuration"),
+    (dict(optimizer='if params["opt"] == "adam":\n    optimizer = tf.compat.v1.train.AdamOptimizer(0.1)\n'
+                    'else:\n    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)'),
+     "choosing the loss or optimizer by configuration"),
+    (dict(forward='x = features["x"]\nif params["a"]:\n    for n in [1]:\n        x = x * 1.0\nlogits = tf.compat.v1.layers.dense(x, 1)'),
+     "may only compute forward values"),
+    (dict(forward='x = features["x"]\nif params["a"]:\n    layer = tf.compat.v1.layers.Dense(3)\nlogits = tf.compat.v1.layers.dense(x, 1)'),
+     "may only compute forward values"),
+    (dict(forward='x = features["x"]\nif params["a"]:\n    x = block(x)\nlogits = tf.compat.v1.layers.dense(x, 1)',
+          extra="def block(x):\n    return tf.compat.v1.layers.dense(x, 2)"),
+     "may only compute forward values"),
+    (dict(middle='if mode == tf.estimator.ModeKeys.EVAL:\n    if params["a"]:\n        loss = loss * 1.0'),
+     "runs only in EVAL"),
+])
+def test_static_if_blocks(fn_parts, words):
+    result = blocked(program(**fn_parts))
+    assert any(words in d.message for d in result.diagnostics), notes(result)
+
+
+# ---- tf.group around the training op -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("minimize", [
+    f"train_op = tf.group(optimizer.minimize(loss, {GS}))",
+    f"update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    f"with tf.control_dependencies(update_ops):\n    train_op = tf.group(optimizer.minimize(loss, {GS}))",
+    f"step = optimizer.minimize(loss, {GS})\ntrain_op = tf.group(step, name='train')",
+    f"update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    f"train_op = tf.group(*update_ops, optimizer.apply_gradients(optimizer.compute_gradients(loss), {GS}))",
+])
+def test_group_forms_keep_the_training_op(minimize):
+    out = converted(program(minimize=minimize))
+    assert "optimizer=keras.optimizers.SGD(learning_rate=0.1)," in out
+    assert "group" not in model_class(out)
+
+
+@pytest.mark.parametrize("minimize, words", [
+    (f"counter = tf.compat.v1.get_variable('counter', [], trainable=False)\nstep = optimizer.minimize(loss, {GS})\n"
+     f"train_op = tf.group(step, counter.assign_add(1.0))", "tf.group(..., counter.assign_add(1.0))"),
+    (f"step = optimizer.minimize(loss, {GS})\ntrain_op = tf.group("
+     f"[step, tf.compat.v1.train.ExponentialMovingAverage(0.99).apply(tf.compat.v1.trainable_variables())])",
+     "ExponentialMovingAverage(0.99).apply"),
+    (f"a = optimizer.minimize(loss, {GS})\nb = optimizer.minimize(loss, {GS})\ntrain_op = tf.group(a, b)",
+     "exactly one training op"),
+])
+def test_group_with_other_ops_blocks_naming_the_op(minimize, words):
+    result = blocked(program(minimize=minimize))
+    assert any(words in d.message and d.code == "TFM501" for d in result.diagnostics), notes(result)
+
+
+# ---- graph-mode switches of an Estimator program -------------------------------------------------------------------
+
+@pytest.mark.parametrize("header, where, call", [
+    ("import tensorflow as tf", "module", "tf.compat.v1.disable_eager_execution()"),
+    ("import tensorflow as tf", "main", "tf.compat.v1.disable_v2_behavior()"),
+    ("import tensorflow.compat.v1 as tf", "module", "tf.disable_v2_behavior()"),
+    ("import tensorflow.compat.v1 as tf", "main_guard", "tf.disable_eager_execution()"),
+    ("import tensorflow as tf\nfrom tensorflow.compat.v1 import disable_eager_execution", "main",
+     "disable_eager_execution()"),
+])
+def test_graph_mode_switch_is_dropped_with_a_note(header, where, call):
+    src = program(header=header, extra=call if where == "module" else "",
+                  run_config=(call + "\n" if where == "main" else "") + 'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test")')
+    if where == "main_guard":
+        src = src.replace('if __name__ == "__main__":\n', f'if __name__ == "__main__":\n    {call}\n')
+    result = rewrite(src)
+    assert result.status == "changed", notes(result)
+    out = result.output.decode()
+    word = call.split("(")[0].split(".")[-1]
+    assert word not in out
+    assert any(f"{word}() dropped" in n and "note TFM001" in n for n in notes(result)), notes(result)
+    if where == "main_guard":
+        assert 'if __name__ == "__main__":\n    main()\n' in out
+
+
+def test_graph_mode_switch_whose_result_is_used_still_blocks():
+    result = blocked(program(extra="flag = tf.compat.v1.disable_eager_execution()"))
+    assert codes(result) == {"TFM001"}
+
+
+# ---- input_layer over numeric columns ------------------------------------------------------------------------------
+
+INPUT_LAYER = '''
+x = tf.compat.v1.feature_column.input_layer(features, COLUMNS)
+net = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+logits = tf.compat.v1.layers.dense(net, 1)
+'''
+PARAMS_ESTIMATOR = 'est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"feature_columns": COLS})'
+
+
+@pytest.mark.parametrize("columns, extra, run_config, estimator", [
+    # inline list, v1 and v2 column spellings
+    ('[tf.feature_column.numeric_column("x", shape=[2]), tf.compat.v1.feature_column.numeric_column("y")]', "", None, None),
+    # a module-level constant
+    ("COLS", 'COLS = [tf.feature_column.numeric_column("x", shape=(2,))]', None, None),
+    # params built in main by a loop (the premade-estimator tutorial), read through a model_fn local
+    ('params["feature_columns"]', "",
+     'cols = []\nfor key in ["x"]:\n    cols.append(tf.feature_column.numeric_column(key=key, shape=(2,)))\n'
+     'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test")', PARAMS_ESTIMATOR.replace("COLS", "cols")),
+    # params from a helper returning the columns, keyword arguments
+    ('params["feature_columns"]', "def columns():\n    return [tf.feature_column.numeric_column(key='x', shape=2)]",
+     None, PARAMS_ESTIMATOR.replace("COLS", "columns()")),
+])
+def test_input_layer_over_numeric_columns_converts(columns, extra, run_config, estimator):
+    forward = INPUT_LAYER.replace("COLUMNS", columns)
+    if columns.startswith("params"):
+        forward = "cols_in = " + columns + "\n" + forward.replace(columns, "cols_in")
+    kwargs = {k: v for k, v in (("run_config", run_config), ("estimator", estimator)) if v is not None}
+    out = converted(program(forward=forward, extra=extra, **kwargs))
+    assert "numeric_columns_input(features, " in call(out)
+    assert "input_layer" not in call(out)
+    assert "def numeric_columns_input(features, columns):" in out
+    assert "sorted(columns, key=lambda c: c.name)" in out
+
+
+def test_numeric_columns_input_is_tf1s_input_layer_arithmetic():
+    """The generated function on numpy stand-ins for tf: columns in name order, rank-1 values get a last axis,
+    normalizer_fn before the float32 cast, flattened to [batch, prod(shape)], concatenated."""
+    import numpy as np
+    from types import SimpleNamespace as NS
+
+    class T:  # a tensor stand-in: numpy values with a TF-style shape.rank
+        def __init__(self, a):
+            self.a = np.asarray(a)
+
+        @property
+        def shape(self):
+            return NS(rank=self.a.ndim)
+
+        def __mul__(self, k):
+            return T(self.a * k)
+
+    out = converted(program(forward=INPUT_LAYER.replace("COLUMNS", '[tf.feature_column.numeric_column("x")]')))
+    namespace = {"tf": NS(convert_to_tensor=T, expand_dims=lambda v, axis: T(np.expand_dims(v.a, axis)),
+                          cast=lambda v, dtype: v.a.astype(np.float32), float32=np.float32,
+                          reshape=np.reshape, concat=lambda parts, axis: np.concatenate(parts, axis=axis))}
+    exec(section(out, "def numeric_columns_input", "\n\n\n"), namespace)
+    fn = namespace["numeric_columns_input"]
+
+    class NumericColumn(NS):
+        pass
+
+    columns = [NumericColumn(name="z", key="z", shape=(2, 2), normalizer_fn=None),
+               NumericColumn(name="a", key="a", shape=(1,), normalizer_fn=lambda v: v * 2)]
+    features = {"z": np.arange(8, dtype=np.int64).reshape(2, 2, 2), "a": np.array([1.5, 2.5])}
+    got = fn(features, columns)
+    assert got.dtype == np.float32 and got.tolist() == [[3.0, 0, 1, 2, 3], [5.0, 4, 5, 6, 7]]
+    with pytest.raises(TypeError):
+        fn(features, [NS(name="e", key="a")])
+
+
+@pytest.mark.parametrize("columns, estimator, words", [
+    ('params["feature_columns"]',
+     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.embedding_column('
+                                      'tf.feature_column.categorical_column_with_identity("x", 3), 2)]'),
+     "the column 'x_embedding'"),
+    ('params["feature_columns"]',
+     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.bucketized_column('
+                                      'tf.feature_column.numeric_column("x"), [0.5])]'),
+     "the column 'x_bucketized'"),
+    ('params["feature_columns"]', PARAMS_ESTIMATOR.replace('{"feature_columns": COLS}',
+                                                           'dict(feature_columns=[tf.feature_column.numeric_column("x")])'),
+     "not a dict tfmigrate can read"),
+    ('params["columns"]', PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.numeric_column("x")]'),
+     "not a key of the Estimator's params"),
+])
+def test_input_layer_blocks_with_the_reason(columns, estimator, words):
+    result = blocked(program(forward=INPUT_LAYER.replace("COLUMNS", columns), estimator=estimator,
+                             extra="def make_params():\n    return {}"))
+    assert any(words in d.message and d.code == "TFM811" for d in result.diagnostics), notes(result)
+
+
+# ---- helpers defined inside the model_fn, imports inside it ---------------------------------------------------------
+
+NESTED = '''
+def model_fn(features, labels, mode, params):
+    def block(x, units, name=None):
+        """A hidden layer."""
+        h = tf.compat.v1.layers.dense(x, units, activation=tf.nn.relu, name=name)
+        return tf.identity(h)
+
+    x = features["x"]
+    net = block(x, params["units"])
+    net = block(net, 4, name="second")
+    logits = tf.compat.v1.layers.dense(net, 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+'''
+
+
+def test_helper_defined_inside_model_fn_is_inlined_like_a_module_one():
+    src = program(body=NESTED, estimator=ESTIMATOR_UNITS)
+    out = flat(converted(src))
+    assert 'self.dense = keras.layers.Dense(units=params["units"], activation=tf.nn.relu, name="dense")' in init(out)
+    assert 'self.second = keras.layers.Dense(units=4, activation=tf.nn.relu, name="second")' in init(out)
+    assert 'self.dense_1 = keras.layers.Dense(units=1, name="dense_1")' in init(out)
+    assert "def block" not in out  # it went with the model_fn
+    # a module-level function of the same name is shadowed inside the model_fn, as in Python; it stays
+    out = converted(src.replace("def model_fn(", "def block(x):\n    return x\n\n\ndef model_fn(", 1))
+    assert "def block(x):\n    return x" in out
+
+
+ESTIMATOR_UNITS = 'est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"units": 8})'
+
+
+@pytest.mark.parametrize("change, words", [
+    (("        h = tf.compat.v1.layers.dense(x, units, activation=tf.nn.relu, name=name)\n        return tf.identity(h)",
+      "        return x * units"), "builds no layers"),
+    (("    def block(", "    @staticmethod\n    def block("), "decorators"),
+    (("    x = features[\"x\"]\n", "    x = features[\"x\"]\n    block = None\n"), "bound more than once"),
+])
+def test_nested_def_blocks(change, words):
+    body = NESTED.replace(*change)
+    assert body != NESTED
+    result = blocked(program(body=body, estimator=ESTIMATOR_UNITS))
+    assert any(words in d.message for d in result.diagnostics), notes(result)
+
+
+@pytest.mark.parametrize("local, converts", [
+    ("import tensorflow as tf", True),  # the module's own import, repeated
+    ("import tensorflow.compat.v1 as tf", False),  # would change what `tf.nn.dropout` & co. mean
+    ("from tensorflow.compat.v1 import layers", False),
+])
+def test_tensorflow_import_inside_model_fn(local, converts):
+    body = f'''
+    def model_fn(features, labels, mode, params):
+        {local}
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    '''
+    src = program(body=body)
+    if converts:
+        out = converted(src)
+        assert local not in model_class(out)
+    else:
+        result = blocked(src)
+        assert any("import it at module level" in d.message for d in result.diagnostics), notes(result)
+
+
+def test_input_layer_over_columns_of_keys_known_at_run_time():
+    """The premade-estimator tutorial: `for key in train_x.keys(): columns.append(numeric_column(key=key))`; the
+    generated input reads the same column objects at run time, so the keys need not be known to tfmigrate."""
+    run_config = ('train_x = load_data()\nmy_feature_columns = []\nfor key in train_x.keys():\n'
+                  '    my_feature_columns.append(tf.feature_column.numeric_column(key=key))\n'
+                  'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test")')
+    out = converted(program(forward=INPUT_LAYER.replace("COLUMNS", 'params["feature_columns"]'), run_config=run_config,
+                            estimator=PARAMS_ESTIMATOR.replace("COLS", "my_feature_columns"),
+                            extra='def load_data():\n    return {"x": [[1.0, 2.0]]}'))
+    assert 'numeric_columns_input(features, params["feature_columns"])' in call(out)
+    assert "for key in train_x.keys():" in out  # the columns are still built where they were

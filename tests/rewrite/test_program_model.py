@@ -200,3 +200,65 @@ def test_keras_data_is_distributed_by_the_models_own_strategy():
     main = out[out.index("def main():"):]
     assert "est.distribute_strategy.distribute_datasets_from_function(" in main
     assert "strategy." not in main.replace("est.distribute_strategy.", "")
+
+
+def _package_with_data_module(tmp_path, data_module: str):
+    """trainer/task.py builds and drives the Estimator; trainer/data.py (no Estimator word) holds its arrays."""
+    from tfmigrate.engine import Options, migrate_paths
+
+    pkg = tmp_path / "trainer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "data.py").write_text(textwrap.dedent(data_module))
+    src = program().replace("import tensorflow as tf\n", "import tensorflow as tf\nfrom trainer import data\n", 1)
+    src = src.replace('"x": [[1.0, 2.0]]}, [[1.0]]))\n    return ds', '"x": data.FEATURES}, data.LABELS))\n    return ds')
+    assert "data.FEATURES" in src
+    (pkg / "task.py").write_text(src)
+    return migrate_paths([pkg / "task.py", pkg / "data.py"], Options(), jobs=1)
+
+
+def test_a_data_module_the_program_imports_is_converted_with_it(tmp_path):
+    """The migrated program imports trainer/data.py, so that module must run on TF2 too: its v1 names are
+    converted with the unit."""
+    task, data = _package_with_data_module(tmp_path, """\
+        import tensorflow.compat.v1 as tf
+
+        tf.logging.set_verbosity(tf.logging.INFO)
+        FEATURES = [[1.0, 2.0]]
+        LABELS = [[1.0]]
+        """)
+    assert (task.status, data.status) == ("changed", "changed"), [d.format() for r in (task, data) for d in r.diagnostics]
+    out = data.output.decode()
+    assert "import tensorflow as tf\n" in out and "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)" in out
+    assert "keras" not in out
+
+
+def test_a_data_module_with_a_name_tf2_lacks_blocks_the_unit(tmp_path):
+    """tf.contrib is gone in TF2: converting the driver alone would hand back a program that fails at import."""
+    task, data = _package_with_data_module(tmp_path, """\
+        import tensorflow as tf
+
+        mnist = tf.contrib.learn.datasets.load_dataset("mnist")
+        FEATURES = [[1.0, 2.0]]
+        LABELS = [[1.0]]
+        """)
+    assert (task.status, data.status) == ("blocked", "blocked")
+    assert [(d.code, d.line) for d in data.diagnostics] == [("TFM001", 3)]
+    assert [d.code for d in task.diagnostics] == ["TFM600"]
+
+
+def test_a_data_module_in_tf2_style_stays_byte_identical(tmp_path):
+    task, data = _package_with_data_module(tmp_path, """\
+        import tensorflow as tf
+
+        FEATURES = tf.constant([[1.0, 2.0]]).numpy().tolist()
+        LABELS = [[1.0]]
+        """)
+    assert task.status == "changed" and data.status in ("unchanged", "skipped") and data.output == data.source
+
+
+def test_estimator_names_with_tensorflow_never_imported_are_reported(tmp_path):
+    """A notebook cell: `tf` comes from an earlier cell. Nothing resolves it, so it is flagged, not passed over."""
+    result = rewrite("model = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols)\n"
+                     "model.train(input_fn=fn, steps=10)\n")
+    assert result.status == "blocked" and [d.code for d in result.diagnostics] == ["TFM604"]

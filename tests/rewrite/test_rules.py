@@ -80,7 +80,12 @@ def test_cnn_layers_and_training_flags():
     out = converted(program(forward=forward, loss="loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)"))
     cls = model_class(out)
     assert 'keras.layers.Conv2D(' in cls and "filters=4" in cls and "kernel_size=3" in cls and 'padding="same"' in cls
-    assert 'self.batch_normalization = keras.layers.BatchNormalization(name="batch_normalization")' in cls
+    # TF1's batch norm arithmetic (fused kernel on this 4-D input), generated once above the model; this train op
+    # does not run UPDATE_OPS, so TF1 never moved the averages and neither does the converted layer
+    assert ('self.batch_normalization = TF1BatchNormalization(update_averages=False, name="batch_normalization")'
+            in cls)
+    assert out.count("class TF1BatchNormalization(keras.layers.Layer):") == 1
+    assert out.index("class TF1BatchNormalization(") < out.index("class Model(")
     assert 'keras.layers.MaxPooling2D(pool_size=2, strides=2, name="max_pooling2d")' in cls
     assert 'keras.layers.Flatten(name="flatten")' in cls
     assert 'keras.layers.Dropout(rate=0.5, name="dropout")' in cls
@@ -90,6 +95,90 @@ def test_cnn_layers_and_training_flags():
     # TF1 dropout without `training` is a no-op: the converted call must stay in inference mode
     assert "drop2 = self.dropout_1(drop, training=False)" in cls
     assert "def call(self, features, training=False):" in cls
+
+
+UPDATE_OPS_MINIMIZE = ("with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):\n"
+                       "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())")
+
+
+def test_batch_norm_arguments_kept_in_both_forms_one_class():
+    forward = f'''
+    x = features["x"]
+    a = tf.compat.v1.layers.batch_normalization(x, 1, 0.9, fused=False, training={TRAIN})
+    norm = tf.compat.v1.layers.BatchNormalization(
+        axis=-1, center=False, gamma_initializer=tf.compat.v1.constant_initializer(2.0), fused=True, name="norm")
+    b = norm(a, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(b, 1)
+    '''
+    out = converted(program(forward=forward, minimize=UPDATE_OPS_MINIMIZE))
+    cls = model_class(out)
+    first = "".join(section(cls, "        self.batch_normalization = ", "        self.norm").split())
+    assert first == 'self.batch_normalization=TF1BatchNormalization(axis=1,momentum=0.9,fused=False,name="batch_normalization",)'
+    norm = "".join(section(cls, "        self.norm = ", "        self.dense").split())
+    assert norm == ('self.norm=TF1BatchNormalization(axis=-1,center=False,'
+                    'gamma_initializer=keras.initializers.Constant(value=2.0),fused=True,name="norm",)')
+    assert "keras.layers.BatchNormalization(" not in out
+    assert out.count("class TF1BatchNormalization(keras.layers.Layer):") == 1
+
+
+@pytest.mark.parametrize("argument, words", [
+    ("axis=[1, 2]", "several axes"),
+    ("fused=params['fused']", "fused must be a literal"),
+])
+def test_batch_norm_blocked_arguments(argument, words):
+    forward = f'''
+    x = features["x"]
+    a = tf.compat.v1.layers.batch_normalization(x, {argument}, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(a, 1)
+    '''
+    src = program(forward=forward)
+    (diag,) = [d for d in blocked(src).diagnostics if d.code == "TFM101"]
+    assert words in diag.message
+    assert "batch_normalization(x" in src.splitlines()[diag.line - 1]
+
+
+def test_batch_norm_class_name_taken_blocks():
+    forward = f'''
+    x = features["x"]
+    a = tf.compat.v1.layers.batch_normalization(x, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(a, 1)
+    '''
+    src = program(forward=forward, extra="class TF1BatchNormalization:\n    pass\n")
+    (diag,) = [d for d in blocked(src).diagnostics if d.code == "TFM101"]
+    assert "`TF1BatchNormalization` is taken" in diag.message
+
+
+@pytest.mark.parametrize("minimize", [
+    "update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    "with tf.control_dependencies(update_ops):\n"
+    "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())",
+    "with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):\n"
+    "    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())",
+    "minimize_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())\n"
+    "update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+    "train_op = tf.group(minimize_op, update_ops)",
+], ids=["named", "inline", "group"])
+def test_batch_norm_moves_its_averages_when_the_train_op_runs_update_ops(minimize):
+    forward = f'''
+    x = features["x"]
+    a = tf.compat.v1.layers.batch_normalization(x, training={TRAIN})
+    logits = tf.compat.v1.layers.dense(a, 1)
+    '''
+    cls = model_class(converted(program(forward=forward, minimize=minimize)))
+    assert 'self.batch_normalization = TF1BatchNormalization(name="batch_normalization")' in cls
+    assert "update_averages" not in cls
+
+
+def test_evaluate_loss_is_the_mean_of_batch_losses_on_both_targets():
+    src = program()
+    keras_out = converted(src, target="keras")
+    step = section(model_class(keras_out), "    def test_step(self, data):", "    def ")
+    # one update per batch, no sample weight: the Estimator's tf.compat.v1.metrics.mean of the scalar loss
+    assert "self._loss_tracker.update_state(loss * tf.distribute.get_strategy().num_replicas_in_sync)" in step
+    assert "sample_weight=" not in step.split("_loss_tracker.update_state(")[1].split("\n")[0]
+    ctl_out = converted(src, target="ctl")
+    assert "mean_loss.update_state(tf.reduce_mean(self.loss_fn(labels, outputs)))" in ctl_out
+    assert "def test_step" not in ctl_out
 
 
 def test_training_alias_variable():

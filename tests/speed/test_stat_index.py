@@ -293,8 +293,8 @@ def _reference_imported_by(importers, targets):
             if plain:
                 wanted = [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]
             else:
-                base = frm.decode(errors="replace")
-                if base.startswith("."):
+                base = engine._absolute_base(frm.decode(errors="replace"), path)
+                if base is None:
                     continue
                 items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",")
                          if w.strip(" ()\t")]
