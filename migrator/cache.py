@@ -19,7 +19,6 @@ defect) are never cached; stdin is never cached (the CLI does not ask).
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import sys
@@ -27,7 +26,12 @@ import time
 from pathlib import Path
 
 from .diagnostics import Diagnostic, FileResult
-from .files import module_name_for
+
+try:  # hashlib's own blake2b, without importing hashlib: that loads OpenSSL (~5 ms, a tenth of a warm run)
+    from _blake2 import blake2b
+except ImportError:  # a Python built without its own hashes
+    from hashlib import blake2b
+from .files import Resolver, module_name_for
 
 FORMAT = 2
 MAX_ENTRIES = 20_000
@@ -50,7 +54,7 @@ def fingerprint() -> str:
     misses and a fresh checkout of the same commit hits), the parser's version, Python's version."""
     import importlib.util
 
-    h = hashlib.blake2b(digest_size=16)
+    h = blake2b(digest_size=16)
     h.update(f"format {FORMAT}\n{sys.version}\n".encode())
     libcst = importlib.util.find_spec("libcst")  # located, not imported (a warm run never imports LibCST)
     if libcst is not None and libcst.origin:
@@ -87,13 +91,14 @@ class ResultCache:
         return self._tool
 
     # ---- keys ---------------------------------------------------------------------------------------------------
-    def key(self, options, unit: dict[str, bytes]) -> str:
-        h = hashlib.blake2b(digest_size=20)
+    def key(self, options, unit: dict[str, bytes], resolver: Resolver | None = None) -> str:
+        module_name = resolver.module_name if resolver is not None else module_name_for
+        h = blake2b(digest_size=20)
         h.update(self.tool.encode())
         h.update(repr(options).encode())
         for path in sorted(unit):
             data = unit[path]
-            name, is_package = module_name_for(Path(path)) if path != "<stdin>" else ("", False)
+            name, is_package = module_name(Path(path)) if path != "<stdin>" else ("", False)
             h.update(b"\0file\0" + os.fsencode(path) + b"\0" + name.encode() + (b"\0pkg" if is_package else b"\0mod"))
             h.update(len(data).to_bytes(8, "little"))
             h.update(data)
@@ -221,3 +226,137 @@ def _decode(raw: bytes, key: str, unit: dict[str, bytes]) -> list[FileResult] | 
         out.append(FileResult(row["path"], str(row["status"]), source, output, diags, str(row["error"]),
                               set(row["linked"]), (int(at[0]), int(at[1])) if at else None))
     return out
+
+
+# ---- the stat index: files the prefilter skipped, trusted by their stat data ------------------------------------
+
+STAT_FORMAT = 1
+RACY_NS = 2_000_000_000  # a file changed this close to a run's start is not trusted (the coarsest common mtime
+#                          granularity is FAT's 2 s; ext4/xfs/tmpfs stamp from a clock tick behind the real time)
+MAX_INDEXES = 64
+
+
+class StatIndex:
+    """What ruff and black do for unchanged files, for the files the prefilter skips (nearly all of a TF code base):
+    a file whose stat data — device, inode, size, mtime_ns, ctime_ns — is what this index recorded when the
+    prefilter last skipped its bytes is skipped again without being opened. Anything else (a new file, any stat
+    change: an edit, a touch, a chmod, a file replaced by a rename) is read and scanned as without the index, then
+    its unit's result comes from the ResultCache by its bytes.
+
+    One index file per run: keyed by the tool fingerprint, the options, the working directory and the paths given
+    (`stat-v1/<key>.json` next to the result cache), holding this run's skipped files only (so it is bounded by the
+    tree; at most MAX_INDEXES index files are kept, the least recently used go). Written to a temp file and
+    renamed into place, only when it changed; a corrupt or foreign index is ignored and rewritten; parallel runs
+    may each write theirs (the last one wins; every entry is checked against the file's stat data anyway).
+
+    Racily clean files (git's problem): a file changed within the filesystem's timestamp granularity of the moment
+    its bytes were read could change again keeping its mtime. So a file whose mtime or ctime is later than
+    RACY_NS before the run started is not recorded: the next run reads it (and records it then).
+
+    ctime is set by the kernel on every change (also when a program restores mtime with utime), so an edit that
+    keeps the size and restores mtime is seen too. The accepted limit, as for ruff's and black's caches: a change
+    that keeps device, inode, size, mtime and ctime alike (the clock set back, or a filesystem without a ctime)
+    is not seen until the stat data changes; `--no-cache` reads every file."""
+
+    def __init__(self, directory: Path | str, key: str, now_ns: int | None = None, max_indexes: int = MAX_INDEXES):
+        self.path = Path(directory) / f"stat-v{STAT_FORMAT}" / f"{key}.json"
+        self.key = key
+        self.started = time.time_ns() if now_ns is None else now_ns
+        self.max_indexes = max_indexes
+        self.hits = self.recorded = 0
+        self._old = self._load()
+        self._new: dict[str, list[int]] = {}
+
+    @classmethod
+    def for_run(cls, cache: ResultCache, options, paths: list[str], **kw) -> StatIndex:
+        h = blake2b(digest_size=16)
+        h.update(f"stat {STAT_FORMAT}\0{cache.tool}\0{options!r}\0".encode())
+        h.update(os.fsencode(os.getcwd()))
+        for path in paths:
+            h.update(b"\0" + os.fsencode(path))
+        return cls(cache.directory.parent, h.hexdigest(), **kw)
+
+    def _load(self) -> dict[str, list[int]]:
+        try:
+            doc = json.loads(self.path.read_bytes())
+            if doc["format"] != STAT_FORMAT or doc["key"] != self.key:
+                return {}
+            entries = doc["files"]
+            return entries if isinstance(entries, dict) else {}  # each entry is checked when looked up
+        except Exception:  # missing, corrupt, truncated, foreign: start empty (save rewrites it)
+            return {}
+
+    def lookup(self, path: str) -> int | None:
+        """The recorded flags when the file's stat data is what was recorded (skip it unread), else None.
+
+        lstat, not stat: a symlink's own data never matches (what was recorded is the data of the file read), so a
+        symlinked file is always read (and a hit is a path that is no symlink)."""
+        entry = self._old.get(path)
+        if type(entry) is not list or len(entry) != 6 or type(entry[5]) is not int:
+            return None
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != tuple(entry[:5]):
+            return None
+        self._new[path] = entry
+        self.hits += 1
+        return entry[5]
+
+    def record(self, path: str, st: os.stat_result, flags: int = 0) -> None:
+        """The prefilter skipped this file's bytes, read after `st` was taken (racily clean files are left out)."""
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= self.started - RACY_NS:
+            return
+        self._new[path] = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, flags]
+        self.recorded += 1
+
+    def forget(self) -> None:
+        """A file skipped by its stat data turned out to have changed: trust nothing recorded for this run."""
+        self._old = {}
+        self._new = {}
+
+    def save(self) -> None:
+        if self._new == self._old:
+            if self._old:
+                try:
+                    os.utime(self.path)  # recently used: pruning removes the least recently used first
+                except OSError:
+                    pass
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.key[:16]}.", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(json.dumps({"format": STAT_FORMAT, "key": self.key, "files": self._new},
+                                        separators=(",", ":")).encode())
+                os.replace(tmp, self.path)
+            except BaseException:
+                _unlink(tmp)
+                raise
+        except OSError:
+            return
+        self._prune()
+
+    def _prune(self) -> None:
+        try:
+            with os.scandir(self.path.parent) as it:
+                found = []
+                for f in it:
+                    try:
+                        mtime = f.stat().st_mtime
+                    except OSError:
+                        continue
+                    if f.name.endswith(".tmp"):
+                        if mtime < time.time() - 3600:  # left by a killed run
+                            _unlink(f.path)
+                    else:
+                        found.append((mtime, f.path))
+        except OSError:
+            return
+        found.sort()
+        for _, path in found[:max(0, len(found) - self.max_indexes)]:
+            _unlink(path)

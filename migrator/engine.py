@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from .diagnostics import Blocked, Diagnostic, FileResult
-from .files import decode, encode, module_name_for
+from .files import Resolver, decode, encode, module_name_for
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from .cache import ResultCache
+    from .cache import ResultCache, StatIndex
     from .model import FileIndex, Program
 
 
@@ -398,7 +398,7 @@ def _diagnostic(blocked: Blocked, module: cst.Module, path: str, context: Contex
 
 def migrate_paths(
     paths: Iterable[Path], options: Options, jobs: int | None = None, on_result: Callable[[FileResult], None] | None = None,
-    cache: ResultCache | None = None, prefilter: bool = True,
+    cache: ResultCache | None = None, prefilter: bool = True, stat_index: StatIndex | None = None,
 ) -> list[FileResult]:
     """Migrate many files: skip what the prefilter rules out, read the others' results from `cache` when it has
     them, migrate the rest (in worker processes when there are enough files to parse to pay for start-up).
@@ -406,11 +406,18 @@ def migrate_paths(
     Files that may depend on each other (their text has one of the rules' PROJECT_WORDS: a model_fn in one file,
     the Estimator that uses it in another) and share a source root (the directory above their package, or their
     directory: a script imports its sibling modules) are one unit: parsed and indexed together as one program and
-    migrated all or none. Every other file is a unit of its own. The cache keys each unit by all its files."""
+    migrated all or none. Every other file is a unit of its own. The cache keys each unit by all its files.
+
+    `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
+    last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
+    that use a skipped file's bytes (--out, unused-suppression reports) pass no index."""
     from tfmigrate.rules import PREFILTER, PROJECT_WORDS
 
     items = [str(p) for p in paths]
     results: dict[str, FileResult] = {}
+    resolver = Resolver()
+    if not prefilter:
+        stat_index = None
 
     joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
 
@@ -422,40 +429,54 @@ def migrate_paths(
             if on_result:
                 on_result(result)
 
-    datas: dict[str, bytes] = {}
-    passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
-    for path in items:
-        try:
-            data = _read(path)
-        except OSError as exc:
-            collect([FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}")])
-            continue
-        if prefilter and prefilter_skips(data, path, PREFILTER):
-            passed[path] = data
-        else:
-            datas[path] = data
-    project = {p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)}
-    grouped = _link_by_imports(project)
-    others = {**{p: d for p, d in datas.items() if p not in project}, **passed}
-    if project and others:
-        # an Estimator's input functions or feature columns may live in a module without an Estimator word (a
-        # canned estimator's data module): a file that the program files of exactly one unit import joins that unit
-        for path, importers in _imported_by(project, others).items():
-            units = {grouped[p] for p in importers}
-            if len(units) == 1:
-                grouped[path] = units.pop()
-                if path in passed:
-                    datas[path] = passed.pop(path)
-                    joined.add(path)
+    while True:
+        failed, datas, passed, unread = _scan(items, prefilter, PREFILTER, stat_index, resolver)
+        project = {p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)}
+        imports = {p: _IMPORT.findall(d) for p, d in project.items()}  # each program file scanned once
+        grouped = _link_by_imports(project, resolver, imports)
+        others = {**{p: d for p, d in datas.items() if p not in project}, **passed, **dict.fromkeys(unread, b"")}
+        joins: list[str] = []
+        if project and others:
+            # an Estimator's input functions or feature columns may live in a module without an Estimator word (a
+            # canned estimator's data module): a file that the program files of exactly one unit import joins that unit
+            for path, importers in _imported_by(project, others, resolver, imports).items():
+                units = {grouped[p] for p in importers}
+                if len(units) == 1:
+                    grouped[path] = units.pop()
+                    if path in passed or path in unread:
+                        joins.append(path)
+        stale = False
+        for path in joins:
+            if path in unread:  # skipped unread by the stat index: its bytes are needed now
+                try:
+                    data = _read(path)
+                except OSError:
+                    stale = True
+                    break
+                if not prefilter_skips(data, path, PREFILTER):  # changed under the same stat data: trust none
+                    stale = True
+                    break
+                del unread[path]
+                passed[path] = data
+            datas[path] = passed.pop(path)
+            joined.add(path)
+        if not stale:
+            break
+        stat_index.forget()
+        joined.clear()
+    for failure in failed:
+        collect([failure])
     for path, data in passed.items():
         collect([FileResult(path, "skipped", data, data)])
+    for path in unread:
+        collect([FileResult(path, "skipped")])
     units: dict[str, dict[str, bytes]] = {}
     for path, data in datas.items():
         units.setdefault(grouped.get(path, path), {})[path] = data
     work: list[tuple[dict[str, bytes], Options]] = []
     keys: list[str | None] = []
     for unit in units.values():
-        key = cache.key(options, unit) if cache is not None else None
+        key = cache.key(options, unit, resolver) if cache is not None else None
         hit = cache.get(key, unit) if key is not None else None
         if hit is not None:
             collect(hit)
@@ -490,19 +511,61 @@ def migrate_paths(
                 done(key, batch)
     if cache is not None:
         cache.prune()
+    if stat_index is not None:
+        stat_index.save()
     return [results[p] for p in items]
 
 
+REL_IMPORT = 1  # stat index flag: the prefilter's verdict also read the file's real path (it has a relative import)
+
+
+def _scan(items: list[str], prefilter: bool, words: tuple[bytes, ...], stat_index: StatIndex | None,
+          resolver: Resolver) -> tuple[list[FileResult], dict[str, bytes], dict[str, bytes], dict[str, None]]:
+    """Read and byte-scan every file: (read failures, files to migrate, files the prefilter skips, files the stat
+    index says the prefilter skips — not read)."""
+    failed: list[FileResult] = []
+    datas: dict[str, bytes] = {}
+    passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
+    unread: dict[str, None] = {}  # (ordered: results come back in a run's order)
+    for path in items:
+        if stat_index is not None:
+            flags = stat_index.lookup(path)
+            # a file with a relative import was skipped also because no word is in its real path: still so?
+            if flags is not None and not (flags & REL_IMPORT and any(
+                    word in os.fsencode(resolver.realpath(path)) for word in words)):
+                unread[path] = None
+                resolver.not_links.add(path)  # the index compares lstat data: a symlink never matches
+                continue
+        try:
+            data, stat = _read_stat(path)
+        except OSError as exc:
+            failed.append(FileResult(path, "failed", error=f"cannot read: {exc.strerror or exc}"))
+            continue
+        if prefilter and prefilter_skips(data, path, words):
+            passed[path] = data
+            if stat_index is not None:
+                stat_index.record(path, stat, REL_IMPORT if _has_relative_import(data) else 0)
+        else:
+            datas[path] = data
+    return failed, datas, passed, unread
+
+
 def _read(path: str) -> bytes:
-    """A file's bytes (os.read: without a buffered file object, which a run over thousands of files notices)."""
+    return _read_stat(path)[0]
+
+
+def _read_stat(path: str) -> tuple[bytes, os.stat_result]:
+    """A file's bytes (os.read: without a buffered file object, which a run over thousands of files notices) and
+    its stat data, taken before the bytes were read (what the stat index records)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        size = os.fstat(fd).st_size + 1
+        stat = os.fstat(fd)
+        size = stat.st_size + 1
         chunks = []
         while True:  # until EOF (a file may grow; a pipe reports no size)
             chunk = os.read(fd, max(size, 1 << 16))
             if not chunk:
-                return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+                return (b"".join(chunks) if len(chunks) != 1 else chunks[0]), stat
             chunks.append(chunk)
     finally:
         os.close(fd)
@@ -512,25 +575,49 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w., 
                      re.MULTILINE)
 
 
-def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes]) -> dict[str, set[str]]:
-    """{target path: the `importers` files whose import statements name it} (the textual scan of _link_by_imports)."""
-    names = {module_name_for(Path(path))[0]: path for path in targets}
-    out: dict[str, set[str]] = {}
+def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolver: Resolver | None = None,
+                 imports: dict[str, list] | None = None) -> dict[str, set[str]]:
+    """{target path: the `importers` files whose import statements name it} (the textual scan of _link_by_imports).
+
+    An import matches a module name equal to it or ending in `.import`: the names are indexed by every dotted
+    suffix (a lookup per import instead of a pass over every file per import), and only files whose name can end
+    in an import's last part are named at all (the same matches, in the same order)."""
+    resolver = resolver or Resolver()
+    wanted: list[tuple[str, list[str]]] = []
     for path, data in importers.items():
-        for frm, what, plain in _IMPORT.findall(data):
+        for frm, what, plain in (imports[path] if imports is not None else _IMPORT.findall(data)):
             if plain:
-                wanted = [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]
+                wanted.append((path, [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]))
             else:
                 base = _absolute_base(frm.decode(errors="replace"), path)
                 if base is None:
                     continue
                 items = [w.strip(" ()\t").split()[0] for w in what.decode(errors="replace").split(",")
                          if w.strip(" ()\t")]
-                wanted = [base, *(f"{base}.{w}" for w in items if w != "*")]
-            for target in wanted:
-                for name, other in names.items():
-                    if name and (name == target or name.endswith("." + target)):
-                        out.setdefault(other, set()).add(path)
+                wanted.append((path, [base, *(f"{base}.{w}" for w in items if w != "*")]))
+    lasts = {target.rpartition(".")[2] for _, targets_ in wanted for target in targets_}
+
+    def may_match(path: str) -> bool:
+        # a module name ends in its file's stem (the real one: a symlink's target may be named otherwise), or,
+        # for __init__.py, in its real directory's name
+        base = os.path.basename(path)
+        if base in ("__init__.py", "", ".", "..") or (path not in resolver.not_links and os.path.islink(path)):
+            return True
+        dot = base.rfind(".")
+        return (base[:dot] if 0 < dot < len(base) - 1 else base).rpartition(".")[2] in lasts
+
+    names = {resolver.module_name(path)[0]: path for path in targets if may_match(path)}
+    by_suffix: dict[str, list[str]] = {}
+    for name, other in names.items():
+        if name:
+            parts = name.split(".")
+            for i in range(len(parts)):
+                by_suffix.setdefault(".".join(parts[i:]), []).append(other)
+    out: dict[str, set[str]] = {}
+    for path, targets_ in wanted:
+        for target in targets_:
+            for other in by_suffix.get(target, ()):
+                out.setdefault(other, set()).add(path)
     return out
 
 
@@ -548,15 +635,17 @@ def _absolute_base(base: str, importer: str) -> str | None:
     return ".".join(package + ([rest] if rest else []))
 
 
-def _link_by_imports(datas: dict[str, bytes]) -> dict[str, str]:
+def _link_by_imports(datas: dict[str, bytes], resolver: Resolver | None = None,
+                     imports: dict[str, list] | None = None) -> dict[str, str]:
     """Group files that import one another (a textual scan, before any parse): path → its unit's key.
 
     A model_fn can only come from another file through an import of it, so files that import no other file of
     the run stay units of their own and run in parallel. Relative imports link a file to its whole package."""
+    resolver = resolver or Resolver()
     names: dict[str, str] = {}
     packages: dict[str, str] = {}
     for path in datas:
-        name, _ = module_name_for(Path(path))
+        name, _ = resolver.module_name(path)
         names[name] = path
         packages[path] = name.rpartition(".")[0] if not path.endswith("__init__.py") else name
     parent = {p: p for p in datas}
@@ -571,7 +660,7 @@ def _link_by_imports(datas: dict[str, bytes]) -> dict[str, str]:
         parent[find(a)] = find(b)
 
     for path, data in datas.items():
-        for frm, what, plain in _IMPORT.findall(data):
+        for frm, what, plain in (imports[path] if imports is not None else _IMPORT.findall(data)):
             targets = []
             if plain:
                 targets = [t.split()[0] for t in plain.decode(errors="replace").split(",") if t.strip()]

@@ -17,6 +17,21 @@ def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tu
     `exclude` (default: DEFAULT_EXCLUDES) and `extend_exclude` are names or globs, matched against a file's or
     directory's name and against its path relative to `root` (the configuration's directory). Files named
     explicitly are always taken unless `force_exclude` (pre-commit passes every staged file by name)."""
+    return [Path(p) for p in discover_files(paths, extend_exclude, exclude, root, force_exclude)]
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    """PurePosixPath(path).parts of a normalized path (str of a Path), without building the Path."""
+    if path.startswith("//"):
+        return PurePosixPath(path).parts
+    if path.startswith("/"):
+        return ("/", *path[1:].split("/")) if len(path) > 1 else ("/",)
+    return tuple(path.split("/"))
+
+
+def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
+                   root: Path | None = None, force_exclude: bool = False) -> list[str]:
+    """discover(), as the strings of its Paths (a run over thousands of files does not build a Path per file)."""
     patterns = (*(DEFAULT_EXCLUDES if exclude is None else exclude), *extend_exclude)
 
     def excluded(path: Path, base: Path | None = None) -> bool:
@@ -28,24 +43,30 @@ def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tu
     by_path = [p for p in patterns if "/" in p.rstrip("/")]
     name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in by_name)).match if by_name else None
 
-    def excluded_entry(base: Path, name: str) -> bool:
+    def excluded_entry(walk_root: str, name: str) -> bool:
         if name_match is not None and name_match(name):
             return True
-        return bool(by_path) and any(glob_match(base / name, p, root, base) for p in by_path)
+        if not by_path:
+            return False
+        base = Path(walk_root)
+        return any(glob_match(base / name, p, root, base) for p in by_path)
 
-    found: set[Path] = set()
+    found: set[str] = set()
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            for walk_root, dirs, files in os.walk(p):
-                base = Path(walk_root)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded_entry(base, d))
+            top = str(p)  # normalized: os.walk's roots below it are too ("." aside: Path drops its "./")
+            for walk_root, dirs, files in os.walk(top):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded_entry(walk_root, d))
+                prefix = "" if walk_root == "." else walk_root[2:] if walk_root.startswith("./") else walk_root
+                if prefix and not prefix.endswith("/"):
+                    prefix += "/"
                 for name in files:
-                    if name.endswith(".py") and not excluded_entry(base, name):
-                        found.add(base / name)
+                    if name.endswith(".py") and not excluded_entry(walk_root, name):
+                        found.add(prefix + name)
         elif not (force_exclude and excluded(p)):
-            found.add(p)
-    return sorted(found, key=lambda p: p.parts)  # the order of Path comparisons, without their Python-level __lt__
+            found.add(str(p))
+    return sorted(found, key=_parts)  # the order of Path comparisons (their parts)
 
 
 def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:
@@ -115,3 +136,52 @@ def module_name_for(path: Path) -> tuple[str, bool]:
         parts.insert(0, parent.name)
         parent = parent.parent
     return ".".join(parts), is_package
+
+
+class Resolver:
+    """Real paths and module names (module_name_for) of many files, each directory resolved once: a run over
+    thousands of files would otherwise lstat every component of every path. For one run only (it remembers which
+    directories hold an __init__.py)."""
+
+    def __init__(self):
+        self._dirs: dict[str, str] = {}  # a directory as spelled → its real path
+        self._packages: dict[str, tuple[str, ...]] = {}  # a real directory → its package's dotted parts
+        self.not_links: set[str] = set()  # paths known (lstat) to be no symlink: no need to ask again
+
+    def realpath(self, path: str) -> str:
+        """os.path.realpath(path): realpath(dir)/name unless the file itself is a symlink (or not a plain name)."""
+        head, tail = os.path.split(path)
+        if tail in ("", ".", "..") or (path not in self.not_links and os.path.islink(path)):
+            return os.path.realpath(path)
+        return os.path.join(self._real_dir(head or "."), tail)
+
+    def _real_dir(self, directory: str) -> str:
+        """realpath(directory), from its parent's (memoized) and one lstat of its own (is it a symlink?)."""
+        real = self._dirs.get(directory)
+        if real is None:
+            parent, name = os.path.split(directory)
+            if name in ("", ".", "..") or os.path.islink(directory):
+                real = os.path.realpath(directory)
+            else:
+                real = os.path.join(self._real_dir(parent or "."), name)
+            self._dirs[directory] = real
+        return real
+
+    def module_name(self, path) -> tuple[str, bool]:
+        """module_name_for(path), the same answer (tests/speed/test_resolver.py compares them)."""
+        parent, name = os.path.split(self.realpath(os.fspath(path)))
+        dot = name.rfind(".")
+        stem = name[:dot] if 0 < dot < len(name) - 1 else name  # PurePath.stem
+        is_package = stem == "__init__"
+        parts = self._package(parent)
+        return ".".join(parts if is_package else (*parts, stem)), is_package
+
+    def _package(self, directory: str) -> tuple[str, ...]:
+        parts = self._packages.get(directory)
+        if parts is None:
+            parts = ()
+            if os.path.exists(os.path.join(directory, "__init__.py")):
+                up = os.path.dirname(directory)
+                parts = (*(self._package(up) if up != directory else ()), os.path.basename(directory))
+            self._packages[directory] = parts
+        return parts

@@ -15,7 +15,7 @@ from pathlib import Path
 from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
-from .files import discover, write_atomic
+from .files import discover, discover_files, write_atomic
 from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
 from .suppressions import Selection, SelectorError, apply, check_selectors
 
@@ -159,6 +159,17 @@ def _cache(settings: RewriteSettings):
     return ResultCache(settings.cache_dir or default_dir())
 
 
+def _stat_index(settings: RewriteSettings, cache, options: Options, paths: list[str]):
+    """The stat index of this run (skipped files trusted by their stat data), or None: without the cache or the
+    prefilter, and when the run uses skipped files' bytes (--out copies them, unused suppressions are read
+    from them)."""
+    if cache is None or not settings.prefilter or settings.out or settings.selection.report_unused:
+        return None
+    from .cache import StatIndex
+
+    return StatIndex.for_run(cache, options, paths)
+
+
 def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     options = Options(target=settings.target, strategy=settings.strategy)
     if paths == ["-"]:
@@ -167,14 +178,15 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     if missing:
         _say(f"error: no such file or directory: {', '.join(missing)}")
         return EXIT_ERROR
-    files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
+    files = discover_files(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
     if not files:
         _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for *.py; "
              "see `exclude` / `extend-exclude`): nothing to do")
         return _finish(Report([], settings.writing), settings)
     progress = _progress(len(files), settings.quiet)
-    results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=_cache(settings),
-                            prefilter=settings.prefilter)
+    cache = _cache(settings)
+    results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=cache,
+                            prefilter=settings.prefilter, stat_index=_stat_index(settings, cache, options, paths))
     if progress:
         progress.close()
     report = apply(results, settings.selection, settings.writing)
