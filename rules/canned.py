@@ -39,16 +39,18 @@ TF 2.15 runs):
   sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
   column in a DNN, indicator/embedding columns in a linear model; embedding columns and linear categorical columns
   under MirroredStrategy (its cross-device ops combine IndexedSlices by a path not verified: this suite runs one
-  replica per machine) and in wide & deep under MultiWorkerMirroredStrategy (not verified yet).
-  Under MultiWorkerMirroredStrategy, DNN and linear estimators with such columns convert: both sides all-gather
-  the workers' IndexedSlices rows in worker order with the same collective code and sum them per row in that order
-  (TF1's sparse apply deduplicates, the migrated update densifies). Fixtures canned_embedding_mwms (80/80 steps
-  bit-equal on both workers; at a per-worker batch of 24 every weight and Adagrad slot still bit-equal after 80
-  steps, the recorded loss 1 ulp off on some steps: TF 2.21's grappler rewrites the capture's sum / 24 as
-  sum * (1/24)) and canned_linear_categorical_mwms (Ftrl: bit-equal after step 1, 60 steps within rel 2.8e-7, the
-  same as on one process). TF 2.15's Estimator itself aborts under MWMS ("Shape mismatch in the collective
-  instance") on a step where the workers' sparse gradients have different row counts (distinct ids per batch), so
-  only programs whose workers look up equally many rows ran there; the migrated loop pads the gather and trains.
+  replica per machine).
+  Under MultiWorkerMirroredStrategy they convert (DNN, linear, wide & deep): both sides all-gather the workers'
+  IndexedSlices rows in worker order with the same collective code and sum them per row in that order (TF1's
+  sparse apply deduplicates, the migrated update densifies). Fixtures, chief + worker: canned_embedding_mwms (80/80
+  steps bit-equal on both workers; at a per-worker batch of 24 every weight and Adagrad slot still bit-equal after
+  80 steps, the recorded loss 1 ulp off on some steps: TF 2.21's grappler rewrites the capture's sum / 24 as
+  sum * (1/24)), canned_linear_categorical_mwms (Ftrl: every variable bit-equal after step 1; 38/60 and 31/60
+  steps bit-equal, max rel 2.8e-7; one process 39/60, 2.35e-7) and canned_wide_deep_mwms (50-54/60 bit-equal,
+  max rel 1.3e-7 over two runs; one process 44/60, 1.4e-7): the residual last bits are there on one process too.
+  TF 2.15's Estimator itself aborts under MWMS ("Shape mismatch in the collective instance") on a step where the
+  workers' sparse gradients have different row counts (distinct ids per batch), so only programs whose workers
+  look up equally many rows ran there; the migrated loop pads the gather and trains.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
   over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
@@ -366,7 +368,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     analysis.strategy(s)
     sparse = [c for c in (*dnn_columns, *linear_columns) if c.embedding is not None
               or (c.categorical is not None and not c.indicator and c in linear_columns)]
-    _check_sparse_replicas(sparse, name, family, s.strategy.kinds, call)
+    _check_sparse_replicas(sparse, s.strategy.kinds, call)
     if s.strategy.parameter_server:
         raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
                             "variables implicitly there (min_max_variable_partitioner per ps task)", call)
@@ -380,28 +382,17 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     analysis._site_by_call[id(call)] = s
 
 
-# Families whose sparse columns convert under MultiWorkerMirroredStrategy: their IndexedSlices gradients are
-# all-gathered across workers (rows concatenated in worker order) by the same collective code on both sides, then
-# summed per row in that order (TF1's sparse apply deduplicates, the migrated update densifies): the same sums
-# (fixtures canned_embedding_mwms, canned_linear_categorical_mwms; the rule doc has the numbers).
-_SPARSE_MWMS_FAMILIES = {"dnn", "linear"}
+def _check_sparse_replicas(sparse: list, kinds: set[str], call: cst.Call) -> None:
+    """Block sparse columns (IndexedSlices gradients) where replicas combine them by a path not verified.
 
-
-def _check_sparse_replicas(sparse: list, cls: str, family: str, kinds: set[str], call: cst.Call) -> None:
-    """Block sparse columns (IndexedSlices gradients) where replicas combine them by a path not verified."""
-    multi = kinds - {"default", "one-device"}
-    if not sparse or not multi:
-        return
-    name = sparse[0].name
-    if "mirrored" in multi:
-        raise Blocked(CODE_COLUMNS, f"`{name}` under MirroredStrategy is not converted yet: its sparse gradients are "
-                                    "combined across the machine's devices by MirroredStrategy's cross-device ops, a "
-                                    "path tfmigrate has not verified (MultiWorkerMirroredStrategy is verified); use "
-                                    "MultiWorkerMirroredStrategy, or migrate on one process (--strategy default)", call)
-    if family not in _SPARSE_MWMS_FAMILIES:
-        raise Blocked(CODE_COLUMNS, f"`{name}` of a {cls} under MultiWorkerMirroredStrategy is not converted yet: its "
-                                    "sparse gradients are combined across workers by a path tfmigrate has not "
-                                    "verified for this estimator; migrate and verify it on one process first "
+    Under MultiWorkerMirroredStrategy both sides all-gather the workers' IndexedSlices rows in worker order with the
+    same collective code and sum them per row in that order (TF1's sparse apply deduplicates, the migrated update
+    densifies): the same sums (fixtures canned_*_mwms; the module doc has the numbers)."""
+    if sparse and "mirrored" in kinds:
+        raise Blocked(CODE_COLUMNS, f"`{sparse[0].name}` under MirroredStrategy is not converted yet: its sparse "
+                                    "gradients are combined across the machine's devices by MirroredStrategy's "
+                                    "cross-device ops, a path tfmigrate has not verified (MultiWorkerMirroredStrategy "
+                                    "is verified); use MultiWorkerMirroredStrategy, or migrate on one process "
                                     "(--strategy default)", call)
 
 

@@ -241,12 +241,13 @@ _WIDE_DEEP = ("tf.estimator.DNNLinearCombinedClassifier(linear_feature_columns=[
 
 
 @pytest.mark.parametrize("estimator, model", [(_EMBEDDING_DNN, "class DNNClassifierModel"),
-                                              (_CATEGORICAL_LINEAR, "class LinearRegressorModel")])
+                                              (_CATEGORICAL_LINEAR, "class LinearRegressorModel"),
+                                              (_WIDE_DEEP, "class DNNLinearCombinedClassifierModel")])
 @pytest.mark.parametrize("strategy", ["tf.distribute.experimental.MultiWorkerMirroredStrategy()",
                                       "tf.distribute.MultiWorkerMirroredStrategy() if FLAG else None"])
 def test_sparse_columns_under_multi_worker_mirrored_convert(estimator, model, strategy):
     """Verified: workers' IndexedSlices are all-gathered as TF1 did (fixtures canned_embedding_mwms,
-    canned_linear_categorical_mwms)."""
+    canned_linear_categorical_mwms, canned_wide_deep_mwms)."""
     src = _SPARSE_UNDER_STRATEGY.replace("STRATEGY", strategy).replace("ESTIMATOR", estimator)
     if "FLAG" in strategy:
         src = src.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nFLAG = True\n")
@@ -261,11 +262,3 @@ def test_sparse_columns_under_mirrored_strategy_are_blocked_until_verified():
     assert any(d.code == "TFM622" and "under MirroredStrategy is not converted yet" in d.message
                and "`city_embedding`" in d.message for d in result.diagnostics)
     assert "class DNNClassifierModel" in converted(src, strategy="default")
-
-
-def test_sparse_columns_of_wide_and_deep_under_multi_worker_mirrored_are_blocked_until_verified():
-    src = _SPARSE_UNDER_STRATEGY.replace(
-        "STRATEGY", "tf.distribute.MultiWorkerMirroredStrategy()").replace("ESTIMATOR", _WIDE_DEEP)
-    result = blocked(src)
-    assert any(d.code == "TFM622" and "DNNLinearCombinedClassifier under MultiWorkerMirroredStrategy" in d.message
-               for d in result.diagnostics)

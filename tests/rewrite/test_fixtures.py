@@ -141,12 +141,13 @@ BOTH = ("mirrored", "multi-worker-mirrored")
 ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     # TF1 kept BatchNormalization's moving averages per replica and saved their mean across workers
     "canned_batch_norm": ("TFM620", BOTH),
-    # embedding / linear categorical columns: their sparse gradients' all-reduce is verified under MWMS for DNN and
-    # linear estimators, not under MirroredStrategy, nor for wide & deep
+    # embedding / linear categorical columns: their sparse gradients' all-reduce is verified under MWMS, not under
+    # MirroredStrategy
     "canned_embedding": ("TFM622", ("mirrored",)),
     "canned_embedding_mwms": ("TFM622", ("mirrored",)),
     "canned_linear_categorical_mwms": ("TFM622", ("mirrored",)),
-    "canned_wide_deep_crossed": ("TFM622", BOTH),
+    "canned_wide_deep_crossed": ("TFM622", ("mirrored",)),
+    "canned_wide_deep_mwms": ("TFM622", ("mirrored",)),
 }
 
 
