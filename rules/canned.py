@@ -45,7 +45,8 @@ TF 2.15 runs):
   sparse apply deduplicates, the migrated update densifies). Fixtures, chief + worker: canned_embedding_mwms (80/80
   steps bit-equal on both workers; at a per-worker batch of 24 every weight and Adagrad slot still bit-equal after
   80 steps, the recorded loss 1 ulp off on some steps: TF 2.21's grappler rewrites the capture's sum / 24 as
-  sum * (1/24)), canned_linear_categorical_mwms (Ftrl: every variable bit-equal after step 1; 38/60 and 31/60
+  sum * (1/24); the same program as a v1 DNNClassifier with tf.compat.v1.train.GradientDescentOptimizer, whose
+  gradients take the v1 optimizers' merge_call path: 80/80 bit-equal), canned_linear_categorical_mwms (Ftrl: every variable bit-equal after step 1; 38/60 and 31/60
   steps bit-equal, max rel 2.8e-7; one process 39/60, 2.35e-7) and canned_wide_deep_mwms (50-54/60 bit-equal,
   max rel 1.3e-7 over two runs; one process 44/60, 1.4e-7): the residual last bits are there on one process too.
   TF 2.15's Estimator itself aborts under MWMS ("Shape mismatch in the collective instance") on a step where the
