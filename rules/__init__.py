@@ -94,7 +94,8 @@ RULES = (
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
-          "canned_runtime_keys"), triggers=ESTIMATOR_WORDS),
+          "canned_runtime_keys", "canned_embedding_mwms", "canned_linear_categorical_mwms",
+          "canned_wide_deep_mwms"), triggers=ESTIMATOR_WORDS),
     Rule("TFM623", "boosted-trees", "canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", (), triggers=ESTIMATOR_WORDS),
     Rule("TFM701", "tf2-strategy", "strategy",

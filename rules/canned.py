@@ -38,7 +38,20 @@ TF 2.15 runs):
   Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
   sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
   column in a DNN, indicator/embedding columns in a linear model; embedding columns and linear categorical columns
-  under a multi-replica strategy (their IndexedSlices gradients are all-reduced by another path; not verified yet).
+  under MirroredStrategy (its cross-device ops combine IndexedSlices by a path not verified: this suite runs one
+  replica per machine).
+  Under MultiWorkerMirroredStrategy they convert (DNN, linear, wide & deep): both sides all-gather the workers'
+  IndexedSlices rows in worker order with the same collective code and sum them per row in that order (TF1's
+  sparse apply deduplicates, the migrated update densifies). Fixtures, chief + worker: canned_embedding_mwms (80/80
+  steps bit-equal on both workers; at a per-worker batch of 24 every weight and Adagrad slot still bit-equal after
+  80 steps, the recorded loss 1 ulp off on some steps: TF 2.21's grappler rewrites the capture's sum / 24 as
+  sum * (1/24); the same program as a v1 DNNClassifier with tf.compat.v1.train.GradientDescentOptimizer, whose
+  gradients take the v1 optimizers' merge_call path: 80/80 bit-equal), canned_linear_categorical_mwms (Ftrl: every variable bit-equal after step 1; 38/60 and 31/60
+  steps bit-equal, max rel 2.8e-7; one process 39/60, 2.35e-7) and canned_wide_deep_mwms (50-54/60 bit-equal,
+  max rel 1.3e-7 over two runs; one process 44/60, 1.4e-7): the residual last bits are there on one process too.
+  TF 2.15's Estimator itself aborts under MWMS ("Shape mismatch in the collective instance") on a step where the
+  workers' sparse gradients have different row counts (distinct ids per batch), so only programs whose workers
+  look up equally many rows ran there; the migrated loop pads the gather and trains.
   The columns are read from the source: a list, a comprehension or loop (`.append`/`.extend`) over names the
   file lists, a dict of columns and its `.values()`, `+`, a helper that returns them. A loop or comprehension
   over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
@@ -356,12 +369,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     analysis.strategy(s)
     sparse = [c for c in (*dnn_columns, *linear_columns) if c.embedding is not None
               or (c.categorical is not None and not c.indicator and c in linear_columns)]
-    if sparse and s.strategy.kinds - {"default", "one-device"}:
-        # their gradients are IndexedSlices, all-reduced across replicas by another path than dense ones:
-        # measured single-process only, so not converted where replicas combine them
-        raise Blocked(CODE_COLUMNS, f"`{sparse[0].name}` under a multi-replica strategy is not converted yet: "
-                                    "its sparse gradients are combined across replicas by a path tfmigrate has not "
-                                    "verified; migrate and verify it on one process first (--strategy default)", call)
+    _check_sparse_replicas(sparse, s.strategy.kinds, call)
     if s.strategy.parameter_server:
         raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
                             "variables implicitly there (min_max_variable_partitioner per ps task)", call)
@@ -373,6 +381,20 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
+
+
+def _check_sparse_replicas(sparse: list, kinds: set[str], call: cst.Call) -> None:
+    """Block sparse columns (IndexedSlices gradients) where replicas combine them by a path not verified.
+
+    Under MultiWorkerMirroredStrategy both sides all-gather the workers' IndexedSlices rows in worker order with the
+    same collective code and sum them per row in that order (TF1's sparse apply deduplicates, the migrated update
+    densifies): the same sums (fixtures canned_*_mwms; the module doc has the numbers)."""
+    if sparse and "mirrored" in kinds:
+        raise Blocked(CODE_COLUMNS, f"`{sparse[0].name}` under MirroredStrategy is not converted yet: its sparse "
+                                    "gradients are combined across the machine's devices by MirroredStrategy's "
+                                    "cross-device ops, a path tfmigrate has not verified (MultiWorkerMirroredStrategy "
+                                    "is verified); use MultiWorkerMirroredStrategy, or migrate on one process "
+                                    "(--strategy default)", call)
 
 
 def _anchor(file: FileIndex, node: cst.CSTNode) -> cst.CSTNode:

@@ -63,6 +63,8 @@ def test_fixture_verifies(case, tmp_path):
         return
     for worker in comparison["workers"].values():
         assert worker["compared"] >= steps, worker
+        if meta.get("bit_equal"):  # measured bit-identical: a last-bit change (below the tolerance) fails here
+            assert worker["bit_equal"] == worker["compared"], worker
 
 
 @pytest.mark.equivalence

@@ -218,13 +218,11 @@ def test_bare_categorical_column_in_a_dnn_blocks():
     assert "embedding_column or indicator_column" in diag.message
 
 
-def test_sparse_columns_under_a_multi_replica_strategy_are_blocked_until_verified():
-    src = '''import tensorflow as tf
+_SPARSE_UNDER_STRATEGY = '''import tensorflow as tf
 
 c = tf.feature_column.categorical_column_with_hash_bucket("city", 10)
-cols = [tf.feature_column.embedding_column(c, 4), tf.feature_column.numeric_column("x")]
-strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
-est = tf.estimator.DNNClassifier([8], cols, config=tf.estimator.RunConfig(train_distribute=strategy))
+strategy = STRATEGY
+est = ESTIMATOR
 
 
 def input_fn():
@@ -233,6 +231,34 @@ def input_fn():
 
 est.train(input_fn, max_steps=3)
 '''
+_EMBEDDING_DNN = ("tf.estimator.DNNClassifier([8], [tf.feature_column.embedding_column(c, 4), "
+                  "tf.feature_column.numeric_column('x')], config=tf.estimator.RunConfig(train_distribute=strategy))")
+_CATEGORICAL_LINEAR = ("tf.compat.v1.estimator.LinearRegressor([c, tf.feature_column.numeric_column('x')], "
+                       "config=tf.estimator.RunConfig(train_distribute=strategy))")
+_WIDE_DEEP = ("tf.estimator.DNNLinearCombinedClassifier(linear_feature_columns=[c], dnn_feature_columns=["
+              "tf.feature_column.embedding_column(c, 4)], dnn_hidden_units=[8], "
+              "config=tf.estimator.RunConfig(train_distribute=strategy))")
+
+
+@pytest.mark.parametrize("estimator, model", [(_EMBEDDING_DNN, "class DNNClassifierModel"),
+                                              (_CATEGORICAL_LINEAR, "class LinearRegressorModel"),
+                                              (_WIDE_DEEP, "class DNNLinearCombinedClassifierModel")])
+@pytest.mark.parametrize("strategy", ["tf.distribute.experimental.MultiWorkerMirroredStrategy()",
+                                      "tf.distribute.MultiWorkerMirroredStrategy() if FLAG else None"])
+def test_sparse_columns_under_multi_worker_mirrored_convert(estimator, model, strategy):
+    """Verified: workers' IndexedSlices are all-gathered as TF1 did (fixtures canned_embedding_mwms,
+    canned_linear_categorical_mwms, canned_wide_deep_mwms)."""
+    src = _SPARSE_UNDER_STRATEGY.replace("STRATEGY", strategy).replace("ESTIMATOR", estimator)
+    if "FLAG" in strategy:
+        src = src.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nFLAG = True\n")
+    out = converted(src)
+    assert model in out and "MultiWorkerMirroredStrategy()" in out
+
+
+def test_sparse_columns_under_mirrored_strategy_are_blocked_until_verified():
+    src = _SPARSE_UNDER_STRATEGY.replace("STRATEGY", "tf.distribute.MirroredStrategy()").replace(
+        "ESTIMATOR", _EMBEDDING_DNN)
     result = blocked(src)
-    assert any(d.code == "TFM622" and "multi-replica strategy" in d.message for d in result.diagnostics)
+    assert any(d.code == "TFM622" and "under MirroredStrategy is not converted yet" in d.message
+               and "`city_embedding`" in d.message for d in result.diagnostics)
     assert "class DNNClassifierModel" in converted(src, strategy="default")

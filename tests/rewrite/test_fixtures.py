@@ -137,33 +137,36 @@ print("ok")
 
 
 # fixtures whose construct is converted in one process only, and blocked (with this code) under a strategy
-ONE_PROCESS_ONLY = {
+BOTH = ("mirrored", "multi-worker-mirrored")
+ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     # TF1 kept BatchNormalization's moving averages per replica and saved their mean across workers
-    "canned_batch_norm": "TFM620",
-    # embedding / linear categorical columns: their sparse gradients' all-reduce is not verified yet
-    "canned_embedding": "TFM622",
-    "canned_wide_deep_crossed": "TFM622",
+    "canned_batch_norm": ("TFM620", BOTH),
+    # embedding / linear categorical columns: their sparse gradients' all-reduce is verified under MWMS, not under
+    # MirroredStrategy
+    "canned_embedding": ("TFM622", ("mirrored",)),
+    "canned_embedding_mwms": ("TFM622", ("mirrored",)),
+    "canned_linear_categorical_mwms": ("TFM622", ("mirrored",)),
+    "canned_wide_deep_crossed": ("TFM622", ("mirrored",)),
+    "canned_wide_deep_mwms": ("TFM622", ("mirrored",)),
     # model_to_estimator: Keras 2 scaled the compiled loss per replica inside the Estimator; not verified yet
-    "model_to_estimator": "TFM603",
-    "model_to_estimator_sgd": "TFM603",
-}
-# fixtures blocked (with this code) under a multi-worker strategy only
-ONE_WORKER_ONLY = {
+    "model_to_estimator": ("TFM603", BOTH),
+    "model_to_estimator_sgd": ("TFM603", BOTH),
     # BestExporter: a multi-worker job evaluated on its evaluator task every throttle_secs, not once at the end
-    "export_raw": "TFM601",
+    "export_raw": ("TFM601", ("multi-worker-mirrored",)),
 }
 
 
-@pytest.mark.parametrize("strategy", ["mirrored", "multi-worker-mirrored"])
+@pytest.mark.parametrize("strategy", BOTH)
 @pytest.mark.parametrize("name", CONVERTED)
 def test_strategy_override_converts_every_fixture(name, strategy):
     """Every convertible fixture converts under every --strategy (auto target) to code that parses; those whose
-    construct is verified on one process only (ONE_PROCESS_ONLY) block with its code instead."""
+    construct is verified on one process only, or only under some strategies (ONE_PROCESS_ONLY), block with its
+    code instead."""
     original = (FIXTURES / name / "original.py").read_bytes()
     result = migrate_source(original, "x.py", Options(strategy=strategy))
-    blocking = ONE_PROCESS_ONLY.get(name) or (ONE_WORKER_ONLY.get(name) if strategy == "multi-worker-mirrored" else None)
-    if blocking:
-        assert result.status == "blocked" and blocking in {d.code for d in result.diagnostics}
+    code, blocking = ONE_PROCESS_ONLY.get(name, (None, ()))
+    if strategy in blocking:
+        assert result.status == "blocked" and code in {d.code for d in result.diagnostics}
         return
     assert result.status == "changed", (result.error, [d.format() for d in result.diagnostics])
     ast.parse(result.output)
