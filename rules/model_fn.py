@@ -644,6 +644,8 @@ class _Interpreter:
             raise Blocked(CODE, "code after the final return is not converted", stmt)
         if not self.active:
             raise Blocked(CODE, "code after a return in the same branch is not converted", stmt)
+        if isinstance(stmt, cst.SimpleStatementLine) and self.tpu is not None:
+            self.no_tpu_ops(stmt)
         if isinstance(stmt, cst.SimpleStatementLine):
             self.simple(stmt)
         elif isinstance(stmt, cst.If) and self.tpu is not None and self.use_tpu_test(stmt.test) is not None:
@@ -1878,6 +1880,17 @@ class _Interpreter:
                 and isinstance(node.args[0].value, cst.SimpleString) and node.args[0].value.evaluated_value == "use_tpu"):
             return False  # params.get("use_tpu"[, default]): the key is always there
         return None
+
+    def no_tpu_ops(self, stmt) -> None:
+        """tf.tpu ops (CrossShardOptimizer, ...) on the path that runs with use_tpu=False: TF1 built them on CPU,
+        where they fail or mean something the converted model does not do."""
+        for node in tpu_rules._walk(stmt):
+            path = self.tf(node) if isinstance(node, cst.Call) else None
+            if path is not None and (path.startswith("tpu.") or path.startswith("contrib.tpu.")) \
+                    and path not in tpu_rules.SPECS:
+                raise Blocked(tpu_rules.CODE, f"tf.{path} runs with use_tpu=False here: only TPU code under "
+                                              "`if params[\"use_tpu\"]:` (or the use_tpu flag) is dropped; put it "
+                                              "there", node)
 
     def use_tpu_branch(self, stmt: cst.If) -> None:
         """`if params["use_tpu"]: ... else: ...`: only the arm for use_tpu=False ran."""
