@@ -72,9 +72,11 @@ RULES = (
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms", "module_level",
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
           "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM603", "other-estimator-kinds", "driver",
-         "RNN estimators, TPUEstimator, model_to_estimator: reported with what to do (not converted yet)",
-         (), triggers=ESTIMATOR_WORDS),
+    Rule("TFM603", "other-estimator-kinds", "tpu",
+         "TPUEstimator(use_tpu=False) → the Estimator it was on CPU (per-mode params batch_size, eval_metrics "
+         "inlined, use_tpu branches dropped); use_tpu possibly True, TPU-only features, RNN estimators, "
+         "model_to_estimator: reported with what to do",
+         ("tpu_estimator_cpu",), triggers=ESTIMATOR_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
     Rule("TFM611", "session-run-hooks", "hooks",

@@ -79,9 +79,11 @@ name with several possible values, input functions the tool cannot see. Hooks: r
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
 another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
 unit is left unchanged with a TFM600 error naming the file that blocked.
-TFM603 (other estimator kinds): the canned estimators rules/canned.py does not convert (RNN estimators),
-`TPUEstimator` and `keras.estimator.model_to_estimator` are found and reported with what to do; they are not
-converted yet.
+TFM603 (other estimator kinds): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
+defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
+(fixtures/tpu_estimator_cpu). The canned estimators rules/canned.py does not convert (RNN estimators),
+`tf.contrib.tpu.TPUEstimator` and `keras.estimator.model_to_estimator` are found and reported with what to do;
+they are not converted yet.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -153,8 +155,9 @@ def kind_message(path: str) -> str:
         return (f"canned estimator tf.{path} is not converted yet (canned estimators and feature columns are "
                 "tracked separately); its driver calls are left as they are")
     if kind == "tpu":
-        return (f"tf.{path} is not converted: with use_tpu=False it runs its model_fn like tf.estimator.Estimator — "
-                "construct tf.estimator.Estimator(model_fn, ...) instead and re-run tfmigrate")
+        return (f"tf.{path} is not converted (TF 2.15 has no such class): with use_tpu=False, "
+                "tf.compat.v1.estimator.tpu.TPUEstimator is, or tf.estimator.Estimator(model_fn, ...); use one and "
+                "re-run tfmigrate")
     return (f"tf.{path}: the Keras model already exists; train it with model.fit under a tf.distribute strategy "
             "instead of wrapping it in an Estimator (not rewritten automatically yet)")
 
@@ -272,7 +275,7 @@ class Analysis:
 
                     if self._guard(canned.site, self, call, file, path) is False:
                         self._failed.add(id(call))
-                elif path in _OTHER_KINDS and _OTHER_KINDS[path] == "tpu":
+                elif path == "estimator.tpu.TPUEstimator":  # use_tpu=False: an Estimator (rules/tpu.py)
                     if self._guard(self._site, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
