@@ -168,6 +168,9 @@ def _merge(params: str, items: list[str], at) -> str:
 
 def check_model_fn(analysis, fn, tpu: TPUSite, uses) -> None:
     """One Keras model serves every mode: a model_fn reading params["batch_size"] needs one size for all."""
+    if "params" not in fn.params:
+        raise Blocked(CODE, f"model_fn `{fn.node.name.value}` does not take `params`: TF1 raised ValueError "
+                            "(TPUEstimator passes the batch size as params[\"batch_size\"])", fn.node)
     reads = any(isinstance(n, cst.SimpleString) and n.evaluated_value == "batch_size"
                 for n in _walk(fn.node))
     if not reads:

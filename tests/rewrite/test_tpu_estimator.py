@@ -86,6 +86,18 @@ def test_not_use_tpu_branch_and_params_get():
     assert "CrossShardOptimizer" not in out
 
 
+def test_use_tpu_read_into_a_local_then_tested():
+    model_fn = MODEL_FN.replace('    if params["use_tpu"]:\n', '    use_tpu = params["use_tpu"]\n    if use_tpu:\n')
+    out = converted(tpu_program(model_fn=model_fn))
+    assert "CrossShardOptimizer" not in out and "use_tpu" not in section(out, "class Model", "\ndef build_model")
+
+
+def test_custom_loop_target_passes_the_same_params():
+    out = converted(tpu_program(), target="ctl")
+    assert '{"lr": 0.1, "batch_size": 4, "use_tpu": False}' in out
+    assert 'params={"lr": 0.1, "batch_size": 8}' in out
+
+
 @pytest.mark.parametrize("define", [
     'flags.DEFINE_bool("use_tpu", False, "tpu?")',
     'flags.DEFINE_boolean(name="use_tpu", default=False, help="tpu?")',
@@ -157,6 +169,9 @@ def test_train_and_evaluate_with_equal_batch_sizes_lets_model_fn_read_batch_size
      "reads params[\"batch_size\"]"),
     ({"estimator": ESTIMATOR.replace('params={{"lr": 0.1}}', 'params={{"lr": 0.1, "batch_size": 2}}')},
      "reserved keys"),
+    ({"model_fn": MODEL_FN.replace("def model_fn(features, labels, mode, params):",
+                                   "def model_fn(features, labels, mode):").replace('params["lr"]', "0.1")
+      .replace('params["use_tpu"]', "False")}, "does not take `params`"),
 ])
 def test_blocks_with_its_reason(change, words):
     result = blocked(tpu_program(**change))
