@@ -66,7 +66,7 @@ def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TP
     if "use_tpu" not in args:
         raise Blocked(CODE, f"{where} without use_tpu: its default is True (the TPU path); pass use_tpu=False (or a "
                             "flag defaulting to False) to run on CPU/GPU, which tfmigrate converts", call)
-    flag = _provably_false(analysis, args["use_tpu"], where)
+    flag = _provably_false(analysis, args["use_tpu"], where)  # the flag's attribute node, or None
     spec = args.get("embedding_config_spec")
     if spec is not None and not is_literal(spec.node, None):
         raise Blocked(CODE, f"{where}(embedding_config_spec=...) is not converted: TPU embeddings have no CPU "
@@ -79,26 +79,27 @@ def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TP
                                                    ("infer", "predict_batch_size"))}
     batch = {m: (None if v is None or is_literal(v.node, None) else v) for m, v in batch.items()}
     tests = {'params["use_tpu"]', "params['use_tpu']"}
-    if flag:
-        tests.add(code(args["use_tpu"].node))
+    if flag is not None:
+        tests.add(code(flag))  # `FLAGS.use_tpu` tested in model_fn: the same flag
     analysis.notes.append((CODE, f"{where} converted as tf.estimator.Estimator (use_tpu is False"
                                  f"{': the flag defaults to False; the migrated program raises if it is set' if flag else ''}"
                                  "); the TPU path is dropped", call))
-    return TPUSite(batch, args["use_tpu"], flag, frozenset(tests))
+    return TPUSite(batch, args["use_tpu"], flag is not None, frozenset(tests))
 
 
-def _provably_false(analysis, value: Value, where: str) -> bool:
-    """True for a flag whose default is False, False for the literal; blocks anything else."""
+def _provably_false(analysis, value: Value, where: str):
+    """The flag's attribute (`FLAGS.use_tpu`) for a flag whose default is False, None for the literal False
+    (directly or through names); blocks anything else."""
     if is_literal(value.node, False):
-        return False
+        return None
     r = analysis.program.resolve(value)
     if is_literal(r.node, False) and not r.ambiguous:
-        return False
-    node = value.node
+        return None
+    node = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else value.node
     if isinstance(node, cst.Attribute):
         defaults = _flag_defaults(analysis, node.attr.value)
         if len(defaults) == 1 and defaults[0] is False:
-            return True
+            return node
         if len(defaults) > 1:
             raise Blocked(CODE, f"{where}(use_tpu={code(node)}): the flag `{node.attr.value}` is defined "
                                 f"{len(defaults)} times; define it once, defaulting to False", node)

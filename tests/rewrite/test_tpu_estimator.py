@@ -113,6 +113,18 @@ def test_absl_flag_defaulting_to_false_converts_with_a_run_time_check(define):
     assert any("flag defaults to False" in d.message for d in result.diagnostics)
 
 
+def test_flag_passed_through_a_helper_parameter():
+    extra = 'flags = tf.compat.v1.flags\nflags.DEFINE_bool("use_tpu", False, "tpu?")\nFLAGS = flags.FLAGS'
+    helper = ("def make(use_tpu, config):\n"
+              "    return tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, config=config, params={\"lr\": 0.1}, "
+              "use_tpu=use_tpu, train_batch_size=4, eval_batch_size=8)\n")
+    src = tpu_program(estimator="est = make(FLAGS.use_tpu, config)", extra=extra + "\n\n\n" + helper)
+    out = converted(src)
+    assert "if use_tpu:" in section(out, "def make(", "\ndef ")
+    model = section(out, "class Model", "\ndef build_model")
+    assert "use_tpu" not in model and "CrossShardOptimizer" not in model
+
+
 def test_argparse_store_true_flag_in_a_helper_returning_the_estimator():
     estimator = ("def build(args, config):\n"
                  "    return tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, config=config, params={{\"lr\": 0.1}}, "
