@@ -22,7 +22,10 @@ so at run time is better than silently training on CPU.
 Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
 TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
 a tpu RunConfig with master/cluster/evaluation_master (a remote session), TPUConfig(eval_training_input_
-configuration=...), predict/export of a TPUEstimator (not converted yet), an input_fn without `params`.
+configuration=...), predict/export of a TPUEstimator (not converted yet), an input_fn or model_fn without
+`params` (TF1 raised), a model_fn shared with a plain Estimator.
+The other kinds TFM603 reports (rules/driver.py `kind_message`): `tf.contrib.tpu.TPUEstimator` (not in TF 2.15),
+the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
 """
 from __future__ import annotations
 
