@@ -645,6 +645,7 @@ class _Interpreter:
         if not self.active:
             raise Blocked(CODE, "code after a return in the same branch is not converted", stmt)
         if isinstance(stmt, cst.SimpleStatementLine) and self.tpu is not None:
+            stmt = self.use_tpu_choice(stmt)
             self.no_tpu_ops(stmt)
         if isinstance(stmt, cst.SimpleStatementLine):
             self.simple(stmt)
@@ -1891,6 +1892,19 @@ class _Interpreter:
                 raise Blocked(tpu_rules.CODE, f"tf.{path} runs with use_tpu=False here: only TPU code under "
                                               "`if params[\"use_tpu\"]:` (or the use_tpu flag) is dropped; put it "
                                               "there", node)
+
+    def use_tpu_choice(self, stmt: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """`x = a if params["use_tpu"] else b`: the value for use_tpu=False."""
+        small = stmt.body[0] if len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.IfExp):
+            test = self.use_tpu_test(small.value.test)
+            if test is not None:
+                chosen = small.value.body if test else small.value.orelse
+                if len(small.targets) == 1 and isinstance(chosen, cst.Name) and \
+                        code(small.targets[0].target) == chosen.value:  # `opt = ... else opt`: nothing changes
+                    return stmt.with_changes(body=[cst.Pass()])
+                return stmt.with_changes(body=[small.with_changes(value=chosen.with_changes(lpar=[], rpar=[]))])
+        return stmt
 
     def use_tpu_branch(self, stmt: cst.If) -> None:
         """`if params["use_tpu"]: ... else: ...`: only the arm for use_tpu=False ran."""

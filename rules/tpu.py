@@ -11,8 +11,9 @@ session.run whatever TPUConfig(iterations_per_loop) says, with these differences
 - `TPUEstimatorSpec(mode, predictions, loss, train_op, eval_metrics=(metric_fn, tensors), ...)` was turned into
   an EstimatorSpec with `eval_metric_ops = metric_fn(*tensors)` (`**tensors` for a dict): metric_fn (module
   level or a def in model_fn; assignments then `return {...}`) is inlined into eval_metric_ops (rules/model_fn.py);
-- `if params["use_tpu"]:` (or the use_tpu flag itself) in model_fn takes its else arm: `CrossShardOptimizer`
-  there never ran;
+- `if params["use_tpu"]:` (also `params.get("use_tpu")`, `not ...`, the use_tpu flag itself, a local assigned
+  from them) in model_fn takes its else arm, and `a if <that> else b` its else value: `CrossShardOptimizer` there
+  never ran;
 - `tf.compat.v1.estimator.tpu.RunConfig(tpu_config=TPUConfig(...), ...)` is a RunConfig: tpu_config is dropped
   with a note (iterations_per_loop only grouped TPU steps); ExamplesPerSecondHook only logged (dropped).
 use_tpu must be provably False: the literal (or a name assigned it), or a boolean flag of the program defined

@@ -92,6 +92,15 @@ def test_use_tpu_read_into_a_local_then_tested():
     assert "CrossShardOptimizer" not in out and "use_tpu" not in section(out, "class Model", "\ndef build_model")
 
 
+def test_conditional_expression_on_the_flag_takes_the_cpu_value():
+    extra = 'flags = tf.compat.v1.flags\nflags.DEFINE_bool("use_tpu", False, "tpu?")\nFLAGS = flags.FLAGS'
+    model_fn = MODEL_FN.replace('    if params["use_tpu"]:\n        optimizer = tf.compat.v1.tpu.CrossShardOptimizer(optimizer)\n',
+                                "    optimizer = (tf.compat.v1.tpu.CrossShardOptimizer(optimizer) if FLAGS.use_tpu\n"
+                                "                 else optimizer)\n")
+    out = converted(tpu_program(model_fn=model_fn, use_tpu="FLAGS.use_tpu", extra=extra))
+    assert "CrossShardOptimizer" not in out and "keras.optimizers.SGD(" in out
+
+
 def test_custom_loop_target_passes_the_same_params():
     out = converted(tpu_program(), target="ctl")
     assert '{"lr": 0.1, "batch_size": 4, "use_tpu": False}' in out
