@@ -565,9 +565,9 @@ class Analysis:
         if not isinstance(site, Site):
             return
         method = func.attr.value
-        if site.tpu is not None and method not in ("train", "evaluate"):
-            raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate "
-                                     "and train_and_evaluate are)", call)
+        if site.tpu is not None and method not in ("train", "evaluate", "predict"):
+            raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate, "
+                                     "predict and train_and_evaluate are)", call)
         if method == "train":
             args = bind_values(call, _TRAIN, "train", file)
             if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):

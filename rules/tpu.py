@@ -3,7 +3,7 @@
 With use_tpu=False, TF 2.15's TPUEstimator ran on CPU/GPU exactly like tf.estimator.Estimator, one step per
 session.run whatever TPUConfig(iterations_per_loop) says, with these differences the conversion reproduces:
 - the input_fn (it must take `params`) got a copy of params plus `params["batch_size"]` = train_batch_size in
-  TRAIN, eval_batch_size in EVAL (nothing added when that size is None): the generated input calls pass
+  TRAIN, eval_batch_size in EVAL, predict_batch_size in PREDICT (nothing added when that size is None): the generated input calls pass
   `params={**params, "batch_size": ...}`;
 - the model_fn (it must take `params`) got params plus `batch_size` and `use_tpu=False`: the Keras model is built
   with `{**params, "batch_size": train_batch_size, "use_tpu": False}`; a model_fn that reads "batch_size" while
@@ -23,7 +23,7 @@ so at run time is better than silently training on CPU.
 Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
 TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
 a tpu RunConfig with master/cluster/evaluation_master (a remote session), TPUConfig(eval_training_input_
-configuration=...), predict/export of a TPUEstimator (not converted yet), an input_fn or model_fn without
+configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
 `params` (TF1 raised), a model_fn shared with a plain Estimator.
 The other kinds TFM603 reports (rules/driver.py `kind_message`): `tf.contrib.tpu.TPUEstimator` (not in TF 2.15),
 the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
@@ -180,11 +180,12 @@ def check_model_fn(analysis, fn, tpu: TPUSite, uses) -> None:
                 for n in _walk(fn.node))
     if not reads:
         return
-    modes = {"train"} | {"eval" for u in uses if u.kind in ("evaluate", "train_and_evaluate")}
+    modes = {"train"} | {"eval" for u in uses if u.kind in ("evaluate", "train_and_evaluate")} | \
+        {"infer" for u in uses if u.kind == "predict"}
     texts = {code(tpu.batch[m].node) if tpu.batch[m] is not None else None for m in modes}
     if len(texts) > 1:
         raise Blocked(CODE, f"model_fn `{fn.node.name.value}` reads params[\"batch_size\"], which TPUEstimator set "
-                            "per mode (train_batch_size, eval_batch_size) and these differ; the migrated model is "
+                            "per mode (train/eval/predict_batch_size) and these differ; the migrated model is "
                             "built once: use one batch size or read it in the input_fn only", fn.node)
 
 

@@ -101,6 +101,17 @@ def test_conditional_expression_on_the_flag_takes_the_cpu_value():
     assert "CrossShardOptimizer" not in out and "keras.optimizers.SGD(" in out
 
 
+def test_predict_gets_the_predict_batch_size():
+    model_fn = MODEL_FN.replace('    loss =', '    if mode == tf.estimator.ModeKeys.PREDICT:\n'
+                                '        return tf.compat.v1.estimator.tpu.TPUEstimatorSpec(mode, predictions={"y": logits})\n'
+                                '    loss =')
+    estimator = ESTIMATOR.replace("eval_batch_size=8", "eval_batch_size=8, predict_batch_size=2")
+    out = converted(tpu_program(model_fn=model_fn, estimator=estimator,
+                                drive=DRIVE + "\nprint(list(est.predict(input_fn=eval_input_fn)))"))
+    main = " ".join(section(out, "def main", "\nif __name__").split())
+    assert 'est.predict_examples( eval_input_fn(params={"lr": 0.1, "batch_size": 2})' in main.replace("(eval", "( eval")
+
+
 def test_custom_loop_target_passes_the_same_params():
     out = converted(tpu_program(), target="ctl")
     assert '{"lr": 0.1, "batch_size": 4, "use_tpu": False}' in out
@@ -179,7 +190,8 @@ def test_train_and_evaluate_with_equal_batch_sizes_lets_model_fn_read_batch_size
      "scaffold_fn"),
     ({"inputs": INPUTS.replace("def train_input_fn(params)", "def train_input_fn()")
       .replace('params["batch_size"]).repeat()', "2).repeat()")}, "does not take `params`"),
-    ({"drive": DRIVE + "\nlist(est.predict(input_fn=eval_input_fn))"}, "predict() of a TPUEstimator"),
+    ({"drive": DRIVE + "\nest.export_saved_model('/tmp/x', tf.estimator.export.build_parsing_serving_input_receiver_fn("
+      "{'x': tf.io.FixedLenFeature([2], tf.float32)}))"}, "export_saved_model() of a TPUEstimator"),
     ({"config": 'config = tf.estimator.RunConfig(model_dir="/tmp/tfm-tpu")'}, "must be a tf.compat.v1.estimator.tpu"),
     ({"config": CONFIG.replace("tf_random_seed=3", 'master="grpc://10.0.0.2:8470"')}, "remote target"),
     ({"estimator": ESTIMATOR.replace("eval_batch_size=8", "eval_batch_size=8, embedding_config_spec=spec")},
