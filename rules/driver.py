@@ -484,7 +484,7 @@ class Analysis:
         node, file = r.node, r.value.file
         trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
         if tpu and isinstance(node, cst.Call) and self.tf(node, file) in tpu_rules.RUN_CONFIGS:
-            return tpu_rules.run_config(self, node, file, r.value.env)
+            return tpu_rules.run_config(self, node, file, r.value.env, trail)
         if tpu and isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
             raise Blocked(CODE_KIND, "TPUEstimator(config=tf.estimator.RunConfig(...)): TF1 raised ValueError "
                                      "(`config` must be a tf.compat.v1.estimator.tpu.RunConfig)", node)

@@ -204,7 +204,7 @@ def guard(tpu: TPUSite, render) -> str | None:
             f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
 
 
-def run_config(analysis, node: cst.Call, file, env) -> dict[str, Value]:
+def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Value]:
     """tf.compat.v1.estimator.tpu.RunConfig(tpu_config, evaluation_master, master, cluster, **RunConfig args)."""
     from .driver import bind_values
 
@@ -223,6 +223,7 @@ def run_config(analysis, node: cst.Call, file, env) -> dict[str, Value]:
         if not ok:
             raise Blocked(CODE, f"tpu_config=`{code(tpu_config.node)[:40]}`: {analysis.why(r, 'a TPUConfig')}",
                           tpu_config.node)
+        trail.extend(b for b in r.trail if b.kind == "assign")  # `tpu_config = TPUConfig(...)` goes too
         config = bind_values(r.node, _TPU_CONFIG, "TPUConfig", r.value.file, r.value.env, rule=CODE)
         if "eval_training_input_configuration" in config:
             raise Blocked(CODE, "TPUConfig(eval_training_input_configuration=...) is not converted (SLICED raised "

@@ -112,6 +112,13 @@ def test_predict_gets_the_predict_batch_size():
     assert 'est.predict_examples( eval_input_fn(params={"lr": 0.1, "batch_size": 2})' in main.replace("(eval", "( eval")
 
 
+def test_tpu_config_assigned_to_a_name_goes_with_the_run_config():
+    config = ("tpu_cfg = tf.compat.v1.estimator.tpu.TPUConfig(iterations_per_loop=100, num_shards=8)\n"
+              'config = tf.compat.v1.estimator.tpu.RunConfig(model_dir="/tmp/tfm-tpu", tpu_config=tpu_cfg)')
+    out = converted(tpu_program(config=config))
+    assert "tpu_cfg" not in out and "TPUConfig" not in out
+
+
 def test_custom_loop_target_passes_the_same_params():
     out = converted(tpu_program(), target="ctl")
     assert '{"lr": 0.1, "batch_size": 4, "use_tpu": False}' in out
