@@ -74,10 +74,14 @@ RULES = (
           "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start"), triggers=ESTIMATOR_WORDS),
     Rule("TFM603", "other-estimator-kinds", "keras_estimator",
          "model_to_estimator becomes the compiled Keras model (legacy optimizer kept exact); RNN estimators and "
-         "TPUEstimator are reported with what to do",
+         "tf.contrib's TPUEstimator are reported with what to do (TPUEstimator on CPU: TFM605)",
          ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
+    Rule("TFM605", "tpu-estimator-on-cpu", "tpu",
+         "TPUEstimator(use_tpu=False) → the Estimator it was on CPU (per-mode params batch_size, eval_metrics "
+         "inlined, use_tpu branches dropped); use_tpu possibly True and TPU-only features are reported with what to do",
+         ("tpu_estimator_cpu",), triggers=ESTIMATOR_WORDS),
     Rule("TFM611", "session-run-hooks", "hooks",
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
          "step training stops at, user SessionRunHook subclasses holding Python state → keras callbacks (Keras "

@@ -89,6 +89,9 @@ unit is left unchanged with a TFM600 error naming the file that blocked.
 TFM603 (other estimator kinds): `tf.keras.estimator.model_to_estimator(keras_model=...)` becomes the compiled
 Keras model (rules/keras_estimator.py: what converts, what blocks); the canned estimators rules/canned.py does not
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
+TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
+defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
+(fixtures/tpu_estimator_cpu); `tf.contrib.tpu.TPUEstimator` is reported (TFM603).
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -128,6 +131,7 @@ from . import hooks as hook_rules
 from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
+from . import tpu as tpu_rules
 from ._args import is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
@@ -159,8 +163,9 @@ def kind_message(path: str) -> str:
         return (f"canned estimator tf.{path} is not converted yet (canned estimators and feature columns are "
                 "tracked separately); its driver calls are left as they are")
     if kind == "tpu":
-        return (f"tf.{path} is not converted: with use_tpu=False it runs its model_fn like tf.estimator.Estimator — "
-                "construct tf.estimator.Estimator(model_fn, ...) instead and re-run tfmigrate")
+        return (f"tf.{path} is not converted (TF 2.15 has no such class): with use_tpu=False, "
+                "tf.compat.v1.estimator.tpu.TPUEstimator is, or tf.estimator.Estimator(model_fn, ...); use one and "
+                "re-run tfmigrate")
     return (f"tf.{path}: the Keras model already exists; train it with model.fit under a tf.distribute strategy "
             "instead of wrapping it in an Estimator (not rewritten automatically yet)")
 
@@ -240,6 +245,7 @@ class Site:
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
     receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
+    tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -283,12 +289,18 @@ class Analysis:
 
                     if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
+                elif path == "estimator.tpu.TPUEstimator":  # use_tpu=False: an Estimator (rules/tpu.py)
+                    if self._guard(self._site, call, file, path) is False:
+                        self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
         for file in self.program.files:
             for call in file.calls:
                 if self._guard(self._use, call, file) is False:
                     self._failed.add(id(call))  # reported; the Estimator's holder check skips it
+        for site in self.sites:
+            if site.tpu is not None:
+                self._guard(tpu_rules.check_model_fn, self, site.model_fn, site.tpu, site.uses)
         self.finish()
         return self
 
@@ -353,9 +365,13 @@ class Analysis:
         self.program.cache[key] = found
         return found
 
-    def _site(self, call: cst.Call, file: FileIndex) -> None:
-        subclass = self._subclass_init(call, file)
-        if subclass is not None:
+    def _site(self, call: cst.Call, file: FileIndex, tpu_path: str | None = None) -> None:
+        subclass = self._subclass_init(call, file) if tpu_path is None else None
+        tpu = None
+        if tpu_path is not None:
+            args = bind_values(call, tpu_rules.ESTIMATOR, "TPUEstimator", file, rule=CODE_KIND)
+            tpu = tpu_rules.check_estimator(self, args, call, file, tpu_path)
+        elif subclass is not None:
             binding, base_call, env, cfile = subclass
             args = {k: v for k, v in bind_values(base_call, ["self", *_ESTIMATOR] if _explicit_self(base_call)
                                                  else _ESTIMATOR, "Estimator.__init__", cfile, env).items()
@@ -391,9 +407,12 @@ class Analysis:
                                     "built", params_value.node)
         else:
             params = "{}"
+        if tpu is not None:  # what TPUEstimator added to the model_fn's copy of params on CPU
+            params = tpu_rules.model_params(self, params, tpu, call, file)
         trail: list[Binding] = []
-        run_config = self.run_config(args, call, file, trail)
+        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None)
         site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site.tpu = tpu
         site.factory = factory
         site.consumed.extend(trail)
         site.consumed.extend(warm_trail)
@@ -454,11 +473,15 @@ class Analysis:
 
         return position_in(file.module, node)[0]
 
-    def run_config(self, args: dict[str, Value], call: cst.Call, file: FileIndex, trail: list) -> dict[str, Value]:
+    def run_config(self, args: dict[str, Value], call: cst.Call, file: FileIndex, trail: list,
+                   tpu: bool = False) -> dict[str, Value]:
         config: dict[str, Value] = {}
         value = args.get("config")
+        if tpu and (value is None or is_literal(value.node, None)):
+            raise Blocked(CODE_KIND, "TPUEstimator without config: TF1 raised ValueError (`config` must be a "
+                                     "tf.compat.v1.estimator.tpu.RunConfig)", call)
         if value is not None and not is_literal(value.node, None):
-            config = self.config_values(value, trail)
+            config = self.config_values(value, trail, tpu=tpu)
         for key, v in list(config.items()):
             if key in _RUN_CONFIG_DROPPED:
                 self.notes.append((CODE, f"RunConfig({key}=...) dropped: {_RUN_CONFIG_DROPPED[key]}", v.node))
@@ -469,22 +492,27 @@ class Analysis:
             config["model_dir"] = args["model_dir"]
         return config
 
-    def config_values(self, value: Value, trail: list) -> dict[str, Value]:
+    def config_values(self, value: Value, trail: list, tpu: bool = False) -> dict[str, Value]:
         """RunConfig keyword values, through names, helpers and `.replace(...)` chains."""
         r = self.program.resolve(value)
         node, file = r.node, r.value.file
         trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        if tpu and isinstance(node, cst.Call) and self.tf(node, file) in tpu_rules.RUN_CONFIGS:
+            return tpu_rules.run_config(self, node, file, r.value.env, trail)
+        if tpu and isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
+            raise Blocked(CODE_KIND, "TPUEstimator(config=tf.estimator.RunConfig(...)): TF1 raised ValueError "
+                                     "(`config` must be a tf.compat.v1.estimator.tpu.RunConfig)", node)
         if isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
             return bind_values(node, _RUN_CONFIG, "RunConfig", file, r.value.env)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "replace":
-            base = self.config_values(Value(node.func.value, file, r.value.env), trail)
+            base = self.config_values(Value(node.func.value, file, r.value.env), trail, tpu=tpu)
             base.update(bind_values(node, _RUN_CONFIG, "RunConfig.replace", file, r.value.env, keywords_only=True))
             return base
         if isinstance(node, cst.IfExp):
             # `a if test else b`: each setting is the same in both, or becomes `x if test else y`
             env = r.value.env
-            a = self.config_values(Value(node.body, file, env), trail)
-            b = self.config_values(Value(node.orelse, file, env), trail)
+            a = self.config_values(Value(node.body, file, env), trail, tpu=tpu)
+            b = self.config_values(Value(node.orelse, file, env), trail, tpu=tpu)
             out = {}
             for key in sorted(set(a) | set(b)):
                 va, vb = a.get(key), b.get(key)
@@ -551,6 +579,9 @@ class Analysis:
         if not isinstance(site, Site):
             return
         method = func.attr.value
+        if site.tpu is not None and method not in ("train", "evaluate", "predict"):
+            raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate, "
+                                     "predict and train_and_evaluate are)", call)
         if method == "train":
             args = bind_values(call, _TRAIN, "train", file)
             if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):
@@ -1454,6 +1485,10 @@ class Emitter:
             raise Blocked(CODE, "an Estimator built in the header of a compound statement is not converted; "
                                 "assign it to a name first", site.call)
         lines = []
+        if site.tpu is not None:
+            check = tpu_rules.guard(site.tpu, lambda v: self.render(v, site.call, "use_tpu"))
+            if check is not None:
+                lines.append(check)
         seed = site.run_config.get("tf_random_seed")
         if seed is not None and not is_literal(seed.node, None):
             lines.append(f"keras.utils.set_random_seed({self.render(seed, site.call, 'tf_random_seed')})")
@@ -1562,6 +1597,12 @@ class Emitter:
         For mode "infer" (predict), code of the dataset itself: the Estimator passed no input_context there."""
         node = value.node
         infer = mode == "infer"
+        if site.tpu is not None:
+            ref = self.program.function_of(value)
+            if ref is None or isinstance(ref.node, cst.Lambda) or "params" not in ref.params or "params" in ref.bound:
+                raise Blocked(CODE_KIND, f"input_fn `{code(node)[:40]}` of a TPUEstimator does not take `params`: TF1 "
+                                         "raised ValueError (TPUEstimator passes the batch size as "
+                                         "params[\"batch_size\"])", node)
         if isinstance(node, cst.Lambda):
             p = node.params
             if isinstance(p.star_arg, cst.Param) or p.kwonly_params or p.star_kwarg:
@@ -1599,10 +1640,12 @@ class Emitter:
             elif p == "input_context":
                 kwargs.append("input_context=input_context")
             elif p == "params":
-                if site.params_value is None:
-                    kwargs.append("params={}")
-                else:
-                    kwargs.append(f"params={self.render(site.params_value, at, 'params')}")
+                params = "{}" if site.params_value is None else self.render(site.params_value, at, 'params')
+                if site.tpu is not None:  # TPUEstimator put the mode's batch size in the input_fn's params
+                    batch = site.tpu.batch.get(mode)
+                    params = tpu_rules.input_params(
+                        params, None if batch is None else self.render(batch, at, f"the {mode} batch size"))
+                kwargs.append(f"params={params}")
             elif p == "mode":
                 kwargs.append(f"mode={_MODES[mode]}")
             elif p == "config":

@@ -122,6 +122,7 @@ from tfmigrate.diagnostics import Blocked
 
 from . import export_outputs as export_rules
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
+from . import tpu as tpu_rules
 from ._args import TF, bind, code, generated, is_literal, wrap_call
 from .tfnames import TFNames
 
@@ -221,11 +222,16 @@ class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
                  tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
                  tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
-                 input_layers: Blocked | bool = False):
+                 input_layers: Blocked | bool = False,
+                 tpu: frozenset[str] | None = None):
         self.fn, self.names, self.module_names = fn, names, module_names
         # the model_fn's input_layer calls, as the program model read their columns (rules/program.py): True when
         # every column of every call is a numeric_column, else the Blocked saying why; False: not read
         self.input_layers = input_layers
+        # TPUEstimator(use_tpu=False): the texts that test use_tpu (all False), metric_fns and eval_metrics tuples
+        self.tpu = tpu
+        self.tpu_fns: dict[str, cst.FunctionDef] = {}
+        self.tpu_metrics: dict[str, cst.Tuple] = {}
         self.tf1_strategy = tf1_strategy  # did TF1 run the model_fn under a distribution strategy? None: it varied
         # module-level functions (model and network helpers; `helpers`: those bound once) and names bound to a
         # Keras model built at module level
@@ -703,10 +709,17 @@ class _Interpreter:
             raise Blocked(CODE, "code after the final return is not converted", stmt)
         if not self.active:
             raise Blocked(CODE, "code after a return in the same branch is not converted", stmt)
+        if isinstance(stmt, cst.SimpleStatementLine) and self.tpu is not None:
+            stmt = self.use_tpu_choice(stmt)
+            self.no_tpu_ops(stmt)
         if isinstance(stmt, cst.SimpleStatementLine):
             self.simple(stmt)
+        elif isinstance(stmt, cst.If) and self.tpu is not None and self.use_tpu_test(stmt.test) is not None:
+            self.use_tpu_branch(stmt)
         elif isinstance(stmt, cst.If):
             self.mode_branch(stmt)
+        elif isinstance(stmt, cst.FunctionDef) and self.tpu is not None and not stmt.decorators:
+            self.tpu_fns[stmt.name.value] = stmt  # a metric_fn: inlined where eval_metrics names it
         elif isinstance(stmt, cst.With):
             self.with_block(stmt)
         elif isinstance(stmt, cst.For):
@@ -788,8 +801,13 @@ class _Interpreter:
         if self.loop is not None:
             self.forward_statement(target, stmt, small)
             return
-        if isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec":
+        if isinstance(value, cst.Call) and self.is_spec(value):
             self.pending_spec = (target, value, stmt, self.active)  # returned by the next statement
+            return
+        if self.tpu is not None and isinstance(value, cst.Tuple) and self.assign_counts.get(target) == 1 \
+                and len(value.elements) == 2 and isinstance(value.elements[0].value, cst.Name) \
+                and value.elements[0].value.value in set(self.tpu_fns) | set(self.helpers):
+            self.tpu_metrics[target] = value  # `eval_metrics = (metric_fn, [labels, logits])`
             return
         if isinstance(value, cst.Call) and self.tf(value) in ("keras.Input", "keras.layers.Input"):
             self.keras_input(target, value, stmt)
@@ -1996,14 +2014,23 @@ class _Interpreter:
             return kind
         return "expression", node
 
+    def is_spec(self, value: cst.Call) -> bool:
+        path = self.tf(value)
+        return path == "estimator.EstimatorSpec" or (self.tpu is not None and path in tpu_rules.SPECS)
+
     def spec(self, value, modes: frozenset[str]) -> None:
-        if not (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
+        if not (isinstance(value, cst.Call) and self.is_spec(value)):
             raise Blocked(CODE, "model_fn must return tf.estimator.EstimatorSpec(...)", value)
-        unknown = [a.keyword.value for a in value.args if a.keyword is not None and a.keyword.value not in _SPEC_ARGS]
+        tpu_spec = self.tf(value) != "estimator.EstimatorSpec"
+        names = tpu_rules.SPEC_ARGS if tpu_spec else _SPEC_ARGS
+        kind = "TPUEstimatorSpec" if tpu_spec else "EstimatorSpec"
+        unknown = [a.keyword.value for a in value.args if a.keyword is not None and a.keyword.value not in names]
         if unknown:
-            raise Blocked(CODE, f"EstimatorSpec has no argument '{unknown[0]}': TF1 raised a TypeError when this "
-                                "return ran; fix the call (the mode goes first: EstimatorSpec(mode, ...))", value)
-        args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
+            raise Blocked(CODE, f"{kind} has no argument '{unknown[0]}': TF1 raised a TypeError when this "
+                                f"return ran; fix the call (the mode goes first: {kind}(mode, ...))", value)
+        args = bind(value, names, kind, CODE)
+        if tpu_spec:
+            args = self.tpu_spec_args(args)
         if "scaffold" in args and not is_literal(args["scaffold"], None):
             raise Blocked(CODE, "EstimatorSpec(scaffold=...) is not converted: the Keras model initialises and "
                                 "saves its own variables", args["scaffold"])
@@ -2051,6 +2078,132 @@ class _Interpreter:
                 elif kind not in ("dict", "none"):
                     raise Blocked(CODE, "predictions must be a dict literal or a value of the forward pass", node)
                 self.spec_predictions = payload
+
+    # ---- TPUEstimator(use_tpu=False) -------------------------------------------------------------------------
+    def use_tpu_test(self, node) -> bool | None:
+        """The value of a test on use_tpu (False here), or None when `node` is not one."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            inner = self.use_tpu_test(node.expression)
+            return None if inner is None else not inner
+        text = code(node).strip()
+        if text in self.tpu:
+            return False
+        if (isinstance(node, cst.Subscript) and code(node.value) == self.params and len(node.slice) == 1
+                and isinstance(node.slice[0].slice, cst.Index)
+                and isinstance(node.slice[0].slice.value, cst.SimpleString)
+                and node.slice[0].slice.value.evaluated_value == "use_tpu"):
+            return False
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get"
+                and code(node.func.value) == self.params and node.args
+                and isinstance(node.args[0].value, cst.SimpleString) and node.args[0].value.evaluated_value == "use_tpu"):
+            return False  # params.get("use_tpu"[, default]): the key is always there
+        return None
+
+    def no_tpu_ops(self, stmt) -> None:
+        """tf.tpu ops (CrossShardOptimizer, ...) on the path that runs with use_tpu=False: TF1 built them on CPU,
+        where they fail or mean something the converted model does not do."""
+        for node in tpu_rules._walk(stmt):
+            path = self.tf(node) if isinstance(node, cst.Call) else None
+            if path is not None and (path.startswith("tpu.") or path.startswith("contrib.tpu.")) \
+                    and path not in tpu_rules.SPECS:
+                raise Blocked(tpu_rules.CODE, f"tf.{path} runs with use_tpu=False here: only TPU code under "
+                                              "`if params[\"use_tpu\"]:` (or the use_tpu flag) is dropped; put it "
+                                              "there", node)
+
+    def use_tpu_choice(self, stmt: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """`x = a if params["use_tpu"] else b`: the value for use_tpu=False."""
+        small = stmt.body[0] if len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.IfExp):
+            test = self.use_tpu_test(small.value.test)
+            if test is not None:
+                chosen = small.value.body if test else small.value.orelse
+                if len(small.targets) == 1 and isinstance(chosen, cst.Name) and \
+                        code(small.targets[0].target) == chosen.value:  # `opt = ... else opt`: nothing changes
+                    return stmt.with_changes(body=[cst.Pass()])
+                return stmt.with_changes(body=[small.with_changes(value=chosen.with_changes(lpar=[], rpar=[]))])
+        return stmt
+
+    def use_tpu_branch(self, stmt: cst.If) -> None:
+        """`if params["use_tpu"]: ... else: ...`: only the arm for use_tpu=False ran."""
+        if self.use_tpu_test(stmt.test):
+            body = stmt.body.body
+        elif isinstance(stmt.orelse, cst.If):
+            self.statement(stmt.orelse)
+            return
+        else:
+            body = stmt.orelse.body.body if stmt.orelse is not None else ()
+        for inner in body:
+            self.statement(inner)
+
+    def tpu_spec_args(self, args: dict) -> dict:
+        """TPUEstimatorSpec's arguments as the EstimatorSpec it became on CPU (as_estimator_spec)."""
+        for key in ("host_call", "scaffold_fn"):
+            if key in args and not is_literal(args[key], None):
+                raise Blocked(tpu_rules.CODE, f"TPUEstimatorSpec({key}=...) is not converted: "
+                                              + ("its outfeed host call (summaries) runs as a hook; write summaries "
+                                                 "with a Keras callback" if key == "host_call" else
+                                                 "the Keras model initialises its own variables"), args[key])
+        metrics_node = args.pop("eval_metrics", None)
+        if metrics_node is not None and not is_literal(metrics_node, None):
+            pair = metrics_node
+            if isinstance(pair, cst.Name):
+                if pair.value not in self.tpu_metrics:
+                    raise Blocked(tpu_rules.CODE, f"eval_metrics=`{pair.value}` is not a `(metric_fn, tensors)` "
+                                                  "tuple assigned once above", pair)
+                pair = self.tpu_metrics[pair.value]
+            args["eval_metric_ops"] = self.inline_metric_fn(pair)
+        return args
+
+    def inline_metric_fn(self, pair) -> cst.Dict:
+        """`(metric_fn, tensors)` → the dict `metric_fn(*tensors)` (or `**tensors`) returned."""
+        if not (isinstance(pair, (cst.Tuple, cst.List)) and len(pair.elements) == 2
+                and not any(isinstance(e, cst.StarredElement) for e in pair.elements)):
+            raise Blocked(tpu_rules.CODE, "eval_metrics must be a `(metric_fn, tensors)` pair", pair)
+        fn_node, tensors = pair.elements[0].value, pair.elements[1].value
+        fn = None
+        if isinstance(fn_node, cst.Name):
+            fn = self.tpu_fns.get(fn_node.value)
+            if fn is None and fn_node.value in self.helpers and fn_node.value not in self.assign_counts:
+                fn = self.helpers[fn_node.value]
+                if fn not in self.inlined_helpers:
+                    self.inlined_helpers.append(fn)
+        if fn is None:
+            raise Blocked(tpu_rules.CODE, f"metric_fn `{code(fn_node)[:40]}` is not a function defined in model_fn or "
+                                          "at module level of its file", fn_node)
+        p = fn.params
+        names = [x.name.value for x in p.params]
+        if p.posonly_params or p.kwonly_params or isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None \
+                or any(x.default is not None for x in p.params):
+            raise Blocked(tpu_rules.CODE, f"metric_fn `{fn.name.value}` with defaults, *args or **kwargs is not "
+                                          "converted", fn)
+        if isinstance(tensors, (cst.List, cst.Tuple)):
+            if any(isinstance(e, cst.StarredElement) for e in tensors.elements) or len(tensors.elements) != len(names):
+                raise Blocked(tpu_rules.CODE, f"eval_metrics passes {len(tensors.elements)} tensors to "
+                                              f"`{fn.name.value}`, which takes {len(names)}", tensors)
+            env = {n: _parenthesized(e.value) for n, e in zip(names, tensors.elements)}
+        elif isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                                                   for e in tensors.elements):
+            env = {e.key.evaluated_value: _parenthesized(e.value) for e in tensors.elements}
+            if set(env) != set(names):
+                raise Blocked(tpu_rules.CODE, f"eval_metrics' keys do not match `{fn.name.value}`'s parameters", tensors)
+        else:
+            raise Blocked(tpu_rules.CODE, "eval_metrics' tensors must be a list, tuple or dict literal", tensors)
+        body = list(fn.body.body)
+        if body and _docstring(body[0]) is not None:
+            body = body[1:]
+        for stmt in body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                env[small.targets[0].target.value] = _parenthesized(_substitute(small.value, env))
+            elif isinstance(small, cst.Return) and small.value is not None:
+                result = _substitute(small.value, env)
+                if not isinstance(result, cst.Dict):
+                    raise Blocked(tpu_rules.CODE, f"metric_fn `{fn.name.value}` must return a dict literal", small)
+                return result
+            else:
+                raise Blocked(tpu_rules.CODE, f"metric_fn `{fn.name.value}`: only assignments and a final "
+                                              "`return {...}` are converted", stmt)
+        raise Blocked(tpu_rules.CODE, f"metric_fn `{fn.name.value}` does not return its metrics dict", fn)
 
     def is_loss_in(self, node, mode: str) -> bool:
         if isinstance(node, cst.Name) and self.resolve(node, mode)[0] == "label" and self.loss is None:
@@ -2519,9 +2672,9 @@ def _has_return(statements) -> bool:
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
               tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
               tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
-              input_layers: Blocked | bool = False) -> ModelPlan:
+              input_layers: Blocked | bool = False, tpu: frozenset[str] | None = None) -> ModelPlan:
     interp = _Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers,
-                          input_layers)
+                          input_layers, tpu)
     interp.run()
     plan = interp.plan(class_name_for(fn.name.value, module_names))
     plan.helpers = list(interp.inlined_helpers)

@@ -709,9 +709,14 @@ def _model_plan(sites: list, context):
         raise Blocked(strategy.CODE, "`parameter_server_strategy` is taken in this module; the generated "
                                      "strategy bootstrap needs the name", fn.node)
     _refuse_foreign_network_helpers(fn, context.program)
+    tpu = [site.tpu for site in sites if getattr(site, "tpu", None) is not None]
+    if tpu and len(tpu) != len(sites):
+        raise Blocked(estimator.CODE, f"{fn.node.name.value} is used by a TPUEstimator and by another Estimator; "
+                                      "not converted", fn.node)
     plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
-                              _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context))
+                              _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context),
+                              frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)

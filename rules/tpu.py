@@ -1,0 +1,253 @@
+"""TFM605 TPUEstimator on CPU: `TPUEstimator(use_tpu=False)` converted as the Estimator it then was.
+
+With use_tpu=False, TF 2.15's TPUEstimator ran on CPU/GPU exactly like tf.estimator.Estimator, one step per
+session.run whatever TPUConfig(iterations_per_loop) says, with these differences the conversion reproduces:
+- the input_fn (it must take `params`) got a copy of params plus `params["batch_size"]` = train_batch_size in
+  TRAIN, eval_batch_size in EVAL, predict_batch_size in PREDICT (nothing added when that size is None): the generated input calls pass
+  `params={**params, "batch_size": ...}`;
+- the model_fn (it must take `params`) got params plus `batch_size` and `use_tpu=False`: the Keras model is built
+  with `{**params, "batch_size": train_batch_size, "use_tpu": False}`; a model_fn that reads "batch_size" while
+  the train and eval sizes differ blocks (one model serves both modes);
+- `TPUEstimatorSpec(mode, predictions, loss, train_op, eval_metrics=(metric_fn, tensors), ...)` was turned into
+  an EstimatorSpec with `eval_metric_ops = metric_fn(*tensors)` (`**tensors` for a dict): metric_fn (module
+  level or a def in model_fn; assignments then `return {...}`) is inlined into eval_metric_ops (rules/model_fn.py);
+- `if params["use_tpu"]:` (also `params.get("use_tpu")`, `not ...`, the use_tpu flag itself, a local assigned
+  from them) in model_fn takes its else arm, and `a if <that> else b` its else value: `CrossShardOptimizer` there
+  never ran;
+- `tf.compat.v1.estimator.tpu.RunConfig(tpu_config=TPUConfig(...), ...)` is a RunConfig: tpu_config is dropped
+  with a note (iterations_per_loop only grouped TPU steps); ExamplesPerSecondHook only logged (dropped).
+use_tpu must be provably False: the literal (or a name assigned it), or a boolean flag of the program defined
+with default False (absl `DEFINE_bool("use_tpu", False, ...)`, argparse `store_true`/default=False). For a flag,
+the migrated program keeps the flag and raises a ValueError when it is set: the TPU path is dropped, and saying
+so at run time is better than silently training on CPU.
+Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
+TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
+a tpu RunConfig with master/cluster/evaluation_master (a remote session), TPUConfig(eval_training_input_
+configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
+`params` (TF1 raised), a model_fn shared with a plain Estimator.
+The other kinds TFM603 reports (rules/driver.py `kind_message`): `tf.contrib.tpu.TPUEstimator` (not in TF 2.15),
+the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value, code
+
+from ._args import is_literal
+from .estimator import _RUN_CONFIG
+
+CODE = "TFM605"
+ESTIMATOR = ["model_fn", "model_dir", "config", "params", "use_tpu", "train_batch_size", "eval_batch_size",
+             "predict_batch_size", "batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu", "warm_start_from",
+             "embedding_config_spec", "export_saved_model_api_version"]
+RUN_CONFIGS = ("estimator.tpu.RunConfig", "contrib.tpu.RunConfig")
+SPECS = ("estimator.tpu.TPUEstimatorSpec", "contrib.tpu.TPUEstimatorSpec")
+SPEC_ARGS = ["mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs", "scaffold_fn", "host_call",
+             "training_hooks", "evaluation_hooks", "prediction_hooks"]
+_TPU_RUN_CONFIG = ["tpu_config", "evaluation_master", "master", "cluster"]
+_TPU_CONFIG = ["iterations_per_loop", "num_shards", "num_cores_per_replica", "per_host_input_for_training",
+               "tpu_job_name", "initial_infeed_sleep_secs", "input_partition_dims", "eval_training_input_configuration",
+               "experimental_host_call_every_n_steps", "experimental_allow_per_host_v2_parallel_get_next",
+               "experimental_feed_hook"]
+_BOOL_FLAGS = ("DEFINE_bool", "DEFINE_boolean")
+
+
+@dataclass
+class TPUSite:
+    batch: dict  # "train" | "eval" | "infer" → Value of the batch size TPUEstimator put in params, or None
+    use_tpu: Value
+    flag: bool  # use_tpu is a flag (default False): the migrated program refuses to run with it set
+    false_tests: frozenset  # source texts a model_fn may test for use_tpu (`FLAGS.use_tpu`), all False here
+
+
+def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TPUSite:
+    """The TPUEstimator's own arguments: use_tpu provably False, nothing TPU-only that changes training."""
+    where = f"tf.{path}"
+    if "use_tpu" not in args:
+        raise Blocked(CODE, f"{where} without use_tpu: its default is True (the TPU path); pass use_tpu=False (or a "
+                            "flag defaulting to False) to run on CPU/GPU, which tfmigrate converts", call)
+    flag = _provably_false(analysis, args["use_tpu"], where)  # the flag's attribute node, or None
+    spec = args.get("embedding_config_spec")
+    if spec is not None and not is_literal(spec.node, None):
+        raise Blocked(CODE, f"{where}(embedding_config_spec=...) is not converted: TPU embeddings have no CPU "
+                            "equivalent here", spec.node)
+    for key in ("batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu", "export_saved_model_api_version"):
+        if key in args:  # TPU placement and export settings: no effect on CPU training and evaluation
+            analysis.notes.append((CODE, f"{where}({key}=...) dropped: it only matters on a TPU or for export",
+                                   args[key].node))
+    batch = {mode: args.get(key) for mode, key in (("train", "train_batch_size"), ("eval", "eval_batch_size"),
+                                                   ("infer", "predict_batch_size"))}
+    batch = {m: (None if v is None or is_literal(v.node, None) else v) for m, v in batch.items()}
+    tests = {'params["use_tpu"]', "params['use_tpu']"}
+    if flag is not None:
+        tests.add(code(flag))  # `FLAGS.use_tpu` tested in model_fn: the same flag
+    analysis.notes.append((CODE, f"{where} converted as tf.estimator.Estimator (use_tpu is False"
+                                 f"{': the flag defaults to False; the migrated program raises if it is set' if flag else ''}"
+                                 "); the TPU path is dropped", call))
+    return TPUSite(batch, args["use_tpu"], flag is not None, frozenset(tests))
+
+
+def _provably_false(analysis, value: Value, where: str):
+    """The flag's attribute (`FLAGS.use_tpu`) for a flag whose default is False, None for the literal False
+    (directly or through names); blocks anything else."""
+    if is_literal(value.node, False):
+        return None
+    r = analysis.program.resolve(value)
+    if is_literal(r.node, False) and not r.ambiguous:
+        return None
+    node = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else value.node
+    if isinstance(node, cst.Attribute):
+        defaults = _flag_defaults(analysis, node.attr.value)
+        if len(defaults) == 1 and defaults[0] is False:
+            return node
+        if len(defaults) > 1:
+            raise Blocked(CODE, f"{where}(use_tpu={code(node)}): the flag `{node.attr.value}` is defined "
+                                f"{len(defaults)} times; define it once, defaulting to False", node)
+        if defaults:
+            raise Blocked(CODE, f"{where}(use_tpu={code(node)}): the flag `{node.attr.value}` does not default to "
+                                "False, so this program may run on a TPU; only use_tpu=False is converted", node)
+    raise Blocked(CODE, f"{where}(use_tpu={code(node)[:40]}): tfmigrate cannot prove use_tpu is False (converted: "
+                        "the literal False, or a boolean flag of this program defaulting to False)", node)
+
+
+def _flag_defaults(analysis, name: str) -> list:
+    """The defaults of every boolean flag `name` the program defines: True/False, or None when not a literal."""
+    found = []
+    for file in analysis.program.files:
+        for call in file.calls:
+            func = call.func
+            attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            args = [a for a in call.args if a.keyword is None]
+            kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            first = args[0].value if args else kw.get("name")
+            if not isinstance(first, cst.SimpleString):
+                continue
+            if attr in _BOOL_FLAGS and first.evaluated_value == name:
+                default = args[1].value if len(args) > 1 else kw.get("default")
+            elif attr == "add_argument" and first.evaluated_value.lstrip("-").replace("-", "_") == name \
+                    and first.evaluated_value.startswith("--") and "dest" not in kw:
+                default = kw.get("default")
+                action = kw.get("action")
+                if default is None and isinstance(action, cst.SimpleString) and action.evaluated_value == "store_true":
+                    found.append(False)
+                    continue
+                if default is None:  # argparse's default is None: falsy, but not a boolean flag
+                    found.append(None)
+                    continue
+            else:
+                continue
+            found.append(False if is_literal(default, False) else True if is_literal(default, True) else None)
+    return found
+
+
+def model_params(analysis, params: str, tpu: TPUSite, call: cst.Call, file) -> str:
+    """The params the model_fn saw in TRAIN (the Keras model is built once, with these)."""
+    items = []
+    train = tpu.batch["train"]
+    if train is not None:
+        items.append(f'"batch_size": {_render(analysis, train, call, file, "train_batch_size")}')
+    items.append('"use_tpu": False')
+    return _merge(params, items, call)
+
+
+def _merge(params: str, items: list[str], at) -> str:
+    """`{**params, item, ...}`, written into a dict literal's own items when params is one."""
+    try:
+        node = cst.parse_expression(params)
+    except cst.ParserSyntaxError:
+        node = None
+    if isinstance(node, cst.Dict):
+        keys = {e.key.evaluated_value for e in node.elements
+                if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)}
+        if keys & {"batch_size", "context"}:
+            raise Blocked(CODE, "TPUEstimator params with a \"batch_size\" or \"context\" key: TF1 raised "
+                                "ValueError (reserved keys)", at)
+        inner = params.strip()[1:-1].strip().rstrip(",")
+        return "{" + ", ".join(([inner] if inner else []) + items) + "}"
+    return "{" + ", ".join([f"**{params}", *items]) + "}"
+
+
+def check_model_fn(analysis, fn, tpu: TPUSite, uses) -> None:
+    """One Keras model serves every mode: a model_fn reading params["batch_size"] needs one size for all."""
+    if "params" not in fn.params:
+        raise Blocked(CODE, f"model_fn `{fn.node.name.value}` does not take `params`: TF1 raised ValueError "
+                            "(TPUEstimator passes the batch size as params[\"batch_size\"])", fn.node)
+    reads = any(isinstance(n, cst.SimpleString) and n.evaluated_value == "batch_size"
+                for n in _walk(fn.node))
+    if not reads:
+        return
+    modes = {"train"} | {"eval" for u in uses if u.kind in ("evaluate", "train_and_evaluate")} | \
+        {"infer" for u in uses if u.kind == "predict"}
+    texts = {code(tpu.batch[m].node) if tpu.batch[m] is not None else None for m in modes}
+    if len(texts) > 1:
+        raise Blocked(CODE, f"model_fn `{fn.node.name.value}` reads params[\"batch_size\"], which TPUEstimator set "
+                            "per mode (train/eval/predict_batch_size) and these differ; the migrated model is "
+                            "built once: use one batch size or read it in the input_fn only", fn.node)
+
+
+def input_params(params: str, batch: str | None) -> str:
+    """The params an input_fn got: a copy with the mode's batch size."""
+    if batch is None:
+        return params
+    return _merge(params, [f'"batch_size": {batch}'], None)
+
+
+def guard(tpu: TPUSite, render) -> str | None:
+    if not tpu.flag:
+        return None
+    text = render(tpu.use_tpu)
+    return (f"if {text}:  # the TPU path of TPUEstimator was not migrated\n"
+            f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
+
+
+def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Value]:
+    """tf.compat.v1.estimator.tpu.RunConfig(tpu_config, evaluation_master, master, cluster, **RunConfig args)."""
+    from .driver import bind_values
+
+    args = bind_values(node, _TPU_RUN_CONFIG + _RUN_CONFIG, "tpu.RunConfig", file, env, rule=CODE)
+    for key in ("evaluation_master", "master", "cluster"):
+        v = args.pop(key, None)
+        if v is not None and not (is_literal(v.node, None) or (isinstance(v.node, cst.SimpleString)
+                                                               and v.node.evaluated_value == "")):
+            raise Blocked(CODE, f"tpu.RunConfig({key}=...) is not converted: the Estimator ran its session on that "
+                                "remote target", v.node)
+    tpu_config = args.pop("tpu_config", None)
+    if tpu_config is not None and not is_literal(tpu_config.node, None):
+        r = analysis.program.resolve(tpu_config)
+        ok = isinstance(r.node, cst.Call) and analysis.tf(r.node, r.value.file) in (
+            "estimator.tpu.TPUConfig", "contrib.tpu.TPUConfig")
+        if not ok:
+            raise Blocked(CODE, f"tpu_config=`{code(tpu_config.node)[:40]}`: {analysis.why(r, 'a TPUConfig')}",
+                          tpu_config.node)
+        trail.extend(b for b in r.trail if b.kind == "assign")  # `tpu_config = TPUConfig(...)` goes too
+        config = bind_values(r.node, _TPU_CONFIG, "TPUConfig", r.value.file, r.value.env, rule=CODE)
+        if "eval_training_input_configuration" in config:
+            raise Blocked(CODE, "TPUConfig(eval_training_input_configuration=...) is not converted (SLICED raised "
+                                "on CPU)", config["eval_training_input_configuration"].node)
+        analysis.notes.append((CODE, "tpu_config dropped: on CPU TPUEstimator ran one step per session.run whatever "
+                                     "iterations_per_loop is", tpu_config.node))
+    return args
+
+
+def _render(analysis, value: Value, at, file, what: str) -> str:
+    why: list = []
+    text = analysis.program.render(value, at, file, why)
+    if text is None:
+        raise Blocked(CODE, f"{what} `{code(value.node)[:40]}` is not visible where the Estimator is built", value.node)
+    return text
+
+
+def _walk(node):
+    out = []
+
+    class _V(cst.CSTVisitor):
+        def on_visit(self, n):
+            out.append(n)
+            return True
+
+    node.visit(_V())
+    return out
