@@ -449,7 +449,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                   f"model_fn `{sites[0].model_fn.node.name.value}` returns no "
                                                   "predictions (the Estimator would raise)", first.call))
             continue
-        if plan.export_blocked is not None:
+        if getattr(plan, "export_blocked", None) is not None:  # model_fn plans (a Keras model has no export_outputs)
             if exports or predicts:  # an export's signatures come from them; predict validated them (TF1 raised)
                 errors.append(plan.export_blocked)
                 continue

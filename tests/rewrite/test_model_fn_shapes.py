@@ -86,7 +86,8 @@ def _run_init_names(out: str, params: dict) -> list[str]:
                 pass
 
     cls = section(out, "class Model(", "\n\ndef build_model")
-    namespace = {"keras": _Keras, "tf": type("tf", (), {"nn": type("nn", (), {"relu": None})}), "HIDDEN": [16, 8]}
+    namespace = {"keras": _Keras, "tf": type("tf", (), {"nn": type("nn", (), {"relu": None})}), "HIDDEN": [16, 8],
+                 "TF1BatchNormalization": _Layer}  # the generated TF1-exact batch norm (rules/layers.py)
     exec(cls, namespace)
     namespace["Model"](params)
     return created
@@ -664,7 +665,7 @@ logits = tf.compat.v1.layers.dense(net, 1)
 
 def test_static_if_on_params_builds_and_calls_under_the_same_test():
     out = flat(converted(program(forward=STATIC_IF)))
-    assert 'if params["bn"]:\n            self.net_batch_normalization = keras.layers.BatchNormalization(' in init(out)
+    assert 'if params["bn"]:\n            self.net_batch_normalization = TF1BatchNormalization(' in init(out)
     assert 'elif not params.get("narrow", False):\n            self.net_dense = keras.layers.Dense(units=4' in init(out)
     assert "else:" not in init(out)  # the last arm builds nothing
     assert ('if params["bn"]:\n            net = self.net_batch_normalization(net, training=training)\n'
