@@ -48,7 +48,10 @@ Forward pass → `call()`, statements kept as written (comments included):
   dropped with a note (they do not change training). The note says what the Estimator wrote: each summary and its
   own `loss` summary in model_dir's events file at global steps 1, 1+N, 1+2N, ... (N = save_summary_steps, default
   100, chief only), from that step's forward pass (measured on TF 2.15); writing the same tags at the same steps
-  needs summary writes inside the migrated training step, which is not generated yet.
+  needs summary writes inside the migrated training step, which is not generated yet. An unused
+  `tf.summary.merge_all()` statement and a debugging `print(...)` over names, attributes and literals (it printed
+  tensor descriptions once, while the graph was built) are dropped with a note too; a print that calls something
+  blocks.
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
 
 Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/else, a name assigned
@@ -1332,6 +1335,15 @@ class _Interpreter:
     def expression(self, value, stmt) -> None:
         path = self.tf(value) if isinstance(value, cst.Call) else None
         if self.drop(path, value):
+            return
+        if path == "summary.merge_all" and not value.args:  # a statement: the merged op goes nowhere
+            self.notes.append((CODE, "tf.summary.merge_all() dropped: its result was not used (the Estimator merged "
+                                     "and wrote the summaries itself; each summary's own note says what it wrote)",
+                               value))
+            return
+        if _debug_print(value, self.module_names):
+            self.notes.append((CODE, "print(...) dropped: it printed once, while the TF1 graph was built (the tensors' "
+                                     "descriptions, not their values); tf.print in call() prints values", value))
             return
         if losses.is_loss(path):
             self.tf_loss(None, value, path)  # read back through get_total_loss()
@@ -2667,6 +2679,29 @@ def _has_return(statements) -> bool:
     for stmt in statements:
         stmt.visit(_V())
     return bool(found)
+
+
+def _debug_print(value, module_names) -> bool:
+    """`print(logits)`, `print("shape", net.shape)`: the builtin print over names, attributes, subscripts and literals
+    (nothing it could call), so dropping it drops only output."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "print"
+            and "print" not in module_names):
+        return False
+
+    def pure(node) -> bool:
+        if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.Attribute):
+            return pure(node.value)
+        if isinstance(node, cst.Subscript):
+            return pure(node.value) and all(isinstance(e.slice, cst.Index) and pure(e.slice.value) for e in node.slice)
+        if isinstance(node, cst.ConcatenatedString):
+            return pure(node.left) and pure(node.right)
+        if isinstance(node, cst.FormattedString):
+            return all(not isinstance(p, cst.FormattedStringExpression) or pure(p.expression) for p in node.parts)
+        return False
+
+    return all(not arg.star and pure(arg.value) for arg in value.args)
 
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],

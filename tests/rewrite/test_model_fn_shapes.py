@@ -974,3 +974,34 @@ def test_input_layer_over_columns_of_keys_known_at_run_time():
                             extra='def load_data():\n    return {"x": [[1.0, 2.0]]}'))
     assert 'numeric_columns_input(features, params["feature_columns"])' in call(out)
     assert "for key in train_x.keys():" in out  # the columns are still built where they were
+
+
+@pytest.mark.parametrize("line", ["print(logits)", 'print("logits:", logits.shape, f"{net}")', "print(params['n'])"])
+def test_a_debug_print_in_model_fn_is_dropped_with_a_note(line):
+    """TF1 ran the model_fn once, to build the graph: the print showed tensor descriptions, never values."""
+    forward = FORWARD_PRINT.format(line=line)
+    result = rewrite(program(forward=forward))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert "print(" not in result.output.decode()
+    assert any(d.code == "TFM501" and d.message.startswith("print(...) dropped") for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("line", ["print(describe(logits))", "print(*layers)"])
+def test_a_print_that_calls_something_still_blocks(line):
+    result = rewrite(program(forward=FORWARD_PRINT.format(line=line)))
+    assert result.status == "blocked" and any("print(" in d.message for d in result.diagnostics)
+
+
+FORWARD_PRINT = """\
+x = features["x"]
+net = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)
+logits = tf.compat.v1.layers.dense(net, 1)
+{line}
+"""
+
+
+def test_an_unused_merge_all_is_dropped_with_a_note():
+    result = rewrite(program(forward=FORWARD_PRINT.format(line="tf.compat.v1.summary.merge_all()")))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert "merge_all" not in result.output.decode()
+    assert any(d.message.startswith("tf.summary.merge_all() dropped") for d in result.diagnostics)
