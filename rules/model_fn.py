@@ -2085,8 +2085,8 @@ class _Interpreter:
             if mode == "PREDICT":
                 node = args.get("predictions")
                 kind, payload = self.resolve(node, mode)
-                if kind == "forward":
-                    payload = node
+                if kind in ("forward", "expression"):  # `predictions=tf.nn.softmax(logits)`: a lone tensor
+                    payload = node  # written in terms of the model output below, or blocked naming what it lacks
                 elif kind not in ("dict", "none"):
                     raise Blocked(CODE, "predictions must be a dict literal or a value of the forward pass", node)
                 self.spec_predictions = payload

@@ -1005,3 +1005,23 @@ def test_an_unused_merge_all_is_dropped_with_a_note():
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     assert "merge_all" not in result.output.decode()
     assert any(d.message.startswith("tf.summary.merge_all() dropped") for d in result.diagnostics)
+
+
+def test_predictions_as_an_expression_of_the_output():
+    """`EstimatorSpec(mode, predictions=tf.nn.softmax(logits))`: a lone tensor, computed from the model output."""
+    body = '''
+    def model_fn(features, labels, mode, params):
+        net = tf.compat.v1.layers.dense(features["x"], 8, activation=tf.nn.relu)
+        logits = tf.compat.v1.layers.dense(net, 3)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions=tf.nn.softmax(logits))
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    '''
+    out = converted(program(body, drive="est.train(input_fn=train_input_fn, max_steps=10)\n"
+                                        "print(list(est.predict(input_fn=eval_input_fn)))\n"))
+    assert "return tf.nn.softmax(logits)" in out
+    bad = body.replace("tf.nn.softmax(logits)", "tf.nn.softmax(labels)")
+    assert blocked(program(bad)).status == "blocked"
