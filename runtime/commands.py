@@ -119,6 +119,15 @@ def register(app: typer.Typer) -> None:
             return
         d = {**suite.DEFAULTS, **cfg.get("verify-defaults", {})}
         pick = lambda cli, key: cli if cli is not None else d[key]  # noqa: E731
+        needed, why = verify.trainers_for(original) if not pick(ps, "ps") else (None, "")
+        if needed is not None and workers is None and "workers" not in cfg.get("verify-defaults", {}):
+            workers = needed  # no strategy: a cluster would only run copies of the program (the original may hang)
+            console.print(f"note: {_escape(why)}: verify runs one process (--workers 1); --workers N runs a "
+                          "cluster, --ps M an asynchronous parameter-server job", highlight=False)
+        elif needed is not None and (workers or d["workers"]) > 1:
+            console.print(f"note: {_escape(why)}: on a {workers or d['workers']}-task cluster without parameter "
+                          "servers each task runs its own copy of the program (the TF1 original may wait for ps "
+                          "tasks until --timeout); --workers 1 runs it as it trains", highlight=False)
         s = verify.Settings(
             original=original.resolve(), migrated=migrated.resolve(), workers=pick(workers, "workers"),
             ps=pick(ps, "ps"), evaluator=pick(evaluator, "evaluator"), steps=pick(steps, "steps"),

@@ -57,6 +57,21 @@ def check_program(what: str, path: Path) -> None:
         raise VerifyError(f"{what} {path} is not a regular file: verify expects a Python program file")
 
 
+def trainers_for(original: Path) -> tuple[int | None, str]:
+    """(1, why) when every Estimator of ORIGINAL trains under no distribution strategy or an in-process one, as the
+    rewrite's program model reads it (no TensorFlow); (None, "") when it needs a cluster or cannot be told."""
+    from tfmigrate.engine import Options, explain_paths
+
+    try:
+        plans = [p for p in explain_paths([Path(original)], Options()) if "estimator" in p]
+    except Exception:  # an unreadable or unparsable program: verify reports that itself
+        return None, ""
+    ran = [set((p.get("strategy") or {}).get("tf1_ran_under") or ()) for p in plans]
+    if not ran or not all(ran) or set().union(*ran) - {"default", "one-device", "mirrored"}:
+        return None, ""
+    return 1, f"{Path(original).name} sets no multi-worker train_distribute"
+
+
 def run(s: Settings, say=print, live=None) -> dict:
     """Do the whole verification; returns the result dict (raises on errors -> exit 2).
 
