@@ -238,6 +238,12 @@ class LeftoverNames(Transformer):
         new = tf2_name(dotted, self.tf2_alias)
         if new is None:
             path = normalise(dotted)
+            if path.startswith("estimator."):
+                # an Estimator API the conversion did not take away: say that, not "no TF2 name"
+                raise Blocked(CODE, f"tf.{path} is left over after the conversion: it is converted only as part of "
+                                    "an Estimator program tfmigrate converts (an input_fn passed to train/evaluate/"
+                                    "predict, a spec, a hook); TF2 has no tf.estimator, so use it that way or "
+                                    "remove it", original)
             raise Blocked(CODE, f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
         return cst.parse_expression(new)
 

@@ -111,3 +111,13 @@ def test_arrays_of_another_module_are_reached_through_its_import(tmp_path):
     task = results["task.py"].output.decode()
     assert 'tf.data.Dataset.from_tensor_slices(({"x": model.X}, model.Y)).repeat().batch(5)' in task
     assert "TRAIN = " not in results["model.py"].output.decode()
+
+
+def test_a_numpy_input_fn_feeding_nothing_is_reported_as_left_over():
+    """Built and thrown away (no Estimator call takes it): the message says what tfmigrate converts, not that TF2
+    lacks a name."""
+    src = program(drive="est.train(input_fn=train_input_fn, max_steps=10)\n"
+                        f'{NUMPY}({{"x": [[1.0, 2.0]]}})\n')
+    result = rewrite(src)
+    assert result.status == "blocked"
+    assert any(d.code == "TFM001" and "is left over after the conversion" in d.message for d in result.diagnostics)
