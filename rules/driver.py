@@ -264,6 +264,7 @@ class Analysis:
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
         self.dropped_params: list = []  # (def, file, parameter name)
+        self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -497,6 +498,8 @@ class Analysis:
         r = self.program.resolve(value)
         node, file = r.node, r.value.file
         trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        if isinstance(file.parent(node), cst.Arg):  # `make_estimator(d, tf.estimator.RunConfig(...))`
+            self.inline_args.append(node)
         if tpu and isinstance(node, cst.Call) and self.tf(node, file) in tpu_rules.RUN_CONFIGS:
             return tpu_rules.run_config(self, node, file, r.value.env, trail)
         if tpu and isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
@@ -988,6 +991,9 @@ class Analysis:
             covered.add(id(site.call))
             for use in site.uses:
                 covered.add(id(use.call))
+        for node in self.inline_args:  # the helper's parameter now unread: it and the argument go
+            if not self.program.file_of(node).inside(node, covered):
+                self._dead_argument(node, covered)
         candidates = [b for site in self.sites for b in (*site.consumed, *site.removable)]
         # another file of the run importing a candidate (`from trainer.hooks import hooks`) reads it through that
         # import: the import is a candidate too, and the definition goes only if every import of it goes
@@ -1134,7 +1140,7 @@ class Analysis:
                                         "yet; train once, to the final max_steps", use.call)
                 node = use.file.parent(node)
 
-    def _dead_argument(self, name: cst.Name, covered: set[int]) -> bool:
+    def _dead_argument(self, name: cst.CSTNode, covered: set[int]) -> bool:
         """`helper(config, ...)` where helper reads its parameter only in converted code: the parameter and the
         argument at every call site go (they would pass a value that no longer exists)."""
         file = self.program.file_of(name)

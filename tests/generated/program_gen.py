@@ -292,6 +292,7 @@ def _canned_optimizer(shape: Shape, V1: str) -> str | None:
     v1 = shape.canned_version == "v1"
     ctor = f"{V1}.train.AdagradOptimizer" if v1 else "tf.keras.optimizers.legacy.Adagrad"
     return {
+        "none": None,  # a shape built for a model_fn program (the report's minimizer may switch it to canned)
         "default": None,
         "string": '"Adagrad"',
         "class": ctor,

@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import libcst as cst
+import pytest
 
 from _helpers import blocked, converted, program, rewrite
 from tfmigrate.model import FileIndex, Program, Value, code
@@ -262,3 +263,21 @@ def test_estimator_names_with_tensorflow_never_imported_are_reported(tmp_path):
     result = rewrite("model = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols)\n"
                      "model.train(input_fn=fn, steps=10)\n")
     assert result.status == "blocked" and [d.code for d in result.diagnostics] == ["TFM604"]
+
+
+@pytest.mark.parametrize("call", [
+    'make_estimator("/tmp/m", tf.estimator.RunConfig(tf_random_seed=3))',
+    'make_estimator(config=tf.estimator.RunConfig(tf_random_seed=3), model_dir="/tmp/m")',
+    'make_estimator("/tmp/m", tf.estimator.RunConfig().replace(tf_random_seed=3))',
+])
+def test_a_run_config_written_inline_as_a_helpers_argument(call):
+    """The helper's `config` parameter is read only by the Estimator it builds: it and the inline RunConfig go."""
+    src = program(run_config="", estimator=f"est = {call}", drive="est.train(input_fn=train_input_fn, max_steps=10)\n",
+                  extra='''
+        def make_estimator(model_dir, config):
+            return tf.estimator.Estimator(model_fn, model_dir=model_dir, config=config)
+        ''')
+    out = converted(src)
+    assert "RunConfig" not in out and "def make_estimator(model_dir):" in out
+    assert 'est = make_estimator("/tmp/m")' in out or 'est = make_estimator(model_dir="/tmp/m")' in out
+    assert "keras.utils.set_random_seed(3)" in out
