@@ -420,6 +420,14 @@ def migrate_paths(
         stat_index = None
 
     joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
+    text_only: dict[str, tuple[bytes, bool]] = {}
+
+    def words_only_in_text(data: bytes, path: str) -> bool:
+        # identifiers_skip once per file (one `ast` parse): asked when grouping and again for a unit of one
+        known = text_only.get(path)
+        if known is None or known[0] is not data:  # (a rescan after a stale stat index reads the bytes anew)
+            known = text_only[path] = (data, identifiers_skip(data, path, PREFILTER))
+        return known[1]
 
     def collect(batch: list[FileResult]) -> None:
         for result in batch:
@@ -431,11 +439,16 @@ def migrate_paths(
 
     while True:
         failed, datas, passed, unread = _scan(items, prefilter, PREFILTER, stat_index, resolver)
-        project = {p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)}
+        # a program file has a project word in an identifier: one whose words are only in strings and comments
+        # (a docstring about Estimators) builds and uses none, so it links like a file without the word — it may
+        # still join the one unit that imports it — instead of tying every file it imports into one unit
+        project = {p: d for p, d in datas.items()
+                   if any(word in d for word in PROJECT_WORDS) and not words_only_in_text(d, p)}
         imports = {p: _IMPORT.findall(d) for p, d in project.items()}  # each program file scanned once
         grouped = _link_by_imports(project, resolver, imports)
         others = {**{p: d for p, d in datas.items() if p not in project}, **passed, **dict.fromkeys(unread, b"")}
         joins: list[str] = []
+        attached: list[str] = []  # files without a program word that joined a unit
         if project and others:
             # an Estimator's input functions or feature columns may live in a module without an Estimator word (a
             # canned estimator's data module): a file that the program files of exactly one unit import joins that unit
@@ -443,6 +456,7 @@ def migrate_paths(
                 units = {grouped[p] for p in importers}
                 if len(units) == 1:
                     grouped[path] = units.pop()
+                    attached.append(path)
                     if path in passed or path in unread:
                         joins.append(path)
         stale = False
@@ -464,6 +478,21 @@ def migrate_paths(
             break
         stat_index.forget()
         joined.clear()
+    if attached:
+        # a joined file that imports program files of other units ties them in (a package `__init__` re-exporting
+        # the model_fn its importer uses): the resolution reaches through it into them
+        parent = {grouped[p]: grouped[p] for p in project}
+
+        def find(key: str) -> str:
+            while parent[key] != key:
+                parent[key] = parent[parent[key]]
+                key = parent[key]
+            return key
+
+        for target, importers in _imported_by({p: datas[p] for p in attached}, project, resolver).items():
+            for importer in importers:
+                parent[find(grouped[target])] = find(grouped[importer])
+        grouped = {p: find(key) for p, key in grouped.items()}
     for failure in failed:
         collect([failure])
     for path, data in passed.items():
@@ -480,7 +509,7 @@ def migrate_paths(
         hit = cache.get(key, unit) if key is not None else None
         if hit is not None:
             collect(hit)
-        elif prefilter and len(unit) == 1 and identifiers_skip(*_alone(unit), PREFILTER):
+        elif prefilter and len(unit) == 1 and words_only_in_text(*_alone(unit)):
             data, path = _alone(unit)  # a unit of one: the second stage cannot change how files are grouped
             skipped = [FileResult(path, "skipped", data, data)]
             if key is not None:
