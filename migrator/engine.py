@@ -403,10 +403,12 @@ def migrate_paths(
     """Migrate many files: skip what the prefilter rules out, read the others' results from `cache` when it has
     them, migrate the rest (in worker processes when there are enough files to parse to pay for start-up).
 
-    Files that may depend on each other (their text has one of the rules' PROJECT_WORDS: a model_fn in one file,
-    the Estimator that uses it in another) and share a source root (the directory above their package, or their
-    directory: a script imports its sibling modules) are one unit: parsed and indexed together as one program and
-    migrated all or none. Every other file is a unit of its own. The cache keys each unit by all its files.
+    Files that may depend on each other (one of the rules' PROJECT_WORDS is in an identifier of theirs: a model_fn
+    in one file, the Estimator that uses it in another; a file with the words only in strings and comments is
+    treated as one without them) and import one another are one unit: parsed and indexed together as one program
+    and migrated all or none. A file the program files of exactly one unit import joins it, and the program files
+    such a file imports join it too (a package `__init__` re-exporting a model_fn). Every other file is a unit of
+    its own. The cache keys each unit by all its files.
 
     `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
     last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
