@@ -428,7 +428,17 @@ def migrate_paths(
         # identifiers_skip once per file (one `ast` parse): asked when grouping and again for a unit of one
         known = text_only.get(path)
         if known is None or known[0] is not data:  # (a rescan after a stale stat index reads the bytes anew)
-            known = text_only[path] = (data, identifiers_skip(data, path, PREFILTER))
+            verdict = key = None
+            if cache is not None:  # a warm run reads the answer instead of parsing (the verdict reads the real
+                # path of a file with a relative import: keyed by it too)
+                where = resolver.realpath(path) if _has_relative_import(data) else ""
+                key = cache.flag_key("words only in text", path, data, where)
+                verdict = cache.get_flag(key)
+            if verdict is None:
+                verdict = identifiers_skip(data, path, PREFILTER)
+                if key is not None:
+                    cache.put_flag(key, verdict)
+            known = text_only[path] = (data, verdict)
         return known[1]
 
     def collect(batch: list[FileResult]) -> None:

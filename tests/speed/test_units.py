@@ -97,3 +97,29 @@ def test_a_package_init_reexporting_the_model_fn_ties_it_in(tmp_path, docstring)
     assert results["trainer/task.py"].output.decode() == (golden / "task.py").read_text().replace(
         "from trainer import model\n", "import trainer as model\n")
     assert _view(_run(root, prefilter=False)) == _view(results)
+
+
+def test_a_warm_run_reads_the_prose_verdict_from_the_cache(tmp_path, monkeypatch):
+    """Whether a file's words are only in prose is one `ast` parse: a cached run reads the answer instead, and a
+    changed file is asked again."""
+    from tfmigrate.cache import ResultCache
+
+    _prose_package(tmp_path / "a", prose=True)
+    asked: list[str] = []
+    real = engine.identifiers_skip
+
+    def spy(data, path, words):
+        asked.append(Path(path).name)
+        return real(data, path, words)
+
+    monkeypatch.setattr(engine, "identifiers_skip", spy)
+    cold = _run(tmp_path / "a", cache=ResultCache(tmp_path / "cache"))
+    assert sorted(asked) == ["__init__.py", "bridge.py", "layers.py", "losses.py", "train.py"]
+    asked.clear()
+    assert _view(_run(tmp_path / "a", cache=ResultCache(tmp_path / "cache"))) == _view(cold)
+    assert asked == []
+    layers = tmp_path / "a" / "lib" / "layers.py"
+    layers.write_text(layers.read_text().replace("# kept for Estimator checkpoints", "# Estimator = None"))
+    again = _run(tmp_path / "a", cache=ResultCache(tmp_path / "cache"))
+    assert {rel: r.status for rel, r in again.items()} == {rel: r.status for rel, r in cold.items()}
+    assert asked == ["layers.py"]
