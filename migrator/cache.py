@@ -8,7 +8,9 @@ depends on every file of its unit), keyed by a hash of:
   - for every file of the unit: its path, its module name (from the `__init__.py` files around it: relative
     imports and package links depend on it) and its bytes.
 An entry stores, per file, the status, the output bytes when changed, the diagnostics (so `--check` still
-reports findings), the error text and the linked files.
+reports findings), the error text and the linked files. Beside the entries, `.flag` files keep one file's yes/no
+answer to an engine question (are its Estimator words only in strings and comments? — an `ast` parse, asked
+before units are formed), keyed by the tool, the question, the path and the bytes; pruned with the entries.
 
 Safe under parallel runs: entries are written to a temp file and renamed into place (os.replace), so a reader
 sees a whole entry or none; a concurrent prune that removes an entry only costs a miss. Bounded: when a run has
@@ -81,7 +83,7 @@ class ResultCache:
         self.directory = Path(directory) / f"v{FORMAT}"
         self.max_entries = max_entries
         self._tool = tool
-        self.hits = self.misses = self.written = 0
+        self.hits = self.misses = self.written = self.flags_written = 0
         self.broken = False  # the directory cannot be written: stop trying for this run
 
     @property
@@ -134,7 +136,33 @@ class ResultCache:
         if self.broken or any(r.status == "failed" and r.error.startswith(("internal error", "cannot read"))
                               for r in results):
             return
-        entry = self._entry(key)
+        self._write(key, _encode(key, results))
+
+    # ---- one file's yes/no answer (the engine's "are its words only in strings and comments?") -----------------
+    def flag_key(self, question: str, path: str, data: bytes, extra: str = "") -> str:
+        h = blake2b(digest_size=20)
+        h.update(self.tool.encode())
+        h.update(b"\0flag\0" + question.encode() + b"\0" + os.fsencode(path) + b"\0" + os.fsencode(extra) + b"\0")
+        h.update(data)
+        return h.hexdigest()
+
+    def get_flag(self, key: str) -> bool | None:
+        try:
+            doc = json.loads(self._entry(key).with_suffix(".flag").read_bytes())
+            if doc.get("format") == FORMAT and doc.get("key") == key and isinstance(doc.get("flag"), bool):
+                return doc["flag"]
+        except Exception:  # missing, corrupt or foreign: asked again
+            pass
+        return None
+
+    def put_flag(self, key: str, flag: bool) -> None:
+        if not self.broken:
+            # beside the result entries (pruned with them), named apart: not a unit's results
+            self._write(key, json.dumps({"format": FORMAT, "key": key, "flag": flag}, separators=(",", ":")).encode(),
+                        ".flag")
+
+    def _write(self, key: str, payload: bytes, suffix: str = ".json") -> None:
+        entry = self._entry(key).with_suffix(suffix)
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             import tempfile
@@ -142,7 +170,7 @@ class ResultCache:
             fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=entry.parent)
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(_encode(key, results))
+                    fh.write(payload)
                 os.replace(tmp, entry)
             except BaseException:
                 try:
@@ -153,11 +181,14 @@ class ResultCache:
         except OSError:
             self.broken = True
             return
-        self.written += 1
+        if suffix == ".json":
+            self.written += 1
+        else:
+            self.flags_written += 1
 
     def prune(self) -> int:
         """Remove the least recently used entries beyond max_entries (down to 90%); returns how many went."""
-        if self.broken or not self.written:
+        if self.broken or not (self.written or self.flags_written):
             return 0
         entries = []
         try:

@@ -403,10 +403,12 @@ def migrate_paths(
     """Migrate many files: skip what the prefilter rules out, read the others' results from `cache` when it has
     them, migrate the rest (in worker processes when there are enough files to parse to pay for start-up).
 
-    Files that may depend on each other (their text has one of the rules' PROJECT_WORDS: a model_fn in one file,
-    the Estimator that uses it in another) and share a source root (the directory above their package, or their
-    directory: a script imports its sibling modules) are one unit: parsed and indexed together as one program and
-    migrated all or none. Every other file is a unit of its own. The cache keys each unit by all its files.
+    Files that may depend on each other (one of the rules' PROJECT_WORDS is in an identifier of theirs: a model_fn
+    in one file, the Estimator that uses it in another; a file with the words only in strings and comments is
+    treated as one without them) and import one another are one unit: parsed and indexed together as one program
+    and migrated all or none. A file the program files of exactly one unit import joins it, and the program files
+    such a file imports join it too (a package `__init__` re-exporting a model_fn). Every other file is a unit of
+    its own. The cache keys each unit by all its files.
 
     `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
     last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
@@ -420,6 +422,24 @@ def migrate_paths(
         stat_index = None
 
     joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
+    text_only: dict[str, tuple[bytes, bool]] = {}
+
+    def words_only_in_text(data: bytes, path: str) -> bool:
+        # identifiers_skip once per file (one `ast` parse): asked when grouping and again for a unit of one
+        known = text_only.get(path)
+        if known is None or known[0] is not data:  # (a rescan after a stale stat index reads the bytes anew)
+            verdict = key = None
+            if cache is not None:  # a warm run reads the answer instead of parsing (the verdict reads the real
+                # path of a file with a relative import: keyed by it too)
+                where = resolver.realpath(path) if _has_relative_import(data) else ""
+                key = cache.flag_key("words only in text", path, data, where)
+                verdict = cache.get_flag(key)
+            if verdict is None:
+                verdict = identifiers_skip(data, path, PREFILTER)
+                if key is not None:
+                    cache.put_flag(key, verdict)
+            known = text_only[path] = (data, verdict)
+        return known[1]
 
     def collect(batch: list[FileResult]) -> None:
         for result in batch:
@@ -431,11 +451,16 @@ def migrate_paths(
 
     while True:
         failed, datas, passed, unread = _scan(items, prefilter, PREFILTER, stat_index, resolver)
-        project = {p: d for p, d in datas.items() if any(word in d for word in PROJECT_WORDS)}
+        # a program file has a project word in an identifier: one whose words are only in strings and comments
+        # (a docstring about Estimators) builds and uses none, so it links like a file without the word — it may
+        # still join the one unit that imports it — instead of tying every file it imports into one unit
+        project = {p: d for p, d in datas.items()
+                   if any(word in d for word in PROJECT_WORDS) and not words_only_in_text(d, p)}
         imports = {p: _IMPORT.findall(d) for p, d in project.items()}  # each program file scanned once
         grouped = _link_by_imports(project, resolver, imports)
         others = {**{p: d for p, d in datas.items() if p not in project}, **passed, **dict.fromkeys(unread, b"")}
         joins: list[str] = []
+        attached: list[str] = []  # files without a program word that joined a unit
         if project and others:
             # an Estimator's input functions or feature columns may live in a module without an Estimator word (a
             # canned estimator's data module): a file that the program files of exactly one unit import joins that unit
@@ -443,6 +468,7 @@ def migrate_paths(
                 units = {grouped[p] for p in importers}
                 if len(units) == 1:
                     grouped[path] = units.pop()
+                    attached.append(path)
                     if path in passed or path in unread:
                         joins.append(path)
         stale = False
@@ -464,6 +490,21 @@ def migrate_paths(
             break
         stat_index.forget()
         joined.clear()
+    if attached:
+        # a joined file that imports program files of other units ties them in (a package `__init__` re-exporting
+        # the model_fn its importer uses): the resolution reaches through it into them
+        parent = {grouped[p]: grouped[p] for p in project}
+
+        def find(key: str) -> str:
+            while parent[key] != key:
+                parent[key] = parent[parent[key]]
+                key = parent[key]
+            return key
+
+        for target, importers in _imported_by({p: datas[p] for p in attached}, project, resolver).items():
+            for importer in importers:
+                parent[find(grouped[target])] = find(grouped[importer])
+        grouped = {p: find(key) for p, key in grouped.items()}
     for failure in failed:
         collect([failure])
     for path, data in passed.items():
@@ -480,7 +521,7 @@ def migrate_paths(
         hit = cache.get(key, unit) if key is not None else None
         if hit is not None:
             collect(hit)
-        elif prefilter and len(unit) == 1 and identifiers_skip(*_alone(unit), PREFILTER):
+        elif prefilter and len(unit) == 1 and words_only_in_text(*_alone(unit)):
             data, path = _alone(unit)  # a unit of one: the second stage cannot change how files are grouped
             skipped = [FileResult(path, "skipped", data, data)]
             if key is not None:

@@ -12,10 +12,11 @@ leftover check finds a TF path under `estimator` or, for TFM604, an unbound dott
 `_ESTIMATOR_WORDS` in it. Every one of those resolves a dotted name whose parts come from the file's text or, for
 a relative import, from the file's package path (the engine scans that path too for files with relative imports).
 (1) and (2) need a path part `estimator` / `...Estimator` / `...EstimatorSpec` (`tensorflow_estimator` normalises
-to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate. A
-model_fn file without the word is never in an Estimator file's unit (PROJECT_WORDS), so it is migrated alone.
-For the same reason a file migrated alone whose words occur only in strings and comments (no identifier holds
-one: `tfmigrate.engine.identifiers_skip`, one `ast` parse) is skipped too.
+to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate.
+For the same reason a file whose words occur only in strings and comments (no identifier holds one:
+`tfmigrate.engine.identifiers_skip`, one `ast` parse) is treated as a file without them: skipped when migrated
+alone, and not a program file (PROJECT_WORDS in an identifier) when the engine groups files into units; a file
+without them is in an Estimator file's unit only when that unit's program files import it.
 """
 from __future__ import annotations
 
