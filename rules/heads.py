@@ -164,6 +164,35 @@ class Head:
         body += "        return {\n" + "".join(f'            "{k}": {v},\n' for k, v in entries) + "        }\n"
         return head + body
 
+    def export_outputs_method(self) -> str:
+        """EXPORT_OUTPUTS and export_outputs(logits): the signatures the head's PREDICT spec named (v1 canned/head.py
+        and v2 head/*.py alike): classifiers serve a classification ("classes": all_classes, the vocabulary or the
+        ids as strings, tiled per example; "scores": probabilities) as serving_default and "classification", the
+        binary head adds "regression" (the logistic); regressors serve a regression of the predictions as
+        serving_default and "regression"; every head adds "predict", all of its PREDICT outputs."""
+        if self.kind == "regression":
+            methods = {"serving_default": "regress", "regression": "regress", "predict": "predict"}
+            entries = [("serving_default", "regression"), ("regression", "regression"), ("predict", "predictions")]
+            first = '        regression = {"outputs": predictions["predictions"]}\n'
+        else:
+            methods = {"serving_default": "classify", "classification": "classify"}
+            entries = [("serving_default", "classification"), ("classification", "classification")]
+            if self.kind == "binary":
+                methods["regression"] = "regress"
+                entries.append(("regression", '{"outputs": predictions["logistic"]}'))
+            methods["predict"] = "predict"
+            entries.append(("predict", "predictions"))
+            first = ('        classification = {"classes": predictions["all_classes"], '
+                     '"scores": predictions["probabilities"]}\n')
+        body = "\n    # the signatures the head exported (predict, classify, regress)\n"
+        body += "    EXPORT_OUTPUTS = {" + ", ".join(f'"{k}": "{v}"' for k, v in methods.items()) + "}\n"
+        body += "\n    def export_outputs(self, logits):\n"
+        body += ('        """What the head returned as export_outputs for ModeKeys.PREDICT: each signature\'s '
+                 'outputs by name."""\n')
+        body += "        predictions = self.predictions(logits)\n" + first
+        body += "        return {\n" + "".join(f'            "{k}": {v},\n' for k, v in entries) + "        }\n"
+        return body
+
 
 def read(reader, args: dict, name: str, kind: str, head: str, v1: bool, n_classes: int | None) -> Head:
     """The head of one canned estimator call from its bound arguments (`reader`: canned._Reader)."""
