@@ -1,6 +1,6 @@
-"""export_parsing, export_receiver, export_outputs, export_raw: the original's Estimator SavedModels and the migrated program's
-SavedModels have the same serving signatures (keys, input and output names, dtypes, shapes) and, from the same
-initial weights (verify's boot scripts), every signature returns the same outputs.
+"""export_parsing, export_receiver, export_outputs, export_raw, canned_export: the original's Estimator SavedModels
+and the migrated program's SavedModels have the same serving signatures (keys, input and output names, dtypes,
+shapes) and, from the same initial weights (verify's boot scripts), every signature returns the same outputs.
 
 Marked `tfenv` and `equivalence`: runs both programs (TF 2.15 + Estimator, TF 2.21) and loads both exports in TF 2.21.
 """
@@ -81,6 +81,13 @@ CASES = {
     "export_outputs": ("final", {"serving_default": ({"inputs": ["string", [None]]}, ["classes", "scores"]),
                                  "predict": ({"examples": ["string", [None]]}, ["class_ids", "probabilities"]),
                                  "confidence": ({"inputs": ["string", [None]]}, ["outputs"])}),
+    # canned_export: a canned DNNClassifier's head (TF 2.15's multi_class_head): serving_default and
+    # "classification" classify ("classes": the label vocabulary per example, "scores": probabilities), "predict"
+    # returns every PREDICT key
+    "canned_export": ("final", {
+        **{key: ({"inputs": ["string", [None]]}, ["classes", "scores"]) for key in ("serving_default", "classification")},
+        "predict": ({"examples": ["string", [None]]},
+                    ["all_class_ids", "all_classes", "class_ids", "classes", "logits", "probabilities"])}),
     # export_raw: build_raw_serving_input_receiver_fn({name: tf.zeros([1, 1])}); a lone export output "predict",
     # which the Estimator exported as serving_default too
     "export_raw": ("best", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
@@ -88,7 +95,8 @@ CASES = {
 }
 
 # the Estimator's SignatureDef method names other than predict
-METHODS = {("export_outputs", "serving_default"): "classify", ("export_outputs", "confidence"): "regress"}
+METHODS = {("export_outputs", "serving_default"): "classify", ("export_outputs", "confidence"): "regress",
+           ("canned_export", "serving_default"): "classify", ("canned_export", "classification"): "classify"}
 
 
 @pytest.mark.tfenv
