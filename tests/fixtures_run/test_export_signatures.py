@@ -112,7 +112,8 @@ METHODS = {("export_outputs", "serving_default"): "classify", ("export_outputs",
            ("canned_export", "serving_default"): "classify", ("canned_export", "classification"): "classify",
            ("canned_export_binary", "serving_default"): "classify",
            ("canned_export_binary", "classification"): "classify", ("canned_export_binary", "regression"): "regress",
-           ("canned_export_regressor", "serving_default"): "regress", ("canned_export_regressor", "regression"): "regress"}
+           ("canned_export_regressor", "serving_default"): "regress",
+           ("canned_export_regressor", "regression"): "regress"}
 
 
 @pytest.mark.tfenv
