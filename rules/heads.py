@@ -186,7 +186,7 @@ class Head:
                      '"scores": predictions["probabilities"]}\n')
         body = "\n    # the signatures the head exported (predict, classify, regress)\n"
         line = "    EXPORT_OUTPUTS = {" + ", ".join(f'"{k}": "{v}"' for k, v in methods.items()) + "}\n"
-        if len(line) > 100:  # the binary head's four: one per line
+        if len(line) > 116:  # the binary head's four: one per line
             line = "    EXPORT_OUTPUTS = {\n" + "".join(f'        "{k}": "{v}",\n' for k, v in methods.items()) + "    }\n"
         body += line
         body += "\n    def export_outputs(self, logits):\n"
