@@ -195,7 +195,8 @@ class Head:
         body = "\n    # the signatures the head exported (predict, classify, regress)\n"
         line = "    EXPORT_OUTPUTS = {" + ", ".join(f'"{k}": "{v}"' for k, v in methods.items()) + "}\n"
         if len(line) > 116:  # the binary head's four: one per line
-            line = "    EXPORT_OUTPUTS = {\n" + "".join(f'        "{k}": "{v}",\n' for k, v in methods.items()) + "    }\n"
+            line = ("    EXPORT_OUTPUTS = {\n" + "".join(f'        "{k}": "{v}",\n' for k, v in methods.items())
+                    + "    }\n")
         body += line
         body += "\n    def export_outputs(self, logits):\n"
         body += ('        """What the head returned as export_outputs for ModeKeys.PREDICT: each signature\'s '
