@@ -78,15 +78,17 @@ TF 2.15 runs):
   accuracy_baseline, auc, auc_precision_recall, average_loss, label/mean, loss, precision, prediction/mean, recall,
   global_step; multi-class accuracy, average_loss, loss, global_step; regression average_loss, label/mean, loss,
   prediction/mean, global_step. `predict()` after training yields the head's PREDICT keys (rules/heads.py).
-- Export: `export_saved_model` and EvalSpec exporters after training, with
+- Export: `export_saved_model` and EvalSpec exporters after training write the head's signatures as TF 2.15's
+  heads exported them (rules/heads.py): serving_default / classification (classify: `inputs` → `classes`,
+  `scores`), regression (binary logistic, regressor predictions), predict (every PREDICT key), through the same
+  export methods as a model_fn's export_outputs (templates/export_methods.py.j2). With
   `build_parsing_serving_input_receiver_fn(spec)` (a spec written out or `make_parse_example_spec(columns)`: the
-  column statements it reads stay), write the head's signatures: serving_default / classification (classify:
-  `inputs` → `classes`, `scores`), regression (binary logistic, regressor predictions), predict (every PREDICT key),
-  as TF 2.15's heads exported them (rules/heads.py; fixtures canned_export 120/120 steps bit-equal,
-  canned_export_binary 100/100 within 2.4e-7, canned_export_regressor (v1) within 1.2e-6; the SavedModels compared
-  by tests/fixtures_run/test_export_signatures.py). A raw (`build_raw_serving_input_receiver_fn`) or hand-written
-  receiver blocks: the head's serving_default takes one string tensor, so the Estimator left it out there and
-  wrote a SavedModel with `predict` only, without serving_default, which keras.export cannot write.
+  column statements it reads stay) every signature; with a raw receiver (`build_raw_serving_input_receiver_fn`) or a
+  hand-written one that is not a lone string tensor, `predict` alone and no serving_default, as the Estimator left
+  out the signatures that take one string tensor (written with tf.saved_model.save: keras.export would add a
+  default). Fixtures canned_export (120/120 steps bit-equal), canned_export_binary (100/100 within 2.4e-7),
+  canned_export_regressor (v1, within 1.2e-6), canned_export_raw (100/100 bit-equal): the SavedModels compared by
+  tests/fixtures_run/test_export_signatures.py.
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
@@ -126,8 +128,9 @@ checked with `pip download`) requires tensorflow==2.19.0, so it cannot be instal
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
 statistically" note would promise a check the target stack cannot run), RNN estimators (TFM603, not converted
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
-converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, an export with a
-raw or hand-written receiver (above), `warm_start_from`, partitioners,
+converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, an export with
+nothing trained before it in the same function (TFM601: the generated model does not read the Estimator's
+checkpoint), `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
@@ -986,14 +989,6 @@ def model_plan(sites: list, context):
         return cache[key]
     predicts, exports = _reading(sites)
     exporting = _export_kinds(exports)
-    if exporting - {"parsing"}:
-        first = next(u for u in exports if _export_kinds([u]) - {"parsing"})
-        raise Blocked(CODE, "export of a canned estimator with a raw or hand-written serving_input_receiver_fn is not "
-                            "converted: the head's serving_default (classification / regression) signature takes one "
-                            "string tensor, so the Estimator left it out of such an export and wrote a SavedModel "
-                            "without serving_default, which keras.export cannot write; export with "
-                            "tf.estimator.export.build_parsing_serving_input_receiver_fn("
-                            "tf.feature_column.make_parse_example_spec(columns))", first.call)
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))

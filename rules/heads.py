@@ -36,7 +36,7 @@ classes, canned/head.py for v1):
   class_ids (int64, [batch, 1]), classes (vocabulary strings, else the id as a string), all_class_ids (int32),
   all_classes; multi-class the same without logistic; regression {"predictions": logits}.
   fixtures/canned_predict: 64 predictions, every key, dtype and shape equal, 861/896 values bit-equal, max |Δ| 6e-8.
-- `export_saved_model` / exporters after training with a parsing receiver: the head's export outputs
+- `export_saved_model` / exporters after training: the head's export outputs
   (`export_outputs_method`: EXPORT_OUTPUTS and export_outputs(logits), written by the model's
   write_signatures as a model_fn's export_outputs are, rules/export_outputs.py), the same in v1 canned/head.py and v2
   head/*.py: multi-class and binary `serving_default` and `classification` = ClassificationOutput(scores=
@@ -44,7 +44,8 @@ classes, canned/head.py for v1):
   `regression` = RegressionOutput(logistic), regression `serving_default` and `regression` =
   RegressionOutput(predictions), every head `predict` = PredictOutput(all PREDICT outputs). fixtures canned_export
   (3 classes, vocabulary), canned_export_binary, canned_export_regressor (v1): signatures, names, dtypes, shapes and
-  values equal (tests/fixtures_run/test_export_signatures.py). Raw / hand-written receivers block (rules/canned.py).
+  values equal (tests/fixtures_run/test_export_signatures.py); canned_export_raw: a raw receiver, `predict` alone
+  and no serving_default, as the Estimator wrote it (its classify/regress signatures take one string tensor).
 Keras target: the generated model overrides `compute_loss` and `compute_metrics` to map labels and read weights
 from the features (a features dict cannot carry Keras sample weights); the custom loop calls `head_targets`.
 

@@ -101,6 +101,10 @@ CASES = {
     "canned_export_regressor": ("final", {
         **{key: ({"inputs": ["string", [None]]}, ["outputs"]) for key in ("serving_default", "regression")},
         "predict": ({"examples": ["string", [None]]}, ["predictions"])}),
+    # canned_export_raw: a raw receiver; the regression head's default and "regression" signatures take one string
+    # tensor, so the Estimator wrote "predict" only, and no serving_default
+    "canned_export_raw": ("final", {"predict": ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]},
+                                                ["predictions"])}),
     # export_raw: build_raw_serving_input_receiver_fn({name: tf.zeros([1, 1])}); a lone export output "predict",
     # which the Estimator exported as serving_default too
     "export_raw": ("best", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
