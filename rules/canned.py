@@ -78,6 +78,17 @@ TF 2.15 runs):
   accuracy_baseline, auc, auc_precision_recall, average_loss, label/mean, loss, precision, prediction/mean, recall,
   global_step; multi-class accuracy, average_loss, loss, global_step; regression average_loss, label/mean, loss,
   prediction/mean, global_step. `predict()` after training yields the head's PREDICT keys (rules/heads.py).
+- Export: `export_saved_model` and EvalSpec exporters after training write the head's signatures as TF 2.15's
+  heads exported them (rules/heads.py): serving_default / classification (classify: `inputs` → `classes`,
+  `scores`), regression (binary logistic, regressor predictions), predict (every PREDICT key), through the same
+  export methods as a model_fn's export_outputs (templates/export_methods.py.j2). With
+  `build_parsing_serving_input_receiver_fn(spec)` (a spec written out or `make_parse_example_spec(columns)`: the
+  column statements it reads stay) every signature; with a raw receiver (`build_raw_serving_input_receiver_fn`) or a
+  hand-written one that is not a lone string tensor, `predict` alone and no serving_default, as the Estimator left
+  out the signatures that take one string tensor (written with tf.saved_model.save: keras.export would add a
+  default). Fixtures canned_export (120/120 steps bit-equal), canned_export_binary (100/100 within 2.4e-7),
+  canned_export_regressor (v1, within 1.2e-6), canned_export_raw (100/100 bit-equal): the SavedModels compared by
+  tests/fixtures_run/test_export_signatures.py.
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
@@ -117,8 +128,9 @@ checked with `pip download`) requires tensorflow==2.19.0, so it cannot be instal
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
 statistically" note would promise a check the target stack cannot run), RNN estimators (TFM603, not converted
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
-converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, `export_saved_model`
-(its signatures are the head's export outputs, not generated), `warm_start_from`, partitioners,
+converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, an export with
+nothing trained before it in the same function (TFM601: the generated model does not read the Estimator's
+checkpoint), `warm_start_from`, partitioners,
 `label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
 """
@@ -954,6 +966,7 @@ class CannedPlan:
     head_targets: bool = False  # the model's head_targets maps labels / reads weights (rules/heads.py)
     weighted_metrics: bool = False  # Keras passes sample weights only to compile(weighted_metrics=...)
     predicting: bool = False  # predict() after training: the model gets predictions() and predict_examples()
+    exporting: frozenset = frozenset()  # export receivers ("parsing"): the head's export_outputs() and export methods
     until_end: bool = False  # trained without max_steps: the custom loop stops where the input ends
 
 
@@ -967,7 +980,7 @@ _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rule
 
 def model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes) for one canned estimator, like program._model_plan."""
-    from .program import TF_ROOTS, _module_names, _reading, build_import_table
+    from .program import TF_ROOTS, _export_kinds, _module_names, _reading, build_import_table
 
     model: CannedModel = sites[0].model_fn
     key = ("canned-plan", id(model.node), context.options)
@@ -975,11 +988,7 @@ def model_plan(sites: list, context):
     if key in cache:
         return cache[key]
     predicts, exports = _reading(sites)
-    if exports:
-        raise Blocked(CODE, "export_saved_model() of a canned estimator is not converted yet: its serving signatures "
-                            "are the head's export outputs (classification / regression / predict), not generated; "
-                            "export the migrated model with keras.export.ExportArchive and its head's predictions",
-                      exports[0].call)
+    exporting = _export_kinds(exports)
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
@@ -994,8 +1003,9 @@ def model_plan(sites: list, context):
     loss_class, loss_args = _HEADS[model.head]
     plan = CannedPlan(model, class_name, model.tf_name, _Loss(loss_class, loss_args, model.reduction),
                       model.head_plan.metrics(target), model.optimizer, head_targets=model.head_plan.targets,
-                      weighted_metrics=model.head_plan.weight is not None, predicting=bool(predicts))
-    if predicts:
+                      weighted_metrics=model.head_plan.weight is not None, predicting=bool(predicts),
+                      exporting=exporting)
+    if predicts or exports:
         plan.predictions = "head"  # the head's PREDICT outputs, generated by rules/heads.py
     notes = [*model.notes, *((c, m, model.node) for c, m in model.optimizer.notes)]
     cache[key] = (plan, target, builder, False, notes)
@@ -1069,11 +1079,11 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
             # heads.py writes its code as Python strings: `generated` marks their `tf.` like the templates' own
             parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
-                                   + model.head_plan.methods(target)
-                                   + (model.head_plan.predictions_method() if plan.predicting else ""))
+                                   + model.head_plan.methods(target) + _head_outputs(plan))
                          + test_step
                          + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting
-                            else ""))
+                            else "")
+                         + _export_methods(env, plan))
         else:
             parts.append(env.get_template("canned_model.py.j2").render(
                 plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns),
@@ -1084,10 +1094,10 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                 embeddings=[(fcols.scope_name(c.name), fcols.layer_code(c.categorical, c.embedding))
                             for c in model.dnn_columns if c.embedding is not None],
                 keep_input_dtype=any(c.normalizer for c in (*model.dnn_columns, *model.linear_columns)),
-                head_methods=generated(model.head_plan.methods(target)
-                                       + (model.head_plan.predictions_method() if plan.predicting else ""))
+                head_methods=generated(model.head_plan.methods(target) + _head_outputs(plan))
                 + test_step
-                + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting else "")))
+                + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting else "")
+                + _export_methods(env, plan)))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
@@ -1106,6 +1116,22 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
     if quiet is not None and named is not None:  # code the leftover-name pass need not enter
         _quiet_generated([(stmt, kind, text) for stmt, (_, kind, text) in zip(body, items)], named, quiet)
     return body
+
+
+def _head_outputs(plan: CannedPlan) -> str:
+    """The head's predictions() (predict or export) and export_outputs() (export) methods (rules/heads.py)."""
+    head = plan.model.head_plan
+    return ((head.predictions_method() if plan.predicting or plan.exporting else "")
+            + (head.export_outputs_method() if plan.exporting else ""))
+
+
+def _export_methods(env, plan: CannedPlan) -> str:
+    """export_parsing_saved_model and write_signatures (templates/export_methods.py.j2, as a model_fn's model
+    with export_outputs has them): one signature per key of the head's EXPORT_OUTPUTS."""
+    if not plan.exporting:
+        return ""
+    view = {"export_outputs": True, "fn_name": plan.fn_name}
+    return env.get_template("export_methods.py.j2").render(plan=view, exporting=plan.exporting)
 
 
 def _column_parts(model: CannedModel) -> list[str]:

@@ -999,6 +999,12 @@ class Analysis:
         # import: the import is a candidate too, and the definition goes only if every import of it goes
         importers = self._importers(candidates)
         candidates += [i for found in importers.values() for i in found if i.kind == "from"]
+        # a receiver's feature_spec / features are rendered into the export: what they read stays
+        # (`make_parse_example_spec(columns())` keeps the columns helper of a canned estimator)
+        exported = {id(v.node) for site in self.sites for use in site.uses
+                    for receiver in [use.export, *(r for _, r in use.exporters)]
+                    for key in ("feature_spec", "raw_features") if isinstance(receiver.get(key), Value)
+                    for v in [receiver[key]]}
         doomed: dict[int, Binding] = {}
         changed = True
         while changed:
@@ -1013,7 +1019,8 @@ class Analysis:
                               if not isinstance(file.parent(n), cst.Call) or file.parent(n).func is not n]
                 else:
                     reads = file.loads_of(self.program, b)
-                reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)]
+                reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)
+                         or self.program.file_of(n).inside(n, exported)]
                 reads = [n for n in reads if not self._dead_argument(n, covered)]
                 reads += [i.node for i in importers.get(id(b), ()) if id(i) not in doomed]
                 if not reads:

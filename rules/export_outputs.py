@@ -8,8 +8,9 @@ In PREDICT mode the Estimator exported one signature per export_outputs key (TF 
 - `RegressionOutput(value)`: input "inputs", output "outputs" (float); method tensorflow/serving/regress.
 A single key other than serving_default was exported under serving_default too; no "predict" signature is added
 (canned heads add one, a model_fn does not). A classify/regress signature over a receiver that is not one string
-tensor was left out of the export (logged, not raised); classes that are not strings, or scores/values that are not
-floats, raised ValueError.
+tensor was left out of the export (logged, not raised; serving_default too when it was one: the SavedModel then
+had no default signature, and the migrated one has none either); classes that are not strings, or scores/values
+that are not floats, raised ValueError.
 
 Converted: a dict literal (inline, or a name assigned one in PREDICT mode) with string-literal keys or
 `tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY` (any spelling of signature_constants), whose values are those

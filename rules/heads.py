@@ -36,7 +36,16 @@ classes, canned/head.py for v1):
   class_ids (int64, [batch, 1]), classes (vocabulary strings, else the id as a string), all_class_ids (int32),
   all_classes; multi-class the same without logistic; regression {"predictions": logits}.
   fixtures/canned_predict: 64 predictions, every key, dtype and shape equal, 861/896 values bit-equal, max |Δ| 6e-8.
-  `export_saved_model` blocks (TFM620): the Estimator's serving signatures were the head's export outputs.
+- `export_saved_model` / exporters after training: the head's export outputs
+  (`export_outputs_method`: EXPORT_OUTPUTS and export_outputs(logits), written by the model's
+  write_signatures as a model_fn's export_outputs are, rules/export_outputs.py), the same in v1 canned/head.py and v2
+  head/*.py: multi-class and binary `serving_default` and `classification` = ClassificationOutput(scores=
+  probabilities, classes=all_classes: the vocabulary, else the ids as strings, tiled per example), binary also
+  `regression` = RegressionOutput(logistic), regression `serving_default` and `regression` =
+  RegressionOutput(predictions), every head `predict` = PredictOutput(all PREDICT outputs). fixtures canned_export
+  (3 classes, vocabulary), canned_export_binary, canned_export_regressor (v1): signatures, names, dtypes, shapes and
+  values equal (tests/fixtures_run/test_export_signatures.py); canned_export_raw: a raw receiver, `predict` alone
+  and no serving_default, as the Estimator wrote it (its classify/regress signatures take one string tensor).
 Keras target: the generated model overrides `compute_loss` and `compute_metrics` to map labels and read weights
 from the features (a features dict cannot carry Keras sample weights); the custom loop calls `head_targets`.
 
@@ -163,6 +172,39 @@ class Head:
         body = "".join(f"        {line}\n" for line in lines)
         body += "        return {\n" + "".join(f'            "{k}": {v},\n' for k, v in entries) + "        }\n"
         return head + body
+
+    def export_outputs_method(self) -> str:
+        """EXPORT_OUTPUTS and export_outputs(logits): the signatures the head's PREDICT spec named (v1 canned/head.py
+        and v2 head/*.py alike): classifiers serve a classification ("classes": all_classes, the vocabulary or the
+        ids as strings, tiled per example; "scores": probabilities) as serving_default and "classification", the
+        binary head adds "regression" (the logistic); regressors serve a regression of the predictions as
+        serving_default and "regression"; every head adds "predict", all of its PREDICT outputs."""
+        if self.kind == "regression":
+            methods = {"serving_default": "regress", "regression": "regress", "predict": "predict"}
+            entries = [("serving_default", "regression"), ("regression", "regression"), ("predict", "predictions")]
+            first = '        regression = {"outputs": predictions["predictions"]}\n'
+        else:
+            methods = {"serving_default": "classify", "classification": "classify"}
+            entries = [("serving_default", "classification"), ("classification", "classification")]
+            if self.kind == "binary":
+                methods["regression"] = "regress"
+                entries.append(("regression", '{"outputs": predictions["logistic"]}'))
+            methods["predict"] = "predict"
+            entries.append(("predict", "predictions"))
+            first = ('        classification = {"classes": predictions["all_classes"], '
+                     '"scores": predictions["probabilities"]}\n')
+        body = "\n    # the signatures the head exported (predict, classify, regress)\n"
+        line = "    EXPORT_OUTPUTS = {" + ", ".join(f'"{k}": "{v}"' for k, v in methods.items()) + "}\n"
+        if len(line) > 116:  # the binary head's four: one per line
+            line = ("    EXPORT_OUTPUTS = {\n" + "".join(f'        "{k}": "{v}",\n' for k, v in methods.items())
+                    + "    }\n")
+        body += line
+        body += "\n    def export_outputs(self, logits):\n"
+        body += ('        """What the head returned as export_outputs for ModeKeys.PREDICT: each signature\'s '
+                 'outputs by name."""\n')
+        body += "        predictions = self.predictions(logits)\n" + first
+        body += "        return {\n" + "".join(f'            "{k}": {v},\n' for k, v in entries) + "        }\n"
+        return body
 
 
 def read(reader, args: dict, name: str, kind: str, head: str, v1: bool, n_classes: int | None) -> Head:

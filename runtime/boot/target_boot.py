@@ -610,6 +610,14 @@ def _patch_export_paths():
         return orig(self, _under_redirected(filepath), *args, **kwargs)
 
     archive.write_out = write_out
+    import tensorflow as tf
+
+    save = tf.saved_model.save
+
+    def saved_model_save(obj, export_dir, *args, **kwargs):  # an export without serving_default (write_signatures)
+        return save(obj, _under_redirected(export_dir), *args, **kwargs)
+
+    tf.saved_model.save = saved_model_save
 
 
 def _patch_restore_model_dir(model_cls):

@@ -1,6 +1,6 @@
-"""export_parsing, export_receiver, export_outputs, export_raw: the original's Estimator SavedModels and the migrated program's
-SavedModels have the same serving signatures (keys, input and output names, dtypes, shapes) and, from the same
-initial weights (verify's boot scripts), every signature returns the same outputs.
+"""export_parsing, export_receiver, export_outputs, export_raw, canned_export*: the original's Estimator
+SavedModels and the migrated program's SavedModels have the same serving signatures (keys, input and output names,
+dtypes, shapes) and, from the same initial weights (verify's boot scripts), every signature returns the same outputs.
 
 Marked `tfenv` and `equivalence`: runs both programs (TF 2.15 + Estimator, TF 2.21) and loads both exports in TF 2.21.
 """
@@ -81,6 +81,30 @@ CASES = {
     "export_outputs": ("final", {"serving_default": ({"inputs": ["string", [None]]}, ["classes", "scores"]),
                                  "predict": ({"examples": ["string", [None]]}, ["class_ids", "probabilities"]),
                                  "confidence": ({"inputs": ["string", [None]]}, ["outputs"])}),
+    # canned_export: a canned DNNClassifier's head (TF 2.15's multi_class_head): serving_default and
+    # "classification" classify ("classes": the label vocabulary per example, "scores": probabilities), "predict"
+    # returns every PREDICT key
+    "canned_export": ("final", {
+        **{key: ({"inputs": ["string", [None]]}, ["classes", "scores"])
+           for key in ("serving_default", "classification")},
+        "predict": ({"examples": ["string", [None]]},
+                    ["all_class_ids", "all_classes", "class_ids", "classes", "logits", "probabilities"])}),
+    # canned_export_binary: the binary head (a v2 LinearClassifier with a label vocabulary) adds "regression", the
+    # logistic as "outputs"
+    "canned_export_binary": ("final", {
+        **{key: ({"inputs": ["string", [None]]}, ["classes", "scores"])
+           for key in ("serving_default", "classification")},
+        "regression": ({"inputs": ["string", [None]]}, ["outputs"]),
+        "predict": ({"examples": ["string", [None]]},
+                    ["all_class_ids", "all_classes", "class_ids", "classes", "logistic", "logits", "probabilities"])}),
+    # canned_export_regressor: v1 canned/head.py's regression head: serving_default and "regression" regress
+    "canned_export_regressor": ("final", {
+        **{key: ({"inputs": ["string", [None]]}, ["outputs"]) for key in ("serving_default", "regression")},
+        "predict": ({"examples": ["string", [None]]}, ["predictions"])}),
+    # canned_export_raw: a raw receiver; the regression head's default and "regression" signatures take one string
+    # tensor, so the Estimator wrote "predict" only, and no serving_default
+    "canned_export_raw": ("final", {"predict": ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]},
+                                                ["predictions"])}),
     # export_raw: build_raw_serving_input_receiver_fn({name: tf.zeros([1, 1])}); a lone export output "predict",
     # which the Estimator exported as serving_default too
     "export_raw": ("best", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])
@@ -88,7 +112,12 @@ CASES = {
 }
 
 # the Estimator's SignatureDef method names other than predict
-METHODS = {("export_outputs", "serving_default"): "classify", ("export_outputs", "confidence"): "regress"}
+METHODS = {("export_outputs", "serving_default"): "classify", ("export_outputs", "confidence"): "regress",
+           ("canned_export", "serving_default"): "classify", ("canned_export", "classification"): "classify",
+           ("canned_export_binary", "serving_default"): "classify",
+           ("canned_export_binary", "classification"): "classify", ("canned_export_binary", "regression"): "regress",
+           ("canned_export_regressor", "serving_default"): "regress",
+           ("canned_export_regressor", "regression"): "regress"}
 
 
 @pytest.mark.tfenv

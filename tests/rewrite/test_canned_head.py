@@ -228,7 +228,7 @@ def test_predict_without_vocabulary_gives_class_ids_as_strings_and_regression_pr
     assert 'return {"predictions": logits}' in regressor
 
 
-def test_predict_in_the_custom_loop_and_export_blocks():
+def test_predict_and_export_in_the_custom_loop():
     src = program('''
     est = tf.estimator.DNNClassifier(
         hidden_units=[4], feature_columns=[tf.feature_column.numeric_column("a")],
@@ -241,9 +241,86 @@ def test_predict_in_the_custom_loop_and_export_blocks():
     assert "def predict_examples(" in section(text, "class DNNClassifierModel(keras.Model):", "class DNNClassifierTrainer")
     exporting = src + ('est.export_saved_model("/tmp/export", tf.estimator.export.build_parsing_serving_input_receiver_fn('
                        '{"a": tf.io.FixedLenFeature([1], tf.float32)}))\n')
-    diags = [d for d in blocked(exporting).diagnostics if d.code == "TFM620"]
-    assert diags and "export_saved_model" in diags[0].message
-    assert "export_saved_model" in exporting.splitlines()[diags[0].line - 1]
+    text = converted(exporting)
+    model = section(text, "class DNNClassifierModel(keras.Model):", "class DNNClassifierTrainer")
+    # the binary head's four signatures, written by the same methods as a model_fn's export_outputs
+    assert '"serving_default": "classify",' in model and '"regression": "regress",' in model
+    assert '"regression": {"outputs": predictions["logistic"]},' in model
+    assert "def write_signatures(self, export_dir_base, input_signature, to_features):" in model
+    assert "est.model.export_parsing_saved_model(" in text
+
+
+def test_export_writes_the_heads_signatures_under_fit():
+    src = program('''
+    def build(columns):
+        return tf.compat.v1.estimator.LinearClassifier(columns, "/tmp/lin", 3, label_vocabulary=["x", "y", "z"])
+
+
+    def main():
+        columns = [tf.feature_column.numeric_column("a")]
+        est = build(columns)
+        est.train(input_fn, max_steps=2)
+        spec = tf.feature_column.make_parse_example_spec(columns)
+        path = est.export_saved_model("/tmp/export", tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+        regressor = tf.estimator.BaselineRegressor()
+        regressor.train(input_fn, max_steps=2)
+        regressor.export_saved_model("/tmp/base", tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+        return path
+    ''')
+    text = converted(src)
+    linear = section(text, "class LinearClassifierModel(keras.Model):", "def build_linear_classifier")
+    # multi-class: classify (the vocabulary per example, the probabilities) and predict; no regression signature
+    assert ('EXPORT_OUTPUTS = {"serving_default": "classify", "classification": "classify", "predict": "predict"}'
+            in linear)
+    assert 'classification = {"classes": predictions["all_classes"], "scores": predictions["probabilities"]}' in linear
+    assert "tf.tile(tf.constant([['x', 'y', 'z']]), [batch_size, 1])" in linear
+    assert "def export_parsing_saved_model(" in linear and "def predict_examples(" not in linear
+    baseline = section(text, "class BaselineRegressorModel(keras.Model):", "def build_baseline_regressor")
+    assert 'EXPORT_OUTPUTS = {"serving_default": "regress", "regression": "regress", "predict": "predict"}' in baseline
+    assert 'regression = {"outputs": predictions["predictions"]}' in baseline
+    # the columns stay: the parsing spec the export reads is made from them
+    assert 'columns = [tf.feature_column.numeric_column("a")]' in text
+    assert 'est.export_parsing_saved_model("/tmp/export", spec)' in text
+
+
+@pytest.mark.parametrize("receiver, method", [
+    ('tf.estimator.export.build_raw_serving_input_receiver_fn({"a": tf.zeros([1, 1])})', "export_raw_saved_model"),
+    ("serving", "export_receiver_saved_model"),
+])
+def test_export_with_a_raw_or_handwritten_receiver(receiver, method):
+    src = program(f'''
+    est = tf.estimator.DNNRegressor([4], [tf.feature_column.numeric_column("a")])
+    est.train(input_fn, max_steps=2)
+    est.export_saved_model("/tmp/export", {receiver})
+    ''')
+    if receiver == "serving":  # a hand-written receiver of one string tensor: every signature, serving_default too
+        src = src.replace("\n\nest = ", '''
+
+def serving():
+    examples = tf.compat.v1.placeholder(tf.string, [None])
+    features = tf.io.parse_example(examples, {"a": tf.io.FixedLenFeature([1], tf.float32)})
+    return tf.estimator.export.ServingInputReceiver(features, {"examples": examples})
+
+
+est = ''', 1)
+    text = converted(src)
+    model = section(text, "class DNNRegressorModel(keras.Model):", "def build_dnn_regressor")
+    assert f"def {method}(" in model and f"est.{method}(" in text
+    # the regression signatures need one string input; without it the Estimator wrote "predict" alone, and so
+    # does write_signatures: no serving_default added (tf.saved_model.save with the signatures as they are)
+    assert 'if method != "predict" and not examples:' in model
+    assert "tf.saved_model.save(module, export_dir," in model
+
+
+def test_export_with_nothing_trained_before_it_blocks():
+    src = program('''
+    def main():
+        est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column("a")], model_dir="/tmp/m")
+        est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            {"a": tf.io.FixedLenFeature([1], tf.float32)}))
+    ''')
+    diags = blocked(src).diagnostics
+    assert any("canned estimator with nothing trained before it" in d.message for d in diags)
 
 
 def test_baseline_estimators_are_a_bias_per_output():
