@@ -260,6 +260,7 @@ class Analysis:
         self.sites: list[Site] = []
         self.errors: list[Blocked] = []
         self.notes: list = []
+        self.summary_steps: dict[int, Value] = {}  # RunConfig(save_summary_steps) by id(Estimator call)
         self._site_by_call: dict[int, Site] = {}
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
@@ -485,6 +486,8 @@ class Analysis:
         for key, v in list(config.items()):
             if key in _RUN_CONFIG_DROPPED:
                 self.notes.append((CODE, f"RunConfig({key}=...) dropped: {_RUN_CONFIG_DROPPED[key]}", v.node))
+                if key == "save_summary_steps":  # the custom loop of a model_fn with scalar summaries takes it back
+                    self.summary_steps[id(call)] = v
                 del config[key]
             elif key not in _KEPT_CONFIG:
                 raise Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
@@ -1526,6 +1529,12 @@ class Emitter:
             kwargs = [f"{k}={self.render(site.run_config[k], site.call, 'RunConfig(' + k + ')')}" for k in
                       ("model_dir", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps")
                       if k in site.run_config]
+            summary_steps = self.analysis.summary_steps.get(id(site.call))
+            if (summary_steps is not None and not site.strategy.parameter_server
+                    and getattr(self.plans.get(id(site.model_fn.node)), "summaries", None)):
+                # the loop writes the model_fn's scalar summaries every save_summary_steps: no longer dropped
+                kwargs.append(f"save_summary_steps={self.render(summary_steps, site.call, 'RunConfig(save_summary_steps)')}")
+                self.notes[:] = [n for n in self.notes if n[2] is not summary_steps.node]
             if site.warm_start:
                 warm = self.warm_start_text(site, "model", site.call)
                 if "\n" in warm:  # conditional: pass the loader only when the Estimator warm-started

@@ -115,6 +115,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -169,6 +170,9 @@ class ModelPlan:
     export_methods: dict[str, str] | None = None  # signature key → predict / classify / regress
     export_blocked: Blocked | None = None  # export_outputs not converted: blocks an export, else dropped (note)
     helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
+    # tf.compat.v1.summary.scalar in TRAIN mode: (tag, value computed from `output` (code), the call); the custom
+    # loop writes them, the Keras target drops them with a note (program.py)
+    summaries: list[tuple[str, str, cst.CSTNode]] = field(default_factory=list)
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -301,6 +305,7 @@ class _Interpreter:
         self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
         self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
+        self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
         self.live = _ALL_MODES  # modes that have not returned yet
@@ -1362,6 +1367,9 @@ class _Interpreter:
             return True
         module, name = path.rsplit(".", 1)
         if module == "summary" and name in _SUMMARIES:
+            if name == "scalar" and "TRAIN" in self.active:
+                self.scalar_summaries.append(call)  # converted in plan() if its value is computed from the output
+                return True
             tag = code(call.args[0].value) if call.args else "?"
             self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY}",
                                call))
@@ -2237,6 +2245,11 @@ class _Interpreter:
             pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
             predictions = code(pred)
+        summaries, tags = [], set()
+        for call in self.scalar_summaries:
+            summary = self.scalar_summary(call, out, tags)
+            if summary is not None:
+                summaries.append(summary)
         export_methods = export_code = export_blocked = None
         if isinstance(self.spec_export_outputs, Blocked):
             export_blocked = self.spec_export_outputs
@@ -2304,8 +2317,40 @@ class _Interpreter:
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
-            export_blocked=export_blocked,
+            export_blocked=export_blocked, summaries=summaries,
         )
+
+    def scalar_summary(self, call: cst.Call, out: str, tags: set[str]) -> tuple[str, str, cst.Call] | None:
+        """`tf.compat.v1.summary.scalar("tag", tensor)` run in TRAIN mode → (tag, value code from the output, call),
+        written by the custom loop's train step as the Estimator wrote it; else None and the note says why."""
+        def keep_note(why: str) -> None:
+            tag = code(call.args[0].value) if call.args else "?"
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY} "
+                                     f"({why})", call))
+
+        try:
+            args = bind(call, ["name", "tensor", "collections", "family"], "summary.scalar", CODE)
+        except Blocked as blocked:
+            keep_note(blocked.message)
+            return None
+        name = args.get("name")
+        if set(args) != {"name", "tensor"} or not isinstance(name, cst.SimpleString):
+            keep_note("converted: a literal tag and the tensor, no collections or family")
+            return None
+        tag = name.evaluated_value
+        # TF1 made the tag unique in the graph (a second "x" became "x_1", a user "loss" next to the Estimator's
+        # own "loss" too) and replaced characters an op name cannot have: those tags are not reproduced
+        if not re.fullmatch(r"[A-Za-z0-9.][A-Za-z0-9_.\-/]*", tag) or tag in tags or tag == "loss":
+            keep_note(f"the tag {tag!r} is not written as TF1 renamed it")
+            return None
+        value = self.inline(args["tensor"], out)
+        try:
+            self.check_names(value, {out}, "the summary's value (only the model output is available)")
+        except Blocked as blocked:
+            keep_note(blocked.message)
+            return None
+        tags.add(tag)
+        return tag, code(value), call
 
     def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:
         """The optimizer class with the model_fn's gradient processing in apply(): Keras 3 calls it per replica,
