@@ -725,7 +725,7 @@ def _model_plan(sites: list, context):
     fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, source, fn.node)) + list(plan.notes)
     target = fn_targets.pop()
     if target == "keras" or ps:  # Model.fit runs Keras' own step; the parameter-server loop schedules steps: not written
-        fn_notes += [(model_fn.CODE, f"summary '{tag}' dropped: summaries do not change training. "
+        fn_notes += [(model_fn.CODE, f'summary "{tag}" dropped: summaries do not change training. '
                                      f"{model_fn._SUMMARY_WHY} (--target ctl writes it)", call)
                      for tag, _, call in plan.summaries]
     taken = set(module_names) | {plan.class_name}
