@@ -44,14 +44,26 @@ Forward pass → `call()`, statements kept as written (comments included):
   `numeric_columns_input(features, columns)`, TF1's input-layer arithmetic on the same column objects at run time
   (name order, rank-1 values get a last axis, normalizer_fn, float32, flattened, concatenated;
   fixtures/input_layer_params: 200/200 steps bit-equal). Other columns (embedding, bucketized, indicator, …) block.
-- `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
-  dropped with a note (they do not change training). The note says what the Estimator wrote: each summary and its
-  own `loss` summary in model_dir's events file at global steps 1, 1+N, 1+2N, ... (N = save_summary_steps, default
-  100, chief only), from that step's forward pass (measured on TF 2.15); writing the same tags at the same steps
-  needs summary writes inside the migrated training step, which is not generated yet. An unused
-  `tf.summary.merge_all()` statement and a debugging `print(...)` over names, attributes and literals (it printed
-  tensor descriptions once, while the graph was built) are dropped with a note too; a print that calls something
-  blocks.
+- `tf.identity(x, name=...)` is kept. What the Estimator did with `tf.compat.v1.summary.scalar(tag, tensor)` in
+  the model_fn (measured on TF 2.15): its summary hook wrote each summary and its own `loss` summary, on the chief
+  only, to model_dir's events file at the run's first global step and every N after it (1, 1+N, 1+2N, ... on a fresh
+  model_dir, k+1, k+1+N, ... when resuming from step k; N = RunConfig(save_summary_steps), default 100), with the
+  values of that step's forward pass (the loss before the update). On the custom loop (`--target ctl`) a scalar
+  summary run in TRAIN mode whose value is computed from the model output (directly or through locals of it,
+  positional or keyword arguments) is converted exactly: the model gets `summaries(output)` → {tag: value}, the
+  train step returns those values with the loss, and the chief writes them and `loss` at the same steps with
+  `tf.summary.write` and TensorBoard's scalar metadata (`tf.summary.scalar` needs the tensorboard package, which
+  TF 2.21 does not bring); RunConfig(save_summary_steps) becomes the trainer's `save_summary_steps`
+  (fixtures/summaries, tests/fixtures_run/test_summary_events.py: same tags and steps, values within 1e-5, on one
+  worker and on chief + worker under MWMS, one replica each, where the chief's events are compared: max rel Δ 3e-6;
+  the first local replica's values and the global loss are written. The Estimator's other worker also wrote its
+  `loss` to model_dir/tmp_worker_0, which is not reproduced). Dropped with a note instead, saying why: the Keras target (Model.fit runs Keras' own step), the
+  parameter-server loop, a value the output does not give (a hidden layer's), a tag TF1 renamed (a repeated tag,
+  `loss`, characters an op name cannot have), `collections=`/`family=`, a summary in an EVAL/PREDICT branch, and
+  histogram/image/audio/text summaries. `tf.compat.v1.logging.*` statements are dropped with a note (they do not
+  change training). An unused `tf.summary.merge_all()` statement and a debugging `print(...)` over names,
+  attributes and literals (it printed tensor descriptions once, while the graph was built) are dropped with a note
+  too; a print that calls something blocks.
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
 
 Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/else, a name assigned
@@ -179,13 +191,14 @@ MODES = ("TRAIN", "EVAL", "PREDICT")
 _ALL_MODES = frozenset(MODES)
 _MODE_STRINGS = {"train": "TRAIN", "eval": "EVAL", "infer": "PREDICT"}  # ModeKeys values
 _SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary"})
-# what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51)
-# and why the migrated program does not write the same yet
+# what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51;
+# fixtures/summaries) and why the migrated program does not write the same here
 _SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
                 "1, 1+N, 1+2N, ... (N = RunConfig(save_summary_steps), default 100; the chief only), with the values "
-                "of that step's forward pass; not converted: the same tags and steps need writes inside the migrated "
-                "model's training step (Keras gives callbacks the epoch's running mean loss, not the step's values). "
-                "Write it with tf.summary.scalar in the model's call() under a tf.summary writer, or log with "
+                "of that step's forward pass; not converted here: the same tags and steps need writes inside the "
+                "migrated training step, which the custom loop (--target ctl) generates for a scalar computed from "
+                "the model output (Keras gives callbacks the epoch's running mean loss, not the step's values). "
+                "Write it with tf.summary in the training step under a tf.summary writer, or log with "
                 "keras.callbacks.TensorBoard (its own tags and steps)")
 _LOGGING = frozenset({"info", "warning", "warn", "debug", "error", "fatal", "log", "vlog"})
 _COMPUTE_GRADIENTS_ARGS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",

@@ -33,11 +33,9 @@ print(json.dumps(rows))
 """
 
 
-def _events(model_dir: Path) -> dict[tuple[str, int], tuple[float, str]]:
-    # training summaries only: the Estimator's evaluation wrote its own events file in model_dir/eval
-    files = [str(p) for p in sorted(model_dir.rglob("events.out.tfevents.*")) if "eval" not in p.parent.name]
-    assert files, f"no events file under {model_dir}"
-    out = subprocess.run([str(envs.ensure("legacy")), "-c", READER, *files], capture_output=True, text=True,
+def _events(files: list[Path]) -> dict[tuple[str, int], tuple[float, str]]:
+    assert files, "no events file"
+    out = subprocess.run([str(envs.ensure("legacy")), "-c", READER, *map(str, files)], capture_output=True, text=True,
                          timeout=300, env={"TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
     assert out.returncode == 0, out.stderr[-2000:]
     rows = json.loads(out.stdout.strip().splitlines()[-1])
@@ -48,14 +46,19 @@ def _events(model_dir: Path) -> dict[tuple[str, int], tuple[float, str]]:
 
 @pytest.mark.tfenv
 @pytest.mark.equivalence
-def test_migrated_loop_writes_the_estimators_summaries(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_migrated_loop_writes_the_estimators_summaries(tmp_path, workers):
+    """With 2 workers (MWMS, chief + worker) the chief's events are compared; the Estimator's other worker wrote
+    its `loss` to model_dir/tmp_worker_0, which the migrated worker's temporary directory does not keep."""
     steps = tomllib.loads((FIXTURE / "case.toml").read_text())["steps"]
-    settings = verify.Settings(original=FIXTURE / "original.py", migrated=FIXTURE / "migrated.py", workers=1,
+    settings = verify.Settings(original=FIXTURE / "original.py", migrated=FIXTURE / "migrated.py", workers=workers,
                                run_dir=tmp_path / "run", keep=True, args=["--steps", str(steps)])
     result = verify.run(settings, say=lambda *_: None)
     assert result["comparison"]["equivalent"], result["comparison"]["problems"]
-    original = _events(tmp_path / "run" / "original" / "model_dir")
-    migrated = _events(tmp_path / "run" / "migrated" / "model_dir")
+    # the chief's training events: model_dir itself (evaluation wrote model_dir/eval, another worker tmp_worker_*);
+    # the migrated side's model_dir is redirected under migrated/model_dir/chief0 by verify's boot
+    original = _events(sorted((tmp_path / "run" / "original" / "model_dir").glob("events.out.tfevents.*")))
+    migrated = _events(sorted((tmp_path / "run" / "migrated" / "model_dir" / "chief0").rglob("events.out.tfevents.*")))
     # what the Estimator wrote (measured): its own loss next to the model_fn's summaries, steps 1, 1+N, 1+2N, ...
     assert {tag for tag, _ in original} == {"loss", "prediction/mean", "prediction/max_abs"}
     assert {step for _, step in original} == set(range(1, steps + 1, SAVE_SUMMARY_STEPS))
