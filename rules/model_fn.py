@@ -2260,7 +2260,7 @@ class _Interpreter:
             predictions = code(pred)
         summaries, tags = [], set()
         for call in self.scalar_summaries:
-            summary = self.scalar_summary(call, out, tags)
+            summary = self.scalar_summary(call, out, tags, loss_name)
             if summary is not None:
                 summaries.append(summary)
         export_methods = export_code = export_blocked = None
@@ -2333,7 +2333,8 @@ class _Interpreter:
             export_blocked=export_blocked, summaries=summaries,
         )
 
-    def scalar_summary(self, call: cst.Call, out: str, tags: set[str]) -> tuple[str, str, cst.Call] | None:
+    def scalar_summary(self, call: cst.Call, out: str, tags: set[str],
+                       loss_name: str | None) -> tuple[str, str, cst.Call] | None:
         """`tf.compat.v1.summary.scalar("tag", tensor)` run in TRAIN mode → (tag, value code from the output, call),
         written by the custom loop's train step as the Estimator wrote it; else None and the note says why."""
         def keep_note(why: str) -> None:
@@ -2355,6 +2356,10 @@ class _Interpreter:
         # own "loss" too) and replaced characters an op name cannot have: those tags are not reproduced
         if not re.fullmatch(r"[A-Za-z0-9.][A-Za-z0-9_.\-/]*", tag) or tag in tags or tag == "loss":
             keep_note(f"the tag {tag!r} is not written as TF1 renamed it")
+            return None
+        if isinstance(args["tensor"], cst.Name) and args["tensor"].value == loss_name:
+            # TF1's tensor was each replica's own loss, the custom loop's the one scaled for the global batch
+            keep_note("the custom loop writes the loss under the tag 'loss', as the Estimator did")
             return None
         value = self.inline(args["tensor"], out)
         try:

@@ -95,3 +95,17 @@ def test_parameter_server_loop_keeps_the_note():
 def test_ctl_without_summaries_writes_none():
     out = converted(program(), target="ctl")
     assert "summar" not in out
+
+
+def test_a_summary_of_the_loss_points_to_the_loss_tag():
+    result = rewrite(program(middle='tf.compat.v1.summary.scalar("train_loss", loss)\n'), target="ctl")
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert "def summaries" not in result.output.decode()
+    (note,) = summary_notes(result)
+    assert 'summary "train_loss" dropped' in note and "writes the loss under the tag 'loss'" in note
+
+
+def test_tf_compat_v1_imported_as_tf():
+    src = program(header="import tensorflow.compat.v1 as tf", middle='tf.summary.scalar("m", tf.reduce_mean(logits))\n')
+    out = converted(src, target="ctl")
+    assert '"m": tf.reduce_mean(logits),' in section(out, "    def summaries(self, logits):", "    def ")
