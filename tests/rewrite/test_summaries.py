@@ -109,3 +109,14 @@ def test_tf_compat_v1_imported_as_tf():
     src = program(header="import tensorflow.compat.v1 as tf", middle='tf.summary.scalar("m", tf.reduce_mean(logits))\n')
     out = converted(src, target="ctl")
     assert '"m": tf.reduce_mean(logits),' in section(out, "    def summaries(self, logits):", "    def ")
+
+
+def test_training_until_the_input_ends_writes_after_each_step_too():
+    drive = """
+    train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn)
+    tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=2))
+    """
+    out = converted(program(middle=MEAN, drive=drive), target="ctl")
+    loop = section(out, "        while max_steps is None or step < max_steps:", "        if manager:")
+    assert "loss, summaries = train_step(iterator)" in loop and "except tf.errors.OutOfRangeError" in loop
+    assert loop.index("step += 1") < loop.index("if writer and (step - first_step) % self.save_summary_steps == 0:")
