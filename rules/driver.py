@@ -1696,12 +1696,28 @@ class Emitter:
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
+        self.summaries_without_model_dir(site, plan)
         if model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
+            if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
+                every = self.analysis.summary_steps.get(id(site.call))
+                items.append(f"EstimatorSummaries({self.render(model_dir, at, 'model_dir')}"
+                             + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
+                if every is not None:
+                    self.notes[:] = [n for n in self.notes if n[2] is not every.node]
         return f"[{', '.join(items)}]"
+
+    def summaries_without_model_dir(self, site: Site, plan) -> None:
+        """The model_fn's scalar summaries are written to model_dir; without one the Estimator used a temporary
+        directory, which the migrated program does not make: say so."""
+        if getattr(plan, "summaries", None) and site.run_config.get("model_dir") is None:
+            for tag, _, call in plan.summaries:
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((CODE, f'summary "{tag}" not written: no model_dir (the Estimator wrote it to '
+                                             "a temporary directory); give RunConfig a model_dir", call))
 
     def train_text(self, site: Site, use: Use, start: str | None = None) -> str:
         """`start`: the name holding the step restored from model_dir (Keras target): max_steps stays the
@@ -1723,6 +1739,7 @@ class Emitter:
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()))})", "",
                              width=92)
+        self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
         hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]

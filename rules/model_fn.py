@@ -152,7 +152,7 @@ _MODEL_ATTRIBUTES = frozenset({
     "input", "inputs", "output", "outputs", "layers", "weights", "variables", "trainable_variables", "losses",
     "metrics", "name", "trainable", "dtype", "built", "optimizer", "loss", "params", "call", "build", "compile",
     "fit", "evaluate", "predict", "predictions", "summary", "save", "get_config", "state", "compute_loss",
-    "test_step",
+    "test_step", "summaries", "summary_writer", "summary_steps",
 })
 _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                   "colocate_gradients_with_ops", "name", "grad_loss"]

@@ -1,4 +1,4 @@
-"""summaries: the Estimator (TF 2.15) and the migrated custom loop (TF 2.21) write the same scalar summaries to
+"""summaries: the Estimator (TF 2.15) and the migrated program (TF 2.21, custom loop and Keras) write the same scalar summaries to
 model_dir's events file: the same (tag, step) pairs, the model_fn's two summaries and the Estimator's own `loss`,
 at the run's first step and every save_summary_steps after it, with that step's values (within verify's loss
 tolerance). Both sides run under `tfmigrate verify` (one worker), which hands the original's initial weights to
@@ -46,12 +46,23 @@ def _events(files: list[Path]) -> dict[tuple[str, int], tuple[float, str]]:
 
 @pytest.mark.tfenv
 @pytest.mark.equivalence
-@pytest.mark.parametrize("workers", [1, 2])
-def test_migrated_loop_writes_the_estimators_summaries(tmp_path, workers):
-    """With 2 workers (MWMS, chief + worker) the chief's events are compared; the Estimator's other worker wrote
-    its `loss` to model_dir/tmp_worker_0, which the migrated worker's temporary directory does not keep."""
+@pytest.mark.parametrize("target, workers", [("ctl", 1), ("ctl", 2), ("keras", 1)])
+def test_migrated_program_writes_the_estimators_summaries(tmp_path, target, workers):
+    """ctl: the golden custom loop. With 2 workers (MWMS, chief + worker) the chief's events are compared; the
+    Estimator's other worker wrote its `loss` to model_dir/tmp_worker_0, which the migrated worker's temporary
+    directory does not keep. keras: the program rewritten with --strategy default --target keras (Model.fit under
+    MWMS is refused), whose compute_loss writes while the EstimatorSummaries callback holds a writer."""
     steps = tomllib.loads((FIXTURE / "case.toml").read_text())["steps"]
-    settings = verify.Settings(original=FIXTURE / "original.py", migrated=FIXTURE / "migrated.py", workers=workers,
+    migrated_program = FIXTURE / "migrated.py"
+    if target == "keras":
+        from tfmigrate.engine import Options, migrate_source
+
+        migrated_program = tmp_path / "migrated_keras.py"
+        result = migrate_source((FIXTURE / "original.py").read_bytes(), str(migrated_program),
+                                Options(target="keras", strategy="default"))
+        assert result.status == "changed", [d.format() for d in result.diagnostics]
+        migrated_program.write_bytes(result.output)
+    settings = verify.Settings(original=FIXTURE / "original.py", migrated=migrated_program, workers=workers,
                                run_dir=tmp_path / "run", keep=True, args=["--steps", str(steps)])
     result = verify.run(settings, say=lambda *_: None)
     assert result["comparison"]["equivalent"], result["comparison"]["problems"]

@@ -35,14 +35,27 @@ def test_keyword_arguments_and_a_local_computed_from_the_output():
     assert "save_summary_steps=100" in out  # the Estimator's default
 
 
-def test_keras_target_keeps_the_note_and_drops_save_summary_steps():
+def test_keras_target_writes_from_compute_loss_while_the_callback_holds_a_writer():
     result = rewrite(program(middle=MEAN, run_config=SUMMARY_CONFIG))
     assert result.status == "changed", [d.format() for d in result.diagnostics]
-    out = result.output.decode()
-    assert "def summaries" not in out and "create_file_writer" not in out
-    notes = summary_notes(result)
-    assert any('summary "logits/mean" dropped' in n and "--target ctl writes it" in n for n in notes), notes
-    assert any(n.startswith("RunConfig(save_summary_steps=...) dropped") for n in notes), notes
+    out = converted(program(middle=MEAN, run_config=SUMMARY_CONFIG))
+    assert '"logits/mean": tf.reduce_mean(logits),' in section(out, "    def summaries(self, logits):", "    def ")
+    compute_loss = section(out, "    def compute_loss(self", "    def test_step")
+    assert "loss = super().compute_loss(" in compute_loss and "if training and self.summary_writer is not None:" \
+        in compute_loss
+    assert "tf.summary.record_if((step - first) % every == 0)" in compute_loss
+    assert 'EstimatorSummaries("/tmp/tfm-test", 5)' in section(out, "def main():", "if __name__")
+    assert "class EstimatorSummaries(keras.callbacks.Callback):" in out
+    assert summary_notes(result) == []
+
+
+def test_without_model_dir_the_note_says_nothing_is_written():
+    for target in ("keras", "ctl"):
+        result = rewrite(program(middle=MEAN, run_config="config = tf.estimator.RunConfig(tf_random_seed=7)"),
+                         target=target)
+        assert result.status == "changed", [d.format() for d in result.diagnostics]
+        notes = summary_notes(result)
+        assert any('summary "logits/mean" not written: no model_dir' in n for n in notes), (target, notes)
 
 
 def test_a_value_the_model_output_does_not_give_keeps_the_note():
@@ -89,7 +102,8 @@ def test_parameter_server_loop_keeps_the_note():
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     out = result.output.decode()
     assert "create_file_writer" not in out
-    assert any('summary "logits/mean" dropped' in n for n in summary_notes(result))
+    assert any('summary "logits/mean" dropped' in n and "parameter-server loop does not write it" in n
+               for n in summary_notes(result))
 
 
 def test_ctl_without_summaries_writes_none():
