@@ -44,26 +44,30 @@ Forward pass → `call()`, statements kept as written (comments included):
   `numeric_columns_input(features, columns)`, TF1's input-layer arithmetic on the same column objects at run time
   (name order, rank-1 values get a last axis, normalizer_fn, float32, flattened, concatenated;
   fixtures/input_layer_params: 200/200 steps bit-equal). Other columns (embedding, bucketized, indicator, …) block.
-- `tf.identity(x, name=...)` is kept. What the Estimator did with `tf.compat.v1.summary.scalar(tag, tensor)` in
-  the model_fn (measured on TF 2.15): its summary hook wrote each summary and its own `loss` summary, on the chief
-  only, to model_dir's events file at the run's first global step and every N after it (1, 1+N, 1+2N, ... on a fresh
+- `tf.identity(x, name=...)` is kept. What the Estimator did with `tf.compat.v1.summary.scalar(tag, tensor)` in the
+  model_fn (measured on TF 2.15): its summary hook wrote each summary and its own `loss` summary, on the chief only,
+  to model_dir's events file at the run's first global step and every N after it (1, 1+N, 1+2N, ... on a fresh
   model_dir, k+1, k+1+N, ... when resuming from step k; N = RunConfig(save_summary_steps), default 100), with the
-  values of that step's forward pass (the loss before the update). On the custom loop (`--target ctl`) a scalar
-  summary run in TRAIN mode whose value is computed from the model output (directly or through locals of it,
-  positional or keyword arguments) is converted exactly: the model gets `summaries(output)` → {tag: value}, the
-  train step returns those values with the loss, and the chief writes them and `loss` at the same steps with
-  `tf.summary.write` and TensorBoard's scalar metadata (`tf.summary.scalar` needs the tensorboard package, which
-  TF 2.21 does not bring); RunConfig(save_summary_steps) becomes the trainer's `save_summary_steps`
-  (fixtures/summaries, tests/fixtures_run/test_summary_events.py: same tags and steps, values within 1e-5, on one
-  worker and on chief + worker under MWMS, one replica each, where the chief's events are compared: max rel Δ 3e-6;
-  the first local replica's values and the global loss are written. The Estimator's other worker also wrote its
-  `loss` to model_dir/tmp_worker_0, which is not reproduced). Dropped with a note instead, saying why: the Keras target (Model.fit runs Keras' own step), the
-  parameter-server loop, a value the output does not give (a hidden layer's), a tag TF1 renamed (a repeated tag,
-  `loss`, characters an op name cannot have), `collections=`/`family=`, a summary in an EVAL/PREDICT branch, and
-  histogram/image/audio/text summaries. `tf.compat.v1.logging.*` statements are dropped with a note (they do not
-  change training). An unused `tf.summary.merge_all()` statement and a debugging `print(...)` over names,
-  attributes and literals (it printed tensor descriptions once, while the graph was built) are dropped with a note
-  too; a print that calls something blocks.
+  values of that step's forward pass (the loss before the update). A scalar summary run in TRAIN mode whose value is
+  computed from the model output (directly or through locals of it, positional or keyword arguments) is converted
+  exactly: the model gets `summaries(output)` → {tag: value}, and both targets write those values and `loss` at the
+  same steps with `tf.summary.write` and TensorBoard's scalar metadata (`tf.summary.scalar` needs the tensorboard
+  package, which TF 2.21 does not bring); RunConfig(save_summary_steps) is kept for them. Custom loop: the train step
+  returns the values with the loss and the chief writes them (with several replicas: the first local replica's values
+  and the global loss). Keras: `compute_loss` writes them in training while the generated `EstimatorSummaries` fit
+  callback holds a writer on model_dir (one replica; with more it prints that nothing is written). Checked by
+  tests/fixtures_run/test_summary_events.py on fixtures/summaries: the same (tag, step) pairs and values within 1e-5
+  for the custom loop on one worker and on chief + worker under MWMS (the chief's events: max rel Δ 3e-6; the
+  Estimator's other worker also wrote its `loss` to model_dir/tmp_worker_0, not reproduced) and for Keras on one
+  worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. The Estimator's
+  `global_step/sec` (its StepCounterHook's wall-clock rate, every log_step_count_steps) is not written. Dropped with a
+  note instead, saying why: the parameter-server loop, a value the output does not give (a hidden layer's), the loss
+  itself (the `loss` tag is written), a tag TF1 renamed (a repeated tag, `loss`, characters an op name cannot have),
+  `collections=`/`family=`, a summary in an EVAL/PREDICT branch, no model_dir, and histogram/image/audio/text
+  summaries. `tf.compat.v1.logging.*` statements are dropped with a note (they do not change training). An unused
+  `tf.summary.merge_all()` statement and a debugging `print(...)` over names, attributes and literals (it printed
+  tensor descriptions once, while the graph was built) are dropped with a note too; a print that calls something
+  blocks.
 - `mode == ModeKeys.TRAIN` (or a name assigned it) becomes the Keras `training` flag.
 
 Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/else, a name assigned
@@ -195,11 +199,9 @@ _SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor
 # fixtures/summaries) and why the migrated program does not write the same here
 _SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
                 "1, 1+N, 1+2N, ... (N = RunConfig(save_summary_steps), default 100; the chief only), with the values "
-                "of that step's forward pass; not converted here: the same tags and steps need writes inside the "
-                "migrated training step, which the custom loop (--target ctl) generates for a scalar computed from "
-                "the model output (Keras gives callbacks the epoch's running mean loss, not the step's values). "
-                "Write it with tf.summary in the training step under a tf.summary writer, or log with "
-                "keras.callbacks.TensorBoard (its own tags and steps)")
+                "of that step's forward pass; tfmigrate writes the same for a scalar summary computed from the model "
+                "output (not this one). Write it with tf.summary in the training step under a tf.summary writer, or "
+                "log with keras.callbacks.TensorBoard (its own tags and steps)")
 _LOGGING = frozenset({"info", "warning", "warn", "debug", "error", "fatal", "log", "vlog"})
 _COMPUTE_GRADIENTS_ARGS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
                            "grad_loss"]
