@@ -46,6 +46,7 @@ def test_keras_target_writes_from_compute_loss_while_the_callback_holds_a_writer
     assert "tf.summary.record_if((step - first) % every == 0)" in compute_loss
     assert 'EstimatorSummaries("/tmp/tfm-test", 5)' in section(out, "def main():", "if __name__")
     assert "class EstimatorSummaries(keras.callbacks.Callback):" in out
+    assert "jit_compile=False" in section(out, "def build_model(", "class ")  # summary ops cannot be XLA-compiled
     assert summary_notes(result) == []
 
 
