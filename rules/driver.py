@@ -260,6 +260,7 @@ class Analysis:
         self.sites: list[Site] = []
         self.errors: list[Blocked] = []
         self.notes: list = []
+        self.summary_steps: dict[int, Value] = {}  # RunConfig(save_summary_steps) by id(Estimator call)
         self._site_by_call: dict[int, Site] = {}
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
@@ -486,6 +487,8 @@ class Analysis:
         for key, v in list(config.items()):
             if key in _RUN_CONFIG_DROPPED:
                 self.notes.append((CODE, f"RunConfig({key}=...) dropped: {_RUN_CONFIG_DROPPED[key]}", v.node))
+                if key == "save_summary_steps":  # the custom loop of a model_fn with scalar summaries takes it back
+                    self.summary_steps[id(call)] = v
                 del config[key]
             elif key not in _KEPT_CONFIG:
                 raise Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
@@ -1539,6 +1542,12 @@ class Emitter:
             kwargs = [f"{k}={self.render(site.run_config[k], site.call, 'RunConfig(' + k + ')')}" for k in
                       ("model_dir", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps")
                       if k in site.run_config]
+            summary_steps = self.analysis.summary_steps.get(id(site.call))
+            if (summary_steps is not None and not site.strategy.parameter_server
+                    and getattr(self.plans.get(id(site.model_fn.node)), "summaries", None)):
+                # the loop writes the model_fn's scalar summaries every save_summary_steps: no longer dropped
+                kwargs.append(f"save_summary_steps={self.render(summary_steps, site.call, 'RunConfig(save_summary_steps)')}")
+                self.notes[:] = [n for n in self.notes if n[2] is not summary_steps.node]
             if site.warm_start:
                 warm = self.warm_start_text(site, "model", site.call)
                 if "\n" in warm:  # conditional: pass the loader only when the Estimator warm-started
@@ -1700,12 +1709,28 @@ class Emitter:
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
+        self.summaries_without_model_dir(site, plan)
         if model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
+            if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
+                every = self.analysis.summary_steps.get(id(site.call))
+                items.append(f"EstimatorSummaries({self.render(model_dir, at, 'model_dir')}"
+                             + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
+                if every is not None:
+                    self.notes[:] = [n for n in self.notes if n[2] is not every.node]
         return f"[{', '.join(items)}]"
+
+    def summaries_without_model_dir(self, site: Site, plan) -> None:
+        """The model_fn's scalar summaries are written to model_dir; without one the Estimator used a temporary
+        directory, which the migrated program does not make: say so."""
+        if getattr(plan, "summaries", None) and site.run_config.get("model_dir") is None:
+            for tag, _, call in plan.summaries:
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((CODE, f'summary "{tag}" not written: no model_dir (the Estimator wrote it to '
+                                             "a temporary directory); give RunConfig a model_dir", call))
 
     def train_text(self, site: Site, use: Use, start: str | None = None) -> str:
         """`start`: the name holding the step restored from model_dir (Keras target): max_steps stays the
@@ -1727,6 +1752,7 @@ class Emitter:
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()))})", "",
                              width=92)
+        self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
         hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]

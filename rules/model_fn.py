@@ -44,11 +44,27 @@ Forward pass → `call()`, statements kept as written (comments included):
   `numeric_columns_input(features, columns)`, TF1's input-layer arithmetic on the same column objects at run time
   (name order, rank-1 values get a last axis, normalizer_fn, float32, flattened, concatenated;
   fixtures/input_layer_params: 200/200 steps bit-equal). Other columns (embedding, bucketized, indicator, …) block.
-- `tf.identity(x, name=...)` is kept. `tf.compat.v1.summary.*` and `tf.compat.v1.logging.*` statements are
-  dropped with a note (they do not change training). The note says what the Estimator wrote: each summary and its
-  own `loss` summary in model_dir's events file at global steps 1, 1+N, 1+2N, ... (N = save_summary_steps, default
-  100, chief only), from that step's forward pass (measured on TF 2.15); writing the same tags at the same steps
-  needs summary writes inside the migrated training step, which is not generated yet. An unused
+- `tf.identity(x, name=...)` is kept. What the Estimator did with `tf.compat.v1.summary.scalar(tag, tensor)` in the
+  model_fn (measured on TF 2.15): its summary hook wrote each summary and its own `loss` summary, on the chief only,
+  to model_dir's events file at the run's first global step and every N after it (1, 1+N, 1+2N, ... on a fresh
+  model_dir, k+1, k+1+N, ... when resuming from step k; N = RunConfig(save_summary_steps), default 100), with the
+  values of that step's forward pass (the loss before the update). A scalar summary run in TRAIN mode whose value is
+  computed from the model output (directly or through locals of it, positional or keyword arguments) is converted
+  exactly: the model gets `summaries(output)` → {tag: value}, and both targets write those values and `loss` at the
+  same steps with `tf.summary.write` and TensorBoard's scalar metadata (`tf.summary.scalar` needs the tensorboard
+  package, which TF 2.21 does not bring); RunConfig(save_summary_steps) is kept for them. Custom loop: the train step
+  returns the values with the loss and the chief writes them (with several replicas: the first local replica's values
+  and the global loss). Keras: `compute_loss` writes them in training while the generated `EstimatorSummaries` fit
+  callback holds a writer on model_dir (one replica; with more it prints that nothing is written). Checked by
+  tests/fixtures_run/test_summary_events.py on fixtures/summaries: the same (tag, step) pairs and values within 1e-5
+  for the custom loop on one worker and on chief + worker under MWMS (the chief's events: max rel Δ 3e-6; the
+  Estimator's other worker also wrote its `loss` to model_dir/tmp_worker_0, not reproduced) and for Keras on one
+  worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. The Estimator's
+  `global_step/sec` (its StepCounterHook's wall-clock rate, every log_step_count_steps) is not written. Dropped with a
+  note instead, saying why: the parameter-server loop, a value the output does not give (a hidden layer's), the loss
+  itself (the `loss` tag is written), a tag TF1 renamed (a repeated tag, `loss`, characters an op name cannot have),
+  `collections=`/`family=`, a summary in an EVAL/PREDICT branch, no model_dir, and histogram/image/audio/text
+  summaries. `tf.compat.v1.logging.*` statements are dropped with a note (they do not change training). An unused
   `tf.summary.merge_all()` statement and a debugging `print(...)` over names, attributes and literals (it printed
   tensor descriptions once, while the graph was built) are dropped with a note too; a print that calls something
   blocks.
@@ -115,6 +131,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -139,7 +156,7 @@ _MODEL_ATTRIBUTES = frozenset({
     "input", "inputs", "output", "outputs", "layers", "weights", "variables", "trainable_variables", "losses",
     "metrics", "name", "trainable", "dtype", "built", "optimizer", "loss", "params", "call", "build", "compile",
     "fit", "evaluate", "predict", "predictions", "summary", "save", "get_config", "state", "compute_loss",
-    "test_step",
+    "test_step", "summaries", "summary_writer", "summary_steps",
 })
 _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                   "colocate_gradients_with_ops", "name", "grad_loss"]
@@ -169,20 +186,22 @@ class ModelPlan:
     export_methods: dict[str, str] | None = None  # signature key → predict / classify / regress
     export_blocked: Blocked | None = None  # export_outputs not converted: blocks an export, else dropped (note)
     helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
+    # tf.compat.v1.summary.scalar in TRAIN mode: (tag, value computed from `output` (code), the call); the custom
+    # loop writes them, the Keras target drops them with a note (program.py)
+    summaries: list[tuple[str, str, cst.CSTNode]] = field(default_factory=list)
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
 _ALL_MODES = frozenset(MODES)
 _MODE_STRINGS = {"train": "TRAIN", "eval": "EVAL", "infer": "PREDICT"}  # ModeKeys values
 _SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary"})
-# what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51)
-# and why the migrated program does not write the same yet
+# what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51;
+# fixtures/summaries) and why the migrated program does not write the same here
 _SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
                 "1, 1+N, 1+2N, ... (N = RunConfig(save_summary_steps), default 100; the chief only), with the values "
-                "of that step's forward pass; not converted: the same tags and steps need writes inside the migrated "
-                "model's training step (Keras gives callbacks the epoch's running mean loss, not the step's values). "
-                "Write it with tf.summary.scalar in the model's call() under a tf.summary writer, or log with "
-                "keras.callbacks.TensorBoard (its own tags and steps)")
+                "of that step's forward pass; tfmigrate writes the same for a scalar summary computed from the model "
+                "output (not this one). Write it with tf.summary in the training step under a tf.summary writer, or "
+                "log with keras.callbacks.TensorBoard (its own tags and steps)")
 _LOGGING = frozenset({"info", "warning", "warn", "debug", "error", "fatal", "log", "vlog"})
 _COMPUTE_GRADIENTS_ARGS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
                            "grad_loss"]
@@ -301,6 +320,7 @@ class _Interpreter:
         self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
         self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
+        self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
         self.live = _ALL_MODES  # modes that have not returned yet
@@ -1362,6 +1382,9 @@ class _Interpreter:
             return True
         module, name = path.rsplit(".", 1)
         if module == "summary" and name in _SUMMARIES:
+            if name == "scalar" and "TRAIN" in self.active:
+                self.scalar_summaries.append(call)  # converted in plan() if its value is computed from the output
+                return True
             tag = code(call.args[0].value) if call.args else "?"
             self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY}",
                                call))
@@ -2237,6 +2260,11 @@ class _Interpreter:
             pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
             predictions = code(pred)
+        summaries, tags = [], set()
+        for call in self.scalar_summaries:
+            summary = self.scalar_summary(call, out, tags, loss_name)
+            if summary is not None:
+                summaries.append(summary)
         export_methods = export_code = export_blocked = None
         if isinstance(self.spec_export_outputs, Blocked):
             export_blocked = self.spec_export_outputs
@@ -2304,8 +2332,45 @@ class _Interpreter:
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
-            export_blocked=export_blocked,
+            export_blocked=export_blocked, summaries=summaries,
         )
+
+    def scalar_summary(self, call: cst.Call, out: str, tags: set[str],
+                       loss_name: str | None) -> tuple[str, str, cst.Call] | None:
+        """`tf.compat.v1.summary.scalar("tag", tensor)` run in TRAIN mode → (tag, value code from the output, call),
+        written by the custom loop's train step as the Estimator wrote it; else None and the note says why."""
+        def keep_note(why: str) -> None:
+            tag = code(call.args[0].value) if call.args else "?"
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY} "
+                                     f"({why})", call))
+
+        try:
+            args = bind(call, ["name", "tensor", "collections", "family"], "summary.scalar", CODE)
+        except Blocked as blocked:
+            keep_note(blocked.message)
+            return None
+        name = args.get("name")
+        if set(args) != {"name", "tensor"} or not isinstance(name, cst.SimpleString):
+            keep_note("converted: a literal tag and the tensor, no collections or family")
+            return None
+        tag = name.evaluated_value
+        # TF1 made the tag unique in the graph (a second "x" became "x_1", a user "loss" next to the Estimator's
+        # own "loss" too) and replaced characters an op name cannot have: those tags are not reproduced
+        if not re.fullmatch(r"[A-Za-z0-9.][A-Za-z0-9_.\-/]*", tag) or tag in tags or tag == "loss":
+            keep_note(f"the tag {tag!r} is not written as TF1 renamed it")
+            return None
+        if isinstance(args["tensor"], cst.Name) and args["tensor"].value == loss_name:
+            # TF1's tensor was each replica's own loss, the custom loop's the one scaled for the global batch
+            keep_note("the custom loop writes the loss under the tag 'loss', as the Estimator did")
+            return None
+        value = self.inline(args["tensor"], out)
+        try:
+            self.check_names(value, {out}, "the summary's value (only the model output is available)")
+        except Blocked as blocked:
+            keep_note(blocked.message)
+            return None
+        tags.add(tag)
+        return tag, code(value), call
 
     def clipped_optimizer(self, optimizer: optimizers.OptimizerPlan, class_name: str) -> optimizers.OptimizerPlan:
         """The optimizer class with the model_fn's gradient processing in apply(): Keras 3 calls it per replica,

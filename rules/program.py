@@ -724,6 +724,10 @@ def _model_plan(sites: list, context):
     source = (lambda: context.text) if module is context.module else (lambda: code_of(module))
     fn_notes = list(_strategy_notes(plan, sites, tf1_kinds, ps, source, fn.node)) + list(plan.notes)
     target = fn_targets.pop()
+    if ps:  # the parameter-server loop schedules steps on the workers: not written
+        fn_notes += [(model_fn.CODE, f'summary "{tag}" dropped: summaries do not change training. '
+                                     f"{model_fn._SUMMARY_WHY} (the parameter-server loop does not write it)", call)
+                     for tag, _, call in plan.summaries]
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)

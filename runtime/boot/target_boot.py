@@ -648,6 +648,12 @@ def _patch_dirs(tf):
 
     _patch_path_arg(keras.callbacks.BackupAndRestore, "backup_dir")
     _patch_path_arg(keras.callbacks.ModelCheckpoint, "filepath")
+    create_file_writer = tf.summary.create_file_writer
+
+    def redirected_writer(logdir, *args, **kwargs):  # the custom loop's summaries go to model_dir's events file
+        return create_file_writer(_redirect(logdir), *args, **kwargs)
+
+    tf.summary.create_file_writer = redirected_writer
 
 
 _SUBCLASS_HOOKS = []  # called with each keras.Model subclass the program defines

@@ -319,8 +319,9 @@ def test_a_hook_class_another_class_derives_from_blocks():
 
 
 def test_model_fn_summaries_note_what_the_estimator_wrote():
-    """Not converted yet: the note says the tags went to model_dir at steps 1, 1+N, ... (measured on TF 2.15)."""
-    result = rewrite(program(middle='tf.compat.v1.summary.scalar("mean_out", tf.reduce_mean(logits))\n'))
+    """A summary of a hidden layer is not converted (tests/rewrite/test_summaries.py): the note says the tags went to
+    model_dir at steps 1, 1+N, ... (measured on TF 2.15)."""
+    result = rewrite(program(middle='tf.compat.v1.summary.scalar("mean_out", tf.reduce_mean(net))\n'))
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     (note,) = [d.message for d in result.diagnostics if "summary" in d.message]
     assert 'summary "mean_out" dropped' in note and "global steps 1, 1+N, 1+2N" in note and "save_summary_steps" in note
