@@ -62,8 +62,10 @@ def run_side(side: str, python: Path, boot: Path, program: Path, s, root: Path, 
     cap, md, logs, tmp = root / "capture", root / "model_dir", root / "logs", root / "tmp"
     for d in (cap, md, tmp):
         d.mkdir(parents=True, exist_ok=True)
-    # TMPDIR: what the program writes to temporary files stays in the run dir, removed with it
-    env = {"TFMIGRATE_CAPTURE_DIR": str(cap), "TFMIGRATE_MODEL_DIR": str(md), "TMPDIR": str(tmp), **extra_env}
+    # TMPDIR: what the program writes to temporary files stays in the run dir, removed with it; KERAS_HOME: Keras
+    # (2 and 3) writes keras.json there instead of the user's ~/.keras
+    env = {"TFMIGRATE_CAPTURE_DIR": str(cap), "TFMIGRATE_MODEL_DIR": str(md), "TMPDIR": str(tmp),
+           "KERAS_HOME": str(tmp / "keras"), **extra_env}
     first = {}
     names = ", ".join(t.name for t in tasks)
     say(f"[bold]{side}[/]: {program.name} on {names}")

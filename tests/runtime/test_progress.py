@@ -69,6 +69,7 @@ def test_run_side_reports_live_and_final_steps(tmp_path):
     boot = tmp_path / "boot.py"
     boot.write_text(
         "import os, sys, time\n"
+        "open(os.path.join(os.environ['TFMIGRATE_CAPTURE_DIR'], 'env'), 'w').write(os.environ['KERAS_HOME'])\n"
         "path = os.path.join(os.environ['TFMIGRATE_CAPTURE_DIR'], 'chief0.jsonl')\n"
         "for i in range(8):\n"
         "    with open(path, 'a') as fh:\n"
@@ -90,3 +91,5 @@ def test_run_side_reports_live_and_final_steps(tmp_path):
     assert shown[0] == "original: starting the cluster"
     assert any(m.startswith("original: steps done chief0 ") for m in shown[1:]), shown
     assert said[-1].startswith("  original: steps done chief0 8 ("), said
+    # Keras' keras.json goes into the run dir, not the user's ~/.keras
+    assert (run.capture_dir / "env").read_text() == str(tmp_path / "run" / "tmp" / "keras")
