@@ -50,7 +50,9 @@ checkpoint and compares every step.
 An Estimator model_dir (given, not None; model_fn Estimators, not canned or parameter-server ones): the Estimator
 resumed from the latest checkpoint there, max_steps being the absolute global step. The migrated model's
 `restore_model_dir(model_dir, optimizer)` does the same before training: this program's own checkpoint
-(BackupAndRestore's latest.weights.h5, or a tf.train.Checkpoint), else the Estimator's latest TF1 checkpoint read
+(BackupAndRestore's latest.weights.h5 — dropping the backup's "epoch done" count, which would otherwise make a
+second run's one-epoch fit skip training (tests/fixtures_run/test_resume_runs.py) — or a tf.train.Checkpoint),
+else the Estimator's latest TF1 checkpoint read
 by TF1 name (`restore_estimator_checkpoint`): every weight, the optimizer slots whose mapping is exact (TF 2.15's
 `<var>/Adagrad`; `<var>/Adam`, `<var>/Adam_1`, beta1_power, beta2_power; `<var>/Momentum`, as TF1Momentum's
 accumulator or as keras SGD's velocity -lr·accum; `<var>/Ftrl`, `<var>/Ftrl_1`; `<var>/RMSProp[_1[_2]]`;

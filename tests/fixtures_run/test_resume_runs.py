@@ -98,3 +98,30 @@ def test_max_steps_already_reached_trains_nothing_and_a_bad_checkpoint_is_named(
                             cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=300)
     assert result.returncode != 0
     assert "cannot resume from the Estimator checkpoint" in result.stderr, result.stderr[-2000:]
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_a_keras_program_run_again_on_its_own_model_dir_goes_on_to_max_steps(tmp_path):
+    """The migrated fit runs one epoch; its BackupAndRestore backup then says "epoch 1 done", which made a second
+    run (the Estimator's `--steps 40` after `--steps 20`) skip training entirely. It must train the remaining steps
+    from where the first run stopped, as the Estimator did, and match the original's continuation."""
+    # custom_hook: no save_checkpoints_steps, so the backup is written at the end of fit's one epoch
+    original = FIXTURES / "custom_hook" / "original.py"
+    migrated = _migrated("custom_hook", "keras", tmp_path)
+    earlier, final = 60, 100  # under the fixture's hook budget (130 steps per run)
+    caps = {}
+    for side in ("original", "migrated"):
+        model_dir = tmp_path / side / "model"
+        for steps in (earlier, final):
+            cap = tmp_path / side / f"capture{steps}"
+            if side == "original":
+                _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--steps", str(steps)], tmp_path, cap,
+                     model_dir)
+            else:
+                _run("target", [str(capture.TARGET_BOOT), str(migrated), "--steps", str(steps), "--model_dir",
+                                str(model_dir)], tmp_path, cap)
+            caps[side, steps] = cap
+    second = capture.read_target(caps["migrated", final])
+    assert len(second.get("chief0", [])) == final - earlier  # not 0: the second run trained on
+    assert len(capture.read_legacy(caps["original", final])["chief0"]) == final - earlier
