@@ -1717,6 +1717,15 @@ class Emitter:
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
+            from . import canned
+
+            if canned.is_canned(site) and not any(n[2] is site.call and "second run" in n[1] for n in self.notes):
+                # canned models have no restore_model_dir: the backup alone decides, and it counts epochs
+                self.notes.append((CODE, "a second run on the same model_dir does not train on: the migrated fit is "
+                                         "one epoch and BackupAndRestore's backup says it is done (the Estimator "
+                                         "went on to max_steps from its checkpoint); start from a fresh model_dir, "
+                                         "or rewrite with --target ctl, whose loop resumes from its checkpoint",
+                                   site.call))
             if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
                 every = self.analysis.summary_steps.get(id(site.call))
                 items.append(f"EstimatorSummaries({self.render(model_dir, at, 'model_dir')}"

@@ -243,8 +243,10 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
         raise Blocked(CODE, "model_to_estimator is converted to the Keras target only (the model already is a "
                             "Keras model): rewrite with --target keras", call)
     if "model_dir" in run_config:
-        analysis.notes.append((CODE, "the migrated fit resumes from its own BackupAndRestore checkpoint in model_dir, "
-                                  "not from a checkpoint the Estimator wrote there", call))
+        analysis.notes.append((CODE, "the migrated fit does not resume from a checkpoint the Estimator wrote in "
+                                  "model_dir, and a second run on a model_dir it wrote itself does not train on "
+                                  "(its one-epoch fit's BackupAndRestore backup says it is done): start from a fresh "
+                                  "model_dir", call))
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
 

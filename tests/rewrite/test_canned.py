@@ -544,3 +544,17 @@ def test_indicator_column_in_a_linear_model_blocks():
         'tf.feature_column.numeric_column("a")', f"tf.feature_column.indicator_column({vocab})")
     (diag, *_) = _only(blocked(linear), "TFM622")
     assert "linear model" in diag.message
+
+
+def test_a_canned_keras_fit_says_a_second_run_does_not_train_on():
+    """Canned models have no restore_model_dir: their one-epoch fit's BackupAndRestore backup says "done", so a
+    second run on the same model_dir trains nothing where the Estimator went on to max_steps. Said, not hidden."""
+    from pathlib import Path
+
+    from tfmigrate.engine import Options, migrate_source
+
+    src = (Path(__file__).resolve().parents[2] / "fixtures" / "canned_linear_regressor" / "original.py").read_bytes()
+    result = migrate_source(src, "x.py", Options(target="keras"))
+    assert result.status == "changed"
+    assert any(d.code == "TFM601" and d.message.startswith("a second run on the same model_dir does not train on")
+               for d in result.diagnostics)
