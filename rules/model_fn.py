@@ -1159,7 +1159,7 @@ class _Interpreter:
         self.forward.add(target)
         self.bind_name(target, "forward")
         if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights) \
-                and not any(self.tf(c) == _INPUT_LAYER for c in _calls_in(value)):
+                and not any(self.tf(c) == _INPUT_LAYER for c in calls_in(value)):
             self.forward_exprs[target] = value
         new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
         if self.pending_leading:
@@ -1326,7 +1326,7 @@ class _Interpreter:
         return found[0] if found else None
 
     def refuse_variable_makers(self, node, report) -> None:
-        for call in _calls_in(node):
+        for call in calls_in(node):
             if self.tf(call) == _INPUT_LAYER and self.input_layers is not False:
                 if isinstance(self.input_layers, Blocked):
                     raise self.input_layers
@@ -2614,10 +2614,11 @@ def numeric_columns_input(features, columns):
 
 def input_layer_calls(fn: cst.FunctionDef, names) -> list[cst.Call]:
     """The model_fn's tf.compat.v1.feature_column.input_layer calls."""
-    return [c for c in _calls_in(fn) if names.of(c) == _INPUT_LAYER]
+    return [c for c in calls_in(fn) if names.of(c) == _INPUT_LAYER]
 
 
-def _calls_in(node) -> list[cst.Call]:
+def calls_in(node) -> list[cst.Call]:
+    """Every call in `node`'s subtree, in walk order (rules/program.py uses it too)."""
     found: list[cst.Call] = []
 
     class _V(Visitor):

@@ -821,14 +821,14 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
     own module are inlined (model_fn.py); another module's are blocked, named, never passed over."""
     from tfmigrate.model import Value
 
-    for call in _calls(fn.node):
+    for call in model_fn.calls_in(fn.node):
         if not isinstance(call.func, (cst.Name, cst.Attribute)):  # `tower(x)`, `nets.tower(x)`
             continue
         ref = program.callee(Value(call.func, fn.file), 0)
         if ref is None or ref.file is fn.file or not isinstance(ref.node, cst.FunctionDef):
             continue
         there = TFNames(program=program, file=ref.file)
-        for inner in _calls(ref.node):
+        for inner in model_fn.calls_in(ref.node):
             path = there.of(inner)
             if path and (layers.kind_of(path) or path == "get_variable" or model_fn.makes_variables(path)):
                 raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
@@ -836,15 +836,6 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
                                              "in the model_fn's own module; move it there", call)
 
 
-def _calls(node) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _V(Visitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_V())
-    return found
 
 
 def _inlined_helpers(plans: dict, by_fn: dict, file, program, edits: Edits) -> list[Blocked]:
