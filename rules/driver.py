@@ -1002,7 +1002,7 @@ class Analysis:
         candidates = [b for site in self.sites for b in (*site.consumed, *site.removable)]
         # another file of the run importing a candidate (`from trainer.hooks import hooks`) reads it through that
         # import: the import is a candidate too, and the definition goes only if every import of it goes
-        importers = self._importers(candidates)
+        importers = self._importers(candidates, covered)
         candidates += [i for found in importers.values() for i in found if i.kind == "from"]
         # a receiver's feature_spec / features are rendered into the export: what they read stays
         # (`make_parse_example_spec(columns())` keeps the columns helper of a canned estimator)
@@ -1066,9 +1066,10 @@ class Analysis:
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
 
-    def _importers(self, candidates: list[Binding]) -> dict[int, list[Binding]]:
+    def _importers(self, candidates: list[Binding], covered: set[int]) -> dict[int, list[Binding]]:
         """{id(module-level candidate): the bindings of other files that import it}: `from m import name [as x]`
-        (a candidate too) and `import m` / `from pkg import m` read as `m.name` (an attribute read that keeps it)."""
+        (a candidate too) and `import m` / `from pkg import m` read as `m.name` outside the converted code (an
+        attribute read that keeps it; `hooks=w.watch_hooks` in a converted call goes with the call)."""
         wanted = {(b.scope.file.module_name, b.name): b for b in candidates
                   if b.scope.kind == "module" and b.scope.file.module_name and b.kind != "from"}
         found: dict[int, list[Binding]] = {}
@@ -1089,7 +1090,8 @@ class Analysis:
                         for (m, n), b in wanted.items():  # `mod.name` through an import of the module
                             if m == target and b.scope.file is not file and any(
                                     isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
-                                    and file.parent(load).attr.value == n for load in file.loads_of(self.program, i)):
+                                    and file.parent(load).attr.value == n and not file.inside(load, covered)
+                                    for load in file.loads_of(self.program, i)):
                                 found.setdefault(id(b), []).append(i)
         return found
 

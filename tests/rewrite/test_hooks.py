@@ -400,3 +400,20 @@ def test_a_hook_module_name_read_elsewhere_keeps_its_definition(tmp_path):
     assert task.status != "changed" and watch.status != "changed"
     assert any(d.code == "TFM601" and "loss_hook" in d.message and d.path.endswith("watch.py") for r in (task, watch) for d in r.diagnostics), \
         [d.format() for r in (task, watch) for d in r.diagnostics]
+
+
+@pytest.mark.parametrize("import_line, hooks_expr", [
+    ("import trainer.watch as w", "w.watch_hooks"),
+    ("from trainer import watch", "watch.watch_hooks"),
+])
+def test_hooks_read_through_their_module_go_with_the_converted_call(tmp_path, import_line, hooks_expr):
+    """`hooks=w.watch_hooks`: the only read of the list is in the converted call, so its definition goes; the module
+    import stays (the module still exists). Read again elsewhere (`print(w.watch_hooks)`), it is kept and blocks."""
+    task, watch, _ = _hook_module_program(tmp_path, import_line, hooks_expr)
+    assert (task.status, watch.status) == ("changed", "changed"), \
+        [d.format() for r in (task, watch) for d in r.diagnostics]
+    assert "Hook" not in watch.output.decode() and hooks_expr not in task.output.decode()
+    ast.parse(task.output.decode())
+    (tmp_path / "again").mkdir()
+    task, watch, _ = _hook_module_program(tmp_path / "again", import_line, hooks_expr, f"print({hooks_expr})\n")
+    assert task.status != "changed" and watch.status != "changed"
