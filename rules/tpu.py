@@ -36,6 +36,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
+from tfmigrate.visitors import Visitor
 
 from ._args import is_literal
 from .estimator import _RUN_CONFIG
@@ -242,12 +243,13 @@ def _render(analysis, value: Value, at, file, what: str) -> str:
 
 
 def _walk(node):
+    """Every node of the subtree, with the project's read-only walk (LibCST's visit rebuilds what it descends into)."""
     out = []
 
-    class _V(cst.CSTVisitor):
+    class _V(Visitor):
         def on_visit(self, n):
             out.append(n)
-            return True
+            return super().on_visit(n)
 
     node.visit(_V())
     return out
