@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from .records import field, record
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ VERDICTS = ("equivalent", "not-equivalent")
 PYPROJECT, OWN_FILE = "pyproject.toml", "tfmigrate.toml"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Key:
     """One configuration key. kind: str | int | float | bool | list[str] | table[list[str]] (a table of string
     lists, e.g. per-file-ignores) | table (fixed `keys`) | tables (an array of tables with `keys`)."""
@@ -90,7 +90,7 @@ class ConfigError(ValueError):
     """A configuration file or `--config` override that cannot be used (exit 2)."""
 
 
-@dataclass
+@record
 class Config:
     path: Path | None = None  # the file it came from (None: no configuration)
     values: dict[str, Any] = field(default_factory=dict)

@@ -7,11 +7,10 @@ come from `tfmigrate.rules.PREFILTER`. LibCST and the program model are imported
 """
 from __future__ import annotations
 
-import ast
 import codecs
 import os
 import re
-from dataclasses import dataclass, field
+from .records import field, record
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -39,13 +38,13 @@ def __getattr__(name: str):
 POOL_MIN_FILES = 8
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     target: str = "auto"  # auto | keras | ctl
     strategy: str = "keep"  # keep | default | one-device | mirrored | multi-worker-mirrored | parameter-server
 
 
-@dataclass
+@record
 class Context:
     """What a migration sees besides the tree: options, the program model, and where to put notes."""
 
@@ -223,6 +222,8 @@ def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> t
     different position inside its message); CPython's own parser names the offending token, so ask it first.
     Source that CPython accepts but LibCST cannot parse keeps LibCST's position and says so."""
     try:
+        import ast
+
         compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
         line, offset = err.lineno or 1, err.offset or 1
@@ -304,6 +305,8 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
             return False
         if any(word in where for word in words):
             return False
+    import ast  # here: a run whose files are all skipped or cached never parses one
+
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError):
@@ -318,7 +321,7 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
             names = (node.name, node.asname or "")
         elif kind is ast.ImportFrom:
             names = (node.module or "",)
-        elif kind in _DEF_NODES:
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             names = (node.name,)
         elif kind is ast.arg:
             names = (node.arg,)
@@ -339,9 +342,6 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
 def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:
     [(path, data)] = unit.items()
     return data, path
-
-
-_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def migrate_source(data: bytes, path: str, options: Options, parsed=None, program: Program | None = None,

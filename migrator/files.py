@@ -52,18 +52,39 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
         return any(glob_match(base / name, p, root, base) for p in by_path)
 
     found: set[str] = set()
+
+    def walk(directory: str, prefix: str) -> None:
+        """What os.walk(top) (no symlinked directory entered, unreadable ones passed over) finds, by one scandir per
+        directory: a directory is `directory` as os.walk spells it, `prefix` how its files are named."""
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if name.startswith(".") or excluded_entry(directory, name):
+                    continue
+                try:
+                    link = entry.is_symlink()
+                except OSError:
+                    link = False  # os.path.islink's answer
+                if link:
+                    continue
+                walk(entry.path, prefix + name + "/")
+            elif name.endswith(".py") and not excluded_entry(directory, name):
+                found.add(prefix + name)
+
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            top = str(p)  # normalized: os.walk's roots below it are too ("." aside: Path drops its "./")
-            for walk_root, dirs, files in os.walk(top):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded_entry(walk_root, d))
-                prefix = "" if walk_root == "." else walk_root[2:] if walk_root.startswith("./") else walk_root
-                if prefix and not prefix.endswith("/"):
-                    prefix += "/"
-                for name in files:
-                    if name.endswith(".py") and not excluded_entry(walk_root, name):
-                        found.add(prefix + name)
+            top = str(p)  # normalized: the directories below it are too ("." aside: Path drops its "./")
+            walk(top, "" if top == "." else top if top.endswith("/") else top + "/")
         elif not (force_exclude and excluded(p)):
             found.add(str(p))
     return sorted(found, key=_parts)  # the order of Path comparisons (their parts)

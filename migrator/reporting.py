@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from .records import field, record
 
 from .diagnostics import Diagnostic, FileResult
 
@@ -55,7 +55,7 @@ def format_failure(result: FileResult, style: Style) -> str:
     return f"{style(where, 'bold')}: {style('error', 'red')}: {result.error}"
 
 
-@dataclass
+@record
 class Report:
     """The outcome of a run, after rule selection and suppression comments were applied."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from .records import field, record
 from pathlib import Path
 
 from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
@@ -20,7 +20,7 @@ from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding
 from .suppressions import Selection, SelectorError, apply, check_selectors
 
 
-@dataclass
+@record
 class RewriteSettings:
     target: str = "auto"
     strategy: str = "keep"

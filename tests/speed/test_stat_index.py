@@ -376,7 +376,11 @@ def test_discover_files_are_the_strings_of_discover(tmp_path, monkeypatch, args,
                 "src/.hidden/h.py", "src/node_modules/n.py", "src/-dash.py", "src/pkg/notes.txt", "other/o.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    os.symlink(tmp_path / "src" / "pkg", tmp_path / "src" / "linked")
+    os.symlink(tmp_path / "src" / "pkg", tmp_path / "src" / "linked")  # a symlinked directory: not entered
+    os.symlink(tmp_path / "src" / "a.py", tmp_path / "src" / "pkg" / "alias.py")  # a symlinked file: listed
+    os.symlink(tmp_path / "nowhere.py", tmp_path / "src" / "broken.py")  # a broken symlink: listed (read fails)
+    (tmp_path / "src" / "dir.py").mkdir()  # a directory named *.py: entered, not listed
+    (tmp_path / "src" / "dir.py" / "inner.py").write_text("")
     monkeypatch.chdir(tmp_path)
     if exclude == "ROOTONLY":  # "/" itself: only the listing of the top (everything below excluded)
         exclude = ("*",)
