@@ -46,7 +46,7 @@ def default_dir() -> Path:
     env = os.environ.get("TFMIGRATE_CACHE_DIR")
     if env:
         return Path(env)
-    from tfmigrate.runtime.envs import home
+    from .home import home  # not tfmigrate.runtime.envs: a warm run would import the runtime for it
 
     return home() / "rewrite-cache"
 
