@@ -329,7 +329,7 @@ class StatIndex:
             st = os.lstat(path)
         except OSError:
             return None
-        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != tuple(entry[:5]):
+        if [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, entry[5]] != entry:
             return None
         self._new[path] = entry
         self.hits += 1

@@ -507,10 +507,14 @@ def migrate_paths(
         grouped = {p: find(key) for p, key in grouped.items()}
     for failure in failed:
         collect([failure])
-    for path, data in passed.items():
-        collect([FileResult(path, "skipped", data, data)])
+    for path, data in passed.items():  # (collect's work for a skipped file, without a call per file)
+        result = results[path] = FileResult(path, "skipped", data, data)
+        if on_result:
+            on_result(result)
     for path in unread:
-        collect([FileResult(path, "skipped")])
+        result = results[path] = FileResult(path, "skipped")
+        if on_result:
+            on_result(result)
     units: dict[str, dict[str, bytes]] = {}
     for path, data in datas.items():
         units.setdefault(grouped.get(path, path), {})[path] = data
@@ -638,16 +642,17 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
                 wanted.append((path, [base, *(f"{base}.{w}" for w in items if w != "*")]))
     lasts = {target.rpartition(".")[2] for _, targets_ in wanted for target in targets_}
 
-    def may_match(path: str) -> bool:
-        # a module name ends in its file's stem (the real one: a symlink's target may be named otherwise), or,
-        # for __init__.py, in its real directory's name
-        base = os.path.basename(path)
-        if base in ("__init__.py", "", ".", "..") or (path not in resolver.not_links and os.path.islink(path)):
-            return True
-        dot = base.rfind(".")
-        return (base[:dot] if 0 < dot < len(base) - 1 else base).rpartition(".")[2] in lasts
-
-    names = {resolver.module_name(path)[0]: path for path in targets if may_match(path)}
+    # a module name ends in its file's stem (the real one: a symlink's target may be named otherwise), or, for
+    # __init__.py, in its real directory's name (one loop, no call per file: a run may pass thousands of targets)
+    basename, islink, not_links = os.path.basename, os.path.islink, resolver.not_links
+    names: dict[str, str] = {}
+    for path in targets:
+        base = basename(path)
+        if not (base in ("__init__.py", "", ".", "..") or (path not in not_links and islink(path))):
+            dot = base.rfind(".")
+            if (base[:dot] if 0 < dot < len(base) - 1 else base).rpartition(".")[2] not in lasts:
+                continue
+        names[resolver.module_name(path)[0]] = path
     by_suffix: dict[str, list[str]] = {}
     for name, other in names.items():
         if name:

@@ -38,13 +38,16 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
         return any(glob_match(path, pattern, root, base) for pattern in patterns)
 
     # Under a directory walked, a pattern without `/` matches an entry's own name (glob_match with base = the
-    # directory listed: the relative path is the name alone): one regex for all of them, no Path arithmetic.
+    # directory listed: the relative path is the name alone): a set of the plain names (the defaults: no regex to
+    # build on every run) and one regex for the globs, no Path arithmetic.
     by_name = [p.rstrip("/") for p in patterns if "/" not in p.rstrip("/")]
     by_path = [p for p in patterns if "/" in p.rstrip("/")]
-    name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in by_name)).match if by_name else None
+    plain_names = {p for p in by_name if not any(c in p for c in "*?[")}
+    globs = [p for p in by_name if p not in plain_names]
+    name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in globs)).match if globs else None
 
     def excluded_entry(walk_root: str, name: str) -> bool:
-        if name_match is not None and name_match(name):
+        if name in plain_names or (name_match is not None and name_match(name)):
             return True
         if not by_path:
             return False

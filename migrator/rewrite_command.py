@@ -240,8 +240,10 @@ def _print_findings(report: Report, settings: RewriteSettings) -> None:
         by_result.setdefault(d.path, []).append(d)
     printed = set()
     for result in report.results:
-        for d in sorted(by_result.get(result.path, []), key=lambda d: (d.line, d.col)):
-            _say(format_finding(d, style))
+        found = by_result.get(result.path)
+        if found:
+            for d in sorted(found, key=lambda d: (d.line, d.col)):
+                _say(format_finding(d, style))
         printed.add(result.path)
         if result.status == "failed":
             _say(format_failure(result, style))

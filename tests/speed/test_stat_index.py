@@ -370,6 +370,7 @@ def _reference_discover(paths: list[str], extend_exclude: tuple[str, ...] = (), 
     (["."], None, ()), (["./"], None, ()), (["src"], None, ()), (["src/", "./src", "src/a.py"], None, ()),
     (["src", "other/../src/pkg"], None, ("gen_*.py",)), (["src"], ("build",), ("pkg/sub", "*_test.py")),
     (["ABS"], None, ()), (["ABS", "src/pkg/m.py", "src/.hidden/h.py"], None, ("src/pkg",)), ([".", "/"], "ROOTONLY", ()),
+    (["src"], ("no[td]e_modules", "bui?d"), ("m", "a.py", "s.p[y]")),  # plain names and globs mixed
 ])
 def test_discover_files_are_the_strings_of_discover(tmp_path, monkeypatch, args, exclude, extend):
     for rel in ("src/a.py", "src/gen_x.py", "src/pkg/m.py", "src/pkg/m_test.py", "src/pkg/sub/s.py", "src/build/b.py",
