@@ -572,14 +572,16 @@ def _scan(items: list[str], prefilter: bool, words: tuple[bytes, ...], stat_inde
     datas: dict[str, bytes] = {}
     passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
     unread: dict[str, None] = {}  # (ordered: results come back in a run's order)
+    lookup = stat_index.lookup if stat_index is not None else None
+    not_link = resolver.not_links.add
     for path in items:
-        if stat_index is not None:
-            flags = stat_index.lookup(path)
+        if lookup is not None:
+            flags = lookup(path)
             # a file with a relative import was skipped also because no word is in its real path: still so?
             if flags is not None and not (flags & REL_IMPORT and any(
                     word in os.fsencode(resolver.realpath(path)) for word in words)):
                 unread[path] = None
-                resolver.not_links.add(path)  # the index compares lstat data: a symlink never matches
+                not_link(path)  # the index compares lstat data: a symlink never matches
                 continue
         try:
             data, stat = _read_stat(path)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import operator
 import os
 import re
 from pathlib import Path, PurePosixPath
@@ -27,6 +28,9 @@ def _parts(path: str) -> tuple[str, ...]:
     if path.startswith("/"):
         return ("/", *path[1:].split("/")) if len(path) > 1 else ("/",)
     return tuple(path.split("/"))
+
+
+_NAME = operator.attrgetter("name")
 
 
 def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
@@ -54,7 +58,8 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
         base = Path(walk_root)
         return any(glob_match(base / name, p, root, base) for p in by_path)
 
-    found: set[str] = set()
+    only_plain = name_match is None and not by_path  # (the defaults: a set lookup per entry, no call)
+    found: list[str] = []
 
     def walk(directory: str, prefix: str) -> None:
         """What os.walk(top) (no symlinked directory entered, unreadable ones passed over) finds, by one scandir per
@@ -64,6 +69,7 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
                 entries = list(it)
         except OSError:
             return
+        entries.sort(key=_NAME)  # by name, each directory's files before the next name's: Path order, unsorted
         for entry in entries:
             name = entry.name
             try:
@@ -71,7 +77,7 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
             except OSError:
                 is_dir = False
             if is_dir:
-                if name.startswith(".") or excluded_entry(directory, name):
+                if name.startswith(".") or (name in plain_names if only_plain else excluded_entry(directory, name)):
                     continue
                 try:
                     link = entry.is_symlink()
@@ -80,17 +86,21 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
                 if link:
                     continue
                 walk(entry.path, prefix + name + "/")
-            elif name.endswith(".py") and not excluded_entry(directory, name):
-                found.add(prefix + name)
+            elif name.endswith(".py") and not (name in plain_names if only_plain else excluded_entry(directory, name)):
+                found.append(prefix + name)
 
+    one_directory = False
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             top = str(p)  # normalized: the directories below it are too ("." aside: Path drops its "./")
             walk(top, "" if top == "." else top if top.endswith("/") else top + "/")
+            one_directory = len(paths) == 1
         elif not (force_exclude and excluded(p)):
-            found.add(str(p))
-    return sorted(found, key=_parts)  # the order of Path comparisons (their parts)
+            found.append(str(p))
+    if one_directory:  # one walk in name order: already in Path order, no duplicates
+        return found
+    return sorted(set(found), key=_parts)  # the order of Path comparisons (their parts)
 
 
 def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:
