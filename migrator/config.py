@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import os
 import sys
-from .records import field, record
 from pathlib import Path
-from typing import Any
 
+from .records import field, record
+
+TYPE_CHECKING = False  # (typing is not imported at run time: annotations only)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _tomllib():

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from .records import field, record
 
 from .diagnostics import Diagnostic, FileResult
+from .records import field, record
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-from .records import field, record
 from pathlib import Path
 
 from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
 from .files import discover, discover_files, write_atomic
+from .records import field, record
 from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
 from .suppressions import Selection, SelectorError, apply, check_selectors
 

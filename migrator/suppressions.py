@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import io
 import re
-from .records import field, record
 from pathlib import Path
 
 from tfmigrate.rules import RULES, Rule
 
 from .diagnostics import Diagnostic, FileResult
 from .files import glob_match, decode
+from .records import field, record
 from .reporting import Report
 
 ENGINE_RULES = (

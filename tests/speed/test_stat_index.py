@@ -316,6 +316,12 @@ def test_imported_by_matches_the_pass_over_every_file(tmp_path):
                 "pkg/a.b.py", "pkg/x..py", "pkg/sub/util.py", "top.py"):
         (tmp_path / rel).write_text("")
         targets[str(tmp_path / rel)] = b""
+    # packages' __init__.py (named by their real directory): imported, not imported, through a symlinked directory
+    (tmp_path / "nomatch").mkdir()
+    (tmp_path / "nomatch" / "__init__.py").write_text("")
+    os.symlink(tmp_path / "pkg" / "sub", tmp_path / "alias")
+    for rel in ("pkg/__init__.py", "nomatch/__init__.py", "alias/__init__.py"):
+        targets[str(tmp_path / rel)] = b""
     importers = {
         "p1.py": b"import data\nfrom pkg.sub import data, util as u\nimport pkg.sub\nfrom . import top\n",
         "p2.py": b"from pkg import (\n  sub,\n  data)\nimport feat, other.feat\nfrom pkg.a import b\nimport a.b\n",
