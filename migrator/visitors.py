@@ -98,6 +98,15 @@ def walked_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
+def _refuse_trivia_methods(cls) -> None:
+    own = {name for klass in cls.__mro__ if not klass.__module__.startswith("libcst") for name in vars(klass)}
+    for name in own:
+        prefix, _, kind = name.partition("_")
+        if prefix in ("visit", "leave") and isinstance(getattr(cst, kind, None), type) \
+                and issubclass(getattr(cst, kind), TRIVIA):
+            raise TypeError(f"{cls.__name__}.{name}: tfmigrate's walks do not enter {kind} nodes (TRIVIA)")
+
+
 class Visitor(_Dispatch, cst.CSTVisitor):
     """A read-only visitor. LibCST's `visit` rebuilds every node it descends into (`_visit_and_replace_children`
     constructs and validates a copy, even for a visitor, and throws it away); this one walks the children itself
@@ -106,12 +115,7 @@ class Visitor(_Dispatch, cst.CSTVisitor):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        own = {name for klass in cls.__mro__ if not klass.__module__.startswith("libcst") for name in vars(klass)}
-        for name in own:
-            prefix, _, kind = name.partition("_")
-            if prefix in ("visit", "leave") and isinstance(getattr(cst, kind, None), type) \
-                    and issubclass(getattr(cst, kind), TRIVIA):
-                raise TypeError(f"{cls.__name__}.{name}: the read-only walk does not enter {kind} nodes (TRIVIA)")
+        _refuse_trivia_methods(cls)
 
     def on_visit(self, node) -> bool:
         kind = type(node)
@@ -151,9 +155,25 @@ def descend(visitor, node, kind) -> None:
             fn(self, original_node)
 
 
+_IS_TRIVIA: dict[type, bool] = {}
+
+
 class Transformer(_Dispatch, cst.CSTTransformer):
+    """LibCST's transform (it rebuilds what it enters), without entering TRIVIA: a comma, a dot, an operator or a
+    parenthesis is kept as it is, with its whitespace and comments, and is left (on_leave) like any node."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _refuse_trivia_methods(cls)
+
     def on_visit(self, node) -> bool:
-        fn = self._method(self._visit_cache, "visit_", type(node))
+        kind = type(node)
+        trivia = _IS_TRIVIA.get(kind)
+        if trivia is None:
+            trivia = _IS_TRIVIA[kind] = issubclass(kind, TRIVIA)
+        if trivia:
+            return False
+        fn = self._method(self._visit_cache, "visit_", kind)
         return fn is None or fn(self, node) is not False
 
     def on_leave(self, original_node, updated_node):
