@@ -43,6 +43,9 @@ COMPARE = textwrap.dedent('''
         with open(path + "/saved_model.pb", "rb") as f:
             proto.ParseFromString(f.read())
         methods = {k: v.method_name for k, v in proto.meta_graphs[0].signature_def.items() if v.method_name}
+        # what TF Serving's Classify / Regress / Predict APIs accept: the method's input and output names and dtypes
+        servable = {k: tf.compat.v1.saved_model.is_valid_signature(v)
+                    for k, v in proto.meta_graphs[0].signature_def.items() if k != "__saved_model_init_op"}
         loaded = tf.saved_model.load(path)
         signatures, outputs = {}, {}
         for key, fn in loaded.signatures.items():
@@ -55,7 +58,7 @@ COMPARE = textwrap.dedent('''
                       for k, v in specs.items()}
             outputs[key] = {k: (v.numpy().astype(str).ravel().tolist() if v.dtype == tf.string
                                 else v.numpy().astype("float64").ravel().tolist()) for k, v in fn(**inputs).items()}
-        report[side] = {"signatures": signatures, "outputs": outputs, "methods": methods}
+        report[side] = {"signatures": signatures, "outputs": outputs, "methods": methods, "servable": servable}
     print(json.dumps(report))
 ''')
 
@@ -155,11 +158,13 @@ def _compare(a: Path, b: Path, case: str) -> None:
     for key, (inputs, outputs) in expected.items():
         assert sig_a[key]["inputs"] == inputs
         assert sorted(sig_a[key]["outputs"]) == outputs
-    # SignatureDef method names: TF2 writes tensorflow/serving/predict for every signature, so a classify/regress
-    # signature of the Estimator's is served by TF Serving's Predict API only (the known difference, noted by rewrite)
+    # SignatureDef method names: tf.saved_model.save writes tensorflow/serving/predict for every signature; the
+    # migrated export rewrites saved_model.pb with the Estimator's classify / regress, so TF Serving's Classify and
+    # Regress APIs serve the same signatures
     methods_a, methods_b = report["original"]["methods"], report["migrated"]["methods"]
     assert methods_a == {key: f"tensorflow/serving/{METHODS.get((case, key), 'predict')}" for key in expected}
-    assert methods_b == {key: "tensorflow/serving/predict" for key in expected}
+    assert methods_b == methods_a
+    assert report["original"]["servable"] == report["migrated"]["servable"] == {key: True for key in expected}
     out_a, out_b = report["original"]["outputs"], report["migrated"]["outputs"]
     assert sorted(out_a) == sorted(out_b) == sorted(expected)
     for signature in out_a:
