@@ -20,11 +20,12 @@ three calls (inline or names assigned them), their tensors computed from the mod
 signature per key with the Estimator's input names, output names and dtypes, leave out what the Estimator left out
 and raise where it raised. What maps to what, per signature key (templates/export_methods.py.j2, shared by canned
 heads' exports, rules/heads.py):
-    PredictOutput(outputs)         → method tensorflow/serving/predict,  inputs: the receiver tensors by key,
-                                     outputs: the dict's keys ("output" for a lone tensor)
-    ClassificationOutput(scores, classes) → tensorflow/serving/classify, inputs: {"inputs": the lone string tensor},
-                                     outputs: "classes" (string) and/or "scores" (float)
-    RegressionOutput(value)        → tensorflow/serving/regress,  inputs: {"inputs": string}, outputs: {"outputs": float}
+    PredictOutput(outputs)                → tensorflow/serving/predict; inputs: the receiver tensors by key;
+                                            outputs: the dict's keys ("output" for a lone tensor)
+    ClassificationOutput(scores, classes) → tensorflow/serving/classify; inputs: "inputs", the lone string tensor;
+                                            outputs: "classes" (string) and/or "scores" (float)
+    RegressionOutput(value)               → tensorflow/serving/regress; inputs: "inputs", the lone string tensor;
+                                            outputs: "outputs" (float)
 tf.saved_model.save has no method_name argument and writes tensorflow/serving/predict for every signature, so the
 generated `write_saved_model` (the one writer of every migrated export) saves into export_dir_base/temp-<timestamp>,
 and `set_signature_methods` rewrites that saved_model.pb's SignatureDefs with tensorflow/serving/classify / regress
