@@ -81,7 +81,8 @@ TF 2.15 runs):
 - Export: `export_saved_model` and EvalSpec exporters after training write the head's signatures as TF 2.15's
   heads exported them (rules/heads.py): serving_default / classification (classify: `inputs` → `classes`,
   `scores`), regression (binary logistic, regressor predictions), predict (every PREDICT key), through the same
-  export methods as a model_fn's export_outputs (templates/export_methods.py.j2). With
+  export methods as a model_fn's export_outputs (templates/export_methods.py.j2), with the Estimator's SignatureDef
+  method names (tensorflow/serving/classify / regress / predict, rules/export_outputs.py). With
   `build_parsing_serving_input_receiver_fn(spec)` (a spec written out or `make_parse_example_spec(columns)`: the
   column statements it reads stay) every signature; with a raw receiver (`build_raw_serving_input_receiver_fn`) or a
   hand-written one that is not a lone string tensor, `predict` alone and no serving_default, as the Estimator left

@@ -44,8 +44,9 @@ classes, canned/head.py for v1):
   `regression` = RegressionOutput(logistic), regression `serving_default` and `regression` =
   RegressionOutput(predictions), every head `predict` = PredictOutput(all PREDICT outputs). fixtures canned_export
   (3 classes, vocabulary), canned_export_binary, canned_export_regressor (v1): signatures, names, dtypes, shapes and
-  values equal (tests/fixtures_run/test_export_signatures.py); canned_export_raw: a raw receiver, `predict` alone
-  and no serving_default, as the Estimator wrote it (its classify/regress signatures take one string tensor).
+  values and SignatureDef method names equal (tests/fixtures_run/test_export_signatures.py); canned_export_raw: a raw
+  receiver, `predict` alone and no serving_default, as the Estimator wrote it (its classify/regress signatures take
+  one string tensor).
 Keras target: the generated model overrides `compute_loss` and `compute_metrics` to map labels and read weights
 from the features (a features dict cannot carry Keras sample weights); the custom loop calls `head_targets`.
 

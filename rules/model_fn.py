@@ -2274,12 +2274,6 @@ class _Interpreter:
                                                                 lambda node, what: self.from_output(node, out, what))
             except Blocked as blocked:
                 export_blocked = blocked
-        if export_methods is not None and set(export_methods.values()) - {"predict"}:
-                self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
-                                                      "TF2 writes every SignatureDef with method_name "
-                                                      "tensorflow/serving/predict (classify/regress signatures answer "
-                                                      "TF Serving's Predict API, not Classify/Regress)",
-                                   self.spec_export_outputs))
         metric_ctors = []
         if self.spec_metrics is not None:
             table = self.spec_metrics

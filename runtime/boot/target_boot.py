@@ -600,24 +600,18 @@ def _under_redirected(path):
     return path
 
 
-def _patch_export_paths():
-    import keras
+def _patch_export_paths(model_cls):
+    """The generated write_saved_model(export_dir_base, ...), which every export goes through, writes under the
+    directory a model_dir was moved to (an exporter's model_dir/export/<name>)."""
+    method = model_cls.__dict__.get("write_saved_model")
+    if method is None or getattr(method, "_tfmigrate", False):
+        return
 
-    archive = type(keras.export.ExportArchive())  # ExportArchive() hands out the backend's subclass
-    orig = archive.write_out
+    def redirected(self, export_dir_base, *args, _method=method, **kwargs):
+        return _method(self, _under_redirected(export_dir_base), *args, **kwargs)
 
-    def write_out(self, filepath, *args, **kwargs):
-        return orig(self, _under_redirected(filepath), *args, **kwargs)
-
-    archive.write_out = write_out
-    import tensorflow as tf
-
-    save = tf.saved_model.save
-
-    def saved_model_save(obj, export_dir, *args, **kwargs):  # an export without serving_default (write_signatures)
-        return save(obj, _under_redirected(export_dir), *args, **kwargs)
-
-    tf.saved_model.save = saved_model_save
+    redirected._tfmigrate = True
+    model_cls.write_saved_model = redirected
 
 
 def _patch_restore_model_dir(model_cls):
@@ -642,7 +636,7 @@ def _patch_dirs(tf):
     if not os.environ.get("TFMIGRATE_MODEL_DIR"):
         return
     _SUBCLASS_HOOKS.append(_patch_restore_model_dir)
-    _patch_export_paths()
+    _SUBCLASS_HOOKS.append(_patch_export_paths)
     _patch_path_arg(tf.train.CheckpointManager, "directory")
     import keras
 
