@@ -1710,6 +1710,8 @@ class Emitter:
     # ---- what drives it --------------------------------------------------------------------------------------
     def callbacks(self, site: Site, plan, at, hooks=()) -> str:
         items = [self.render(h, at, "hook") for h in hooks]  # SessionRunHook subclasses, now keras callbacks
+        if getattr(plan, "nan_check", False):  # the model_fn's NanTensorHook(loss), after the train hooks as in TF1
+            items.append("NanLossCheck()")
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")

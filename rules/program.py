@@ -38,7 +38,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
@@ -466,6 +466,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 and layers.TF1_BATCH_NORM in _module_names(module, table)):
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
+            continue
+        nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
+        if nan is not None and ps:
+            errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
+                                              "chief reads the workers' losses only every log or checkpoint step, "
+                                              "not after each step as each TF1 worker's hook did", nan))
+            continue
+        if (nan is not None and target == "keras" and sites[0].model_fn.file is file
+                and "NanLossCheck" in _module_names(module, table)):
+            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
+                                              "needs the name", nan))
             continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
