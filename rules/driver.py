@@ -1263,6 +1263,12 @@ def resumes(site: Site) -> bool:
     return not canned.is_canned(site) and not keras_estimator.is_keras(site)
 
 
+def writes_checkpoints(site: Site) -> bool:
+    """Keras target, a model_fn Estimator resuming from its model_dir: the generated EstimatorCheckpoints callback
+    writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup."""
+    return site.target == "keras" and resumes(site)
+
+
 def _what(b: Binding) -> str:
     return "config/spec value" if b.kind != "def" else "config/spec helper"
 
@@ -1534,6 +1540,8 @@ class Emitter:
         if site.target == "keras":
             for key, why in (("keep_checkpoint_max", "BackupAndRestore keeps the latest checkpoint only"),
                              ("log_step_count_steps", "Keras prints its own progress")):
+                if key == "keep_checkpoint_max" and writes_checkpoints(site):
+                    continue  # EstimatorCheckpoints keeps as many
                 if key in site.run_config:
                     self.notes.append((CODE, f"RunConfig({key}=...) dropped: {why}", site.run_config[key].node))
             edits.replace(site.call, f"{builder}({site.params})")
@@ -1710,13 +1718,19 @@ class Emitter:
     # ---- what drives it --------------------------------------------------------------------------------------
     def callbacks(self, site: Site, plan, at, hooks=()) -> str:
         items = [self.render(h, at, "hook") for h in hooks]  # SessionRunHook subclasses, now keras callbacks
-        if getattr(plan, "nan_check", False):  # the model_fn's NanTensorHook(loss), after the train hooks as in TF1
-            items.append("NanLossCheck()")
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
         self.summaries_without_model_dir(site, plan)
-        if model_dir is not None:
+        if model_dir is not None and writes_checkpoints(site):
+            # the Estimator's checkpoints: at the first step, every save_checkpoints_steps after it, at the last
+            args = [self.render(model_dir, at, "model_dir")]
+            for key in ("save_checkpoints_steps", "keep_checkpoint_max"):
+                if site.run_config.get(key) is not None:
+                    name = "save_steps" if key == "save_checkpoints_steps" else key
+                    args.append(f"{name}={self.render(site.run_config[key], at, key)}")
+            items.append(f"EstimatorCheckpoints({', '.join(args)})")
+        elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
@@ -1736,6 +1750,10 @@ class Emitter:
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
+        if getattr(plan, "nan_check", None) is not None:
+            # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
+            # hooks, then it; so it goes last
+            items.append("NanLossCheck()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:

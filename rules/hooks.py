@@ -118,8 +118,8 @@ def nan_note(fail_flag: str | None) -> str:
     """The note of a converted NanTensorHook(loss); fail_flag: its fail_on_nan_loss when not True (code text)."""
     note = ("NanTensorHook converted: after the first training step whose loss is NaN the migrated training logs "
             "\"Model diverged with loss = NaN.\" and raises tf.compat.v1.train.NanLossDuringTrainingError (\"NaN loss "
-            "during training.\"), before that step's checkpoint, as the Estimator did (Keras: the NanLossCheck "
-            "callback; custom loop: a check after each step)")
+            "during training.\"), after that step's checkpoint and with no final one, as the Estimator did (Keras: the "
+            "NanLossCheck callback; custom loop: a check after each step)")
     if fail_flag is not None:
         note += (f"; fail_on_nan_loss={fail_flag} changed nothing in TF1: the Estimator's own NanTensorHook(loss), "
                  "run before training_hooks, raised first (TF 2.15)")
