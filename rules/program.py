@@ -38,7 +38,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
@@ -118,7 +118,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -154,7 +154,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if target == "keras":
         if global_step_class:
             parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
-        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
+        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder,
+                                                                  checkpoints=checkpoints))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
@@ -467,6 +468,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
+        if nan is not None and ps:
+            errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
+                                              "chief reads the workers' losses only every log or checkpoint step, "
+                                              "not after each step as each TF1 worker's hook did", nan))
+            continue
+        if (nan is not None and target == "keras" and sites[0].model_fn.file is file
+                and "NanLossCheck" in _module_names(module, table)):
+            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
+                                              "needs the name", nan))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -504,7 +516,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans for s in sites),
-                                                           support_done=support_done))
+                                                           support_done=support_done,
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
