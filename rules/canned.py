@@ -968,6 +968,8 @@ class CannedPlan:
     predicting: bool = False  # predict() after training: the model gets predictions() and predict_examples()
     exporting: frozenset = frozenset()  # export receivers ("parsing"): the head's export_outputs() and export methods
     until_end: bool = False  # trained without max_steps: the custom loop stops where the input ends
+    resuming: bool = False  # training resumes from model_dir: the Estimator's checkpoint by its names, or this program's
+    restoring: bool = False  # predict / evaluate / export with nothing trained first restore model_dir's checkpoint
 
 
 _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rules/heads.py)
@@ -1043,6 +1045,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         needed.extend(plan.model.support)
     for plan, _, target in items:
         needed.extend(plan.model.head_plan.support(target))
+        if plan.resuming or plan.restoring:  # the optimizer slots' names in the Estimator's checkpoint
+            needed.append("legacy_slots" if not plan.model.v1 else "estimator_slots")
         if plan.model.family == "baseline":
             needed.append("BaselineBias")
         if plan.model.batch_norm:
@@ -1060,6 +1064,9 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
             parts.append(head_support.render(part=item))
+        elif item in ("legacy_slots", "estimator_slots"):
+            parts.append(env.get_template("estimator_restore.py.j2").render(
+                part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
@@ -1076,6 +1083,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             sizes = f"dict(sorted({sizes}.items()))"
         # Keras' evaluate() loss weighs batches by size; the Estimator's was the mean of the batches' losses
         test_step = env.get_template("test_step.py.j2").render() if target == "keras" else ""
+        restore = dict(canned="v1" if model.v1 else "v2", resuming=plan.resuming, restoring=plan.restoring)
         if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
             # heads.py writes its code as Python strings: `generated` marks their `tf.` like the templates' own
             parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
@@ -1083,7 +1091,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                          + test_step
                          + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting
                             else "")
-                         + _export_methods(env, plan))
+                         + _export_methods(env, plan)
+                         + env.get_template("estimator_restore.py.j2").render(part="methods", model=model, **restore))
         else:
             parts.append(env.get_template("canned_model.py.j2").render(
                 plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns),
@@ -1097,14 +1106,14 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                 head_methods=generated(model.head_plan.methods(target) + _head_outputs(plan))
                 + test_step
                 + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting else "")
-                + _export_methods(env, plan)))
+                + _export_methods(env, plan), **restore))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
                                                                       predicting=plan.predicting, exporting=(),
-                                                                      warm_starting=False, resuming=False,
+                                                                      warm_starting=False, resuming=plan.resuming,
                                                                       until_end=plan.until_end, callbacks=False))
     from .program import _emit, _quiet_generated
 
@@ -1200,10 +1209,14 @@ class WideDeepOptimizer(keras.optimizers.Optimizer):
         self.dnn_optimizer.build([v for v in var_list if id(v) not in linear])
         self.linear_optimizer.build([v for v in var_list if id(v) in linear])
 
-    def update_step(self, gradient, variable, learning_rate):
-        optimizer = self.dnn_optimizer
+    def part_of(self, variable):
+        """The optimizer that updates `variable`: the linear model's or the DNN's."""
         if self._var_key(variable) in self.linear_optimizer._trainable_variables_indices:
-            optimizer = self.linear_optimizer
+            return self.linear_optimizer
+        return self.dnn_optimizer
+
+    def update_step(self, gradient, variable, learning_rate):
+        optimizer = self.part_of(variable)
         optimizer.update_step(gradient, variable, optimizer.learning_rate)
 '''
 

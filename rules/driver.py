@@ -701,8 +701,6 @@ class Analysis:
             # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since); an
             # export restores again: without a checkpoint it raised where predict/evaluate went on
             return
-        from . import canned
-
         model_dir = site.run_config.get("model_dir")
         has_dir = model_dir is not None and not (isinstance(model_dir, Value) and is_literal(model_dir.node, None))
         where = "with nothing trained before it in the same function" if not trained else "with checkpoint_path"
@@ -711,12 +709,6 @@ class Analysis:
         if keras_estimator.is_keras(site):
             raise Blocked(CODE, f"estimator.{what}() of a model_to_estimator Estimator {where} is not converted yet: "
                                 "the Estimator restored a checkpoint first; train first in this function", use.call)
-        if canned.is_canned(site):
-            if not has_dir and checkpoint is None and use.kind == "evaluate":
-                return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
-            raise Blocked(CODE, f"estimator.{what}() of a canned estimator {where} is not converted yet: the Estimator "
-                                "restored a checkpoint, which the generated canned model does not read; train first "
-                                "in this function (without checkpoint_path)", use.call)
         if site.strategy is not None and site.strategy.parameter_server:
             if not has_dir and checkpoint is None and use.kind == "evaluate":
                 return
@@ -1251,16 +1243,17 @@ def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> 
 
 def resumes(site: Site) -> bool:
     """The Estimator resumed from the latest checkpoint in its model_dir (one was given): the migrated program
-    restores it too (restore_model_dir: its own TF2 checkpoint, else the Estimator's TF1 one by name). Canned
-    estimators and parameter servers keep today's restore of their own checkpoints only."""
+    restores it too (restore_model_dir: its own TF2 checkpoint, else the Estimator's TF1 one by name; a canned model
+    by the names its estimator gave the variables). model_to_estimator models and parameter servers keep today's
+    restore of their own checkpoints only."""
     model_dir = site.run_config.get("model_dir")
     if model_dir is None or (isinstance(model_dir, Value) and is_literal(model_dir.node, None)):
         return False
     if site.strategy is not None and site.strategy.parameter_server:
         return False
-    from . import canned, keras_estimator
+    from . import keras_estimator
 
-    return not canned.is_canned(site) and not keras_estimator.is_keras(site)
+    return not keras_estimator.is_keras(site)
 
 
 def _what(b: Binding) -> str:
@@ -1719,15 +1712,6 @@ class Emitter:
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
-            from . import canned
-
-            if canned.is_canned(site) and not any(n[2] is site.call and "second run" in n[1] for n in self.notes):
-                # canned models have no restore_model_dir: the backup alone decides, and it counts epochs
-                self.notes.append((CODE, "a second run on the same model_dir does not train on: the migrated fit is "
-                                         "one epoch and BackupAndRestore's backup says it is done (the Estimator "
-                                         "went on to max_steps from its checkpoint); start from a fresh model_dir, "
-                                         "or rewrite with --target ctl, whose loop resumes from its checkpoint",
-                                   site.call))
             if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
                 every = self.analysis.summary_steps.get(id(site.call))
                 items.append(f"EstimatorSummaries({self.render(model_dir, at, 'model_dir')}"
