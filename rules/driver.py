@@ -47,7 +47,7 @@ fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), wit
 (a regex: trainable weights matched from the start of their TF1 names; a list: every weight; renames; a missing name or shape is an error); BackupAndRestore's checkpoint still
 wins over it, as model_dir's did. tests/fixtures_run/test_warm_start_runs.py warm-starts both programs from one TF1
 checkpoint and compares every step.
-An Estimator model_dir (given, not None; model_fn Estimators, not canned or parameter-server ones): the Estimator
+An Estimator model_dir (given, not None; model_fn and canned Estimators, not parameter-server ones): the Estimator
 resumed from the latest checkpoint there, max_steps being the absolute global step. The migrated model's
 `restore_model_dir(model_dir, optimizer)` does the same before training: this program's own checkpoint
 (BackupAndRestore's latest.weights.h5 — dropping the backup's "epoch done" count, which would otherwise make a
@@ -77,7 +77,8 @@ model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkp
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
 (it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
-Blocked there, with the reason: canned estimators (their TF1 checkpoint is not read yet), warm_start_from,
+Canned models read it by the names the canned estimator gave its variables (rules/canned.py).
+Blocked there, with the reason: warm_start_from,
 parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
 hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
 Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers over placeholders,

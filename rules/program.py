@@ -645,7 +645,9 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
         model = sites[0].model_fn
         if canned.is_canned(sites[0]) and model.file is file:
             plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites),
-                                       resuming=any(map(driver.resumes, sites)),
+                                       # Keras restores model_dir before fit; the custom loop's _build before evaluate too
+                                       resuming=any(driver.resumes(s) and (targets[key] != "keras" or any(
+                                           u.train for u in s.uses)) for s in sites),
                                        restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
