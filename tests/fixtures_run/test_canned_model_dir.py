@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_run.test_resume_runs import _run as run_checked
 from tfmigrate.runtime import capture, compare, envs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -39,18 +40,12 @@ RTOL, ATOL = 1e-5, 1e-6  # verify's defaults
 
 def _run(env: str, argv: list[str], work: Path, check: bool = True, capture_dir: Path | None = None,
          model_dir: Path | None = None) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
-        environ.pop(key, None)
-    if capture_dir is not None:
-        environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
-    if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
-        environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
-    result = subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
-                            timeout=600)
     if check:
-        assert result.returncode == 0, result.stderr[-3000:]
-    return result
+        return run_checked(env, argv, work, capture_dir, model_dir)
+    environ = {k: v for k, v in os.environ.items() if k not in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR",
+                                                                "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT")}
+    return subprocess.run([str(envs.ensure(env)), *argv], cwd=work, capture_output=True, text=True, timeout=600,
+                          env={**environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""})
 
 
 def _migrated(tmp_path: Path, target: str) -> Path:
