@@ -84,7 +84,7 @@ def test_migrated_canned_model_predicts_from_the_estimators_model_dir(tmp_path, 
     original = CASE / "original.py"
     programs = {"keras": _migrated(tmp_path, "keras"), "ctl": _migrated(tmp_path, "ctl")}
     trained = tmp_path / "trained"
-    _run("legacy", [str(original), "--estimator", estimator, "--mode", "train", "--steps", str(STEPS),
+    _run("legacy", [str(original), "--model", estimator, "--mode", "train", "--steps", str(STEPS),
                     "--model_dir", str(trained)], tmp_path)
     assert (trained / f"model.ckpt-{STEPS}.index").exists()
     runs = {}
@@ -92,7 +92,7 @@ def test_migrated_canned_model_predicts_from_the_estimators_model_dir(tmp_path, 
                                ("ctl", "target", programs["ctl"])):
         model_dir = tmp_path / side / "model"
         shutil.copytree(trained, model_dir)
-        result = _run(env, [str(program), "--estimator", estimator, "--mode", "predict", "--model_dir",
+        result = _run(env, [str(program), "--model", estimator, "--mode", "predict", "--model_dir",
                             str(model_dir)], tmp_path)
         runs[side] = _predictions(result.stdout)
         # restoring only reads: no checkpoint was added to the copy
@@ -100,7 +100,7 @@ def test_migrated_canned_model_predicts_from_the_estimators_model_dir(tmp_path, 
     for side in ("keras", "ctl"):
         print(f"{estimator} {side}: max |Δ| {_max_delta(runs['original'], runs[side]):.3g} over 64 predictions")
     # the restore took effect: a fresh model (an empty model_dir) predicts something else
-    fresh = _predictions(_run("target", [str(programs["keras"]), "--estimator", estimator, "--mode", "predict",
+    fresh = _predictions(_run("target", [str(programs["keras"]), "--model", estimator, "--mode", "predict",
                                          "--model_dir", str(tmp_path / "empty")], tmp_path).stdout)
     assert len(fresh) == 64 and any(abs(p["logits"][0] - q["logits"][0]) > 1e-3
                                     for p, q in zip(fresh, runs["original"]))
@@ -113,7 +113,7 @@ def test_migrated_canned_model_resumes_training_from_the_estimators_model_dir(tm
     original = CASE / "original.py"
     migrated = _migrated(tmp_path, target)
     earlier = tmp_path / "earlier"
-    _run("legacy", [str(original), "--estimator", estimator, "--mode", "train", "--steps", str(EARLIER),
+    _run("legacy", [str(original), "--model", estimator, "--mode", "train", "--steps", str(EARLIER),
                     "--model_dir", str(earlier)], tmp_path)
     assert (earlier / f"model.ckpt-{EARLIER}.index").exists()
     caps, evals = {}, {}
@@ -122,10 +122,10 @@ def test_migrated_canned_model_resumes_training_from_the_estimators_model_dir(tm
         shutil.copytree(earlier, model_dir)
         cap = tmp_path / side / "capture"
         if side == "original":
-            result = _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--estimator", estimator, "--mode",
+            result = _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--model", estimator, "--mode",
                                      "train", "--steps", str(FINAL)], tmp_path, capture_dir=cap, model_dir=model_dir)
         else:
-            result = _run("target", [str(capture.TARGET_BOOT), str(migrated), "--estimator", estimator, "--mode",
+            result = _run("target", [str(capture.TARGET_BOOT), str(migrated), "--model", estimator, "--mode",
                                      "train", "--steps", str(FINAL), "--model_dir", str(model_dir)], tmp_path,
                           capture_dir=cap)
         caps[side] = cap
@@ -143,7 +143,7 @@ def test_migrated_canned_model_resumes_training_from_the_estimators_model_dir(tm
     # a checkpoint of another model is an error naming what does not fit, not a fresh start
     other = tmp_path / "other"
     shutil.copytree(earlier, other)
-    bad = _run("target", [str(migrated), "--estimator", "dnn" if estimator == "wide_deep" else "wide_deep",
+    bad = _run("target", [str(migrated), "--model", "dnn" if estimator == "wide_deep" else "wide_deep",
                           "--mode", "train", "--steps", str(FINAL), "--model_dir", str(other)], tmp_path, check=False)
     assert bad.returncode != 0
     assert "cannot resume from the Estimator checkpoint" in bad.stderr, bad.stderr[-2000:]
