@@ -90,6 +90,23 @@ TF 2.15 runs):
   default). Fixtures canned_export (120/120 steps bit-equal), canned_export_binary (100/100 within 2.4e-7),
   canned_export_regressor (v1, within 1.2e-6), canned_export_raw (100/100 bit-equal): the SavedModels compared by
   tests/fixtures_run/test_export_signatures.py.
+- An Estimator model_dir (given): the Estimator resumed training from its latest checkpoint, and predict /
+  evaluate / export_saved_model with nothing trained first restored it. The migrated model does the same with the
+  model_fn path's code (templates/estimator_restore.py.j2, rules/driver.py): `restore_model_dir` before fit (Keras:
+  fit trains max_steps minus the restored global step, none when reached; custom loop: the trainer's _build) and
+  `restore_checkpoint` before predict / evaluate / export. The canned model's `tf1_variables()` gives every
+  weight the name the canned estimator gave it (`dnn/hiddenlayer_<i>/kernel`, `dnn/logits/bias`,
+  `dnn/hiddenlayer_<i>/batchnorm_<i>/gamma`, `dnn/input_from_feature_columns/input_layer/<col>_embedding/
+  embedding_weights`, `linear/linear_model/<col>/weights`, `linear/linear_model/bias_weights`, `baseline/bias`);
+  optimizer slots: v2 (tf.keras.optimizers.legacy, graph mode) `training/<Adagrad|Ftrl|SGD>/<name>/<accumulator|
+  linear|momentum>`, and the optimizer settings saved beside them (`training/<X>/learning_rate`, `decay`,
+  `momentum`, Ftrl's powers and strengths) must equal the migrated optimizer's, since the Estimator went on with
+  the saved ones; v1 (tf.compat.v1.train, partitioned variables in one part) the name TF1's slot_creator cut from
+  `<scope>/<name>/part_0/<slot>` (`dnn/hiddenlayer_0/kernel/t_0/Adagrad`); wide & deep: each part's optimizer for
+  its variables. A name missing, a shape or setting that differs, or a checkpoint variable nothing takes is an
+  error listing them, never a fresh start. fixtures/canned_model_dir; tests/fixtures_run/test_canned_model_dir.py
+  predicts from a model_dir the Estimator trained (DNN with an embedding, wide & deep with Ftrl + SGD momentum;
+  Keras and custom loop) and resumes training from one, step for step against the Estimator's continuation.
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
@@ -129,11 +146,10 @@ checked with `pip download`) requires tensorflow==2.19.0, so it cannot be instal
 for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; converting with a "verify
 statistically" note would promise a check the target stack cannot run), RNN estimators (TFM603, not converted
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
-converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, an export with
-nothing trained before it in the same function (TFM601: the generated model does not read the Estimator's
-checkpoint), `warm_start_from`, partitioners,
-`label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
-source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
+converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read,
+`warm_start_from`, partitioners, `label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`,
+legacy Adam/RMSprop (v2), n_classes not readable from the source, parameter-server strategies (TF1 partitioned
+canned variables implicitly there).
 """
 from __future__ import annotations
 
@@ -969,6 +985,8 @@ class CannedPlan:
     predicting: bool = False  # predict() after training: the model gets predictions() and predict_examples()
     exporting: frozenset = frozenset()  # export receivers ("parsing"): the head's export_outputs() and export methods
     until_end: bool = False  # trained without max_steps: the custom loop stops where the input ends
+    resuming: bool = False  # training resumes from model_dir: the Estimator's checkpoint by its names, or this program's
+    restoring: bool = False  # predict / evaluate / export with nothing trained first restore model_dir's checkpoint
 
 
 _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rules/heads.py)
@@ -1044,6 +1062,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         needed.extend(plan.model.support)
     for plan, _, target in items:
         needed.extend(plan.model.head_plan.support(target))
+        if plan.resuming or plan.restoring:  # the optimizer slots' names in the Estimator's checkpoint
+            needed.append("legacy_slots" if not plan.model.v1 else "estimator_slots")
         if plan.model.family == "baseline":
             needed.append("BaselineBias")
         if plan.model.batch_norm:
@@ -1061,6 +1081,9 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
             parts.append(head_support.render(part=item))
+        elif item in ("legacy_slots", "estimator_slots"):
+            parts.append(env.get_template("estimator_restore.py.j2").render(
+                part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
@@ -1077,6 +1100,9 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             sizes = f"dict(sorted({sizes}.items()))"
         # Keras' evaluate() loss weighs batches by size; the Estimator's was the mean of the batches' losses
         test_step = env.get_template("test_step.py.j2").render() if target == "keras" else ""
+        restore = dict(canned="v1" if model.v1 else "v2", resuming=plan.resuming, restoring=plan.restoring,
+                       # the variable scope a v1 canned model_fn created its optimizer's slots in
+                       v1_scope={"dnn": "dnn/", "linear": "linear/", "baseline": "baseline/"}.get(model.family, ""))
         if model.family == "baseline":  # no feature columns: a bias per output (rules/heads.py)
             # heads.py writes its code as Python strings: `generated` marks their `tf.` like the templates' own
             parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
@@ -1084,7 +1110,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                          + test_step
                          + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting
                             else "")
-                         + _export_methods(env, plan))
+                         + _export_methods(env, plan)
+                         + env.get_template("estimator_restore.py.j2").render(part="methods", model=model, **restore))
         else:
             parts.append(env.get_template("canned_model.py.j2").render(
                 plan=plan, model=model, dnn_inputs=inputs(model.dnn_columns),
@@ -1098,14 +1125,14 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                 head_methods=generated(model.head_plan.methods(target) + _head_outputs(plan))
                 + test_step
                 + (env.get_template("predict_examples.py.j2").render(predicting=True) if plan.predicting else "")
-                + _export_methods(env, plan)))
+                + _export_methods(env, plan), **restore))
         view = _Wrapped(plan, "model" if target == "keras" else "self.model")
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
                                                                       predicting=plan.predicting, exporting=(),
-                                                                      warm_starting=False, resuming=False,
+                                                                      warm_starting=False, resuming=plan.resuming,
                                                                       until_end=plan.until_end, callbacks=False))
     from .program import _emit, _quiet_generated
 
@@ -1201,10 +1228,14 @@ class WideDeepOptimizer(keras.optimizers.Optimizer):
         self.dnn_optimizer.build([v for v in var_list if id(v) not in linear])
         self.linear_optimizer.build([v for v in var_list if id(v) in linear])
 
-    def update_step(self, gradient, variable, learning_rate):
-        optimizer = self.dnn_optimizer
+    def part_of(self, variable):
+        """The optimizer that updates `variable`: the linear model's or the DNN's."""
         if self._var_key(variable) in self.linear_optimizer._trainable_variables_indices:
-            optimizer = self.linear_optimizer
+            return self.linear_optimizer
+        return self.dnn_optimizer
+
+    def update_step(self, gradient, variable, learning_rate):
+        optimizer = self.part_of(variable)
         optimizer.update_step(gradient, variable, optimizer.learning_rate)
 '''
 

@@ -657,7 +657,11 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
     for key, sites in by_fn.items():
         model = sites[0].model_fn
         if canned.is_canned(sites[0]) and model.file is file:
-            plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites))
+            plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites),
+                                       # Keras restores model_dir before fit; the custom loop's _build before evaluate too
+                                       resuming=any(driver.resumes(s) and (targets[key] != "keras" or any(
+                                           u.train for u in s.uses)) for s in sites),
+                                       restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):

@@ -546,9 +546,9 @@ def test_indicator_column_in_a_linear_model_blocks():
     assert "linear model" in diag.message
 
 
-def test_a_canned_keras_fit_says_a_second_run_does_not_train_on():
-    """Canned models have no restore_model_dir: their one-epoch fit's BackupAndRestore backup says "done", so a
-    second run on the same model_dir trains nothing where the Estimator went on to max_steps. Said, not hidden."""
+def test_a_canned_keras_fit_resumes_from_the_estimators_model_dir():
+    """An Estimator went on to max_steps from model_dir's latest checkpoint: the canned model restores it (its own
+    backup, else the Estimator's TF1 checkpoint by the canned names) and fit trains only the steps left."""
     from pathlib import Path
 
     from tfmigrate.engine import Options, migrate_source
@@ -556,5 +556,28 @@ def test_a_canned_keras_fit_says_a_second_run_does_not_train_on():
     src = (Path(__file__).resolve().parents[2] / "fixtures" / "canned_linear_regressor" / "original.py").read_bytes()
     result = migrate_source(src, "x.py", Options(target="keras"))
     assert result.status == "changed"
-    assert any(d.code == "TFM601" and d.message.startswith("a second run on the same model_dir does not train on")
-               for d in result.diagnostics)
+    assert not any("second run" in d.message for d in result.diagnostics)
+    text = result.output.decode()
+    assert "initial_step = regressor.restore_model_dir(args.model_dir, regressor.optimizer)" in text
+    assert "steps_per_epoch=args.steps - initial_step," in text
+    names = section(text, "    def tf1_variables(self):", "    def restore_model_dir(")
+    assert 'names.update({f"linear/linear_model/{layer.name}/{weight.name}": weight' in names
+    assert 'names["linear/linear_model/bias_weights"] = self.linear_model.bias' in names
+    # v1: tf.compat.v1.train slots of partitioned variables, named as TF1's slot_creator cut them
+    restore = section(text, "    def restore_estimator_checkpoint(", "def build_")
+    assert 'f"{name}/" + f"linear/{part_name}/{slot}"[len(part_name) + 1:]' in restore
+    assert "def _estimator_slots(optimizer):" in text and "_legacy_slots" not in text
+
+
+def test_canned_v2_slots_and_settings_are_read_by_their_legacy_names():
+    src = program('''
+    def main():
+        est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column("a")], model_dir="/tmp/m")
+        est.train(train_input_fn, max_steps=3)
+    ''')
+    text = converted(src)
+    restore = section(text, "    def restore_estimator_checkpoint(", "def build_")
+    assert 'load(getattr(part, attribute)[index], f"training/{scope}/{names[id(weight)]}/{slot}")' in restore
+    assert 'problems.append(f"not in this model: {\', \'.join(extra)}")' in restore
+    assert 'return "Adagrad", [("_accumulators", "accumulator")]' in text
+    assert 'names.update({f"dnn/{layer.name}/{weight.name}": weight for weight in layer.weights})' in text
