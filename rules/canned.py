@@ -977,7 +977,7 @@ class _Reader:
         call = call.with_changes(args=args)
         if v1:
             return optimizers.convert(call, name, None, False, self.profile)
-        return optimizers.legacy(call, legacy, CODE)
+        return optimizers.legacy(call, legacy, CODE, self.profile)
 
 
 def _no_params(params: cst.Parameters) -> bool:

@@ -253,6 +253,8 @@ _EXCLUDE = re.compile(
     r"(^|/)(global_step|beta1_power|beta2_power)$"
     r"|/(Adagrad|Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Ftrl|Ftrl_1|Adadelta|Adadelta_1|"
     r"AdagradDA|ProximalAdagrad|ExponentialMovingAverage)(_\d+)?$"
+    # a v2 Estimator's Keras legacy optimizer (canned v2 classes): its slots and hyperparameter variables
+    r"|^training/(Adagrad|Adam|Ftrl|SGD|RMSprop|Adadelta|Adamax|Nadam)/"
 )
 _WITHIN = {"kernel": 0, "depthwise_kernel": 0, "embeddings": 0, "gamma": 0, "pointwise_kernel": 1,
            "beta": 1, "bias": 2, "moving_mean": 3, "moving_variance": 4}
