@@ -452,6 +452,8 @@ def _parameter_server(model: CannedModel, reader: "_Reader", args: dict) -> None
     model.notes.append((CODE, f"{name} under parameter servers: trained asynchronously by a ClusterCoordinator "
                               "on tf_keras; compare it statistically (tfmigrate verify --ps)", model.node))
     model.parameter_server = True
+    if model.head in ("binary", "regression"):
+        model.head_plan.reshape_labels = True
     if model.v1:
         model.partitioner = partitioners.PartitionerPlan(
             f"{model.tf_name} partitioned its hidden layers and logits by "
