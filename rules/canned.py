@@ -89,6 +89,27 @@ TF 2.15 runs):
   default). Fixtures canned_export (120/120 steps bit-equal), canned_export_binary (100/100 within 2.4e-7),
   canned_export_regressor (v1, within 1.2e-6), canned_export_raw (100/100 bit-equal): the SavedModels compared by
   tests/fixtures_run/test_export_signatures.py.
+- Parameter servers (an async job: TF_CONFIG with ps tasks and `--strategy parameter-server`, or
+  `RunConfig(train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())`): DNNClassifier and
+  DNNRegressor, v1 and v2, over numeric, bucketized and vocabulary-list indicator columns convert to the PS target
+  (tf_keras, `parameter_server_strategy()`, ClusterCoordinator loop; rules/strategy.py). v1 (`_dnn_model_fn`)
+  partitioned the `dnn` scope implicitly with min_max_variable_partitioner(max_partitions=num_ps_replicas) (256 KiB
+  slices; the input layer's own 64 MiB partitioner has no variable to split for these columns): the strategy gets
+  `MinSizePartitioner(min_shard_bytes=256 << 10, max_shards=max(1, ps_task_count()))`, the ps tasks counted from
+  TF_CONFIG as RunConfig.num_ps_replicas was, so every variable has TF1's shard count (`<name>/part_<i>`, checked
+  against the original's graph: `dnn/hiddenlayer_1/kernel/part_0..1` on both sides). v2 (`dnn_model_fn_v2`)
+  partitions nothing: no partitioner. Optimizers on tf_keras: v1 `tf.train` Adagrad / GradientDescent / Ftrl /
+  Adam as rules/optimizers.py converts them there (its TFM302 notes); v2 `tf.keras.optimizers.legacy.*` objects and
+  strings stay tf_keras' own legacy class (what the v2 Estimator ran; slots made by `_create_all_weights`). The
+  logistic and regression heads reshape labels to [batch, 1] (tf_keras' losses would squeeze the logits and
+  average over the batch first). Measured (`tfmigrate verify`): fixtures canned_dnn_ps (v1 DNNClassifier, 3
+  classes, 2 ps: hiddenlayer_1 in 2 shards) and canned_dnn_regressor_ps (v2 DNNRegressor, legacy SGD with
+  momentum): 200/200 steps bit-equal in one process, evaluate() bit-equal; statistically equivalent on chief + 2
+  workers + 2 ps (3 original runs, 600 steps); a v1 binary DNNClassifier in one process: max rel Δ 5.2e-7 (the
+  logistic kernels, as above). Blocked under parameter servers, each with its reason: Linear (TF1's 64 MiB
+  partitioner over a LinearModel not verified on tf_keras), DNNLinearCombined (two partitioners, TF2 has one per
+  strategy), Baseline, embedding and categorical columns in a DNN (64 MiB input-layer partitioner vs 256 KiB hidden
+  layers), weight_column / label_vocabulary, dropout, optimizers that need a generated Keras 3 class.
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
@@ -130,9 +151,9 @@ statistically" note would promise a check the target stack cannot run), RNN esti
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
 converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read, an export with
 nothing trained before it in the same function (TFM601: the generated model does not read the Estimator's
-checkpoint), `warm_start_from`, partitioners,
+checkpoint), `warm_start_from`, explicit `partitioner` / `input_layer_partitioner` arguments,
 `label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
-source, parameter-server strategies (TF1 partitioned canned variables implicitly there).
+source, and under parameter-server strategies what the Parameter servers item above lists.
 """
 from __future__ import annotations
 

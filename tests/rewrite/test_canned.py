@@ -563,6 +563,19 @@ def test_v2_dnn_under_parameter_servers_keeps_its_legacy_optimizer_and_no_partit
     assert "self.optimizer.build(" not in trainer
 
 
+@pytest.mark.parametrize("head, reshaped", [("DNNClassifier", True), ("DNNRegressor", True),
+                                             ("DNNClassifier-3", False)])
+def test_logistic_and_regression_labels_are_reshaped_on_tf_keras(head, reshaped):
+    """TF1's heads reshaped [batch] labels to [batch, 1]; tf_keras' losses would squeeze the [batch, 1] logits
+    instead and average over the batch before the SUM reduction: the PS target reshapes the labels itself."""
+    src = V1_PS.replace("    n_classes=3,\n", "    n_classes=3,\n" if head.endswith("-3") else "")
+    src = src.replace("DNNClassifier", head.split("-")[0])
+    text = converted(src, strategy="parameter-server")
+    assert ("return tf.reshape(labels, [-1, 1]), None" in text) == reshaped
+    assert ("labels, weights = model.head_targets(features, labels)" in text) == reshaped
+    assert "return tf.reshape(labels, [-1, 1])" not in converted(src)  # Keras 3 (no parameter servers)
+
+
 @pytest.mark.parametrize("body, code, words", [
     ("est = tf.compat.v1.estimator.LinearClassifier([tf.feature_column.numeric_column('a')])",
      "TFM620", "64 MiB"),
