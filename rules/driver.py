@@ -592,6 +592,7 @@ class Analysis:
             raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate, "
                                      "predict and train_and_evaluate are)", call)
         if method == "train":
+            strategies.refuse_estimator_train(site.original_kinds, call)
             args = bind_values(call, _TRAIN, "train", file)
             if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):
                 raise Blocked(CODE, "train(saving_listeners=...) is not converted yet: run their code after the "

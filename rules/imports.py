@@ -7,7 +7,8 @@
   `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names whose meaning changed
   (`tf.nn.dropout`'s keep_prob, `tf.where`, …) or that TF2 dropped block the file.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
-  layers`) are removed; `import keras` is added after the TensorFlow import.
+  layers`) are removed; `import keras` is added after the TensorFlow import where the converted code reads `keras`
+  (a file of a converted unit that only kept its tf.data input functions gets none).
 
 Why exact: a v1 name is rewritten only to a TF2 name with the same behaviour (or kept under `tf.compat.v1` where
 TF2 still has it); a name whose meaning changed blocks the file instead of being renamed.

@@ -2326,7 +2326,7 @@ class _Interpreter:
                 if name is None:
                     raise Blocked(metrics.CODE, f"eval_metric_ops['{element.key.evaluated_value}'] is not a tf.metrics call", element.value)
                 ctor = metrics.convert(element.key.evaluated_value, call, name, self.labels, out, loss_name,
-                                       self.resolve_prediction, self.tf)
+                                       self.resolve_prediction, self.tf, self.notes)
                 if ctor is None:
                     self.notes.append((metrics.CODE, f"metric '{element.key.evaluated_value}' (mean of the loss) dropped: Keras reports the loss", call))
                 else:

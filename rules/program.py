@@ -1029,13 +1029,20 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module, texts=()) -> set[str]:
-    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one)."""
+def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
+    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one);
+    `imports=False`: without the names of import statements (the names the code reads or binds otherwise)."""
     found: set[str] = set()
 
     class _V(Visitor):
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
+
+        def visit_Import(self, node) -> bool:
+            return imports
+
+        def visit_ImportFrom(self, node) -> bool:
+            return imports
 
     module.visit(_V())
     for text in texts:
@@ -1050,6 +1057,8 @@ def _all_names(module: cst.Module, texts=()) -> set[str]:
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
+    if "keras" not in _all_names(module, [t for t in texts if "keras" in t], imports=False):
+        keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
     kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}

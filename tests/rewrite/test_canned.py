@@ -392,7 +392,11 @@ def test_normalizer_local_to_another_function_blocks():
 def test_v1_sum_loss_under_multi_worker_sums_per_replica():
     src = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier").replace(
         'model_dir="/tmp/canned",\n',
-        'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n')
+        'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n').replace(
+        "estimator.train(input_fn=train_input_fn, max_steps=10)\nestimator.evaluate(input_fn=eval_input_fn, steps=2)",
+        "tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(train_input_fn, max_steps=10),\n"
+        "                                tf.estimator.EvalSpec(eval_input_fn, steps=2))")  # est.train: blocked (TFM701)
+    assert "train_and_evaluate" in src
     text = converted(src)
     assert 'self.loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")' in text
     step = section(text, "        def step_fn(", "        @tf.function")

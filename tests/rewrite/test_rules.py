@@ -715,7 +715,9 @@ def test_mwms_auto_targets_ctl():
 def test_input_context_input_fn_kept_per_replica():
     extra = ("def ctx_input_fn(input_context):\n    ds = train_input_fn()\n"
              "    return ds.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)\n")
-    drive = "est.train(input_fn=ctx_input_fn, max_steps=5)"
+    drive = ("train_spec = tf.estimator.TrainSpec(input_fn=ctx_input_fn, max_steps=5)\n"
+             "eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=2)\n"
+             "tf.estimator.train_and_evaluate(est, train_spec, eval_spec)")  # est.train under MWMS: blocked
     main = main_block(converted(program(run_config=MWMS, drive=drive, extra=extra)))
     assert "est.train(ctx_input_fn, max_steps=5)" in main
 
