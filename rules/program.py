@@ -903,6 +903,24 @@ def _snake(name: str) -> str:
 
 _ESTIMATOR_WORDS = {"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec", "model_to_estimator",
                     "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"}
+# canned Estimator class names without an `estimator` part when spelled through tf.contrib.learn (or an unbound root)
+_CANNED_WORDS = {"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+                 "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"}
+# tf.contrib.learn's Estimator API (TF 1.x, removed in TF 2, not tf.estimator): classes a program builds
+_CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeansClustering", "LogisticRegressor",
+                                  "SVM", "DynamicRnnEstimator", "StateSavingRnnEstimator"}
+
+
+def _contrib_learn_message(path: str) -> str | None:
+    """The TFM603 message for a tf.contrib.learn Estimator class, None for any other path."""
+    parts = path.split(".") if path else []
+    if parts[:2] != ["contrib", "learn"] or parts[-1] not in _CONTRIB_LEARN:
+        return None
+    name = parts[-1]
+    port = (f"tf.estimator.{name} (fit(x, y) → train(input_fn), predict(x) → predict(input_fn))"
+            if name in _CANNED_WORDS | {"Estimator"} else "tf.estimator")
+    return (f"tf.{path} is TF 1.x's contrib.learn Estimator API (removed in TF 2; not tf.estimator), which "
+            f"tfmigrate does not convert: port the program to {port}, then re-run tfmigrate")
 
 
 def _estimator_api(path: str | None) -> bool:
@@ -920,7 +938,7 @@ def _leftover_relevant(file, program) -> set[int]:
     absolute for relative imports, or an alias followed to its root): so a name with `stimator` in it, one of
     `_ESTIMATOR_WORDS` (TFM604), or a name bound (in any scope) to a target with `stimator` in it or to an alias
     of such a name. Every other subtree is skipped without a lookup."""
-    words = {w for w in _ESTIMATOR_WORDS}
+    words = _ESTIMATOR_WORDS | _CANNED_WORDS
     bindings = [b for scope in {*file.scopes.values(), file.top} for bs in scope.bindings.values() for b in bs]
     roots: set[str] = set()
     changed = True
@@ -968,6 +986,10 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
+            learn = _contrib_learn_message(path)
+            if learn:
+                errors.append(Blocked(driver.CODE_KIND, learn, node))
+                return False
             if _estimator_api(path):
                 errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
                                                       "builds converts; migrate it together with the files that build "
@@ -976,7 +998,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
                 parts = full.split(".") if full else []
-                if len(parts) > 1 and _ESTIMATOR_WORDS & set(parts[1:]) and not program.lookup(parts[0], node, file):
+                if len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:]) \
+                        and not program.lookup(parts[0], node, file):
                     errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
                                                     "bound in this file (imported through code tfmigrate cannot see); "
                                                     "import TensorFlow explicitly and re-run", node))
@@ -985,7 +1008,10 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Name(self, node: cst.Name) -> None:
             path = names.of(node)
-            if _estimator_api(path) and path != "estimator":
+            learn = _contrib_learn_message(path)
+            if learn:
+                errors.append(Blocked(driver.CODE_KIND, learn, node))
+            elif _estimator_api(path) and path != "estimator":
                 errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
                                                       "builds converts", node))
 
