@@ -393,7 +393,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
         # name rooted in nothing bound is still reported (TFM604), never passed over
         program = analysis_for(context).program
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
         return module
     analysis = analysis_for(context)
     program = analysis.program
@@ -950,7 +950,8 @@ def _leftover_relevant(file, program) -> set[int]:
             if b.kind in ("import", "from"):
                 hit = "stimator" in program.absolute(b.target, file) if program is not None else "stimator" in b.target
             elif b.kind == "assign" and b.value is not None:
-                full = get_full_name_for_node(b.value) if isinstance(b.value, (cst.Name, cst.Attribute)) else None
+                value = b.value.func if isinstance(b.value, cst.Call) else b.value
+                full = get_full_name_for_node(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
                 hit = bool(full) and any("stimator" in part or part in roots for part in full.split("."))
             else:
                 hit = False
@@ -971,10 +972,68 @@ def _leftover_relevant(file, program) -> set[int]:
     return relevant
 
 
-def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None) -> None:
+_DRIVER_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
+                   "experimental_export_all_saved_models"}
+_NOT_TF_ESTIMATORS = ("sklearn", "xgboost", "lightgbm", "catboost")
+
+
+def _driven_estimator(call: cst.Call, file, program) -> str | None:
+    """Why `x.train(...)` (evaluate, predict, export) drives an Estimator tfmigrate could not follow, or None: the
+    receiver is a parameter named for an Estimator (`def run(estimator)`) of a function nothing in the run calls,
+    or the result of a call to an estimator-named function (`build_estimator()`, `lib.get_estimator(...)`) that is
+    not a def of the migrated files (those the analysis followed).
+    Estimators of scikit-learn and the boosting libraries are not Estimators here."""
+    from tfmigrate.model import Value
+
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _DRIVER_METHODS:
+        return None
+    receiver, method = func.value, func.attr.value
+
+    def factory(value) -> str | None:
+        callee = value.func if isinstance(value, cst.Call) else None
+        full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
+        if not full or "stimator" not in full.lower():
+            return None
+        if (program.qualified(callee, file) or "").startswith(_NOT_TF_ESTIMATORS):
+            return None
+        # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
+        return None if program.callee(Value(callee, file), 0) is not None else full
+
+    made = factory(receiver)
+    if made:
+        return f"`{made}(...).{method}(...)`: tfmigrate cannot follow `{made}` to the Estimator it returns"
+    if not isinstance(receiver, (cst.Name, cst.Attribute)):
+        return None
+    full = get_full_name_for_node(receiver)
+    if not full:
+        return None
+    root = full.split(".")[0]
+    bindings = program.lookup(root, receiver, file)
+    if any(b.kind in ("import", "from") and program.absolute(b.target, file).startswith(_NOT_TF_ESTIMATORS)
+           for b in bindings):
+        return None
+    if isinstance(receiver, cst.Name):
+        for b in bindings:
+            made = factory(b.value) if b.kind == "assign" and b.value is not None and not b.unpack else None
+            if made:
+                return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, which tfmigrate cannot "
+                        "follow to an Estimator")
+    # by its name alone only a parameter (`def run(estimator): estimator.train(...)`), and not for predict, which
+    # scikit-learn's estimators have too: an assigned name or an attribute holds whatever was assigned to it
+    if isinstance(receiver, cst.Name) and "stimator" in full.lower() and method != "predict" and bindings \
+            and all(b.kind == "param" and not program.call_sites(b.scope.node) for b in bindings):
+        return (f"`{full}.{method}(...)`: `{full}` is a parameter, and no caller in the migrated files passes it "
+                "an Estimator tfmigrate can follow")
+    return None
+
+
+def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None,
+                               drives: bool = True) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
-    under tf.estimator (or contrib/keras estimators), or an Estimator-looking name rooted in nothing this file
-    binds (TensorFlow reached through a module tfmigrate cannot see)."""
+    under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
+    binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
+    (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors = []
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
@@ -1014,6 +1073,14 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             elif _estimator_api(path) and path != "estimator":
                 errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
                                                       "builds converts", node))
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            why = _driven_estimator(node, file, program) if drives and program is not None else None
+            if why:
+                errors.append(Blocked(estimator.CODE, why + " (built outside the migrated files); pass the files that "
+                                      "build it too, or build it in this file with tf.estimator.Estimator(model_fn=...), "
+                                      "and re-run", node))
+            return True
 
         def visit_Import(self, node) -> bool:
             return False

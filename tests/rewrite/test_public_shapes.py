@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked
+from _helpers import blocked, rewrite
 
 
 def codes(src: str) -> set[str]:
@@ -60,3 +60,31 @@ def test_canned_class_under_an_unbound_root_is_reported():
     # a notebook cell: no import at all, TensorFlow came from an earlier cell
     src = "columns = make_columns()\nclf = tf.contrib.learn.DNNRegressor(hidden_units=[2], feature_columns=columns)\n"
     assert codes(src) == {"TFM604"}
+
+
+@pytest.mark.parametrize("src, expected", [
+    # the Estimator comes from an estimator-named helper in a module outside the run
+    ("import tensorflow as tf\nfrom trainer_lib import build_estimator\n\nrunner = build_estimator('/tmp/m')\n"
+     "runner.train(input_fn=lambda: None, max_steps=5)\n", [("`runner` is the result of `build_estimator(...)`", 5)]),
+    ("import tensorflow as tf\nimport trainer_lib as lib\n\nout = lib.make_estimator().predict(lambda: None)\n",
+     [("`lib.make_estimator(...).predict(...)`", 4)]),
+    # a library function driving whatever Estimator its caller passes
+    ("import tensorflow as tf\n\n\ndef fit_and_export(estimator, input_fn, export_dir, receiver_fn):\n"
+     "    estimator.train(input_fn, steps=10)\n    estimator.export_saved_model(export_dir, receiver_fn)\n",
+     [("`estimator` is a parameter", 5), ("`estimator` is a parameter", 6)]),
+])
+def test_an_estimator_driven_but_built_out_of_sight_is_reported(src, expected):
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM601"] * len(expected)
+    for d, (text, line) in zip(found, expected):
+        assert text in d.message and d.line == line and "pass the files that build it too" in d.message
+
+
+def test_other_libraries_estimators_are_not_tf_estimators():
+    src = ("import tensorflow as tf\nfrom sklearn.linear_model import Ridge\nfrom sklearn.base import clone as "
+           "clone_estimator\n\n\ndef score(estimator, x, y):\n    return estimator.predict(x)\n\n\n"
+           "estimator = Ridge().fit([[1.0]], [2.0])\ncopy = clone_estimator(estimator)\ncopy.predict([[1.0]])\n")
+    result = rewrite(src)
+    # a parameter named estimator is reported only for what TF Estimators alone have (train, evaluate, export), and
+    # names assigned a scikit-learn object never
+    assert result.status == "unchanged" and not result.diagnostics
