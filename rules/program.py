@@ -1034,7 +1034,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
-    errors = []
+    errors, generic, subclasses = [], [], []
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
@@ -1043,6 +1043,19 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 return False  # no name in this subtree can spell or reach an Estimator API
             return super().on_visit(node)
 
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            # an Estimator subclass (its __init__ passes a model_fn to super()) converts where it is built; one
+            # nothing in the run builds is the one cause of every Estimator name its model_fn uses
+            for base in node.bases:
+                path = names.of(base.value)
+                if base.keyword is None and _estimator_api(path) and path.split(".")[-1].endswith("Estimator"):
+                    name = node.name.value
+                    subclasses.append(Blocked(
+                        estimator.CODE, f"class {name}(tf.{path}) is an Estimator that nothing in the migrated files "
+                        f"builds: run tfmigrate on this file together with the files that build and drive "
+                        f"{name}(...), or build it here", node.name))
+            return True
+
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
             learn = _contrib_learn_message(path)
@@ -1050,9 +1063,10 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
                 return False
             if _estimator_api(path):
-                errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts; migrate it together with the files that build "
-                                                      "and drive the Estimator", node))
+                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                       "builds converts; migrate it together with the files that build "
+                                                       "and drive the Estimator", node))
+                errors.append(generic[-1])
                 return False
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
@@ -1071,8 +1085,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
             elif _estimator_api(path) and path != "estimator":
-                errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts", node))
+                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                       "builds converts", node))
+                errors.append(generic[-1])
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1089,6 +1104,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return False
 
     module.visit(_Find())
+    if subclasses:
+        errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
     if errors:
         raise Blocked.many(errors[:20])
 

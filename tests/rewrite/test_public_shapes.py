@@ -88,3 +88,34 @@ def test_other_libraries_estimators_are_not_tf_estimators():
     # a parameter named estimator is reported only for what TF Estimators alone have (train, evaluate, export), and
     # names assigned a scikit-learn object never
     assert result.status == "unchanged" and not result.diagnostics
+
+
+SUBCLASS = '''\
+import tensorflow as tf
+
+
+def _forward(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions=logits)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.AdamOptimizer(params["lr"]).minimize(loss, global_step=step)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+class Regressor(tf.estimator.Estimator):
+    def __init__(self, model_dir=None, lr=0.01):
+        super().__init__(model_fn=_forward, model_dir=model_dir, params={"lr": lr})
+'''
+
+
+def test_an_estimator_subclass_nothing_builds_is_reported_once_at_the_class():
+    # every Estimator name its model_fn uses has this one cause: one finding, at the class, naming what to pass
+    found = blocked(SUBCLASS).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 14)]
+    assert "class Regressor(tf.estimator.Estimator) is an Estimator that nothing in the migrated files builds" \
+        in found[0].message
+    # other causes are still reported beside it
+    found = blocked(SUBCLASS + "\n\nspec = other.estimator.TrainSpec(input_fn=None)\n").diagnostics
+    assert [d.code for d in found] == ["TFM601", "TFM604"]
