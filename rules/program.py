@@ -88,6 +88,20 @@ def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
     return frozenset(names)
 
 
+def _star_imported(fn, program) -> frozenset[str]:
+    """The model_fn's names bound nowhere in its module when the module has `from X import *` of a module that is
+    not TensorFlow: they come from that import, module globals the generated code (written into the same module)
+    reads as the model_fn did. Empty without such an import (an unbound name stays an error)."""
+    stars = [small for stmt in fn.file.module.body if isinstance(stmt, cst.SimpleStatementLine)
+             for small in stmt.body if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+             and (small.relative or small.module is None
+                  or code(small.module).split(".")[0] not in ("tensorflow", "tensorflow_estimator"))]
+    if not stars:
+        return frozenset()
+    free = model_fn._free_name_nodes(fn.node.body)
+    return frozenset(n.value for n in free if not program.lookup(n.value, n, fn.file)) - model_fn._BUILTINS
+
+
 class _ReplacePlaceholder(Transformer):
     """Splices the forward pass where the template put its placeholder statement (statement blocks only)."""
 
@@ -698,7 +712,7 @@ def _model_plan(sites: list, context):
                                       f"({', '.join(sorted(fn_targets))})", fn.node)
     module = fn.file.module
     table = build_import_table(module, TF_ROOTS)
-    module_names = _module_names(module, table)
+    module_names = _module_names(module, table) | _star_imported(fn, context.program)
     if sites[0].factory is not None:  # a closure: the factory's parameters and locals are visible to it
         factory_scope = fn.file.function_scopes[id(sites[0].factory[0])]
         module_names = module_names | frozenset(factory_scope.bindings) - {fn.node.name.value}

@@ -119,3 +119,18 @@ def test_an_estimator_subclass_nothing_builds_is_reported_once_at_the_class():
     # other causes are still reported beside it
     found = blocked(SUBCLASS + "\n\nspec = other.estimator.TrainSpec(input_fn=None)\n").diagnostics
     assert [d.code for d in found] == ["TFM601", "TFM604"]
+
+
+def test_a_name_from_a_star_import_is_a_module_global_the_model_reads():
+    from _helpers import FORWARD, program
+
+    forward = FORWARD.replace('x = features["x"]', 'x = tf.reshape(features["x"], [-1, WIDTH])')
+    src = program(header="import tensorflow as tf\nfrom shapes_lib import *", forward=forward)
+    result = rewrite(src)  # (the helpers' unbound-name check cannot see through a star import)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    compile(out, "snippet.py", "exec", dont_inherit=True)
+    assert "from shapes_lib import *" in out and "tf.reshape(features[\"x\"], [-1, WIDTH])" in out
+    # without the star import WIDTH is bound nowhere: still reported
+    found = blocked(program(forward=forward)).diagnostics
+    assert any("WIDTH" in d.message for d in found)
