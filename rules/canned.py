@@ -107,6 +107,9 @@ TF 2.15 runs):
   error listing them, never a fresh start. fixtures/canned_model_dir; tests/fixtures_run/test_canned_model_dir.py
   predicts from a model_dir the Estimator trained (DNN with an embedding, wide & deep with Ftrl + SGD momentum;
   Keras and custom loop) and resumes training from one, step for step against the Estimator's continuation.
+  Measured: predictions from the Estimator's model_dir bit-equal (64 examples, logits and probabilities, max |Δ| 0,
+  both models, both targets); resumed 40 → 100: DNN (Keras) 60/60 steps bit-equal, wide & deep max rel Δ 3.5e-7
+  (Keras and custom loop; the logistic head's last bits, as in training from scratch).
 - Parameter servers (an async job: TF_CONFIG with ps tasks and `--strategy parameter-server`, or
   `RunConfig(train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())`): DNNClassifier and
   DNNRegressor, v1 and v2, over numeric, bucketized and vocabulary-list indicator columns convert to the PS target

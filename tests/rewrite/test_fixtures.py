@@ -146,6 +146,7 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     "canned_embedding": ("TFM622", ("mirrored",)),
     "canned_embedding_mwms": ("TFM622", ("mirrored",)),
     "canned_linear_categorical_mwms": ("TFM622", ("mirrored",)),
+    "canned_model_dir": ("TFM622", ("mirrored",)),
     "canned_wide_deep_crossed": ("TFM622", ("mirrored",)),
     "canned_wide_deep_mwms": ("TFM622", ("mirrored",)),
     # model_to_estimator: Keras 2 scaled the compiled loss per replica inside the Estimator; not verified yet

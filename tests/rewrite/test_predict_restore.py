@@ -196,10 +196,14 @@ estimator = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=columns
 
 @pytest.mark.parametrize("drive", ["print(list(estimator.predict(input_fn)))\n",
                                    "print(estimator.evaluate(input_fn, steps=1))\n"])
-def test_canned_estimator_keeps_a_precise_blocker(drive):
-    result = blocked(textwrap.dedent(CANNED) + drive)
-    assert any("of a canned estimator with nothing trained before it in the same function is not converted yet"
-               in d.message and d.line == 11 for d in result.diagnostics), [d.format() for d in result.diagnostics]
+def test_canned_estimator_restores_its_model_dir_first(drive):
+    """The Estimator restored model_dir's latest checkpoint before predict / evaluate: so does the canned model, by
+    the canned variable names (rules/canned.py; tests/fixtures_run/test_canned_model_dir.py runs it)."""
+    out = converted(textwrap.dedent(CANNED) + drive)
+    assert 'estimator.restore_checkpoint("/tmp/canned", next(iter(input_fn())))\n' in out
+    assert out.index("estimator.restore_checkpoint(") < out.index("estimator.predict_examples(" if "predict" in drive
+                                                                  else "estimator.evaluate(")
+    assert "    def tf1_variables(self):" in out
 
 
 def test_canned_after_training_still_converts():
