@@ -90,13 +90,17 @@ OBSERVING = {
 }
 STOP = "StopAtStepHook"
 NAN = "NanTensorHook"
+SAVER = "CheckpointSaverHook"
+SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
+              "save_graph_def"]
 _NAMESPACES = ("train.", "estimator.")
 _BLOCKED = {
     "NanTensorHook": "attached outside the model_fn it reads a tensor tfmigrate cannot tell is the model's loss; "
                      "attach NanTensorHook(loss) in the model_fn's EstimatorSpec(training_hooks=[...]), which "
                      "converts (keras.callbacks.TerminateOnNaN is not the same: it stops without raising)",
-    "CheckpointSaverHook": "set RunConfig(save_checkpoints_steps=...) instead; the migrated program checkpoints "
-                           "from it",
+    "CheckpointSaverHook": "converted when attached to training through train(hooks=...) or TrainSpec(hooks=...) "
+                           "(Keras target, a model_fn Estimator with a model_dir); elsewhere set "
+                           "RunConfig(save_checkpoints_steps=...), which the migrated program checkpoints from",
 }
 
 
@@ -124,6 +128,28 @@ def nan_note(fail_flag: str | None) -> str:
         note += (f"; fail_on_nan_loss={fail_flag} changed nothing in TF1: the Estimator's own NanTensorHook(loss), "
                  "run before training_hooks, raised first (TF 2.15)")
     return note
+
+
+def saver_note() -> str:
+    return ("CheckpointSaverHook converted: the generated EstimatorCheckpoints callback writes a tf.train.Checkpoint "
+            "of the model and optimizer as <checkpoint_dir>/<checkpoint_basename>-<global step> at the first step, "
+            "every save_steps steps after the last one and at the last step, keeping RunConfig(keep_checkpoint_max), "
+            "and nothing to model_dir, as the Estimator (which added no saver of its own next to this hook); no "
+            ".meta / graph.pbtxt (a TF2 checkpoint holds no graph)")
+
+
+def saver_blocked(what: str) -> str:
+    """Why a CheckpointSaverHook is not converted: `what` is the argument, or "target"."""
+    if what == "save_secs":
+        return ("CheckpointSaverHook(save_secs=...) is not converted: checkpoints by wall time land on other steps "
+                "in every run; use save_steps=N, which converts")
+    if what == "target":
+        return ("CheckpointSaverHook is converted for a model_fn Estimator with a model_dir on the Keras target "
+                "(--target keras) only; here set RunConfig(save_checkpoints_steps=...) instead, which the migrated "
+                "program checkpoints from")
+    return (f"CheckpointSaverHook({what}=...) is not converted: a TF2 checkpoint has no TF1 {what} (the Saver, "
+            "Scaffold or CheckpointSaverListener ran on the TF1 graph); drop it, or write a keras.callbacks.Callback "
+            "that saves what the listener needs")
 
 
 def blocked_message(kind: str | None, text: str) -> str:
