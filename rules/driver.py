@@ -62,7 +62,12 @@ naming it, nothing starts fresh. Keras: `initial_step = est.restore_model_dir(..
 StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build restores and the loop counts from
 optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
 as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
-and the migrated program from copies of that model_dir and compares every step. Parameter-server programs restore
+and the migrated program from copies of that model_dir and compares every step. Checkpoints (model_fn
+Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
+save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
+`EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
+end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
+Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -115,8 +120,10 @@ Example (`fixtures/regression_adagrad`, Keras target):
     strategy = tf.distribute.get_strategy()
     with strategy.scope():
         estimator = build_model({...})
-    estimator.fit(train_input_fn(), epochs=1, steps_per_epoch=args.steps,
-                  callbacks=[keras.callbacks.BackupAndRestore(d, save_freq=100, delete_checkpoint=False)])
+    initial_step = estimator.restore_model_dir(d, estimator.optimizer)
+    if initial_step < args.steps:
+        estimator.fit(train_input_fn(), epochs=1, steps_per_epoch=args.steps - initial_step,
+                      callbacks=[EstimatorCheckpoints(d, save_steps=100)])
     estimator.evaluate(eval_input_fn(), steps=None, return_dict=True)
 """
 from __future__ import annotations
@@ -1948,9 +1955,9 @@ class Emitter:
             args.append(f"checkpoint_path={self.render(use.checkpoint, at, 'checkpoint_path')}")
         elif site.target == "keras" and not any(n[0] == CODE and n[2] is site.call for n in self.notes):
             self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
-                                     "Estimator's own, or the latest.weights.h5 a migrated Keras fit wrote "
-                                     "(BackupAndRestore saves every save_checkpoints_steps steps, not also at the "
-                                     "end: keep max_steps a multiple of it)", site.call))
+                                     "Estimator's own, or the model.ckpt-<step> a migrated Keras fit wrote "
+                                     "(EstimatorCheckpoints: the last step included); a latest.weights.h5 an earlier "
+                                     "migrated fit's BackupAndRestore left there is read first", site.call))
         if use.kind == "export":
             args.append("required=True")
         return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
