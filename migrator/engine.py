@@ -90,23 +90,87 @@ class _Positions:
     pass that records token indices (no per-token line arithmetic, no position objects): line and column are
     counted only for the nodes asked about."""
 
-    def __init__(self, module: cst.Module, wanted=None):
+    def __init__(self, module: cst.Module, wanted=None, text: str | None = None, parents: dict | None = None):
         self.module, self._state = module, None
         self.wanted = wanted  # all the nodes that will be asked about, when known: the codegen stops after them
+        # with the module's text and the index's parent links: only the top-level statements holding a wanted node
+        # are generated, each placed by finding its text in the module's (_statement_positions)
+        self.text, self.parents = text, parents
 
     def __call__(self, node: cst.CSTNode | None) -> tuple[int, int]:
         if node is None:
             return 1, 0
         if self._state is None:
-            self._state = _token_positions(self.module, self.wanted)
+            self._state = None if self.text is None or self.parents is None else \
+                _statement_positions(self.module, self.wanted, self.text, self.parents)
+            if self._state is None:
+                self._state = _token_positions(self.module, self.wanted)
         return _position(self.module, self._state.start(node), node)
+
+
+class _Statements:
+    """Positions from several top-level statements' codegen states (_statement_positions)."""
+
+    def __init__(self, states):
+        self.states = states
+
+    def start(self, node):
+        for state in self.states:
+            found = state.start(node)
+            if found is not None:
+                return found
+        return None
+
+
+def _top_statement(node, module, parents: dict):
+    """The top-level statement of `module` holding `node` (from the index's parent links), or None."""
+    key = id(node)
+    while True:
+        if key not in parents:
+            return None
+        parent = parents[key]
+        if parent is module:
+            return node
+        if parent is None:
+            return None
+        node, key = parent, id(parent)
+
+
+def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
+    """Positions without generating the whole module: each top-level statement holding a wanted node is generated
+    alone, and its text, found exactly once in the module's text at a line start, says on which line it starts.
+    None (the caller generates the module) when a wanted node is outside the statements or a text is not unique."""
+    if not wanted or "\r" in text or any(n is module for n in wanted):  # lines counted by "\n" below
+        return None
+    groups: dict[int, tuple[cst.CSTNode, list]] = {}
+    for node in wanted:
+        if node is None:
+            continue
+        top = _top_statement(node, module, parents)
+        if top is None:
+            return None
+        groups.setdefault(id(top), (top, []))[1].append(node)
+    states = []
+    for top, nodes in groups.values():
+        state = _token_positions(top, nodes, module)
+        if state.pending:
+            return None
+        snippet = "".join(state.tokens)
+        at = text.find(snippet)
+        if not snippet or at < 0 or (at and text[at - 1] != "\n") or text.find(snippet, at + 1) >= 0:
+            return None
+        state.first_line = text.count("\n", 0, at) + 1
+        states.append(state)
+    return _Statements(states)
 
 
 class _Done(Exception):
     """Every wanted node's range is known: the rest of the module need not be generated."""
 
 
-def _token_positions(module: cst.Module, wanted=None):
+def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None = None):
+    """Token ranges from one codegen of `module` (or of a top-level statement of `owner`), stopped once every
+    wanted node is done."""
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
 
@@ -116,6 +180,7 @@ def _token_positions(module: cst.Module, wanted=None):
 
         def __init__(self, module: cst.Module):
             super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+            self.first_line = 1  # the line the first token starts on (column 0)
             self.ranges: dict[int, tuple[int, int]] = {}
             self.pending = {id(n) for n in wanted if n is not None} if wanted is not None else None
             self._stack: list[int] = []
@@ -143,7 +208,7 @@ def _token_positions(module: cst.Module, wanted=None):
             found = self.ranges.get(id(node))
             if found is None:
                 return None
-            line, column = 1, 0
+            line, column = self.first_line, 0
             for token in self.tokens[:found[0]]:  # PositionProvider's arithmetic, token by token
                 segments = NEWLINE_RE.split(token)
                 if len(segments) == 1:
@@ -177,7 +242,7 @@ def _token_positions(module: cst.Module, wanted=None):
             self.state.done(self.node)
             return False
 
-    state = _State(module)
+    state = _State(owner or module)
     try:
         module._codegen(state)
     except _Done:
@@ -371,7 +436,8 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         return FileResult(path, "blocked", data, data, diagnostics=diags, linked=context.linked)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
-    position = _Positions(module, [node for _, _, node in context.notes])
+    file = context.file if context.file is not None and context.file.module is module else None
+    position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     from .visitors import render
 
