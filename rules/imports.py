@@ -26,7 +26,7 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from tfmigrate.visitors import _ORDER, Transformer, Visitor, child_fields
+from tfmigrate.visitors import _WALK, Transformer, Visitor, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
@@ -147,7 +147,8 @@ class LeftoverNames(Transformer):
         def walk(node) -> None:
             if self.on_visit(node):
                 stack.append(id(node))
-                for name in _ORDER.get(type(node)) or child_fields(type(node)):
+                fields = _WALK.get(type(node))
+                for name in walked_fields(type(node)) if fields is None else fields:
                     value = getattr(node, name)
                     if type(value) is tuple or type(value) is list:
                         for child in value:
