@@ -884,6 +884,10 @@ class Analysis:
             if "feature_spec" not in receiver_args:
                 raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
             site.consumed.extend(b for b in r.trail if b.kind == "assign")
+            # a helper returning the receiver (`def serving_input_fn(): return build_parsing_...(spec)`) goes when
+            # nothing else calls it: its feature_spec is rendered into the export
+            site.removable.extend(b for b in r.trail if b.kind == "def")
+            receiver_args["feature_spec"] = self._helper_local(receiver_args["feature_spec"], value)
             return receiver_args
         if path == receiver_rules.RAW:
             raw = bind_values(node, receiver_rules.RAW_ARGS, "build_raw_serving_input_receiver_fn", r.value.file,
@@ -902,6 +906,23 @@ class Analysis:
         plan = site.receivers.get(id(fn.node)) or receiver_rules.handwritten(fn, value, self.tf)
         site.receivers[id(fn.node)] = plan
         return {"receiver_fn": value, "single_feature": plan.single_feature}
+
+    def _helper_local(self, spec: Value, at: Value) -> Value:
+        """A feature_spec that is a local of the helper building the receiver (`spec = {...}` or
+        `spec = make_parse_example_spec(columns)` read once, by the receiver call): its value, rendered at the
+        export instead of the name, which means nothing there. Anything else is kept as it is."""
+        if not isinstance(spec.node, cst.Name):
+            return spec
+        found = self.program.lookup(spec.node.value, spec.node, spec.file)
+        if len(found) != 1 or found[0].kind != "assign" or found[0].scope.kind != "function" \
+                or found[0].scope is at.file.scope_of(at.node):
+            return spec
+        if len(spec.file.loads_of(self.program, found[0])) != 1:  # mutated or read elsewhere: not one value
+            return spec
+        r = self.program.resolve(spec)
+        if r.ambiguous or isinstance(r.node, cst.Name):
+            return spec
+        return r.value if r.value.node is r.node else Value(r.node, r.value.file, r.value.env)
 
     def hooks(self, value: Value, site: Site, where: str) -> dict[str, Value]:
         """The hooks a list attaches: observing hooks are dropped with a note, StopAtStepHook gives the step
