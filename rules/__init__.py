@@ -21,10 +21,10 @@ without them is in an Estimator file's unit only when that unit's program files 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tfmigrate.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     code: str
     name: str

@@ -47,7 +47,7 @@ fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), wit
 (a regex: trainable weights matched from the start of their TF1 names; a list: every weight; renames; a missing name or shape is an error); BackupAndRestore's checkpoint still
 wins over it, as model_dir's did. tests/fixtures_run/test_warm_start_runs.py warm-starts both programs from one TF1
 checkpoint and compares every step.
-An Estimator model_dir (given, not None; model_fn Estimators, not canned or parameter-server ones): the Estimator
+An Estimator model_dir (given, not None; model_fn and canned Estimators, not parameter-server ones): the Estimator
 resumed from the latest checkpoint there, max_steps being the absolute global step. The migrated model's
 `restore_model_dir(model_dir, optimizer)` does the same before training: this program's own checkpoint
 (BackupAndRestore's latest.weights.h5 — dropping the backup's "epoch done" count, which would otherwise make a
@@ -77,7 +77,8 @@ model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkp
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
 (it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
-Blocked there, with the reason: canned estimators (their TF1 checkpoint is not read yet), warm_start_from,
+Canned models read it by the names the canned estimator gave its variables (rules/canned.py).
+Blocked there, with the reason: warm_start_from,
 parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
 hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
 Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers over placeholders,
@@ -599,6 +600,7 @@ class Analysis:
             raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate, "
                                      "predict and train_and_evaluate are)", call)
         if method == "train":
+            strategies.refuse_estimator_train(site.original_kinds, call)
             args = bind_values(call, _TRAIN, "train", file)
             if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):
                 raise Blocked(CODE, "train(saving_listeners=...) is not converted yet: run their code after the "
@@ -709,8 +711,6 @@ class Analysis:
             # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since); an
             # export restores again: without a checkpoint it raised where predict/evaluate went on
             return
-        from . import canned
-
         model_dir = site.run_config.get("model_dir")
         has_dir = model_dir is not None and not (isinstance(model_dir, Value) and is_literal(model_dir.node, None))
         where = "with nothing trained before it in the same function" if not trained else "with checkpoint_path"
@@ -719,12 +719,6 @@ class Analysis:
         if keras_estimator.is_keras(site):
             raise Blocked(CODE, f"estimator.{what}() of a model_to_estimator Estimator {where} is not converted yet: "
                                 "the Estimator restored a checkpoint first; train first in this function", use.call)
-        if canned.is_canned(site):
-            if not has_dir and checkpoint is None and use.kind == "evaluate":
-                return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
-            raise Blocked(CODE, f"estimator.{what}() of a canned estimator {where} is not converted yet: the Estimator "
-                                "restored a checkpoint, which the generated canned model does not read; train first "
-                                "in this function (without checkpoint_path)", use.call)
         if site.strategy is not None and site.strategy.parameter_server:
             if not has_dir and checkpoint is None and use.kind == "evaluate":
                 return
@@ -1259,16 +1253,23 @@ def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> 
 
 def resumes(site: Site) -> bool:
     """The Estimator resumed from the latest checkpoint in its model_dir (one was given): the migrated program
-    restores it too (restore_model_dir: its own TF2 checkpoint, else the Estimator's TF1 one by name). Canned
-    estimators and parameter servers keep today's restore of their own checkpoints only."""
+    restores it too (restore_model_dir: its own TF2 checkpoint, else the Estimator's TF1 one by name; a canned model
+    by the names its estimator gave the variables). model_to_estimator models and parameter servers keep today's
+    restore of their own checkpoints only."""
     model_dir = site.run_config.get("model_dir")
     if model_dir is None or (isinstance(model_dir, Value) and is_literal(model_dir.node, None)):
         return False
     if site.strategy is not None and site.strategy.parameter_server:
         return False
-    from . import canned, keras_estimator
+    from . import keras_estimator
 
-    return not canned.is_canned(site) and not keras_estimator.is_keras(site)
+    return not keras_estimator.is_keras(site)
+
+
+def writes_checkpoints(site: Site) -> bool:
+    """Keras target, a model_fn Estimator resuming from its model_dir: the generated EstimatorCheckpoints callback
+    writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup."""
+    return site.target == "keras" and resumes(site)
 
 
 def _what(b: Binding) -> str:
@@ -1475,6 +1476,20 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
+    def support_name(self, site: Site, name: str) -> str:
+        """A class keras_build.py.j2 writes next to the model's builder (EstimatorCheckpoints, NanLossCheck), as
+        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file."""
+        if site.model_fn.file is self.file:
+            return name
+        expr = site.model_fn_expr
+        if isinstance(expr, cst.Call):  # a factory of another module: `module.make_model_fn(...)`
+            expr = expr.func
+        if isinstance(expr, cst.Attribute):
+            return f"{code(expr.value)}.{name}"
+        raise Blocked(CODE, f"model_fn `{code(site.model_fn_expr)[:40]}` of {site.model_fn.file.path}: the generated "
+                            f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
+                      site.model_fn_expr)
+
     def keras_support(self, edits) -> None:
         """model_to_estimator: the generated optimizer class and global_step metric above the module-level statement
         that compiles the model, whose optimizer becomes the one that runs the legacy update; the input adapter
@@ -1542,6 +1557,8 @@ class Emitter:
         if site.target == "keras":
             for key, why in (("keep_checkpoint_max", "BackupAndRestore keeps the latest checkpoint only"),
                              ("log_step_count_steps", "Keras prints its own progress")):
+                if key == "keep_checkpoint_max" and writes_checkpoints(site):
+                    continue  # EstimatorCheckpoints keeps as many
                 if key in site.run_config:
                     self.notes.append((CODE, f"RunConfig({key}=...) dropped: {why}", site.run_config[key].node))
             edits.replace(site.call, f"{builder}({site.params})")
@@ -1722,26 +1739,30 @@ class Emitter:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
         self.summaries_without_model_dir(site, plan)
-        if model_dir is not None:
+        if model_dir is not None and writes_checkpoints(site):
+            # the Estimator's checkpoints: at the first step, every save_checkpoints_steps after it, at the last
+            args = [self.render(model_dir, at, "model_dir")]
+            for key in ("save_checkpoints_steps", "keep_checkpoint_max"):
+                if site.run_config.get(key) is not None:
+                    name = "save_steps" if key == "save_checkpoints_steps" else key
+                    args.append(f"{name}={self.render(site.run_config[key], at, key)}")
+            items.append(f"{self.support_name(site, 'EstimatorCheckpoints')}({', '.join(args)})")
+        elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
-            from . import canned
-
-            if canned.is_canned(site) and not any(n[2] is site.call and "second run" in n[1] for n in self.notes):
-                # canned models have no restore_model_dir: the backup alone decides, and it counts epochs
-                self.notes.append((CODE, "a second run on the same model_dir does not train on: the migrated fit is "
-                                         "one epoch and BackupAndRestore's backup says it is done (the Estimator "
-                                         "went on to max_steps from its checkpoint); start from a fresh model_dir, "
-                                         "or rewrite with --target ctl, whose loop resumes from its checkpoint",
-                                   site.call))
+        if model_dir is not None:
             if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
                 every = self.analysis.summary_steps.get(id(site.call))
                 items.append(f"EstimatorSummaries({self.render(model_dir, at, 'model_dir')}"
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
+        if getattr(plan, "nan_check", None) is not None:
+            # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
+            # hooks, then it; so it goes last
+            items.append(f"{self.support_name(site, 'NanLossCheck')}()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:

@@ -51,7 +51,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
@@ -145,7 +145,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -181,7 +181,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if target == "keras":
         if global_step_class:
             parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
-        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
+        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder,
+                                                                  checkpoints=checkpoints))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
@@ -494,6 +495,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
+        if nan is not None and ps:
+            errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
+                                              "chief reads the workers' losses only every log or checkpoint step, "
+                                              "not after each step as each TF1 worker's hook did", nan))
+            continue
+        if (nan is not None and target == "keras" and sites[0].model_fn.file is file
+                and "NanLossCheck" in _module_names(module, table)):
+            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
+                                              "needs the name", nan))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -531,7 +543,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans for s in sites),
-                                                           support_done=support_done))
+                                                           support_done=support_done,
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -671,7 +684,11 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
     for key, sites in by_fn.items():
         model = sites[0].model_fn
         if canned.is_canned(sites[0]) and model.file is file:
-            plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites))
+            plan = dataclasses.replace(plans[key], until_end=driver.until_end_of_input(sites),
+                                       # Keras restores model_dir before fit; the custom loop's _build before evaluate too
+                                       resuming=any(driver.resumes(s) and (targets[key] != "keras" or any(
+                                           u.train for u in s.uses)) for s in sites),
+                                       restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
@@ -1149,13 +1166,20 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module, texts=()) -> set[str]:
-    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one)."""
+def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
+    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one);
+    `imports=False`: without the names of import statements (the names the code reads or binds otherwise)."""
     found: set[str] = set()
 
     class _V(Visitor):
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
+
+        def visit_Import(self, node) -> bool:
+            return imports
+
+        def visit_ImportFrom(self, node) -> bool:
+            return imports
 
     module.visit(_V())
     for text in texts:
@@ -1170,6 +1194,8 @@ def _all_names(module: cst.Module, texts=()) -> set[str]:
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
+    if "keras" not in _all_names(module, [t for t in texts if "keras" in t], imports=False):
+        keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
     kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}

@@ -392,7 +392,11 @@ def test_normalizer_local_to_another_function_blocks():
 def test_v1_sum_loss_under_multi_worker_sums_per_replica():
     src = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier").replace(
         'model_dir="/tmp/canned",\n',
-        'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n')
+        'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n').replace(
+        "estimator.train(input_fn=train_input_fn, max_steps=10)\nestimator.evaluate(input_fn=eval_input_fn, steps=2)",
+        "tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(train_input_fn, max_steps=10),\n"
+        "                                tf.estimator.EvalSpec(eval_input_fn, steps=2))")  # est.train: blocked (TFM701)
+    assert "train_and_evaluate" in src
     text = converted(src)
     assert 'self.loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")' in text
     step = section(text, "        def step_fn(", "        @tf.function")
@@ -521,8 +525,86 @@ def test_other_kinds_and_mismatched_optimizers_block(body, code):
     _only(blocked(src), code)
 
 
-def test_parameter_server_strategy_blocks():
-    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM620")
+V1_PS = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier")
+
+
+def test_v1_dnn_under_parameter_servers_carries_its_implicit_partitioner():
+    """TF1's v1 canned DNN partitioned its hidden layers and logits by min_max_variable_partitioner(max_partitions=
+    num_ps_replicas): the PS target gets MinSizePartitioner(256 KiB, max_shards=<ps tasks>) on its strategy."""
+    text = converted(V1_PS, strategy="parameter-server")
+    result = rewrite(V1_PS, strategy="parameter-server")
+    assert "import tf_keras as keras" in text and "\nimport keras\n" not in text
+    partitioner = section(text, "VARIABLE_PARTITIONER = ", "class DNNClassifierTrainer")
+    assert "tf.distribute.experimental.partitioners.MinSizePartitioner(" in partitioner
+    assert "min_shard_bytes=256 << 10" in partitioner and "max_shards=max(1, ps_task_count())" in partitioner
+    assert '.cluster_spec().as_dict().get("ps", ())' in section(text, "def ps_task_count", "VARIABLE_PARTITIONER")
+    assert "parameter_server_strategy(VARIABLE_PARTITIONER)" in text
+    assert "self.coordinator.schedule(train_step, args=(iterator,))" in text
+    trainer = section(text, "class DNNClassifierTrainer", "def parameter_server_strategy")
+    # v1: tf.train.AdagradOptimizer at the DNN rate 0.05, the head's SUM reduction
+    assert "keras.optimizers.Adagrad(" in trainer and "learning_rate=0.05" in trainer
+    assert 'reduction="sum"' in trainer and "self.optimizer.build(" in trainer
+    assert any(d.code == "TFM620" and "statistically" in d.message for d in result.diagnostics)
+
+
+def test_v1_dnn_under_a_v1_parameter_server_strategy_in_run_config():
+    src = V1_PS.replace(
+        '    model_dir="/tmp/canned",\n',
+        '    model_dir="/tmp/canned",\n    config=tf.estimator.RunConfig(train_distribute='
+        'tf.compat.v1.distribute.experimental.ParameterServerStrategy()),\n')
+    text = converted(src)
+    assert "parameter_server_strategy(VARIABLE_PARTITIONER)" in text and "ParameterServerStrategy()" not in text
+
+
+def test_v2_dnn_under_parameter_servers_keeps_its_legacy_optimizer_and_no_partitioner():
+    """dnn_model_fn_v2 partitions nothing; the v2 Estimator ran tf_keras' legacy Adagrad, which tf_keras still has."""
+    text = converted(MODULE_LEVEL, strategy="parameter-server")
+    assert "VARIABLE_PARTITIONER" not in text and "ps_task_count" not in text
+    assert "strategy = parameter_server_strategy()" in text or "parameter_server_strategy()," in text
+    trainer = section(text, "class DNNClassifierTrainer", "def parameter_server_strategy")
+    assert "keras.optimizers.legacy.Adagrad(" in trainer and "LegacyAdagrad" not in text
+    assert "self.optimizer._create_all_weights(self.model.trainable_variables)" in trainer
+    assert "self.optimizer.build(" not in trainer
+
+
+@pytest.mark.parametrize("head, reshaped", [("DNNClassifier", True), ("DNNRegressor", True),
+                                             ("DNNClassifier-3", False)])
+def test_logistic_and_regression_labels_are_reshaped_on_tf_keras(head, reshaped):
+    """TF1's heads reshaped [batch] labels to [batch, 1]; tf_keras' losses would squeeze the [batch, 1] logits
+    instead and average over the batch before the SUM reduction: the PS target reshapes the labels itself."""
+    src = V1_PS.replace("    n_classes=3,\n", "    n_classes=3,\n" if head.endswith("-3") else "")
+    src = src.replace("DNNClassifier", head.split("-")[0])
+    text = converted(src, strategy="parameter-server")
+    assert ("return tf.reshape(labels, [-1, 1]), None" in text) == reshaped
+    assert ("labels, weights = model.head_targets(features, labels)" in text) == reshaped
+    assert "return tf.reshape(labels, [-1, 1])" not in converted(src)  # Keras 3 (no parameter servers)
+
+
+@pytest.mark.parametrize("body, code, words", [
+    ("est = tf.compat.v1.estimator.LinearClassifier([tf.feature_column.numeric_column('a')])",
+     "TFM620", "64 MiB"),
+    ("est = tf.compat.v1.estimator.DNNLinearCombinedClassifier(linear_feature_columns=["
+     "tf.feature_column.numeric_column('a')], dnn_feature_columns=[tf.feature_column.numeric_column('c')], "
+     "dnn_hidden_units=[4])", "TFM620", "one partitioner"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.embedding_column("
+     "tf.feature_column.categorical_column_with_identity('k', 10), 3)])", "TFM622", "64 MiB"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], dropout=0.2)",
+     "TFM620", "dropout"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
+     "optimizer='RMSProp')", "TFM301", "tf_keras"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
+     "weight_column='w')", "TFM620", "weight_column"),
+])
+def test_what_stays_blocked_under_parameter_servers(body, code, words):
+    result = blocked(program(body + "\nest.train(train_input_fn, max_steps=3)\n"), strategy="parameter-server")
+    _only(result, code)
+    assert any(words in d.message for d in result.diagnostics), [d.message for d in result.diagnostics]
+
+
+def test_a_taken_generated_name_blocks_under_parameter_servers():
+    src = V1_PS.replace("feature_columns = [", "VARIABLE_PARTITIONER = None\nfeature_columns = [", 1)
+    result = blocked(src, strategy="parameter-server")
+    assert any("VARIABLE_PARTITIONER" in d.message for d in result.diagnostics)
 
 
 def test_indicator_over_a_vocabulary_list_in_a_dnn():
@@ -546,9 +628,9 @@ def test_indicator_column_in_a_linear_model_blocks():
     assert "linear model" in diag.message
 
 
-def test_a_canned_keras_fit_says_a_second_run_does_not_train_on():
-    """Canned models have no restore_model_dir: their one-epoch fit's BackupAndRestore backup says "done", so a
-    second run on the same model_dir trains nothing where the Estimator went on to max_steps. Said, not hidden."""
+def test_a_canned_keras_fit_resumes_from_the_estimators_model_dir():
+    """An Estimator went on to max_steps from model_dir's latest checkpoint: the canned model restores it (its own
+    backup, else the Estimator's TF1 checkpoint by the canned names) and fit trains only the steps left."""
     from pathlib import Path
 
     from tfmigrate.engine import Options, migrate_source
@@ -556,5 +638,28 @@ def test_a_canned_keras_fit_says_a_second_run_does_not_train_on():
     src = (Path(__file__).resolve().parents[2] / "fixtures" / "canned_linear_regressor" / "original.py").read_bytes()
     result = migrate_source(src, "x.py", Options(target="keras"))
     assert result.status == "changed"
-    assert any(d.code == "TFM601" and d.message.startswith("a second run on the same model_dir does not train on")
-               for d in result.diagnostics)
+    assert not any("second run" in d.message for d in result.diagnostics)
+    text = result.output.decode()
+    assert "initial_step = regressor.restore_model_dir(args.model_dir, regressor.optimizer)" in text
+    assert "steps_per_epoch=args.steps - initial_step," in text
+    names = section(text, "    def tf1_variables(self):", "    def restore_model_dir(")
+    assert 'names.update({f"linear/linear_model/{layer.name}/{weight.name}": weight' in names
+    assert 'names["linear/linear_model/bias_weights"] = self.linear_model.bias' in names
+    # v1: tf.compat.v1.train slots of partitioned variables, named as TF1's slot_creator cut them
+    restore = section(text, "    def restore_estimator_checkpoint(", "def build_")
+    assert 'f"{name}/" + f"linear/{part_name}/{slot}"[len(part_name) + 1:]' in restore
+    assert "def _estimator_slots(optimizer):" in text and "_legacy_slots" not in text
+
+
+def test_canned_v2_slots_and_settings_are_read_by_their_legacy_names():
+    src = program('''
+    def main():
+        est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column("a")], model_dir="/tmp/m")
+        est.train(train_input_fn, max_steps=3)
+    ''')
+    text = converted(src)
+    restore = section(text, "    def restore_estimator_checkpoint(", "def build_")
+    assert 'load(getattr(part, attribute)[index], f"training/{scope}/{names[id(weight)]}/{slot}")' in restore
+    assert 'problems.append(f"not in this model: {\', \'.join(extra)}")' in restore
+    assert 'return "Adagrad", [("_accumulators", "accumulator")]' in text
+    assert 'names.update({f"dnn/{layer.name}/{weight.name}": weight for weight in layer.weights})' in text

@@ -309,18 +309,21 @@ est = ''', 1)
     # the regression signatures need one string input; without it the Estimator wrote "predict" alone, and so
     # does write_signatures: no serving_default added (tf.saved_model.save with the signatures as they are)
     assert 'if method != "predict" and not examples:' in model
-    assert "tf.saved_model.save(module, export_dir," in model
+    assert "tf.saved_model.save(module, temp_dir, signatures={" in model
 
 
-def test_export_with_nothing_trained_before_it_blocks():
+def test_export_with_nothing_trained_before_it_restores_the_estimators_checkpoint():
     src = program('''
     def main():
         est = tf.estimator.DNNClassifier([4], [tf.feature_column.numeric_column("a")], model_dir="/tmp/m")
         est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(
             {"a": tf.io.FixedLenFeature([1], tf.float32)}))
     ''')
-    diags = blocked(src).diagnostics
-    assert any("canned estimator with nothing trained before it" in d.message for d in diags)
+    text = converted(src)
+    main = text[text.index("def main():"):]
+    assert main.index("est.restore_checkpoint(") < main.index("est.export_parsing_saved_model(")
+    assert "required=True" in main  # no checkpoint: the Estimator's export raised
+    assert "    def tf1_variables(self):" in text and "    def restore_model_dir(" not in text
 
 
 def test_baseline_estimators_are_a_bias_per_output():
