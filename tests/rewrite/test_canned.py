@@ -552,6 +552,13 @@ def test_v1_dnn_under_a_v1_parameter_server_strategy_in_run_config():
         '    model_dir="/tmp/canned",\n',
         '    model_dir="/tmp/canned",\n    config=tf.estimator.RunConfig(train_distribute='
         'tf.compat.v1.distribute.experimental.ParameterServerStrategy()),\n')
+    # TF 2.15's Estimator.train refused a PS train_distribute under a multi-worker TF_CONFIG (TFM701): the job trains
+    # through train_and_evaluate, as TF1 required
+    src = src.replace("estimator.train(input_fn=train_input_fn, max_steps=10)\n"
+                      "estimator.evaluate(input_fn=eval_input_fn, steps=2)\n",
+                      "tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(train_input_fn, max_steps=10),\n"
+                      "                                tf.estimator.EvalSpec(eval_input_fn, steps=2))\n")
+    assert "train_and_evaluate" in src
     text = converted(src)
     assert "parameter_server_strategy(VARIABLE_PARTITIONER)" in text and "ParameterServerStrategy()" not in text
 
