@@ -476,6 +476,14 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
+            last = r.trail[-1] if r.trail else None
+            if last is not None and last.node is r.stopped_at and last.kind in ("import", "from"):
+                # `from model.net import model_fn` of a module the run does not hold: name the file to pass
+                target = self.program.absolute(last.target, last.scope.file)
+                module = target.rpartition(".")[0] if last.kind == "from" else target
+                if module:
+                    return (f"`{last.name}` is imported from `{module}`, which is not among the migrated files: "
+                            f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
