@@ -84,3 +84,11 @@ def record(cls=None, *, frozen: bool = False):
     else:
         cls.__hash__ = None  # as dataclasses: eq without frozen makes instances unhashable
     return cls
+
+
+def replace(obj, **changes):
+    """A copy of a record with some fields changed, like `dataclasses.replace` (which needs a dataclass)."""
+    unknown = set(changes) - set(obj.__record_fields__)
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no field {', '.join(sorted(unknown))}")
+    return type(obj)(**{n: changes.get(n, getattr(obj, n)) for n in obj.__record_fields__})

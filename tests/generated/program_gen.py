@@ -33,6 +33,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from tfmigrate.engine import FileResult, Options, migrate_paths, migrate_source
+from tfmigrate.records import replace
 
 # ---- dimensions ------------------------------------------------------------------------------------------------
 
@@ -802,8 +803,7 @@ def _run(sources: dict[str, str]) -> dict[str, FileResult]:
         out = {}
         for rel, result in zip(wanted, results):
             # temp-dir paths mean nothing to a reader
-            out[rel] = dataclasses.replace(result, path=rel,
-                                           diagnostics=[dataclasses.replace(d, path=rel) for d in result.diagnostics])
+            out[rel] = replace(result, path=rel, diagnostics=[replace(d, path=rel) for d in result.diagnostics])
         return out
 
 
