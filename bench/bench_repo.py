@@ -9,7 +9,7 @@ instead (e.g. an installed keras or tf_keras).
 
 Measured in one run (CPU = user+sys of the child processes, the robust figure on a shared machine; each tfmigrate
 figure is the least of --repeat runs, a cold run each time with a fresh cache dir):
-  start-up          `tfmigrate rewrite --check` over an empty directory (interpreter, typer, tfmigrate imports)
+  start-up          `tfmigrate rewrite --check` over an empty directory (the interpreter, tfmigrate's imports)
   cold -j1          a fresh cache dir, one process
   warm -j1          the same cache again (nothing changed: results come from the cache)
   cold -jN          a fresh cache dir, N = the CPU count (the default -j)
@@ -608,7 +608,7 @@ def main() -> None:
         same["every repeated run"] = all(o == outcome(cold) for name, runs in outcomes.items()
                                          if name.startswith("tfmigrate") for o in runs)
         changed = len(re.findall(r"^would rewrite (?!\d+ files?, )", cold.stderr.decode(), re.M))
-        findings = len(re.findall(r":\d+:\d+: TFM\d+ ", cold.stderr.decode()))
+        findings = len(re.findall(r":\d+:\d+: (?:error|warning|note) TFM\d+ ", cold.stderr.decode()))
         print(f"cold -j1: exit {cold.returncode}, {changed} files would change, {findings} findings; "
               f"summary: {cold.stderr.decode().strip().splitlines()[-1]}")
         for name, ok in same.items():
@@ -629,7 +629,7 @@ def main() -> None:
         cold_cpu, warm_cpu = rows["tfmigrate cold -j1"][1], rows["tfmigrate warm -j1 (cached)"][1]
         print(f"\nwarm vs cold -j1: {cold_cpu / warm_cpu:.1f}× less CPU end to end; "
               f"{max(cold_cpu - startup, 1e-3) / max(warm_cpu - startup, 1e-3):.1f}× without the start-up "
-              f"({startup:.2f} CPU-s: interpreter, typer, tfmigrate)")
+              f"({startup:.2f} CPU-s: the interpreter and tfmigrate's imports)")
         if not all(same.values()):
             raise SystemExit("results differ")
     finally:

@@ -10,7 +10,9 @@ depends on every file of its unit), keyed by a hash of:
 An entry stores, per file, the status, the output bytes when changed, the diagnostics (so `--check` still
 reports findings), the error text and the linked files. Beside the entries, `.flag` files keep one file's yes/no
 answer to an engine question (are its Estimator words only in strings and comments? — an `ast` parse, asked
-before units are formed), keyed by the tool, the question, the path and the bytes; pruned with the entries.
+before units are formed), keyed by the tool, the question, the path and the bytes; pruned with the entries. The
+tool fingerprint itself is kept in `<hash>.tool` beside them with the stat data of the files it hashed (see
+`fingerprint`), so a warm run does not read and hash tfmigrate's sources.
 
 Safe under parallel runs: entries are written to a temp file and renamed into place (os.replace), so a reader
 sees a whole entry or none; a concurrent prune that removes an entry only costs a miss. Bounded: when a run has
@@ -46,24 +48,24 @@ def default_dir() -> Path:
     env = os.environ.get("TFMIGRATE_CACHE_DIR")
     if env:
         return Path(env)
-    from tfmigrate.runtime.envs import home
+    from .home import home  # not tfmigrate.runtime.envs: a warm run would import the runtime for it
 
     return home() / "rewrite-cache"
 
 
-def fingerprint() -> str:
+def fingerprint(memo_dir: Path | None = None) -> str:
     """What, besides the inputs, decides a result: this tool's code and templates (bytes, so an edited checkout
-    misses and a fresh checkout of the same commit hits), the parser's version, Python's version."""
+    misses and a fresh checkout of the same commit hits), the parser's version, Python's version.
+
+    With `memo_dir`, the answer is kept there with the stat data of every file it read (like the StatIndex: device,
+    inode, size, mtime_ns, ctime_ns; racily clean files not trusted): while they are unchanged, the next run stats
+    them instead of reading and hashing ~1 MB of sources (a millisecond of every warm run)."""
     import importlib.util
 
-    h = blake2b(digest_size=16)
-    h.update(f"format {FORMAT}\n{sys.version}\n".encode())
+    parts: list[tuple[bytes, str]] = []  # (label hashed before the file's bytes, path), in the hash's order
     libcst = importlib.util.find_spec("libcst")  # located, not imported (a warm run never imports LibCST)
     if libcst is not None and libcst.origin:
-        try:
-            h.update(Path(libcst.origin).with_name("_version.py").read_bytes())
-        except OSError:
-            h.update(b"libcst ?")
+        parts.append((b"", os.path.join(os.path.dirname(libcst.origin), "_version.py")))
     for package in _PACKAGES:
         spec = importlib.util.find_spec(package)
         for root in spec.submodule_search_locations or ():
@@ -72,10 +74,65 @@ def fingerprint() -> str:
                 rel = os.path.relpath(where, root)
                 for name in sorted(files):
                     if name.endswith((".py", ".j2")):
-                        with open(os.path.join(where, name), "rb") as fh:
-                            h.update(f"{package}/{name if rel == '.' else rel + '/' + name}\0".encode())
-                            h.update(fh.read())
-    return h.hexdigest()
+                        parts.append((f"{package}/{name if rel == '.' else rel + '/' + name}\0".encode(),
+                                      os.path.join(where, name)))
+    memo = stats = None
+    if memo_dir is not None:
+        h = blake2b(digest_size=16)
+        h.update(f"{FORMAT}\0{sys.version}\0{sys.executable}\0".encode())
+        for _, path in parts:
+            h.update(os.fsencode(path) + b"\0")
+        memo = Path(memo_dir) / f"{h.hexdigest()}.tool"  # not *.json: no result entry
+        stats = []
+        for _, path in parts:
+            try:
+                st = os.stat(path)
+            except OSError:
+                stats = None
+                break
+            stats.append([st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+        if stats is not None:
+            try:
+                doc = json.loads(memo.read_bytes())
+                if doc["stats"] == stats and isinstance(doc["tool"], str):
+                    return doc["tool"]
+            except Exception:  # missing, corrupt, foreign: hash the files
+                pass
+    h = blake2b(digest_size=16)
+    h.update(f"format {FORMAT}\n{sys.version}\n".encode())
+    for label, path in parts:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            if label:
+                raise
+            data = b"libcst ?"
+        h.update(label)
+        h.update(data)
+    tool = h.hexdigest()
+    if stats is not None and max(max(st[3], st[4]) for st in stats) < time.time_ns() - RACY_NS:
+        _write_atomic(memo, json.dumps({"tool": tool, "stats": stats}, separators=(",", ":")).encode())
+    return tool
+
+
+def _write_atomic(path: Path, payload: bytes) -> bool:
+    """Write to a temp file beside `path` and rename it into place (a reader sees all of it or nothing)."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem[:16]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(payload)
+            os.replace(tmp, path)
+        except BaseException:
+            _unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 class ResultCache:
@@ -89,7 +146,7 @@ class ResultCache:
     @property
     def tool(self) -> str:
         if self._tool is None:
-            self._tool = fingerprint()
+            self._tool = fingerprint(self.directory.parent)
         return self._tool
 
     # ---- keys ---------------------------------------------------------------------------------------------------
@@ -162,23 +219,7 @@ class ResultCache:
                         ".flag")
 
     def _write(self, key: str, payload: bytes, suffix: str = ".json") -> None:
-        entry = self._entry(key).with_suffix(suffix)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=entry.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(payload)
-                os.replace(tmp, entry)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        except OSError:
+        if not _write_atomic(self._entry(key).with_suffix(suffix), payload):
             self.broken = True
             return
         if suffix == ".json":
@@ -329,7 +370,7 @@ class StatIndex:
             st = os.lstat(path)
         except OSError:
             return None
-        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != tuple(entry[:5]):
+        if [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, entry[5]] != entry:
             return None
         self._new[path] = entry
         self.hits += 1
@@ -355,20 +396,8 @@ class StatIndex:
                 except OSError:
                     pass
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.key[:16]}.", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(json.dumps({"format": STAT_FORMAT, "key": self.key, "files": self._new},
-                                        separators=(",", ":")).encode())
-                os.replace(tmp, self.path)
-            except BaseException:
-                _unlink(tmp)
-                raise
-        except OSError:
+        payload = json.dumps({"format": STAT_FORMAT, "key": self.key, "files": self._new}, separators=(",", ":"))
+        if not _write_atomic(self.path, payload.encode()):
             return
         self._prune()
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from .records import field, record
+
+TYPE_CHECKING = False  # (typing is not imported at run time: annotations only)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _tomllib():
@@ -34,7 +37,7 @@ VERDICTS = ("equivalent", "not-equivalent")
 PYPROJECT, OWN_FILE = "pyproject.toml", "tfmigrate.toml"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Key:
     """One configuration key. kind: str | int | float | bool | list[str] | table[list[str]] (a table of string
     lists, e.g. per-file-ignores) | table (fixed `keys`) | tables (an array of tables with `keys`)."""
@@ -90,7 +93,7 @@ class ConfigError(ValueError):
     """A configuration file or `--config` override that cannot be used (exit 2)."""
 
 
-@dataclass
+@record
 class Config:
     path: Path | None = None  # the file it came from (None: no configuration)
     values: dict[str, Any] = field(default_factory=dict)

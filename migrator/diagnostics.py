@@ -1,10 +1,10 @@
 """Findings reported by rules: a code, a place and a message (ruff-style `path:line:col: severity CODE message`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .records import field, record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     code: str
     message: str
@@ -47,7 +47,7 @@ class Blocked(Exception):
         return out
 
 
-@dataclass
+@record
 class FileResult:
     path: str
     status: str  # "unchanged" | "changed" | "blocked" | "skipped" | "failed"

@@ -7,18 +7,19 @@ come from `tfmigrate.rules.PREFILTER`. LibCST and the program model are imported
 """
 from __future__ import annotations
 
-import ast
 import codecs
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
 
 from .diagnostics import Blocked, Diagnostic, FileResult
 from .files import Resolver, decode, encode, module_name_for
+from .records import field, record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms where nothing else has)
 if TYPE_CHECKING:
+    from typing import Callable, Iterable
+
     import libcst as cst
 
     from .cache import ResultCache, StatIndex
@@ -39,13 +40,13 @@ def __getattr__(name: str):
 POOL_MIN_FILES = 8
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     target: str = "auto"  # auto | keras | ctl
     strategy: str = "keep"  # keep | default | one-device | mirrored | multi-worker-mirrored | parameter-server
 
 
-@dataclass
+@record
 class Context:
     """What a migration sees besides the tree: options, the program model, and where to put notes."""
 
@@ -89,23 +90,87 @@ class _Positions:
     pass that records token indices (no per-token line arithmetic, no position objects): line and column are
     counted only for the nodes asked about."""
 
-    def __init__(self, module: cst.Module, wanted=None):
+    def __init__(self, module: cst.Module, wanted=None, text: str | None = None, parents: dict | None = None):
         self.module, self._state = module, None
         self.wanted = wanted  # all the nodes that will be asked about, when known: the codegen stops after them
+        # with the module's text and the index's parent links: only the top-level statements holding a wanted node
+        # are generated, each placed by finding its text in the module's (_statement_positions)
+        self.text, self.parents = text, parents
 
     def __call__(self, node: cst.CSTNode | None) -> tuple[int, int]:
         if node is None:
             return 1, 0
         if self._state is None:
-            self._state = _token_positions(self.module, self.wanted)
+            self._state = None if self.text is None or self.parents is None else \
+                _statement_positions(self.module, self.wanted, self.text, self.parents)
+            if self._state is None:
+                self._state = _token_positions(self.module, self.wanted)
         return _position(self.module, self._state.start(node), node)
+
+
+class _Statements:
+    """Positions from several top-level statements' codegen states (_statement_positions)."""
+
+    def __init__(self, states):
+        self.states = states
+
+    def start(self, node):
+        for state in self.states:
+            found = state.start(node)
+            if found is not None:
+                return found
+        return None
+
+
+def _top_statement(node, module, parents: dict):
+    """The top-level statement of `module` holding `node` (from the index's parent links), or None."""
+    key = id(node)
+    while True:
+        if key not in parents:
+            return None
+        parent = parents[key]
+        if parent is module:
+            return node
+        if parent is None:
+            return None
+        node, key = parent, id(parent)
+
+
+def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
+    """Positions without generating the whole module: each top-level statement holding a wanted node is generated
+    alone, and its text, found exactly once in the module's text at a line start, says on which line it starts.
+    None (the caller generates the module) when a wanted node is outside the statements or a text is not unique."""
+    if not wanted or "\r" in text or any(n is module for n in wanted):  # lines counted by "\n" below
+        return None
+    groups: dict[int, tuple[cst.CSTNode, list]] = {}
+    for node in wanted:
+        if node is None:
+            continue
+        top = _top_statement(node, module, parents)
+        if top is None:
+            return None
+        groups.setdefault(id(top), (top, []))[1].append(node)
+    states = []
+    for top, nodes in groups.values():
+        state = _token_positions(top, nodes, module)
+        if state.pending:
+            return None
+        snippet = "".join(state.tokens)
+        at = text.find(snippet)
+        if not snippet or at < 0 or (at and text[at - 1] != "\n") or text.find(snippet, at + 1) >= 0:
+            return None
+        state.first_line = text.count("\n", 0, at) + 1
+        states.append(state)
+    return _Statements(states)
 
 
 class _Done(Exception):
     """Every wanted node's range is known: the rest of the module need not be generated."""
 
 
-def _token_positions(module: cst.Module, wanted=None):
+def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None = None):
+    """Token ranges from one codegen of `module` (or of a top-level statement of `owner`), stopped once every
+    wanted node is done."""
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
 
@@ -115,6 +180,7 @@ def _token_positions(module: cst.Module, wanted=None):
 
         def __init__(self, module: cst.Module):
             super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+            self.first_line = 1  # the line the first token starts on (column 0)
             self.ranges: dict[int, tuple[int, int]] = {}
             self.pending = {id(n) for n in wanted if n is not None} if wanted is not None else None
             self._stack: list[int] = []
@@ -142,7 +208,7 @@ def _token_positions(module: cst.Module, wanted=None):
             found = self.ranges.get(id(node))
             if found is None:
                 return None
-            line, column = 1, 0
+            line, column = self.first_line, 0
             for token in self.tokens[:found[0]]:  # PositionProvider's arithmetic, token by token
                 segments = NEWLINE_RE.split(token)
                 if len(segments) == 1:
@@ -176,7 +242,7 @@ def _token_positions(module: cst.Module, wanted=None):
             self.state.done(self.node)
             return False
 
-    state = _State(module)
+    state = _State(owner or module)
     try:
         module._codegen(state)
     except _Done:
@@ -223,6 +289,8 @@ def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> t
     different position inside its message); CPython's own parser names the offending token, so ask it first.
     Source that CPython accepts but LibCST cannot parse keeps LibCST's position and says so."""
     try:
+        import ast
+
         compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
         line, offset = err.lineno or 1, err.offset or 1
@@ -304,6 +372,8 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
             return False
         if any(word in where for word in words):
             return False
+    import ast  # here: a run whose files are all skipped or cached never parses one
+
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError):
@@ -318,7 +388,7 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
             names = (node.name, node.asname or "")
         elif kind is ast.ImportFrom:
             names = (node.module or "",)
-        elif kind in _DEF_NODES:
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             names = (node.name,)
         elif kind is ast.arg:
             names = (node.arg,)
@@ -339,9 +409,6 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
 def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:
     [(path, data)] = unit.items()
     return data, path
-
-
-_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def migrate_source(data: bytes, path: str, options: Options, parsed=None, program: Program | None = None,
@@ -369,7 +436,8 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         return FileResult(path, "blocked", data, data, diagnostics=diags, linked=context.linked)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
-    position = _Positions(module, [node for _, _, node in context.notes])
+    file = context.file if context.file is not None and context.file.module is module else None
+    position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     from .visitors import render
 
@@ -507,10 +575,14 @@ def migrate_paths(
         grouped = {p: find(key) for p, key in grouped.items()}
     for failure in failed:
         collect([failure])
-    for path, data in passed.items():
-        collect([FileResult(path, "skipped", data, data)])
+    for path, data in passed.items():  # (collect's work for a skipped file, without a call per file)
+        result = results[path] = FileResult(path, "skipped", data, data)
+        if on_result:
+            on_result(result)
     for path in unread:
-        collect([FileResult(path, "skipped")])
+        result = results[path] = FileResult(path, "skipped")
+        if on_result:
+            on_result(result)
     units: dict[str, dict[str, bytes]] = {}
     for path, data in datas.items():
         units.setdefault(grouped.get(path, path), {})[path] = data
@@ -568,14 +640,16 @@ def _scan(items: list[str], prefilter: bool, words: tuple[bytes, ...], stat_inde
     datas: dict[str, bytes] = {}
     passed: dict[str, bytes] = {}  # files the prefilter rules out: skipped unless a program file imports them
     unread: dict[str, None] = {}  # (ordered: results come back in a run's order)
+    lookup = stat_index.lookup if stat_index is not None else None
+    not_link = resolver.not_links.add
     for path in items:
-        if stat_index is not None:
-            flags = stat_index.lookup(path)
+        if lookup is not None:
+            flags = lookup(path)
             # a file with a relative import was skipped also because no word is in its real path: still so?
             if flags is not None and not (flags & REL_IMPORT and any(
                     word in os.fsencode(resolver.realpath(path)) for word in words)):
                 unread[path] = None
-                resolver.not_links.add(path)  # the index compares lstat data: a symlink never matches
+                not_link(path)  # the index compares lstat data: a symlink never matches
                 continue
         try:
             data, stat = _read_stat(path)
@@ -638,16 +712,21 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
                 wanted.append((path, [base, *(f"{base}.{w}" for w in items if w != "*")]))
     lasts = {target.rpartition(".")[2] for _, targets_ in wanted for target in targets_}
 
-    def may_match(path: str) -> bool:
-        # a module name ends in its file's stem (the real one: a symlink's target may be named otherwise), or,
-        # for __init__.py, in its real directory's name
-        base = os.path.basename(path)
-        if base in ("__init__.py", "", ".", "..") or (path not in resolver.not_links and os.path.islink(path)):
-            return True
-        dot = base.rfind(".")
-        return (base[:dot] if 0 < dot < len(base) - 1 else base).rpartition(".")[2] in lasts
-
-    names = {resolver.module_name(path)[0]: path for path in targets if may_match(path)}
+    # a module name ends in its file's stem (the real one: a symlink's target may be named otherwise), or, for
+    # __init__.py, in its real directory's name (one loop, no call per file: a run may pass thousands of targets)
+    basename, islink, not_links = os.path.basename, os.path.islink, resolver.not_links
+    names: dict[str, str] = {}
+    for path in targets:
+        base = basename(path)
+        if base == "__init__.py" and (path in not_links or not islink(path)):
+            # its package's name ends in the real directory's name (no other file of a tree is as common)
+            if basename(os.path.dirname(resolver.realpath(path))) not in lasts:
+                continue
+        elif not (base in ("", ".", "..") or (path not in not_links and islink(path))):
+            dot = base.rfind(".")
+            if (base[:dot] if 0 < dot < len(base) - 1 else base).rpartition(".")[2] not in lasts:
+                continue
+        names[resolver.module_name(path)[0]] = path
     by_suffix: dict[str, list[str]] = {}
     for name, other in names.items():
         if name:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import operator
 import os
 import re
 from pathlib import Path, PurePosixPath
@@ -29,6 +30,9 @@ def _parts(path: str) -> tuple[str, ...]:
     return tuple(path.split("/"))
 
 
+_NAME = operator.attrgetter("name")
+
+
 def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
                    root: Path | None = None, force_exclude: bool = False) -> list[str]:
     """discover(), as the strings of its Paths (a run over thousands of files does not build a Path per file)."""
@@ -38,35 +42,65 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
         return any(glob_match(path, pattern, root, base) for pattern in patterns)
 
     # Under a directory walked, a pattern without `/` matches an entry's own name (glob_match with base = the
-    # directory listed: the relative path is the name alone): one regex for all of them, no Path arithmetic.
+    # directory listed: the relative path is the name alone): a set of the plain names (the defaults: no regex to
+    # build on every run) and one regex for the globs, no Path arithmetic.
     by_name = [p.rstrip("/") for p in patterns if "/" not in p.rstrip("/")]
     by_path = [p for p in patterns if "/" in p.rstrip("/")]
-    name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in by_name)).match if by_name else None
+    plain_names = {p for p in by_name if not any(c in p for c in "*?[")}
+    globs = [p for p in by_name if p not in plain_names]
+    name_match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in globs)).match if globs else None
 
     def excluded_entry(walk_root: str, name: str) -> bool:
-        if name_match is not None and name_match(name):
+        if name in plain_names or (name_match is not None and name_match(name)):
             return True
         if not by_path:
             return False
         base = Path(walk_root)
         return any(glob_match(base / name, p, root, base) for p in by_path)
 
-    found: set[str] = set()
+    only_plain = name_match is None and not by_path  # (the defaults: a set lookup per entry, no call)
+    found: list[str] = []
+
+    def walk(directory: str, prefix: str) -> None:
+        """What os.walk(top) (no symlinked directory entered, unreadable ones passed over) finds, by one scandir per
+        directory: a directory is `directory` as os.walk spells it, `prefix` how its files are named."""
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            return
+        entries.sort(key=_NAME)  # by name, each directory's files before the next name's: Path order, unsorted
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if name.startswith(".") or (name in plain_names if only_plain else excluded_entry(directory, name)):
+                    continue
+                try:
+                    link = entry.is_symlink()
+                except OSError:
+                    link = False  # os.path.islink's answer
+                if link:
+                    continue
+                walk(entry.path, prefix + name + "/")
+            elif name.endswith(".py") and not (name in plain_names if only_plain else excluded_entry(directory, name)):
+                found.append(prefix + name)
+
+    one_directory = False
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            top = str(p)  # normalized: os.walk's roots below it are too ("." aside: Path drops its "./")
-            for walk_root, dirs, files in os.walk(top):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded_entry(walk_root, d))
-                prefix = "" if walk_root == "." else walk_root[2:] if walk_root.startswith("./") else walk_root
-                if prefix and not prefix.endswith("/"):
-                    prefix += "/"
-                for name in files:
-                    if name.endswith(".py") and not excluded_entry(walk_root, name):
-                        found.add(prefix + name)
+            top = str(p)  # normalized: the directories below it are too ("." aside: Path drops its "./")
+            walk(top, "" if top == "." else top if top.endswith("/") else top + "/")
+            one_directory = len(paths) == 1
         elif not (force_exclude and excluded(p)):
-            found.add(str(p))
-    return sorted(found, key=_parts)  # the order of Path comparisons (their parts)
+            found.append(str(p))
+    if one_directory:  # one walk in name order: already in Path order, no duplicates
+        return found
+    return sorted(set(found), key=_parts)  # the order of Path comparisons (their parts)
 
 
 def glob_match(path: Path, pattern: str, root: Path | None, base: Path | None = None) -> bool:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic, FileResult
+from .records import field, record
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -55,7 +55,7 @@ def format_failure(result: FileResult, style: Style) -> str:
     return f"{style(where, 'bold')}: {style('error', 'red')}: {result.error}"
 
 
-@dataclass
+@record
 class Report:
     """The outcome of a run, after rule selection and suppression comments were applied."""
 
@@ -68,6 +68,10 @@ class Report:
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
+
+    def counts(self) -> Counter:
+        """Files per status, in one pass (the summary and the exit code read several; a run may have thousands)."""
+        return Counter(r.status for r in self.results)
 
     @property
     def changed(self) -> int:
@@ -93,23 +97,27 @@ class Report:
     def exit_code(self) -> int:
         """black/ruff: 2 on any error; 1 if manual work remains (a blocked file, shown or not), a file would change
         under --check/--diff, or an unused suppression is reported; else 0 (everything converted, or nothing to do)."""
-        if self.failed:
+        counts = self.counts()
+        if counts["failed"]:
             return EXIT_ERROR
-        if self.blocked or self.failing_findings:
+        if counts["blocked"] or self.failing_findings:
             return EXIT_FINDINGS
-        if not self.writing and self.changed:
+        if not self.writing and counts["changed"]:
             return EXIT_FINDINGS
         return EXIT_OK
 
     def summary(self) -> str:
         """`rewrote 2 files, 1 needs manual work, 3 unchanged, 0 failed` (`would rewrite` under --check/--diff)."""
+        counts = self.counts()
+        changed, blocked_files = counts["changed"], counts["blocked"]
         verb = "rewrote" if self.writing else "would rewrite"
-        noun = "file" if self.changed == 1 else "files"
-        blocked = f"{self.blocked} need{'s' if self.blocked == 1 else ''} manual work"
+        noun = "file" if changed == 1 else "files"
+        blocked = f"{blocked_files} need{'s' if blocked_files == 1 else ''} manual work"
         if self.blocked_silently:
             n = len(self.blocked_silently)
             blocked += f" ({n} left unchanged, blocked by suppressed findings)"
-        return f"{verb} {self.changed} {noun}, {blocked}, {self.unchanged} unchanged, {self.failed} failed"
+        unchanged = counts["unchanged"] + counts["skipped"]
+        return f"{verb} {changed} {noun}, {blocked}, {unchanged} unchanged, {counts['failed']} failed"
 
     def statistics(self) -> list[tuple[str, int, str]]:
         """(code, count, rule name) of the shown findings, most frequent first (ruff --statistics)."""

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
 from .files import discover, discover_files, write_atomic
+from .records import field, record
 from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
 from .suppressions import Selection, SelectorError, apply, check_selectors
 
 
-@dataclass
+@record
 class RewriteSettings:
     target: str = "auto"
     strategy: str = "keep"
@@ -240,8 +240,10 @@ def _print_findings(report: Report, settings: RewriteSettings) -> None:
         by_result.setdefault(d.path, []).append(d)
     printed = set()
     for result in report.results:
-        for d in sorted(by_result.get(result.path, []), key=lambda d: (d.line, d.col)):
-            _say(format_finding(d, style))
+        found = by_result.get(result.path)
+        if found:
+            for d in sorted(found, key=lambda d: (d.line, d.col)):
+                _say(format_finding(d, style))
         printed.add(result.path)
         if result.status == "failed":
             _say(format_failure(result, style))

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfmigrate.rules import RULES, Rule
 
 from .diagnostics import Diagnostic, FileResult
 from .files import glob_match, decode
+from .records import field, record
 from .reporting import Report
 
 ENGINE_RULES = (
@@ -40,7 +40,9 @@ ENGINE_RULES = (
 )
 ALL = "ALL"
 COMMENT = re.compile(r"#\s*tfmigrate:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
-_WORD = re.compile(rb"tfmigrate", re.IGNORECASE)  # the comment is case-insensitive, so is the cheap check
+# the cheap check on the bytes, before a decode (which imports tokenize): COMMENT's words on one line, as
+# case-insensitive (a file that names tfmigrate elsewhere, in a docstring, is not decoded for it)
+_WORD = re.compile(rb"tfmigrate:[^\n]*ignore", re.IGNORECASE)
 
 
 def known_codes() -> list[str]:
@@ -82,7 +84,7 @@ def is_selected(code: str, select, ignore) -> bool:
     return s >= 0 and s > i
 
 
-@dataclass
+@record
 class Suppression:
     line: int
     col: int  # 0-based column of the comment
@@ -132,7 +134,7 @@ def find_suppressions(source: bytes) -> dict[int, Suppression]:
     return found
 
 
-@dataclass
+@record
 class Selection:
     """Which findings are shown: rule selectors, per-file ignores (globs relative to `root`) and comments."""
 

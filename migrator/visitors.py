@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 
 import libcst as cst
 
@@ -53,10 +54,68 @@ def child_fields(kind: type) -> tuple[str, ...]:
     return order
 
 
+def _trivia() -> tuple[type, ...]:
+    from libcst._nodes import op, whitespace
+
+    return (whitespace.BaseParenthesizableWhitespace, whitespace.TrailingWhitespace, whitespace.EmptyLine,
+            whitespace.Newline, whitespace.Comment, op.Comma, op.Dot, op.Colon, op.Semicolon, op.AssignEqual,
+            op.BaseBinaryOp, op.BaseBooleanOp, op.BaseUnaryOp, op.BaseCompOp, op.BaseAugOp, cst.LeftParen,
+            cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace)
+
+
+# Layout and punctuation: whitespace, comments, newlines, parentheses and brackets, commas, dots, colons, `=`, and
+# operator tokens (the operation itself, BinaryOperation/Comparison/…, is walked). About two thirds of a module's
+# nodes; no read-only visitor of tfmigrate looks at them (Visitor refuses a subclass with a visit_/leave_ method
+# for one), so its walk does not enter them.
+TRIVIA = _trivia()
+_WALK: dict[type, tuple[str, ...]] = {}
+
+
+def _classes(annotation) -> list:
+    """The classes a field annotation names (through Sequence/Union/Optional), None for one it cannot read."""
+    if isinstance(annotation, type):
+        return [annotation]
+    args = typing.get_args(annotation)
+    if not args:
+        return [None]
+    return [c for a in args for c in _classes(a)]
+
+
+def _only_trivia(annotation) -> bool:
+    found = [c for c in _classes(annotation) if c is not type(None) and c is not cst.MaybeSentinel]
+    return bool(found) and all(isinstance(c, type) and issubclass(c, TRIVIA) for c in found)
+
+
+def walked_fields(kind: type) -> tuple[str, ...]:
+    """`child_fields(kind)` without the fields that can hold only TRIVIA (read once from the field annotations)."""
+    fields = _WALK.get(kind)
+    if fields is None:
+        try:
+            hints = typing.get_type_hints(kind)
+        except Exception:  # an annotation this Python cannot evaluate: walk every field
+            hints = {}
+        fields = _WALK[kind] = tuple(f for f in child_fields(kind) if f not in hints or not _only_trivia(hints[f]))
+    return fields
+
+
+def _refuse_trivia_methods(cls) -> None:
+    own = {name for klass in cls.__mro__ if not klass.__module__.startswith("libcst") for name in vars(klass)}
+    for name in own:
+        prefix, _, kind = name.partition("_")
+        if prefix in ("visit", "leave") and isinstance(getattr(cst, kind, None), type) \
+                and issubclass(getattr(cst, kind), TRIVIA):
+            raise TypeError(f"{cls.__name__}.{name}: tfmigrate's walks do not enter {kind} nodes (TRIVIA)")
+
+
 class Visitor(_Dispatch, cst.CSTVisitor):
     """A read-only visitor. LibCST's `visit` rebuilds every node it descends into (`_visit_and_replace_children`
     constructs and validates a copy, even for a visitor, and throws it away); this one walks the children itself
-    and tells LibCST not to descend, so a visit allocates nothing. Same nodes, same order, same protocol."""
+    and tells LibCST not to descend, so a visit allocates nothing. Same nodes, same order, same protocol, except
+    that the walk does not enter TRIVIA (layout and punctuation nodes)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _refuse_trivia_methods(cls)
 
     def on_visit(self, node) -> bool:
         kind = type(node)
@@ -72,8 +131,12 @@ _SENTINEL = cst.MaybeSentinel
 
 def descend(visitor, node, kind) -> None:
     """Visit `node`'s children as LibCST's `visit` would (a visitor's on_visit, the children, its on_leave), without
-    LibCST's per-node overhead (ABC isinstance checks of the results) and without rebuilding anything."""
-    for name in _ORDER.get(kind) or child_fields(kind):
+    LibCST's per-node overhead (ABC isinstance checks of the results), without rebuilding anything and without
+    entering TRIVIA."""
+    fields = _WALK.get(kind)
+    if fields is None:
+        fields = walked_fields(kind)
+    for name in fields:
         value = getattr(node, name)
         t = type(value)
         if t is tuple or t is list:
@@ -92,9 +155,25 @@ def descend(visitor, node, kind) -> None:
             fn(self, original_node)
 
 
+_IS_TRIVIA: dict[type, bool] = {}
+
+
 class Transformer(_Dispatch, cst.CSTTransformer):
+    """LibCST's transform (it rebuilds what it enters), without entering TRIVIA: a comma, a dot, an operator or a
+    parenthesis is kept as it is, with its whitespace and comments, and is left (on_leave) like any node."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _refuse_trivia_methods(cls)
+
     def on_visit(self, node) -> bool:
-        fn = self._method(self._visit_cache, "visit_", type(node))
+        kind = type(node)
+        trivia = _IS_TRIVIA.get(kind)
+        if trivia is None:
+            trivia = _IS_TRIVIA[kind] = issubclass(kind, TRIVIA)
+        if trivia:
+            return False
+        fn = self._method(self._visit_cache, "visit_", kind)
         return fn is None or fn(self, node) is not False
 
     def on_leave(self, original_node, updated_node):

@@ -12,7 +12,8 @@ leftover check finds a TF path under `estimator` or, for TFM604, an unbound dott
 `_ESTIMATOR_WORDS` in it. Every one of those resolves a dotted name whose parts come from the file's text or, for
 a relative import, from the file's package path (the engine scans that path too for files with relative imports).
 (1) and (2) need a path part `estimator` / `...Estimator` / `...EstimatorSpec` (`tensorflow_estimator` normalises
-to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate.
+to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate,
+and the canned class names (`CANNED_WORDS`) for tf.contrib.learn's Estimators (TFM603) and unbound roots (TFM604).
 For the same reason a file whose words occur only in strings and comments (no identifier holds one:
 `tfmigrate.engine.identifiers_skip`, one `ast` parse) is treated as a file without them: skipped when migrated
 alone, and not a program file (PROJECT_WORDS in an identifier) when the engine groups files into units; a file
@@ -20,10 +21,10 @@ without them is in an Estimator file's unit only when that unit's program files 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tfmigrate.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     code: str
     name: str
@@ -42,6 +43,9 @@ ESTIMATOR_WORDS = (b"stimator",)
 # names the unresolved-name check (TFM604) also reads without an `estimator` part: `contrib.RunConfig(...)`
 SPEC_WORDS = (b"RunConfig", b"TrainSpec", b"EvalSpec", b"train_and_evaluate")
 _SPEC = ESTIMATOR_WORDS + SPEC_WORDS
+# canned Estimator classes spelled without `estimator` (tf.contrib.learn.DNNClassifier, `from tensorflow.contrib.learn
+# import LinearRegressor`): TFM603 reports contrib.learn, TFM604 an unbound root (DNNLinearCombined covers both kinds)
+CANNED_WORDS = (b"DNNClassifier", b"DNNRegressor", b"LinearClassifier", b"LinearRegressor", b"DNNLinearCombined")
 
 
 RULES = (
@@ -76,9 +80,10 @@ RULES = (
     Rule("TFM603", "other-estimator-kinds", "keras_estimator",
          "model_to_estimator becomes the compiled Keras model (legacy optimizer kept exact); RNN estimators and "
          "tf.contrib's TPUEstimator are reported with what to do (TPUEstimator on CPU: TFM605)",
-         ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS),
+         ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS + CANNED_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
-         "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (), triggers=_SPEC),
+         "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (),
+         triggers=_SPEC + CANNED_WORDS),
     Rule("TFM605", "tpu-estimator-on-cpu", "tpu",
          "TPUEstimator(use_tpu=False) → the Estimator it was on CPU (per-mode params batch_size, eval_metrics "
          "inlined, use_tpu branches dropped); use_tpu possibly True and TPU-only features are reported with what to do",

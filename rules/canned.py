@@ -81,7 +81,8 @@ TF 2.15 runs):
 - Export: `export_saved_model` and EvalSpec exporters after training write the head's signatures as TF 2.15's
   heads exported them (rules/heads.py): serving_default / classification (classify: `inputs` → `classes`,
   `scores`), regression (binary logistic, regressor predictions), predict (every PREDICT key), through the same
-  export methods as a model_fn's export_outputs (templates/export_methods.py.j2). With
+  export methods as a model_fn's export_outputs (templates/export_methods.py.j2), with the Estimator's SignatureDef
+  method names (tensorflow/serving/classify / regress / predict, rules/export_outputs.py). With
   `build_parsing_serving_input_receiver_fn(spec)` (a spec written out or `make_parse_example_spec(columns)`: the
   column statements it reads stay) every signature; with a raw receiver (`build_raw_serving_input_receiver_fn`) or a
   hand-written one that is not a lone string tensor, `predict` alone and no serving_default, as the Estimator left
@@ -109,6 +110,27 @@ TF 2.15 runs):
   Measured: predictions from the Estimator's model_dir bit-equal (64 examples, logits and probabilities, max |Δ| 0,
   both models, both targets); resumed 40 → 100: DNN (Keras) 60/60 steps bit-equal, wide & deep max rel Δ 3.5e-7
   (Keras and custom loop; the logistic head's last bits, as in training from scratch).
+- Parameter servers (an async job: TF_CONFIG with ps tasks and `--strategy parameter-server`, or
+  `RunConfig(train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())`): DNNClassifier and
+  DNNRegressor, v1 and v2, over numeric, bucketized and vocabulary-list indicator columns convert to the PS target
+  (tf_keras, `parameter_server_strategy()`, ClusterCoordinator loop; rules/strategy.py). v1 (`_dnn_model_fn`)
+  partitioned the `dnn` scope implicitly with min_max_variable_partitioner(max_partitions=num_ps_replicas) (256 KiB
+  slices; the input layer's own 64 MiB partitioner has no variable to split for these columns): the strategy gets
+  `MinSizePartitioner(min_shard_bytes=256 << 10, max_shards=max(1, ps_task_count()))`, the ps tasks counted from
+  TF_CONFIG as RunConfig.num_ps_replicas was, so every variable has TF1's shard count (`<name>/part_<i>`, checked
+  against the original's graph: `dnn/hiddenlayer_1/kernel/part_0..1` on both sides). v2 (`dnn_model_fn_v2`)
+  partitions nothing: no partitioner. Optimizers on tf_keras: v1 `tf.train` Adagrad / GradientDescent / Ftrl /
+  Adam as rules/optimizers.py converts them there (its TFM302 notes); v2 `tf.keras.optimizers.legacy.*` objects and
+  strings stay tf_keras' own legacy class (what the v2 Estimator ran; slots made by `_create_all_weights`). The
+  logistic and regression heads reshape labels to [batch, 1] (tf_keras' losses would squeeze the logits and
+  average over the batch first). Measured (`tfmigrate verify`): fixtures canned_dnn_ps (v1 DNNClassifier, 3
+  classes, 2 ps: hiddenlayer_1 in 2 shards) and canned_dnn_regressor_ps (v2 DNNRegressor, legacy SGD with
+  momentum): 200/200 steps bit-equal in one process, evaluate() bit-equal; statistically equivalent on chief + 2
+  workers + 2 ps (3 original runs, 600 steps); a v1 binary DNNClassifier in one process: max rel Δ 5.2e-7 (the
+  logistic kernels, as above). Blocked under parameter servers, each with its reason: Linear (TF1's 64 MiB
+  partitioner over a LinearModel not verified on tf_keras), DNNLinearCombined (two partitioners, TF2 has one per
+  strategy), Baseline, embedding and categorical columns in a DNN (64 MiB input-layer partitioner vs 256 KiB hidden
+  layers), weight_column / label_vocabulary, dropout, optimizers that need a generated Keras 3 class.
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
@@ -149,9 +171,9 @@ for such jobs, or retrain with ydf / TF-DF and compare evaluation metrics; conve
 statistically" note would promise a check the target stack cannot run), RNN estimators (TFM603, not converted
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
 converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read,
-`warm_start_from`, partitioners, `label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`,
-legacy Adam/RMSprop (v2), n_classes not readable from the source, parameter-server strategies (TF1 partitioned
-canned variables implicitly there).
+`warm_start_from`, explicit `partitioner` / `input_layer_partitioner` arguments,
+`label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
+source, and under parameter-server strategies what the Parameter servers item above lists.
 """
 from __future__ import annotations
 
@@ -165,7 +187,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from . import feature_columns as fcols
-from . import heads, optimizers
+from . import heads, optimizers, partitioners
 from ._args import generated, is_literal, literal, wrap_call
 
 CODE = "TFM620"
@@ -229,6 +251,7 @@ _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
 _SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights",
                   *fcols.SUPPORT_PARTS)
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
+_PS_NAMES = ("parameter_server_strategy", "VARIABLE_PARTITIONER", "ps_task_count")  # generated under parameter servers
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
 
@@ -301,6 +324,8 @@ class CannedModel:
     sparse_combiner: str = "sum"  # the linear model's, for categorical columns
     head_plan: heads.Head | None = None  # weights, label vocabulary, evaluate() metrics (rules/heads.py)
     batch_norm: bool = False  # TF1BatchNormalization after each hidden layer (rules/heads.py)
+    parameter_server: bool = False  # trained by an async parameter-server job (tf_keras, ClusterCoordinator)
+    partitioner: partitioners.PartitionerPlan | None = None  # what TF1 partitioned implicitly there (v1 DNN)
 
     @property
     def tf_name(self) -> str:
@@ -402,8 +427,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
               or (c.categorical is not None and not c.indicator and c in linear_columns)]
     _check_sparse_replicas(sparse, s.strategy.kinds, call)
     if s.strategy.parameter_server:
-        raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: TF1 partitioned its "
-                            "variables implicitly there (min_max_variable_partitioner per ps task)", call)
+        _parameter_server(model, reader, args)
     if model.batch_norm and s.strategy.kinds != {"default"}:
         raise Blocked(CODE, f"{name}(batch_norm=True) under a distribution strategy is not converted yet: TF1 kept "
                             "BatchNormalization's moving averages per replica and saved (and evaluated) their mean "
@@ -412,6 +436,71 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
+
+
+_PS_TASK_COUNT = '''
+def ps_task_count():
+    """The ps tasks TF_CONFIG lists: the Estimator's RunConfig.num_ps_replicas (0 outside a cluster)."""
+    return len(tf.distribute.cluster_resolver.TFConfigClusterResolver().cluster_spec().as_dict().get("ps", ()))
+'''
+
+
+def _parameter_server(model: CannedModel, reader: "_Reader", args: dict) -> None:
+    """A canned DNN under an async parameter-server job → the PS target (tf_keras, ParameterServerStrategy,
+    ClusterCoordinator), with what TF1 partitioned implicitly there; anything not verified there blocks.
+
+    v1 (`tf.compat.v1.estimator.DNN*`, canned/dnn.py `_dnn_model_fn`): the `dnn` scope holds
+    min_max_variable_partitioner(max_partitions=num_ps_replicas) (256 KiB slices) over the hidden layers and logits,
+    the input layer its own at 64 MiB. Numeric, bucketized and indicator inputs create no input-layer variable, so
+    one `MinSizePartitioner(min_shard_bytes=256 << 10, max_shards=<ps tasks>)` gives every variable TF1's shard count.
+    v2 (`tf.estimator.DNN*`, `dnn_model_fn_v2`) partitions nothing: no partitioner."""
+    name = model.name
+    if model.family != "dnn":
+        why = {"linear": "TF1 partitioned its linear model with a 64 MiB minimum slice; the generated LinearModel "
+                         "has not been verified on tf_keras, which parameter-server programs run on",
+               "combined": "TF1 partitioned its DNN (256 KiB slices) and its linear part and input layer (64 MiB) "
+                           "with different partitioners, and TF2 applies one partitioner to every variable",
+               "baseline": "its generated model has not been verified on tf_keras, which parameter-server programs "
+                           "run on"}[model.family]
+        raise Blocked(CODE, f"{name} under a parameter-server strategy is not converted yet: {why}; migrate it in "
+                            "one process (--strategy default) or under MultiWorkerMirroredStrategy", model.node)
+    sparse = next((c for c in model.dnn_columns if c.categorical is not None), None)
+    if sparse is not None:
+        raise Blocked(CODE_COLUMNS, f"{name} over the column '{sparse.name}' under a parameter-server strategy is not "
+                                    "converted yet: TF1 partitioned input-layer variables with a 64 MiB minimum "
+                                    "slice and the hidden layers with 256 KiB, and TF2 applies one partitioner to "
+                                    "every variable (numeric, bucketized and vocabulary-list indicator columns "
+                                    "convert)", model.node)
+    if model.head_plan.targets:
+        raise Blocked(CODE, f"{name} with a weight_column or label_vocabulary under a parameter-server strategy is "
+                            "not converted yet (its head's label mapping is not verified on tf_keras)", model.node)
+    if model.dropout is not None:
+        raise Blocked(CODE, f"{name}(dropout=...) under a parameter-server strategy is not converted yet: Keras "
+                            "draws other dropout masks, and statistical verification of such a job is not built",
+                      args["dropout"].node)
+    reader.profile = "tf_keras"
+    value = args.get("optimizer")
+    columns = model.dnn_columns
+    count = None if any(c.runtime for c in columns) else len(columns) or None
+    at = value.node if value is not None else model.node
+    plan = reader.optimizer(value, "dnn", model.v1, count)
+    if plan.support_code or plan.after_build:
+        raise Blocked(CODE, f"{name}'s optimizer converts to a generated Keras 3 optimizer ({plan.ctor.split('(')[0]}); "
+                            "parameter-server programs run on tf_keras, where it is not available yet: pass a "
+                            "tf.compat.v1.train Adagrad, GradientDescent or Ftrl optimizer (v1 estimators)", at)
+    model.optimizer, model.support = plan, []
+    # (no column-optimizer notes to redo: categorical columns blocked above)
+    model.notes.append((CODE, f"{name} under parameter servers: trained asynchronously by a ClusterCoordinator "
+                              "on tf_keras; compare it statistically (tfmigrate verify --ps)", model.node))
+    model.parameter_server = True
+    if model.head in ("binary", "regression"):
+        model.head_plan.reshape_labels = True
+    if model.v1:
+        model.partitioner = partitioners.PartitionerPlan(
+            f"{model.tf_name} partitioned its hidden layers and logits by "
+            "min_max_variable_partitioner(max_partitions=<ps tasks>)",
+            generated(f"{partitioners.CANNED_ESTIMATOR_PARTITIONING['hidden_layers']}".replace(
+                "max_shards=num_ps", "max_shards=max(1, ps_task_count())")))
 
 
 def _check_sparse_replicas(sparse: list, kinds: set[str], call: cst.Call) -> None:
@@ -447,6 +536,7 @@ class _Reader:
         self.trail: list[Binding] = []
         self.runtime: dict[int, Value] = {}  # id(placeholder key) → the run-time iterable its loop went over
         self.column_notes: list = []
+        self.profile = "keras3"  # the Keras the program runs on: "tf_keras" under parameter servers
 
     # ---- carried expressions ------------------------------------------------------------------------------------
     def carry(self, key: str, value: Value) -> str:
@@ -929,8 +1019,8 @@ class _Reader:
             args.append(arg.with_changes(value=cst.parse_expression(text)))
         call = call.with_changes(args=args)
         if v1:
-            return optimizers.convert(call, name, None, False)
-        return optimizers.legacy(call, legacy, CODE)
+            return optimizers.convert(call, name, None, False, self.profile)
+        return optimizers.legacy(call, legacy, CODE, self.profile)
 
 
 def _no_params(params: cst.Parameters) -> bool:
@@ -975,7 +1065,7 @@ class CannedPlan:
     metrics: list[str]
     optimizer: optimizers.OptimizerPlan
     params: str = "params"
-    partitioner: None = None
+    partitioner: partitioners.PartitionerPlan | None = None  # under parameter servers (v1 DNN)
     mod_rows: bool = False
     predictions: str | None = None  # "head" when predict() reads the head's PREDICT outputs (rules/heads.py)
     export_outputs: None = None
@@ -989,6 +1079,7 @@ class CannedPlan:
     until_end: bool = False  # trained without max_steps: the custom loop stops where the input ends
     resuming: bool = False  # training resumes from model_dir: the Estimator's checkpoint by its names, or this program's
     restoring: bool = False  # predict / evaluate / export with nothing trained first restore model_dir's checkpoint
+    checkpoints: bool = False  # Keras fit writes the Estimator's checkpoints (EstimatorCheckpoints, rules/driver.py)
 
 
 _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rules/heads.py)
@@ -1013,7 +1104,8 @@ def model_plan(sites: list, context):
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
-    for name in (*_SUPPORT_NAMES, *_OPTIMIZER_NAMES, *heads.HEAD_PARTS):
+    ps_names = _PS_NAMES if model.parameter_server else ()
+    for name in (*_SUPPORT_NAMES, *_OPTIMIZER_NAMES, *heads.HEAD_PARTS, *ps_names):
         if name in module_names:
             raise Blocked(CODE, f"`{name}` is taken in this module; the generated model code needs the name", model.node)
     stem = model.name
@@ -1028,8 +1120,9 @@ def model_plan(sites: list, context):
                       exporting=exporting)
     if predicts or exports:
         plan.predictions = "head"  # the head's PREDICT outputs, generated by rules/heads.py
+    plan.partitioner = model.partitioner
     notes = [*model.notes, *((c, m, model.node) for c, m in model.optimizer.notes)]
-    cache[key] = (plan, target, builder, False, notes)
+    cache[key] = (plan, target, builder, model.parameter_server, notes)
     return cache[key]
 
 
@@ -1066,6 +1159,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         needed.extend(plan.model.head_plan.support(target))
         if plan.resuming or plan.restoring:  # the optimizer slots' names in the Estimator's checkpoint
             needed.append("legacy_slots" if not plan.model.v1 else "estimator_slots")
+        if plan.checkpoints:
+            needed.append("EstimatorCheckpoints")
         if plan.model.family == "baseline":
             needed.append("BaselineBias")
         if plan.model.batch_norm:
@@ -1083,6 +1178,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
             parts.append(head_support.render(part=item))
+        elif item == "EstimatorCheckpoints":  # the class the model_fn path's keras_build.py.j2 writes too
+            parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
             parts.append(env.get_template("estimator_restore.py.j2").render(
                 part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
@@ -1132,10 +1229,16 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         if target == "keras":
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
-            parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder, parameter_server=False,
+            if model.partitioner is not None:
+                parts.append(generated(_PS_TASK_COUNT).strip("\n"))
+                parts.append(f"VARIABLE_PARTITIONER = {wrap_call(model.partitioner.tf2, width=96)}")
+            parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder,
+                                                                      parameter_server=model.parameter_server,
                                                                       predicting=plan.predicting, exporting=(),
                                                                       warm_starting=False, resuming=plan.resuming,
                                                                       until_end=plan.until_end, callbacks=False))
+            if model.parameter_server:
+                parts.append(env.get_template("ps_strategy.py.j2").render())
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them

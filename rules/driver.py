@@ -592,6 +592,7 @@ class Analysis:
             raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate, "
                                      "predict and train_and_evaluate are)", call)
         if method == "train":
+            strategies.refuse_estimator_train(site.original_kinds, call)
             args = bind_values(call, _TRAIN, "train", file)
             if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):
                 raise Blocked(CODE, "train(saving_listeners=...) is not converted yet: run their code after the "
@@ -1257,6 +1258,12 @@ def resumes(site: Site) -> bool:
     return not keras_estimator.is_keras(site)
 
 
+def writes_checkpoints(site: Site) -> bool:
+    """Keras target, a model_fn Estimator resuming from its model_dir: the generated EstimatorCheckpoints callback
+    writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup."""
+    return site.target == "keras" and resumes(site)
+
+
 def _what(b: Binding) -> str:
     return "config/spec value" if b.kind != "def" else "config/spec helper"
 
@@ -1461,6 +1468,20 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
+    def support_name(self, site: Site, name: str) -> str:
+        """A class keras_build.py.j2 writes next to the model's builder (EstimatorCheckpoints, NanLossCheck), as
+        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file."""
+        if site.model_fn.file is self.file:
+            return name
+        expr = site.model_fn_expr
+        if isinstance(expr, cst.Call):  # a factory of another module: `module.make_model_fn(...)`
+            expr = expr.func
+        if isinstance(expr, cst.Attribute):
+            return f"{code(expr.value)}.{name}"
+        raise Blocked(CODE, f"model_fn `{code(site.model_fn_expr)[:40]}` of {site.model_fn.file.path}: the generated "
+                            f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
+                      site.model_fn_expr)
+
     def keras_support(self, edits) -> None:
         """model_to_estimator: the generated optimizer class and global_step metric above the module-level statement
         that compiles the model, whose optimizer becomes the one that runs the legacy update; the input adapter
@@ -1528,6 +1549,8 @@ class Emitter:
         if site.target == "keras":
             for key, why in (("keep_checkpoint_max", "BackupAndRestore keeps the latest checkpoint only"),
                              ("log_step_count_steps", "Keras prints its own progress")):
+                if key == "keep_checkpoint_max" and writes_checkpoints(site):
+                    continue  # EstimatorCheckpoints keeps as many
                 if key in site.run_config:
                     self.notes.append((CODE, f"RunConfig({key}=...) dropped: {why}", site.run_config[key].node))
             edits.replace(site.call, f"{builder}({site.params})")
@@ -1708,17 +1731,30 @@ class Emitter:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
         self.summaries_without_model_dir(site, plan)
-        if model_dir is not None:
+        if model_dir is not None and writes_checkpoints(site):
+            # the Estimator's checkpoints: at the first step, every save_checkpoints_steps after it, at the last
+            args = [self.render(model_dir, at, "model_dir")]
+            for key in ("save_checkpoints_steps", "keep_checkpoint_max"):
+                if site.run_config.get(key) is not None:
+                    name = "save_steps" if key == "save_checkpoints_steps" else key
+                    args.append(f"{name}={self.render(site.run_config[key], at, key)}")
+            items.append(f"{self.support_name(site, 'EstimatorCheckpoints')}({', '.join(args)})")
+        elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
+        if model_dir is not None:
             if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
                 every = self.analysis.summary_steps.get(id(site.call))
                 items.append(f"EstimatorSummaries({self.render(model_dir, at, 'model_dir')}"
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
+        if getattr(plan, "nan_check", None) is not None:
+            # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
+            # hooks, then it; so it goes last
+            items.append(f"{self.support_name(site, 'NanLossCheck')}()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:

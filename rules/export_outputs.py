@@ -18,9 +18,22 @@ three calls (inline or names assigned them), their tensors computed from the mod
 (a PredictOutput of the predictions dict, or of `predictions["key"]`, included). The migrated model gets
 `EXPORT_OUTPUTS = {key: method}` and `export_outputs(output)` → {key: outputs}; its export methods write one
 signature per key with the Estimator's input names, output names and dtypes, leave out what the Estimator left out
-and raise where it raised. The SignatureDefs' method_name is tensorflow/serving/predict for every TF2 signature
-(tf.saved_model.save writes no other): a classify/regress signature answers TF Serving's Predict API with the same
-outputs, not its Classify/Regress API (TFM501 note).
+and raise where it raised. What maps to what, per signature key (templates/export_methods.py.j2, shared by canned
+heads' exports, rules/heads.py):
+    PredictOutput(outputs)                → tensorflow/serving/predict; inputs: the receiver tensors by key;
+                                            outputs: the dict's keys ("output" for a lone tensor)
+    ClassificationOutput(scores, classes) → tensorflow/serving/classify; inputs: "inputs", the lone string tensor;
+                                            outputs: "classes" (string) and/or "scores" (float)
+    RegressionOutput(value)               → tensorflow/serving/regress; inputs: "inputs", the lone string tensor;
+                                            outputs: "outputs" (float)
+tf.saved_model.save has no method_name argument and writes tensorflow/serving/predict for every signature, so the
+generated `write_saved_model` (the one writer of every migrated export) saves into export_dir_base/temp-<timestamp>,
+and `set_signature_methods` rewrites that saved_model.pb's SignatureDefs with tensorflow/serving/classify / regress
+(and the fingerprint.pb that hashes it) before the directory is renamed to export_dir_base/<timestamp>, as the
+Estimator renamed its temp- directory: a server polling the base never sees an unpatched export. The migrated
+classify/regress signatures are then what TF Serving's Classify and Regress APIs accept (one DT_STRING input
+"inputs"; classes DT_STRING / scores DT_FLOAT, or outputs DT_FLOAT: signature_def_utils.is_valid_signature holds,
+checked by tests/fixtures_run/test_export_signatures.py with the Estimator's export).
 
 Blocked, at the line, when the program exports or predicts (predict built the PREDICT-mode spec, which TF1
 validated); otherwise dropped with a note (nothing reads them): export_outputs that is not a dict literal, keys that are not literals, values that are not

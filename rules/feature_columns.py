@@ -50,6 +50,11 @@ _BLOCKED = {  # feature_column functions not converted, with why and what to do
 }
 
 
+# feature_column functions whose column is not a CategoricalColumn: crossed_column refused them as keys
+_NOT_CATEGORICAL = ("numeric_column", "embedding_column", "indicator_column", "shared_embedding_columns",
+                    "shared_embeddings", "sequence_numeric_column")
+
+
 @dataclass(frozen=True)
 class Categorical:
     """A categorical column: its TF1 name, its bucket count and the code of its sparse ids in the model."""
@@ -182,10 +187,11 @@ class ColumnReader:
         raise Blocked(CODE_COLUMNS, f"tf.{path} is not a categorical column tfmigrate converts here", node)
 
     def crossed(self, node: cst.Call, r) -> Categorical:
-        args = self._args(node, ["keys", "hash_bucket_size", "hash_key"], "crossed_column", r)
-        if "keys" not in args:
-            raise Blocked(CODE_COLUMNS, "crossed_column needs keys", node)
+        args = self._crossed_args(node, r)
         size = self._int(args, "hash_bucket_size", "crossed_column", node=node)
+        if size < 1:
+            raise Blocked(CODE_COLUMNS, "crossed_column hash_bucket_size must be at least 1 (TF 2.15 raises "
+                                        "\"ValueError: hash_bucket_size must be > 1\")", node)
         hash_key = None
         if "hash_key" in args and not is_literal(args["hash_key"].node, None):
             hash_key = self._int(args, "hash_key", "crossed_column")
@@ -212,11 +218,38 @@ class ColumnReader:
         for item in self.reader.items(keys, "crossed_column keys"):
             r, node, path = self._call(item, "crossed_column key")
             if path == "feature_column.crossed_column":
-                inner = self._args(node, ["keys", "hash_bucket_size", "hash_key"], "crossed_column", r)
-                out.extend(self.leaves(inner["keys"]))
+                out.extend(self.leaves(self._crossed_args(node, r)["keys"]))
             else:
                 out.append(item)
         return out
+
+    def _crossed_args(self, node: cst.Call, r) -> dict[str, Value]:
+        """crossed_column's arguments, after the checks TF 2.15's crossed_column made when it was called: a program
+        whose cross raised there never trained, so it must not be converted into one that does."""
+        args = self._args(node, ["keys", "hash_bucket_size", "hash_key"], "crossed_column", r)
+        if "keys" not in args:
+            raise Blocked(CODE_COLUMNS, "crossed_column needs keys", node)
+        items = self.reader.items(args["keys"], "crossed_column keys")
+        if len(items) < 2:
+            raise Blocked(CODE_COLUMNS, f"crossed_column with {len(items)} key: TF 2.15 raises \"ValueError: keys "
+                                        "must be a list with length > 1\", so the original never trained; cross "
+                                        "two or more keys, or use the column itself", node)
+        for item in items:
+            key = self.reader.resolve(item, "crossed_column key")
+            path = self.reader.analysis.tf(key.node, key.value.file) if isinstance(key.node, cst.Call) else None
+            word = path.split(".")[-1] if path and path.startswith("feature_column.") else None
+            if word == "categorical_column_with_hash_bucket":
+                raise Blocked(CODE_COLUMNS, "crossed_column over a categorical_column_with_hash_bucket: TF 2.15 raises "
+                                            "\"ValueError: categorical_column_with_hash_bucket is not supported for "
+                                            "crossing\" when the column is built, so the original never trained; "
+                                            "cross the feature name as a string instead (TF1's advice: hashing "
+                                            "before crossing adds collisions)", item.node)
+            if word in _NOT_CATEGORICAL:
+                raise Blocked(CODE_COLUMNS, f"crossed_column over a {word}: TF 2.15 raises \"ValueError: Unsupported "
+                                            "key type. All keys must be either string, or categorical column except "
+                                            "HashedCategoricalColumn\", so the original never trained; cross the "
+                                            "feature name as a string or a categorical column", item.node)
+        return args
 
     # ---- embedding columns --------------------------------------------------------------------------------------
     def embedding(self, node: cst.Call, r) -> tuple[Categorical, Embedding]:

@@ -44,8 +44,9 @@ classes, canned/head.py for v1):
   `regression` = RegressionOutput(logistic), regression `serving_default` and `regression` =
   RegressionOutput(predictions), every head `predict` = PredictOutput(all PREDICT outputs). fixtures canned_export
   (3 classes, vocabulary), canned_export_binary, canned_export_regressor (v1): signatures, names, dtypes, shapes and
-  values equal (tests/fixtures_run/test_export_signatures.py); canned_export_raw: a raw receiver, `predict` alone
-  and no serving_default, as the Estimator wrote it (its classify/regress signatures take one string tensor).
+  values and SignatureDef method names equal (tests/fixtures_run/test_export_signatures.py); canned_export_raw: a raw
+  receiver, `predict` alone and no serving_default, as the Estimator wrote it (its classify/regress signatures take
+  one string tensor).
 Keras target: the generated model overrides `compute_loss` and `compute_metrics` to map labels and read weights
 from the features (a features dict cannot carry Keras sample weights); the custom loop calls `head_targets`.
 
@@ -76,11 +77,14 @@ class Head:
     vocabulary: str | None = None  # code of the label vocabulary (a list literal, a module name, params[...])
     parts: list[str] = field(default_factory=list)
     n_classes: int = 2
+    # labels reshaped to [batch, 1] as TF1's logistic and regression heads did, for tf_keras (parameter servers):
+    # its losses squeeze [batch, 1] logits against [batch] labels and average over the batch before any reduction
+    reshape_labels: bool = False
 
     @property
     def targets(self) -> bool:
         """Whether the labels or weights come from more than the labels the input_fn gave."""
-        return self.weight is not None or self.vocabulary is not None
+        return self.weight is not None or self.vocabulary is not None or self.reshape_labels
 
     def metrics(self, target: str) -> list[str]:
         """The metric objects evaluate() reports (the loss and, for the custom loop, global_step come apart)."""
@@ -127,6 +131,8 @@ class Head:
         if not self.targets:
             return ""
         labels = f"label_ids(labels, {self.vocabulary})" if self.vocabulary is not None else "labels"
+        if self.reshape_labels:
+            labels = f"tf.reshape({labels}, [-1, 1])"
         weights = self.weight if self.weight is not None else "None"
         text = (
             "\n    def head_targets(self, features, labels):\n"

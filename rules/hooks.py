@@ -89,10 +89,12 @@ OBSERVING = {
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
+NAN = "NanTensorHook"
 _NAMESPACES = ("train.", "estimator.")
 _BLOCKED = {
-    "NanTensorHook": "TF1 raised NanLossDuringTrainingError on a NaN loss; keras.callbacks.TerminateOnNaN stops "
-                     "without raising, which is not the same program",
+    "NanTensorHook": "attached outside the model_fn it reads a tensor tfmigrate cannot tell is the model's loss; "
+                     "attach NanTensorHook(loss) in the model_fn's EstimatorSpec(training_hooks=[...]), which "
+                     "converts (keras.callbacks.TerminateOnNaN is not the same: it stops without raising)",
     "CheckpointSaverHook": "set RunConfig(save_checkpoints_steps=...) instead; the migrated program checkpoints "
                            "from it",
 }
@@ -110,6 +112,18 @@ def hook_kind(path: str | None) -> str | None:
 
 def dropped_note(kind: str) -> str:
     return f"{kind} dropped: it only observes training ({OBSERVING[kind]})"
+
+
+def nan_note(fail_flag: str | None) -> str:
+    """The note of a converted NanTensorHook(loss); fail_flag: its fail_on_nan_loss when not True (code text)."""
+    note = ("NanTensorHook converted: after the first training step whose loss is NaN the migrated training logs "
+            "\"Model diverged with loss = NaN.\" and raises tf.compat.v1.train.NanLossDuringTrainingError (\"NaN loss "
+            "during training.\"), after that step's checkpoint and with no final one, as the Estimator did (Keras: the "
+            "NanLossCheck callback; custom loop: a check after each step)")
+    if fail_flag is not None:
+        note += (f"; fail_on_nan_loss={fail_flag} changed nothing in TF1: the Estimator's own NanTensorHook(loss), "
+                 "run before training_hooks, raised first (TF 2.15)")
+    return note
 
 
 def blocked_message(kind: str | None, text: str) -> str:

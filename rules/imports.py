@@ -7,7 +7,8 @@
   `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names whose meaning changed
   (`tf.nn.dropout`'s keep_prob, `tf.where`, …) or that TF2 dropped block the file.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
-  layers`) are removed; `import keras` is added after the TensorFlow import.
+  layers`) are removed; `import keras` is added after the TensorFlow import where the converted code reads `keras`
+  (a file of a converted unit that only kept its tf.data input functions gets none).
 
 Why exact: a v1 name is rewritten only to a TF2 name with the same behaviour (or kept under `tf.compat.v1` where
 TF2 still has it); a name whose meaning changed blocks the file instead of being renamed.
@@ -25,7 +26,7 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from tfmigrate.visitors import _ORDER, Transformer, Visitor, child_fields
+from tfmigrate.visitors import _WALK, Transformer, Visitor, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
@@ -146,7 +147,8 @@ class LeftoverNames(Transformer):
         def walk(node) -> None:
             if self.on_visit(node):
                 stack.append(id(node))
-                for name in _ORDER.get(type(node)) or child_fields(type(node)):
+                fields = _WALK.get(type(node))
+                for name in walked_fields(type(node)) if fields is None else fields:
                     value = getattr(node, name)
                     if type(value) is tuple or type(value) is list:
                         for child in value:

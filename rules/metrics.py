@@ -3,7 +3,10 @@
 TF1 metrics take (labels, some function of the model output); Keras metrics see (labels, output). A metric is
 converted when that function is one Keras expresses: identity, argmax (→ sparse categorical accuracy), the
 `output > 0` / `sigmoid(output) > 0.5` decision (→ threshold 0 on logits), sigmoid (→ `from_logits=True`).
-`metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks. Under `--target keras` the
+`metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks.
+`accuracy(predictions, labels)` with the arguments swapped: TF1 cast the second argument to the first's dtype, so
+the swapped call cast the labels to the prediction's dtype; argmax and `output > 0` forms convert (with a note: the
+same count for integer class ids / 0/1 labels, measured on TF 2.15), the raw output blocks (dtype-dependent). Under `--target keras` the
 compiled metrics end with a generated `GlobalStep` (the optimizer's iterations), so `evaluate()` reports
 `global_step` as the Estimator's did (the custom loop's evaluate adds it itself). evaluate()'s `loss` is, as the
 Estimator's, the mean of the per-batch losses (a metrics.mean updated once per batch): the keras target's models
@@ -96,8 +99,9 @@ def _form(expr: cst.BaseExpression, output: str, tf_path_of) -> str | None:
 
 
 def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, loss_name: str | None,
-            resolve_prediction, tf_path_of) -> str | None:
-    """Keras metric constructor for one eval_metric_ops entry; None when the entry is dropped (mean of the loss)."""
+            resolve_prediction, tf_path_of, notes: list | None = None) -> str | None:
+    """Keras metric constructor for one eval_metric_ops entry; None when the entry is dropped (mean of the loss).
+    `notes` receives (code, message, node) for a conversion exact only under a stated condition."""
     args = bind(call, _SIGNATURES[name], f"tf.metrics.{name}", CODE)
     if "weights" in args and not is_literal(args["weights"], None):
         raise Blocked(CODE, "metric weights are not converted", call)
@@ -107,6 +111,8 @@ def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, 
             return None
         raise Blocked(CODE, f"tf.metrics.mean({code(values) if values else ''}) is not converted; only the mean of the loss is", call)
     labels = args.get("labels")
+    if name == "accuracy" and _swapped(args, labels_name):
+        return _swapped_accuracy(key, call, args, output, resolve_prediction, tf_path_of, notes)
     if not (isinstance(labels, cst.Name) and labels.value == labels_name):
         raise Blocked(CODE, f"metric '{key}': labels must be the model_fn's `{labels_name}`", call)
     form = _form(resolve_prediction(args["predictions"]), output, tf_path_of)
@@ -125,3 +131,40 @@ def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, 
                             f"on the model output `{output}`", call)
     inner = ctor[:-1]
     return f"{inner}{', ' if not inner.endswith('(') else ''}name={json.dumps(key)})"
+
+
+def _swapped(args: dict, labels_name: str) -> bool:
+    """`accuracy(predictions, labels)`: the model_fn's labels passed as predictions, something else as labels."""
+    labels, predictions = args.get("labels"), args.get("predictions")
+    return (isinstance(predictions, cst.Name) and predictions.value == labels_name
+            and not (isinstance(labels, cst.Name) and labels.value == labels_name))
+
+
+# form of the swapped first argument → (Keras metric, the labels TF1 counted the same as the unswapped call)
+_SWAPPED = {
+    "argmax": ("keras.metrics.SparseCategoricalAccuracy()",
+               "cast the labels to argmax's int64: the same count for integer class ids (a float label with a "
+               "fractional part was truncated by TF1 and is compared exactly now)"),
+    "positive": ("keras.metrics.BinaryAccuracy(threshold=0.0)",
+                 "cast the labels to the decision's dtype (a bool decision counted every non-zero label as 1): the same count "
+                 "for 0/1 labels"),
+}
+
+
+def _swapped_accuracy(key: str, call: cst.Call, args: dict, output: str, resolve_prediction, tf_path_of,
+                      notes: list | None) -> str:
+    """TF 2.15's accuracy(labels, predictions) casts `predictions` to `labels`' dtype, then counts equal elements
+    (metrics_impl.accuracy): symmetric only for equal dtypes. With the arguments swapped it cast the real labels to
+    the dtype of the model's prediction, which equals the intended metric for the labels stated in _SWAPPED."""
+    form = _form(resolve_prediction(args["labels"]), output, tf_path_of)
+    where = f"metric '{key}': tf.metrics.accuracy(`{code(args['labels'])}`, `{code(args['predictions'])}`) has its " \
+            "arguments swapped (the signature is accuracy(labels, predictions))"
+    if form not in _SWAPPED:
+        raise Blocked(CODE, f"{where}; TF1 cast the labels to the dtype of `{code(args['labels'])}` before comparing, "
+                            "which counts the same as the unswapped call only when both have one dtype, and this "
+                            "tool cannot see the labels' dtype: not converted. Write accuracy(labels, predictions) "
+                            "if that is what was meant", call)
+    ctor, why = _SWAPPED[form]
+    if notes is not None:
+        notes.append((CODE, f"{where}; TF1 {why}", call))
+    return f"{ctor[:-1]}{', ' if not ctor.endswith('()') else ''}name={json.dumps(key)})"

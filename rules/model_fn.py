@@ -189,6 +189,9 @@ class ModelPlan:
     # tf.compat.v1.summary.scalar in TRAIN mode: (tag, value computed from `output` (code), the call); the custom
     # loop writes them, the Keras target drops them with a note (program.py)
     summaries: list[tuple[str, str, cst.CSTNode]] = field(default_factory=list)
+    # a NanTensorHook(loss) in training_hooks: the training raises NanLossDuringTrainingError on a NaN loss
+    # (Keras: the generated NanLossCheck callback; custom loop: a check after each step; rules/hooks.py)
+    nan_check: cst.Call | None = None  # the NanTensorHook call
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -320,6 +323,8 @@ class _Interpreter:
         self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
         self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
+        self.nan_hooks: dict[str, cst.Call] = {}  # names bound to NanTensorHook(loss) (rules/hooks.py)
+        self.nan_check: cst.Call | None = None  # a NanTensorHook(loss) in training_hooks / training_chief_hooks
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
@@ -860,6 +865,10 @@ class _Interpreter:
             self.bind_name(target, "none")
         elif self.mode_set(value) == frozenset({"TRAIN"}):
             self.training_aliases.add(target)
+        elif hooks.hook_kind(path) == hooks.NAN:
+            self.nan_hook(value)
+            self.nan_hooks[target] = value
+            self.bind_name(target, "dropped")
         elif self.drop(path, value):
             self.dropped.add(target)
             self.bind_name(target, "dropped")
@@ -1405,10 +1414,39 @@ class _Interpreter:
             if isinstance(value, cst.Name) and value.value in self.dropped:
                 continue
             path = self.tf(value) if isinstance(value, cst.Call) else None
+            nan = self.nan_hooks.get(value.value) if isinstance(value, cst.Name) else \
+                value if hooks.hook_kind(path) == hooks.NAN else None
+            if nan is not None:
+                if where not in ("training_hooks", "training_chief_hooks"):
+                    raise Blocked(hooks.CODE, f"NanTensorHook in EstimatorSpec({where}=...) is not converted: it is "
+                                              "converted on training only (training_hooks), where the migrated "
+                                              "training checks its loss", value)
+                if nan is value:
+                    self.nan_hook(nan)
+                if not any(n[2] is nan for n in self.notes):
+                    self.notes.append((hooks.CODE, hooks.nan_note(self.nan_fail_flag(nan)), nan))
+                self.nan_check = nan
+                continue
             if isinstance(value, cst.Call) and self.drop(path, value):
                 continue
             kind = hooks.hook_kind(path)
             raise Blocked(hooks.CODE, hooks.blocked_message(kind, code(value)), value)
+
+    def nan_hook(self, call: cst.Call) -> None:
+        """`NanTensorHook(loss[, fail_on_nan_loss])` on the EstimatorSpec's loss, else Blocked (rules/hooks.py)."""
+        args = bind(call, ["loss_tensor", "fail_on_nan_loss"], "NanTensorHook", hooks.CODE)
+        loss = args.get("loss_tensor")
+        if loss is None or not self.is_loss_in(loss, "TRAIN"):
+            raise Blocked(hooks.CODE, f"NanTensorHook({code(loss)[:40] if loss is not None else ''}) is converted "
+                                      "on the loss the model_fn returns in its EstimatorSpec only (the value the "
+                                      "migrated training checks); check other tensors in the model (tf.debugging."
+                                      "check_numerics) or drop the hook", call)
+
+    @staticmethod
+    def nan_fail_flag(call: cst.Call) -> str | None:
+        """fail_on_nan_loss as written, None when it is not given or True."""
+        flag = bind(call, ["loss_tensor", "fail_on_nan_loss"], "NanTensorHook", hooks.CODE).get("fail_on_nan_loss")
+        return None if flag is None or is_literal(flag, True) else code(flag)
 
     def label_expression(self, name: str):
         """The expression a model_fn local holds when it was computed from the labels alone (`x = f(labels)`)."""
@@ -2274,12 +2312,6 @@ class _Interpreter:
                                                                 lambda node, what: self.from_output(node, out, what))
             except Blocked as blocked:
                 export_blocked = blocked
-        if export_methods is not None and set(export_methods.values()) - {"predict"}:
-                self.notes.append((export_rules.CODE, "export_outputs: each signature keeps its key, inputs and outputs; "
-                                                      "TF2 writes every SignatureDef with method_name "
-                                                      "tensorflow/serving/predict (classify/regress signatures answer "
-                                                      "TF Serving's Predict API, not Classify/Regress)",
-                                   self.spec_export_outputs))
         metric_ctors = []
         if self.spec_metrics is not None:
             table = self.spec_metrics
@@ -2294,7 +2326,7 @@ class _Interpreter:
                 if name is None:
                     raise Blocked(metrics.CODE, f"eval_metric_ops['{element.key.evaluated_value}'] is not a tf.metrics call", element.value)
                 ctor = metrics.convert(element.key.evaluated_value, call, name, self.labels, out, loss_name,
-                                       self.resolve_prediction, self.tf)
+                                       self.resolve_prediction, self.tf, self.notes)
                 if ctor is None:
                     self.notes.append((metrics.CODE, f"metric '{element.key.evaluated_value}' (mean of the loss) dropped: Keras reports the loss", call))
                 else:
@@ -2332,7 +2364,7 @@ class _Interpreter:
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
-            export_blocked=export_blocked, summaries=summaries,
+            export_blocked=export_blocked, summaries=summaries, nan_check=self.nan_check,
         )
 
     def scalar_summary(self, call: cst.Call, out: str, tags: set[str],

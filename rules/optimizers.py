@@ -192,6 +192,7 @@ class OptimizerPlan:
     after_build: list[str] = field(default_factory=list)  # statements run once variables exist (uses `optimizer`)
     support_code: str = ""  # module-level class the constructor needs
     notes: list[tuple[str, str]] = field(default_factory=list)
+    legacy: bool = False  # a tf_keras legacy optimizer (OptimizerV2): slots are made by _create_all_weights, no build
 
 
 def optimizer_name(tf_path: str | None) -> str | None:
@@ -307,9 +308,10 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
                          notes=[_FTRL_NOTE])
 
 
-def legacy(call: cst.Call, name: str, rule: str = CODE) -> OptimizerPlan:
+def legacy(call: cst.Call, name: str, rule: str = CODE, profile: str = "keras3") -> OptimizerPlan:
     """A tf_keras legacy optimizer (`tf.keras.optimizers.legacy.<name>(...)`) → the Keras 3 optimizer that runs its
-    update bit for bit (see the module docstring); others raise Blocked."""
+    update bit for bit (see the module docstring); others raise Blocked. On tf_keras (`profile`, parameter-server
+    programs) the same legacy class itself, its defaults spelled out."""
     if name not in LEGACY:
         raise Blocked(rule, f"tf.keras.optimizers.legacy.{name} is not converted: no Keras 3 optimizer reproduces "
                             "its update exactly yet (Adagrad, SGD and Ftrl are converted)", call)
@@ -317,6 +319,8 @@ def legacy(call: cst.Call, name: str, rule: str = CODE) -> OptimizerPlan:
     args = bind(call, signature, f"tf.keras.optimizers.legacy.{name}", rule)
     args.pop("name", None)
     values = {**defaults, **{k: code(v) for k, v in args.items()}}
+    if profile == "tf_keras":
+        return OptimizerPlan(f"keras.optimizers.legacy.{name}({_kwargs(values, signature)})", legacy=True)
     if name == "Adagrad":
         return OptimizerPlan(f"LegacyAdagrad({_kwargs(values, signature)})", support_code=generated(LEGACY_ADAGRAD_CLASS),
                              notes=[(CODE_INEXACT, "keras.optimizers.Adagrad puts epsilon inside the square root; "

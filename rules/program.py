@@ -38,7 +38,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
@@ -88,6 +88,20 @@ def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
     return frozenset(names)
 
 
+def _star_imported(fn, program) -> frozenset[str]:
+    """The model_fn's names bound nowhere in its module when the module has `from X import *` of a module that is
+    not TensorFlow: they come from that import, module globals the generated code (written into the same module)
+    reads as the model_fn did. Empty without such an import (an unbound name stays an error)."""
+    stars = [small for stmt in fn.file.module.body if isinstance(stmt, cst.SimpleStatementLine)
+             for small in stmt.body if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+             and (small.relative or small.module is None
+                  or code(small.module).split(".")[0] not in ("tensorflow", "tensorflow_estimator"))]
+    if not stars:
+        return frozenset()
+    free = model_fn._free_name_nodes(fn.node.body)
+    return frozenset(n.value for n in free if not program.lookup(n.value, n, fn.file)) - model_fn._BUILTINS
+
+
 class _ReplacePlaceholder(Transformer):
     """Splices the forward pass where the template put its placeholder statement (statement blocks only)."""
 
@@ -118,7 +132,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -154,7 +168,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if target == "keras":
         if global_step_class:
             parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
-        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
+        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder,
+                                                                  checkpoints=checkpoints))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
@@ -393,7 +408,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
         # name rooted in nothing bound is still reported (TFM604), never passed over
         program = analysis_for(context).program
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
         return module
     analysis = analysis_for(context)
     program = analysis.program
@@ -467,6 +482,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
+        if nan is not None and ps:
+            errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
+                                              "chief reads the workers' losses only every log or checkpoint step, "
+                                              "not after each step as each TF1 worker's hook did", nan))
+            continue
+        if (nan is not None and target == "keras" and sites[0].model_fn.file is file
+                and "NanLossCheck" in _module_names(module, table)):
+            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
+                                              "needs the name", nan))
+            continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
@@ -504,7 +530,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans for s in sites),
-                                                           support_done=support_done))
+                                                           support_done=support_done,
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -648,7 +675,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
                                        # Keras restores model_dir before fit; the custom loop's _build before evaluate too
                                        resuming=any(driver.resumes(s) and (targets[key] != "keras" or any(
                                            u.train for u in s.uses)) for s in sites),
-                                       restoring=any(u.restore for s in sites for u in s.uses))
+                                       restoring=any(u.restore for s in sites for u in s.uses),
+                                       checkpoints=any(map(driver.writes_checkpoints, sites)))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
@@ -702,7 +730,7 @@ def _model_plan(sites: list, context):
                                       f"({', '.join(sorted(fn_targets))})", fn.node)
     module = fn.file.module
     table = build_import_table(module, TF_ROOTS)
-    module_names = _module_names(module, table)
+    module_names = _module_names(module, table) | _star_imported(fn, context.program)
     if sites[0].factory is not None:  # a closure: the factory's parameters and locals are visible to it
         factory_scope = fn.file.function_scopes[id(sites[0].factory[0])]
         module_names = module_names | frozenset(factory_scope.bindings) - {fn.node.name.value}
@@ -907,6 +935,24 @@ def _snake(name: str) -> str:
 
 _ESTIMATOR_WORDS = {"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec", "model_to_estimator",
                     "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"}
+# canned Estimator class names without an `estimator` part when spelled through tf.contrib.learn (or an unbound root)
+_CANNED_WORDS = {"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+                 "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"}
+# tf.contrib.learn's Estimator API (TF 1.x, removed in TF 2, not tf.estimator): classes a program builds
+_CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeansClustering", "LogisticRegressor",
+                                  "SVM", "DynamicRnnEstimator", "StateSavingRnnEstimator"}
+
+
+def _contrib_learn_message(path: str) -> str | None:
+    """The TFM603 message for a tf.contrib.learn Estimator class, None for any other path."""
+    parts = path.split(".") if path else []
+    if parts[:2] != ["contrib", "learn"] or parts[-1] not in _CONTRIB_LEARN:
+        return None
+    name = parts[-1]
+    port = (f"tf.estimator.{name} (fit(x, y) → train(input_fn), predict(x) → predict(input_fn))"
+            if name in _CANNED_WORDS | {"Estimator"} else "tf.estimator")
+    return (f"tf.{path} is TF 1.x's contrib.learn Estimator API (removed in TF 2; not tf.estimator), which "
+            f"tfmigrate does not convert: port the program to {port}, then re-run tfmigrate")
 
 
 def _estimator_api(path: str | None) -> bool:
@@ -924,7 +970,7 @@ def _leftover_relevant(file, program) -> set[int]:
     absolute for relative imports, or an alias followed to its root): so a name with `stimator` in it, one of
     `_ESTIMATOR_WORDS` (TFM604), or a name bound (in any scope) to a target with `stimator` in it or to an alias
     of such a name. Every other subtree is skipped without a lookup."""
-    words = {w for w in _ESTIMATOR_WORDS}
+    words = _ESTIMATOR_WORDS | _CANNED_WORDS
     bindings = [b for scope in {*file.scopes.values(), file.top} for bs in scope.bindings.values() for b in bs]
     roots: set[str] = set()
     changed = True
@@ -936,7 +982,8 @@ def _leftover_relevant(file, program) -> set[int]:
             if b.kind in ("import", "from"):
                 hit = "stimator" in program.absolute(b.target, file) if program is not None else "stimator" in b.target
             elif b.kind == "assign" and b.value is not None:
-                full = get_full_name_for_node(b.value) if isinstance(b.value, (cst.Name, cst.Attribute)) else None
+                value = b.value.func if isinstance(b.value, cst.Call) else b.value
+                full = get_full_name_for_node(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
                 hit = bool(full) and any("stimator" in part or part in roots for part in full.split("."))
             else:
                 hit = False
@@ -957,11 +1004,69 @@ def _leftover_relevant(file, program) -> set[int]:
     return relevant
 
 
-def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None) -> None:
+_DRIVER_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
+                   "experimental_export_all_saved_models"}
+_NOT_TF_ESTIMATORS = ("sklearn", "xgboost", "lightgbm", "catboost")
+
+
+def _driven_estimator(call: cst.Call, file, program) -> str | None:
+    """Why `x.train(...)` (evaluate, predict, export) drives an Estimator tfmigrate could not follow, or None: the
+    receiver is a parameter named for an Estimator (`def run(estimator)`) of a function nothing in the run calls,
+    or the result of a call to an estimator-named function (`build_estimator()`, `lib.get_estimator(...)`) that is
+    not a def of the migrated files (those the analysis followed).
+    Estimators of scikit-learn and the boosting libraries are not Estimators here."""
+    from tfmigrate.model import Value
+
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _DRIVER_METHODS:
+        return None
+    receiver, method = func.value, func.attr.value
+
+    def factory(value) -> str | None:
+        callee = value.func if isinstance(value, cst.Call) else None
+        full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
+        if not full or "stimator" not in full.lower():
+            return None
+        if (program.qualified(callee, file) or "").startswith(_NOT_TF_ESTIMATORS):
+            return None
+        # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
+        return None if program.callee(Value(callee, file), 0) is not None else full
+
+    made = factory(receiver)
+    if made:
+        return f"`{made}(...).{method}(...)`: tfmigrate cannot follow `{made}` to the Estimator it returns"
+    if not isinstance(receiver, (cst.Name, cst.Attribute)):
+        return None
+    full = get_full_name_for_node(receiver)
+    if not full:
+        return None
+    root = full.split(".")[0]
+    bindings = program.lookup(root, receiver, file)
+    if any(b.kind in ("import", "from") and program.absolute(b.target, file).startswith(_NOT_TF_ESTIMATORS)
+           for b in bindings):
+        return None
+    if isinstance(receiver, cst.Name):
+        for b in bindings:
+            made = factory(b.value) if b.kind == "assign" and b.value is not None and not b.unpack else None
+            if made:
+                return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, which tfmigrate cannot "
+                        "follow to an Estimator")
+    # by its name alone only a parameter (`def run(estimator): estimator.train(...)`), and not for predict, which
+    # scikit-learn's estimators have too: an assigned name or an attribute holds whatever was assigned to it
+    if isinstance(receiver, cst.Name) and "stimator" in full.lower() and method != "predict" and bindings \
+            and all(b.kind == "param" and not program.call_sites(b.scope.node) for b in bindings):
+        return (f"`{full}.{method}(...)`: `{full}` is a parameter, and no caller in the migrated files passes it "
+                "an Estimator tfmigrate can follow")
+    return None
+
+
+def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None,
+                               drives: bool = True) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
-    under tf.estimator (or contrib/keras estimators), or an Estimator-looking name rooted in nothing this file
-    binds (TensorFlow reached through a module tfmigrate cannot see)."""
-    errors = []
+    under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
+    binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
+    (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
+    errors, generic, subclasses = [], [], []
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
@@ -970,17 +1075,36 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 return False  # no name in this subtree can spell or reach an Estimator API
             return super().on_visit(node)
 
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            # an Estimator subclass (its __init__ passes a model_fn to super()) converts where it is built; one
+            # nothing in the run builds is the one cause of every Estimator name its model_fn uses
+            for base in node.bases:
+                path = names.of(base.value)
+                if base.keyword is None and _estimator_api(path) and path.split(".")[-1].endswith("Estimator"):
+                    name = node.name.value
+                    subclasses.append(Blocked(
+                        estimator.CODE, f"class {name}(tf.{path}) is an Estimator that nothing in the migrated files "
+                        f"builds: run tfmigrate on this file together with the files that build and drive "
+                        f"{name}(...), or build it here", node.name))
+            return True
+
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
+            learn = _contrib_learn_message(path)
+            if learn:
+                errors.append(Blocked(driver.CODE_KIND, learn, node))
+                return False
             if _estimator_api(path):
-                errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts; migrate it together with the files that build "
-                                                      "and drive the Estimator", node))
+                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                       "builds converts; migrate it together with the files that build "
+                                                       "and drive the Estimator", node))
+                errors.append(generic[-1])
                 return False
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
                 parts = full.split(".") if full else []
-                if len(parts) > 1 and _ESTIMATOR_WORDS & set(parts[1:]) and not program.lookup(parts[0], node, file):
+                if len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:]) \
+                        and not program.lookup(parts[0], node, file):
                     errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
                                                     "bound in this file (imported through code tfmigrate cannot see); "
                                                     "import TensorFlow explicitly and re-run", node))
@@ -989,9 +1113,21 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Name(self, node: cst.Name) -> None:
             path = names.of(node)
-            if _estimator_api(path) and path != "estimator":
-                errors.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts", node))
+            learn = _contrib_learn_message(path)
+            if learn:
+                errors.append(Blocked(driver.CODE_KIND, learn, node))
+            elif _estimator_api(path) and path != "estimator":
+                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                       "builds converts", node))
+                errors.append(generic[-1])
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            why = _driven_estimator(node, file, program) if drives and program is not None else None
+            if why:
+                errors.append(Blocked(estimator.CODE, why + " (built outside the migrated files); pass the files that "
+                                      "build it too, or build it in this file with tf.estimator.Estimator(model_fn=...), "
+                                      "and re-run", node))
+            return True
 
         def visit_Import(self, node) -> bool:
             return False
@@ -1000,6 +1136,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return False
 
     module.visit(_Find())
+    if subclasses:
+        errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
     if errors:
         raise Blocked.many(errors[:20])
 
@@ -1016,13 +1154,20 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module, texts=()) -> set[str]:
-    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one)."""
+def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
+    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one);
+    `imports=False`: without the names of import statements (the names the code reads or binds otherwise)."""
     found: set[str] = set()
 
     class _V(Visitor):
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
+
+        def visit_Import(self, node) -> bool:
+            return imports
+
+        def visit_ImportFrom(self, node) -> bool:
+            return imports
 
     module.visit(_V())
     for text in texts:
@@ -1037,6 +1182,8 @@ def _all_names(module: cst.Module, texts=()) -> set[str]:
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
+    if "keras" not in _all_names(module, [t for t in texts if "keras" in t], imports=False):
+        keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
     kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}

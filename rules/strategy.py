@@ -17,6 +17,13 @@ keras-team/keras#18624) → use `--target ctl`.
 Why exact: the TF2 strategy reads the same TF_CONFIG cluster, places the same replicas and sums gradients over
 them as the TF1 strategy did; the input keeps its per-replica batches (driver.py).
 Blocked (TFM702, the file is left unchanged): the refused combinations above.
+Blocked (TFM701): `est.train(...)` (not train_and_evaluate) of an Estimator whose train_distribute is
+MultiWorkerMirroredStrategy or ParameterServerStrategy. TF 2.15's RunConfig put every train_distribute under a
+TF_CONFIG cluster (without a "master" job) in the distribute coordinator's INDEPENDENT_WORKER mode, and
+Estimator.train then raises `ValueError: Only STANDALONE_CLIENT mode is supported when you call
+estimator.train` (measured: MWMS, v1 and v2 classes, chief + worker; MirroredStrategy under a one-chief
+TF_CONFIG raises the same); without TF_CONFIG it trained one local worker. The converted program would train
+the multi-worker job the original never ran. MirroredStrategy / OneDeviceStrategy est.train keeps converting.
 
 Example (`fixtures/mwms_input_context`):
 
@@ -122,6 +129,23 @@ def original_kinds(node: cst.BaseExpression | None, tf_path_of) -> set[str] | No
         return convert(node, tf_path_of).kinds
     except Blocked:
         return None
+
+
+def refuse_estimator_train(kinds: set[str] | None, node) -> None:
+    """Estimator.train under a multi-worker train_distribute: TF 2.15 raised under the TF_CONFIG cluster the
+    strategy is for (see the module doc); block instead of converting into a multi-worker run."""
+    multi = sorted((kinds or set()) & MULTI_WORKER)
+    if not multi:
+        return
+    what = " / ".join({"multi-worker-mirrored": "MultiWorkerMirroredStrategy",
+                       "parameter-server": "ParameterServerStrategy"}[k] for k in multi)
+    raise Blocked(CODE, f"estimator.train() with RunConfig(train_distribute={what}) is not converted: under a "
+                        "multi-worker TF_CONFIG, TF 2.15's Estimator.train raises \"ValueError: Only "
+                        "`STANDALONE_CLIENT` mode is supported when you call `estimator.train`\" (without TF_CONFIG "
+                        "it trained one local worker), so a converted multi-worker training would be a run the "
+                        "original never did. Use tf.estimator.train_and_evaluate(est, TrainSpec(input_fn, max_steps), "
+                        "EvalSpec(...)) (converted), or drop train_distribute (or use MirroredStrategy) for a "
+                        "single-process job", node)
 
 
 def tf1_partitions(kinds: set[str] | None) -> bool | None:

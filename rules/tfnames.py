@@ -15,6 +15,13 @@ _ESTIMATOR_PREFIXES = (
     "tensorflow_estimator.estimator",
     "tensorflow_estimator",
 )
+# TF 1.x modules whose public names tf.contrib.tpu re-exports (the same objects): tpu_estimator.TPUEstimator is
+# tf.contrib.tpu.TPUEstimator, tpu_config.RunConfig tf.contrib.tpu.RunConfig, tpu_optimizer.CrossShardOptimizer ...
+_MODULE_ALIASES = {
+    "contrib.tpu.python.tpu.tpu_estimator": "contrib.tpu",
+    "contrib.tpu.python.tpu.tpu_config": "contrib.tpu",
+    "contrib.tpu.python.tpu.tpu_optimizer": "contrib.tpu",
+}
 
 
 def normalise(dotted: str | None) -> str | None:
@@ -31,6 +38,9 @@ def normalise(dotted: str | None) -> str | None:
     path = dotted[len("tensorflow."):]
     while path.startswith(("compat.v1", "compat.v2")):
         path = path[len("compat.v1"):].lstrip(".")
+    for module, alias in _MODULE_ALIASES.items():
+        if path.startswith(module + "."):
+            return alias + path[len(module):]
     return path
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import platformdirs
+from tfmigrate.home import home  # noqa: F401  (one definition, light enough for `rewrite`'s result cache)
+
 
 SPECS: dict[str, list[str]] = {
     "legacy": ["tensorflow-cpu==2.15.1", "tensorflow-estimator==2.15.0"],
@@ -40,11 +41,6 @@ Progress = Callable[[str], None]
 
 class EnvError(RuntimeError):
     pass
-
-
-def home() -> Path:
-    h = os.environ.get("TFMIGRATE_HOME")
-    return Path(h) if h else Path(platformdirs.user_cache_dir("tfmigrate"))
 
 
 def envs_dir() -> Path:

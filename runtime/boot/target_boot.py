@@ -189,10 +189,16 @@ def _patch_keras_compute_loss(tf):
 
 def _patch_keras_sum_loss(tf):
     """A Keras loss with reduction="sum" called under a tape, outside Model.compute_loss: a custom loop's summed
-    training loss (TF1's SUM reduction, e.g. v1 canned heads), each replica's sum over its batch. Record it."""
+    training loss (TF1's SUM reduction, e.g. v1 canned heads), each replica's sum over its batch. Record it.
+    Keras 3's losses, and tf_keras' (parameter-server programs; reduction "sum" is its Reduction.SUM)."""
     import keras
 
-    orig = keras.losses.Loss.__call__
+    _patch_sum_loss_class(tf, keras.losses.Loss)
+    _on_import("tf_keras", lambda mod: _patch_sum_loss_class(tf, mod.losses.Loss))
+
+
+def _patch_sum_loss_class(tf, loss_cls):
+    orig = loss_cls.__call__
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         with _Guard() as outer:
@@ -203,7 +209,7 @@ def _patch_keras_sum_loss(tf):
                 return out
             return _emit(tf, out, _first_leading_dim(tf, y_pred, y_true), out)
 
-    keras.losses.Loss.__call__ = tf.autograph.experimental.do_not_convert(__call__)
+    loss_cls.__call__ = tf.autograph.experimental.do_not_convert(__call__)
 
 
 def _patch_scalar_losses(tf):
@@ -247,6 +253,8 @@ _EXCLUDE = re.compile(
     r"(^|/)(global_step|beta1_power|beta2_power)$"
     r"|/(Adagrad|Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Ftrl|Ftrl_1|Adadelta|Adadelta_1|"
     r"AdagradDA|ProximalAdagrad|ExponentialMovingAverage)(_\d+)?$"
+    # a v2 Estimator's Keras legacy optimizer (canned v2 classes): its slots and hyperparameter variables
+    r"|^training/(Adagrad|Adam|Ftrl|SGD|RMSprop|Adadelta|Adamax|Nadam)/"
 )
 _WITHIN = {"kernel": 0, "depthwise_kernel": 0, "embeddings": 0, "gamma": 0, "pointwise_kernel": 1,
            "beta": 1, "bias": 2, "moving_mean": 3, "moving_variance": 4}
@@ -498,11 +506,15 @@ def _patch_add_weight(layer_cls, mapper):
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
-    """Run a callback right after a module (e.g. tf_keras) has been imported."""
+    """Run callbacks right after a module (e.g. tf_keras) has been imported (one finder per module: `_on_import`)."""
 
     def __init__(self, name, callback):
         self.name = name
-        self.callback = callback
+        self.callbacks = [callback]
+
+    def callback(self, module):
+        for callback in self.callbacks:
+            callback(module)
 
     def find_spec(self, fullname, path, target=None):
         if fullname != self.name:
@@ -514,6 +526,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         loader = spec.loader
         orig_exec = loader.exec_module
         callback = self.callback
+        _AFTER_IMPORT.pop(fullname, None)
 
         def exec_module(module):
             orig_exec(module)
@@ -521,6 +534,20 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
         loader.exec_module = exec_module
         return spec
+
+
+_AFTER_IMPORT: dict = {}  # module name → its pending _AfterImport finder
+
+
+def _on_import(name, callback):
+    """Call `callback(module)` now if `name` is imported, else right after its import."""
+    if name in sys.modules:
+        callback(sys.modules[name])
+    elif name in _AFTER_IMPORT:
+        _AFTER_IMPORT[name].callbacks.append(callback)
+    else:
+        _AFTER_IMPORT[name] = _AfterImport(name, callback)
+        sys.meta_path.insert(0, _AFTER_IMPORT[name])
 
 
 def _install_weights(tf):
@@ -540,10 +567,7 @@ def _install_weights(tf):
             TfKerasLayer = mod.layers.Layer
         _patch_add_weight(TfKerasLayer, mapper)
 
-    if "tf_keras" in sys.modules:
-        patch_tf_keras(sys.modules["tf_keras"])
-    else:
-        sys.meta_path.insert(0, _AfterImport("tf_keras", patch_tf_keras))
+    _on_import("tf_keras", patch_tf_keras)
 
 
 # --------------------------------------------------------------------------- checkpoint dirs
@@ -600,24 +624,18 @@ def _under_redirected(path):
     return path
 
 
-def _patch_export_paths():
-    import keras
+def _patch_export_paths(model_cls):
+    """The generated write_saved_model(export_dir_base, ...), which every export goes through, writes under the
+    directory a model_dir was moved to (an exporter's model_dir/export/<name>)."""
+    method = model_cls.__dict__.get("write_saved_model")
+    if method is None or getattr(method, "_tfmigrate", False):
+        return
 
-    archive = type(keras.export.ExportArchive())  # ExportArchive() hands out the backend's subclass
-    orig = archive.write_out
+    def redirected(self, export_dir_base, *args, _method=method, **kwargs):
+        return _method(self, _under_redirected(export_dir_base), *args, **kwargs)
 
-    def write_out(self, filepath, *args, **kwargs):
-        return orig(self, _under_redirected(filepath), *args, **kwargs)
-
-    archive.write_out = write_out
-    import tensorflow as tf
-
-    save = tf.saved_model.save
-
-    def saved_model_save(obj, export_dir, *args, **kwargs):  # an export without serving_default (write_signatures)
-        return save(obj, _under_redirected(export_dir), *args, **kwargs)
-
-    tf.saved_model.save = saved_model_save
+    redirected._tfmigrate = True
+    model_cls.write_saved_model = redirected
 
 
 def _patch_restore_model_dir(model_cls):
@@ -642,7 +660,7 @@ def _patch_dirs(tf):
     if not os.environ.get("TFMIGRATE_MODEL_DIR"):
         return
     _SUBCLASS_HOOKS.append(_patch_restore_model_dir)
-    _patch_export_paths()
+    _SUBCLASS_HOOKS.append(_patch_export_paths)
     _patch_path_arg(tf.train.CheckpointManager, "directory")
     import keras
 

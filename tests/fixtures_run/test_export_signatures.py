@@ -1,6 +1,8 @@
 """export_parsing, export_receiver, export_outputs, export_raw, canned_export*: the original's Estimator
 SavedModels and the migrated program's SavedModels have the same serving signatures (keys, input and output names,
-dtypes, shapes) and, from the same initial weights (verify's boot scripts), every signature returns the same outputs.
+dtypes, shapes), the same SignatureDef method names (predict / classify / regress, valid for TF Serving's APIs) and,
+from the same initial weights (verify's boot scripts), every signature returns the same outputs, loaded with
+tf.saved_model.load and, for classify / regress, run in a TF1 session as TF Serving runs them.
 
 Marked `tfenv` and `equivalence`: runs both programs (TF 2.15 + Estimator, TF 2.21) and loads both exports in TF 2.21.
 """
@@ -18,8 +20,8 @@ from tfmigrate.runtime import capture, envs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
-# Loads both SavedModels; prints JSON: each side's signatures (input/output names, dtypes, shapes) and the outputs
-# of serving_default on the same serialized tf.Example protos.
+# Loads both SavedModels; prints JSON: each side's signatures (input/output names, dtypes, shapes, method names,
+# SignatureDef TensorInfos) and every signature's outputs on the same serialized tf.Example protos.
 COMPARE = textwrap.dedent('''
     import json, sys
     import numpy as np
@@ -43,6 +45,18 @@ COMPARE = textwrap.dedent('''
         with open(path + "/saved_model.pb", "rb") as f:
             proto.ParseFromString(f.read())
         methods = {k: v.method_name for k, v in proto.meta_graphs[0].signature_def.items() if v.method_name}
+        # what TF Serving's Classify / Regress / Predict APIs accept: the method's input and output names and dtypes
+        defs = {k: v for k, v in proto.meta_graphs[0].signature_def.items() if k != "__saved_model_init_op"}
+        servable = {k: tf.compat.v1.saved_model.is_valid_signature(v) for k, v in defs.items()}
+        # the SignatureDefs' TensorInfos as TF Serving reads them: names, dtypes, shapes (-1: any size)
+        tensor_infos = {k: {part: {n: [t.dtype, [d.size for d in t.tensor_shape.dim]] for n, t in infos.items()}
+                            for part, infos in (("inputs", v.inputs), ("outputs", v.outputs))}
+                        for k, v in defs.items()}
+        # fingerprint.pb hashes the SignatureDefs: the one written must be of the saved_model.pb beside it
+        from tensorflow.python.saved_model import fingerprinting_utils
+        fresh_fingerprint = (fingerprinting_utils.singleprint_from_fingerprint_proto(path)
+                             == fingerprinting_utils.singleprint_from_saved_model_proto(path)
+                             if tf.io.gfile.exists(path + "/fingerprint.pb") else None)
         loaded = tf.saved_model.load(path)
         signatures, outputs = {}, {}
         for key, fn in loaded.signatures.items():
@@ -55,7 +69,19 @@ COMPARE = textwrap.dedent('''
                       for k, v in specs.items()}
             outputs[key] = {k: (v.numpy().astype(str).ravel().tolist() if v.dtype == tf.string
                                 else v.numpy().astype("float64").ravel().tolist()) for k, v in fn(**inputs).items()}
-        report[side] = {"signatures": signatures, "outputs": outputs, "methods": methods}
+        # as TF Serving's Classify / Regress APIs run a classify / regress signature: a TF1 session over the
+        # SavedModel, serialized tf.Example protos fed to the lone "inputs" TensorInfo, the outputs fetched by name
+        served = {}
+        with tf.compat.v1.Session(graph=tf.Graph()) as session:
+            meta_graph = tf.compat.v1.saved_model.load(session, ["serve"], path)
+            for key, signature in meta_graph.signature_def.items():
+                if signature.method_name in ("tensorflow/serving/classify", "tensorflow/serving/regress"):
+                    fetched = session.run({k: v.name for k, v in signature.outputs.items()},
+                                          {signature.inputs["inputs"].name: examples.numpy()})
+                    served[key] = {k: (v.astype(str).ravel().tolist() if v.dtype == object
+                                       else v.astype("float64").ravel().tolist()) for k, v in fetched.items()}
+        report[side] = {"signatures": signatures, "outputs": outputs, "methods": methods, "servable": servable,
+                        "tensor_infos": tensor_infos, "fresh_fingerprint": fresh_fingerprint, "served": served}
     print(json.dumps(report))
 ''')
 
@@ -155,13 +181,25 @@ def _compare(a: Path, b: Path, case: str) -> None:
     for key, (inputs, outputs) in expected.items():
         assert sig_a[key]["inputs"] == inputs
         assert sorted(sig_a[key]["outputs"]) == outputs
-    # SignatureDef method names: TF2 writes tensorflow/serving/predict for every signature, so a classify/regress
-    # signature of the Estimator's is served by TF Serving's Predict API only (the known difference, noted by rewrite)
+    # SignatureDef method names: tf.saved_model.save writes tensorflow/serving/predict for every signature; the
+    # migrated export rewrites saved_model.pb with the Estimator's classify / regress, so TF Serving's Classify and
+    # Regress APIs serve the same signatures
     methods_a, methods_b = report["original"]["methods"], report["migrated"]["methods"]
     assert methods_a == {key: f"tensorflow/serving/{METHODS.get((case, key), 'predict')}" for key in expected}
-    assert methods_b == {key: "tensorflow/serving/predict" for key in expected}
+    assert methods_b == methods_a
+    assert report["original"]["servable"] == report["migrated"]["servable"] == {key: True for key in expected}
+    assert report["original"]["tensor_infos"] == report["migrated"]["tensor_infos"]
+    assert report["migrated"]["fresh_fingerprint"] is True
     out_a, out_b = report["original"]["outputs"], report["migrated"]["outputs"]
     assert sorted(out_a) == sorted(out_b) == sorted(expected)
+    _same_outputs(out_a, out_b)
+    # the classify / regress signatures run as TF Serving runs them (a TF1 session over the SignatureDef's tensors)
+    served_a, served_b = report["original"]["served"], report["migrated"]["served"]
+    assert sorted(served_a) == sorted(served_b) == sorted(key for (name, key) in METHODS if name == case)
+    _same_outputs(served_a, served_b)
+
+
+def _same_outputs(out_a: dict, out_b: dict) -> None:
     for signature in out_a:
         assert sorted(out_a[signature]) == sorted(out_b[signature])
         for key, values in out_a[signature].items():

@@ -392,7 +392,11 @@ def test_normalizer_local_to_another_function_blocks():
 def test_v1_sum_loss_under_multi_worker_sums_per_replica():
     src = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier").replace(
         'model_dir="/tmp/canned",\n',
-        'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n')
+        'config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()),\n').replace(
+        "estimator.train(input_fn=train_input_fn, max_steps=10)\nestimator.evaluate(input_fn=eval_input_fn, steps=2)",
+        "tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(train_input_fn, max_steps=10),\n"
+        "                                tf.estimator.EvalSpec(eval_input_fn, steps=2))")  # est.train: blocked (TFM701)
+    assert "train_and_evaluate" in src
     text = converted(src)
     assert 'self.loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")' in text
     step = section(text, "        def step_fn(", "        @tf.function")
@@ -521,8 +525,93 @@ def test_other_kinds_and_mismatched_optimizers_block(body, code):
     _only(blocked(src), code)
 
 
-def test_parameter_server_strategy_blocks():
-    _only(blocked(MODULE_LEVEL, strategy="parameter-server"), "TFM620")
+V1_PS = MODULE_LEVEL.replace("tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier")
+
+
+def test_v1_dnn_under_parameter_servers_carries_its_implicit_partitioner():
+    """TF1's v1 canned DNN partitioned its hidden layers and logits by min_max_variable_partitioner(max_partitions=
+    num_ps_replicas): the PS target gets MinSizePartitioner(256 KiB, max_shards=<ps tasks>) on its strategy."""
+    text = converted(V1_PS, strategy="parameter-server")
+    result = rewrite(V1_PS, strategy="parameter-server")
+    assert "import tf_keras as keras" in text and "\nimport keras\n" not in text
+    partitioner = section(text, "VARIABLE_PARTITIONER = ", "class DNNClassifierTrainer")
+    assert "tf.distribute.experimental.partitioners.MinSizePartitioner(" in partitioner
+    assert "min_shard_bytes=256 << 10" in partitioner and "max_shards=max(1, ps_task_count())" in partitioner
+    assert '.cluster_spec().as_dict().get("ps", ())' in section(text, "def ps_task_count", "VARIABLE_PARTITIONER")
+    assert "parameter_server_strategy(VARIABLE_PARTITIONER)" in text
+    assert "self.coordinator.schedule(train_step, args=(iterator,))" in text
+    trainer = section(text, "class DNNClassifierTrainer", "def parameter_server_strategy")
+    # v1: tf.train.AdagradOptimizer at the DNN rate 0.05, the head's SUM reduction
+    assert "keras.optimizers.Adagrad(" in trainer and "learning_rate=0.05" in trainer
+    assert 'reduction="sum"' in trainer and "self.optimizer.build(" in trainer
+    assert any(d.code == "TFM620" and "statistically" in d.message for d in result.diagnostics)
+
+
+def test_v1_dnn_under_a_v1_parameter_server_strategy_in_run_config():
+    src = V1_PS.replace(
+        '    model_dir="/tmp/canned",\n',
+        '    model_dir="/tmp/canned",\n    config=tf.estimator.RunConfig(train_distribute='
+        'tf.compat.v1.distribute.experimental.ParameterServerStrategy()),\n')
+    # TF 2.15's Estimator.train refused a PS train_distribute under a multi-worker TF_CONFIG (TFM701): the job trains
+    # through train_and_evaluate, as TF1 required
+    src = src.replace("estimator.train(input_fn=train_input_fn, max_steps=10)\n"
+                      "estimator.evaluate(input_fn=eval_input_fn, steps=2)\n",
+                      "tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(train_input_fn, max_steps=10),\n"
+                      "                                tf.estimator.EvalSpec(eval_input_fn, steps=2))\n")
+    assert "train_and_evaluate" in src
+    text = converted(src)
+    assert "parameter_server_strategy(VARIABLE_PARTITIONER)" in text and "ParameterServerStrategy()" not in text
+
+
+def test_v2_dnn_under_parameter_servers_keeps_its_legacy_optimizer_and_no_partitioner():
+    """dnn_model_fn_v2 partitions nothing; the v2 Estimator ran tf_keras' legacy Adagrad, which tf_keras still has."""
+    text = converted(MODULE_LEVEL, strategy="parameter-server")
+    assert "VARIABLE_PARTITIONER" not in text and "ps_task_count" not in text
+    assert "strategy = parameter_server_strategy()" in text or "parameter_server_strategy()," in text
+    trainer = section(text, "class DNNClassifierTrainer", "def parameter_server_strategy")
+    assert "keras.optimizers.legacy.Adagrad(" in trainer and "LegacyAdagrad" not in text
+    assert "self.optimizer._create_all_weights(self.model.trainable_variables)" in trainer
+    assert "self.optimizer.build(" not in trainer
+
+
+@pytest.mark.parametrize("head, reshaped", [("DNNClassifier", True), ("DNNRegressor", True),
+                                             ("DNNClassifier-3", False)])
+def test_logistic_and_regression_labels_are_reshaped_on_tf_keras(head, reshaped):
+    """TF1's heads reshaped [batch] labels to [batch, 1]; tf_keras' losses would squeeze the [batch, 1] logits
+    instead and average over the batch before the SUM reduction: the PS target reshapes the labels itself."""
+    src = V1_PS.replace("    n_classes=3,\n", "    n_classes=3,\n" if head.endswith("-3") else "")
+    src = src.replace("DNNClassifier", head.split("-")[0])
+    text = converted(src, strategy="parameter-server")
+    assert ("return tf.reshape(labels, [-1, 1]), None" in text) == reshaped
+    assert ("labels, weights = model.head_targets(features, labels)" in text) == reshaped
+    assert "return tf.reshape(labels, [-1, 1])" not in converted(src)  # Keras 3 (no parameter servers)
+
+
+@pytest.mark.parametrize("body, code, words", [
+    ("est = tf.compat.v1.estimator.LinearClassifier([tf.feature_column.numeric_column('a')])",
+     "TFM620", "64 MiB"),
+    ("est = tf.compat.v1.estimator.DNNLinearCombinedClassifier(linear_feature_columns=["
+     "tf.feature_column.numeric_column('a')], dnn_feature_columns=[tf.feature_column.numeric_column('c')], "
+     "dnn_hidden_units=[4])", "TFM620", "one partitioner"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.embedding_column("
+     "tf.feature_column.categorical_column_with_identity('k', 10), 3)])", "TFM622", "64 MiB"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], dropout=0.2)",
+     "TFM620", "dropout"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
+     "optimizer='RMSProp')", "TFM301", "tf_keras"),
+    ("est = tf.compat.v1.estimator.DNNClassifier([4], [tf.feature_column.numeric_column('a')], "
+     "weight_column='w')", "TFM620", "weight_column"),
+])
+def test_what_stays_blocked_under_parameter_servers(body, code, words):
+    result = blocked(program(body + "\nest.train(train_input_fn, max_steps=3)\n"), strategy="parameter-server")
+    _only(result, code)
+    assert any(words in d.message for d in result.diagnostics), [d.message for d in result.diagnostics]
+
+
+def test_a_taken_generated_name_blocks_under_parameter_servers():
+    src = V1_PS.replace("feature_columns = [", "VARIABLE_PARTITIONER = None\nfeature_columns = [", 1)
+    result = blocked(src, strategy="parameter-server")
+    assert any("VARIABLE_PARTITIONER" in d.message for d in result.diagnostics)
 
 
 def test_indicator_over_a_vocabulary_list_in_a_dnn():

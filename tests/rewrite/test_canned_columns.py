@@ -229,8 +229,9 @@ def input_fn():
     return tf.data.Dataset.from_tensor_slices(({"city": ["a"], "x": [1.0]}, [1])).repeat().batch(1)
 
 
-est.train(input_fn, max_steps=3)
-'''
+tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=3),
+                                tf.estimator.EvalSpec(input_fn, steps=1))
+'''  # train_and_evaluate: est.train under a multi-worker strategy is blocked (TFM701)
 _EMBEDDING_DNN = ("tf.estimator.DNNClassifier([8], [tf.feature_column.embedding_column(c, 4), "
                   "tf.feature_column.numeric_column('x')], config=tf.estimator.RunConfig(train_distribute=strategy))")
 _CATEGORICAL_LINEAR = ("tf.compat.v1.estimator.LinearRegressor([c, tf.feature_column.numeric_column('x')], "

@@ -309,7 +309,7 @@ est = ''', 1)
     # the regression signatures need one string input; without it the Estimator wrote "predict" alone, and so
     # does write_signatures: no serving_default added (tf.saved_model.save with the signatures as they are)
     assert 'if method != "predict" and not examples:' in model
-    assert "tf.saved_model.save(module, export_dir," in model
+    assert "tf.saved_model.save(module, temp_dir, signatures={" in model
 
 
 def test_export_with_nothing_trained_before_it_restores_the_estimators_checkpoint():

@@ -55,6 +55,9 @@ def test_three_kinds_named_in_the_predict_branch():
     assert '"predict": {"class_ids": tf.argmax(logits, 1), "probabilities": tf.nn.softmax(logits)},' in section
     assert '"top": {"outputs": tf.reduce_max(tf.nn.softmax(logits), axis=1)},' in section
     assert "return self.write_signatures(" in out and "def write_export(" not in out
+    # classify / regress keep their method names: saved_model.pb rewritten in the export's temporary directory
+    assert "self.set_signature_methods(temp_dir, methods)" in out
+    assert 'signature_def[name].method_name = f"tensorflow/serving/{method}"' in out
     assert 'est.export_parsing_saved_model("/tmp/e", SPEC)' in out
     assert "tf.estimator" not in out
 
@@ -79,7 +82,7 @@ def test_export_outputs_of_other_modes_are_not_read():
         "return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)",
         "return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, export_outputs={'a': None})")
     out = converted(program(body, drive=TRAIN + EXPORT, extra=SPEC))
-    assert "EXPORT_OUTPUTS" not in out and "def write_export(" in out
+    assert "EXPORT_OUTPUTS" not in out and "def write_saved_model(" in out and "set_signature_methods" not in out
 
 
 @pytest.mark.parametrize("predict, words", [

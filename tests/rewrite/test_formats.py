@@ -80,7 +80,7 @@ def test_github_annotations(tree):
     code, out, _ = rewrite("--check", "--output-format", "github", "src")
     lines = out.splitlines()
     assert "::error file=src/hook.py,line=96,col=91,title=TFM611::hook `BiasHook(loss, b)` is not converted here: a SessionRunHook subclass of this program becomes a keras.callbacks.Callback only when attached to training through train(hooks=...) or TrainSpec(hooks=...) (not EstimatorSpec hooks, which may read the model_fn's tensors); other hooks read graph tensors the Keras model does not have: rewrite it as a keras.callbacks.Callback" in lines
-    assert any(re.fullmatch(r"::notice file=src/prog\.py,line=92,col=29,title=TFM601::RunConfig\(.*", ln) for ln in lines)
+    assert any(re.fullmatch(r"::notice file=src/prog\.py,line=93,col=30,title=TFM601::RunConfig\(.*", ln) for ln in lines)
     assert "::error file=src/bad.py,line=2,col=7,title=tfmigrate::syntax error%3A invalid syntax" not in lines
     assert "::error file=src/bad.py,line=2,col=7,title=tfmigrate::syntax error: invalid syntax" in lines
     assert all(ln.startswith(("::error ", "::notice ")) for ln in lines)

@@ -75,7 +75,7 @@ def test_eval_and_predict_observing_hooks_dropped():
 
 
 @pytest.mark.parametrize("hook, words", [
-    ("tf.compat.v1.train.NanTensorHook(loss)", "NanTensorHook is not converted: TF1 raised"),
+    ("tf.compat.v1.train.NanTensorHook(loss)", "NanTensorHook is not converted: attached outside the model_fn"),
     ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=5)', "save_checkpoints_steps"),
     ("MyHook()", "hook MyHook.after_run uses `run_values`: a SessionRunArgs fetch is not converted"),
     ("tf.estimator.StopAtStepHook(num_steps=2, last_step=3)", "exactly one of num_steps or last_step"),
@@ -131,18 +131,119 @@ def test_model_fn_training_and_evaluation_hooks_that_observe_are_dropped():
     assert "Hook" not in result.output.decode()
 
 
-def test_model_fn_hooks_that_act_block():
-    body = '''
+def nan_model_fn(hooks: str, before: str = "") -> str:
+    """A model_fn attaching `hooks` (EstimatorSpec keyword arguments), with `before` after its train_op."""
+    return textwrap.dedent('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)
         loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
         optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
         train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                                          training_hooks=[tf.compat.v1.train.NanTensorHook(loss)])
-    '''
-    result = blocked(program(body))
-    assert any(d.code == "TFM611" and "NanTensorHook" in d.message for d in result.diagnostics)
+    {before}
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, {hooks})
+    ''').format(before=textwrap.indent(textwrap.dedent(before).strip("\n"), "    "), hooks=hooks)
+
+
+# NanTensorHook(loss): the Estimator raised NanLossDuringTrainingError after the first step whose loss was NaN (its
+# own NanTensorHook(loss) too, so fail_on_nan_loss=False changed nothing; measured on TF 2.15)
+@pytest.mark.parametrize("hooks, before, flag", [
+    ("training_hooks=[tf.compat.v1.train.NanTensorHook(loss)]", "", None),
+    ("training_hooks=[nan_hook]", "nan_hook = tf.compat.v1.train.NanTensorHook(loss, fail_on_nan_loss=False)",
+     "False"),
+    ("training_chief_hooks=[tf.estimator.NanTensorHook(loss_tensor=loss)]", "", None),
+    ("training_hooks=[guard, logging_hook]", '''
+     guard = tf.compat.v1.train.NanTensorHook(loss, True)
+     logging_hook = tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=10)
+     ''', None),
+])
+def test_a_nan_tensor_hook_on_the_loss_raises_the_estimators_error_in_fit(hooks, before, flag):
+    result = rewrite(program(nan_model_fn(hooks, before)))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    assert "class NanLossCheck(keras.callbacks.Callback):" in out
+    assert "raise tf.compat.v1.train.NanLossDuringTrainingError" in out
+    assert 'tf.get_logger().error("Model diverged with loss = NaN.")' in out
+    assert "TerminateOnNaN" not in out and "NanTensorHook" not in out
+    # the last callback: TF1 ran the chief's checkpoint hook before it (the step's checkpoint is written)
+    fit = section(out, ".fit(", "\n\n")
+    assert fit.index("EstimatorCheckpoints(") < fit.index("NanLossCheck()")
+    note = [n for n in notes(result) if n.startswith("NanTensorHook converted")]
+    assert len(note) == 1 and "NanLossDuringTrainingError" in note[0]
+    assert (f"fail_on_nan_loss={flag} changed nothing" in note[0]) == (flag is not None)
+
+
+def test_a_nan_tensor_hook_in_the_custom_loop_raises_after_the_step_and_its_checkpoint():
+    out = converted(program(nan_model_fn("training_hooks=[tf.compat.v1.train.NanTensorHook(loss)]")), target="ctl")
+    loop = section(out, "        while step < max_steps:", "    def evaluate")
+    assert "diverged = bool(tf.math.is_nan(loss))" in loop
+    assert loop.index("manager.save(checkpoint_number=step)") < loop.index("if diverged:") \
+        < loop.index("raise tf.compat.v1.train.NanLossDuringTrainingError")
+    assert "and not diverged:" in loop  # the Estimator's loss log line of that step never printed
+    assert "class NanLossCheck" not in out
+
+
+def test_without_a_nan_tensor_hook_nothing_is_checked():
+    out = converted(program(), target="ctl")
+    assert "diverged" not in out and "NanLoss" not in out
+    assert "NanLoss" not in converted(program())
+
+
+@pytest.mark.parametrize("hooks, before, words", [
+    ("evaluation_hooks=[tf.compat.v1.train.NanTensorHook(loss)]", "",
+     "NanTensorHook in EstimatorSpec(evaluation_hooks=...) is not converted"),
+    ("training_hooks=[tf.compat.v1.train.NanTensorHook(logits)]", "",
+     "NanTensorHook(logits) is converted on the loss the model_fn returns"),
+    ("training_hooks=[h]", "h = tf.compat.v1.train.NanTensorHook(tf.reduce_sum(logits))",
+     "NanTensorHook(tf.reduce_sum(logits)) is converted on the loss"),
+])
+def test_a_nan_tensor_hook_on_other_tensors_or_on_evaluation_blocks(hooks, before, words):
+    result = blocked(program(nan_model_fn(hooks, before)))
+    assert any(d.code == "TFM611" and words in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
+NAN_HELPER = """
+def make_hooks():
+    return [tf.compat.v1.train.NanTensorHook("loss:0")]
+"""
+
+
+@pytest.mark.parametrize("drive_code", [
+    'est.train(train_input_fn, hooks=[tf.compat.v1.train.NanTensorHook("loss:0")], max_steps=10)\n',
+    "train_spec = tf.estimator.TrainSpec(train_input_fn, max_steps=10, hooks=make_hooks())\n"
+    "tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(eval_input_fn, steps=2))\n",
+])
+def test_a_nan_tensor_hook_attached_outside_the_model_fn_blocks_with_what_to_do(drive_code):
+    result = blocked(program(drive=drive_code, extra=NAN_HELPER))
+    assert any(d.code == "TFM611" and "attached outside the model_fn" in d.message
+               and "EstimatorSpec(training_hooks=[...])" in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
+# ---- checkpoints: RunConfig(save_checkpoints_steps) ----------------------------------------------------------------
+def test_keras_fit_writes_the_estimators_checkpoints():
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/c", save_checkpoints_steps=4, keep_checkpoint_max=3)'
+    result = rewrite(program(run_config=config, drive="est.train(train_input_fn, max_steps=10)\n"))
+    out = result.output.decode()
+    assert 'EstimatorCheckpoints("/tmp/c", save_steps=4, keep_checkpoint_max=3)' in out
+    assert "keras.callbacks.BackupAndRestore(" not in out
+    assert not any("keep_checkpoint_max" in d.message for d in result.diagnostics)  # kept, not dropped
+    callback = section(out, "class EstimatorCheckpoints", "\ndef ")
+    # the first step, every save_steps after the last save, the last step: TF1's CheckpointSaverHook
+    assert "self.manager.save(checkpoint_number=self.last)" in section(callback, "def on_train_begin", "def on_")
+    assert "step >= self.last + self.save_steps" in callback and "if step != self.last:" in callback
+    assert 'basename="model.ckpt"' in callback
+
+
+def test_the_custom_loop_saves_the_first_step_and_counts_from_the_last_save():
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/c", save_checkpoints_steps=4)'
+    out = converted(program(run_config=config, drive="est.train(train_input_fn, max_steps=10)\n"), target="ctl")
+    assert 'checkpoint_name="model.ckpt"' in out
+    train = section(out, "    def train(", "    def evaluate")
+    assert "if manager and (max_steps is None or step < max_steps):\n            manager.save(checkpoint_number=step)" \
+        in train
+    assert "step >= saved + self.save_checkpoints_steps" in train and "if step != saved:" in train
+    assert "% self.save_checkpoints_steps" not in train
 
 
 # ---- user-written SessionRunHook subclasses → keras callbacks ---------------------------------------------------
@@ -199,7 +300,7 @@ def test_a_session_run_hook_subclass_becomes_a_keras_callback(drive_code, attach
     assert "def on_train_batch_end(self, batch, logs=None):" in out
     assert "run_context" not in out and "session" not in out and "SessionRunHook" not in out
     assert "            self.model.stop_training = True\n" in out  # request_stop(), where it was
-    assert f"callbacks=[\n                {attached}\n" in out, out[out.index("est.fit("):][:400]
+    assert re.search(r"callbacks=\[\s*" + re.escape(attached), out), out[out.index("est.fit("):][:400]
     if "counter = " in drive_code:
         assert "    counter = CountHook(4)\n" in out and "print(counter.count)" in out
 
@@ -232,7 +333,7 @@ def test_a_hook_class_in_another_module_converts_with_the_program(tmp_path):
     assert results["watch.py"].status == "changed", [d.format() for d in results["watch.py"].diagnostics]
     watch = results["watch.py"].output.decode()
     assert "class CountHook(keras.callbacks.Callback):" in watch and "import keras" in watch
-    assert "callbacks=[\n                watch.CountHook(4),\n" in results["task.py"].output.decode()
+    assert re.search(r"callbacks=\[\s*watch\.CountHook\(4\),", results["task.py"].output.decode())
 
 
 BODY = """
@@ -354,7 +455,7 @@ def main():
 
 def test_a_canned_estimators_user_hook_converts_for_fit_and_blocks_on_its_custom_loop():
     out = converted(CANNED, target="keras")
-    assert "class CountHook(keras.callbacks.Callback):" in out and re.search(r"callbacks=\[\n *hook,\n", out)
+    assert "class CountHook(keras.callbacks.Callback):" in out and re.search(r"callbacks=\[\s*hook,", out)
     result = blocked(CANNED, target="ctl")
     assert any("not by the canned or parameter-server training loop yet" in d.message for d in result.diagnostics)
 

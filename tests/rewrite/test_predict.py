@@ -188,7 +188,7 @@ def test_export_with_parsing_receiver_named_and_inline():
     assert "receiver = " not in out  # the receiver fn's statement goes with the Estimator
     model = section(out, "class Model(", "\ndef build_model")
     assert "def export_parsing_saved_model(self, export_dir_base, feature_spec, default_batch_size=None):" in model
-    assert '[tf.TensorSpec([default_batch_size], tf.string, name="examples")])' in model
+    assert 'serving_default, [tf.TensorSpec([default_batch_size], tf.string, name="examples")], "predict")})' in model
 
 
 def test_export_ctl_target_exports_the_trainers_model():

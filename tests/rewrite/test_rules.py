@@ -460,9 +460,10 @@ def test_metric_blocks(metrics):
 
 # ---- TFM501 model_fn -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("hook_arg", ["training_hooks", "evaluation_hooks", "training_chief_hooks", "scaffold"])
+@pytest.mark.parametrize("hook_arg", ["evaluation_hooks", "scaffold"])
 def test_spec_hooks_that_act_block(hook_arg):
-    """Hooks that act on training (here a NanTensorHook) and scaffolds block; observing hooks: tests/rewrite/test_hooks.py."""
+    """A NanTensorHook on evaluation and scaffolds block; NanTensorHook(loss) on training and observing hooks
+    convert: tests/rewrite/test_hooks.py."""
     value = "tf.compat.v1.train.Scaffold()" if hook_arg == "scaffold" else "[tf.compat.v1.train.NanTensorHook(loss)]"
     spec = f"return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, {hook_arg}={value})"
     src = program(spec=spec)
@@ -522,7 +523,7 @@ def test_train_and_evaluate_keras():
     assert "strategy = tf.distribute.get_strategy()" in main
     assert 'est = build_model({"lr": 0.1})' in main
     assert "est.fit(" in main and "steps_per_epoch=10" in main and "epochs=1" in main
-    assert 'keras.callbacks.BackupAndRestore(' in main and '"/tmp/tfm-test"' in main
+    assert 'EstimatorCheckpoints("/tmp/tfm-test")' in main  # the Estimator's checkpoints (test_hooks.py)
     assert "est.evaluate(eval_input_fn(), steps=2, return_dict=True)" in main
     assert "RunConfig" not in main and "TrainSpec" not in main and "EvalSpec" not in main
 
@@ -586,9 +587,9 @@ def test_run_config_keys():
     result = rewrite(src)
     main = main_block(converted(src))
     assert "keras.utils.set_random_seed(3)" in main
-    assert 'keras.callbacks.BackupAndRestore("/tmp/x", save_freq=50, delete_checkpoint=False)' in main
+    assert 'EstimatorCheckpoints("/tmp/x", save_steps=50, keep_checkpoint_max=3)' in main
     notes = sorted(d.message.split("(")[1].split("=")[0] for d in result.diagnostics if d.code == "TFM601")
-    assert notes == ["keep_checkpoint_max", "log_step_count_steps", "save_summary_steps"]
+    assert notes == ["log_step_count_steps", "save_summary_steps"]  # keep_checkpoint_max is kept
     assert all(d.severity == "note" and d.line == 24 for d in result.diagnostics)
 
 
@@ -714,7 +715,9 @@ def test_mwms_auto_targets_ctl():
 def test_input_context_input_fn_kept_per_replica():
     extra = ("def ctx_input_fn(input_context):\n    ds = train_input_fn()\n"
              "    return ds.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)\n")
-    drive = "est.train(input_fn=ctx_input_fn, max_steps=5)"
+    drive = ("train_spec = tf.estimator.TrainSpec(input_fn=ctx_input_fn, max_steps=5)\n"
+             "eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=2)\n"
+             "tf.estimator.train_and_evaluate(est, train_spec, eval_spec)")  # est.train under MWMS: blocked
     main = main_block(converted(program(run_config=MWMS, drive=drive, extra=extra)))
     assert "est.train(ctx_input_fn, max_steps=5)" in main
 

@@ -15,7 +15,8 @@ ORIGINAL = (ROOT / "fixtures" / "regression_adagrad" / "original.py").read_text(
 MIGRATED = (ROOT / "fixtures" / "regression_adagrad" / "migrated.py").read_bytes()
 BLOCKED = (ROOT / "fixtures" / "unsupported_hook" / "original.py").read_text()
 HOOK_LINE = 96  # `training_hooks=[BiasHook(loss, b)]`: TFM611 blocks the file
-NOTE_LINE = 92  # `keep_checkpoint_max=2,`: a TFM601 note
+NOTE_LINE = 93  # `log_step_count_steps=50,`: a TFM601 note
+NEXT_NOTE_LINE = 102  # `eval_spec = tf.estimator.EvalSpec(..., throttle_secs=0)`: another
 SILENT = "1 left unchanged, blocked by suppressed findings"
 
 
@@ -78,7 +79,7 @@ def test_suppression_comment_hides_one_finding_at_its_line(tmp_path):
     code, _, err = rewrite("--check", f)
     assert code == 1  # --check: would change
     lines = [line for line, _, _ in findings(err)]
-    assert NOTE_LINE not in lines and NOTE_LINE + 1 in lines
+    assert NOTE_LINE not in lines and NEXT_NOTE_LINE in lines
     f.write_text(with_comment(ORIGINAL, NOTE_LINE, "# tfmigrate: ignore"))
     assert NOTE_LINE not in [line for line, _, _ in findings(rewrite("--check", f)[2])]
 
@@ -116,7 +117,7 @@ def test_visible_blocker_is_not_counted_as_silent(tmp_path):
 def test_unused_suppressions_are_reported_on_request(tmp_path):
     f = tmp_path / "prog.py"
     text = with_comment(ORIGINAL, NOTE_LINE, "# tfmigrate: ignore[TFM601]")
-    text = with_comment(text, NOTE_LINE + 1, "# tfmigrate: ignore[TFM601, TFM302]")
+    text = with_comment(text, NEXT_NOTE_LINE, "# tfmigrate: ignore[TFM601, TFM302]")
     text = with_comment(text, 3, "# tfmigrate: ignore")  # inside the docstring: not a comment
     text = with_comment(text, 8, "# tfmigrate: ignore")
     f.write_text(text)
@@ -125,7 +126,7 @@ def test_unused_suppressions_are_reported_on_request(tmp_path):
     code, _, err = rewrite("--check", "--report-unused-suppressions", f)
     assert code == 1
     unused = [(line, sev) for line, sev, c in findings(err) if c == "TFM901"]
-    assert unused == [(8, "error"), (NOTE_LINE + 1, "error")], err
+    assert unused == [(8, "error"), (NEXT_NOTE_LINE, "error")], err
     assert "unused suppression of TFM302" in err
     # a converted file with only used suppressions passes
     f.write_text(with_comment(ORIGINAL, NOTE_LINE, "# tfmigrate: ignore[TFM601]"))
@@ -146,7 +147,7 @@ def test_statistics_count_shown_findings(tmp_path):
     f.write_text(ORIGINAL)
     (tmp_path / "hook.py").write_text(BLOCKED)
     code, _, err = rewrite("--check", "--statistics", tmp_path)
-    assert re.search(r"^\s+3\tTFM601\testimator-driver$", err, re.M), err
+    assert re.search(r"^\s+2\tTFM601\testimator-driver$", err, re.M), err
     assert re.search(r"^\s+1\tTFM611\tsession-run-hooks$", err, re.M), err
 
 

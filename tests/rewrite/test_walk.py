@@ -1,5 +1,6 @@
 """tfmigrate.visitors.Visitor walks children itself (LibCST would rebuild every node it descends into): the same
-nodes must be visited and left in the same order as LibCST's own traversal, on every kind of node."""
+nodes must be visited and left in the same order as LibCST's own traversal, on every kind of node, except that it
+does not enter layout and punctuation (TRIVIA)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tfmigrate.visitors import Visitor
+from tfmigrate.visitors import TRIVIA, Visitor
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("migrator/*.py"), *ROOT.glob("rules/*.py"),
@@ -65,8 +66,19 @@ class Fast(_Record, Visitor):
     pass
 
 
-class Libcst(_Record, cst.CSTVisitor):
+class Every(_Record, cst.CSTVisitor):
     pass
+
+
+class Libcst(_Record, cst.CSTVisitor):
+    """LibCST's walk with TRIVIA left out (not recorded, not entered)."""
+
+    def on_visit(self, node):
+        return not isinstance(node, TRIVIA) and super().on_visit(node)
+
+    def on_leave(self, node):
+        if not isinstance(node, TRIVIA):
+            super().on_leave(node)
 
 
 @pytest.mark.parametrize("source", [*SOURCES, "EXTRA"], ids=lambda p: p if isinstance(p, str) else str(p.relative_to(ROOT)))
@@ -83,3 +95,38 @@ def test_same_nodes_same_order(source):
     module.visit(fast)
     module.visit(slow)
     assert fast.seen == slow.seen and (len(fast.seen) > 10 or not text.strip())
+
+
+def test_trivia_is_most_nodes_and_never_entered():
+    """The walk leaves out whitespace, comments, punctuation and operator tokens, and only those."""
+    module = cst.parse_module("x = f(a, b=1)  # c\nif not (y.z + 2 < 3):\n    pass\n")
+    fast, every = Fast(), Every()
+    module.visit(fast)
+    module.visit(every)
+    kinds = {type(n).__name__ for n in _nodes(module) if ("visit", id(n)) in fast.seen}
+    assert {"Name", "Call", "Arg", "Integer", "Comparison", "ComparisonTarget", "UnaryOperation", "BinaryOperation",
+            "Attribute", "Pass", "If"} <= kinds
+    skipped = {type(n).__name__ for n in _nodes(module) if ("visit", id(n)) not in fast.seen}
+    assert {"Comma", "AssignEqual", "Comment", "LessThan", "Add", "Not", "Dot", "LeftParen", "SimpleWhitespace",
+            "TrailingWhitespace", "Newline"} <= skipped
+    assert all(issubclass(getattr(cst, k), TRIVIA) for k in skipped)
+    assert len(fast.seen) < len(every.seen) / 2
+
+
+def _nodes(module):
+    out = []
+
+    class _All(cst.CSTVisitor):
+        def on_visit(self, node):
+            out.append(node)
+            return True
+
+    module.visit(_All())
+    return out
+
+
+def test_visitor_refuses_trivia_methods():
+    with pytest.raises(TypeError, match="TRIVIA"):
+        class _Bad(Visitor):
+            def visit_Comment(self, node):
+                pass

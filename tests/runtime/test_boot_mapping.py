@@ -118,3 +118,34 @@ def test_object_based_checkpoint_keys_in_layer_order(boot):
                   "estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE",
                   "_CHECKPOINTABLE_OBJECT_GRAPH", "dense/kernel"):
         assert not boot._OBJECT_LAYER.match(other), other
+
+
+def test_a_v2_estimators_keras_optimizer_variables_are_not_weights(boot):
+    """A v2 canned Estimator's legacy Keras optimizer saves training/<optimizer>/... (slots, hyperparameters): they
+    start from constants on both sides and must not be offered to the model's weights (nor reported unused)."""
+    for name in ("training/Adagrad/dnn/hiddenlayer_0/kernel/accumulator", "training/Adagrad/decay",
+                 "training/Adagrad/learning_rate", "training/Ftrl/linear/linear_model/a/weights/linear",
+                 "dnn/hiddenlayer_0/kernel/Adagrad", "global_step"):
+        assert boot._EXCLUDE.search(name), name
+    for name in ("dnn/hiddenlayer_0/kernel", "dnn/logits/bias", "training_tower/dense/kernel", "tower/training/w"):
+        assert not boot._EXCLUDE.search(name), name
+
+
+def test_after_import_callbacks_chain(boot, monkeypatch):
+    """Two patches of one module not imported yet (weights, sum losses: tf_keras) both run when it is imported."""
+    import sys
+
+    name = "tfmigrate_after_import_probe"
+    monkeypatch.setattr(boot, "_AFTER_IMPORT", {})
+    seen = []
+    boot._on_import(name, lambda mod: seen.append(("a", mod.__name__)))
+    boot._on_import(name, lambda mod: seen.append(("b", mod.__name__)))
+    finder = boot._AFTER_IMPORT[name]
+    assert finder.callbacks and sys.meta_path.count(finder) == 1
+    try:
+        finder.callback(types.SimpleNamespace(__name__=name))
+    finally:
+        sys.meta_path.remove(finder)
+    assert seen == [("a", name), ("b", name)]
+    boot._on_import("sys", lambda mod: seen.append(("now", mod.__name__)))  # imported already: runs at once
+    assert seen[-1] == ("now", "sys")

@@ -3,6 +3,7 @@ cover the options, the tool and every file of a unit; corrupt entries are rebuil
 cache stays bounded; stdin and --no-cache never touch it."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -201,3 +202,23 @@ def test_small_runs_start_no_pool(tmp_path, monkeypatch):
         files.append(p)
     migrate_paths(files, Options(), jobs=4)
     assert used == []
+
+
+def test_tool_fingerprint_memo(tmp_path, monkeypatch):
+    """The fingerprint kept with the stat data of the files it hashed: read back while they are unchanged (a warm
+    run stats ~60 files instead of hashing ~1 MB), recomputed when any differs or the memo is corrupt."""
+    from tfmigrate import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", -10**12)  # this checkout may have been edited a moment ago
+    plain = cache_mod.fingerprint()
+    assert cache_mod.fingerprint(tmp_path) == plain
+    [memo] = tmp_path.glob("*.tool")
+    doc = json.loads(memo.read_text())
+    memo.write_text(json.dumps({**doc, "tool": "from-the-memo"}))
+    assert cache_mod.fingerprint(tmp_path) == "from-the-memo"  # unchanged stat data: no file read
+    doc["stats"][-1][2] += 1  # a source's size differs: hashed again (and the memo rewritten)
+    memo.write_text(json.dumps({**doc, "tool": "stale"}))
+    assert cache_mod.fingerprint(tmp_path) == plain
+    memo.write_text("{corrupt")
+    assert cache_mod.fingerprint(tmp_path) == plain and json.loads(memo.read_text())["tool"] == plain
+    assert ResultCache(tmp_path).tool == plain

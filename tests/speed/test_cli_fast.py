@@ -91,3 +91,51 @@ def test_usage_errors_go_through_typer(tmp_path):
     assert code == 2 and "add --output-file FILE" in err
     code, _, err, _ = _run("--config", "target=nope", tmp_path, cache=tmp_path / "cache")
     assert code == 2 and err.startswith("error: ") and "Usage:" not in err
+
+
+# what a run whose every file is a cache hit (or skipped by the stat index) must not load: the parser, the rules'
+# modules, templates, the CLI framework, the runtime (its TF environments), the pool, nor the stdlib modules only
+# parsing or dataclasses need
+NOT_WARM = (*HEAVY, "tfmigrate.model", "tfmigrate.visitors", "tfmigrate.edits", "tfmigrate.names", "platformdirs",
+            "dataclasses", "inspect", "ast", "tokenize", "concurrent", "subprocess", "hashlib")
+_SHOW_MODULES = ("import sys\nfrom tfmigrate.main import main\ntry:\n    main(sys.argv[1:])\nfinally:\n"
+                 "    print('MODULES', sorted(sys.modules))\n")
+
+
+def _modules_of(*args, env) -> tuple[int, str, set[str]]:
+    import ast
+
+    proc = subprocess.run([sys.executable, "-c", _SHOW_MODULES, *map(str, args)], capture_output=True, env=env,
+                          timeout=300)
+    out = proc.stdout.decode()
+    before, _, listed = out.rpartition("MODULES ")
+    return proc.returncode, before + proc.stderr.decode(), set(ast.literal_eval(listed))
+
+
+def test_warm_all_cached_run_imports_no_parser_rules_or_runtime(tmp_path):
+    """sys.modules after a warm `rewrite --check` (the default cache dir under TFMIGRATE_HOME, as a user runs it),
+    less what the bare interpreter of this environment imports (site and .pth files), holds none of NOT_WARM."""
+    import os
+
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    shutil.copy(FIXTURES / "cnn" / "original.py", src / "prog.py")
+    shutil.copy(FIXTURES / "unsupported_hook" / "original.py", src / "hook.py")
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "layers.py").write_text("import tensorflow as tf\nfrom . import util\nx = tf.keras.layers.Dense(3)\n")
+    (src / "pkg" / "util.py").write_text('"""Unlike tf.estimator.Estimator, this runs eagerly."""\nimport tensorflow as tf\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("TFMIGRATE_CACHE_DIR",)}
+    env["TFMIGRATE_HOME"] = str(tmp_path / "home")
+    bare = subprocess.run([sys.executable, "-c", "import sys; print(sorted(sys.modules))"], capture_output=True,
+                          env=env, timeout=60)
+    import ast
+
+    baseline = set(ast.literal_eval(bare.stdout.decode()))
+    cold = _modules_of("rewrite", "--check", "-j1", src, env=env)
+    warm = _modules_of("rewrite", "--check", "-j1", src, env=env)
+    assert (tmp_path / "home" / "rewrite-cache").is_dir()
+    assert cold[0] == 1 and "would rewrite" in cold[1] and "libcst" in cold[2]  # the cold run parsed
+    assert warm[:2] == cold[:2]
+    loaded = warm[2] - baseline
+    assert not {m for m in loaded if m.split(".")[0] in NOT_WARM or m.startswith(NOT_WARM)}, sorted(loaded)
+    assert "tfmigrate.cache" in loaded  # (the results came from the cache)

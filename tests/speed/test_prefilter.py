@@ -36,7 +36,9 @@ SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=N
 
 # each trigger word, spelled so that it no longer is one (same length class, still an identifier)
 MANGLED = {b"stimator": b"stimat0r", b"RunConfig": b"RunConfg", b"TrainSpec": b"TrainSpc", b"EvalSpec": b"EvalSpc",
-           b"train_and_evaluate": b"train_and_evaluat"}
+           b"train_and_evaluate": b"train_and_evaluat", b"DNNClassifier": b"DNNClassifer",
+           b"DNNRegressor": b"DNNRegresor", b"LinearClassifier": b"LinearClassifer",
+           b"LinearRegressor": b"LinearRegresor", b"DNNLinearCombined": b"DNNLinearCombind"}
 
 # Estimator-API constructs that are flagged without a converted Estimator: each must keep its trigger word
 FLAGGED = {
@@ -48,6 +50,10 @@ FLAGGED = {
     "keras_to_estimator": "import tensorflow as tf\n\nest = tf.keras.estimator.model_to_estimator(model)\n",
     "tf_estimator_pkg": "import tensorflow_estimator as tfe\n\ncfg = tfe.estimator.RunConfig()\n",
     "star": "from tensorflow.compat.v1 import *\n\nest = estimator.Estimator(model_fn=f)\n",
+    # tf.contrib.learn's Estimators (no `estimator` in the path) and a canned class under an unbound root
+    "contrib_learn": "import tensorflow as tf\n\nclf = tf.contrib.learn.DNNClassifier(hidden_units=[4])\n",
+    "contrib_learn_from": "from tensorflow.contrib.learn import LinearRegressor\n\nreg = LinearRegressor([])\n",
+    "unbound_canned": "clf = tf.contrib.learn.DNNLinearCombinedClassifier(dnn_hidden_units=[4])\n",
     # names that reach tf.estimator only through their bindings (the leftover check follows them)
     "alias_chain": "import tensorflow as tf\nfrom tensorflow import estimator as E\nF = E\n\nkeys = F.ModeKeys\n",
     "local_alias": "import tensorflow as tf\n\n\ndef f():\n    import tensorflow.estimator as G\n    H = G\n    return H.ModeKeys\n",

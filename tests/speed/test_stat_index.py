@@ -316,6 +316,12 @@ def test_imported_by_matches_the_pass_over_every_file(tmp_path):
                 "pkg/a.b.py", "pkg/x..py", "pkg/sub/util.py", "top.py"):
         (tmp_path / rel).write_text("")
         targets[str(tmp_path / rel)] = b""
+    # packages' __init__.py (named by their real directory): imported, not imported, through a symlinked directory
+    (tmp_path / "nomatch").mkdir()
+    (tmp_path / "nomatch" / "__init__.py").write_text("")
+    os.symlink(tmp_path / "pkg" / "sub", tmp_path / "alias")
+    for rel in ("pkg/__init__.py", "nomatch/__init__.py", "alias/__init__.py"):
+        targets[str(tmp_path / rel)] = b""
     importers = {
         "p1.py": b"import data\nfrom pkg.sub import data, util as u\nimport pkg.sub\nfrom . import top\n",
         "p2.py": b"from pkg import (\n  sub,\n  data)\nimport feat, other.feat\nfrom pkg.a import b\nimport a.b\n",
@@ -370,13 +376,18 @@ def _reference_discover(paths: list[str], extend_exclude: tuple[str, ...] = (), 
     (["."], None, ()), (["./"], None, ()), (["src"], None, ()), (["src/", "./src", "src/a.py"], None, ()),
     (["src", "other/../src/pkg"], None, ("gen_*.py",)), (["src"], ("build",), ("pkg/sub", "*_test.py")),
     (["ABS"], None, ()), (["ABS", "src/pkg/m.py", "src/.hidden/h.py"], None, ("src/pkg",)), ([".", "/"], "ROOTONLY", ()),
+    (["src"], ("no[td]e_modules", "bui?d"), ("m", "a.py", "s.p[y]")),  # plain names and globs mixed
 ])
 def test_discover_files_are_the_strings_of_discover(tmp_path, monkeypatch, args, exclude, extend):
     for rel in ("src/a.py", "src/gen_x.py", "src/pkg/m.py", "src/pkg/m_test.py", "src/pkg/sub/s.py", "src/build/b.py",
                 "src/.hidden/h.py", "src/node_modules/n.py", "src/-dash.py", "src/pkg/notes.txt", "other/o.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    os.symlink(tmp_path / "src" / "pkg", tmp_path / "src" / "linked")
+    os.symlink(tmp_path / "src" / "pkg", tmp_path / "src" / "linked")  # a symlinked directory: not entered
+    os.symlink(tmp_path / "src" / "a.py", tmp_path / "src" / "pkg" / "alias.py")  # a symlinked file: listed
+    os.symlink(tmp_path / "nowhere.py", tmp_path / "src" / "broken.py")  # a broken symlink: listed (read fails)
+    (tmp_path / "src" / "dir.py").mkdir()  # a directory named *.py: entered, not listed
+    (tmp_path / "src" / "dir.py" / "inner.py").write_text("")
     monkeypatch.chdir(tmp_path)
     if exclude == "ROOTONLY":  # "/" itself: only the listing of the top (everything below excluded)
         exclude = ("*",)

@@ -1,0 +1,111 @@
+"""fixtures/nan_checkpoint_hooks run on both sides: the original on TF 2.15 (Estimator), the migrated program on
+TF 2.21, Keras and custom-loop targets.
+
+- A NaN loss at global step K (`--nan_at_step K` corrupts that step's labels): the Estimator's NanTensorHook raised
+  NanLossDuringTrainingError ("NaN loss during training.") after step K and its checkpoint, and wrote no final
+  one. The migrated program must raise the same error after the same step and leave the same checkpoints.
+- The checkpoint steps of a whole run (RunConfig(save_checkpoints_steps=40), max_steps 230): the Estimator saved
+  at steps 0, 40, ..., 200 and 230; the migrated program must save the same steps, under the same names.
+
+Marked `tfenv` and `equivalence` (it runs TensorFlow); run it alone.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.runtime import capture, envs
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+CASE = FIXTURES / "nan_checkpoint_hooks"
+ERROR = "NanLossDuringTrainingError: NaN loss during training."
+DIVERGED = "Model diverged with loss = NaN."
+
+
+def _run(env: str, argv: list[str], work: Path, capture_dir: Path | None = None, model_dir: Path | None = None):
+    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
+        environ.pop(key, None)
+    if capture_dir is not None:
+        environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
+    if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
+        environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
+    return subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _migrated(target: str, tmp_path: Path) -> Path:
+    from tfmigrate.engine import Options, migrate_source
+
+    out = tmp_path / f"migrated_{target}.py"
+    result = migrate_source((CASE / "original.py").read_bytes(), str(out), Options(target=target))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out.write_bytes(result.output)
+    return out
+
+
+def checkpoint_steps(model_dir: Path) -> list[int]:
+    """The steps the "checkpoint" state file lists (all_model_checkpoint_paths), each with its files on disk."""
+    state = (model_dir / "checkpoint").read_text()
+    names = re.findall(r'^all_model_checkpoint_paths: "(.*)"$', state, re.M)
+    steps = []
+    for name in names:
+        prefix = Path(name) if Path(name).is_absolute() else model_dir / name
+        assert prefix.name.startswith("model.ckpt-"), name  # the Estimator's names, which the user looks for
+        assert Path(f"{prefix}.index").exists(), name
+        steps.append(int(prefix.name.rsplit("-", 1)[1]))
+    return steps
+
+
+def steps_on_disk(model_dir: Path) -> list[int]:
+    """The steps of the model.ckpt-<step> checkpoints in model_dir (the legacy boot keeps every one it writes, but
+    its "checkpoint" file then lists the latest only)."""
+    return sorted(int(p.name[len("model.ckpt-"):-len(".index")]) for p in model_dir.glob("model.ckpt-*.index"))
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+@pytest.mark.parametrize("nan_at", [80, 97])  # on a checkpoint step (40, 80, ...) and between two
+def test_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, nan_at):
+    original = _run("legacy", [str(capture.LEGACY_BOOT), str(CASE / "original.py"), "--nan_at_step", str(nan_at)],
+                    tmp_path, tmp_path / "o_capture", tmp_path / "o_model")
+    assert original.returncode != 0 and ERROR in original.stderr and DIVERGED in original.stderr, \
+        original.stderr[-3000:]
+    # the boot's capture hook runs after the Estimator's NanTensorHook: steps 1..K-1 recorded, step K raised
+    losses = [loss for loss, _ in capture.read_legacy(tmp_path / "o_capture")["chief0"]]
+    assert len(losses) == nan_at - 1 and all(math.isfinite(x) for x in losses)
+    expected = steps_on_disk(tmp_path / "o_model")
+    # TF1 ran the chief's CheckpointSaverHook before the NanTensorHook: step K's checkpoint (NaN weights) is
+    # written, the final one is not
+    assert expected == [s for s in (0, 40, 80) if s <= nan_at]
+    for target in ("keras", "ctl"):
+        migrated = _migrated(target, tmp_path)
+        model_dir = tmp_path / f"{target}_model"
+        run = _run("target", [str(capture.TARGET_BOOT), str(migrated), "--nan_at_step", str(nan_at), "--model_dir",
+                              str(model_dir)], tmp_path, tmp_path / f"{target}_capture")
+        assert run.returncode != 0 and ERROR in run.stderr and DIVERGED in run.stderr, (target, run.stderr[-3000:])
+        # the target boot records a step before the program's check sees it: steps 1..K, the K-th NaN
+        losses = [loss for loss, _ in capture.read_target(tmp_path / f"{target}_capture")["chief0"]]
+        assert len(losses) == nan_at, target
+        assert all(math.isfinite(x) for x in losses[:-1]) and math.isnan(losses[-1]), target
+        assert steps_on_disk(model_dir) == expected and checkpoint_steps(model_dir) == expected, target
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_checkpoint_steps_match_the_estimators(tmp_path):
+    """save_checkpoints_steps=40, max_steps=230, keep_checkpoint_max=10: the first step, every 40, the last."""
+    original = _run("legacy", [str(CASE / "original.py"), "--model_dir", str(tmp_path / "o_model")], tmp_path)
+    assert original.returncode == 0, original.stderr[-3000:]
+    expected = checkpoint_steps(tmp_path / "o_model")
+    assert expected == [0, 40, 80, 120, 160, 200, 230]
+    for target in ("keras", "ctl"):
+        migrated = _migrated(target, tmp_path)
+        run = _run("target", [str(migrated), "--model_dir", str(tmp_path / f"{target}_model")], tmp_path)
+        assert run.returncode == 0, (target, run.stderr[-3000:])
+        assert checkpoint_steps(tmp_path / f"{target}_model") == expected, target
