@@ -98,13 +98,16 @@ def walked_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
+_TRIVIA_METHODS = frozenset(f"{prefix}_{name}" for prefix in ("visit", "leave") for name in dir(cst)
+                            if isinstance(getattr(cst, name), type) and issubclass(getattr(cst, name), TRIVIA))
+
+
 def _refuse_trivia_methods(cls) -> None:
-    own = {name for klass in cls.__mro__ if not klass.__module__.startswith("libcst") for name in vars(klass)}
-    for name in own:
-        prefix, _, kind = name.partition("_")
-        if prefix in ("visit", "leave") and isinstance(getattr(cst, kind, None), type) \
-                and issubclass(getattr(cst, kind), TRIVIA):
-            raise TypeError(f"{cls.__name__}.{name}: tfmigrate's walks do not enter {kind} nodes (TRIVIA)")
+    """A class's own methods (its bases were checked when they were made; classes are made per call)."""
+    bad = _TRIVIA_METHODS.intersection(vars(cls))
+    if bad:
+        name = min(bad)
+        raise TypeError(f"{cls.__name__}.{name}: tfmigrate's walks do not enter {name[6:]} nodes (TRIVIA)")
 
 
 class Visitor(_Dispatch, cst.CSTVisitor):

@@ -82,9 +82,24 @@ def wrap_call(text: str, base_indent: str = "", width: int = 100) -> str:
         expr = cst.parse_expression(text)
     except cst.ParserSyntaxError:
         return text  # not a single expression: leave the line as it is
+    return _wrap(expr, text, base_indent, width)
+
+
+def _wrap_part(node: cst.BaseExpression, base_indent: str, width: int) -> str:
+    """wrap_call(code(node), ...) without parsing the text again where it is one line (the node is what a parse of
+    it gives; a multi-line part is parsed, as it may not be an expression on its own)."""
+    text = code(node)
+    if "\n" in text:
+        return wrap_call(text, base_indent, width)
+    if len(base_indent) + len(text) <= width or not isinstance(node, (cst.List, cst.Call)):
+        return text
+    return _wrap(node, text, base_indent, width)
+
+
+def _wrap(expr: cst.BaseExpression, text: str, base_indent: str, width: int) -> str:
     inner = base_indent + "    "
     if isinstance(expr, cst.List) and expr.elements:
-        items = [wrap_call(code(el.value), inner, width) for el in expr.elements]
+        items = [_wrap_part(el.value, inner, width) for el in expr.elements]
         return "[\n" + "".join(f"{inner}{item},\n" for item in items) + f"{base_indent}]"
     if not isinstance(expr, cst.Call) or not expr.args:
         return text
@@ -93,5 +108,5 @@ def wrap_call(text: str, base_indent: str = "", width: int = 100) -> str:
     args = []
     for arg in expr.args:
         prefix = f"{arg.keyword.value}=" if arg.keyword is not None else arg.star
-        args.append(prefix + wrap_call(code(arg.value), inner, width))
+        args.append(prefix + _wrap_part(arg.value, inner, width))
     return f"{code(expr.func)}(\n" + "".join(f"{inner}{a},\n" for a in args) + f"{base_indent})"

@@ -62,7 +62,12 @@ naming it, nothing starts fresh. Keras: `initial_step = est.restore_model_dir(..
 StopAtStepHook(num_steps=N) count from initial_step); ctl: ModelTrainer._build restores and the loop counts from
 optimizer.iterations (there train(steps=N)/num_steps stay absolute, noted). No checkpoint: fresh initialisation,
 as the Estimator. tests/fixtures_run/test_resume_runs.py trains the original K steps, then continues the original
-and the migrated program from copies of that model_dir and compares every step. Parameter-server programs restore
+and the migrated program from copies of that model_dir and compares every step. Checkpoints (model_fn
+Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
+save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
+`EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
+end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
+Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -116,8 +121,10 @@ Example (`fixtures/regression_adagrad`, Keras target):
     strategy = tf.distribute.get_strategy()
     with strategy.scope():
         estimator = build_model({...})
-    estimator.fit(train_input_fn(), epochs=1, steps_per_epoch=args.steps,
-                  callbacks=[keras.callbacks.BackupAndRestore(d, save_freq=100, delete_checkpoint=False)])
+    initial_step = estimator.restore_model_dir(d, estimator.optimizer)
+    if initial_step < args.steps:
+        estimator.fit(train_input_fn(), epochs=1, steps_per_epoch=args.steps - initial_step,
+                      callbacks=[EstimatorCheckpoints(d, save_steps=100)])
     estimator.evaluate(eval_input_fn(), steps=None, return_dict=True)
 """
 from __future__ import annotations
@@ -469,6 +476,14 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
+            last = r.trail[-1] if r.trail else None
+            if last is not None and last.node is r.stopped_at and last.kind in ("import", "from"):
+                # `from model.net import model_fn` of a module the run does not hold: name the file to pass
+                target = self.program.absolute(last.target, last.scope.file)
+                module = target.rpartition(".")[0] if last.kind == "from" else target
+                if module:
+                    return (f"`{last.name}` is imported from `{module}`, which is not among the migrated files: "
+                            f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
@@ -616,8 +631,9 @@ class Analysis:
             train = {"input_fn": args["input_fn"]}
             if steps is not None:
                 train["max_steps"] = steps
-            if "callbacks" in stop:
-                train["callbacks"] = stop["callbacks"]
+            for key in ("callbacks", "checkpoint"):
+                if key in stop:
+                    train[key] = stop[key]
             site.uses.append(Use("train", call, file, func.value, train=train))
         elif method == "evaluate":
             args = bind_values(call, _EVALUATE, "evaluate", file)
@@ -756,8 +772,9 @@ class Analysis:
                 _until_end_of_input(site, node)
             else:
                 args["max_steps"] = steps
-            if "callbacks" in stop:
-                args["callbacks"] = stop["callbacks"]
+            for key in ("callbacks", "checkpoint"):
+                if key in stop:
+                    args[key] = stop[key]
         return args
 
     def exporters(self, value: Value, site: Site, max_steps=None) -> list:
@@ -875,6 +892,10 @@ class Analysis:
             if "feature_spec" not in receiver_args:
                 raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
             site.consumed.extend(b for b in r.trail if b.kind == "assign")
+            # a helper returning the receiver (`def serving_input_fn(): return build_parsing_...(spec)`) goes when
+            # nothing else calls it: its feature_spec is rendered into the export
+            site.removable.extend(b for b in r.trail if b.kind == "def")
+            receiver_args["feature_spec"] = self._helper_local(receiver_args["feature_spec"], value)
             return receiver_args
         if path == receiver_rules.RAW:
             raw = bind_values(node, receiver_rules.RAW_ARGS, "build_raw_serving_input_receiver_fn", r.value.file,
@@ -893,6 +914,23 @@ class Analysis:
         plan = site.receivers.get(id(fn.node)) or receiver_rules.handwritten(fn, value, self.tf)
         site.receivers[id(fn.node)] = plan
         return {"receiver_fn": value, "single_feature": plan.single_feature}
+
+    def _helper_local(self, spec: Value, at: Value) -> Value:
+        """A feature_spec that is a local of the helper building the receiver (`spec = {...}` or
+        `spec = make_parse_example_spec(columns)` read once, by the receiver call): its value, rendered at the
+        export instead of the name, which means nothing there. Anything else is kept as it is."""
+        if not isinstance(spec.node, cst.Name):
+            return spec
+        found = self.program.lookup(spec.node.value, spec.node, spec.file)
+        if len(found) != 1 or found[0].kind != "assign" or found[0].scope.kind != "function" \
+                or found[0].scope is at.file.scope_of(at.node):
+            return spec
+        if len(spec.file.loads_of(self.program, found[0])) != 1:  # mutated or read elsewhere: not one value
+            return spec
+        r = self.program.resolve(spec)
+        if r.ambiguous or isinstance(r.node, cst.Name):
+            return spec
+        return r.value if r.value.node is r.node else Value(r.node, r.value.file, r.value.env)
 
     def hooks(self, value: Value, site: Site, where: str) -> dict[str, Value]:
         """The hooks a list attaches: observing hooks are dropped with a note, StopAtStepHook gives the step
@@ -929,6 +967,11 @@ class Analysis:
                         self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
                                                             "steps: the same on a fresh model_dir; the custom loop "
                                                             "resumed from a checkpoint trains up to step N", call))
+            elif kind == hook_rules.SAVER and where == "train":
+                if "checkpoint" in stop:
+                    raise Blocked(hook_rules.CODE, "a second CheckpointSaverHook on one training is not converted",
+                                  call)
+                stop["checkpoint"] = self.saver_hook(call, h.value, site)
             elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
                 if where != "train":
                     raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a SessionRunHook "
@@ -942,7 +985,7 @@ class Analysis:
                 trail = trail[:len(trail) - len(h.trail)]
             else:
                 raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
-        site.consumed.extend(b for b in trail if b.kind == "assign")
+        site.consumed.extend(b for b in trail if b.kind in ("assign", "def"))
         if callbacks:
             from . import canned
 
@@ -954,6 +997,27 @@ class Analysis:
                                    callbacks[0].node)
             stop["callbacks"] = callbacks
         return stop
+
+    def saver_hook(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
+        """`CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` on training: the
+        generated EstimatorCheckpoints writes to checkpoint_dir instead of model_dir, as the Estimator, which added
+        no checkpoint saver of its own then (rules/hooks.py); else Blocked saying what to do."""
+        args = bind_values(call, hook_rules.SAVER_ARGS, "CheckpointSaverHook", value.file, value.env,
+                           rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+        for key in ("saver", "scaffold", "listeners"):
+            if key in given and not (key == "listeners" and _empty(given[key].node)):
+                raise Blocked(hook_rules.CODE, hook_rules.saver_blocked(key), given[key].node)
+        if "save_secs" in given:
+            raise Blocked(hook_rules.CODE, hook_rules.saver_blocked("save_secs"), given["save_secs"].node)
+        if "save_steps" not in given or "checkpoint_dir" not in given:
+            raise Blocked(hook_rules.CODE, "CheckpointSaverHook is converted with checkpoint_dir and save_steps (TF1 "
+                                           "raised without one of save_steps/save_secs)", call)
+        if not writes_checkpoints(site):
+            raise Blocked(hook_rules.CODE, hook_rules.saver_blocked("target"), call)
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.saver_note(), call))
+        return {k: v for k, v in given.items() if k in ("checkpoint_dir", "save_steps", "checkpoint_basename")}
 
     def _hook_class(self, call: cst.Call, file: FileIndex):
         """The CallbackPlan of `MyHook(...)` where MyHook is a SessionRunHook subclass of the program; None when
@@ -1725,19 +1789,26 @@ class Emitter:
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def callbacks(self, site: Site, plan, at, hooks=()) -> str:
+    def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None) -> str:
         items = [self.render(h, at, "hook") for h in hooks]  # SessionRunHook subclasses, now keras callbacks
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
         self.summaries_without_model_dir(site, plan)
         if model_dir is not None and writes_checkpoints(site):
-            # the Estimator's checkpoints: at the first step, every save_checkpoints_steps after it, at the last
-            args = [self.render(model_dir, at, "model_dir")]
-            for key in ("save_checkpoints_steps", "keep_checkpoint_max"):
-                if site.run_config.get(key) is not None:
-                    name = "save_steps" if key == "save_checkpoints_steps" else key
-                    args.append(f"{name}={self.render(site.run_config[key], at, key)}")
+            # the Estimator's checkpoints: at the first step, every save_checkpoints_steps after it, at the last;
+            # a CheckpointSaverHook's instead (the Estimator added no saver of its own then)
+            if saver is not None:
+                args = [self.render(saver["checkpoint_dir"], at, "checkpoint_dir"),
+                        f"save_steps={self.render(saver['save_steps'], at, 'save_steps')}"]
+            else:
+                args = [self.render(model_dir, at, "model_dir")]
+                if site.run_config.get("save_checkpoints_steps") is not None:
+                    args.append(f"save_steps={self.render(site.run_config['save_checkpoints_steps'], at, 'save_steps')}")
+            if site.run_config.get("keep_checkpoint_max") is not None:  # the Estimator's Saver, the hook's too
+                args.append(f"keep_checkpoint_max={self.render(site.run_config['keep_checkpoint_max'], at, 'keep')}")
+            if saver is not None and "checkpoint_basename" in saver:
+                args.append(f"basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}")
             items.append(f"{self.support_name(site, 'EstimatorCheckpoints')}({', '.join(args)})")
         elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
@@ -1784,7 +1855,7 @@ class Emitter:
                 f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
             per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
-                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()))})", "",
+                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()), use.train.get('checkpoint'))})", "",
                              width=92)
         self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
@@ -1899,9 +1970,9 @@ class Emitter:
             args.append(f"checkpoint_path={self.render(use.checkpoint, at, 'checkpoint_path')}")
         elif site.target == "keras" and not any(n[0] == CODE and n[2] is site.call for n in self.notes):
             self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
-                                     "Estimator's own, or the latest.weights.h5 a migrated Keras fit wrote "
-                                     "(BackupAndRestore saves every save_checkpoints_steps steps, not also at the "
-                                     "end: keep max_steps a multiple of it)", site.call))
+                                     "Estimator's own, or the model.ckpt-<step> a migrated Keras fit wrote "
+                                     "(EstimatorCheckpoints: the last step included); a latest.weights.h5 an earlier "
+                                     "migrated fit's BackupAndRestore left there is read first", site.call))
         if use.kind == "export":
             args.append("required=True")
         return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)

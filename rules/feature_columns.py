@@ -1,5 +1,8 @@
 """Categorical feature columns of canned estimators (TFM622): embedding columns in a DNN, categorical and crossed
-columns in a linear model. Read by rules/canned.py (see its doc for what converts); code emitted from
+columns in a linear model. A vocabulary_list may be any Python expression over the program's constants (a slice,
+`+`, a comprehension, sorted/list/range, str methods, a helper returning one): it is evaluated as Python did when
+TF1 built the column and the migrated code gets the list; run-time values, a set's unordered iteration and what
+TF1 refused (duplicate keys, a generator; crossed_column keys: see ColumnReader._crossed_args) block. Read by rules/canned.py (see its doc for what converts); code emitted from
 templates/feature_columns.py.j2.
 
 Why the generated code trains the same (each checked against TF 2.15's input_layer / linear_model with the same
@@ -14,6 +17,7 @@ weights: bit-equal outputs for every combiner; and per optimizer with IndexedSli
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -22,7 +26,9 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
-from ._args import is_literal
+from tfmigrate.visitors import Visitor
+
+from ._args import is_literal, literal
 
 CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
@@ -48,6 +54,67 @@ _BLOCKED = {  # feature_column functions not converted, with why and what to do
                                                         "converted",
     "sequence_numeric_column": "sequence columns feed RNN estimators, which are not converted",
 }
+
+
+# what a vocabulary expression may call (a name the program rebinds is not these) and which str methods
+_PURE = {"list": list, "tuple": tuple, "sorted": sorted, "range": range, "str": str, "int": int, "len": len,
+         "reversed": reversed, "enumerate": enumerate, "zip": zip, "min": min, "max": max}
+_STR_METHODS = {"lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize", "replace", "split", "join",
+                "format", "zfill", "casefold"}
+_NODES = (ast.Expression, ast.List, ast.Tuple, ast.Constant, ast.Name, ast.Load, ast.Store, ast.ListComp,
+          ast.GeneratorExp, ast.comprehension, ast.Subscript, ast.Slice, ast.BinOp, ast.UnaryOp, ast.Compare,
+          ast.BoolOp, ast.IfExp, ast.JoinedStr, ast.FormattedValue, ast.Call, ast.Attribute, ast.keyword, ast.Set,
+          ast.SetComp, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.Starred)
+
+
+def _unreadable(source: str, set_ok: bool = False) -> str | None:
+    """Why a vocabulary expression is not plain Python over constants, or None (`set_ok`: the expression is a
+    name's value, and a set there is checked where the name is used)."""
+    try:
+        tree = ast.parse(f"({source})", mode="eval")
+    except SyntaxError:
+        return "it is not one expression"
+    if isinstance(tree.body, ast.GeneratorExp):
+        return "a generator has no len(): TF 2.15 raises TypeError"
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            return f"it uses {type(node).__name__}, which is not evaluated here"
+        if isinstance(node, ast.Attribute) and node.attr not in _STR_METHODS:
+            return f"`.{node.attr}` is computed at run time"
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _PURE
+                                               or isinstance(node.func, ast.Attribute)):
+            return "it calls a function of the program, evaluated at run time"
+        if isinstance(node, (ast.Set, ast.SetComp)) and not _sorted_arg(tree, node) and not (set_ok and node is tree.body):
+            return "a set's order varies between runs (string hashing); use sorted(...)"
+    return None
+
+
+def _sorted_arg(tree, node) -> bool:
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "sorted"
+               and c.args and c.args[0] is node for c in ast.walk(tree))
+
+
+def _only_sorted(tree, name: str) -> bool:
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+    return all(_sorted_arg(tree, n) for n in uses)
+
+
+def _free_names(tree) -> list[str]:
+    bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+             for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+    return list(dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound))
+
+
+def _first_name(node: cst.CSTNode, name: str) -> cst.Name:
+    found = []
+
+    class _V(Visitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value == name and not found:
+                found.append(n)
+
+    node.visit(_V())
+    return found[0]
 
 
 # feature_column functions whose column is not a CategoricalColumn: crossed_column refused them as keys
@@ -145,7 +212,7 @@ class ColumnReader:
             key = self._key(args, word, node)
             if "vocabulary_list" not in args:
                 raise Blocked(CODE_COLUMNS, f"{word} needs vocabulary_list", node)
-            vocabulary = self.reader.literal(args["vocabulary_list"], "vocabulary_list")
+            vocabulary = self.vocabulary(args["vocabulary_list"])
             if not isinstance(vocabulary, list) or not vocabulary or not (
                     all(isinstance(v, str) for v in vocabulary)
                     or all(isinstance(v, int) and not isinstance(v, bool) for v in vocabulary)):
@@ -250,6 +317,58 @@ class ColumnReader:
                                             "HashedCategoricalColumn\", so the original never trained; cross the "
                                             "feature name as a string or a categorical column", item.node)
         return args
+
+    # ---- vocabularies ---------------------------------------------------------------------------------------------
+    def vocabulary(self, value: Value) -> list:
+        """vocabulary_list's Python value: a literal, or an expression over the source's constants (`VOCAB[:10]`,
+        `BASE + ["x"]`, `[v.lower() for v in WORDS if v]`, `sorted(SET)`, `list(range(5))`) evaluated as Python
+        evaluated it when TF1 built the column; the migrated code gets the resulting list. Anything computed at run
+        time (files, environment, functions of the program) blocks: the table's size must be known here."""
+        got = self.constant(value, "vocabulary_list")
+        if isinstance(got, (list, tuple, range)):
+            got = list(got)
+        else:
+            raise Blocked(CODE_COLUMNS, f"vocabulary_list `{code(value.node)[:60]}` is a {type(got).__name__}, not a "
+                                        "list: TF1 took len() and the elements of what it was given", value.node)
+        if len(set(got)) != len(got):
+            raise Blocked(CODE_COLUMNS, f"vocabulary_list `{code(value.node)[:60]}` has duplicate keys: TF 2.15 raises "
+                                        "\"ValueError: Duplicate keys in vocabulary_list\", so the original never "
+                                        "trained", value.node)
+        return got
+
+    def constant(self, value: Value, what: str, depth: int = 0):
+        r = self.reader.resolve(value, what)
+        node, file, env = r.node, r.value.file, r.value.env
+        try:
+            return literal(node)
+        except ValueError:
+            pass
+        source = code(node)
+        why = _unreadable(source, set_ok=depth > 0)
+        if why is None and depth > 8:
+            why = "it is built through too many names"
+        if why is not None:
+            raise Blocked(CODE_COLUMNS, f"{what} `{source[:60]}` is not converted: {why}. tfmigrate reads the "
+                                        "vocabulary from the source to size the table: write it as a literal list, "
+                                        "or an expression over constants of the program (slices, +, comprehensions, "
+                                        "sorted, list, range, str methods)", value.node)
+        tree = ast.parse(f"({source})", mode="eval")
+        scope = {}
+        for name in _free_names(tree):
+            at = _first_name(node, name)
+            if name in _PURE and not self.reader.program.lookup(name, at, file):
+                scope[name] = _PURE[name]
+                continue
+            got = self.constant(Value(at, file, env), what, depth + 1)
+            if isinstance(got, (set, frozenset)) and not _only_sorted(tree, name):
+                raise Blocked(CODE_COLUMNS, f"{what} `{source[:60]}` iterates the set `{name}`, whose order varies "
+                                            "between runs (string hashing): not converted; use sorted(...)", value.node)
+            scope[name] = got
+        try:
+            return eval(compile(tree, "<vocabulary>", "eval"), {"__builtins__": {}}, scope)  # checked: _unreadable
+        except Exception as error:  # the original raised too, when it built the column
+            raise Blocked(CODE_COLUMNS, f"{what} `{source[:60]}` raises {type(error).__name__} ({error}) when Python "
+                                        "evaluates it, as it did in the original", value.node) from None
 
     # ---- embedding columns --------------------------------------------------------------------------------------
     def embedding(self, node: cst.Call, r) -> tuple[Categorical, Embedding]:

@@ -131,12 +131,15 @@ class Head:
         if not self.targets:
             return ""
         labels = f"label_ids(labels, {self.vocabulary})" if self.vocabulary is not None else "labels"
+        doc = "The labels (as label_vocabulary ids) and example weights the head used."
         if self.reshape_labels:
             labels = f"tf.reshape({labels}, [-1, 1])"
+            if not self.vocabulary and not self.weight:
+                doc = "The labels as the head used them: [batch, 1], like the logits."
         weights = self.weight if self.weight is not None else "None"
         text = (
             "\n    def head_targets(self, features, labels):\n"
-            '        """The labels (as label_vocabulary ids) and example weights the head used."""\n'
+            f'        """{doc}"""\n'
             f"        return {labels}, {weights}\n")
         if target == "keras":
             text += (

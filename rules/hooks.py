@@ -9,6 +9,31 @@ Converted, exactly:
   `min(max_steps, N)` (`N` alone without max_steps). `StopAtStepHook(num_steps=N)`: N steps from the step
   training starts at, like `train(steps=N)` (the same on a fresh model_dir; noted).
 
+- `NanTensorHook(loss[, fail_on_nan_loss])` in the model_fn's `EstimatorSpec(training_hooks=[...])` or
+  `training_chief_hooks` (inline or a name), on the loss the spec returns: the migrated training raises
+  `tf.compat.v1.train.NanLossDuringTrainingError` ("NaN loss during training.", TF 2.21 still has the class, so an
+  `except` of it still catches it) after logging "Model diverged with loss = NaN." as an error, after the first step
+  whose loss is NaN. Keras: the generated `NanLossCheck` callback, last in fit's callbacks (logs["loss"] is the
+  running mean of the epoch's losses: NaN from the first NaN step on, the same step for losses never -inf); custom
+  loop: a check after each step. Measured on TF 2.15 (fixtures/nan_checkpoint_hooks, NaN labels at step K): the
+  chief's checkpoint saver ran before the NaN hook, so step K's checkpoint (NaN weights) is written, then the error,
+  and no end-of-training checkpoint; the migrated program does the same (tests/fixtures_run/
+  test_nan_checkpoint_runs.py). `fail_on_nan_loss=False` changes nothing: the Estimator adds its own
+  NanTensorHook(loss) before training_hooks, which raised first (noted). Not TerminateOnNaN: it stops without
+  raising (and on inf too).
+- `CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` in `train(hooks=)` /
+  `TrainSpec(hooks=)` (inline, named, or a list a helper returns), Keras target, model_fn Estimator with a model_dir:
+  the generated `EstimatorCheckpoints` callback writes `<checkpoint_dir>/<basename>-<step>` (tf.train.Checkpoint of
+  model and optimizer) at the first step, every N steps after the last save and at the last step, keeping
+  RunConfig(keep_checkpoint_max); nothing is written to model_dir, as the Estimator added no saver of its own next
+  to the hook (measured: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 for N=3, max_steps 10). No .meta / graph.pbtxt.
+
+Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ckpt-<step> at the step training
+started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
+last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
+the same (it replaces BackupAndRestore there; restore_model_dir reads it back); the custom loop saves the same
+steps with the same names. Canned / model_to_estimator / parameter-server programs keep their own checkpointing.
+
 Dropped with a note (they observe training and change nothing in it; the note says the Keras way to get the
 same output):
 - `LoggingTensorHook` (Keras prints the loss and metrics; a `keras.callbacks.LambdaCallback` logs other values),
@@ -44,14 +69,18 @@ bases; the hook on evaluation (EvalSpec /
 evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); canned
 estimators and parameter servers on the custom loop target (their loops call no callbacks yet: use --target keras).
 
-Blocked, with the hook named at its line: `NanTensorHook` (TF1 raises on a NaN loss; `keras.callbacks.TerminateOnNaN`
-stops without raising, which is not the same program), `CheckpointSaverHook` (checkpoints come from
-RunConfig(save_checkpoints_steps)), `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
+Blocked, with the hook named at its line: `NanTensorHook` attached outside the model_fn (its tensor, a name, is not
+known to be the loss), on another tensor than the spec's loss, on evaluation, or under parameter servers (the chief
+reads the workers' losses only at log/checkpoint steps); `CheckpointSaverHook` with `saver=`, `scaffold=`,
+`listeners=` (TF1 graph objects), `save_secs=` (wall-time steps differ per run), on the custom loop target, in an
+EstimatorSpec, twice on one training; `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
 `show_dataflow`/`show_memory` settings alike, hooks from other libraries (Horovod, tf.contrib early stopping):
 their `before_run`/`after_run` read graph tensors the Keras model does not have. A StopAtStepHook on evaluation
 or prediction is blocked too.
 
-Why exact: the dropped hooks only read values and write logs; what training computes is the same without them
+Why exact: the dropped hooks only read values and write logs; the NaN check raises the same error after the same
+step with the same checkpoints on disk, and the checkpoint writer saves the same steps under the same names
+(tests/fixtures_run/test_nan_checkpoint_runs.py compares both sides on TF 2.15 / TF 2.21); what training computes is the same without them
 (fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps; a converted
 hook class runs the same Python at the same points of training and can only end it, after the same step.
 
@@ -90,13 +119,17 @@ OBSERVING = {
 }
 STOP = "StopAtStepHook"
 NAN = "NanTensorHook"
+SAVER = "CheckpointSaverHook"
+SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
+              "save_graph_def"]
 _NAMESPACES = ("train.", "estimator.")
 _BLOCKED = {
     "NanTensorHook": "attached outside the model_fn it reads a tensor tfmigrate cannot tell is the model's loss; "
                      "attach NanTensorHook(loss) in the model_fn's EstimatorSpec(training_hooks=[...]), which "
                      "converts (keras.callbacks.TerminateOnNaN is not the same: it stops without raising)",
-    "CheckpointSaverHook": "set RunConfig(save_checkpoints_steps=...) instead; the migrated program checkpoints "
-                           "from it",
+    "CheckpointSaverHook": "converted when attached to training through train(hooks=...) or TrainSpec(hooks=...) "
+                           "(Keras target, a model_fn Estimator with a model_dir); elsewhere set "
+                           "RunConfig(save_checkpoints_steps=...), which the migrated program checkpoints from",
 }
 
 
@@ -124,6 +157,28 @@ def nan_note(fail_flag: str | None) -> str:
         note += (f"; fail_on_nan_loss={fail_flag} changed nothing in TF1: the Estimator's own NanTensorHook(loss), "
                  "run before training_hooks, raised first (TF 2.15)")
     return note
+
+
+def saver_note() -> str:
+    return ("CheckpointSaverHook converted: the generated EstimatorCheckpoints callback writes a tf.train.Checkpoint "
+            "of the model and optimizer as <checkpoint_dir>/<checkpoint_basename>-<global step> at the first step, "
+            "every save_steps steps after the last one and at the last step, keeping RunConfig(keep_checkpoint_max), "
+            "and nothing to model_dir, as the Estimator (which added no saver of its own next to this hook); no "
+            ".meta / graph.pbtxt (a TF2 checkpoint holds no graph)")
+
+
+def saver_blocked(what: str) -> str:
+    """Why a CheckpointSaverHook is not converted: `what` is the argument, or "target"."""
+    if what == "save_secs":
+        return ("CheckpointSaverHook(save_secs=...) is not converted: checkpoints by wall time land on other steps "
+                "in every run; use save_steps=N, which converts")
+    if what == "target":
+        return ("CheckpointSaverHook is converted for a model_fn Estimator with a model_dir on the Keras target "
+                "(--target keras) only; here set RunConfig(save_checkpoints_steps=...) instead, which the migrated "
+                "program checkpoints from")
+    return (f"CheckpointSaverHook({what}=...) is not converted: a TF2 checkpoint has no TF1 {what} (the Saver, "
+            "Scaffold or CheckpointSaverListener ran on the TF1 graph); drop it, or write a keras.callbacks.Callback "
+            "that saves what the listener needs")
 
 
 def blocked_message(kind: str | None, text: str) -> str:

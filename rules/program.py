@@ -15,7 +15,20 @@ used stays and blocks as a leftover TF1 name.
 TFM604 (unresolved Estimator name): a dotted name with an Estimator word in it (`x.estimator.Estimator`,
 `tf.keras.estimator.model_to_estimator`, ...) whose root is bound nowhere in the file (TensorFlow reached through
 code tfmigrate cannot see, a name injected at run time) is reported as an error rather than passed over: the file
-may drive an Estimator the tool cannot resolve. Import TensorFlow explicitly and re-run.
+may drive an Estimator the tool cannot resolve. Import TensorFlow explicitly and re-run. The canned class names
+(`DNNClassifier`, `LinearRegressor`, ...) count as Estimator words here (`tf.contrib.learn.DNNClassifier` in a notebook
+cell that never imports TensorFlow).
+
+A file that imports TensorFlow but converts no Estimator is also reported (TFM601) where it drives one tfmigrate
+cannot follow: `x.train/evaluate/predict/export_saved_model(...)` on the result of an estimator-named function that
+is not a def of the run (`est = build_estimator()` imported from a module not passed), or train/evaluate/export on a
+parameter named for an Estimator that nothing in the run calls (`def fit(estimator, ...)`); and once, at the class,
+an Estimator subclass nothing in the run builds (instead of every Estimator name its model_fn uses). Names of
+scikit-learn and boosting-library estimators are not taken for Estimators.
+
+Star imports: a model_fn name bound nowhere in a module that has `from X import *` of a module other than
+TensorFlow is that import's (a module global): the converted model, written into the same module, reads it as the
+model_fn did (`_star_imported`).
 
 Why exact: the pass only composes the rules' conversions, each exact on its own; it edits nothing until every rule
 has planned, and an output that does not parse is never written (the engine compiles it first).

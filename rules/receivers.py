@@ -4,6 +4,9 @@
 their serving signature's inputs from the receiver function:
 - `tf.estimator.export.build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size)`: serialized
   tf.Example protos ("examples") parsed with feature_spec → the migrated model's `export_parsing_saved_model`.
+  Also returned from a helper (which goes when nothing else calls it), with the feature_spec built in a helper
+  (`make_parse_example_spec(columns)`: the helper stays) or a local of the receiver's helper assigned once and
+  read only there (its value is written at the export).
 - a hand-written function (a `def` with no required parameter: the Estimator called it with none) whose every
   `return` is `tf.estimator.export.ServingInputReceiver(features, receiver_tensors)` or
   `TensorServingInputReceiver(...)`. It stays where it is, with two edits: each return gives

@@ -6,6 +6,7 @@ difference), so a change in numerics either way fails here.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -108,6 +109,22 @@ def test_fixture_verifies_on_parameter_servers(case, tmp_path):
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     result = json.loads(report.read_text())
     assert result["comparison"]["equivalent"], proc.stdout[-4000:]
+    _check_shards(ps.get("shards", {}), tmp_path / "run")
+
+
+def _check_shards(expected: dict, run: Path) -> None:
+    """`[ps] shards = {"<layer>/<weight>" = n}`: both sides really partitioned it in n (the original's graph has
+    <scope>/<layer>/<weight>/part_0 … part_<n-1>; the migrated chief's weight map records n ShardedVariable parts),
+    so an equivalent verdict is about the partitioned job, not an unpartitioned one."""
+    if not expected:
+        return
+    graph = (run / "original-1" / "model_dir" / "graph.pbtxt").read_text()
+    mapped = json.loads((run / "migrated" / "capture" / "chief0.weights.json").read_text())["mapped"]
+    shards = {m["weight"]: m.get("shards", 1) for m in mapped}
+    for weight, n in expected.items():
+        parts = {int(p) for p in re.findall(rf'name: "(?:[\w/]*/)?{re.escape(weight)}/part_(\d+)"', graph)}
+        assert parts == set(range(n)), (weight, sorted(parts))
+        assert shards.get(weight) == n, (weight, shards)
 
 
 @pytest.mark.equivalence

@@ -109,3 +109,69 @@ def test_checkpoint_steps_match_the_estimators(tmp_path):
         run = _run("target", [str(migrated), "--model_dir", str(tmp_path / f"{target}_model")], tmp_path)
         assert run.returncode == 0, (target, run.stderr[-3000:])
         assert checkpoint_steps(tmp_path / f"{target}_model") == expected, target
+
+
+SAVER_PROGRAM = '''\
+import argparse
+import os
+
+import numpy as np
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def train_input_fn():
+    x = np.random.RandomState(0).randn(64, 2).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, x[:, :1] * 2.0)).repeat().batch(8)
+
+
+def main(args):
+    config = tf.estimator.RunConfig(model_dir=args.model_dir, save_checkpoints_steps=4, keep_checkpoint_max=4)
+    est = tf.estimator.Estimator(model_fn, config=config)
+    saver = tf.estimator.CheckpointSaverHook(os.path.join(args.model_dir, "extra"), save_steps=3,
+                                             checkpoint_basename="run.ckpt")
+    est.train(train_input_fn, hooks=[saver], max_steps=args.steps)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--model_dir", required=True)
+    main(parser.parse_args())
+'''
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_a_checkpoint_saver_hook_writes_the_same_steps_to_its_directory(tmp_path):
+    """CheckpointSaverHook(model_dir/extra, save_steps=3, checkpoint_basename="run.ckpt"), max_steps 10,
+    keep_checkpoint_max 4: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 there, listed the newest 4, and wrote no checkpoint
+    to model_dir (the Estimator adds no saver of its own next to the hook)."""
+    from tfmigrate.engine import Options, migrate_source
+
+    original = tmp_path / "saver_original.py"
+    original.write_text(SAVER_PROGRAM)
+    result = migrate_source(SAVER_PROGRAM.encode(), str(tmp_path / "saver_migrated.py"), Options(target="keras"))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    migrated = tmp_path / "saver_migrated.py"
+    migrated.write_bytes(result.output)
+    steps = {}
+    for side, env, program in (("original", "legacy", original), ("migrated", "target", migrated)):
+        model_dir = tmp_path / side
+        run = _run(env, [str(program), "--model_dir", str(model_dir)], tmp_path)
+        assert run.returncode == 0, (side, run.stderr[-3000:])
+        assert not list(model_dir.glob("*.index")) and not (model_dir / "checkpoint").exists(), side
+        extra = model_dir / "extra"
+        state = (extra / "checkpoint").read_text()
+        listed = [int(n.rsplit("-", 1)[1]) for n in re.findall(r'^all_model_checkpoint_paths: "(.*)"$', state, re.M)]
+        on_disk = sorted(int(p.name[len("run.ckpt-"):-len(".index")]) for p in extra.glob("run.ckpt-*.index"))
+        steps[side] = (listed, on_disk)
+    assert steps["original"] == ([3, 6, 9, 10], [3, 6, 9, 10]), steps  # the 4 newest kept, run.ckpt-0 deleted
+    assert steps["migrated"] == steps["original"]

@@ -233,7 +233,8 @@ def test_predict_and_export_in_the_custom_loop():
     est = tf.estimator.DNNClassifier(
         hidden_units=[4], feature_columns=[tf.feature_column.numeric_column("a")],
         config=tf.estimator.RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()))
-    est.train(input_fn, max_steps=2)
+    tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=2),
+                                    tf.estimator.EvalSpec(input_fn, steps=1))  # est.train under MWMS: TFM701
     predictions = list(est.predict(input_fn))
     ''')
     text = converted(src)

@@ -76,7 +76,7 @@ def test_eval_and_predict_observing_hooks_dropped():
 
 @pytest.mark.parametrize("hook, words", [
     ("tf.compat.v1.train.NanTensorHook(loss)", "NanTensorHook is not converted: attached outside the model_fn"),
-    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=5)', "save_checkpoints_steps"),
+    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_secs=5)', "checkpoints by wall time land on other steps"),
     ("MyHook()", "hook MyHook.after_run uses `run_values`: a SessionRunArgs fetch is not converted"),
     ("tf.estimator.StopAtStepHook(num_steps=2, last_step=3)", "exactly one of num_steps or last_step"),
 ])
@@ -519,3 +519,55 @@ def test_hooks_read_through_their_module_go_with_the_converted_call(tmp_path, im
     (tmp_path / "again").mkdir()
     task, watch, _ = _hook_module_program(tmp_path / "again", import_line, hooks_expr, f"print({hooks_expr})\n")
     assert task.status != "changed" and watch.status != "changed"
+
+
+# ---- CheckpointSaverHook on training: the Estimator then added no saver of its own (TF 2.15: nothing in model_dir) --
+SAVER_HELPER = """
+def make_hooks(directory):
+    return [tf.estimator.CheckpointSaverHook(directory, save_steps=3, checkpoint_basename="run.ckpt")]
+"""
+
+
+@pytest.mark.parametrize("drive_code", [
+    'est.train(train_input_fn, hooks=[tf.estimator.CheckpointSaverHook("/tmp/extra", save_steps=3, '
+    'checkpoint_basename="run.ckpt")], max_steps=10)\n',
+    'saver = tf.compat.v1.train.CheckpointSaverHook(checkpoint_dir="/tmp/extra", save_steps=3, saver=None, '
+    'checkpoint_basename="run.ckpt", listeners=[])\n'
+    "train_spec = tf.estimator.TrainSpec(train_input_fn, max_steps=10, hooks=[saver])\n"
+    "tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(eval_input_fn, steps=2))\n",
+    'est.train(train_input_fn, hooks=make_hooks("/tmp/extra"), max_steps=10)\n',
+])
+def test_a_checkpoint_saver_hook_writes_the_checkpoints_to_its_directory(drive_code):
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/m", save_checkpoints_steps=4, keep_checkpoint_max=7)'
+    result = rewrite(program(run_config=config, drive=drive_code, extra=SAVER_HELPER if "make_" in drive_code else ""))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    # the hook's directory, steps and basename; the Estimator's Saver kept keep_checkpoint_max; model_dir gets none
+    flat = "".join(out.split())
+    assert 'EstimatorCheckpoints("/tmp/extra",save_steps=3,keep_checkpoint_max=7,basename="run.ckpt"' in flat
+    assert 'EstimatorCheckpoints("/tmp/m"' not in flat and "Hook" not in out and "make_hooks" not in out
+    assert 'est.restore_model_dir("/tmp/m",est.optimizer)' in flat  # the Estimator still resumed from model_dir
+    assert any(n.startswith("CheckpointSaverHook converted") for n in notes(result))
+
+
+@pytest.mark.parametrize("hook, target, words", [
+    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3, saver=tf.compat.v1.train.Saver())', "keras",
+     "CheckpointSaverHook(saver=...) is not converted"),
+    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3, listeners=[Listener()])', "keras",
+     "CheckpointSaverHook(listeners=...) is not converted"),
+    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3, scaffold=tf.compat.v1.train.Scaffold())', "keras",
+     "CheckpointSaverHook(scaffold=...) is not converted"),
+    ('tf.estimator.CheckpointSaverHook("/tmp/c")', "keras", "converted with checkpoint_dir and save_steps"),
+    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3)', "ctl", "on the Keras target (--target keras) only"),
+])
+def test_checkpoint_saver_hook_arguments_without_a_tf2_meaning_block(hook, target, words):
+    extra = "class Listener(tf.estimator.CheckpointSaverListener):\n    pass\n"
+    result = blocked(program(drive=drive(f"[{hook}]"), extra=extra), target=target)
+    assert any(d.code == "TFM611" and words in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
+def test_a_checkpoint_saver_hook_in_the_model_fn_blocks_with_what_to_do():
+    result = blocked(program(nan_model_fn('training_hooks=[tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3)]')))
+    assert any(d.code == "TFM611" and "through train(hooks=...) or TrainSpec(hooks=...)" in d.message
+               for d in result.diagnostics), [d.format() for d in result.diagnostics]

@@ -134,3 +134,16 @@ def test_a_name_from_a_star_import_is_a_module_global_the_model_reads():
     # without the star import WIDTH is bound nowhere: still reported
     found = blocked(program(forward=forward)).diagnostics
     assert any("WIDTH" in d.message for d in found)
+
+
+@pytest.mark.parametrize("imports, module, path", [
+    ("from nets.conv import conv_model_fn as model_fn", "nets.conv", "nets/conv.py"),
+    ("from .conv import model_fn", "conv", "conv.py"),
+])
+def test_a_model_fn_imported_from_a_module_outside_the_run_names_the_file_to_pass(imports, module, path):
+    from _helpers import program
+
+    src = program(body="", header=f"import tensorflow as tf\n{imports}")
+    found = blocked(src).diagnostics
+    assert found[0].code == "TFM601"
+    assert f"is imported from `{module}`, which is not among the migrated files: pass {path}" in found[0].message
