@@ -786,6 +786,10 @@ class Outcome:
         return [d for r in self.results.values() for d in r.diagnostics if d.severity == "error"]
 
 
+def _with(record, **changes):
+    return type(record)(**{**vars(record), **changes})
+
+
 def _run(sources: dict[str, str]) -> dict[str, FileResult]:
     if list(sources) == ["program.py"]:
         return {"program.py": migrate_source(sources["program.py"].encode(), "program.py", Options())}
@@ -802,8 +806,8 @@ def _run(sources: dict[str, str]) -> dict[str, FileResult]:
         out = {}
         for rel, result in zip(wanted, results):
             # temp-dir paths mean nothing to a reader
-            out[rel] = dataclasses.replace(result, path=rel,
-                                           diagnostics=[dataclasses.replace(d, path=rel) for d in result.diagnostics])
+            # FileResult / Diagnostic are tfmigrate records, not dataclasses (migrator/records.py): copy by fields
+            out[rel] = _with(result, path=rel, diagnostics=[_with(d, path=rel) for d in result.diagnostics])
         return out
 
 
