@@ -1079,7 +1079,6 @@ class CannedPlan:
     until_end: bool = False  # trained without max_steps: the custom loop stops where the input ends
     resuming: bool = False  # training resumes from model_dir: the Estimator's checkpoint by its names, or this program's
     restoring: bool = False  # predict / evaluate / export with nothing trained first restore model_dir's checkpoint
-    checkpoints: bool = False  # Keras fit writes the Estimator's checkpoints (EstimatorCheckpoints, rules/driver.py)
 
 
 _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rules/heads.py)
@@ -1159,8 +1158,6 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         needed.extend(plan.model.head_plan.support(target))
         if plan.resuming or plan.restoring:  # the optimizer slots' names in the Estimator's checkpoint
             needed.append("legacy_slots" if not plan.model.v1 else "estimator_slots")
-        if plan.checkpoints:
-            needed.append("EstimatorCheckpoints")
         if plan.model.family == "baseline":
             needed.append("BaselineBias")
         if plan.model.batch_norm:
@@ -1178,8 +1175,6 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
             parts.append(head_support.render(part=item))
-        elif item == "EstimatorCheckpoints":  # the class the model_fn path's keras_build.py.j2 writes too
-            parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
             parts.append(env.get_template("estimator_restore.py.j2").render(
                 part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))

@@ -688,8 +688,7 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
                                        # Keras restores model_dir before fit; the custom loop's _build before evaluate too
                                        resuming=any(driver.resumes(s) and (targets[key] != "keras" or any(
                                            u.train for u in s.uses)) for s in sites),
-                                       restoring=any(u.restore for s in sites for u in s.uses),
-                                       checkpoints=any(map(driver.writes_checkpoints, sites)))
+                                       restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
