@@ -439,6 +439,8 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     file = context.file if context.file is not None and context.file.module is module else None
     position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
+    if new is module and not context.text_replacements:  # no rule changed the tree: LibCST renders it byte-exact
+        return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     from .visitors import render
 
     out_text = render(new)

@@ -24,11 +24,6 @@ ALLOWED_BLOCKERS: list[tuple[str, str]] = [
     # canned_wide_deep_mwms), so tfmigrate blocks them instead of converting unverified; the same program converts
     # without the strategy or with MultiWorkerMirroredStrategy.
     ("TFM622", "under MirroredStrategy is not converted yet"),
-    # est.train (specs=train_then_evaluate) under strategy=mwms_if_tf_config: TF 2.15's Estimator.train raises
-    # "Only `STANDALONE_CLIENT` mode is supported when you call `estimator.train`" under the TF_CONFIG cluster this
-    # strategy is for (measured, rules/strategy.py), so the program is blocked on purpose instead of converted into
-    # a multi-worker run the original never made; the same program with train_and_evaluate converts.
-    ("TFM701", "Only `STANDALONE_CLIENT` mode is supported when you call `estimator.train`"),
 ]
 
 # Stable in CI: derandomized, no example database. No shrinking: a failure prints the whole shape and program, and
