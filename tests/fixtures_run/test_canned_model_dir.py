@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_run.test_resume_runs import _run as run_checked
+from _runs import migrate_case
 from tfmigrate.runtime import capture, compare, envs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -49,15 +50,7 @@ def _run(env: str, argv: list[str], work: Path, check: bool = True, capture_dir:
 
 
 def _migrated(tmp_path: Path, target: str) -> Path:
-    from tfmigrate.engine import Options, migrate_source
-
-    out = tmp_path / f"migrated_{target}.py"
-    result = migrate_source((CASE / "original.py").read_bytes(), str(out), Options(target=target))
-    assert result.status == "changed", [d.format() for d in result.diagnostics]
-    if target == "keras":
-        assert result.output == (CASE / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
-    out.write_bytes(result.output)
-    return out
+    return migrate_case(CASE, tmp_path, target)
 
 
 def _predictions(stdout: str) -> list[dict]:

@@ -12,14 +12,13 @@ Marked `tfenv` and `equivalence` (it runs TensorFlow); run it alone.
 from __future__ import annotations
 
 import math
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tfmigrate.runtime import capture, envs
+from _runs import run_program
+from tfmigrate.runtime import capture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASE = FIXTURES / "nan_checkpoint_hooks"
@@ -27,16 +26,7 @@ ERROR = "NanLossDuringTrainingError: NaN loss during training."
 DIVERGED = "Model diverged with loss = NaN."
 
 
-def _run(env: str, argv: list[str], work: Path, capture_dir: Path | None = None, model_dir: Path | None = None):
-    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
-        environ.pop(key, None)
-    if capture_dir is not None:
-        environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
-    if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
-        environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
-    return subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
-                          timeout=600)
+_run = run_program
 
 
 def _migrated(target: str, tmp_path: Path) -> Path:

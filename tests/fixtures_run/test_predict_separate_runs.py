@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from _runs import migrate_case
 from tfmigrate.runtime import envs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -65,15 +66,7 @@ def _close(a: float, b: float) -> bool:
 
 
 def _migrated(tmp_path: Path, target: str = "keras") -> Path:
-    from tfmigrate.engine import Options, migrate_source
-
-    out = tmp_path / f"migrated_{target}.py"
-    result = migrate_source((CASE / "original.py").read_bytes(), str(out), Options(target=target))
-    assert result.status == "changed", [d.format() for d in result.diagnostics]
-    if target == "keras":
-        assert result.output == (CASE / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
-    out.write_bytes(result.output)
-    return out
+    return migrate_case(CASE, tmp_path, target)
 
 
 @pytest.mark.tfenv

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from _runs import run_program
 from tfmigrate.runtime import capture, compare, envs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -23,15 +24,7 @@ EARLIER, FINAL = 60, 140
 
 
 def _run(env: str, argv: list[str], work: Path, capture_dir: Path | None = None, model_dir: Path | None = None):
-    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
-        environ.pop(key, None)
-    if capture_dir is not None:
-        environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
-    if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
-        environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
-    result = subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
-                            timeout=300)
+    result = run_program(env, argv, work, capture_dir, model_dir, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     return result
 

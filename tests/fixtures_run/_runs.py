@@ -1,0 +1,36 @@
+"""What the TF run tests share: a program run in a TF environment, and a fixture migrated the way the rewrite does."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from tfmigrate.runtime import envs
+
+
+def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None = None,
+                model_dir: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`argv` under the `env` environment's Python ("legacy" TF 2.15 or "target"), none of verify's settings
+    inherited; `capture_dir` / `model_dir` set the boot's capture and model_dir redirection."""
+    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
+        environ.pop(key, None)
+    if capture_dir is not None:
+        environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
+    if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
+        environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
+    return subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def migrate_case(case: Path, tmp_path: Path, target: str = "keras") -> Path:
+    """The fixture's original.py rewritten for `target` into tmp_path; for keras, it must equal the golden."""
+    from tfmigrate.engine import Options, migrate_source
+
+    out = tmp_path / f"migrated_{target}.py"
+    result = migrate_source((case / "original.py").read_bytes(), str(out), Options(target=target))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    if target == "keras":
+        assert result.output == (case / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
+    out.write_bytes(result.output)
+    return out
