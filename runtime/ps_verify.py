@@ -81,6 +81,29 @@ def _sync_losses(by_task: dict[str, list[tuple]]) -> tuple[list[float], str | No
     return ([row[0] for row in by_task[task]] if task else []), task
 
 
+LONE_SHARE = 0.95  # one task making this share of a run's steps: the other workers barely trained
+
+
+def lone_worker_caveats(runs: list[dict], tasks: list[cluster.Task]) -> list[str]:
+    """What an async comparison did not exercise: a run in which one task made nearly every step, although the
+    cluster had several that train (TF1: chief and workers; migrated: the workers, the chief coordinates). On a
+    small machine one worker can take every step; the comparison then covers one async worker, not N."""
+    trainers = {"original": sum(t.type in ("chief", "worker") for t in tasks),
+                "migrated": sum(t.type == "worker" for t in tasks)}
+    caveats = []
+    for run in runs:
+        steps = run["steps_per_task"]
+        total = sum(steps.values())
+        side = "migrated" if run["side"] == "migrated" else "original"
+        if trainers[side] < 2 or not total:
+            continue
+        task, most = max(steps.items(), key=lambda kv: kv[1])
+        if most >= LONE_SHARE * total:
+            caveats.append(f"{run['side']}: {task} made {most} of {total} steps although {trainers[side]} tasks "
+                           "train: this run compared one asynchronous worker, not several")
+    return caveats
+
+
 def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool = False,
         live=None) -> tuple[dict, list, dict]:
     """-> (result fields, side runs, timings). `sync`: a synchronous program (no ps) whose own runs differ."""
@@ -156,5 +179,6 @@ def run(s, pythons: dict, tasks: list[cluster.Task], root: Path, say, sync: bool
                    "original_tasks": [t[: len(r)] for t, r in zip(orig_tasks, orig_runs)],
                    "migrated_tasks": [[x[1] for x in rows][: len(mig)]]},
         "comparison": cmp,
+        "caveats": [] if sync else lone_worker_caveats(runs, tasks),
     }
     return fields, sides, timings

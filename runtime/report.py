@@ -89,6 +89,8 @@ def _print_statistical(result: dict, cmp: dict, console: Console) -> None:
                       "(timing only)", highlight=False)
     for run in result.get("runs", []):
         console.print(f"  {run['side']}: steps per task {run['steps_per_task']}", highlight=False)
+    for caveat in result.get("caveats", []):
+        console.print(f"[yellow]caveat:[/] {caveat}", highlight=False)
     console.print(f"rule: {cmp['rule']}", highlight=False)
     console.print(f"      here R = {r}, {len(cmp['bins']) + 1} checks, q = {cmp['quantile']:.5f}: t = {cmp['t']:.3g}, "
                   f"z = {cmp['z']:.3g}; bins marked 'spread' get tighter with more --repeats", highlight=False)

@@ -50,3 +50,25 @@ def test_console_says_why_a_synchronous_run_is_compared_statistically():
     out = c.export_text()
     assert "mode: statistical (--statistical: the original's own runs differ; the chief's losses" in out
     assert "the chief's steps in order" in out and "readiness poll" not in out
+
+
+def test_a_run_where_one_task_made_every_step_is_flagged_as_one_async_worker():
+    """On 2 cores one TF1 task can take every step of a 2-worker PS job: the comparison then says so."""
+    from tfmigrate.runtime import cluster, ps_verify
+
+    tasks = [cluster.Task("chief", 0), cluster.Task("worker", 0), cluster.Task("worker", 1), cluster.Task("ps", 0)]
+    runs = [{"side": "original#1", "steps_per_task": {"chief0": 600, "worker0": 1}},
+            {"side": "original#2", "steps_per_task": {"chief0": 310, "worker0": 290}},
+            {"side": "migrated", "steps_per_task": {"worker0": 600}}]
+    caveats = ps_verify.lone_worker_caveats(runs, tasks)
+    assert len(caveats) == 2
+    assert caveats[0].startswith("original#1: chief0 made 600 of 601 steps although 3 tasks train")
+    assert caveats[1].startswith("migrated: worker0 made 600 of 600 steps although 2 tasks train")
+    # one worker configured on the migrated side (a coordinator and one worker): nothing to say
+    assert ps_verify.lone_worker_caveats(runs[2:], tasks[:2] + tasks[3:]) == []
+    res = _result()
+    res["verdict"] = "equivalent"
+    res["caveats"] = caveats
+    c = Console(record=True, width=240)
+    report.print_verdict(res, c)
+    assert "caveat: migrated: worker0 made 600 of 600 steps" in c.export_text()
