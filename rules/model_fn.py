@@ -304,6 +304,7 @@ class _Interpreter:
         self.runtime_names = False  # a loop built layers: names after it are counted at run time, as TF1 did
         self.loop: _Loop | None = None
         self.list_attrs: set[str] = set()  # layer-list attributes built by loops
+        self.held_in_lists: set[str] = set()  # of those, the attributes that hold a list of layers
         self.layers: list[tuple[str | None, str]] = []
         self.call_body: list[cst.BaseStatement] = []
         self.dicts: dict[str, cst.Dict] = {}
@@ -1033,6 +1034,7 @@ class _Interpreter:
         inner = ",\n".join("    " + c for c in ctors)
         self.layers.append((None, f"self.{attr} = [\n{inner},\n]"))
         self.list_attrs.add(attr)
+        self.held_in_lists.add(attr)
         self.layer_lists[target] = (attr, training_layers)
         return True
 
@@ -1955,6 +1957,7 @@ class _Interpreter:
                                 for attr, _, ctor in loop.sites]
             self.layers.append((None, "\n".join(init)))
             self.list_attrs |= {attr for attr, _, _ in loop.sites}
+            self.held_in_lists |= {attr for attr, _, _ in loop.sites}
             first = code(stmt.target)
             if isinstance(stmt.target, cst.Tuple) and not stmt.target.lpar:
                 first = f"({first})"
@@ -2355,6 +2358,15 @@ class _Interpreter:
             model_layers = [(attr, ctor.replace(bn, f"{bn}update_averages=False, ")) for attr, ctor in model_layers]
         if self.runtime_names:
             model_layers.insert(0, (None, _TF1_NAME_HELPER))  # ends with a blank line
+        taken = {attr for attr, _ in self.layers if attr} | self.list_attrs
+        for attr in sorted(self.held_in_lists):
+            # tf.train.Checkpoint (the checkpoints, resume, checkpoint convert) follows attributes, not the lists
+            # Keras 3 tracks layers in: without this a restore silently left these layers at their initial values.
+            # `<list>__<i>`: generated attributes are layer names and `_<n>` suffixes, never a double underscore
+            if any(other.startswith(f"{attr}__") for other in taken):
+                raise Blocked(layers.CODE, f"layer attribute names starting with `{attr}__` are taken", self.fn)
+            model_layers.append((None, f"for index, layer in enumerate(self.{attr}):  # named for tf.train.Checkpoint\n"
+                                       f"    setattr(self, f\"{attr}__{{index}}\", layer)"))
         self.drop_unused(out)
         body_text = "".join(code(s) for s in self.call_body)
         return ModelPlan(
