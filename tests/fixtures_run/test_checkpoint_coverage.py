@@ -38,3 +38,32 @@ def test_every_weight_of_a_model_with_layers_in_a_list_is_in_its_checkpoint(tmp_
     assert run.returncode == 0, run.stderr[-3000:]
     counts = json.loads(run.stdout.strip().splitlines()[-1])
     assert counts["weights"] == 6 and counts["saved"] == counts["weights"], counts
+
+
+CANNED = """
+import json, runpy, sys
+import tensorflow as tf
+g = runpy.run_path(sys.argv[1], run_name="not_main")
+counts = {}
+for builder in ("build_dnn_classifier2", "build_dnn_linear_combined_classifier2"):
+    with tf.distribute.get_strategy().scope():
+        model = g[builder]({})
+    sample = next(iter(g["heldout"]()))
+    model(sample[0] if isinstance(sample, tuple) else sample, training=False)
+    path = tf.train.Checkpoint(model=model).save(sys.argv[2] + "/" + builder)
+    counts[builder] = [len(model.weights), len([n for n, _ in tf.train.list_variables(path)
+                                               if n.startswith("model/") and "optimizer" not in n])]
+print(json.dumps(counts))
+"""
+
+
+@pytest.mark.tfenv
+def test_every_weight_of_a_canned_model_is_in_its_checkpoint(tmp_path):
+    """Hidden layers (a list), embedding columns (a dict) and the linear model's per-column weights (a list)."""
+    script = tmp_path / "canned.py"
+    script.write_text(CANNED)
+    program = FIXTURES / "canned_model_dir" / "migrated.py"
+    run = run_program("target", [str(script), str(program), str(tmp_path / "ck")], tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = json.loads(run.stdout.strip().splitlines()[-1])
+    assert counts == {"build_dnn_classifier2": [7, 7], "build_dnn_linear_combined_classifier2": [9, 9]}, counts
