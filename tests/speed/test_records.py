@@ -77,3 +77,16 @@ def test_hot_path_classes_keep_their_reprs():
     assert repr(Diagnostic("TFM1", "m", 2, 3)) == ("Diagnostic(code='TFM1', message='m', line=2, col=3, "
                                                     "severity='error', path='')")
     assert FileResult("p", "skipped") == FileResult("p", "skipped", b"", b"", [], "", set(), None)
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_replace_copies_like_dataclasses_replace(frozen):
+    from tfmigrate.records import replace
+
+    Mine, Theirs = _pair(frozen)
+    mine, theirs = Mine("TFM1", 3, ["a"], "x.py"), Theirs("TFM1", 3, ["a"], "x.py")
+    assert repr(replace(mine, path="y.py", line=4)).split("(", 1)[1] == \
+        repr(dataclasses.replace(theirs, path="y.py", line=4)).split("(", 1)[1]
+    assert replace(mine) == mine and replace(mine) is not mine
+    with pytest.raises(TypeError, match="no field colour"):
+        replace(mine, colour="red")
