@@ -218,6 +218,8 @@ def test_keras_layers_collected_in_a_list_and_called_in_a_loop():
     assert 'keras.layers.Dense(units=8, activation="relu", name="dense")' in layers
     assert 'keras.layers.Dense(units=3, name="dense_1")' in layers
     assert "for layer in self.hidden:\n            logits = layer(logits, training=training)" in out
+    assert 'for index, layer in enumerate(self.hidden):  # named for tf.train.Checkpoint' in layers
+    assert 'setattr(self, f"hidden__{index}", layer)' in layers
 
 
 def test_other_statements_in_a_loop_over_keras_layers_block():

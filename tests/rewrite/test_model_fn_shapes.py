@@ -59,6 +59,9 @@ def test_loop_over_params_builds_a_layer_list():
     assert 'for units in params["hidden_units"]:' in init(out)
     assert ('self.dense_layers.append(keras.layers.Dense(units=units, activation=tf.nn.relu, name=tf1_name("dense")))'
             in init(out))
+    # tf.train.Checkpoint skips Keras 3's lists: each layer of the list gets an attribute of its own
+    assert ('for index, layer in enumerate(self.dense_layers):  # named for tf.train.Checkpoint\n'
+            '            setattr(self, f"dense_layers__{index}", layer)') in init(out)
     # the layer after the loop: TF1 counted it at run time (dense_<number of hidden layers>), so does __init__
     assert 'self.logits_dense = keras.layers.Dense(units=1, name=tf1_name("dense"))' in init(out)
     assert 'for units, dense_layer in zip(params["hidden_units"], self.dense_layers):' in call(out)
