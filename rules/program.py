@@ -51,12 +51,13 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
+from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
-TF_ROOTS = ("tensorflow", "tensorflow_estimator")
+TF_ROOTS = ROOTS  # (rules/__init__.py: the engine reads them too)
 TEXT_BLOCKS = True  # generated module-level code stays text (edits.TextBlocks); tests compare it with parsing all
 
 
@@ -945,11 +946,9 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-_ESTIMATOR_WORDS = {"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec", "model_to_estimator",
-                    "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"}
+_ESTIMATOR_WORDS = set(ESTIMATOR_NAMES)  # (defined in rules/__init__.py: the engine's second stage reads them)
 # canned Estimator class names without an `estimator` part when spelled through tf.contrib.learn (or an unbound root)
-_CANNED_WORDS = {"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
-                 "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"}
+_CANNED_WORDS = set(CANNED_NAMES)
 # tf.contrib.learn's Estimator API (TF 1.x, removed in TF 2, not tf.estimator): classes a program builds
 _CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeansClustering", "LogisticRegressor",
                                   "SVM", "DynamicRnnEstimator", "StateSavingRnnEstimator"}

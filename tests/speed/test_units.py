@@ -106,13 +106,13 @@ def test_a_warm_run_reads_the_prose_verdict_from_the_cache(tmp_path, monkeypatch
 
     _prose_package(tmp_path / "a", prose=True)
     asked: list[str] = []
-    real = engine.identifiers_skip
+    real = engine.identifier_facts
 
-    def spy(data, path, words):
+    def spy(data, path, *args):
         asked.append(Path(path).name)
-        return real(data, path, words)
+        return real(data, path, *args)
 
-    monkeypatch.setattr(engine, "identifiers_skip", spy)
+    monkeypatch.setattr(engine, "identifier_facts", spy)
     cold = _run(tmp_path / "a", cache=ResultCache(tmp_path / "cache"))
     assert sorted(asked) == ["__init__.py", "bridge.py", "layers.py", "losses.py", "train.py"]
     asked.clear()
