@@ -18,6 +18,19 @@ For the same reason a file whose words occur only in strings and comments (no id
 `tfmigrate.engine.identifiers_skip`, one `ast` parse) is treated as a file without them: skipped when migrated
 alone, and not a program file (PROJECT_WORDS in an identifier) when the engine groups files into units; a file
 without them is in an Estimator file's unit only when that unit's program files import it.
+
+Files that import no TensorFlow (`ROOTS`, `tfmigrate.engine.NO_ROOTS`: no import of them in any scope, no star
+import, no relative import inside a package named for one). Every TF path the rules resolve comes from the file's own
+imports (`Program.qualified` follows a name to its binding in that file, never into another file), so such a file
+takes program.migrate's first branch: no edit, and only the leftover check, which reads that file only — a TFM604
+dotted name with one of `NAMES` as an attribute under a root bound nowhere. Hence (a) alone, such a file with none
+of `NAMES` as an attribute (`NO_NAMES`) is unchanged with no finding (scikit-learn's `BaseEstimator`, a parameter
+named `estimator`), and (b) an Estimator site (a call resolving to `estimator.Estimator`, a canned, Keras or TPU
+Estimator, or a subclass of one) needs a word in an identifier and a TF path, so it lies in a program file that
+imports TensorFlow: a unit none of whose program files does holds no site, so every file of it changes nothing
+and gets the findings it gets alone (none for a joined file the byte scan skips) — the engine migrates such a unit
+file by file (the Keras 3 scikit-learn wrappers and the ~25 Keras modules they import). A unit with one program file that
+imports TensorFlow is kept whole (an Estimator built in a helper module that the driver imports).
 """
 from __future__ import annotations
 
