@@ -220,3 +220,28 @@ def test_an_estimator_built_in_a_helper_module_keeps_its_unit(tmp_path, parsed, 
     if driver_imports_tf:  # alone, main.py is reported for an Estimator it cannot follow: the unit is what counts
         alone = migrate_paths([tmp_path / "p" / "main.py"], Options(), jobs=1)[0]
         assert _view({"main.py": alone}) != _view({"main.py": results["main.py"]})
+
+
+def test_a_relative_import_inside_a_tensorflow_package_keeps_the_unit(tmp_path, monkeypatch):
+    """A joined module inside a package named for TensorFlow resolves its relative imports to TF paths
+    (`tensorflow_estimator.X` is `tf.estimator.X`): its unit is not split, although its program file (a script
+    importing it by its short name) imports no TensorFlow."""
+    root = tmp_path / "r"
+    pkg = root / "tensorflow_estimator"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("from . import util\n\n\ndef run():\n    return util.train()\n")
+    (root / "script.py").write_text(
+        "from sklearn.base import BaseEstimator\n\nimport helpers\n\n\nclass Other(BaseEstimator):\n"
+        "    def fit(self, X, y):\n        return helpers.run()\n")
+    units: list[list[str]] = []
+    real = engine._migrate_unit
+
+    def spy(item):
+        units.append(sorted(Path(p).name for p in item[0]))
+        return real(item)
+
+    monkeypatch.setattr(engine, "_migrate_unit", spy)
+    results = _run(root)
+    assert units == [["helpers.py", "script.py"]]
+    assert _view(_run(root, prefilter=False)) == _view(results)
