@@ -49,6 +49,7 @@ from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
+from tfmigrate.model import Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
@@ -708,7 +709,18 @@ def _input_files(site, program) -> list:
             fn = program.function_of(value)
             if fn is not None:
                 out.append(fn.file)
+                inner = _lambda_callee(fn, program)
+                if inner is not None:  # `lambda: inputs.input_fn(...)`: the module that builds the data too
+                    out.append(inner.file)
     return [f for f in out if f is not None]
+
+
+def _lambda_callee(fn, program):
+    """The function a `lambda: f(...)` input_fn calls (f in this file or another module of the run), or None."""
+    body = fn.node.body if isinstance(fn.node, cst.Lambda) else None
+    if not isinstance(body, cst.Call):
+        return None
+    return program.function_of(Value(body.func, fn.file))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:

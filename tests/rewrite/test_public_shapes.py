@@ -147,3 +147,62 @@ def test_a_model_fn_imported_from_a_module_outside_the_run_names_the_file_to_pas
     found = blocked(src).diagnostics
     assert found[0].code == "TFM601"
     assert f"is imported from `{module}`, which is not among the migrated files: pass {path}" in found[0].message
+
+
+TRAINER_MODEL_FN = '''\
+import numpy as np
+import tensorflow as tf
+
+from . import inputs
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions=logits)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(params["lr"]).minimize(loss, global_step=step)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def main():
+    xs, ys = np.ones((8, 2), np.float32), np.ones((8, 1), np.float32)
+    est = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m", params={"lr": 0.1})
+    est.train(input_fn=lambda: inputs.make_dataset(xs, ys, 4, tf.estimator.ModeKeys.TRAIN), max_steps=3)
+    est.evaluate(input_fn=lambda: inputs.make_dataset(xs, ys, 4, tf.estimator.ModeKeys.EVAL))
+'''
+
+TRAINER_INPUTS = '''\
+import tensorflow as tf
+
+
+def make_dataset(xs, ys, batch_size, mode):
+    ds = tf.data.Dataset.from_tensor_slices(({"x": xs}, ys))
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        ds = ds.repeat()
+    return ds.batch(batch_size)
+'''
+
+
+def test_an_input_fn_lambda_calling_another_module_migrates_that_module_with_the_estimator(tmp_path):
+    # trainer/task.py drives the Estimator with `lambda: inputs.make_dataset(...)`: inputs.py, whose ModeKeys the
+    # converted call no longer passes, belongs to the Estimator's unit (converted with it, or left with it)
+    from tfmigrate.engine import Options, migrate_paths
+
+    package = tmp_path / "trainer"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "task.py").write_text(TRAINER_MODEL_FN)
+    (package / "inputs.py").write_text(TRAINER_INPUTS)
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
+        [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
+    assert results["inputs.py"].status == "changed", [d.format() for d in results["inputs.py"].diagnostics]
+    assert results["task.py"].status == "changed"
+    assert 'if mode == "train":' in results["inputs.py"].output.decode()
+    assert 'inputs.make_dataset(xs, ys, 4, "train")' in results["task.py"].output.decode()
+    # a blocker in the input module leaves the driver unchanged too (one unit)
+    (package / "inputs.py").write_text(TRAINER_INPUTS.replace("ds.batch(batch_size)", "tf.contrib.data.batch(ds)"))
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
+        [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
+    assert results["inputs.py"].status == "blocked" and results["task.py"].status == "blocked"
