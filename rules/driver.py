@@ -99,7 +99,8 @@ Keras model (rules/keras_estimator.py: what converts, what blocks); the canned e
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
 defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
-(fixtures/tpu_estimator_cpu); `tf.contrib.tpu.TPUEstimator` is reported (TFM603).
+(fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
+and is converted the same way, with the same checks.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -158,10 +159,12 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
     "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
     "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
-    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu", "contrib.tpu.TPUEstimator": "tpu",
+    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
     "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
     "estimator.experimental.RNNEstimator": "canned",
 }
+# TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+_TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
                       "latest_checkpoint", "model_dir", "config", "params", "model_fn"}
@@ -301,7 +304,7 @@ class Analysis:
 
                     if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
-                elif path == "estimator.tpu.TPUEstimator":  # use_tpu=False: an Estimator (rules/tpu.py)
+                elif path in _TPU_ESTIMATORS:  # use_tpu=False: an Estimator (rules/tpu.py)
                     if self._guard(self._site, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:

@@ -41,8 +41,8 @@ loss, accuracy and global_step equal (model_to_estimator_sgd: the same); with st
 LegacyKerasAdam 1/120 steps are bit-equal (max relative difference 1.8e-5).
 
 TFM603 also reports the Estimator kinds that are not converted, with what to do (rules/driver.py `kind_message`):
-RNN estimators and `TPUEstimator` (`tf.contrib.tpu.TPUEstimator` also when reached through its TF 1.x module,
-`tensorflow.contrib.tpu.python.tpu.tpu_estimator`), and TF 1.x's `tf.contrib.learn` Estimators (`learn.Estimator`,
+RNN estimators, `tf.estimator.experimental.TPUEstimator` (tf.compat.v1.estimator.tpu's and TF 1.x's
+tf.contrib.tpu's convert on CPU: rules/tpu.py), and TF 1.x's `tf.contrib.learn` Estimators (`learn.Estimator`,
 `learn.DNNClassifier`, ..., `SKCompat`, `Experiment`: rules/program.py `_contrib_learn_message`), which are not
 tf.estimator and are ported to it by hand first (fit(x, y) → train(input_fn)).
 

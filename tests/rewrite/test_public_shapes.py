@@ -19,27 +19,49 @@ TPU_MODULES = '''\
 import tensorflow as tf
 from tensorflow.contrib.tpu.python.tpu import tpu_config
 from tensorflow.contrib.tpu.python.tpu import tpu_estimator
+from tensorflow.contrib.tpu.python.tpu import tpu_optimizer
+
+
+def train_input_fn(params):
+    ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[0.5]] * 8))
+    return ds.batch(params["batch_size"]).repeat()
 
 
 def model_fn(features, labels, mode, params):
-    loss = tf.reduce_mean(features["x"])
-    return tpu_estimator.TPUEstimatorSpec(mode=mode, loss=loss, train_op=tf.no_op())
+    prediction = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, prediction)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    if params["use_tpu"]:
+        optimizer = tpu_optimizer.CrossShardOptimizer(optimizer)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tpu_estimator.TPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
 
 
 def main(_):
     config = tpu_config.RunConfig(model_dir="/tmp/m", tpu_config=tpu_config.TPUConfig(iterations_per_loop=4))
-    est = tpu_estimator.TPUEstimator(model_fn=model_fn, config=config, use_tpu=False, train_batch_size=8)
-    est.train(input_fn=lambda params: None, max_steps=3)
+    est = tpu_estimator.TPUEstimator(model_fn=model_fn, config=config, use_tpu=USE_TPU, train_batch_size=8)
+    est.train(input_fn=train_input_fn, max_steps=3)
 '''
 
 
-def test_contrib_tpu_estimator_through_its_own_module_is_the_contrib_tpu_estimator():
-    # tf.contrib.tpu re-exports tpu_estimator.TPUEstimator: the same class, reported as such (TFM603, what to use
-    # instead), not as "no Estimator this file builds"
-    found = blocked(TPU_MODULES).diagnostics
-    assert {d.code for d in found} == {"TFM603"}
-    assert "tf.contrib.tpu.TPUEstimator is not converted" in found[0].message
-    assert found[0].line == 13
+def test_contrib_tpu_estimator_on_cpu_converts_as_the_tf2_15_class_it_became():
+    # TF 1.x's tf.contrib.tpu.TPUEstimator (here through its own modules) is the class tf_upgrade_v2 renames to
+    # tf.compat.v1.estimator.tpu.TPUEstimator: use_tpu=False converts as that one does (rules/tpu.py), the
+    # CrossShardOptimizer branch that never ran on CPU dropped, the input_fn given its batch size
+    from _helpers import converted, dotted_names
+
+    out = converted(TPU_MODULES.replace("USE_TPU", "False"))
+    assert 'build_model({"batch_size": 8, "use_tpu": False})' in out
+    assert 'train_input_fn(params={"batch_size": 8})' in out
+    assert not any("tpu" in name.lower() or "contrib" in name for name in dotted_names(out))
+    # through tf.contrib.tpu itself too
+    short = (TPU_MODULES.replace("USE_TPU", "False").replace("tpu_estimator.", "tf.contrib.tpu.")
+             .replace("tpu_config.", "tf.contrib.tpu.").replace("tpu_optimizer.", "tf.contrib.tpu."))
+    assert 'build_model({"batch_size": 8, "use_tpu": False})' in converted(short)
+    # use_tpu that may be True is reported as for the TF 2.15 class (TFM605), naming the contrib class
+    found = blocked(TPU_MODULES.replace("USE_TPU", "True")).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM605", 24)]
+    assert found[0].message.startswith("tf.contrib.tpu.TPUEstimator")
 
 
 @pytest.mark.parametrize("src, line", [
