@@ -1051,8 +1051,9 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
         full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
         if not full or "stimator" not in full.lower():
             return None
-        if (program.qualified(callee, file) or "").startswith(_NOT_TF_ESTIMATORS):
-            return None
+        qualified = program.qualified(callee, file) or ""
+        if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
+            return None  # not a TF Estimator, or a contrib.learn one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
         return None if program.callee(Value(callee, file), 0) is not None else full
 

@@ -71,6 +71,11 @@ def test_contrib_tpu_estimator_on_cpu_converts_as_the_tf2_15_class_it_became():
      "est = learn.Estimator(model_fn=lambda features, targets, mode: None)\nest.fit(x=[[1.0]], y=[0])\n", 4),
     ("from tensorflow.contrib.learn import LinearRegressor\n\n\ndef run(columns):\n"
      "    reg = LinearRegressor(feature_columns=columns)\n    return reg.fit(x=[[1.0]], y=[2.0])\n", 5),
+    # evaluate/predict on it are the same cause, reported once where it is built (not as an Estimator built
+    # "outside the migrated files")
+    ("import tensorflow as tf\n\nestimator = tf.contrib.learn.Estimator(model_fn=my_model)\n"
+     "estimator.fit(input_fn=lambda: feed(), steps=5)\nprint(estimator.evaluate(input_fn=lambda: feed(), steps=1))\n"
+     "estimator.predict(input_fn=lambda: feed())\n", 3),
 ])
 def test_contrib_learn_estimators_are_reported_with_the_port_to_make(src, line):
     found = blocked(src).diagnostics
