@@ -233,3 +233,31 @@ def test_an_input_fn_lambda_calling_another_module_migrates_that_module_with_the
     results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
         [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
     assert results["inputs.py"].status == "blocked" and results["task.py"].status == "blocked"
+
+
+SEQUENTIAL_BY_ADD = '''
+def build_model():
+    model = tf.keras.Sequential()
+    model.add(tf.keras.layers.Dense(4, activation="relu", input_shape=(2,)))
+    model.add(tf.keras.layers.Dense(3))
+    model.compile(OPTIMIZER, loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+'''
+
+
+def test_a_sequential_built_layer_by_layer_for_model_to_estimator_converts():
+    # model.add(layer) builds the model model_to_estimator copied (the copy had the same layers): not a use of the
+    # model's weights; anything else done with the model still blocks
+    from _helpers import converted
+    from test_model_to_estimator import HELPER_MAIN, prog
+
+    out = converted(prog(HELPER_MAIN, build=SEQUENTIAL_BY_ADD))
+    assert "    model.add(tf.keras.layers.Dense(3))\n" in out and "    est = model\n" in out
+    used = SEQUENTIAL_BY_ADD.replace("    return model", "    print(model.add(tf.keras.layers.Dense(3)))\n    return model")
+    assert "is used here" in blocked(prog(HELPER_MAIN, build=used)).diagnostics[0].message
+    # TF 1.x's private tensorflow.python.keras is another Keras in TF 2: named, with the import to use instead
+    private = prog(HELPER_MAIN, build=SEQUENTIAL_BY_ADD.replace("tf.keras.Sequential()", "models.Sequential()"),
+                   extra="from tensorflow.python.keras import models")
+    found = blocked(private).diagnostics
+    assert [d.code for d in found] == ["TFM603"]
+    assert "`models.Sequential()` is TF 1.x's private tensorflow.python.keras" in found[0].message
