@@ -479,17 +479,39 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
-            last = r.trail[-1] if r.trail else None
-            if last is not None and last.node is r.stopped_at and last.kind in ("import", "from"):
-                # `from model.net import model_fn` of a module the run does not hold: name the file to pass
-                target = self.program.absolute(last.target, last.scope.file)
-                module = target.rpartition(".")[0] if last.kind == "from" else target
-                if module:
-                    return (f"`{last.name}` is imported from `{module}`, which is not among the migrated files: "
-                            f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
+            outside = self._imported_from_outside(r)
+            if outside:
+                return outside
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
+        # `model.fn_gen(...)`, `net.model_fn` with `net = Net(...)`: made by a module the run does not hold
+        root, file = r.node, r.value.file
+        for _ in range(4):
+            while isinstance(root, (cst.Attribute, cst.Call)):
+                root = root.value if isinstance(root, cst.Attribute) else root.func
+            if not isinstance(root, cst.Name):
+                break
+            rr = self.program.resolve(Value(root, file))
+            outside = self._imported_from_outside(rr)
+            if outside:
+                return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see: {outside}"
+            if rr.stopped_at is not None or rr.node is root or not isinstance(rr.node, (cst.Attribute, cst.Call)):
+                break
+            root, file = rr.node, rr.value.file
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
+
+    def _imported_from_outside(self, r: Resolved) -> str | None:
+        """`from model.net import model_fn` of a module the run does not hold: the file to pass, or None."""
+        last = r.trail[-1] if r.trail else None
+        if r.stopped_at is None or last is None or last.node is not r.stopped_at or last.kind not in ("import", "from"):
+            return None
+        target = self.program.absolute(last.target, last.scope.file)
+        module = target.rpartition(".")[0] if last.kind == "from" else target
+        if not module:
+            return None
+        what = f"is imported from `{module}`" if last.kind == "from" else f"is the module `{module}`"
+        return (f"`{last.name}` {what}, which is not among the migrated files: "
+                f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
 
     def line(self, node, file: FileIndex) -> int:
         from tfmigrate.engine import position_in

@@ -261,3 +261,20 @@ def test_a_sequential_built_layer_by_layer_for_model_to_estimator_converts():
     found = blocked(private).diagnostics
     assert [d.code for d in found] == ["TFM603"]
     assert "`models.Sequential()` is TF 1.x's private tensorflow.python.keras" in found[0].message
+
+
+@pytest.mark.parametrize("imports, model_fn, expected", [
+    # a method of an object of a class from outside the run
+    ("from squeeze_net import Net", "Net({}).model_fn",
+     "`Net` is imported from `squeeze_net`, which is not among the migrated files: pass squeeze_net.py"),
+    # a factory of a module outside the run
+    ("import builders", 'builders.make_model_fn("cnn")',
+     "`builders` is the module `builders`, which is not among the migrated files: pass builders.py"),
+])
+def test_a_model_fn_made_by_a_module_outside_the_run_names_the_file_to_pass(imports, model_fn, expected):
+    from _helpers import ESTIMATOR, program
+
+    estimator = f"made = {model_fn}\n" + ESTIMATOR.replace("model_fn=model_fn", "model_fn=made")
+    src = program(body="", header=f"import tensorflow as tf\n{imports}", estimator=estimator)
+    found = blocked(src).diagnostics
+    assert found[0].code == "TFM601" and expected in found[0].message, found[0].message
