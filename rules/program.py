@@ -448,10 +448,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 _raise(analysis.errors, file, program)
             raise
         importers = _unit_importers(file, analysis, program, inputs)
+        blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
+                            and _imports_module(file, program.file_of(e.node).module_name, program)]
+        if blocked_imported and table.bindings:
+            # the entry point of an Estimator program left for manual work (`from . import model` whose
+            # Estimator is blocked) stays unchanged with it, said so
+            _raise(blocked_imported, file, program)
         if not importers or not table.bindings:
             return module
-        # a module the migrated program imports (its data, its hooks) runs on TF2 with it: its TF1 names are
-        # converted like the program's, and one TF2 lacks blocks the whole unit (linked), never left to fail at import
+        # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
+        # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
+        # (linked), never left to fail at import
         context.link(*(f.path for f in importers))
         alias, imported = _tf2_alias(module, table)
         new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
@@ -645,23 +652,24 @@ def _raise(errors: list, file, program) -> None:
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
-    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`."""
-    if not file.module_name:
-        return []
+    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`, or that
+    `file` imports (the entry point that runs the unit's driver: `from . import model; model.train_and_evaluate()`)."""
     unit = {}
     for s in analysis.sites:
         for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
                   *inputs[id(s)]):
             if f is not None and f is not file:
                 unit[id(f)] = f
-    found = []
-    for f in unit.values():
-        for scope in [f.top, *f.function_scopes.values()]:
-            if any(b.kind in ("import", "from") and _names_module(program.absolute(b.target, f), file.module_name)
-                   for bindings in scope.bindings.values() for b in bindings):
-                found.append(f)
-                break
-    return found
+    return [f for f in unit.values()
+            if _imports_module(f, file.module_name, program) or _imports_module(file, f.module_name, program)]
+
+
+def _imports_module(importer, module: str | None, program) -> bool:
+    """`importer` imports `module` (or a name from it), at module level or in a function."""
+    return bool(module) and any(
+        b.kind in ("import", "from") and _names_module(program.absolute(b.target, importer), module)
+        for scope in [importer.top, *importer.function_scopes.values()]
+        for bindings in scope.bindings.values() for b in bindings)
 
 
 def _names_module(target: str, module: str) -> bool:
