@@ -1495,9 +1495,15 @@ class Emitter:
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
             name = why[0].value if why else code(value.node)
+            here = self.program.lookup(name, why[0], value.file) if why else []
+            rebound = list(value.file.top.bindings.get(name, ())) if all(b.scope is value.file.top
+                                                                          for b in here) else []
+            reason = (f"it is bound at lines {', '.join(str(self.analysis.line(b.statement, value.file)) for b in rebound)}"
+                      " of this module; give each its own name" if len(rebound) > 1 else
+                      "it is local to another function; pass the value explicitly or build it where the Estimator "
+                      "is used")
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
-                                "the converted code needs it (it is local to another function); pass the value "
-                                "explicitly or build it where the Estimator is used", value.node)
+                                f"the converted code needs it ({reason})", value.node)
         return text
 
     def mode_key(self, attribute: cst.Attribute, file: FileIndex) -> str | None:
