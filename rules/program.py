@@ -1100,13 +1100,33 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors, generic, subclasses = [], [], []
+    model_fns: dict[int, tuple[cst.FunctionDef, list]] = {}  # model_fn-shaped defs → the generic findings inside
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
+        def __init__(self):
+            self.defs: list[cst.FunctionDef] = []
+
         def on_visit(self, node) -> bool:
             if relevant is not None and id(node) in file.orders and id(node) not in relevant:
                 return False  # no name in this subtree can spell or reach an Estimator API
             return super().on_visit(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.defs.append(node)
+            return True
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if self.defs and self.defs[-1] is node:  # (a def on_visit skipped was never entered)
+                self.defs.pop()
+
+        def _generic(self, finding) -> None:
+            generic.append(finding)
+            errors.append(finding)
+            for fn in self.defs:  # the outermost model_fn-shaped def holds it
+                if _model_fn_shaped(fn):
+                    model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
+                    break
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             # an Estimator subclass (its __init__ passes a model_fn to super()) converts where it is built; one
@@ -1128,10 +1148,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
                 return False
             if _estimator_api(path):
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts; migrate it together with the files that build "
-                                                       "and drive the Estimator", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts; migrate it together with the files that build "
+                                                      "and drive the Estimator", node))
                 return False
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
@@ -1150,9 +1169,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
             elif _estimator_api(path) and path != "estimator":
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts", node))
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1171,8 +1189,23 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     module.visit(_Find())
     if subclasses:
         errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
+    elif model_fns:
+        # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
+        inside = {id(e) for _, found in model_fns.values() for e in found}
+        errors = [Blocked(estimator.CODE, f"`{fn.name.value}(features, labels, mode, ...)` is a model_fn no Estimator "
+                                          "in the migrated files is built with: run tfmigrate on this file together "
+                                          "with the files that build and drive the Estimator", fn.name)
+                  for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
+    """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
+    names = [p.name.value for p in fn.params.params]
+    names = names[1:] if names[:1] == ["self"] else names
+    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+
 
 
 def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:

@@ -394,3 +394,31 @@ def test_a_tf1_optimizer_given_to_tf_estimator_canned_class_says_which_class_it_
     spelled = src.replace("tf.estimator.DNNRegressor", "tf.compat.v1.estimator.DNNRegressor").replace(
         "tf.train.AdagradOptimizer", "tf.compat.v1.train.AdagradOptimizer")
     assert plain(spelled).status == "changed", [d.format() for d in plain(spelled).diagnostics]
+
+
+MODEL_FN_ONLY = '''\
+import tensorflow as tf
+
+
+def regression_fn(features, labels, mode, params):
+    top = tf.compat.v1.layers.dense(features["x"], 2)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode=mode, predictions={"y": top})
+    loss = tf.compat.v1.losses.mean_squared_error(labels, top)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        step = tf.compat.v1.train.get_global_step()
+        train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, global_step=step)
+        return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+    return tf.estimator.EstimatorSpec(mode=mode, loss=loss)
+'''
+
+
+def test_a_file_holding_only_a_model_fn_is_reported_once_at_the_model_fn():
+    # the model_fn's module passed alone: one finding at the def naming the cause (was one per Estimator name in it)
+    found = blocked(MODEL_FN_ONLY).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 4)]
+    assert found[0].message.startswith("`regression_fn(features, labels, mode, ...)` is a model_fn no Estimator in "
+                                       "the migrated files is built with: run tfmigrate on this file together")
+    # Estimator names outside it are still reported on their own
+    found = blocked(MODEL_FN_ONLY + "\n\nconfig = tf.estimator.RunConfig(model_dir='/tmp/m')\n").diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 4), ("TFM601", 16)]
