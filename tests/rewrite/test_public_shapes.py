@@ -176,22 +176,17 @@ def test_a_model_fn_imported_from_a_module_outside_the_run_names_the_file_to_pas
     assert f"is imported from `{module}`, which is not among the migrated files: pass {path}" in found[0].message
 
 
-TRAINER_MODEL_FN = '''\
+# the model_fn of SUBCLASS, for the multi-file programs below
+FORWARD_DEF = SUBCLASS[SUBCLASS.index("def _forward"):SUBCLASS.index("\n\n\nclass Regressor")] + "\n"
+
+TRAINER_MODEL_FN = """\
 import numpy as np
 import tensorflow as tf
 
 from . import inputs
 
 
-def model_fn(features, labels, mode, params):
-    logits = tf.compat.v1.layers.dense(features["x"], 1)
-    if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions=logits)
-    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
-    step = tf.compat.v1.train.get_global_step()
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(params["lr"]).minimize(loss, global_step=step)
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
+""" + FORWARD_DEF.replace("_forward", "model_fn") + '''
 
 def main():
     xs, ys = np.ones((8, 2), np.float32), np.ones((8, 1), np.float32)
@@ -212,26 +207,29 @@ def make_dataset(xs, ys, batch_size, mode):
 '''
 
 
+def _migrate_package(package, files: dict[str, str]) -> dict:
+    """Write trainer/<name> files (with an empty __init__.py) and migrate them as one run: {file name: result}."""
+    from tfmigrate.engine import Options, migrate_paths
+
+    package.mkdir(exist_ok=True)
+    for name, text in {"__init__.py": "", **files}.items():
+        (package / name).write_text(text)
+    return {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
+        [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
+
+
 def test_an_input_fn_lambda_calling_another_module_migrates_that_module_with_the_estimator(tmp_path):
     # trainer/task.py drives the Estimator with `lambda: inputs.make_dataset(...)`: inputs.py, whose ModeKeys the
     # converted call no longer passes, belongs to the Estimator's unit (converted with it, or left with it)
-    from tfmigrate.engine import Options, migrate_paths
-
     package = tmp_path / "trainer"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "task.py").write_text(TRAINER_MODEL_FN)
-    (package / "inputs.py").write_text(TRAINER_INPUTS)
-    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
-        [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
+    results = _migrate_package(package, {"task.py": TRAINER_MODEL_FN, "inputs.py": TRAINER_INPUTS})
     assert results["inputs.py"].status == "changed", [d.format() for d in results["inputs.py"].diagnostics]
     assert results["task.py"].status == "changed"
     assert 'if mode == "train":' in results["inputs.py"].output.decode()
     assert 'inputs.make_dataset(xs, ys, 4, "train")' in results["task.py"].output.decode()
     # a blocker in the input module leaves the driver unchanged too (one unit)
-    (package / "inputs.py").write_text(TRAINER_INPUTS.replace("ds.batch(batch_size)", "tf.contrib.data.batch(ds)"))
-    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
-        [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
+    results = _migrate_package(package, {"inputs.py": TRAINER_INPUTS.replace("ds.batch(batch_size)",
+                                                                          "tf.contrib.data.batch(ds)")})
     assert results["inputs.py"].status == "blocked" and results["task.py"].status == "blocked"
 
 
@@ -280,17 +278,7 @@ def test_a_model_fn_made_by_a_module_outside_the_run_names_the_file_to_pass(impo
     assert found[0].code == "TFM601" and expected in found[0].message, found[0].message
 
 
-ENTRY_MODEL = '''\
-import tensorflow as tf
-
-
-def model_fn(features, labels, mode, params):
-    logits = tf.compat.v1.layers.dense(features["x"], 1)
-    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
-    step = tf.compat.v1.train.get_global_step()
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(params["lr"]).minimize(loss, global_step=step)
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
+ENTRY_MODEL = "import tensorflow as tf\n\n\n" + FORWARD_DEF.replace("_forward", "model_fn") + '''
 
 def input_fn():
     return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[1.0]] * 8)).batch(4).repeat()
@@ -322,26 +310,14 @@ if __name__ == "__main__":
 def test_the_entry_point_importing_the_estimator_module_runs_on_tf2_with_it(tmp_path):
     # task.py only calls model.run(): it runs on TF2 with the migrated model.py, so its TF1 names convert with it
     # (tf.logging, tf.app stayed TF1 and failed at import); when model.py is left for manual work, task.py is too
-    from tfmigrate.engine import Options, migrate_paths
-
     package = tmp_path / "trainer"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "model.py").write_text(ENTRY_MODEL)
-    (package / "task.py").write_text(ENTRY_TASK)
-
-    def run():
-        return {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(
-            [str(p) for p in sorted(package.iterdir())], Options(), jobs=1)}
-
-    results = run()
+    results = _migrate_package(package, {"model.py": ENTRY_MODEL, "task.py": ENTRY_TASK})
     assert results["model.py"].status == "changed"
     assert results["task.py"].status == "changed", [d.format() for d in results["task.py"].diagnostics]
     out = results["task.py"].output.decode()
     assert "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)" in out and "tf.compat.v1.app.run(main)" in out
-    (package / "model.py").write_text(ENTRY_MODEL.replace(
-        'features["x"], 1)', 'features["x"], 1, kernel_initializer=tf.contrib.layers.xavier_initializer())'))
-    results = run()
+    results = _migrate_package(package, {"model.py": ENTRY_MODEL.replace(
+        'features["x"], 1)', 'features["x"], 1, kernel_initializer=tf.contrib.layers.xavier_initializer())')})
     assert results["model.py"].status == "blocked"
     assert [d.code for d in results["task.py"].diagnostics] == ["TFM600"]
 
