@@ -996,6 +996,13 @@ class _Reader:
         name = optimizers.optimizer_name(path)
         legacy = path.split(".")[-1] if path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy",
                                                                             "optimizers.legacy") else None
+        if not v1 and legacy is None and name is not None:
+            # a TF 1.x optimizer: the program ran on TF 1.x, where tf.estimator.<Canned> was the v1 class taking it
+            canned_path = self.analysis.tf(self.call, self.file) or "estimator.<canned>"
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
+                                f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
+                                f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
+                          at)
         if v1 and name is None or not v1 and legacy is None:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "

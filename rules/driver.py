@@ -99,7 +99,8 @@ Keras model (rules/keras_estimator.py: what converts, what blocks); the canned e
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
 defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
-(fixtures/tpu_estimator_cpu); `tf.contrib.tpu.TPUEstimator` is reported (TFM603).
+(fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
+and is converted the same way, with the same checks.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -158,10 +159,12 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
     "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
     "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
-    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu", "contrib.tpu.TPUEstimator": "tpu",
+    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
     "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
     "estimator.experimental.RNNEstimator": "canned",
 }
+# TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+_TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
                       "latest_checkpoint", "model_dir", "config", "params", "model_fn"}
@@ -301,7 +304,7 @@ class Analysis:
 
                     if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
-                elif path == "estimator.tpu.TPUEstimator":  # use_tpu=False: an Estimator (rules/tpu.py)
+                elif path in _TPU_ESTIMATORS:  # use_tpu=False: an Estimator (rules/tpu.py)
                     if self._guard(self._site, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
@@ -476,17 +479,39 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
-            last = r.trail[-1] if r.trail else None
-            if last is not None and last.node is r.stopped_at and last.kind in ("import", "from"):
-                # `from model.net import model_fn` of a module the run does not hold: name the file to pass
-                target = self.program.absolute(last.target, last.scope.file)
-                module = target.rpartition(".")[0] if last.kind == "from" else target
-                if module:
-                    return (f"`{last.name}` is imported from `{module}`, which is not among the migrated files: "
-                            f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
+            outside = self._imported_from_outside(r)
+            if outside:
+                return outside
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
+        # `model.fn_gen(...)`, `net.model_fn` with `net = Net(...)`: made by a module the run does not hold
+        root, file = r.node, r.value.file
+        for _ in range(4):
+            while isinstance(root, (cst.Attribute, cst.Call)):
+                root = root.value if isinstance(root, cst.Attribute) else root.func
+            if not isinstance(root, cst.Name):
+                break
+            rr = self.program.resolve(Value(root, file))
+            outside = self._imported_from_outside(rr)
+            if outside:
+                return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see: {outside}"
+            if rr.stopped_at is not None or rr.node is root or not isinstance(rr.node, (cst.Attribute, cst.Call)):
+                break
+            root, file = rr.node, rr.value.file
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
+
+    def _imported_from_outside(self, r: Resolved) -> str | None:
+        """`from model.net import model_fn` of a module the run does not hold: the file to pass, or None."""
+        last = r.trail[-1] if r.trail else None
+        if r.stopped_at is None or last is None or last.node is not r.stopped_at or last.kind not in ("import", "from"):
+            return None
+        target = self.program.absolute(last.target, last.scope.file)
+        module = target.rpartition(".")[0] if last.kind == "from" else target
+        if not module:
+            return None
+        what = f"is imported from `{module}`" if last.kind == "from" else f"is the module `{module}`"
+        return (f"`{last.name}` {what}, which is not among the migrated files: "
+                f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
 
     def line(self, node, file: FileIndex) -> int:
         from tfmigrate.engine import position_in
@@ -1470,9 +1495,15 @@ class Emitter:
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
             name = why[0].value if why else code(value.node)
+            here = self.program.lookup(name, why[0], value.file) if why else []
+            rebound = list(value.file.top.bindings.get(name, ())) if all(b.scope is value.file.top
+                                                                          for b in here) else []
+            reason = (f"it is bound at lines {', '.join(str(self.analysis.line(b.statement, value.file)) for b in rebound)}"
+                      " of this module; give each its own name" if len(rebound) > 1 else
+                      "it is local to another function; pass the value explicitly or build it where the Estimator "
+                      "is used")
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
-                                "the converted code needs it (it is local to another function); pass the value "
-                                "explicitly or build it where the Estimator is used", value.node)
+                                f"the converted code needs it ({reason})", value.node)
         return text
 
     def mode_key(self, attribute: cst.Attribute, file: FileIndex) -> str | None:

@@ -49,6 +49,7 @@ from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
+from tfmigrate.model import Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
@@ -448,10 +449,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 _raise(analysis.errors, file, program)
             raise
         importers = _unit_importers(file, analysis, program, inputs)
+        blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
+                            and _imports_module(file, program.file_of(e.node).module_name, program)]
+        if blocked_imported and table.bindings:
+            # the entry point of an Estimator program left for manual work (`from . import model` whose
+            # Estimator is blocked) stays unchanged with it, said so
+            _raise(blocked_imported, file, program)
         if not importers or not table.bindings:
             return module
-        # a module the migrated program imports (its data, its hooks) runs on TF2 with it: its TF1 names are
-        # converted like the program's, and one TF2 lacks blocks the whole unit (linked), never left to fail at import
+        # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
+        # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
+        # (linked), never left to fail at import
         context.link(*(f.path for f in importers))
         alias, imported = _tf2_alias(module, table)
         new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
@@ -645,23 +653,24 @@ def _raise(errors: list, file, program) -> None:
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
-    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`."""
-    if not file.module_name:
-        return []
+    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`, or that
+    `file` imports (the entry point that runs the unit's driver: `from . import model; model.train_and_evaluate()`)."""
     unit = {}
     for s in analysis.sites:
         for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
                   *inputs[id(s)]):
             if f is not None and f is not file:
                 unit[id(f)] = f
-    found = []
-    for f in unit.values():
-        for scope in [f.top, *f.function_scopes.values()]:
-            if any(b.kind in ("import", "from") and _names_module(program.absolute(b.target, f), file.module_name)
-                   for bindings in scope.bindings.values() for b in bindings):
-                found.append(f)
-                break
-    return found
+    return [f for f in unit.values()
+            if _imports_module(f, file.module_name, program) or _imports_module(file, f.module_name, program)]
+
+
+def _imports_module(importer, module: str | None, program) -> bool:
+    """`importer` imports `module` (or a name from it), at module level or in a function."""
+    return bool(module) and any(
+        b.kind in ("import", "from") and _names_module(program.absolute(b.target, importer), module)
+        for scope in [importer.top, *importer.function_scopes.values()]
+        for bindings in scope.bindings.values() for b in bindings)
 
 
 def _names_module(target: str, module: str) -> bool:
@@ -709,7 +718,18 @@ def _input_files(site, program) -> list:
             fn = program.function_of(value)
             if fn is not None:
                 out.append(fn.file)
+                inner = _lambda_callee(fn, program)
+                if inner is not None:  # `lambda: inputs.input_fn(...)`: the module that builds the data too
+                    out.append(inner.file)
     return [f for f in out if f is not None]
+
+
+def _lambda_callee(fn, program):
+    """The function a `lambda: f(...)` input_fn calls (f in this file or another module of the run), or None."""
+    body = fn.node.body if isinstance(fn.node, cst.Lambda) else None
+    if not isinstance(body, cst.Call):
+        return None
+    return program.function_of(Value(body.func, fn.file))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
@@ -1038,8 +1058,9 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
         full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
         if not full or "stimator" not in full.lower():
             return None
-        if (program.qualified(callee, file) or "").startswith(_NOT_TF_ESTIMATORS):
-            return None
+        qualified = program.qualified(callee, file) or ""
+        if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
+            return None  # not a TF Estimator, or a contrib.learn one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
         return None if program.callee(Value(callee, file), 0) is not None else full
 
@@ -1078,13 +1099,33 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors, generic, subclasses = [], [], []
+    model_fns: dict[int, tuple[cst.FunctionDef, list]] = {}  # model_fn-shaped defs → the generic findings inside
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
+        def __init__(self):
+            self.defs: list[cst.FunctionDef] = []
+
         def on_visit(self, node) -> bool:
             if relevant is not None and id(node) in file.orders and id(node) not in relevant:
                 return False  # no name in this subtree can spell or reach an Estimator API
             return super().on_visit(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.defs.append(node)
+            return True
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if self.defs and self.defs[-1] is node:  # (a def on_visit skipped was never entered)
+                self.defs.pop()
+
+        def _generic(self, finding) -> None:
+            generic.append(finding)
+            errors.append(finding)
+            for fn in self.defs:  # the outermost model_fn-shaped def holds it
+                if _model_fn_shaped(fn):
+                    model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
+                    break
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             # an Estimator subclass (its __init__ passes a model_fn to super()) converts where it is built; one
@@ -1106,10 +1147,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
                 return False
             if _estimator_api(path):
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts; migrate it together with the files that build "
-                                                       "and drive the Estimator", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts; migrate it together with the files that build "
+                                                      "and drive the Estimator", node))
                 return False
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
@@ -1128,9 +1168,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
             elif _estimator_api(path) and path != "estimator":
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts", node))
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1149,8 +1188,23 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     module.visit(_Find())
     if subclasses:
         errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
+    elif model_fns:
+        # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
+        inside = {id(e) for _, found in model_fns.values() for e in found}
+        errors = [Blocked(estimator.CODE, f"`{fn.name.value}(features, labels, mode, ...)` is a model_fn no Estimator "
+                                          "in the migrated files is built with: run tfmigrate on this file together "
+                                          "with the files that build and drive the Estimator", fn.name)
+                  for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
+    """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
+    names = [p.name.value for p in fn.params.params]
+    names = names[1:] if names[:1] == ["self"] else names
+    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+
 
 
 def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
