@@ -1983,7 +1983,8 @@ class Emitter:
             self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
                                      "Estimator's own, or the model.ckpt-<step> a migrated Keras fit wrote "
                                      "(EstimatorCheckpoints: the last step included); a latest.weights.h5 an earlier "
-                                     "migrated fit's BackupAndRestore left there is read first", site.call))
+                                     "migrated fit's BackupAndRestore left there is read when saved at a later step",
+                                 site.call))
         if use.kind == "export":
             args.append("required=True")
         return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
