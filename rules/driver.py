@@ -66,7 +66,11 @@ and the migrated program from copies of that model_dir and compares every step. 
 Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
 save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
 `EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
-end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
+end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py),
+the parameter-server loop too (its chief saves what TF 2.15's PS Estimator chief saved: measured on a chief, a
+worker and a ps resuming from step 130 with save_checkpoints_steps=50, 130, 180, 230, 280, 300; by
+CheckpointSaverHook's code an async chief read a global step the other workers also moved, so a save could land
+past last + N, not seen there; the loop saves at last + N exactly).
 Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
@@ -78,7 +82,10 @@ variables, export raised "Couldn't find trained model"). The migrated model does
 `trainer.model.restore_checkpoint(trainer.model_dir, ...)`; the trainer's evaluate restores model_dir in _build),
 where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export) builds the
 variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
-model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint; weights only. Once
+model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint (newest_checkpoint: the one
+saved at the later step, a stale backup never winning over a newer Estimator checkpoint; restore_model_dir
+too, and a resume removes that stale backup, which fit's BackupAndRestore would load; tests/fixtures_run/
+test_restore_newest.py); weights only. Once
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
 (it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
@@ -2007,7 +2014,8 @@ class Emitter:
             self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
                                      "Estimator's own, or the model.ckpt-<step> a migrated Keras fit wrote "
                                      "(EstimatorCheckpoints: the last step included); a latest.weights.h5 an earlier "
-                                     "migrated fit's BackupAndRestore left there is read first", site.call))
+                                     "migrated fit's BackupAndRestore left there is read when saved at a later step",
+                                 site.call))
         if use.kind == "export":
             args.append("required=True")
         return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
