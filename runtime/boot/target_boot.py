@@ -81,8 +81,27 @@ def _taping():
         return True
 
 
+def _later_local_replica(tf):
+    """True in a replica other than its worker's first (MirroredStrategy over several local devices): the TF1
+    Estimator ran the hooks of its first device only (estimator.py get_hooks_from_the_first_device), so the
+    original records that replica's loss; the others are not recorded here either."""
+    try:
+        context = tf.distribute.get_replica_context()
+        if context is None:
+            return False
+        local = len(context.strategy.extended.worker_devices)
+        if local <= 1:
+            return False
+        replica = tf.get_static_value(context.replica_id_in_sync_group)
+        return replica is not None and int(replica) % local != 0
+    except Exception:  # pragma: no cover - a strategy without worker_devices: record every replica
+        return False
+
+
 def _emit(tf, local_mean, batch, result):
     """Write the bit pattern of local_mean (float32 scalar) + batch + time; return `result` depending on it."""
+    if _later_local_replica(tf):
+        return result
     bits = tf.bitcast(tf.cast(local_mean, tf.float32), tf.int32)
     when = tf.bitcast(tf.timestamp(), tf.int64)
     op = tf.print(bits, tf.cast(batch, tf.int64), when, output_stream=_LOSS_STREAM[0])
