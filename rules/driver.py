@@ -142,7 +142,7 @@ from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
 from . import tpu as tpu_rules
-from ._args import is_literal, literal, wrap_call
+from ._args import generated, is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
@@ -2057,8 +2057,8 @@ def _first_replica(holder: str, features: str, site: Site) -> str:
     the first replica's batch, the shape every replica's own batch has."""
     if site.strategy is None or "mirrored" not in site.strategy.kinds:
         return features
-    return (f"tf.nest.map_structure(lambda value: {holder}.distribute_strategy.experimental_local_results(value)[0], "
-            f"{features})")
+    return (generated("tf.nest.map_structure(") + f"lambda value: {holder}.distribute_strategy.experimental_local_results("
+            f"value)[0], {features})")
 
 
 def _assigned_name(stmt, call) -> str | None:
