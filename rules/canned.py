@@ -37,9 +37,22 @@ TF 2.15 runs):
   steps bit-equal) and canned_wide_deep_crossed (91/100 bit-equal, max rel Δ 9.4e-8: the logistic head's kernels).
   Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
   sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
-  column in a DNN, indicator/embedding columns in a linear model; embedding columns and linear categorical columns
-  under MirroredStrategy (its cross-device ops combine IndexedSlices by a path not verified: this suite runs one
-  replica per machine).
+  column in a DNN, indicator/embedding columns in a linear model.
+  Under MirroredStrategy they convert (DNN, linear, wide & deep), to the custom loop where --target is auto. With
+  several local CPUs both TF versions (the same mirrored_strategy.py) pick CollectiveAllReduce (RING), the MWMS code
+  below: the replicas' IndexedSlices rows all-gathered in replica order and summed per row. Measured with 2 logical
+  CPUs on both sides (`tf.config.set_logical_device_configuration` before the strategy; TF 2.15's Estimator also
+  needs `RunConfig(session_config=ConfigProto(device_count={"CPU": 2}))`, without it the first step hangs in the
+  collective), num_replicas_in_sync 2, 32 examples per replica, 80 steps, the Estimator's model.ckpt-0 as the
+  migrated start: DNN over embedding columns (Adagrad 0.05), LinearClassifier over categorical columns (default
+  Ftrl) and wide & deep (Adagrad + Ftrl): 80/80 steps bit-equal (the first replica's loss: the Estimator ran the
+  first device's hooks only, runtime/boot/target_boot.py records the same) and every weight bit-equal after 80
+  steps, max rel Δ 0; with one replica the same for the three, and for the DNN under Keras fit as well (fixture canned_embedding_mirrored, its test
+  tests/fixtures_run/test_mirrored_replicas.py, 2 and 1 replicas; evaluate() bit-equal). As under MWMS, TF 2.15
+  aborts ("Shape mismatch in the collective instance") on a step whose replicas' sparse gradients have different
+  row counts; the migrated program trains there. Keras 3's fit fails on more than one replica when the input has
+  string features (its _maybe_symbolic_build reduces the first distributed batch with strategy.reduce("MEAN")):
+  auto picks the custom loop, --target keras gets a TFM622 note.
   Under MultiWorkerMirroredStrategy they convert (DNN, linear, wide & deep): both sides all-gather the workers'
   IndexedSlices rows in worker order with the same collective code and sum them per row in that order (TF1's
   sparse apply deduplicates, the migrated update densifies). Fixtures, chief + worker: canned_embedding_mwms (80/80

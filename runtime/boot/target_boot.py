@@ -22,7 +22,8 @@ on that task's own <task>.loss. Only losses computed under a GradientTape are tr
 evaluation through compute_average_loss is not recorded). Recorded: tf.nn.compute_average_loss (the local
 mean), Model.compute_loss (fit), a Keras loss with reduction="sum" called directly (a custom loop that
 sums its loss, as TF1's SUM reduction did: the local sum), and a generated loss class marked tf1_scalar_loss
-(the model_fn's own scalar loss, with its labels' batch).
+(the model_fn's own scalar loss, with its labels' batch). Under MirroredStrategy over several local devices only
+each worker's first replica records (the Estimator ran the hooks of its first device only).
 evaluate()'s result dicts go to <task>.eval (boot/evaluations_capture.py).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
