@@ -45,7 +45,8 @@ TF 2.15 runs):
   needs `RunConfig(session_config=ConfigProto(device_count={"CPU": 2}))`, without it the first step hangs in the
   collective), num_replicas_in_sync 2, 32 examples per replica, 80 steps, the Estimator's model.ckpt-0 as the
   migrated start: DNN over embedding columns (Adagrad 0.05), LinearClassifier over categorical columns (default
-  Ftrl) and wide & deep (Adagrad + Ftrl): 80/80 steps bit-equal (the first replica's loss: the Estimator ran the
+  Ftrl), wide & deep (Adagrad + Ftrl) and a v1 DNNClassifier (SUM loss, tf.compat.v1.train.GradientDescentOptimizer:
+  the v1 optimizers' merge_call path): 80/80 steps bit-equal (the first replica's loss: the Estimator ran the
   first device's hooks only, runtime/boot/target_boot.py records the same) and every weight bit-equal after 80
   steps, max rel Δ 0; with one replica the same for the three, and for the DNN under Keras fit as well (fixture canned_embedding_mirrored, its test
   tests/fixtures_run/test_mirrored_replicas.py, 2 and 1 replicas; evaluate() bit-equal). As under MWMS, TF 2.15
