@@ -48,8 +48,9 @@ TF 2.15 runs):
   Ftrl), wide & deep (Adagrad + Ftrl) and a v1 DNNClassifier (SUM loss, tf.compat.v1.train.GradientDescentOptimizer:
   the v1 optimizers' merge_call path): 80/80 steps bit-equal (the first replica's loss: the Estimator ran the
   first device's hooks only, runtime/boot/target_boot.py records the same) and every weight bit-equal after 80
-  steps, max rel Δ 0; with one replica the same for the three, and for the DNN under Keras fit as well (fixture canned_embedding_mirrored, its test
-  tests/fixtures_run/test_mirrored_replicas.py, 2 and 1 replicas; evaluate() bit-equal). As under MWMS, TF 2.15
+  steps, max rel Δ 0; with one replica the same for the first three, and for the DNN under Keras fit as well
+  (fixture canned_embedding_mirrored, its test tests/fixtures_run/test_mirrored_replicas.py, 2 and 1 replicas;
+  evaluate() bit-equal). As under MWMS, TF 2.15
   aborts ("Shape mismatch in the collective instance") on a step whose replicas' sparse gradients have different
   row counts; the migrated program trains there. Keras 3's fit fails on more than one replica when the input has
   string features (its _maybe_symbolic_build reduces the first distributed batch with strategy.reduce("MEAN")):
