@@ -54,7 +54,9 @@ TF 2.15 runs):
   aborts ("Shape mismatch in the collective instance") on a step whose replicas' sparse gradients have different
   row counts; the migrated program trains there. Keras 3's fit fails on more than one replica when the input has
   string features (its _maybe_symbolic_build reduces the first distributed batch with strategy.reduce("MEAN")):
-  auto picks the custom loop, --target keras gets a TFM622 note.
+  auto picks the custom loop, --target keras gets a TFM622 note. Not measured: GPUs (TF picks NcclAllReduce there;
+  2.15 and 2.21 run the same distribute code: mirrored_strategy.py, cross_device_ops.py and cross_device_utils.py
+  differ in comments only); a cross_device_ops object passed to MirroredStrategy blocks (TFM701).
   Under MultiWorkerMirroredStrategy they convert (DNN, linear, wide & deep): both sides all-gather the workers'
   IndexedSlices rows in worker order with the same collective code and sum them per row in that order (TF1's
   sparse apply deduplicates, the migrated update densifies). Fixtures, chief + worker: canned_embedding_mwms (80/80
