@@ -150,7 +150,7 @@ from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
 from . import tpu as tpu_rules
-from ._args import is_literal, literal, wrap_call
+from ._args import generated, is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
@@ -1713,7 +1713,7 @@ class Emitter:
             data = self.keras_data(sample[0], site, site.call, sample[1], holder)
         except Blocked:
             return None
-        return f"{holder}(next(iter({data}))[0])"
+        return f"{holder}({_first_replica(holder, f'next(iter({data}))[0]', site)})"
 
     def build_before_fit(self, site: Site, use: Use, edits) -> None:
         """Otherwise the first fit builds it first, under the strategy the model was created in."""
@@ -1724,7 +1724,7 @@ class Emitter:
         warm = [textwrap.indent(self.warm_start_text(site, receiver, use.call), "    ")] if site.warm_start else []
         edits.insert_before(self.file.statement_of(use.call), [
             f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
-            f"    {receiver}(next(iter({data}))[0])", *warm])
+            f"    {receiver}({_first_replica(receiver, f'next(iter({data}))[0]', site)})", *warm])
 
     def free_name(self, base: str, at: cst.CSTNode) -> str:
         name, n = base, 1
@@ -2088,6 +2088,16 @@ def _drop_arg(call: cst.Call, value_code: str) -> cst.Call:
                 args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             break
     return call.with_changes(args=args)
+
+
+def _first_replica(holder: str, features: str, site: Site) -> str:
+    """The features a model is built from. Under MirroredStrategy a distributed dataset yields one batch per
+    local replica (PerReplica values, which a Keras model refuses as inputs) when the machine has several devices:
+    the first replica's batch, the shape every replica's own batch has."""
+    if site.strategy is None or "mirrored" not in site.strategy.kinds:
+        return features
+    return (generated("tf.nest.map_structure(") + f"lambda value: {holder}.distribute_strategy.experimental_local_results("
+            f"value)[0], {features})")
 
 
 def _assigned_name(stmt, call) -> str | None:
