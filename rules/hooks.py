@@ -111,13 +111,12 @@ CODE = "TFM611"
 
 # hook → what the user can do to get its output in TF2 (the hook itself is dropped with this note)
 OBSERVING = {
-    "LoggingTensorHook": "Keras prints the loss and metrics while it trains; log other values with a "
-                         "keras.callbacks.LambdaCallback",
     "StepCounterHook": "Keras reports the time per step in its progress output",
     "SummarySaverHook": "write summaries with keras.callbacks.TensorBoard",
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
+LOGGING = "LoggingTensorHook"
 NAN = "NanTensorHook"
 SAVER = "CheckpointSaverHook"
 SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
@@ -361,3 +360,39 @@ def _statement_of(name: cst.Name, fn: cst.FunctionDef):
 
     fn.body.visit(_Find())
     return found[0] if found else None
+
+
+# ---- LoggingTensorHook → the generated TensorLogger callback (templates/tensor_logger.py.j2) ----------------------
+LOGGING_ARGS = ["tensors", "every_n_iter", "every_n_secs", "at_end", "formatter"]
+GLOBAL_STEP_KEY = "global_step"  # the key of the global step (before this step's update) in logged_tensors
+LOSS_KEY = "loss"  # the key of the EstimatorSpec's loss
+LOSS_SUMMARY_KEY = "loss:0"  # the tensor TF1 found under the name "loss": the Estimator's serialized loss summary
+
+
+def logging_note(where: str) -> str:
+    return (f"LoggingTensorHook ({where}) converted: the generated TensorLogger callback logs the same tags with "
+            "tf.compat.v1.logging.info (INFO level, as TF1: set the verbosity to INFO to see them) at the same local "
+            "iterations (the first, then every_n_iter, or every_n_secs of wall time), with the values of that "
+            "step's forward pass (before the update) and the global step before it, in TF1's text \"tag = value, "
+            "... (0.123 sec)\" (or the formatter's); one replica (with more it says so and logs nothing)")
+
+
+def logging_eval_note() -> str:
+    return ("LoggingTensorHook on evaluation dropped: it only observes evaluation (converted on training only; log "
+            "evaluation values with a keras.callbacks.Callback's on_test_batch_end)")
+
+
+def logging_blocked(why: str) -> str:
+    return f"LoggingTensorHook is not converted: {why}"
+
+
+def logging_name_blocked(name: str) -> str:
+    """Why a tensor name a LoggingTensorHook logs is not converted."""
+    if name in ("global_step", "global_step:0"):
+        return logging_blocked(f"the name {name!r} found the global step variable's resource handle in TF1 (it "
+                               "printed the handle, not the step); log tf.compat.v1.train.get_global_step() from the "
+                               "model_fn's EstimatorSpec(training_hooks=[...]), which converts")
+    return logging_blocked(f"the tensor name {name!r} is not one tfmigrate can supply: only the names of "
+                           "`x = tf.identity(value, name=\"...\")` in the model_fn (a value computed from the model "
+                           "output) and \"loss\" (the Estimator's loss summary) are; name the tensor with "
+                           "tf.identity in the model_fn, or pass the tensor itself in EstimatorSpec(training_hooks=...)")
