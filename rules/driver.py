@@ -258,6 +258,7 @@ class Site:
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
     # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
     loggers: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
 
     @property
@@ -954,7 +955,10 @@ class Analysis:
             trail.extend(h.trail)
             call = h.node
             kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
-            if kind in hook_rules.OBSERVING:
+            if kind == hook_rules.STEP_COUNTER and where == "train":
+                site.counters[id(call)] = self.step_counter(call, h.value, site)
+                callbacks.append(Value(call, h.value.file, h.value.env))
+            elif kind in hook_rules.OBSERVING:
                 if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
                     self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
             elif kind == hook_rules.LOGGING and where != "train":
@@ -999,7 +1003,7 @@ class Analysis:
             from . import canned
 
             if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server) \
-                    and any(id(c.node) not in site.loggers for c in callbacks):
+                    and any(id(c.node) not in site.loggers and id(c.node) not in site.counters for c in callbacks):
                 raise Blocked(hook_rules.CODE, f"hook `{code(callbacks[0].node)[:60]}`: a SessionRunHook subclass "
                                                "is converted to a keras.callbacks.Callback, called by Keras fit or by "
                                                "the custom loop of a model_fn Estimator; not by the canned or "
@@ -1052,6 +1056,25 @@ class Analysis:
         if not any(n[2] is call for n in self.notes):
             self.notes.append((hook_rules.CODE, hook_rules.logging_note("train hooks"), call))
         return named, {k: v for k, v in given.items() if k in ("every_n_iter", "every_n_secs", "formatter")}
+
+    def step_counter(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
+        """`StepCounterHook(every_n_steps | every_n_secs[, output_dir])` on training → {argument: Value} for the
+        generated StepCounter (rules/hooks.py); Blocked saying what to do."""
+        from . import canned, keras_estimator
+
+        args = bind_values(call, hook_rules.STEP_COUNTER_ARGS, "StepCounterHook", value.file, value.env,
+                           rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+        if "summary_writer" in given:
+            raise Blocked(hook_rules.CODE, "StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has "
+                                           "no TF2 meaning; pass output_dir=... instead", given["summary_writer"].node)
+        if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
+            raise Blocked(hook_rules.CODE, "StepCounterHook is converted for a model_fn Estimator, not for a canned "
+                                           "or model_to_estimator Estimator or under parameter servers; drop it (Keras "
+                                           "reports the time per step)", call)
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.step_counter_note(), call))
+        return given  # StepCounter has the hook's defaults (every_n_steps=100) and raises where it raised
 
     def saver_hook(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
         """`CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` on training: the
@@ -1848,10 +1871,14 @@ class Emitter:
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def hook_item(self, hook: Value, site: Site, at) -> str:
+    def hook_item(self, hook: Value, site: Site, at, receiver: str | None = None) -> str:
         """A callback of train(hooks=) / TrainSpec(hooks=): a SessionRunHook subclass's instance (now a keras
         callback) as written, a LoggingTensorHook as the generated TensorLogger of the keys its names have in the
         model's logged_tensors (program.py looked them up)."""
+        if id(hook.node) in site.counters:
+            args = [f"{k}={self.render(v, at, 'StepCounterHook(' + k + ')')}"
+                    for k, v in site.counters[id(hook.node)].items()]
+            return f"{self.support_name(site, 'StepCounter')}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
         if id(hook.node) not in site.loggers:
             return self.render(hook, at, "hook")
         named, args = site.loggers[id(hook.node)]
@@ -1871,7 +1898,7 @@ class Emitter:
 
     def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
         # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
-        items = [self.hook_item(h, site, at) for h in hooks]
+        items = [self.hook_item(h, site, at, receiver) for h in hooks]
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -1944,7 +1971,7 @@ class Emitter:
         self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
-        hooks = [self.hook_item(h, site, at) for h in use.train.get("callbacks", ())]
+        hooks = [self.hook_item(h, site, at, receiver) for h in use.train.get("callbacks", ())]
         extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 

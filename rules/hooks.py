@@ -140,12 +140,15 @@ CODE = "TFM611"
 
 # hook → what the user can do to get its output in TF2 (the hook itself is dropped with this note)
 OBSERVING = {
-    "StepCounterHook": "Keras reports the time per step in its progress output",
+    "StepCounterHook": "Keras reports the time per step in its progress output; attached through train(hooks=...) "
+                       "or TrainSpec(hooks=...) it is converted",
     "SummarySaverHook": "write summaries with keras.callbacks.TensorBoard",
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
 LOGGING = "LoggingTensorHook"
+STEP_COUNTER = "StepCounterHook"  # converted on train(hooks=) / TrainSpec(hooks=); dropped in the model_fn
+STEP_COUNTER_ARGS = ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"]
 NAN = "NanTensorHook"
 SAVER = "CheckpointSaverHook"
 SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
@@ -425,3 +428,11 @@ def logging_name_blocked(name: str) -> str:
                            "`x = tf.identity(value, name=\"...\")` in the model_fn (a value computed from the model "
                            "output) and \"loss\" (the Estimator's loss summary) are; name the tensor with "
                            "tf.identity in the model_fn, or pass the tensor itself in EstimatorSpec(training_hooks=...)")
+
+
+# ---- StepCounterHook on train hooks → the generated StepCounter callback (templates/step_counter.py.j2) -----------
+def step_counter_note() -> str:
+    return ("StepCounterHook converted: the generated StepCounter callback logs \"global_step/sec: <rate>\" with "
+            "tf.compat.v1.logging.info and writes it as the scalar summary \"global_step/sec\" to output_dir at the "
+            "same global steps as the hook (the first step without a line, then every every_n_steps steps, or "
+            "every_n_secs); the rate is wall time, so its values differ from run to run; no graph in the events file")

@@ -145,7 +145,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False,
+                  step_counter: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -191,6 +192,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
         parts.append(env.get_template("tensor_logger.py.j2").render())
+    if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
+        parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
@@ -503,10 +506,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
-        if (getattr(plan, "logged", None) and sites[0].model_fn.file is file
-                and "TensorLogger" in _module_names(module, table)):
-            errors.append(Blocked(hooks.CODE, "`TensorLogger` is taken in this module; the converted "
-                                              "LoggingTensorHook needs the name", sites[0].model_fn.node))
+        taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
+                                          ("StepCounter", any(s.counters for s in sites))) if used]
+        if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
+            errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
+                                              "this module; the converted hook needs the name", sites[0].model_fn.node))
             continue
         if (nan is not None and target == "keras" and sites[0].model_fn.file is file
                 and "NanLossCheck" in _module_names(module, table)):
@@ -549,10 +553,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            blocks if id(fn.node) in top else None,
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
-                                                           callbacks=any(s.callback_plans or s.loggers for s in sites)
+                                                           callbacks=any(s.callback_plans or s.loggers or s.counters
+                                                                         for s in sites)
                                                            or bool(getattr(plans[key], "loggers", None)),
                                                            support_done=support_done,
-                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites)),
+                                                           step_counter=any(s.counters for s in sites)))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)

@@ -70,3 +70,35 @@ def test_migrated_program_logs_what_the_logging_tensor_hooks_logged(tmp_path, ta
     assert len(migrated_lines) == len(original), (original, migrated_lines)
     for a, b in zip(original, migrated_lines):
         assert same_line(a, b), (a, b)
+
+
+COUNT_EVERY = 30  # the TrainSpec's StepCounterHook(every_n_steps=COUNT_EVERY, output_dir=--counter_dir)
+
+
+@pytest.mark.tfenv
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+def test_migrated_program_counts_steps_at_the_step_counter_hooks_steps(tmp_path, target):
+    """The StepCounterHook's rate is wall time (its values differ in every run), its steps do not: TF 2.15 wrote
+    "global_step/sec" to output_dir at global steps 1 + 30k after the silent first trigger at step 1 (measured:
+    31, 61, 91 for 100 steps) and logged one line each; the generated StepCounter must do the same."""
+    from _runs import run_program
+    from test_summary_events import _events
+
+    steps = tomllib.loads((CASE / "case.toml").read_text())["steps"]
+    migrated = CASE / "migrated.py" if target == "keras" else migrate_case(CASE, tmp_path, target)
+    lines, events = {}, {}
+    for side, env, program in (("original", "legacy", CASE / "original.py"), ("migrated", "target", migrated)):
+        out = run_program(env, [str(program), "--steps", str(steps), "--model_dir", str(tmp_path / side / "model"),
+                                "--counter_dir", str(tmp_path / side / "counter")], tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        log = tmp_path / f"{side}.log"
+        log.write_text(out.stdout + out.stderr)
+        lines[side] = len({raw[raw.find("INFO:tensorflow:global_step/sec"):] for raw in log.read_text().splitlines()
+                           if "INFO:tensorflow:global_step/sec: " in raw})  # distinct: see hook_lines
+        events[side] = _events(sorted((tmp_path / side / "counter").glob("events.out.tfevents.*")))
+    expected = list(range(1 + COUNT_EVERY, steps + 1, COUNT_EVERY))
+    assert sorted(step for tag, step in events["original"]) == expected
+    assert sorted(events["migrated"]) == sorted(events["original"])
+    assert {plugin for _, plugin in events["migrated"].values()} == {"scalars"}
+    assert all(value > 0 for value, _ in events["migrated"].values())
+    assert lines["migrated"] == lines["original"] == len(expected)
