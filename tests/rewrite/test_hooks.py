@@ -23,7 +23,6 @@ def notes(result) -> list[str]:
 
 
 @pytest.mark.parametrize("hook, kind", [
-    ("tf.estimator.StepCounterHook(every_n_steps=5)", "StepCounterHook"),
     ('tf.compat.v1.train.SummarySaverHook(save_steps=5, output_dir="/tmp/s", scaffold=None)', "SummarySaverHook"),
     ('tf.estimator.ProfilerHook(save_steps=5, output_dir="/tmp/p")', "ProfilerHook"),
 ])

@@ -124,3 +124,29 @@ def test_programs_without_logging_hooks_record_nothing():
     out = converted(program(model_fn(), drive=drive("")))
     assert "TensorLogger" not in out and "logged_tensors" not in out and "def compute_loss" not in out
     assert not re.search(r"jit_compile=False", out)
+
+
+@pytest.mark.parametrize("target, receiver", [("keras", "est"), ("ctl", "est")])
+def test_a_step_counter_hook_on_training_becomes_a_step_counter(target, receiver):
+    hooks = '[tf.estimator.StepCounterHook(every_n_steps=5, output_dir="/tmp/steps")]'
+    result = rewrite(program(model_fn(), drive=drive(hooks)), target=target)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = flat(result.output.decode())
+    # the global step the hook read: the optimizer's iterations (Keras model, custom-loop trainer alike)
+    assert (f'StepCounter(every_n_steps=5, output_dir="/tmp/steps", step=lambda: {receiver}.optimizer.iterations)'
+            in out)
+    assert "class StepCounter(keras.callbacks.Callback)" in out and "StepCounterHook(" not in out
+    assert any(n.startswith("StepCounterHook converted") for n in notes(result))
+
+
+def test_a_step_counter_hook_with_a_tf1_summary_writer_blocks():
+    hooks = '[tf.estimator.StepCounterHook(every_n_steps=5, summary_writer=writer)]'
+    result = blocked(program(model_fn(), drive="writer = None\n" + drive(hooks)))
+    assert any("summary_writer" in d.message for d in result.diagnostics if d.code == "TFM611")
+
+
+def test_a_step_counter_hook_in_the_model_fn_is_dropped_with_a_note():
+    result = rewrite(program(model_fn("[tf.estimator.StepCounterHook(every_n_steps=5)]"), drive=drive("")))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert any(n.startswith("StepCounterHook dropped: it only observes training") for n in notes(result))
+    assert "StepCounter(" not in result.output.decode()
