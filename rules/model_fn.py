@@ -335,6 +335,8 @@ class _Interpreter:
         self.nan_check: cst.Call | None = None  # a NanTensorHook(loss) in training_hooks / training_chief_hooks
         self.logging_names: dict[str, cst.Call] = {}  # names bound to LoggingTensorHook(...) (rules/hooks.py)
         self.logging_hooks: list[cst.Call] = []  # LoggingTensorHooks in training_hooks / training_chief_hooks
+        self.scope_depth = 0  # variable_scopes around the current statement (flattened)
+        self.scoped: set[str] = set()  # locals assigned inside one: TF1 prefixed their tensors' names
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
@@ -1184,6 +1186,8 @@ class _Interpreter:
         if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights) \
                 and not any(self.tf(c) == _INPUT_LAYER for c in calls_in(value)):
             self.forward_exprs[target] = value
+            if self.scope_depth:
+                self.scoped.add(target)
         new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
         if self.pending_leading:
             new_stmt = new_stmt.with_changes(leading_lines=[*self.pending_leading, *new_stmt.leading_lines])
@@ -1904,8 +1908,10 @@ class _Interpreter:
             self.scope_partitioner = self.partitioner(partitioner)
         self.notes.append((variables.CODE, f"variable_scope('{name}') flattened: Keras names weights by layer", call))
         self.pending_leading = [*self.pending_leading, *stmt.leading_lines]
+        self.scope_depth += 1
         for inner in stmt.body.body:
             self.statement(inner)
+        self.scope_depth -= 1
         self.scope_partitioner = outer
 
     def get_variable(self, target: str, call: cst.Call, stmt_leading) -> None:
@@ -2406,10 +2412,12 @@ class _Interpreter:
         """TF names of the model_fn's `x = tf.identity(value, name="n")` → (local, value code from the output),
         for the values computed from the model output (what a LoggingTensorHook can log by name)."""
         found: dict[str, tuple[str, str]] = {}
-        seen: set[str] = set()
+        # names TF1 had given already: a layer's scope ("dense", an explicit name) made the identity "<name>_1"
+        seen: set[str] = {a for a, _ in self.layers if a}
         for local, expr in self.forward_exprs.items():
-            if not (isinstance(expr, cst.Call) and self.tf(expr) == "identity") or self.assign_counts.get(local) != 1:
-                continue
+            if not (isinstance(expr, cst.Call) and self.tf(expr) == "identity") or self.assign_counts.get(local) != 1 \
+                    or local in self.scoped or "TRAIN" not in self.bindings.get(local, {}):
+                continue  # in a variable_scope TF1 named it "<scope>/<name>"; a PREDICT-only one was not trained
             try:
                 args = bind(expr, ["input", "name"], "tf.identity", CODE)
             except Blocked:

@@ -150,3 +150,20 @@ def test_a_step_counter_hook_in_the_model_fn_is_dropped_with_a_note():
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     assert any(n.startswith("StepCounterHook dropped: it only observes training") for n in notes(result))
     assert "StepCounter(" not in result.output.decode()
+
+
+@pytest.mark.parametrize("forward, words", [
+    # TF1 named it "scope/mean_logit"
+    ('with tf.compat.v1.variable_scope("scope"):\n'
+     '        mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', "'mean_logit' is not one"),
+    # the layer's scope took the name first: TF1's identity was "dense_1_1"
+    ('mean_logit = tf.identity(tf.reduce_mean(logits), name="dense_1")', "'dense_1' is not one"),
+])
+def test_a_name_tf1_gave_another_tensor_blocks(forward, words):
+    src = program(model_fn(), drive=drive(
+        '[tf.compat.v1.train.LoggingTensorHook({"m": "%s"}, every_n_iter=2)]'
+        % ("mean_logit" if "scope" in forward else "dense_1")))
+    src = src.replace('    mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', "    " + forward)
+    result = blocked(src)
+    assert any(words in d.message for d in result.diagnostics if d.code == "TFM611"), \
+        [d.format() for d in result.diagnostics]
