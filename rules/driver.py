@@ -137,6 +137,7 @@ Example (`fixtures/regression_adagrad`, Keras target):
 """
 from __future__ import annotations
 
+import json
 import textwrap
 from dataclasses import dataclass, field
 
@@ -265,6 +266,9 @@ class Site:
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
     receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
+    # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
+    loggers: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
 
     @property
@@ -983,9 +987,18 @@ class Analysis:
             trail.extend(h.trail)
             call = h.node
             kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
-            if kind in hook_rules.OBSERVING:
+            if kind == hook_rules.STEP_COUNTER and where == "train":
+                site.counters[id(call)] = self.step_counter(call, h.value, site)
+                callbacks.append(Value(call, h.value.file, h.value.env))
+            elif kind in hook_rules.OBSERVING:
                 if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
                     self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
+            elif kind == hook_rules.LOGGING and where != "train":
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
+            elif kind == hook_rules.LOGGING:
+                site.loggers[id(call)] = self.logging_hook(call, h.value, site)
+                callbacks.append(Value(call, h.value.file, h.value.env))
             elif kind == hook_rules.STOP and where == "train":
                 args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
                 given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
@@ -1021,7 +1034,8 @@ class Analysis:
         if callbacks:
             from . import canned
 
-            if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server):
+            if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server) \
+                    and any(id(c.node) not in site.loggers and id(c.node) not in site.counters for c in callbacks):
                 raise Blocked(hook_rules.CODE, f"hook `{code(callbacks[0].node)[:60]}`: a SessionRunHook subclass "
                                                "is converted to a keras.callbacks.Callback, called by Keras fit or by "
                                                "the custom loop of a model_fn Estimator; not by the canned or "
@@ -1029,6 +1043,70 @@ class Analysis:
                                    callbacks[0].node)
             stop["callbacks"] = callbacks
         return stop
+
+    def logging_hook(self, call: cst.Call, value: Value, site: Site) -> tuple[list, dict]:
+        """`LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` on training, its tensors named
+        by strings: ([(tag, name, node)] in TF1's logging order, {argument: Value}); the names are looked up in the
+        model_fn's plan (program.py); else Blocked saying what to do (rules/hooks.py)."""
+        from . import canned, keras_estimator
+
+        args = bind_values(call, hook_rules.LOGGING_ARGS, "LoggingTensorHook", value.file, value.env,
+                           rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+        if "at_end" in given and not is_literal(given["at_end"].node, False):
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                "at_end=True ran the tensors once more after training, on a new batch of the input; drop at_end or "
+                "log the last values with every_n_iter"), given["at_end"].node)
+        if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                "converted for a model_fn Estimator (its tensors named in the model_fn), not for a canned or "
+                "model_to_estimator Estimator or under parameter servers"), call)
+        if "tensors" not in given:
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked("no tensors"), call)
+        r = self.program.resolve(given["tensors"])
+        tensors = r.node
+        pairs = None
+        if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                                                 for e in tensors.elements):
+            pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
+        elif isinstance(tensors, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in tensors.elements):
+            pairs = [(e.value.evaluated_value if isinstance(e.value, cst.SimpleString) else None, e.value)
+                     for e in tensors.elements]
+        if pairs is None:
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                "its tensors are converted as a dict literal {\"tag\": \"tensor name\"} or a list of tensor names"),
+                tensors)
+        named = []
+        for tag, node in pairs:
+            if not isinstance(node, cst.SimpleString):
+                raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                    f"`{code(node)[:40]}` is a tensor of the program outside the model_fn, which the migrated model "
+                    "does not have; name the value with tf.identity(value, name=\"...\") in the model_fn and log "
+                    "that name, or attach the hook in the model_fn's EstimatorSpec(training_hooks=[...])"), node)
+            named.append((tag, node.evaluated_value, node))
+        site.consumed.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.logging_note("train hooks"), call))
+        return named, {k: v for k, v in given.items() if k in ("every_n_iter", "every_n_secs", "formatter")}
+
+    def step_counter(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
+        """`StepCounterHook(every_n_steps | every_n_secs[, output_dir])` on training → {argument: Value} for the
+        generated StepCounter (rules/hooks.py); Blocked saying what to do."""
+        from . import canned, keras_estimator
+
+        args = bind_values(call, hook_rules.STEP_COUNTER_ARGS, "StepCounterHook", value.file, value.env,
+                           rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+        if "summary_writer" in given:
+            raise Blocked(hook_rules.CODE, "StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has "
+                                           "no TF2 meaning; pass output_dir=... instead", given["summary_writer"].node)
+        if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
+            raise Blocked(hook_rules.CODE, "StepCounterHook is converted for a model_fn Estimator, not for a canned "
+                                           "or model_to_estimator Estimator or under parameter servers; drop it (Keras "
+                                           "reports the time per step)", call)
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.step_counter_note(), call))
+        return given  # StepCounter has the hook's defaults (every_n_steps=100) and raises where it raised
 
     def saver_hook(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
         """`CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` on training: the
@@ -1831,8 +1909,34 @@ class Emitter:
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None) -> str:
-        items = [self.render(h, at, "hook") for h in hooks]  # SessionRunHook subclasses, now keras callbacks
+    def hook_item(self, hook: Value, site: Site, at, receiver: str | None = None) -> str:
+        """A callback of train(hooks=) / TrainSpec(hooks=): a SessionRunHook subclass's instance (now a keras
+        callback) as written, a LoggingTensorHook as the generated TensorLogger of the keys its names have in the
+        model's logged_tensors (program.py looked them up)."""
+        if id(hook.node) in site.counters:
+            args = [f"{k}={self.render(v, at, 'StepCounterHook(' + k + ')')}"
+                    for k, v in site.counters[id(hook.node)].items()]
+            return f"{self.support_name(site, 'StepCounter')}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
+        if id(hook.node) not in site.loggers:
+            return self.render(hook, at, "hook")
+        named, args = site.loggers[id(hook.node)]
+        plan = self.plans.get(id(site.model_fn.node))
+        keys = dict(getattr(plan, "logged", ()))
+        items = []
+        for tag, name, node in named:
+            from .model_fn import logged_name_key
+
+            key = logged_name_key(name, getattr(plan, "named_tensors", {}))
+            if key is None or key[0] not in keys:
+                raise Blocked(hook_rules.CODE, hook_rules.logging_name_blocked(name), node)
+            items.append(f"({json.dumps(tag)}, {json.dumps(key[0])})")
+        text = [f"[{', '.join(items)}]"]
+        text += [f"{k}={self.render(v, at, 'LoggingTensorHook(' + k + ')')}" for k, v in args.items()]
+        return f"{self.support_name(site, 'TensorLogger')}({', '.join(text)})"
+
+    def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
+        # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
+        items = [self.hook_item(h, site, at, receiver) for h in hooks]
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -1864,6 +1968,9 @@ class Emitter:
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
+        if getattr(plan, "loggers", None) and receiver is not None:
+            # the model_fn's LoggingTensorHooks (EstimatorSpec training_hooks), after the program's hooks as in TF1
+            items.append(f"*{receiver}.logging_hooks()")
         if getattr(plan, "nan_check", None) is not None:
             # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
             # hooks, then it; so it goes last
@@ -1897,12 +2004,12 @@ class Emitter:
                 f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
             per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
-                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()), use.train.get('checkpoint'))})", "",
+                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()), use.train.get('checkpoint'), receiver)})", "",
                              width=92)
         self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
-        hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]
+        hooks = [self.hook_item(h, site, at, receiver) for h in use.train.get("callbacks", ())]
         extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 

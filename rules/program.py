@@ -147,7 +147,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False,
+                  step_counter: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -191,6 +192,10 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   predicting=predicting, warm_starting=warm_starting,
                                                                   resuming=resuming, until_end=until_end,
                                                                   callbacks=callbacks))
+    if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
+        parts.append(env.get_template("tensor_logger.py.j2").render())
+    if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
+        parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
@@ -510,6 +515,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
+        taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
+                                          ("StepCounter", any(s.counters for s in sites))) if used]
+        if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
+            errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
+                                              "this module; the converted hook needs the name", sites[0].model_fn.node))
+            continue
         if (nan is not None and target == "keras" and sites[0].model_fn.file is file
                 and "NanLossCheck" in _module_names(module, table)):
             errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
@@ -551,9 +562,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            blocks if id(fn.node) in top else None,
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
-                                                           callbacks=any(s.callback_plans for s in sites),
+                                                           callbacks=any(s.callback_plans or s.loggers or s.counters
+                                                                         for s in sites)
+                                                           or bool(getattr(plans[key], "loggers", None)),
                                                            support_done=support_done,
-                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites)),
+                                                           step_counter=any(s.counters for s in sites)))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -782,6 +796,7 @@ def _model_plan(sites: list, context):
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
                               _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context),
                               frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+    plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
@@ -798,6 +813,22 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
+    """The plan with the values the train hooks' LoggingTensorHooks name added to what the step records (its
+    logged_tensors), or Blocked at a name tfmigrate cannot supply (rules/hooks.py)."""
+    logged = dict(plan.logged)
+    for site in sites:
+        for named, _ in site.loggers.values():
+            for _, name, node in named:
+                key = model_fn.logged_name_key(name, plan.named_tensors)
+                if key is None:
+                    raise Blocked(hooks.CODE, hooks.logging_name_blocked(name), node)
+                logged.setdefault(*key)
+    if len(logged) == len(plan.logged):
+        return plan
+    return dataclasses.replace(plan, logged=list(logged.items()))
 
 
 def _input_layer_verdict(fn, sites: list, names: TFNames, context):
