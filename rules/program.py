@@ -51,7 +51,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
@@ -191,7 +191,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
     for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
