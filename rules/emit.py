@@ -16,7 +16,7 @@ _STRING_OR_COMMENT = re.compile(
 
 
 def code_only(text: str) -> str | None:
-    """`text` with its plain string literals replaced by `""` and its comments removed (f-strings are kept: their
+    """`text` with its plain string literals replaced by `"" ` and its comments removed (f-strings are kept: their
     replacement fields hold code). None when the scan cannot vouch for its reading of an f-string (a replacement
     field whose braces do not balance within the literal it found, as Python 3.12's nested quotes would give):
     the caller then searches the whole text."""
@@ -31,7 +31,7 @@ def code_only(text: str) -> str | None:
             continue  # kept as it is (it is part of the text between masked spans)
         out.append(text[last:m.start()])
         if m.group("body") is not None:
-            out.append('""')
+            out.append('"" ')  # spaced: adjacent literals must not merge into a triple quote
         last = m.end()
     out.append(text[last:])
     return "".join(out)
