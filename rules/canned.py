@@ -204,7 +204,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from . import feature_columns as fcols
-from . import heads, optimizers, partitioners
+from . import emit, heads, optimizers, partitioners
 from ._args import generated, is_literal, literal, wrap_call
 
 CODE = "TFM620"
@@ -1270,7 +1270,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     items = _emit(parts, blocks, named)
     body = [stmt for stmt, _, _ in items]
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])

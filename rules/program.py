@@ -53,7 +53,7 @@ from tfmigrate.model import Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
-from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
@@ -198,7 +198,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
     for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
@@ -226,8 +226,9 @@ def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
     return isinstance(plan, model_fn.ModelPlan) and any(f"{layers.TF1_BATCH_NORM}(" in text for _, text in plan.layers)
 
 
-def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
-    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text)), that names none of
+def _quiet_generated(items, named: emit.CodeWords, quiet: dict, user: set[int] = frozenset()) -> None:
+    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text); a parsed part's text
+    is masked, emit.CodeWords.masked), that names none of
     the file's TF bindings, as finely as its text tells: text blocks; parsed parts that name none, except the path
     to the user's statements spliced in (`user`); in parts that name one, the defs and classes whose own text
     names none, and a class's methods likewise."""
@@ -244,11 +245,11 @@ def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = fro
         done.add(id(text))
         same = [stmt for stmt, _, t in items if t is text]  # the statements of this part
         for stmt, chunk in _def_chunks(text, "", same) or ():
-            if _FORWARD_PASS not in chunk and not named.search(chunk):
+            if _FORWARD_PASS not in chunk and not named.search_masked(chunk):
                 quiet[id(stmt)] = stmt
             elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 for method, inner in _def_chunks(chunk, "    ", stmt.body.body) or ():
-                    if _FORWARD_PASS not in inner and not named.search(inner):
+                    if _FORWARD_PASS not in inner and not named.search_masked(inner):
                         quiet[id(method)] = method
 
 
@@ -308,13 +309,15 @@ _FORWARD_PASS = "__tfmigrate_forward_pass__"
 _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
 
 
-def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, str, str]]:
+def _emit(parts: list[str], blocks: TextBlocks | None,
+          named: emit.CodeWords | None) -> list[tuple[cst.BaseStatement, str, str]]:
     """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
     `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
     text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
     are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
     Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
-    third item is the text the statement came from (its part, or its run of parts)."""
+    third item is the text the statement came from (its run of parts; a parsed part's text as parsed, with its
+    string literals and comments blanked: emit.CodeWords.masked, which each part gets once)."""
     parts = [p.rstrip("\n") for p in parts]
     if blocks is None or not all(map(TextBlocks.splices, parts)):
         return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
@@ -328,42 +331,52 @@ def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None)
             run.clear()
 
     for part in parts:
-        hit = named is not None and named.search(part) is not None
+        masked = part if named is None else named.masked(part)
+        hit = named is not None and named.search_masked(masked) is not None
         if hit or _FORWARD_PASS in part:
             flush()
-            part, statements = _parse_hollow(part, named, blocks)
+            statements, masked = _parse_hollow(part, named, blocks, masked)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
-            out.extend((stmt, "named" if hit else "plain", part) for stmt in statements)
+            out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
             run.append(part)
     flush()
     return out
 
 
-def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tuple[str, list[cst.BaseStatement]]:
+def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
+                  masked: str) -> tuple[list[cst.BaseStatement], str]:
     """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
     and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
-    render, like a text block): (the text parsed, its statements). The defs are found textually; unless the parse
-    puts every placeholder line where it was meant to be (module or class body), the whole part is parsed."""
+    render, like a text block): (its statements, the text parsed as `masked`: emit.CodeWords.masked of it, for
+    `masked` the part's). The defs are found textually; unless the parse puts every placeholder line where it was
+    meant to be (module or class body), the whole part is parsed."""
     swaps: list[tuple[str, str]] = []
 
-    def hollow(text: str, indent: str) -> str:
+    def hollow(text: str, code: str, indent: str) -> tuple[str, str]:
+        # `code`: `text` masked (same length and lines), searched for the words in slices at the same offsets
         starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
                   if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
-        out = [text[:starts[0]] if starts else text]
-        for chunk in (text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])):
-            if _FORWARD_PASS not in chunk and (named is None or not named.search(chunk)):
+        head = starts[0] if starts else len(text)
+        out, out_code = [text[:head]], [code[:head]]
+        for a, b in zip(starts, [*starts[1:], len(text)]):
+            chunk, chunk_code = text[a:b], code[a:b]
+            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)):
                 line = f"{indent}{blocks.name()}\n"
                 swaps.append((line, chunk))
                 out.append(line)
+                out_code.append(line)
             elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
-                out.append(hollow(chunk, "    "))
+                inner, inner_code = hollow(chunk, chunk_code, "    ")
+                out.append(inner)
+                out_code.append(inner_code)
             else:
                 out.append(chunk)
-        return "".join(out)
+                out_code.append(chunk_code)
+        return "".join(out), "".join(out_code)
 
-    skeleton = hollow(part + "\n", "")
+    skeleton, skeleton_code = hollow(part + "\n", masked + "\n", "")
     if swaps:
         try:
             statements = list(cst.parse_module(skeleton).body)
@@ -371,8 +384,8 @@ def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tu
             statements = None
         if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
             blocks.swaps.extend(swaps)
-            return skeleton.rstrip("\n"), statements
-    return part, list(cst.parse_module(part + "\n").body)
+            return statements, skeleton_code.rstrip("\n")
+    return list(cst.parse_module(part + "\n").body), masked
 
 
 def _placeholders(statements) -> set[str]:
