@@ -850,55 +850,58 @@ def _is_dotted(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Name)
 
 
+class _FreeNames(Visitor):
+    """free_names' walk (one class for every call: making a visitor class costs more than most walks)."""
+
+    def __init__(self, found: list[cst.Name]):
+        self.found = found
+        self.bound: list[set[str]] = []
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        n.value.visit(self)
+        return False
+
+    def visit_Arg(self, n: cst.Arg) -> bool:
+        n.value.visit(self)
+        return False
+
+    def visit_Lambda(self, n: cst.Lambda) -> None:
+        p = n.params
+        self.bound.append({x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
+                          | {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)})
+
+    def leave_Lambda(self, n) -> None:
+        self.bound.pop()
+
+    def visit_Param(self, n: cst.Param) -> bool:
+        if n.default is not None:
+            n.default.visit(self)
+        return False
+
+    def _comp(self, n) -> None:
+        names: set[str] = set()
+        f = n.for_in
+        while f is not None:
+            names |= {x.value for x in target_names(f.target)}
+            f = f.inner_for_in
+        self.bound.append(names)
+
+    def _comp_leave(self, n) -> None:
+        self.bound.pop()
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comp
+    leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _comp_leave
+
+    def visit_Name(self, n: cst.Name) -> None:
+        if not any(n.value in b for b in self.bound):
+            self.found.append(n)
+
+
 def free_names(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes read as values in an expression (not attribute names or keywords; lambda/comprehension-local
     names excluded)."""
     found: list[cst.Name] = []
-
-    class _V(Visitor):
-        def __init__(self):
-            self.bound: list[set[str]] = []
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Lambda(self, n: cst.Lambda) -> None:
-            p = n.params
-            self.bound.append({x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
-                              | {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)})
-
-        def leave_Lambda(self, n) -> None:
-            self.bound.pop()
-
-        def visit_Param(self, n: cst.Param) -> bool:
-            if n.default is not None:
-                n.default.visit(self)
-            return False
-
-        def _comp(self, n) -> None:
-            names: set[str] = set()
-            f = n.for_in
-            while f is not None:
-                names |= {x.value for x in target_names(f.target)}
-                f = f.inner_for_in
-            self.bound.append(names)
-
-        def _comp_leave(self, n) -> None:
-            self.bound.pop()
-
-        visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comp
-        leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _comp_leave
-
-        def visit_Name(self, n: cst.Name) -> None:
-            if not any(n.value in b for b in self.bound):
-                found.append(n)
-
-    node.visit(_V())
+    node.visit(_FreeNames(found))
     return found
 
 
@@ -927,13 +930,16 @@ def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     """The outermost attribute chains in a subtree (`a.b.c`, not also `a.b`)."""
-    found = []
+    visitor = _Attributes()
+    node.visit(visitor)
+    return visitor.found
 
-    class _V(Visitor):
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            found.append(n)
-            return False
 
-    node.visit(_V())
-    return found
+class _Attributes(Visitor):
+    def __init__(self):
+        self.found: list[cst.Attribute] = []
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        self.found.append(n)
+        return False
 
