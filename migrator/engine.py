@@ -372,6 +372,8 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
             return False
         if any(word in where for word in words):
             return False
+    if _code_names_have(data, words):
+        return False
     import ast  # here: a run whose files are all skipped or cached never parses one
 
     try:
@@ -404,6 +406,32 @@ def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
         if any(word in name for name in names for word in words):
             return False
     return True
+
+
+def _code_names_have(data: bytes, words: tuple[str, ...]) -> bool:
+    """True when a word is in a name of the compiled code (names, attributes, imported modules and names,
+    parameters and locals, def/class names): compile() makes no Python objects for the tree, ~3× cheaper than
+    `ast.parse`, and every such name is an identifier of the source (the compiler's own — `<module>`, `.0`,
+    `__qualname__`, `__class__`, … — hold none of the rules' words; a private name mangled to `_Class__name` still
+    holds the word). False says nothing (keyword names, names only in `global` or in annotations left uncompiled,
+    source that does not compile): identifiers_skip then reads the `ast`."""
+    import warnings
+    from types import CodeType
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the user's SyntaxWarnings are not tfmigrate's to print)
+            code = compile(data, "<tfmigrate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError, OverflowError):
+        return False
+    stack = [code]
+    while stack:
+        code = stack.pop()
+        for name in (code.co_name, *code.co_names, *code.co_varnames, *code.co_cellvars, *code.co_freevars):
+            if any(word in name for word in words):
+                return True
+        stack.extend(const for const in code.co_consts if type(const) is CodeType)
+    return False
 
 
 def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import Transformer, Visitor, descend, render
+from .visitors import _MISSING, Transformer, Visitor, descend, render
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -143,7 +143,9 @@ class _Indexer(Visitor):
         if self.statement_stack:
             index.statements[key] = self.statement_stack[-1]
         stack.append(node)
-        method = self._method(self._visit_cache, "visit_", kind)
+        method = self._visit_cache.get(kind, _MISSING)
+        if method is _MISSING:
+            method = self._method(self._visit_cache, "visit_", kind)
         if method is not None and method(self, node) is False:
             return False
         descend(self, node, kind)  # Visitor's walk: LibCST would rebuild what it descends into
@@ -151,7 +153,9 @@ class _Indexer(Visitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = type(original_node)
-        method = self._method(self._leave_cache, "leave_", kind)
+        method = self._leave_cache.get(kind, _MISSING)
+        if method is _MISSING:
+            method = self._method(self._leave_cache, "leave_", kind)
         if method:
             method(self, original_node)
         self.stack.pop()

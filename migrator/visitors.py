@@ -193,11 +193,15 @@ class Transformer(_Dispatch, cst.CSTTransformer):
             trivia = _IS_TRIVIA[kind] = issubclass(kind, TRIVIA)
         if trivia:
             return False
-        fn = self._method(self._visit_cache, "visit_", kind)
+        fn = self._visit_cache.get(kind, _MISSING)
+        if fn is _MISSING:
+            fn = self._method(self._visit_cache, "visit_", kind)
         return fn is None or fn(self, node) is not False
 
     def on_leave(self, original_node, updated_node):
-        fn = self._method(self._leave_cache, "leave_", type(original_node))
+        fn = self._leave_cache.get(type(original_node), _MISSING)
+        if fn is _MISSING:
+            fn = self._method(self._leave_cache, "leave_", type(original_node))
         return updated_node if fn is None else fn(self, original_node, updated_node)
 
 
