@@ -481,6 +481,7 @@ class Program:
         self._call_sites: dict[int, list[tuple[cst.Call, FileIndex]]] | None = None
         self._built = False
         self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
+        self._qualified: dict[tuple[int, int], tuple] = {}  # qualified(): a node's answer depends on it and its file
         for f in files or []:
             self.add(f)
 
@@ -528,14 +529,19 @@ class Program:
     def qualified(self, node: cst.CSTNode, file: FileIndex) -> str | None:
         """Dotted name of a pure `a.b.c` expression through imports (`tf.estimator.X` → `tensorflow.estimator.X`);
         module-level aliases (`tf1 = tf.compat.v1`) followed. None when rooted in anything else."""
+        key = (id(node), id(file))
+        known = self._qualified.get(key)
+        if known is not None and known[0] is node and known[1] is file:  # (the rules ask about most calls twice)
+            return known[2]
         full = get_full_name_for_node(node) if _is_dotted(node) else None
-        if full is None:
-            return None
-        root, _, rest = full.partition(".")
-        target = self._import_target(root, node, file, 0)
-        if target is None:
-            return None
-        return f"{target}.{rest}" if rest else target
+        target = None
+        if full is not None:
+            root, _, rest = full.partition(".")
+            target = self._import_target(root, node, file, 0)
+            if target is not None and rest:
+                target = f"{target}.{rest}"
+        self._qualified[key] = (node, file, target)  # (node and file kept: their ids stay theirs)
+        return target
 
     def _import_target(self, name: str, at: cst.CSTNode, file: FileIndex, depth: int) -> str | None:
         if depth > _MAX_DEPTH:
