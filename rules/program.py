@@ -1263,9 +1263,46 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
-    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one);
-    `imports=False`: without the names of import statements (the names the code reads or binds otherwise)."""
+class _Found(Exception):
+    """A wanted name was found: the walk stops."""
+
+
+def _names_any(module: cst.Module, words: frozenset[str], texts=(), imports: bool = True) -> bool:
+    """Whether one of `words` is a Name of the module, or of the generated code kept as text (a Name: what LibCST
+    parses as one, its spelling in code, never in a string or comment); `imports=False`: not counting the names
+    of import statements (the names the code reads or binds otherwise).
+
+    The texts go first, shortest first, each looked at only when a word is spelled in it (as a word) and read with
+    `ast` (a C parse, ~4× LibCST's, and `_ast_names` gives the same names LibCST's Names would); the module walk
+    stops at the first hit."""
+    pattern = re.compile("|".join(rf"\b{re.escape(w)}\b" for w in sorted(words)))
+    for text in sorted((t for t in texts if pattern.search(t)), key=len):
+        found = _ast_names(text, imports)
+        if found is None:  # what `ast` does not read (never generated): LibCST as before
+            found = _cst_names(text, imports)
+        if words & found:
+            return True
+
+    class _V(Visitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in words:
+                raise _Found
+
+        def visit_Import(self, node) -> bool:
+            return imports
+
+        def visit_ImportFrom(self, node) -> bool:
+            return imports
+
+    try:
+        module.visit(_V())
+    except _Found:
+        return True
+    return False
+
+
+def _cst_names(text: str, imports: bool) -> set[str]:
+    """The Names LibCST parses in `text` (a method kept as text, indented, is parsed inside a class)."""
     found: set[str] = set()
 
     class _V(Visitor):
@@ -1278,20 +1315,83 @@ def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
         def visit_ImportFrom(self, node) -> bool:
             return imports
 
-    module.visit(_V())
-    for text in texts:
-        if text.startswith(" "):  # a method kept as text (_parse_hollow): parsed inside a class again
-            for stmt in cst.parse_module("class _:\n" + text).body[0].body.body:
-                stmt.visit(_V())
-        else:
-            cst.parse_module(text).visit(_V())
+    if text.startswith(" "):  # a method kept as text (_parse_hollow): parsed inside a class again
+        for stmt in cst.parse_module("class _:\n" + text).body[0].body.body:
+            stmt.visit(_V())
+    else:
+        cst.parse_module(text).visit(_V())
+    return found
+
+
+def _ast_names(text: str, imports: bool) -> set[str] | None:
+    """`_cst_names(text, imports)` read with `ast` (None when `ast` does not parse the text): the identifiers
+    LibCST holds as Name nodes — names, attribute names, def/class/parameter/keyword names, global/nonlocal
+    names, `except ... as` names, match-pattern names and, with `imports`, every dotted part of imported modules
+    and names and their `as` names. (LibCST also holds True/False/None as Names: `ast` has them as constants.)
+    tests/rewrite/test_names_text.py compares both on every generated text of the fixtures."""
+    import ast
+
+    wrapped = text.startswith(" ")
+    try:
+        tree = ast.parse("class _:\n" + text if wrapped else text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found: set[str] = set()
+    add = found.add
+    roots = tree.body[0].body if wrapped else tree.body
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            add(node.id)
+            continue
+        if kind is ast.Constant:
+            value = node.value
+            if value is None or value is True or value is False:
+                add(str(value))
+            continue
+        if kind is ast.Attribute:
+            add(node.attr)
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            add(node.name)
+        elif kind is ast.arg:
+            add(node.arg)
+        elif kind is ast.keyword:
+            if node.arg is not None:
+                add(node.arg)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            if not imports:
+                continue
+            if kind is ast.ImportFrom and node.module:
+                found.update(node.module.split("."))
+            for alias in node.names:
+                if alias.name != "*":
+                    found.update(alias.name.split("."))
+                if alias.asname:
+                    add(alias.asname)
+            continue
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            found.update(node.names)
+        elif kind is ast.ExceptHandler:
+            if node.name:
+                add(node.name)
+        elif kind is ast.MatchAs or kind is ast.MatchStar:
+            if node.name:
+                add(node.name)
+        elif kind is ast.MatchMapping:
+            if node.rest:
+                add(node.rest)
+        elif kind is ast.MatchClass:
+            found.update(node.kwd_attrs)
+        stack.extend(ast.iter_child_nodes(node))
     return found
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
-    if "keras" not in _all_names(module, [t for t in texts if "keras" in t], imports=False):
+    if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -1333,8 +1433,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
               and all(uses[n] == 0 for n in names_)}
     body = [_prune_from_import(s, uses, table) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
-    word = re.compile(rf"\b{re.escape(tf_name)}\b")
-    if not imported and tf_name in _all_names(module, [t for t in texts if word.search(t)]):
+    if not imported and _names_any(module, frozenset({tf_name}), texts):
         raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
