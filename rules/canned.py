@@ -204,7 +204,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from . import feature_columns as fcols
-from . import heads, optimizers, partitioners
+from . import emit, heads, optimizers, partitioners
 from ._args import generated, is_literal, literal, wrap_call
 
 CODE = "TFM620"
@@ -1022,6 +1022,13 @@ class _Reader:
         name = optimizers.optimizer_name(path)
         legacy = path.split(".")[-1] if path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy",
                                                                             "optimizers.legacy") else None
+        if not v1 and legacy is None and name is not None:
+            # a TF 1.x optimizer: the program ran on TF 1.x, where tf.estimator.<Canned> was the v1 class taking it
+            canned_path = self.analysis.tf(self.call, self.file) or "estimator.<canned>"
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
+                                f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
+                                f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
+                          at)
         if v1 and name is None or not v1 and legacy is None:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
@@ -1263,7 +1270,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     items = _emit(parts, blocks, named)
     body = [stmt for stmt, _, _ in items]
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])
