@@ -2392,11 +2392,11 @@ class _Interpreter:
             model_layers.append((None, f"for index, layer in enumerate(self.{attr}):  # named for tf.train.Checkpoint\n"
                                        f"    setattr(self, f\"{attr}__{{index}}\", layer)"))
         self.drop_unused(out)
-        body_text = "".join(code(s) for s in self.call_body)
         return ModelPlan(
             fn_name=self.fn.name.value, class_name=class_name, docstring=self.docstring, features=self.features,
             labels=self.labels, params=self.params, layers=model_layers, call_body=self.call_body,
-            params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
+            # read from the forward statements themselves (a parse of their rendered text has the same names)
+            params_in_call=any(self.params in self.free_names(stmt) for stmt in self.call_body),
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
