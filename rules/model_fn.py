@@ -2703,8 +2703,10 @@ def _lambda_names(node: cst.CSTNode) -> set[str]:
     return found
 
 
-class _FreeNameNodes(Visitor):
-    def __init__(self, found: list[cst.Name]):
+class _ValueNames(Visitor):
+    """A walk that skips attribute names and keywords (they are no names read)."""
+
+    def __init__(self, found):
         self.found = found
 
     def visit_Attribute(self, n: cst.Attribute) -> bool:
@@ -2715,6 +2717,8 @@ class _FreeNameNodes(Visitor):
         n.value.visit(self)
         return False
 
+
+class _FreeNameNodes(_ValueNames):
     def visit_Lambda(self, n: cst.Lambda) -> bool:
         return False
 
@@ -2868,18 +2872,7 @@ def makes_variables(path: str) -> bool:
             or path.endswith(".Variable"))
 
 
-class _NamesRead(Visitor):
-    def __init__(self, found: set[str]):
-        self.found = found
-
-    def visit_Attribute(self, n: cst.Attribute) -> bool:
-        n.value.visit(self)
-        return False
-
-    def visit_Arg(self, n: cst.Arg) -> bool:
-        n.value.visit(self)
-        return False
-
+class _NamesRead(_ValueNames):
     def visit_Name(self, n: cst.Name) -> None:
         self.found.add(n.value)
 
