@@ -99,7 +99,8 @@ def _wrap_part(node: cst.BaseExpression, base_indent: str, width: int) -> str:
 def _wrap(expr: cst.BaseExpression, text: str, base_indent: str, width: int) -> str:
     inner = base_indent + "    "
     if isinstance(expr, cst.List) and expr.elements:
-        items = [_wrap_part(el.value, inner, width) for el in expr.elements]
+        items = [("*" if isinstance(el, cst.StarredElement) else "") + _wrap_part(el.value, inner, width)
+                 for el in expr.elements]
         return "[\n" + "".join(f"{inner}{item},\n" for item in items) + f"{base_indent}]"
     if not isinstance(expr, cst.Call) or not expr.args:
         return text

@@ -66,7 +66,11 @@ and the migrated program from copies of that model_dir and compares every step. 
 Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
 save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
 `EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
-end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
+end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py),
+the parameter-server loop too (its chief saves what TF 2.15's PS Estimator chief saved: measured on a chief, a
+worker and a ps resuming from step 130 with save_checkpoints_steps=50, 130, 180, 230, 280, 300; by
+CheckpointSaverHook's code an async chief read a global step the other workers also moved, so a save could land
+past last + N, not seen there; the loop saves at last + N exactly).
 Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
@@ -78,7 +82,10 @@ variables, export raised "Couldn't find trained model"). The migrated model does
 `trainer.model.restore_checkpoint(trainer.model_dir, ...)`; the trainer's evaluate restores model_dir in _build),
 where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export) builds the
 variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
-model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint; weights only. Once
+model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint (newest_checkpoint: the one
+saved at the later step, a stale backup never winning over a newer Estimator checkpoint; restore_model_dir
+too, and a resume removes that stale backup, which fit's BackupAndRestore would load; tests/fixtures_run/
+test_restore_newest.py); weights only. Once
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
 (it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
@@ -99,7 +106,8 @@ Keras model (rules/keras_estimator.py: what converts, what blocks); the canned e
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
 defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
-(fixtures/tpu_estimator_cpu); `tf.contrib.tpu.TPUEstimator` is reported (TFM603).
+(fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
+and is converted the same way, with the same checks.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -129,6 +137,7 @@ Example (`fixtures/regression_adagrad`, Keras target):
 """
 from __future__ import annotations
 
+import json
 import textwrap
 from dataclasses import dataclass, field
 
@@ -142,7 +151,7 @@ from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
 from . import tpu as tpu_rules
-from ._args import is_literal, literal, wrap_call
+from ._args import generated, is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
@@ -158,10 +167,12 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
     "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
     "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
-    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu", "contrib.tpu.TPUEstimator": "tpu",
+    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
     "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
     "estimator.experimental.RNNEstimator": "canned",
 }
+# TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+_TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
                       "latest_checkpoint", "model_dir", "config", "params", "model_fn"}
@@ -255,6 +266,9 @@ class Site:
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
     receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
+    # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
+    loggers: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
 
     @property
@@ -301,7 +315,7 @@ class Analysis:
 
                     if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
-                elif path == "estimator.tpu.TPUEstimator":  # use_tpu=False: an Estimator (rules/tpu.py)
+                elif path in _TPU_ESTIMATORS:  # use_tpu=False: an Estimator (rules/tpu.py)
                     if self._guard(self._site, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
@@ -476,17 +490,39 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
-            last = r.trail[-1] if r.trail else None
-            if last is not None and last.node is r.stopped_at and last.kind in ("import", "from"):
-                # `from model.net import model_fn` of a module the run does not hold: name the file to pass
-                target = self.program.absolute(last.target, last.scope.file)
-                module = target.rpartition(".")[0] if last.kind == "from" else target
-                if module:
-                    return (f"`{last.name}` is imported from `{module}`, which is not among the migrated files: "
-                            f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
+            outside = self._imported_from_outside(r)
+            if outside:
+                return outside
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
+        # `model.fn_gen(...)`, `net.model_fn` with `net = Net(...)`: made by a module the run does not hold
+        root, file = r.node, r.value.file
+        for _ in range(4):
+            while isinstance(root, (cst.Attribute, cst.Call)):
+                root = root.value if isinstance(root, cst.Attribute) else root.func
+            if not isinstance(root, cst.Name):
+                break
+            rr = self.program.resolve(Value(root, file))
+            outside = self._imported_from_outside(rr)
+            if outside:
+                return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see: {outside}"
+            if rr.stopped_at is not None or rr.node is root or not isinstance(rr.node, (cst.Attribute, cst.Call)):
+                break
+            root, file = rr.node, rr.value.file
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
+
+    def _imported_from_outside(self, r: Resolved) -> str | None:
+        """`from model.net import model_fn` of a module the run does not hold: the file to pass, or None."""
+        last = r.trail[-1] if r.trail else None
+        if r.stopped_at is None or last is None or last.node is not r.stopped_at or last.kind not in ("import", "from"):
+            return None
+        target = self.program.absolute(last.target, last.scope.file)
+        module = target.rpartition(".")[0] if last.kind == "from" else target
+        if not module:
+            return None
+        what = f"is imported from `{module}`" if last.kind == "from" else f"is the module `{module}`"
+        return (f"`{last.name}` {what}, which is not among the migrated files: "
+                f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
 
     def line(self, node, file: FileIndex) -> int:
         from tfmigrate.engine import position_in
@@ -951,9 +987,18 @@ class Analysis:
             trail.extend(h.trail)
             call = h.node
             kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
-            if kind in hook_rules.OBSERVING:
+            if kind == hook_rules.STEP_COUNTER and where == "train":
+                site.counters[id(call)] = self.step_counter(call, h.value, site)
+                callbacks.append(Value(call, h.value.file, h.value.env))
+            elif kind in hook_rules.OBSERVING:
                 if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
                     self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
+            elif kind == hook_rules.LOGGING and where != "train":
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
+            elif kind == hook_rules.LOGGING:
+                site.loggers[id(call)] = self.logging_hook(call, h.value, site)
+                callbacks.append(Value(call, h.value.file, h.value.env))
             elif kind == hook_rules.STOP and where == "train":
                 args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
                 given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
@@ -989,7 +1034,8 @@ class Analysis:
         if callbacks:
             from . import canned
 
-            if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server):
+            if site.target != "keras" and (canned.is_canned(site) or site.strategy.parameter_server) \
+                    and any(id(c.node) not in site.loggers and id(c.node) not in site.counters for c in callbacks):
                 raise Blocked(hook_rules.CODE, f"hook `{code(callbacks[0].node)[:60]}`: a SessionRunHook subclass "
                                                "is converted to a keras.callbacks.Callback, called by Keras fit or by "
                                                "the custom loop of a model_fn Estimator; not by the canned or "
@@ -997,6 +1043,70 @@ class Analysis:
                                    callbacks[0].node)
             stop["callbacks"] = callbacks
         return stop
+
+    def logging_hook(self, call: cst.Call, value: Value, site: Site) -> tuple[list, dict]:
+        """`LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` on training, its tensors named
+        by strings: ([(tag, name, node)] in TF1's logging order, {argument: Value}); the names are looked up in the
+        model_fn's plan (program.py); else Blocked saying what to do (rules/hooks.py)."""
+        from . import canned, keras_estimator
+
+        args = bind_values(call, hook_rules.LOGGING_ARGS, "LoggingTensorHook", value.file, value.env,
+                           rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+        if "at_end" in given and not is_literal(given["at_end"].node, False):
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                "at_end=True ran the tensors once more after training, on a new batch of the input; drop at_end or "
+                "log the last values with every_n_iter"), given["at_end"].node)
+        if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                "converted for a model_fn Estimator (its tensors named in the model_fn), not for a canned or "
+                "model_to_estimator Estimator or under parameter servers"), call)
+        if "tensors" not in given:
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked("no tensors"), call)
+        r = self.program.resolve(given["tensors"])
+        tensors = r.node
+        pairs = None
+        if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                                                 for e in tensors.elements):
+            pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
+        elif isinstance(tensors, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in tensors.elements):
+            pairs = [(e.value.evaluated_value if isinstance(e.value, cst.SimpleString) else None, e.value)
+                     for e in tensors.elements]
+        if pairs is None:
+            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                "its tensors are converted as a dict literal {\"tag\": \"tensor name\"} or a list of tensor names"),
+                tensors)
+        named = []
+        for tag, node in pairs:
+            if not isinstance(node, cst.SimpleString):
+                raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                    f"`{code(node)[:40]}` is a tensor of the program outside the model_fn, which the migrated model "
+                    "does not have; name the value with tf.identity(value, name=\"...\") in the model_fn and log "
+                    "that name, or attach the hook in the model_fn's EstimatorSpec(training_hooks=[...])"), node)
+            named.append((tag, node.evaluated_value, node))
+        site.consumed.extend(b for b in r.trail if b.kind in ("assign", "def"))
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.logging_note("train hooks"), call))
+        return named, {k: v for k, v in given.items() if k in ("every_n_iter", "every_n_secs", "formatter")}
+
+    def step_counter(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
+        """`StepCounterHook(every_n_steps | every_n_secs[, output_dir])` on training → {argument: Value} for the
+        generated StepCounter (rules/hooks.py); Blocked saying what to do."""
+        from . import canned, keras_estimator
+
+        args = bind_values(call, hook_rules.STEP_COUNTER_ARGS, "StepCounterHook", value.file, value.env,
+                           rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+        if "summary_writer" in given:
+            raise Blocked(hook_rules.CODE, "StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has "
+                                           "no TF2 meaning; pass output_dir=... instead", given["summary_writer"].node)
+        if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
+            raise Blocked(hook_rules.CODE, "StepCounterHook is converted for a model_fn Estimator, not for a canned "
+                                           "or model_to_estimator Estimator or under parameter servers; drop it (Keras "
+                                           "reports the time per step)", call)
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.step_counter_note(), call))
+        return given  # StepCounter has the hook's defaults (every_n_steps=100) and raises where it raised
 
     def saver_hook(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
         """`CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` on training: the
@@ -1470,9 +1580,15 @@ class Emitter:
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
             name = why[0].value if why else code(value.node)
+            here = self.program.lookup(name, why[0], value.file) if why else []
+            rebound = list(value.file.top.bindings.get(name, ())) if all(b.scope is value.file.top
+                                                                          for b in here) else []
+            reason = (f"it is bound at lines {', '.join(str(self.analysis.line(b.statement, value.file)) for b in rebound)}"
+                      " of this module; give each its own name" if len(rebound) > 1 else
+                      "it is local to another function; pass the value explicitly or build it where the Estimator "
+                      "is used")
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
-                                "the converted code needs it (it is local to another function); pass the value "
-                                "explicitly or build it where the Estimator is used", value.node)
+                                f"the converted code needs it ({reason})", value.node)
         return text
 
     def mode_key(self, attribute: cst.Attribute, file: FileIndex) -> str | None:
@@ -1675,7 +1791,7 @@ class Emitter:
             data = self.keras_data(sample[0], site, site.call, sample[1], holder)
         except Blocked:
             return None
-        return f"{holder}(next(iter({data}))[0])"
+        return f"{holder}({_first_replica(holder, f'next(iter({data}))[0]', site)})"
 
     def build_before_fit(self, site: Site, use: Use, edits) -> None:
         """Otherwise the first fit builds it first, under the strategy the model was created in."""
@@ -1686,7 +1802,7 @@ class Emitter:
         warm = [textwrap.indent(self.warm_start_text(site, receiver, use.call), "    ")] if site.warm_start else []
         edits.insert_before(self.file.statement_of(use.call), [
             f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
-            f"    {receiver}(next(iter({data}))[0])", *warm])
+            f"    {receiver}({_first_replica(receiver, f'next(iter({data}))[0]', site)})", *warm])
 
     def free_name(self, base: str, at: cst.CSTNode) -> str:
         name, n = base, 1
@@ -1793,8 +1909,34 @@ class Emitter:
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None) -> str:
-        items = [self.render(h, at, "hook") for h in hooks]  # SessionRunHook subclasses, now keras callbacks
+    def hook_item(self, hook: Value, site: Site, at, receiver: str | None = None) -> str:
+        """A callback of train(hooks=) / TrainSpec(hooks=): a SessionRunHook subclass's instance (now a keras
+        callback) as written, a LoggingTensorHook as the generated TensorLogger of the keys its names have in the
+        model's logged_tensors (program.py looked them up)."""
+        if id(hook.node) in site.counters:
+            args = [f"{k}={self.render(v, at, 'StepCounterHook(' + k + ')')}"
+                    for k, v in site.counters[id(hook.node)].items()]
+            return f"{self.support_name(site, 'StepCounter')}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
+        if id(hook.node) not in site.loggers:
+            return self.render(hook, at, "hook")
+        named, args = site.loggers[id(hook.node)]
+        plan = self.plans.get(id(site.model_fn.node))
+        keys = dict(getattr(plan, "logged", ()))
+        items = []
+        for tag, name, node in named:
+            from .model_fn import logged_name_key
+
+            key = logged_name_key(name, getattr(plan, "named_tensors", {}))
+            if key is None or key[0] not in keys:
+                raise Blocked(hook_rules.CODE, hook_rules.logging_name_blocked(name), node)
+            items.append(f"({json.dumps(tag)}, {json.dumps(key[0])})")
+        text = [f"[{', '.join(items)}]"]
+        text += [f"{k}={self.render(v, at, 'LoggingTensorHook(' + k + ')')}" for k, v in args.items()]
+        return f"{self.support_name(site, 'TensorLogger')}({', '.join(text)})"
+
+    def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
+        # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
+        items = [self.hook_item(h, site, at, receiver) for h in hooks]
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -1826,6 +1968,9 @@ class Emitter:
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
+        if getattr(plan, "loggers", None) and receiver is not None:
+            # the model_fn's LoggingTensorHooks (EstimatorSpec training_hooks), after the program's hooks as in TF1
+            items.append(f"*{receiver}.logging_hooks()")
         if getattr(plan, "nan_check", None) is not None:
             # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
             # hooks, then it; so it goes last
@@ -1859,12 +2004,12 @@ class Emitter:
                 f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
             per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
-                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()), use.train.get('checkpoint'))})", "",
+                             f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()), use.train.get('checkpoint'), receiver)})", "",
                              width=92)
         self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
-        hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]
+        hooks = [self.hook_item(h, site, at, receiver) for h in use.train.get("callbacks", ())]
         extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 
@@ -1976,7 +2121,8 @@ class Emitter:
             self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
                                      "Estimator's own, or the model.ckpt-<step> a migrated Keras fit wrote "
                                      "(EstimatorCheckpoints: the last step included); a latest.weights.h5 an earlier "
-                                     "migrated fit's BackupAndRestore left there is read first", site.call))
+                                     "migrated fit's BackupAndRestore left there is read when saved at a later step",
+                                 site.call))
         if use.kind == "export":
             args.append("required=True")
         return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
@@ -2049,6 +2195,16 @@ def _drop_arg(call: cst.Call, value_code: str) -> cst.Call:
                 args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             break
     return call.with_changes(args=args)
+
+
+def _first_replica(holder: str, features: str, site: Site) -> str:
+    """The features a model is built from. Under MirroredStrategy a distributed dataset yields one batch per
+    local replica (PerReplica values, which a Keras model refuses as inputs) when the machine has several devices:
+    the first replica's batch, the shape every replica's own batch has."""
+    if site.strategy is None or "mirrored" not in site.strategy.kinds:
+        return features
+    return (generated("tf.nest.map_structure(") + f"lambda value: {holder}.distribute_strategy.experimental_local_results("
+            f"value)[0], {features})")
 
 
 def _assigned_name(stmt, call) -> str | None:

@@ -28,16 +28,49 @@ Converted, exactly:
   RunConfig(keep_checkpoint_max); nothing is written to model_dir, as the Estimator added no saver of its own next
   to the hook (measured: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 for N=3, max_steps 10). No .meta / graph.pbtxt.
 
+- `LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` → the generated `TensorLogger` callback
+  (templates/tensor_logger.py.j2), in the model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks`
+  (inline or a name; the model's `logging_hooks()` builds them, after the program's own hooks as TF1 ran them) and
+  in `train(hooks=)` / `TrainSpec(hooks=)` (inline or named; in its place in the hooks list). Measured on TF 2.15
+  (fixtures/logging_hook): the hook logs with tf.compat.v1.logging.info (INFO: seen only when the program sets that
+  verbosity) at its own local iterations 0, N, 2N, ... (every_n_iter; every_n_secs: the first iteration at least
+  that many seconds after the last log, TF1's SecondOrStepTimer, which TensorLogger copies), a dict's tags sorted,
+  a list's as written, as "tag = value, tag = value (0.123 sec)" (no seconds on the first line; numpy's str of the
+  values with suppress=True) or `formatter({tag: value})`; the values are those the training step's own
+  session.run computed: the forward pass and the loss before the update, the global step before its increment.
+  The migrated training step records the same values (Keras: `compute_loss`; custom loop: the step) through
+  `record_logged_tensors` → `logged_tensors(output, loss, step)`, a py_function handing them to TensorLogger
+  (jit_compile=False on Keras), which logs them after the step in the same text; only the seconds differ.
+  What a tensor can be: in the model_fn, the spec's loss, the global step (`get_global_step()` or a name of it)
+  or a value computed from the model output (`mean = tf.identity(tf.reduce_mean(logits), name="mean")`); by name
+  (strings, from train hooks or the model_fn): a `tf.identity(..., name="n")` of the model_fn computed from the
+  output ("n" or "n:0", a name used once), and "loss", which found the Estimator's own loss summary op (TF1
+  printed its serialized Summary, `b'\n\x0b\n\x04loss\x15...'`; the migrated program prints the same bytes from
+  tf.raw_ops.ScalarSummary) unless the model_fn named a tensor "loss". One replica: with several, TensorLogger
+  prints that it logs nothing. Checked by tests/fixtures_run/test_logging_hook_runs.py (Keras and custom loop
+  under verify: the same 20 lines, tags and iterations, values within 1e-6 rel / 1e-6 abs; max rel Δ 3.8e-6 on a
+  mean logit of 0.0156). Noticed there: TF 2.21's checkpoint saver logs through absl, which calls
+  logging.basicConfig(), so from the first checkpoint on every tensorflow log line of the migrated program is
+  printed twice (not specific to TensorLogger). A LoggingTensorHook on evaluation is dropped with a note.
+
 Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ckpt-<step> at the step training
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
 the same (it replaces BackupAndRestore there; restore_model_dir reads it back); the custom loop saves the same
 steps with the same names. Canned / model_to_estimator / parameter-server programs keep their own checkpointing.
 
+- `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` in `train(hooks=)` / `TrainSpec(hooks=)` → the
+  generated `StepCounter` callback (templates/step_counter.py.j2; `step=lambda: <est>.optimizer.iterations`, the
+  Keras model's or the custom-loop trainer's): TF1's timer and stale-step check copied, so it triggers silently at
+  the first step, then logs "global_step/sec: <rate>" (tf.compat.v1.logging.info, "%g") and writes the scalar
+  summary "global_step/sec" at that global step to output_dir (measured on TF 2.15: steps 4, 7, 10 for
+  every_n_steps=3 over 10 steps; fixtures/logging_hook, tests/fixtures_run/test_logging_hook_runs.py: 31, 61, 91
+  on both sides). The rate is wall time (other values in every run); TF1's events file also held the graph (not
+  written). `summary_writer=` (a TF1 FileWriter) blocks; canned / model_to_estimator / parameter servers block.
+
 Dropped with a note (they observe training and change nothing in it; the note says the Keras way to get the
 same output):
-- `LoggingTensorHook` (Keras prints the loss and metrics; a `keras.callbacks.LambdaCallback` logs other values),
-- `StepCounterHook` (Keras prints steps per second with its progress bar),
+- `StepCounterHook` in the model_fn's training_hooks (Keras prints steps per second with its progress bar),
 - `SummarySaverHook` (`keras.callbacks.TensorBoard` writes summaries),
 - `ProfilerHook` (`keras.callbacks.TensorBoard(profile_batch=...)` or `tf.profiler.experimental`).
 
@@ -69,7 +102,11 @@ bases; the hook on evaluation (EvalSpec /
 evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); canned
 estimators and parameter servers on the custom loop target (their loops call no callbacks yet: use --target keras).
 
-Blocked, with the hook named at its line: `NanTensorHook` attached outside the model_fn (its tensor, a name, is not
+Blocked, with the hook named at its line: a `LoggingTensorHook` with `at_end=True` (TF1 ran its tensors once more
+after training, on a new input batch), on a tensor tfmigrate cannot supply (a hidden layer's value, a tensor of
+the program outside the model_fn, a name that is not a model_fn tf.identity of the output, "global_step": TF1
+found the variable's resource handle and printed it), a formatter reading model_fn locals, on a canned or
+model_to_estimator Estimator or under parameter servers; `NanTensorHook` attached outside the model_fn (its tensor, a name, is not
 known to be the loss), on another tensor than the spec's loss, on evaluation, or under parameter servers (the chief
 reads the workers' losses only at log/checkpoint steps); `CheckpointSaverHook` with `saver=`, `scaffold=`,
 `listeners=` (TF1 graph objects), `save_secs=` (wall-time steps differ per run), on the custom loop target, in an
@@ -78,7 +115,8 @@ EstimatorSpec, twice on one training; `FinalOpsHook`, `FeedFnHook`, `GlobalStepW
 their `before_run`/`after_run` read graph tensors the Keras model does not have. A StopAtStepHook on evaluation
 or prediction is blocked too.
 
-Why exact: the dropped hooks only read values and write logs; the NaN check raises the same error after the same
+Why exact: the dropped hooks only read values and write logs; a converted LoggingTensorHook logs the values the
+same training step computed, at the same iterations, and changes nothing the step computes (it reads them); the NaN check raises the same error after the same
 step with the same checkpoints on disk, and the checkpoint writer saves the same steps under the same names
 (tests/fixtures_run/test_nan_checkpoint_runs.py compares both sides on TF 2.15 / TF 2.21); what training computes is the same without them
 (fixtures/observing_hooks verifies it step by step); StopAtStepHook only decides the number of steps; a converted
@@ -89,8 +127,9 @@ Example (fixtures/observing_hooks):
     watch = [tf.estimator.StopAtStepHook(last_step=STOP_AT), tf.estimator.StepCounterHook(every_n_steps=50)]
     train_spec = tf.estimator.TrainSpec(input_fn=..., max_steps=args.steps, hooks=watch)
     →
-    est.fit(..., epochs=1, steps_per_epoch=min(args.steps, STOP_AT), callbacks=[...])
-    note: TFM611 StepCounterHook dropped: it only observes training (Keras reports the time per step ...)
+    est.fit(..., epochs=1, steps_per_epoch=min(args.steps, STOP_AT),
+            callbacks=[StepCounter(every_n_steps=50, step=lambda: est.optimizer.iterations), ...])
+    note: TFM611 StepCounterHook converted: the generated StepCounter callback logs "global_step/sec: <rate>" ...
 
     class BudgetHook(tf.estimator.SessionRunHook):          class BudgetHook(keras.callbacks.Callback):
         def after_run(self, run_context, run_values):  →        def on_train_batch_end(self, batch, logs=None):
@@ -111,13 +150,15 @@ CODE = "TFM611"
 
 # hook → what the user can do to get its output in TF2 (the hook itself is dropped with this note)
 OBSERVING = {
-    "LoggingTensorHook": "Keras prints the loss and metrics while it trains; log other values with a "
-                         "keras.callbacks.LambdaCallback",
-    "StepCounterHook": "Keras reports the time per step in its progress output",
+    "StepCounterHook": "Keras reports the time per step in its progress output; attached through train(hooks=...) "
+                       "or TrainSpec(hooks=...) it is converted",
     "SummarySaverHook": "write summaries with keras.callbacks.TensorBoard",
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
+LOGGING = "LoggingTensorHook"
+STEP_COUNTER = "StepCounterHook"  # converted on train(hooks=) / TrainSpec(hooks=); dropped in the model_fn
+STEP_COUNTER_ARGS = ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"]
 NAN = "NanTensorHook"
 SAVER = "CheckpointSaverHook"
 SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
@@ -361,3 +402,47 @@ def _statement_of(name: cst.Name, fn: cst.FunctionDef):
 
     fn.body.visit(_Find())
     return found[0] if found else None
+
+
+# ---- LoggingTensorHook → the generated TensorLogger callback (templates/tensor_logger.py.j2) ----------------------
+LOGGING_ARGS = ["tensors", "every_n_iter", "every_n_secs", "at_end", "formatter"]
+GLOBAL_STEP_KEY = "global_step"  # the key of the global step (before this step's update) in logged_tensors
+LOSS_KEY = "loss"  # the key of the EstimatorSpec's loss
+LOSS_SUMMARY_KEY = "loss:0"  # the tensor TF1 found under the name "loss": the Estimator's serialized loss summary
+
+
+def logging_note(where: str) -> str:
+    return (f"LoggingTensorHook ({where}) converted: the generated TensorLogger callback logs the same tags with "
+            "tf.compat.v1.logging.info (INFO level, as TF1: set the verbosity to INFO to see them) at the same local "
+            "iterations (the first, then every_n_iter, or every_n_secs of wall time), with the values of that "
+            "step's forward pass (before the update) and the global step before it, in TF1's text \"tag = value, "
+            "... (0.123 sec)\" (or the formatter's); one replica (with more it says so and logs nothing)")
+
+
+def logging_eval_note() -> str:
+    return ("LoggingTensorHook on evaluation dropped: it only observes evaluation (converted on training only; log "
+            "evaluation values with a keras.callbacks.Callback's on_test_batch_end)")
+
+
+def logging_blocked(why: str) -> str:
+    return f"LoggingTensorHook is not converted: {why}"
+
+
+def logging_name_blocked(name: str) -> str:
+    """Why a tensor name a LoggingTensorHook logs is not converted."""
+    if name in ("global_step", "global_step:0"):
+        return logging_blocked(f"the name {name!r} found the global step variable's resource handle in TF1 (it "
+                               "printed the handle, not the step); log tf.compat.v1.train.get_global_step() from the "
+                               "model_fn's EstimatorSpec(training_hooks=[...]), which converts")
+    return logging_blocked(f"the tensor name {name!r} is not one tfmigrate can supply: only the names of "
+                           "`x = tf.identity(value, name=\"...\")` in the model_fn (a value computed from the model "
+                           "output) and \"loss\" (the Estimator's loss summary) are; name the tensor with "
+                           "tf.identity in the model_fn, or pass the tensor itself in EstimatorSpec(training_hooks=...)")
+
+
+# ---- StepCounterHook on train hooks → the generated StepCounter callback (templates/step_counter.py.j2) -----------
+def step_counter_note() -> str:
+    return ("StepCounterHook converted: the generated StepCounter callback logs \"global_step/sec: <rate>\" with "
+            "tf.compat.v1.logging.info and writes it as the scalar summary \"global_step/sec\" to output_dir at the "
+            "same global steps as the hook (the first step without a line, then every every_n_steps steps, or "
+            "every_n_secs); the rate is wall time, so its values differ from run to run; no graph in the events file")

@@ -130,6 +130,7 @@ Example (`fixtures/regression_adagrad`):
 from __future__ import annotations
 
 import builtins
+import json
 import dataclasses
 import re
 from dataclasses import dataclass, field
@@ -192,6 +193,12 @@ class ModelPlan:
     # a NanTensorHook(loss) in training_hooks: the training raises NanLossDuringTrainingError on a NaN loss
     # (Keras: the generated NanLossCheck callback; custom loop: a check after each step; rules/hooks.py)
     nan_check: cst.Call | None = None  # the NanTensorHook call
+    # LoggingTensorHooks (rules/hooks.py): (key, value code from the output, `loss` and `step`) the training step
+    # records for the generated TensorLogger callbacks; the TensorLogger constructors of the training_hooks ones
+    logged: list[tuple[str, str]] = field(default_factory=list)
+    loggers: list[str] = field(default_factory=list)
+    loggers_params: bool = False  # the constructors read params
+    named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a tf.identity → its value code
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -326,6 +333,10 @@ class _Interpreter:
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
         self.nan_hooks: dict[str, cst.Call] = {}  # names bound to NanTensorHook(loss) (rules/hooks.py)
         self.nan_check: cst.Call | None = None  # a NanTensorHook(loss) in training_hooks / training_chief_hooks
+        self.logging_names: dict[str, cst.Call] = {}  # names bound to LoggingTensorHook(...) (rules/hooks.py)
+        self.logging_hooks: list[cst.Call] = []  # LoggingTensorHooks in training_hooks / training_chief_hooks
+        self.scope_depth = 0  # variable_scopes around the current statement (flattened)
+        self.scoped: set[str] = set()  # locals assigned inside one: TF1 prefixed their tensors' names
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
@@ -870,6 +881,9 @@ class _Interpreter:
             self.nan_hook(value)
             self.nan_hooks[target] = value
             self.bind_name(target, "dropped")
+        elif hooks.hook_kind(path) == hooks.LOGGING:
+            self.logging_names[target] = value  # converted in plan() where training_hooks attach it
+            self.bind_name(target, "dropped")
         elif self.drop(path, value):
             self.dropped.add(target)
             self.bind_name(target, "dropped")
@@ -1172,6 +1186,8 @@ class _Interpreter:
         if self.loop is None and not self.builds_layers(value) and not self.free_names(value) & set(self.weights) \
                 and not any(self.tf(c) == _INPUT_LAYER for c in calls_in(value)):
             self.forward_exprs[target] = value
+            if self.scope_depth:
+                self.scoped.add(target)
         new_stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
         if self.pending_leading:
             new_stmt = new_stmt.with_changes(leading_lines=[*self.pending_leading, *new_stmt.leading_lines])
@@ -1428,6 +1444,15 @@ class _Interpreter:
                 if not any(n[2] is nan for n in self.notes):
                     self.notes.append((hooks.CODE, hooks.nan_note(self.nan_fail_flag(nan)), nan))
                 self.nan_check = nan
+                continue
+            logger = self.logging_names.get(value.value) if isinstance(value, cst.Name) else \
+                value if hooks.hook_kind(path) == hooks.LOGGING else None
+            if logger is not None:
+                if where in ("training_hooks", "training_chief_hooks"):
+                    if not any(h is logger for h in self.logging_hooks):
+                        self.logging_hooks.append(logger)
+                elif not any(n[2] is logger for n in self.notes):
+                    self.notes.append((hooks.CODE, hooks.logging_eval_note(), logger))
                 continue
             if isinstance(value, cst.Call) and self.drop(path, value):
                 continue
@@ -1883,8 +1908,10 @@ class _Interpreter:
             self.scope_partitioner = self.partitioner(partitioner)
         self.notes.append((variables.CODE, f"variable_scope('{name}') flattened: Keras names weights by layer", call))
         self.pending_leading = [*self.pending_leading, *stmt.leading_lines]
+        self.scope_depth += 1
         for inner in stmt.body.body:
             self.statement(inner)
+        self.scope_depth -= 1
         self.scope_partitioner = outer
 
     def get_variable(self, target: str, call: cst.Call, stmt_leading) -> None:
@@ -2025,6 +2052,13 @@ class _Interpreter:
             self.loop = _Loop(stmt, frozenset(), branch=True)
             try:
                 for inner in body:
+                    if isinstance(inner, cst.For) and inner.orelse is None and node is stmt:
+                        # the same layers, TF1 names and forward pass, in a form that converts (a list of layers)
+                        iterable = f"{code(inner.iter)} if {code(test)} else []"
+                        raise Blocked(CODE, f"a loop inside `if {code(test)}:` is not converted: a static `if` may "
+                                            "only compute forward values; write the loop outside the `if`, over an "
+                                            f"empty list when the condition is false: `for {code(inner.target)} in "
+                                            f"{iterable}:` where the loop was (the same layers and TF1 names)", inner)
                     if not isinstance(inner, cst.SimpleStatementLine):
                         raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
                                             "is not converted: a static `if` may only compute forward values", inner)
@@ -2377,7 +2411,120 @@ class _Interpreter:
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
             export_blocked=export_blocked, summaries=summaries, nan_check=self.nan_check,
+            **self.logging_plan(out, loss_name),
         )
+
+    # ---- LoggingTensorHook (rules/hooks.py) ------------------------------------------------------------------
+    def named_tensors(self, out: str) -> dict[str, tuple[str, str]]:
+        """TF names of the model_fn's `x = tf.identity(value, name="n")` → (local, value code from the output),
+        for the values computed from the model output (what a LoggingTensorHook can log by name)."""
+        found: dict[str, tuple[str, str]] = {}
+        # names TF1 had given already: a layer's scope ("dense", an explicit name) made the identity "<name>_1"
+        seen: set[str] = {a for a, _ in self.layers if a}
+        for local, expr in self.forward_exprs.items():
+            if not (isinstance(expr, cst.Call) and self.tf(expr) == "identity") or self.assign_counts.get(local) != 1 \
+                    or local in self.scoped or "TRAIN" not in self.bindings.get(local, {}):
+                continue  # in a variable_scope TF1 named it "<scope>/<name>"; a PREDICT-only one was not trained
+            try:
+                args = bind(expr, ["input", "name"], "tf.identity", CODE)
+            except Blocked:
+                continue
+            name = args.get("name")
+            if not isinstance(name, cst.SimpleString):
+                continue
+            tf_name = name.evaluated_value
+            if tf_name in seen:  # TF1 made the second one "<name>_1"
+                found.pop(tf_name, None)
+                continue
+            seen.add(tf_name)
+            value = self.inline(cst.Name(local), out)
+            if self.free_names(value) - {out} - self.module_names - _BUILTINS:
+                continue
+            found[tf_name] = (local, code(value))
+        return found
+
+    def logging_plan(self, out: str, loss_name: str | None) -> dict:
+        """The ModelPlan fields of the LoggingTensorHooks in training_hooks: what the step records, by key, and the
+        TensorLogger constructors (rules/hooks.py); Blocked at what cannot be logged as TF1 logged it."""
+        named = self.named_tensors(out)
+        fields = {"named_tensors": {n: v for n, (_, v) in named.items()}}
+        if not self.logging_hooks:
+            return fields
+        by_local = {local: n for n, (local, _) in named.items()}
+        logged: dict[str, str] = {}
+        loggers, reads_params = [], False
+        for call in self.logging_hooks:
+            args = bind(call, hooks.LOGGING_ARGS, "LoggingTensorHook", hooks.CODE)
+            at_end = args.get("at_end")
+            if at_end is not None and not is_literal(at_end, False):
+                raise Blocked(hooks.CODE, hooks.logging_blocked(
+                    "at_end=True ran the tensors once more after training, on a new batch of the input; drop "
+                    "at_end or log the last values with every_n_iter"), at_end)
+            tensors = args.get("tensors")
+            if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement)
+                                                     and isinstance(e.key, cst.SimpleString) for e in tensors.elements):
+                pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
+            elif isinstance(tensors, (cst.List, cst.Tuple)) and all(
+                    isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in tensors.elements):
+                pairs = [(e.value.evaluated_value, e.value) for e in tensors.elements]
+            else:
+                raise Blocked(hooks.CODE, hooks.logging_blocked(
+                    "its tensors are converted as a dict literal {\"tag\": tensor or name} or a list of tensor "
+                    "names (TF1 printed a tensor of a list by its description)"), tensors or call)
+            items = []
+            for tag, value in pairs:
+                key, value_code = self.logged_value(value, out, loss_name, named, by_local)
+                if logged.get(key, value_code) != value_code:
+                    raise Blocked(hooks.CODE, hooks.logging_blocked(f"`{code(value)}`: two values under one key"), value)
+                logged[key] = value_code
+                items.append(f"({json.dumps(tag)}, {json.dumps(key)})")
+            ctor = [f"[{', '.join(items)}]"]
+            for arg in ("every_n_iter", "every_n_secs", "formatter"):
+                given = args.get(arg)
+                if given is None or is_literal(given, None):
+                    continue
+                if arg == "formatter":
+                    self.check_formatter(given)
+                else:
+                    self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
+                reads_params |= self.params in self.free_names(given) | _lambda_names(given)
+                ctor.append(f"{arg}={code(given)}")
+            loggers.append(f"TensorLogger({', '.join(ctor)})")
+            if not any(n[2] is call for n in self.notes):
+                self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
+        fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)
+        return fields
+
+    def logged_value(self, value, out: str, loss_name: str | None, named: dict, by_local: dict) -> tuple[str, str]:
+        """(key, value code) of one tensor a training_hooks LoggingTensorHook logs."""
+        if isinstance(value, cst.SimpleString):
+            key = logged_name_key(value.evaluated_value, named)
+            if key is None:
+                raise Blocked(hooks.CODE, hooks.logging_name_blocked(value.evaluated_value), value)
+            return key
+        if isinstance(value, cst.Name) and value.value == loss_name:
+            return hooks.LOSS_KEY, "loss"
+        if self.is_global_step(value):
+            return hooks.GLOBAL_STEP_KEY, "step"
+        if isinstance(value, cst.Name) and value.value in by_local:
+            name = by_local[value.value]
+            return f"name:{name}", named[name][1]
+        inlined = self.inline(value, out)
+        bad = self.free_names(inlined) - {out} - self.module_names - _BUILTINS
+        if bad:
+            raise Blocked(hooks.CODE, hooks.logging_blocked(
+                f"`{code(value)[:40]}` is not the loss, the global step or a value computed from the model output "
+                f"(it reads `{sorted(bad)[0]}`), which is what the migrated training step can hand to the logger; log "
+                "a value computed from the output, or compute this one from it"), value)
+        return (value.value if isinstance(value, cst.Name) else f"tensor:{code(value)}"), code(inlined)
+
+    def check_formatter(self, node) -> None:
+        """A formatter the logger can call from the model class: module-level names, builtins, params."""
+        names = self.free_names(node) | _lambda_names(node)
+        bad = names - self.module_names - _BUILTINS - {self.params}
+        if bad:
+            raise Blocked(hooks.CODE, hooks.logging_blocked(
+                f"its formatter reads `{sorted(bad)[0]}`, a local of the model_fn; use a module-level function"), node)
 
     def scalar_summary(self, call: cst.Call, out: str, tags: set[str],
                        loss_name: str | None) -> tuple[str, str, cst.Call] | None:
@@ -2529,6 +2676,35 @@ def class_name_for(fn_name: str, taken: frozenset[str]) -> str:
     while name in taken:
         name += "_"
     return name
+
+
+def logged_name_key(name: str, named: dict) -> tuple[str, str] | None:
+    """(key, value code) of a tensor a LoggingTensorHook names ("n" or "n:0"), None when tfmigrate cannot supply
+    it: the names of the model_fn's tf.identity values computed from the output (`named`), and "loss", which
+    found the Estimator's own loss summary (a serialized Summary; TF 2.15) unless the model_fn named a tensor so."""
+    if name.endswith(":0"):
+        name = name[:-2]
+    if name in named:
+        value = named[name]
+        return f"name:{name}", value[1] if isinstance(value, tuple) else value
+    if name == "loss":
+        return hooks.LOSS_SUMMARY_KEY, 'tf.raw_ops.ScalarSummary(tags="loss", values=loss)'
+    return None
+
+
+def _lambda_names(node: cst.CSTNode) -> set[str]:
+    """Names a lambda's body reads that are not its own parameters (free names skip lambdas)."""
+    found: set[str] = set()
+
+    class _V(Visitor):
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            params = {p.name.value for p in n.params.params}
+            found.update(x.value for x in _free_name_nodes(n.body) if x.value not in params)
+            found.update(_lambda_names(n.body))
+            return False
+
+    node.visit(_V())
+    return found
 
 
 def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:

@@ -49,14 +49,16 @@ from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
+from tfmigrate.model import Value
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
+from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
-TF_ROOTS = ("tensorflow", "tensorflow_estimator")
+TF_ROOTS = ROOTS  # (rules/__init__.py: the engine reads them too)
 TEXT_BLOCKS = True  # generated module-level code stays text (edits.TextBlocks); tests compare it with parsing all
 
 
@@ -145,7 +147,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False,
+                  step_counter: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -189,9 +192,13 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   predicting=predicting, warm_starting=warm_starting,
                                                                   resuming=resuming, until_end=until_end,
                                                                   callbacks=callbacks))
+    if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
+        parts.append(env.get_template("tensor_logger.py.j2").render())
+    if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
+        parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
     for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
@@ -219,8 +226,9 @@ def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
     return isinstance(plan, model_fn.ModelPlan) and any(f"{layers.TF1_BATCH_NORM}(" in text for _, text in plan.layers)
 
 
-def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
-    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text)), that names none of
+def _quiet_generated(items, named: emit.CodeWords, quiet: dict, user: set[int] = frozenset()) -> None:
+    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text); a parsed part's text
+    is masked, emit.CodeWords.masked), that names none of
     the file's TF bindings, as finely as its text tells: text blocks; parsed parts that name none, except the path
     to the user's statements spliced in (`user`); in parts that name one, the defs and classes whose own text
     names none, and a class's methods likewise."""
@@ -237,11 +245,11 @@ def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = fro
         done.add(id(text))
         same = [stmt for stmt, _, t in items if t is text]  # the statements of this part
         for stmt, chunk in _def_chunks(text, "", same) or ():
-            if _FORWARD_PASS not in chunk and not named.search(chunk):
+            if _FORWARD_PASS not in chunk and not named.search_masked(chunk):
                 quiet[id(stmt)] = stmt
             elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 for method, inner in _def_chunks(chunk, "    ", stmt.body.body) or ():
-                    if _FORWARD_PASS not in inner and not named.search(inner):
+                    if _FORWARD_PASS not in inner and not named.search_masked(inner):
                         quiet[id(method)] = method
 
 
@@ -301,13 +309,15 @@ _FORWARD_PASS = "__tfmigrate_forward_pass__"
 _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
 
 
-def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, str, str]]:
+def _emit(parts: list[str], blocks: TextBlocks | None,
+          named: emit.CodeWords | None) -> list[tuple[cst.BaseStatement, str, str]]:
     """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
     `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
     text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
     are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
     Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
-    third item is the text the statement came from (its part, or its run of parts)."""
+    third item is the text the statement came from (its run of parts; a parsed part's text as parsed, with its
+    string literals and comments blanked: emit.CodeWords.masked, which each part gets once)."""
     parts = [p.rstrip("\n") for p in parts]
     if blocks is None or not all(map(TextBlocks.splices, parts)):
         return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
@@ -321,42 +331,52 @@ def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None)
             run.clear()
 
     for part in parts:
-        hit = named is not None and named.search(part) is not None
+        masked = part if named is None else named.masked(part)
+        hit = named is not None and named.search_masked(masked) is not None
         if hit or _FORWARD_PASS in part:
             flush()
-            part, statements = _parse_hollow(part, named, blocks)
+            statements, masked = _parse_hollow(part, named, blocks, masked)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
-            out.extend((stmt, "named" if hit else "plain", part) for stmt in statements)
+            out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
             run.append(part)
     flush()
     return out
 
 
-def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tuple[str, list[cst.BaseStatement]]:
+def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
+                  masked: str) -> tuple[list[cst.BaseStatement], str]:
     """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
     and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
-    render, like a text block): (the text parsed, its statements). The defs are found textually; unless the parse
-    puts every placeholder line where it was meant to be (module or class body), the whole part is parsed."""
+    render, like a text block): (its statements, the text parsed as `masked`: emit.CodeWords.masked of it, for
+    `masked` the part's). The defs are found textually; unless the parse puts every placeholder line where it was
+    meant to be (module or class body), the whole part is parsed."""
     swaps: list[tuple[str, str]] = []
 
-    def hollow(text: str, indent: str) -> str:
+    def hollow(text: str, code: str, indent: str) -> tuple[str, str]:
+        # `code`: `text` masked (same length and lines), searched for the words in slices at the same offsets
         starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
                   if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
-        out = [text[:starts[0]] if starts else text]
-        for chunk in (text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])):
-            if _FORWARD_PASS not in chunk and (named is None or not named.search(chunk)):
+        head = starts[0] if starts else len(text)
+        out, out_code = [text[:head]], [code[:head]]
+        for a, b in zip(starts, [*starts[1:], len(text)]):
+            chunk, chunk_code = text[a:b], code[a:b]
+            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)):
                 line = f"{indent}{blocks.name()}\n"
                 swaps.append((line, chunk))
                 out.append(line)
+                out_code.append(line)
             elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
-                out.append(hollow(chunk, "    "))
+                inner, inner_code = hollow(chunk, chunk_code, "    ")
+                out.append(inner)
+                out_code.append(inner_code)
             else:
                 out.append(chunk)
-        return "".join(out)
+                out_code.append(chunk_code)
+        return "".join(out), "".join(out_code)
 
-    skeleton = hollow(part + "\n", "")
+    skeleton, skeleton_code = hollow(part + "\n", masked + "\n", "")
     if swaps:
         try:
             statements = list(cst.parse_module(skeleton).body)
@@ -364,8 +384,8 @@ def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tu
             statements = None
         if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
             blocks.swaps.extend(swaps)
-            return skeleton.rstrip("\n"), statements
-    return part, list(cst.parse_module(part + "\n").body)
+            return statements, skeleton_code.rstrip("\n")
+    return list(cst.parse_module(part + "\n").body), masked
 
 
 def _placeholders(statements) -> set[str]:
@@ -447,10 +467,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 _raise(analysis.errors, file, program)
             raise
         importers = _unit_importers(file, analysis, program, inputs)
+        blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
+                            and _imports_module(file, program.file_of(e.node).module_name, program)]
+        if blocked_imported and table.bindings:
+            # the entry point of an Estimator program left for manual work (`from . import model` whose
+            # Estimator is blocked) stays unchanged with it, said so
+            _raise(blocked_imported, file, program)
         if not importers or not table.bindings:
             return module
-        # a module the migrated program imports (its data, its hooks) runs on TF2 with it: its TF1 names are
-        # converted like the program's, and one TF2 lacks blocks the whole unit (linked), never left to fail at import
+        # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
+        # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
+        # (linked), never left to fail at import
         context.link(*(f.path for f in importers))
         alias, imported = _tf2_alias(module, table)
         new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
@@ -501,6 +528,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
+        taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
+                                          ("StepCounter", any(s.counters for s in sites))) if used]
+        if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
+            errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
+                                              "this module; the converted hook needs the name", sites[0].model_fn.node))
+            continue
         if (nan is not None and target == "keras" and sites[0].model_fn.file is file
                 and "NanLossCheck" in _module_names(module, table)):
             errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
@@ -542,9 +575,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            blocks if id(fn.node) in top else None,
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
-                                                           callbacks=any(s.callback_plans for s in sites),
+                                                           callbacks=any(s.callback_plans or s.loggers or s.counters
+                                                                         for s in sites)
+                                                           or bool(getattr(plans[key], "loggers", None)),
                                                            support_done=support_done,
-                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites)),
+                                                           step_counter=any(s.counters for s in sites)))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -644,23 +680,24 @@ def _raise(errors: list, file, program) -> None:
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
-    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`."""
-    if not file.module_name:
-        return []
+    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`, or that
+    `file` imports (the entry point that runs the unit's driver: `from . import model; model.train_and_evaluate()`)."""
     unit = {}
     for s in analysis.sites:
         for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
                   *inputs[id(s)]):
             if f is not None and f is not file:
                 unit[id(f)] = f
-    found = []
-    for f in unit.values():
-        for scope in [f.top, *f.function_scopes.values()]:
-            if any(b.kind in ("import", "from") and _names_module(program.absolute(b.target, f), file.module_name)
-                   for bindings in scope.bindings.values() for b in bindings):
-                found.append(f)
-                break
-    return found
+    return [f for f in unit.values()
+            if _imports_module(f, file.module_name, program) or _imports_module(file, f.module_name, program)]
+
+
+def _imports_module(importer, module: str | None, program) -> bool:
+    """`importer` imports `module` (or a name from it), at module level or in a function."""
+    return bool(module) and any(
+        b.kind in ("import", "from") and _names_module(program.absolute(b.target, importer), module)
+        for scope in [importer.top, *importer.function_scopes.values()]
+        for bindings in scope.bindings.values() for b in bindings)
 
 
 def _names_module(target: str, module: str) -> bool:
@@ -708,7 +745,18 @@ def _input_files(site, program) -> list:
             fn = program.function_of(value)
             if fn is not None:
                 out.append(fn.file)
+                inner = _lambda_callee(fn, program)
+                if inner is not None:  # `lambda: inputs.input_fn(...)`: the module that builds the data too
+                    out.append(inner.file)
     return [f for f in out if f is not None]
+
+
+def _lambda_callee(fn, program):
+    """The function a `lambda: f(...)` input_fn calls (f in this file or another module of the run), or None."""
+    body = fn.node.body if isinstance(fn.node, cst.Lambda) else None
+    if not isinstance(body, cst.Call):
+        return None
+    return program.function_of(Value(body.func, fn.file))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
@@ -761,6 +809,7 @@ def _model_plan(sites: list, context):
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
                               _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context),
                               frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+    plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
                                          "partitioner needs the name", fn.node)
@@ -777,6 +826,22 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
+    """The plan with the values the train hooks' LoggingTensorHooks name added to what the step records (its
+    logged_tensors), or Blocked at a name tfmigrate cannot supply (rules/hooks.py)."""
+    logged = dict(plan.logged)
+    for site in sites:
+        for named, _ in site.loggers.values():
+            for _, name, node in named:
+                key = model_fn.logged_name_key(name, plan.named_tensors)
+                if key is None:
+                    raise Blocked(hooks.CODE, hooks.logging_name_blocked(name), node)
+                logged.setdefault(*key)
+    if len(logged) == len(plan.logged):
+        return plan
+    return dataclasses.replace(plan, logged=list(logged.items()))
 
 
 def _input_layer_verdict(fn, sites: list, names: TFNames, context):
@@ -945,11 +1010,9 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-_ESTIMATOR_WORDS = {"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec", "model_to_estimator",
-                    "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"}
+_ESTIMATOR_WORDS = set(ESTIMATOR_NAMES)  # (defined in rules/__init__.py: the engine's second stage reads them)
 # canned Estimator class names without an `estimator` part when spelled through tf.contrib.learn (or an unbound root)
-_CANNED_WORDS = {"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
-                 "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"}
+_CANNED_WORDS = set(CANNED_NAMES)
 # tf.contrib.learn's Estimator API (TF 1.x, removed in TF 2, not tf.estimator): classes a program builds
 _CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeansClustering", "LogisticRegressor",
                                   "SVM", "DynamicRnnEstimator", "StateSavingRnnEstimator"}
@@ -1039,8 +1102,9 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
         full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
         if not full or "stimator" not in full.lower():
             return None
-        if (program.qualified(callee, file) or "").startswith(_NOT_TF_ESTIMATORS):
-            return None
+        qualified = program.qualified(callee, file) or ""
+        if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
+            return None  # not a TF Estimator, or a contrib.learn one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
         return None if program.callee(Value(callee, file), 0) is not None else full
 
@@ -1079,13 +1143,33 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors, generic, subclasses = [], [], []
+    model_fns: dict[int, tuple[cst.FunctionDef, list]] = {}  # model_fn-shaped defs → the generic findings inside
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
+        def __init__(self):
+            self.defs: list[cst.FunctionDef] = []
+
         def on_visit(self, node) -> bool:
             if relevant is not None and id(node) in file.orders and id(node) not in relevant:
                 return False  # no name in this subtree can spell or reach an Estimator API
             return super().on_visit(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.defs.append(node)
+            return True
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if self.defs and self.defs[-1] is node:  # (a def on_visit skipped was never entered)
+                self.defs.pop()
+
+        def _generic(self, finding) -> None:
+            generic.append(finding)
+            errors.append(finding)
+            for fn in self.defs:  # the outermost model_fn-shaped def holds it
+                if _model_fn_shaped(fn):
+                    model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
+                    break
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             # an Estimator subclass (its __init__ passes a model_fn to super()) converts where it is built; one
@@ -1107,10 +1191,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
                 return False
             if _estimator_api(path):
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts; migrate it together with the files that build "
-                                                       "and drive the Estimator", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts; migrate it together with the files that build "
+                                                      "and drive the Estimator", node))
                 return False
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
@@ -1129,9 +1212,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
             elif _estimator_api(path) and path != "estimator":
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts", node))
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1150,8 +1232,23 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     module.visit(_Find())
     if subclasses:
         errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
+    elif model_fns:
+        # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
+        inside = {id(e) for _, found in model_fns.values() for e in found}
+        errors = [Blocked(estimator.CODE, f"`{fn.name.value}(features, labels, mode, ...)` is a model_fn no Estimator "
+                                          "in the migrated files is built with: run tfmigrate on this file together "
+                                          "with the files that build and drive the Estimator", fn.name)
+                  for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
+    """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
+    names = [p.name.value for p in fn.params.params]
+    names = names[1:] if names[:1] == ["self"] else names
+    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+
 
 
 def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:

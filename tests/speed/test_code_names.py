@@ -1,5 +1,5 @@
-"""identifiers_skip's first look (`_code_names_have`: the names of the compiled code) only ever says what the
-`ast` walk would: a word it finds in a code name is in an identifier of the source."""
+"""identifier_facts' first look (`_code_names`: the names of the compiled code) only ever clears facts the `ast`
+walk would keep or clear: a name it finds is an identifier of the source."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import tfmigrate.engine as engine
-from tfmigrate.rules import PREFILTER
+from tfmigrate.rules import NAMES, PREFILTER, ROOTS
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SOURCES = sorted(FIXTURES.glob("*/original.py")) + sorted(FIXTURES.glob("*/original/**/*.py"))
@@ -29,23 +29,32 @@ SHAPES = [
 ]
 
 
-def _ast_says_identifier(data: bytes) -> bool:
-    real = engine._code_names_have
+def _ast_only(data: bytes, ask=lambda data: engine.identifier_facts(data, "<stdin>", PREFILTER, ROOTS, NAMES)):
+    real = engine._code_names
     try:
-        engine._code_names_have = lambda data, words: False
-        return not engine.identifiers_skip(data, "<stdin>", PREFILTER)
+        engine._code_names = lambda data: None
+        return ask(data)
     finally:
-        engine._code_names_have = real
+        engine._code_names = real
 
 
 @pytest.mark.parametrize("data", [p.read_bytes() for p in SOURCES] + SHAPES)
-def test_code_names_imply_an_identifier(data, capsys):
-    if engine._code_names_have(data, WORDS):
-        assert _ast_says_identifier(data)
-    assert engine.identifiers_skip(data, "<stdin>", PREFILTER) == (not _ast_says_identifier(data))
+def test_code_names_only_clear_facts(data, capsys):
+    """The compiled names can only take facts away (more work, never a skip the ast would not give)."""
+    fast, slow = engine.identifier_facts(data, "<stdin>", PREFILTER, ROOTS, NAMES), _ast_only(data)
+    assert fast & ~slow == 0
+    skip = lambda data: engine.identifiers_skip(data, "<stdin>", PREFILTER)  # noqa: E731
+    assert skip(data) == _ast_only(data, skip)
     assert capsys.readouterr().err == ""
 
 
-def test_code_names_find_the_fixtures_words():
-    assert all(engine._code_names_have(p.read_bytes(), WORDS) for p in FIXTURES.glob("*/original.py")
-               if b"stimator" in p.read_bytes() and not engine.identifiers_skip(p.read_bytes(), "<stdin>", PREFILTER))
+def test_code_names_settle_the_fixtures_without_the_ast(monkeypatch):
+    """Programs that convert clear every fact from the compiled names: no `ast` parse on the converting path."""
+    import ast
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("ast.parse called")
+
+    monkeypatch.setattr(ast, "parse", no_parse)
+    for p in FIXTURES.glob("*/original.py"):
+        assert engine.identifier_facts(p.read_bytes(), "<stdin>", PREFILTER, ROOTS, NAMES) == 0, p

@@ -1,0 +1,104 @@
+"""fixtures/logging_hook run on both sides under `tfmigrate verify` (the original on TF 2.15, the migrated program on
+TF 2.21 from the original's initial weights; Keras golden and the custom loop): the lines the LoggingTensorHooks
+logged and the lines the generated TensorLogger callbacks log must be the same lines — the same tags in the same
+order, at the same local iterations (the first, then every N), with the same values (within 1e-6 relative, 1e-6
+absolute for values near zero) — apart from the elapsed seconds. The model_fn's hook logs
+"loss = ..., mean_logit = ..., step = ..." every LOG_EVERY iterations, the TrainSpec's hook "mean logit now ..."
+(its formatter) every 20.
+
+Marked `tfenv` and `equivalence` (it runs TensorFlow); run it alone.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from _runs import migrate_case
+from tfmigrate.runtime import verify
+
+CASE = Path(__file__).resolve().parents[2] / "fixtures" / "logging_hook"
+LOG_EVERY = 7  # LOG_EVERY in fixtures/logging_hook/original.py (params["log_every"])
+FORMATTER_EVERY = 20  # the TrainSpec hook's every_n_iter
+HOOK = re.compile(r"INFO:tensorflow:(loss = \S+, mean_logit = \S+, step = \d+( \(\d+\.\d{3} sec\))?"
+                  r"|mean logit now \S+)$")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def hook_lines(log: Path) -> list[str]:
+    """The hooks' lines of a task log, without the elapsed seconds. TF 2.21's checkpoint saver logs through absl,
+    which gives the root logger a handler (logging.basicConfig), so from the first checkpoint on the migrated
+    program prints each tensorflow log line twice: a line repeated right after itself is counted once."""
+    lines = []
+    for raw in log.read_text(errors="replace").splitlines():
+        at = raw.find("INFO:tensorflow:")  # Keras' progress bar may share the line
+        match = HOOK.match(raw[at:]) if at >= 0 else None
+        if match:
+            line = re.sub(r" \(\d+\.\d{3} sec\)$", "", match.group(1))
+            if not lines or lines[-1] != (line, raw[at:]):
+                lines.append((line, raw[at:]))
+    return [line for line, _ in lines]
+
+
+def same_line(a: str, b: str) -> bool:
+    """The same text with the same numbers (1e-6 relative, 1e-6 absolute: float32 values of the step)."""
+    if NUMBER.sub("#", a) != NUMBER.sub("#", b):
+        return False
+    x, y = NUMBER.findall(a), NUMBER.findall(b)
+    return all(abs(float(p) - float(q)) <= 1e-6 + 1e-6 * abs(float(p)) for p, q in zip(x, y))
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+def test_migrated_program_logs_what_the_logging_tensor_hooks_logged(tmp_path, target):
+    steps = tomllib.loads((CASE / "case.toml").read_text())["steps"]
+    migrated = CASE / "migrated.py" if target == "keras" else migrate_case(CASE, tmp_path, target)
+    settings = verify.Settings(original=CASE / "original.py", migrated=migrated, workers=1,
+                               run_dir=tmp_path / "run", keep=True, args=["--steps", str(steps)])
+    result = verify.run(settings, say=lambda *_: None)
+    assert result["comparison"]["equivalent"], result["comparison"]["problems"]
+    original = hook_lines(tmp_path / "run" / "original" / "logs" / "chief-0.log")
+    migrated_lines = hook_lines(tmp_path / "run" / "migrated" / "logs" / "chief-0.log")
+    # what TF 2.15 logged (measured): the model_fn hook at local iterations 0, 7, 14, ... (step = the global step
+    # before the update), the formatter's line at 0, 20, 40, ... (the TrainSpec hook runs first)
+    steps_logged = [int(line.rsplit("= ", 1)[1]) for line in original if line.startswith("loss")]
+    assert steps_logged == list(range(0, steps, LOG_EVERY))
+    assert sum(line.startswith("mean logit now") for line in original) == len(range(0, steps, FORMATTER_EVERY))
+    assert len(migrated_lines) == len(original), (original, migrated_lines)
+    for a, b in zip(original, migrated_lines):
+        assert same_line(a, b), (a, b)
+
+
+COUNT_EVERY = 30  # the TrainSpec's StepCounterHook(every_n_steps=COUNT_EVERY, output_dir=--counter_dir)
+
+
+@pytest.mark.tfenv
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+def test_migrated_program_counts_steps_at_the_step_counter_hooks_steps(tmp_path, target):
+    """The StepCounterHook's rate is wall time (its values differ in every run), its steps do not: TF 2.15 wrote
+    "global_step/sec" to output_dir at global steps 1 + 30k after the silent first trigger at step 1 (measured:
+    31, 61, 91 for 100 steps) and logged one line each; the generated StepCounter must do the same."""
+    from _runs import run_program
+    from test_summary_events import _events
+
+    steps = tomllib.loads((CASE / "case.toml").read_text())["steps"]
+    migrated = CASE / "migrated.py" if target == "keras" else migrate_case(CASE, tmp_path, target)
+    lines, events = {}, {}
+    for side, env, program in (("original", "legacy", CASE / "original.py"), ("migrated", "target", migrated)):
+        out = run_program(env, [str(program), "--steps", str(steps), "--model_dir", str(tmp_path / side / "model"),
+                                "--counter_dir", str(tmp_path / side / "counter")], tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        log = tmp_path / f"{side}.log"
+        log.write_text(out.stdout + out.stderr)
+        lines[side] = len({raw[raw.find("INFO:tensorflow:global_step/sec"):] for raw in log.read_text().splitlines()
+                           if "INFO:tensorflow:global_step/sec: " in raw})  # distinct: see hook_lines
+        events[side] = _events(sorted((tmp_path / side / "counter").glob("events.out.tfevents.*")))
+    expected = list(range(1 + COUNT_EVERY, steps + 1, COUNT_EVERY))
+    assert sorted(step for tag, step in events["original"]) == expected
+    assert sorted(events["migrated"]) == sorted(events["original"])
+    assert {plugin for _, plugin in events["migrated"].values()} == {"scalars"}
+    assert all(value > 0 for value, _ in events["migrated"].values())
+    assert lines["migrated"] == lines["original"] == len(expected)

@@ -1,0 +1,169 @@
+"""TFM611 LoggingTensorHook (rules/hooks.py): in the model_fn's training_hooks, or by tensor name in train(hooks=) /
+TrainSpec(hooks=), it becomes the generated TensorLogger callback, fed by the training step's own values
+(the model's logged_tensors / record_logged_tensors); what tfmigrate cannot supply blocks at its line."""
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from _helpers import blocked, converted, program, rewrite
+
+TRAIN = "est.train(input_fn=train_input_fn, {hooks}max_steps=10)\n"
+
+
+def drive(hooks: str) -> str:
+    return TRAIN.format(hooks=f"hooks={hooks}, " if hooks else "")
+
+
+def model_fn(hooks: str = "[]", extra: str = "") -> str:
+    return textwrap.dedent('''
+    def model_fn(features, labels, mode, params):
+        hidden = tf.compat.v1.layers.dense(features["x"], 4, activation=tf.nn.relu)
+        logits = tf.compat.v1.layers.dense(hidden, 1)
+        mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    {extra}    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks={hooks})
+    ''').format(hooks=hooks, extra=textwrap.indent(textwrap.dedent(extra), "    ") if extra else "")
+
+
+def flat(text: str) -> str:
+    """The text with wrapped calls joined: one space for any whitespace run, no breaks after ( or before )."""
+    return re.sub(r"\s+", " ", re.sub(r",\s*\)", ")", re.sub(r"([(\[])\s+", r"\1", text)))
+
+
+def notes(result) -> list[str]:
+    return [d.message for d in result.diagnostics if d.code == "TFM611"]
+
+
+def test_training_hooks_logger_becomes_a_tensor_logger_fed_by_the_training_step():
+    hooks = ('[tf.compat.v1.train.LoggingTensorHook({"step": tf.compat.v1.train.get_global_step(), "loss": loss, '
+             '"m": mean_logit}, every_n_iter=params["lr"])]')
+    out = flat(converted(program(model_fn(hooks), drive=drive(""))))
+    # TF1 logged a dict's tags sorted; the keys say which recorded value each tag reads
+    assert ('TensorLogger([("loss", "loss"), ("m", "name:mean_logit"), ("step", "global_step")], '
+            'every_n_iter=params["lr"])') in out
+    assert '"name:mean_logit": tf.identity(tf.reduce_mean(logits), name="mean_logit")' in out
+    assert '"global_step": step' in out and '"loss": loss' in out
+    assert "self.record_logged_tensors(y_pred, loss, self.optimizer.iterations)" in out  # compute_loss
+    assert "*est.logging_hooks()" in out and "jit_compile=False" in out
+    assert "class TensorLogger(keras.callbacks.Callback)" in out
+    assert "LoggingTensorHook(" not in out
+
+
+def test_the_custom_loop_records_in_its_step_and_calls_the_loggers():
+    hooks = '[tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_secs=5)]'
+    out = flat(converted(program(model_fn(hooks), drive=drive("")), target="ctl"))
+    assert "model.record_logged_tensors(outputs, loss, optimizer.iterations)" in out
+    assert "callbacks = [*callbacks, *model.logging_hooks()]" in out
+    assert 'TensorLogger([("loss", "loss")], every_n_secs=5)' in out
+
+
+def test_a_named_logger_in_training_hooks_converts():
+    extra = 'log = tf.compat.v1.train.LoggingTensorHook(["mean_logit"], every_n_iter=3)\n'
+    out = flat(converted(program(model_fn("[log]", extra), drive=drive(""))))
+    assert 'TensorLogger([("mean_logit", "name:mean_logit")], every_n_iter=3)' in out
+    assert "log = " not in out
+
+
+@pytest.mark.parametrize("hooks, where", [
+    # list of names: TF1's order as written
+    ('[tf.compat.v1.train.LoggingTensorHook(["mean_logit:0", "loss"], every_n_iter=2)]',
+     'TensorLogger([("mean_logit:0", "name:mean_logit"), ("loss", "loss:0")], every_n_iter=2)'),
+    ('[tf.estimator.LoggingTensorHook({"b": "mean_logit", "a": "loss"}, every_n_iter=2, formatter=str)]',
+     'TensorLogger([("a", "loss:0"), ("b", "name:mean_logit")], every_n_iter=2, formatter=str)'),
+])
+def test_train_hooks_log_model_fn_tensors_by_name(hooks, where):
+    out = flat(converted(program(model_fn(), drive=drive(hooks))))
+    assert where in out
+    # "loss" found the Estimator's own loss summary in TF1: its serialized Summary, what TF1 printed
+    assert '"loss:0": tf.raw_ops.ScalarSummary(tags="loss", values=loss)' in out
+
+
+@pytest.mark.parametrize("hooks, words", [
+    ('[tf.compat.v1.train.LoggingTensorHook({"h": "dense/Relu"}, every_n_iter=2)]', "'dense/Relu' is not one"),
+    ('[tf.compat.v1.train.LoggingTensorHook({"s": "global_step"}, every_n_iter=2)]', "resource handle"),
+    ('[tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=2, at_end=True)]', "at_end=True"),
+    ('[tf.compat.v1.train.LoggingTensorHook({"t": tf.constant(1.0)}, every_n_iter=2)]', "outside the model_fn"),
+])
+def test_train_hooks_logging_what_tfmigrate_cannot_supply_block_at_the_line(hooks, words):
+    result = blocked(program(model_fn(), drive=drive(hooks)))
+    messages = [d.format() for d in result.diagnostics if d.code == "TFM611"]
+    assert any(words in m and "LoggingTensorHook is not converted" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("hooks, extra, words", [
+    ('[tf.compat.v1.train.LoggingTensorHook({"h": hidden}, every_n_iter=2)]', "", "reads `hidden`"),
+    ('[tf.compat.v1.train.LoggingTensorHook({"l": loss}, every_n_iter=2, formatter=lambda d: str(hidden))]',
+     "", "formatter reads `hidden`"),
+    ('[tf.compat.v1.train.LoggingTensorHook({"l": loss}, at_end=True)]', "", "at_end=True"),
+])
+def test_training_hooks_logging_what_the_step_cannot_supply_block(hooks, extra, words):
+    result = blocked(program(model_fn(hooks, extra), drive=drive("")))
+    messages = [d.format() for d in result.diagnostics if d.code == "TFM611"]
+    assert any(words in m for m in messages), messages
+
+
+def test_a_logger_on_evaluation_is_dropped_with_a_note():
+    hooks = '[tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=1)]'
+    src = program(model_fn(), drive=textwrap.dedent(f'''\
+        train_spec = tf.estimator.TrainSpec(input_fn=train_input_fn, max_steps=10)
+        eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=2, hooks={hooks})
+        tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+        '''))
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert any(n.startswith("LoggingTensorHook on evaluation dropped") for n in notes(result))
+    assert "TensorLogger" not in result.output.decode()
+
+
+def test_programs_without_logging_hooks_record_nothing():
+    out = converted(program(model_fn(), drive=drive("")))
+    assert "TensorLogger" not in out and "logged_tensors" not in out and "def compute_loss" not in out
+    assert not re.search(r"jit_compile=False", out)
+
+
+@pytest.mark.parametrize("target, receiver", [("keras", "est"), ("ctl", "est")])
+def test_a_step_counter_hook_on_training_becomes_a_step_counter(target, receiver):
+    hooks = '[tf.estimator.StepCounterHook(every_n_steps=5, output_dir="/tmp/steps")]'
+    result = rewrite(program(model_fn(), drive=drive(hooks)), target=target)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = flat(result.output.decode())
+    # the global step the hook read: the optimizer's iterations (Keras model, custom-loop trainer alike)
+    assert (f'StepCounter(every_n_steps=5, output_dir="/tmp/steps", step=lambda: {receiver}.optimizer.iterations)'
+            in out)
+    assert "class StepCounter(keras.callbacks.Callback)" in out and "StepCounterHook(" not in out
+    assert any(n.startswith("StepCounterHook converted") for n in notes(result))
+
+
+def test_a_step_counter_hook_with_a_tf1_summary_writer_blocks():
+    hooks = '[tf.estimator.StepCounterHook(every_n_steps=5, summary_writer=writer)]'
+    result = blocked(program(model_fn(), drive="writer = None\n" + drive(hooks)))
+    assert any("summary_writer" in d.message for d in result.diagnostics if d.code == "TFM611")
+
+
+def test_a_step_counter_hook_in_the_model_fn_is_dropped_with_a_note():
+    result = rewrite(program(model_fn("[tf.estimator.StepCounterHook(every_n_steps=5)]"), drive=drive("")))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert any(n.startswith("StepCounterHook dropped: it only observes training") for n in notes(result))
+    assert "StepCounter(" not in result.output.decode()
+
+
+@pytest.mark.parametrize("forward, words", [
+    # TF1 named it "scope/mean_logit"
+    ('with tf.compat.v1.variable_scope("scope"):\n'
+     '        mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', "'mean_logit' is not one"),
+    # the layer's scope took the name first: TF1's identity was "dense_1_1"
+    ('mean_logit = tf.identity(tf.reduce_mean(logits), name="dense_1")', "'dense_1' is not one"),
+])
+def test_a_name_tf1_gave_another_tensor_blocks(forward, words):
+    src = program(model_fn(), drive=drive(
+        '[tf.compat.v1.train.LoggingTensorHook({"m": "%s"}, every_n_iter=2)]'
+        % ("mean_logit" if "scope" in forward else "dense_1")))
+    src = src.replace('    mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', "    " + forward)
+    result = blocked(src)
+    assert any(words in d.message for d in result.diagnostics if d.code == "TFM611"), \
+        [d.format() for d in result.diagnostics]
