@@ -8,9 +8,9 @@ depends on every file of its unit), keyed by a hash of:
   - for every file of the unit: its path, its module name (from the `__init__.py` files around it: relative
     imports and package links depend on it) and its bytes.
 An entry stores, per file, the status, the output bytes when changed, the diagnostics (so `--check` still
-reports findings), the error text and the linked files. Beside the entries, `.flag` files keep one file's yes/no
-answer to an engine question (are its Estimator words only in strings and comments? — an `ast` parse, asked
-before units are formed), keyed by the tool, the question, the path and the bytes; pruned with the entries. The
+reports findings), the error text and the linked files. Beside the entries, `.flag` files keep one file's answer
+(a bool or small int) to an engine question (engine.identifier_facts: are its Estimator words only in strings and
+comments, does it import TensorFlow? — an `ast` parse, asked before units are formed), keyed by the tool, the question, the path and the bytes; pruned with the entries. The
 tool fingerprint itself is kept in `<hash>.tool` beside them with the stat data of the files it hashed (see
 `fingerprint`), so a warm run does not read and hash tfmigrate's sources.
 
@@ -203,16 +203,16 @@ class ResultCache:
         h.update(data)
         return h.hexdigest()
 
-    def get_flag(self, key: str) -> bool | None:
+    def get_flag(self, key: str) -> int | None:
         try:
             doc = json.loads(self._entry(key).with_suffix(".flag").read_bytes())
-            if doc.get("format") == FORMAT and doc.get("key") == key and isinstance(doc.get("flag"), bool):
+            if doc.get("format") == FORMAT and doc.get("key") == key and isinstance(doc.get("flag"), int):
                 return doc["flag"]
         except Exception:  # missing, corrupt or foreign: asked again
             pass
         return None
 
-    def put_flag(self, key: str, flag: bool) -> None:
+    def put_flag(self, key: str, flag: int) -> None:
         if not self.broken:
             # beside the result entries (pruned with them), named apart: not a unit's results
             self._write(key, json.dumps({"format": FORMAT, "key": key, "flag": flag}, separators=(",", ":")).encode(),

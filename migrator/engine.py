@@ -359,51 +359,123 @@ def prefilter_skips(data: bytes, path: str, words: Iterable[bytes]) -> bool:
     return True
 
 
+# identifier_facts: what one `ast` parse says about a file whose bytes have one of the rules' words
+TEXT_ONLY = 1  # none of the words is in an identifier: they are only in strings and comments
+NO_ROOTS = 2  # no import (any scope) of a module under one of the rules' roots, no star import, and no relative
+#               import resolving through a real path with a root in it
+NO_NAMES = 4  # no attribute (`x.name`) is one of the rules' names
+
+
 def identifiers_skip(data: bytes, path: str, words: Iterable[bytes]) -> bool:
     """Second stage, for a file migrated alone whose bytes have a word: True when none of the words is in any
     identifier (names, attributes, imported modules and names, def/class/parameter/keyword names) — the words are
     only in strings and comments, where no rule looks — and no relative import resolves through a path with one.
     One C parse (`ast`, ~10× LibCST's); a file that does not parse is left to the full pipeline to report."""
+    return bool(identifier_facts(data, path, words) & TEXT_ONLY)
+
+
+def skips_alone(facts: int) -> bool:
+    """A file migrated alone is unchanged with no finding (the rules' word: tfmigrate.rules, ROOTS and NAMES) when
+    its words are only in text, or it imports no root and no attribute of it is one of the names."""
+    return bool(facts & TEXT_ONLY) or facts & (NO_ROOTS | NO_NAMES) == NO_ROOTS | NO_NAMES
+
+
+def identifier_facts(data: bytes, path: str, words: Iterable[bytes], roots: Iterable[str] = (),
+                     names: Iterable[str] = ()) -> int:
+    """TEXT_ONLY | NO_ROOTS | NO_NAMES, as far as they hold, from one `ast` parse (0 when it does not parse: the
+    full pipeline reports the file). `words` as bytes (the prefilter's); `roots`, top-level module names;
+    `names`, exact attribute names. TEXT_ONLY also needs no relative import resolving through a path with a word,
+    NO_ROOTS none through a path with a root."""
     words = tuple(word.decode() for word in words)
+    roots, names = frozenset(roots), frozenset(names)
+    facts = TEXT_ONLY | NO_ROOTS | NO_NAMES
     if path != "<stdin>" and _has_relative_import(data):
         try:
             where = os.path.realpath(path)
         except (OSError, ValueError):
-            return False
+            return 0
         if any(word in where for word in words):
-            return False
+            facts &= ~TEXT_ONLY
+        if any(root in where for root in roots):
+            facts &= ~NO_ROOTS
+    compiled = _code_names(data)
+    if compiled is not None:  # a file that converts usually clears every fact here, without the `ast`
+        if facts & TEXT_ONLY and any(word in name for name in compiled for word in words):
+            facts &= ~TEXT_ONLY
+        if any(name.partition(".")[0] in roots for name in compiled):
+            facts &= ~NO_ROOTS
+        if not names.isdisjoint(compiled):
+            facts &= ~NO_NAMES
+        if not facts:
+            return 0
     import ast  # here: a run whose files are all skipped or cached never parses one
 
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError):
-        return False
+        return 0
     for node in ast.walk(tree):
         kind = type(node)
         if kind is ast.Name:
-            names = (node.id,)
+            found = (node.id,)
         elif kind is ast.Attribute:
-            names = (node.attr,)
+            found = (node.attr,)
+            if node.attr in names:
+                facts &= ~NO_NAMES
         elif kind is ast.alias:
-            names = (node.name, node.asname or "")
+            found = (node.name, node.asname or "")
+        elif kind is ast.Import:
+            if any(alias.name.partition(".")[0] in roots for alias in node.names):
+                facts &= ~NO_ROOTS
+            continue
         elif kind is ast.ImportFrom:
-            names = (node.module or "",)
+            found = (node.module or "",)
+            if (not node.level and (node.module or "").partition(".")[0] in roots) \
+                    or any(alias.name == "*" for alias in node.names):
+                facts &= ~NO_ROOTS
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
-            names = (node.name,)
+            found = (node.name,)
         elif kind is ast.arg:
-            names = (node.arg,)
+            found = (node.arg,)
         elif kind is ast.keyword:
-            names = (node.arg or "",)
+            found = (node.arg or "",)
         elif kind in (ast.Global, ast.Nonlocal):
-            names = tuple(node.names)
+            found = tuple(node.names)
         elif kind.__name__.startswith("Match"):  # MatchAs/MatchStar name, MatchMapping rest, MatchClass kwd_attrs
-            names = (getattr(node, "name", None) or "", getattr(node, "rest", None) or "",
+            found = (getattr(node, "name", None) or "", getattr(node, "rest", None) or "",
                      *getattr(node, "kwd_attrs", ()))
         else:
             continue
-        if any(word in name for name in names for word in words):
-            return False
-    return True
+        if facts & TEXT_ONLY and any(word in name for name in found for word in words):
+            facts &= ~TEXT_ONLY
+        if not facts:
+            break
+    return facts
+
+
+def _code_names(data: bytes) -> set[str] | None:
+    """Every name of the compiled code (names, attributes, imported modules (dotted) and names, parameters and
+    locals, def/class names), or None when it does not compile. compile() makes no Python objects for the tree, ~3×
+    cheaper than `ast.parse`, and every such name is an identifier of the source (the compiler's own — `<module>`,
+    `.0`, `__qualname__`, … — hold none of the rules' words). It can only clear facts (a name seen here is in the
+    source); what it does not show (keyword names, `global`, star imports, uncompiled annotations) is the ast's."""
+    import warnings
+    from types import CodeType
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the user's SyntaxWarnings are not tfmigrate's to print)
+            code = compile(data, "<tfmigrate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError, OverflowError):
+        return None
+    found: set[str] = set()
+    stack = [code]
+    while stack:
+        code = stack.pop()
+        found.add(code.co_name)
+        found.update(code.co_names, code.co_varnames, code.co_cellvars, code.co_freevars)
+        stack.extend(const for const in code.co_consts if type(const) is CodeType)
+    return found
 
 
 def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:
@@ -416,11 +488,13 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     """Migrate one file's bytes. Never raises for bad input: failures come back as status "failed".
 
     With `prefilter`, a file in which none of the rules' trigger words appears comes back "skipped", unparsed; so
-    does one (migrated alone) whose words are only in strings and comments (`identifiers_skip`)."""
-    from tfmigrate.rules import MIGRATIONS, PREFILTER  # rules register themselves; engine stays TF-agnostic
+    does one (migrated alone) whose words are only in strings and comments, or that imports none of the rules'
+    roots and has none of their names as an attribute (`identifier_facts`, `skips_alone`)."""
+    from tfmigrate.rules import MIGRATIONS, NAMES, PREFILTER, ROOTS  # rules register themselves; engine stays TF-agnostic
 
     if parsed is None:
-        if prefilter and (prefilter_skips(data, path, PREFILTER) or identifiers_skip(data, path, PREFILTER)):
+        if prefilter and (prefilter_skips(data, path, PREFILTER)
+                          or skips_alone(identifier_facts(data, path, PREFILTER, ROOTS, NAMES))):
             return FileResult(path, "skipped", data, data)
         parsed = parse_source(data, path)
         if isinstance(parsed, FileResult):
@@ -478,12 +552,14 @@ def migrate_paths(
     treated as one without them) and import one another are one unit: parsed and indexed together as one program
     and migrated all or none. A file the program files of exactly one unit import joins it, and the program files
     such a file imports join it too (a package `__init__` re-exporting a model_fn). Every other file is a unit of
-    its own. The cache keys each unit by all its files.
+    its own. With the prefilter, a unit none of whose program files imports one of the rules' ROOTS (NO_ROOTS)
+    holds no Estimator (the rules' word: tfmigrate.rules): its program files are migrated one by one and the files
+    that joined it are skipped, unparsed. The cache keys each unit by all its files.
 
     `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
     last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
     that use a skipped file's bytes (--out, unused-suppression reports) pass no index."""
-    from tfmigrate.rules import PREFILTER, PROJECT_WORDS
+    from tfmigrate.rules import NAMES, PREFILTER, PROJECT_WORDS, ROOTS
 
     items = [str(p) for p in paths]
     results: dict[str, FileResult] = {}
@@ -492,23 +568,23 @@ def migrate_paths(
         stat_index = None
 
     joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
-    text_only: dict[str, tuple[bytes, bool]] = {}
+    known_facts: dict[str, tuple[bytes, int]] = {}
 
-    def words_only_in_text(data: bytes, path: str) -> bool:
-        # identifiers_skip once per file (one `ast` parse): asked when grouping and again for a unit of one
-        known = text_only.get(path)
+    def facts(data: bytes, path: str) -> int:
+        # identifier_facts once per file (one `ast` parse): asked when grouping and again for a unit of one
+        known = known_facts.get(path)
         if known is None or known[0] is not data:  # (a rescan after a stale stat index reads the bytes anew)
             verdict = key = None
             if cache is not None:  # a warm run reads the answer instead of parsing (the verdict reads the real
                 # path of a file with a relative import: keyed by it too)
                 where = resolver.realpath(path) if _has_relative_import(data) else ""
-                key = cache.flag_key("words only in text", path, data, where)
+                key = cache.flag_key("identifier facts", path, data, where)
                 verdict = cache.get_flag(key)
             if verdict is None:
-                verdict = identifiers_skip(data, path, PREFILTER)
+                verdict = identifier_facts(data, path, PREFILTER, ROOTS, NAMES)
                 if key is not None:
                     cache.put_flag(key, verdict)
-            known = text_only[path] = (data, verdict)
+            known = known_facts[path] = (data, verdict)
         return known[1]
 
     def collect(batch: list[FileResult]) -> None:
@@ -525,7 +601,7 @@ def migrate_paths(
         # (a docstring about Estimators) builds and uses none, so it links like a file without the word — it may
         # still join the one unit that imports it — instead of tying every file it imports into one unit
         project = {p: d for p, d in datas.items()
-                   if any(word in d for word in PROJECT_WORDS) and not words_only_in_text(d, p)}
+                   if any(word in d for word in PROJECT_WORDS) and not facts(d, p) & TEXT_ONLY}
         imports = {p: _IMPORT.findall(d) for p, d in project.items()}  # each program file scanned once
         grouped = _link_by_imports(project, resolver, imports)
         others = {**{p: d for p, d in datas.items() if p not in project}, **passed, **dict.fromkeys(unread, b"")}
@@ -575,6 +651,25 @@ def migrate_paths(
             for importer in importers:
                 parent[find(grouped[target])] = find(grouped[importer])
         grouped = {p: find(key) for p, key in grouped.items()}
+    if prefilter and project:
+        # a unit none of whose program files imports a root (NO_ROOTS) holds no Estimator: every check the rules
+        # run on its files reads that file only (tfmigrate.rules), so its program files are migrated one by one
+        # (or skipped: skips_alone) and the files that joined it are skipped — unless a file of the unit has a
+        # relative import inside a package named for a root (its names may resolve there)
+        members: dict[str, list[str]] = {}
+        for path, key in grouped.items():
+            members.setdefault(key, []).append(path)
+        for paths in members.values():
+            if len(paths) < 2 or not all(facts(datas[p], p) & NO_ROOTS for p in paths if p in project):
+                continue
+            if any(p not in project and _has_relative_import(datas[p])
+                   and any(root in resolver.realpath(p) for root in ROOTS) for p in paths):
+                continue
+            for path in paths:
+                del grouped[path]
+                if path in joined:
+                    joined.discard(path)
+                    passed[path] = datas.pop(path)
     for failure in failed:
         collect([failure])
     for path, data in passed.items():  # (collect's work for a skipped file, without a call per file)
@@ -595,7 +690,7 @@ def migrate_paths(
         hit = cache.get(key, unit) if key is not None else None
         if hit is not None:
             collect(hit)
-        elif prefilter and len(unit) == 1 and words_only_in_text(*_alone(unit)):
+        elif prefilter and len(unit) == 1 and skips_alone(facts(*_alone(unit))):
             data, path = _alone(unit)  # a unit of one: the second stage cannot change how files are grouped
             skipped = [FileResult(path, "skipped", data, data)]
             if key is not None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import Transformer, Visitor, descend, render
+from .visitors import _MISSING, Transformer, Visitor, descend, render
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -143,7 +143,9 @@ class _Indexer(Visitor):
         if self.statement_stack:
             index.statements[key] = self.statement_stack[-1]
         stack.append(node)
-        method = self._method(self._visit_cache, "visit_", kind)
+        method = self._visit_cache.get(kind, _MISSING)
+        if method is _MISSING:
+            method = self._method(self._visit_cache, "visit_", kind)
         if method is not None and method(self, node) is False:
             return False
         descend(self, node, kind)  # Visitor's walk: LibCST would rebuild what it descends into
@@ -151,7 +153,9 @@ class _Indexer(Visitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = type(original_node)
-        method = self._method(self._leave_cache, "leave_", kind)
+        method = self._leave_cache.get(kind, _MISSING)
+        if method is _MISSING:
+            method = self._method(self._leave_cache, "leave_", kind)
         if method:
             method(self, original_node)
         self.stack.pop()
@@ -477,6 +481,7 @@ class Program:
         self._call_sites: dict[int, list[tuple[cst.Call, FileIndex]]] | None = None
         self._built = False
         self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
+        self._qualified: dict[tuple[int, int], tuple] = {}  # qualified(): a node's answer depends on it and its file
         for f in files or []:
             self.add(f)
 
@@ -524,14 +529,19 @@ class Program:
     def qualified(self, node: cst.CSTNode, file: FileIndex) -> str | None:
         """Dotted name of a pure `a.b.c` expression through imports (`tf.estimator.X` → `tensorflow.estimator.X`);
         module-level aliases (`tf1 = tf.compat.v1`) followed. None when rooted in anything else."""
+        key = (id(node), id(file))
+        known = self._qualified.get(key)
+        if known is not None and known[0] is node and known[1] is file:  # (the rules ask about most calls twice)
+            return known[2]
         full = get_full_name_for_node(node) if _is_dotted(node) else None
-        if full is None:
-            return None
-        root, _, rest = full.partition(".")
-        target = self._import_target(root, node, file, 0)
-        if target is None:
-            return None
-        return f"{target}.{rest}" if rest else target
+        target = None
+        if full is not None:
+            root, _, rest = full.partition(".")
+            target = self._import_target(root, node, file, 0)
+            if target is not None and rest:
+                target = f"{target}.{rest}"
+        self._qualified[key] = (node, file, target)  # (node and file kept: their ids stay theirs)
+        return target
 
     def _import_target(self, name: str, at: cst.CSTNode, file: FileIndex, depth: int) -> str | None:
         if depth > _MAX_DEPTH:
@@ -850,55 +860,58 @@ def _is_dotted(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Name)
 
 
+class _FreeNames(Visitor):
+    """free_names' walk (one class for every call: making a visitor class costs more than most walks)."""
+
+    def __init__(self, found: list[cst.Name]):
+        self.found = found
+        self.bound: list[set[str]] = []
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        n.value.visit(self)
+        return False
+
+    def visit_Arg(self, n: cst.Arg) -> bool:
+        n.value.visit(self)
+        return False
+
+    def visit_Lambda(self, n: cst.Lambda) -> None:
+        p = n.params
+        self.bound.append({x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
+                          | {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)})
+
+    def leave_Lambda(self, n) -> None:
+        self.bound.pop()
+
+    def visit_Param(self, n: cst.Param) -> bool:
+        if n.default is not None:
+            n.default.visit(self)
+        return False
+
+    def _comp(self, n) -> None:
+        names: set[str] = set()
+        f = n.for_in
+        while f is not None:
+            names |= {x.value for x in target_names(f.target)}
+            f = f.inner_for_in
+        self.bound.append(names)
+
+    def _comp_leave(self, n) -> None:
+        self.bound.pop()
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comp
+    leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _comp_leave
+
+    def visit_Name(self, n: cst.Name) -> None:
+        if not any(n.value in b for b in self.bound):
+            self.found.append(n)
+
+
 def free_names(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes read as values in an expression (not attribute names or keywords; lambda/comprehension-local
     names excluded)."""
     found: list[cst.Name] = []
-
-    class _V(Visitor):
-        def __init__(self):
-            self.bound: list[set[str]] = []
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Lambda(self, n: cst.Lambda) -> None:
-            p = n.params
-            self.bound.append({x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
-                              | {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)})
-
-        def leave_Lambda(self, n) -> None:
-            self.bound.pop()
-
-        def visit_Param(self, n: cst.Param) -> bool:
-            if n.default is not None:
-                n.default.visit(self)
-            return False
-
-        def _comp(self, n) -> None:
-            names: set[str] = set()
-            f = n.for_in
-            while f is not None:
-                names |= {x.value for x in target_names(f.target)}
-                f = f.inner_for_in
-            self.bound.append(names)
-
-        def _comp_leave(self, n) -> None:
-            self.bound.pop()
-
-        visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comp
-        leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _comp_leave
-
-        def visit_Name(self, n: cst.Name) -> None:
-            if not any(n.value in b for b in self.bound):
-                found.append(n)
-
-    node.visit(_V())
+    node.visit(_FreeNames(found))
     return found
 
 
@@ -927,13 +940,16 @@ def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     """The outermost attribute chains in a subtree (`a.b.c`, not also `a.b`)."""
-    found = []
+    visitor = _Attributes()
+    node.visit(visitor)
+    return visitor.found
 
-    class _V(Visitor):
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            found.append(n)
-            return False
 
-    node.visit(_V())
-    return found
+class _Attributes(Visitor):
+    def __init__(self):
+        self.found: list[cst.Attribute] = []
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        self.found.append(n)
+        return False
 

@@ -122,22 +122,27 @@ def bound_names(fn: cst.FunctionDef) -> frozenset[str]:
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             names.add(star.name.value)
-
-    class _Collect(Visitor):
-        def on_visit(self, node) -> bool:
-            # assignment targets and defs are statements: no expression holds one
-            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            for n in _target_names(node.target):
-                names.add(n)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            names.add(node.name.value)
-            return node is fn
-
-    fn.visit(_Collect())
+    fn.visit(_BoundNames(fn, names))
     return frozenset(names)
+
+
+class _BoundNames(Visitor):
+    """bound_names' walk (one class for every call)."""
+
+    def __init__(self, fn: cst.FunctionDef, names: set[str]):
+        self.fn, self.names = fn, names
+
+    def on_visit(self, node) -> bool:
+        # assignment targets and defs are statements: no expression holds one
+        return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        for n in _target_names(node.target):
+            self.names.add(n)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return node is self.fn
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

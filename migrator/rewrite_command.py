@@ -206,7 +206,9 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
             write_atomic(_out_path(Path(result.path), roots, Path(settings.out)), result.output)
         else:
             write_atomic(Path(result.path), result.output)
-    if results and all(r.status == "skipped" for r in results) and not settings.quiet:
+    # the same whether the prefilter skipped a file or the rules left it unchanged without a finding
+    if results and all(r.status == "skipped" or (r.status == "unchanged" and not r.diagnostics) for r in results) \
+            and not settings.quiet:
         _say(f"note: no file uses a construct tfmigrate converts ({len(results)} Python file{'s' if len(results) != 1 else ''} "
              "checked): nothing to migrate")
     return _finish(report, settings)

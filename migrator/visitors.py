@@ -29,7 +29,10 @@ class _Dispatch:
     def _method(cls, cache: dict, prefix: str, kind: type):
         fn = cache.get(kind, _MISSING)
         if fn is _MISSING:
-            fn = cache[kind] = getattr(cls, f"{prefix}{kind.__name__}", None)
+            fn = getattr(cls, f"{prefix}{kind.__name__}", None)
+            if getattr(fn, "_is_no_op", False):  # LibCST's typed stubs (`pass` / `return updated_node`): no call
+                fn = None
+            cache[kind] = fn
         return fn
 
     def on_visit_attribute(self, node, attribute) -> None:
@@ -116,19 +119,34 @@ class Visitor(_Dispatch, cst.CSTVisitor):
     and tells LibCST not to descend, so a visit allocates nothing. Same nodes, same order, same protocol, except
     that the walk does not enter TRIVIA (layout and punctuation nodes)."""
 
+    _leaves = False  # whether leaving a node can do anything (an on_leave of its own, or a leave_ method)
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _refuse_trivia_methods(cls)
+        cls._leaves = any("on_leave" in vars(klass) or any(name.startswith("leave_") for name in vars(klass))
+                          for klass in cls.__mro__
+                          if klass not in _VISITOR_BASES and not klass.__module__.startswith("libcst"))
 
     def on_visit(self, node) -> bool:
         kind = type(node)
-        fn = self._method(self._visit_cache, "visit_", kind)
+        fn = self._visit_cache.get(kind, _MISSING)
+        if fn is _MISSING:
+            fn = self._method(self._visit_cache, "visit_", kind)
         if fn is not None and fn(self, node) is False:
             return False
         descend(self, node, kind)
         return False
 
+    def on_leave(self, original_node) -> None:
+        fn = self._leave_cache.get(type(original_node), _MISSING)
+        if fn is _MISSING:
+            fn = self._method(self._leave_cache, "leave_", type(original_node))
+        if fn is not None:
+            fn(self, original_node)
 
+
+_VISITOR_BASES = frozenset({Visitor, _Dispatch, object})
 _SENTINEL = cst.MaybeSentinel
 
 
@@ -139,23 +157,22 @@ def descend(visitor, node, kind) -> None:
     fields = _WALK.get(kind)
     if fields is None:
         fields = walked_fields(kind)
+    on_visit = visitor.on_visit
+    on_leave = visitor.on_leave if visitor._leaves else None  # (a visitor that cannot act on leaving is not told)
     for name in fields:
         value = getattr(node, name)
         t = type(value)
         if t is tuple or t is list:
             for child in value:
-                if visitor.on_visit(child):  # (a Visitor walks the children itself and says no)
+                if on_visit(child):  # (a Visitor walks the children itself and says no)
                     child._visit_and_replace_children(visitor)
-                visitor.on_leave(child)
+                if on_leave is not None:
+                    on_leave(child)
         elif value is not None and t is not _SENTINEL:
-            if visitor.on_visit(value):
+            if on_visit(value):
                 value._visit_and_replace_children(visitor)
-            visitor.on_leave(value)
-
-    def on_leave(self, original_node) -> None:
-        fn = self._method(self._leave_cache, "leave_", type(original_node))
-        if fn is not None:
-            fn(self, original_node)
+            if on_leave is not None:
+                on_leave(value)
 
 
 _IS_TRIVIA: dict[type, bool] = {}
@@ -176,11 +193,15 @@ class Transformer(_Dispatch, cst.CSTTransformer):
             trivia = _IS_TRIVIA[kind] = issubclass(kind, TRIVIA)
         if trivia:
             return False
-        fn = self._method(self._visit_cache, "visit_", kind)
+        fn = self._visit_cache.get(kind, _MISSING)
+        if fn is _MISSING:
+            fn = self._method(self._visit_cache, "visit_", kind)
         return fn is None or fn(self, node) is not False
 
     def on_leave(self, original_node, updated_node):
-        fn = self._method(self._leave_cache, "leave_", type(original_node))
+        fn = self._leave_cache.get(type(original_node), _MISSING)
+        if fn is _MISSING:
+            fn = self._method(self._leave_cache, "leave_", type(original_node))
         return updated_node if fn is None else fn(self, original_node, updated_node)
 
 

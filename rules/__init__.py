@@ -18,6 +18,19 @@ For the same reason a file whose words occur only in strings and comments (no id
 `tfmigrate.engine.identifiers_skip`, one `ast` parse) is treated as a file without them: skipped when migrated
 alone, and not a program file (PROJECT_WORDS in an identifier) when the engine groups files into units; a file
 without them is in an Estimator file's unit only when that unit's program files import it.
+
+Files that import no TensorFlow (`ROOTS`, `tfmigrate.engine.NO_ROOTS`: no import of them in any scope, no star
+import, no relative import inside a package named for one). Every TF path the rules resolve comes from the file's own
+imports (`Program.qualified` follows a name to its binding in that file, never into another file), so such a file
+takes program.migrate's first branch: no edit, and only the leftover check, which reads that file only — a TFM604
+dotted name with one of `NAMES` as an attribute under a root bound nowhere. Hence (a) alone, such a file with none
+of `NAMES` as an attribute (`NO_NAMES`) is unchanged with no finding (scikit-learn's `BaseEstimator`, a parameter
+named `estimator`), and (b) an Estimator site (a call resolving to `estimator.Estimator`, a canned, Keras or TPU
+Estimator, or a subclass of one) needs a word in an identifier and a TF path, so it lies in a program file that
+imports TensorFlow: a unit none of whose program files does holds no site, so every file of it changes nothing
+and gets the findings it gets alone (none for a joined file the byte scan skips) — the engine migrates such a unit
+file by file (the Keras 3 scikit-learn wrappers and the ~25 Keras modules they import). A unit with one program file that
+imports TensorFlow is kept whole (an Estimator built in a helper module that the driver imports).
 """
 from __future__ import annotations
 
@@ -126,6 +139,18 @@ PREFILTER = tuple(dict.fromkeys(word for rule in RULES for word in rule.triggers
 # Files whose text has one of these may take part in a multi-file migration (a model_fn in one file, the
 # Estimator that uses it in another): the engine indexes them together as one program.
 PROJECT_WORDS = ESTIMATOR_WORDS
+# The packages through which a file can name a TensorFlow API (program.TF_ROOTS): a file that imports none of them
+# (in any scope), star-imports nothing and has no relative import inside a package named for one (engine.NO_ROOTS)
+# gets only findings of its own (see the module docstring); a unit none of whose program files imports one holds
+# no Estimator, so its files are migrated one by one.
+ROOTS = ("tensorflow", "tensorflow_estimator")
+# the name parts TFM604 reports under a root bound nowhere (`x.estimator.Estimator`, `contrib.RunConfig`): a file
+# that imports no root and has none of them as an attribute (engine.NO_NAMES) is unchanged with no finding
+ESTIMATOR_NAMES = frozenset({"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec",
+                             "model_to_estimator", "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"})
+CANNED_NAMES = frozenset({"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+                          "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"})
+NAMES = ESTIMATOR_NAMES | CANNED_NAMES
 
 
 def _migrate(module, context):

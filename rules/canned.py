@@ -37,9 +37,26 @@ TF 2.15 runs):
   steps bit-equal) and canned_wide_deep_crossed (91/100 bit-equal, max rel Δ 9.4e-8: the logistic head's kernels).
   Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
   sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
-  column in a DNN, indicator/embedding columns in a linear model; embedding columns and linear categorical columns
-  under MirroredStrategy (its cross-device ops combine IndexedSlices by a path not verified: this suite runs one
-  replica per machine).
+  column in a DNN, indicator/embedding columns in a linear model.
+  Under MirroredStrategy they convert (DNN, linear, wide & deep), to the custom loop where --target is auto. With
+  several local CPUs both TF versions (the same mirrored_strategy.py) pick CollectiveAllReduce (RING), the MWMS code
+  below: the replicas' IndexedSlices rows all-gathered in replica order and summed per row. Measured with 2 logical
+  CPUs on both sides (`tf.config.set_logical_device_configuration` before the strategy; TF 2.15's Estimator also
+  needs `RunConfig(session_config=ConfigProto(device_count={"CPU": 2}))`, without it the first step hangs in the
+  collective), num_replicas_in_sync 2, 32 examples per replica, 80 steps, the Estimator's model.ckpt-0 as the
+  migrated start: DNN over embedding columns (Adagrad 0.05), LinearClassifier over categorical columns (default
+  Ftrl), wide & deep (Adagrad + Ftrl) and a v1 DNNClassifier (SUM loss, tf.compat.v1.train.GradientDescentOptimizer:
+  the v1 optimizers' merge_call path): 80/80 steps bit-equal (the first replica's loss: the Estimator ran the
+  first device's hooks only, runtime/boot/target_boot.py records the same) and every weight bit-equal after 80
+  steps, max rel Δ 0; with one replica the same for the first three, and for the DNN under Keras fit as well
+  (fixture canned_embedding_mirrored, its test tests/fixtures_run/test_mirrored_replicas.py, 2 and 1 replicas;
+  evaluate() bit-equal). As under MWMS, TF 2.15
+  aborts ("Shape mismatch in the collective instance") on a step whose replicas' sparse gradients have different
+  row counts; the migrated program trains there. Keras 3's fit fails on more than one replica when the input has
+  string features (its _maybe_symbolic_build reduces the first distributed batch with strategy.reduce("MEAN")):
+  auto picks the custom loop, --target keras gets a TFM622 note. Not measured: GPUs (TF picks NcclAllReduce there;
+  2.15 and 2.21 run the same distribute code: mirrored_strategy.py, cross_device_ops.py and cross_device_utils.py
+  differ in comments only); a cross_device_ops object passed to MirroredStrategy blocks (TFM701).
   Under MultiWorkerMirroredStrategy they convert (DNN, linear, wide & deep): both sides all-gather the workers'
   IndexedSlices rows in worker order with the same collective code and sum them per row in that order (TF1's
   sparse apply deduplicates, the migrated update densifies). Fixtures, chief + worker: canned_embedding_mwms (80/80
@@ -187,7 +204,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from . import feature_columns as fcols
-from . import heads, optimizers, partitioners
+from . import emit, heads, optimizers, partitioners
 from ._args import generated, is_literal, literal, wrap_call
 
 CODE = "TFM620"
@@ -425,7 +442,6 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     analysis.strategy(s)
     sparse = [c for c in (*dnn_columns, *linear_columns) if c.embedding is not None
               or (c.categorical is not None and not c.indicator and c in linear_columns)]
-    _check_sparse_replicas(sparse, s.strategy.kinds, call)
     if s.strategy.parameter_server:
         _parameter_server(model, reader, args)
     if model.batch_norm and s.strategy.kinds != {"default"}:
@@ -433,7 +449,8 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
                             "BatchNormalization's moving averages per replica and saved (and evaluated) their mean "
                             "across workers, which the migrated loop does not reproduce; check the migration in one "
                             "process, or drop batch_norm", args["batch_norm"].node)
-    s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
+    s.target = strategies.choose_target(_sparse_target(sparse, s.strategy.kinds, analysis.options.target, model, call),
+                                        s.strategy, call)
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
 
@@ -503,18 +520,27 @@ def _parameter_server(model: CannedModel, reader: "_Reader", args: dict) -> None
                 "max_shards=num_ps", "max_shards=max(1, ps_task_count())")))
 
 
-def _check_sparse_replicas(sparse: list, kinds: set[str], call: cst.Call) -> None:
-    """Block sparse columns (IndexedSlices gradients) where replicas combine them by a path not verified.
+def _sparse_target(sparse: list, kinds: set[str], requested: str, model: CannedModel, call: cst.Call) -> str:
+    """Sparse columns (IndexedSlices gradients) under MirroredStrategy: the custom loop where --target is auto.
 
-    Under MultiWorkerMirroredStrategy both sides all-gather the workers' IndexedSlices rows in worker order with the
-    same collective code and sum them per row in that order (TF1's sparse apply deduplicates, the migrated update
-    densifies): the same sums (fixtures canned_*_mwms; the module doc has the numbers)."""
-    if sparse and "mirrored" in kinds:
-        raise Blocked(CODE_COLUMNS, f"`{sparse[0].name}` under MirroredStrategy is not converted yet: its sparse "
-                                    "gradients are combined across the machine's devices by MirroredStrategy's "
-                                    "cross-device ops, a path tfmigrate has not verified (MultiWorkerMirroredStrategy "
-                                    "is verified); use MultiWorkerMirroredStrategy, or migrate on one process "
-                                    "(--strategy default)", call)
+    With several local devices MirroredStrategy (both TF versions: the same mirrored_strategy.py) combines the
+    replicas with CollectiveAllReduce (RING) on CPUs, the code MultiWorkerMirroredStrategy uses: the replicas'
+    IndexedSlices rows are all-gathered in replica order and summed per row, on both sides (TF1's sparse apply
+    deduplicates, the migrated update densifies). Measured (fixture canned_embedding_mirrored, module doc).
+    Keras 3's Model.fit cannot take such a program's input on more than one replica: its _maybe_symbolic_build
+    reduces the first distributed batch with strategy.reduce("MEAN"), which fails on string features; one
+    replica (the default on a CPU machine) trains the same as the custom loop."""
+    if not sparse or "mirrored" not in kinds:
+        return requested
+    if requested == "auto":
+        return "ctl"
+    if requested == "keras":
+        model.notes.append((CODE_COLUMNS, f"`{sparse[0].name}` under MirroredStrategy with --target keras: Keras 3's "
+                                          "Model.fit raises on more than one local replica when the input has string "
+                                          "features (its symbolic build reduces the first batch with "
+                                          "strategy.reduce(\"MEAN\")); --target ctl (what auto picks) trains on any "
+                                          "number of replicas", call))
+    return requested
 
 
 def _anchor(file: FileIndex, node: cst.CSTNode) -> cst.CSTNode:
@@ -996,6 +1022,13 @@ class _Reader:
         name = optimizers.optimizer_name(path)
         legacy = path.split(".")[-1] if path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy",
                                                                             "optimizers.legacy") else None
+        if not v1 and legacy is None and name is not None:
+            # a TF 1.x optimizer: the program ran on TF 1.x, where tf.estimator.<Canned> was the v1 class taking it
+            canned_path = self.analysis.tf(self.call, self.file) or "estimator.<canned>"
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
+                                f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
+                                f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
+                          at)
         if v1 and name is None or not v1 and legacy is None:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
@@ -1237,7 +1270,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     items = _emit(parts, blocks, named)
     body = [stmt for stmt, _, _ in items]
     body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)])

@@ -66,7 +66,11 @@ and the migrated program from copies of that model_dir and compares every step. 
 Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
 save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
 `EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
-end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
+end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py),
+the parameter-server loop too (its chief saves what TF 2.15's PS Estimator chief saved: measured on a chief, a
+worker and a ps resuming from step 130 with save_checkpoints_steps=50, 130, 180, 230, 280, 300; by
+CheckpointSaverHook's code an async chief read a global step the other workers also moved, so a save could land
+past last + N, not seen there; the loop saves at last + N exactly).
 Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
@@ -78,7 +82,10 @@ variables, export raised "Couldn't find trained model"). The migrated model does
 `trainer.model.restore_checkpoint(trainer.model_dir, ...)`; the trainer's evaluate restores model_dir in _build),
 where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export) builds the
 variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
-model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint; weights only. Once
+model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint (newest_checkpoint: the one
+saved at the later step, a stale backup never winning over a newer Estimator checkpoint; restore_model_dir
+too, and a resume removes that stale backup, which fit's BackupAndRestore would load; tests/fixtures_run/
+test_restore_newest.py); weights only. Once
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
 (it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
@@ -99,7 +106,8 @@ Keras model (rules/keras_estimator.py: what converts, what blocks); the canned e
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
 defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
-(fixtures/tpu_estimator_cpu); `tf.contrib.tpu.TPUEstimator` is reported (TFM603).
+(fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
+and is converted the same way, with the same checks.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
@@ -143,7 +151,7 @@ from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
 from . import tpu as tpu_rules
-from ._args import is_literal, literal, wrap_call
+from ._args import generated, is_literal, literal, wrap_call
 from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
                         CODE)
 
@@ -159,10 +167,12 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
     "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
     "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
-    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu", "contrib.tpu.TPUEstimator": "tpu",
+    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
     "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
     "estimator.experimental.RNNEstimator": "canned",
 }
+# TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+_TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
                       "latest_checkpoint", "model_dir", "config", "params", "model_fn"}
@@ -305,7 +315,7 @@ class Analysis:
 
                     if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
-                elif path == "estimator.tpu.TPUEstimator":  # use_tpu=False: an Estimator (rules/tpu.py)
+                elif path in _TPU_ESTIMATORS:  # use_tpu=False: an Estimator (rules/tpu.py)
                     if self._guard(self._site, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS:
@@ -480,17 +490,39 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
-            last = r.trail[-1] if r.trail else None
-            if last is not None and last.node is r.stopped_at and last.kind in ("import", "from"):
-                # `from model.net import model_fn` of a module the run does not hold: name the file to pass
-                target = self.program.absolute(last.target, last.scope.file)
-                module = target.rpartition(".")[0] if last.kind == "from" else target
-                if module:
-                    return (f"`{last.name}` is imported from `{module}`, which is not among the migrated files: "
-                            f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
+            outside = self._imported_from_outside(r)
+            if outside:
+                return outside
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
+        # `model.fn_gen(...)`, `net.model_fn` with `net = Net(...)`: made by a module the run does not hold
+        root, file = r.node, r.value.file
+        for _ in range(4):
+            while isinstance(root, (cst.Attribute, cst.Call)):
+                root = root.value if isinstance(root, cst.Attribute) else root.func
+            if not isinstance(root, cst.Name):
+                break
+            rr = self.program.resolve(Value(root, file))
+            outside = self._imported_from_outside(rr)
+            if outside:
+                return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see: {outside}"
+            if rr.stopped_at is not None or rr.node is root or not isinstance(rr.node, (cst.Attribute, cst.Call)):
+                break
+            root, file = rr.node, rr.value.file
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
+
+    def _imported_from_outside(self, r: Resolved) -> str | None:
+        """`from model.net import model_fn` of a module the run does not hold: the file to pass, or None."""
+        last = r.trail[-1] if r.trail else None
+        if r.stopped_at is None or last is None or last.node is not r.stopped_at or last.kind not in ("import", "from"):
+            return None
+        target = self.program.absolute(last.target, last.scope.file)
+        module = target.rpartition(".")[0] if last.kind == "from" else target
+        if not module:
+            return None
+        what = f"is imported from `{module}`" if last.kind == "from" else f"is the module `{module}`"
+        return (f"`{last.name}` {what}, which is not among the migrated files: "
+                f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
 
     def line(self, node, file: FileIndex) -> int:
         from tfmigrate.engine import position_in
@@ -1548,9 +1580,15 @@ class Emitter:
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
         if text is None:
             name = why[0].value if why else code(value.node)
+            here = self.program.lookup(name, why[0], value.file) if why else []
+            rebound = list(value.file.top.bindings.get(name, ())) if all(b.scope is value.file.top
+                                                                          for b in here) else []
+            reason = (f"it is bound at lines {', '.join(str(self.analysis.line(b.statement, value.file)) for b in rebound)}"
+                      " of this module; give each its own name" if len(rebound) > 1 else
+                      "it is local to another function; pass the value explicitly or build it where the Estimator "
+                      "is used")
             raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
-                                "the converted code needs it (it is local to another function); pass the value "
-                                "explicitly or build it where the Estimator is used", value.node)
+                                f"the converted code needs it ({reason})", value.node)
         return text
 
     def mode_key(self, attribute: cst.Attribute, file: FileIndex) -> str | None:
@@ -1753,7 +1791,7 @@ class Emitter:
             data = self.keras_data(sample[0], site, site.call, sample[1], holder)
         except Blocked:
             return None
-        return f"{holder}(next(iter({data}))[0])"
+        return f"{holder}({_first_replica(holder, f'next(iter({data}))[0]', site)})"
 
     def build_before_fit(self, site: Site, use: Use, edits) -> None:
         """Otherwise the first fit builds it first, under the strategy the model was created in."""
@@ -1764,7 +1802,7 @@ class Emitter:
         warm = [textwrap.indent(self.warm_start_text(site, receiver, use.call), "    ")] if site.warm_start else []
         edits.insert_before(self.file.statement_of(use.call), [
             f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
-            f"    {receiver}(next(iter({data}))[0])", *warm])
+            f"    {receiver}({_first_replica(receiver, f'next(iter({data}))[0]', site)})", *warm])
 
     def free_name(self, base: str, at: cst.CSTNode) -> str:
         name, n = base, 1
@@ -2083,7 +2121,8 @@ class Emitter:
             self.notes.append((CODE, "restores model_dir's latest checkpoint first, as the Estimator did: the "
                                      "Estimator's own, or the model.ckpt-<step> a migrated Keras fit wrote "
                                      "(EstimatorCheckpoints: the last step included); a latest.weights.h5 an earlier "
-                                     "migrated fit's BackupAndRestore left there is read first", site.call))
+                                     "migrated fit's BackupAndRestore left there is read when saved at a later step",
+                                 site.call))
         if use.kind == "export":
             args.append("required=True")
         return wrap_call(f"{model}.restore_checkpoint({', '.join(args)})", "", width=92)
@@ -2156,6 +2195,16 @@ def _drop_arg(call: cst.Call, value_code: str) -> cst.Call:
                 args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             break
     return call.with_changes(args=args)
+
+
+def _first_replica(holder: str, features: str, site: Site) -> str:
+    """The features a model is built from. Under MirroredStrategy a distributed dataset yields one batch per
+    local replica (PerReplica values, which a Keras model refuses as inputs) when the machine has several devices:
+    the first replica's batch, the shape every replica's own batch has."""
+    if site.strategy is None or "mirrored" not in site.strategy.kinds:
+        return features
+    return (generated("tf.nest.map_structure(") + f"lambda value: {holder}.distribute_strategy.experimental_local_results("
+            f"value)[0], {features})")
 
 
 def _assigned_name(stmt, call) -> str | None:

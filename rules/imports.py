@@ -22,6 +22,7 @@ Example (`fixtures/tf1_namespace`):
 from __future__ import annotations
 
 from collections import Counter
+from keyword import iskeyword
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -247,7 +248,19 @@ class LeftoverNames(Transformer):
                                     "predict, a spec, a hook); TF2 has no tf.estimator, so use it that way or "
                                     "remove it", original)
             raise Blocked(CODE, f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
-        return cst.parse_expression(new)
+        return dotted_expression(new)
+
+
+def dotted_expression(text: str) -> cst.BaseExpression:
+    """`cst.parse_expression` of a dotted name (`tf.compat.v1.flags`), built without the parser (a parse of even
+    a short expression costs ~0.1 ms: LibCST makes and validates every node in Python)."""
+    parts = text.split(".")
+    if not all(part.isidentifier() and not iskeyword(part) for part in parts):
+        return cst.parse_expression(text)  # (what the parser makes of it, or its error)
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
 
 
 def remove_statements(body, doomed: set[int]):

@@ -9,8 +9,8 @@ and metrics, fed dict features to the inputs by the model's input names (a tenso
 and global_step.
 
 Converted exactly (one process, default strategy, Keras target): a `tf.keras.Model(inputs, output)` or
-`tf.keras.Sequential(...)` built and compiled once in the program (inline, in a helper that returns it, or in
-another file of the run: both files then migrate as one unit) with
+`tf.keras.Sequential(...)` (also built up by `model.add(layer)` statements) built and compiled once in the program
+(inline, in a helper that returns it, or in another file of the run: both files then migrate as one unit) with
 `optimizer=` (positional or keyword) one of SGD (learning_rate, momentum, nesterov), Adagrad and Adam (object,
 `legacy.` object or string; a constant learning rate), `loss=` without a reduction argument and `metrics=`.
 The Estimator expression becomes the model (`est = model`); the compiled optimizer becomes the Keras 3 optimizer
@@ -41,8 +41,8 @@ loss, accuracy and global_step equal (model_to_estimator_sgd: the same); with st
 LegacyKerasAdam 1/120 steps are bit-equal (max relative difference 1.8e-5).
 
 TFM603 also reports the Estimator kinds that are not converted, with what to do (rules/driver.py `kind_message`):
-RNN estimators and `TPUEstimator` (`tf.contrib.tpu.TPUEstimator` also when reached through its TF 1.x module,
-`tensorflow.contrib.tpu.python.tpu.tpu_estimator`), and TF 1.x's `tf.contrib.learn` Estimators (`learn.Estimator`,
+RNN estimators, `tf.estimator.experimental.TPUEstimator` (tf.compat.v1.estimator.tpu's and TF 1.x's
+tf.contrib.tpu's convert on CPU: rules/tpu.py), and TF 1.x's `tf.contrib.learn` Estimators (`learn.Estimator`,
 `learn.DNNClassifier`, ..., `SKCompat`, `Experiment`: rules/program.py `_contrib_learn_message`), which are not
 tf.estimator and are ported to it by hand first (fit(x, y) → train(input_fn)).
 
@@ -208,9 +208,15 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
     r = program.resolve(value)
     built = r.node
     if r.ambiguous or not isinstance(built, cst.Call) or analysis.tf(built.func, r.value.file) not in _MODELS:
-        what = analysis.why(r, "a tf.keras.Model(...) or tf.keras.Sequential(...)") if r.ambiguous or \
-            r.stopped_at is not None else (f"`{code(built)[:60]}` is not a tf.keras.Model(inputs, outputs) or "
-                                           "tf.keras.Sequential(...) call (a subclassed model is not converted)")
+        if r.ambiguous or r.stopped_at is not None:
+            what = analysis.why(r, "a tf.keras.Model(...) or tf.keras.Sequential(...)")
+        elif isinstance(built, cst.Call) and (program.qualified(built.func, r.value.file) or "").startswith(
+                "tensorflow.python.keras."):
+            what = (f"`{code(built)[:60]}` is TF 1.x's private tensorflow.python.keras (in TF 2 another copy of "
+                    "Keras than tf.keras): import it from tensorflow.keras and re-run")
+        else:
+            what = (f"`{code(built)[:60]}` is not a tf.keras.Model(inputs, outputs) or tf.keras.Sequential(...) "
+                    "call (a subclassed model is not converted)")
         raise Blocked(CODE, f"model_to_estimator(keras_model=`{code(value.node)[:40]}`): {what}", value.node)
     _one_output(analysis, built, r.value.file)
     compiles = [(c, f) for f in program.files for c in f.calls
@@ -262,18 +268,30 @@ def _only_compiled_and_wrapped(analysis, value: Value, r, compile_call: cst.Call
     program = analysis.program
     trail = [b for b in r.trail if b.kind in ("assign", "param")]
     carriers = {id(b.value) for b in trail if b.value is not None}
+    sequential = analysis.tf(r.node.func, r.value.file) in ("keras.Sequential", "keras.models.Sequential")
     for b in trail:
-        for load in b.scope.file.loads_of(program, b):
-            parent = b.scope.file.parent(load)
+        file = b.scope.file
+        for load in file.loads_of(program, b):
+            parent = file.parent(load)
             if load is value.node or load is compile_call.func.value or id(load) in carriers \
                     or isinstance(parent, cst.Return):
                 continue
             if isinstance(parent, cst.Attribute) and parent.attr.value == "summary":
                 continue
+            if sequential and _adds_a_layer(parent, file):
+                continue  # `model.add(layer)`: building the model, as model_to_estimator's copy was built
             raise Blocked(CODE, f"`{load.value}` (the Keras model given to model_to_estimator) is used here: the "
                                 "Estimator trained a copy of it, so this model kept its own weights and optimizer "
                                 "state, while after the migration it is the model that trains; not converted (use "
                                 "the model only to compile it and pass it to model_to_estimator)", load)
+
+
+def _adds_a_layer(attribute, file) -> bool:
+    """`model.add(layer)` as a statement of its own (a Sequential built layer by layer)."""
+    if not (isinstance(attribute, cst.Attribute) and attribute.attr.value == "add"):
+        return False
+    call = file.parent(attribute)
+    return isinstance(call, cst.Call) and call.func is attribute and isinstance(file.parent(call), cst.Expr)
 
 
 def _one_output(analysis, built: cst.Call, file: FileIndex) -> None:

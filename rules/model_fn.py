@@ -2052,6 +2052,13 @@ class _Interpreter:
             self.loop = _Loop(stmt, frozenset(), branch=True)
             try:
                 for inner in body:
+                    if isinstance(inner, cst.For) and inner.orelse is None and node is stmt:
+                        # the same layers, TF1 names and forward pass, in a form that converts (a list of layers)
+                        iterable = f"{code(inner.iter)} if {code(test)} else []"
+                        raise Blocked(CODE, f"a loop inside `if {code(test)}:` is not converted: a static `if` may "
+                                            "only compute forward values; write the loop outside the `if`, over an "
+                                            f"empty list when the condition is false: `for {code(inner.target)} in "
+                                            f"{iterable}:` where the loop was (the same layers and TF1 names)", inner)
                     if not isinstance(inner, cst.SimpleStatementLine):
                         raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
                                             "is not converted: a static `if` may only compute forward values", inner)

@@ -49,14 +49,16 @@ from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks
+from tfmigrate.model import Value
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import (canned, driver, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
+from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
+from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
                variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
-TF_ROOTS = ("tensorflow", "tensorflow_estimator")
+TF_ROOTS = ROOTS  # (rules/__init__.py: the engine reads them too)
 TEXT_BLOCKS = True  # generated module-level code stays text (edits.TextBlocks); tests compare it with parsing all
 
 
@@ -196,7 +198,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
-    named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
+    named = emit.code_words(words)  # the words in code, not in docstrings or comments
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
     for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
@@ -224,8 +226,9 @@ def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
     return isinstance(plan, model_fn.ModelPlan) and any(f"{layers.TF1_BATCH_NORM}(" in text for _, text in plan.layers)
 
 
-def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = frozenset()) -> None:
-    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text)), that names none of
+def _quiet_generated(items, named: emit.CodeWords, quiet: dict, user: set[int] = frozenset()) -> None:
+    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text); a parsed part's text
+    is masked, emit.CodeWords.masked), that names none of
     the file's TF bindings, as finely as its text tells: text blocks; parsed parts that name none, except the path
     to the user's statements spliced in (`user`); in parts that name one, the defs and classes whose own text
     names none, and a class's methods likewise."""
@@ -242,11 +245,11 @@ def _quiet_generated(items, named: re.Pattern, quiet: dict, user: set[int] = fro
         done.add(id(text))
         same = [stmt for stmt, _, t in items if t is text]  # the statements of this part
         for stmt, chunk in _def_chunks(text, "", same) or ():
-            if _FORWARD_PASS not in chunk and not named.search(chunk):
+            if _FORWARD_PASS not in chunk and not named.search_masked(chunk):
                 quiet[id(stmt)] = stmt
             elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 for method, inner in _def_chunks(chunk, "    ", stmt.body.body) or ():
-                    if _FORWARD_PASS not in inner and not named.search(inner):
+                    if _FORWARD_PASS not in inner and not named.search_masked(inner):
                         quiet[id(method)] = method
 
 
@@ -306,13 +309,15 @@ _FORWARD_PASS = "__tfmigrate_forward_pass__"
 _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
 
 
-def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None) -> list[tuple[cst.BaseStatement, str, str]]:
+def _emit(parts: list[str], blocks: TextBlocks | None,
+          named: emit.CodeWords | None) -> list[tuple[cst.BaseStatement, str, str]]:
     """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
     `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
     text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
     are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
     Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
-    third item is the text the statement came from (its part, or its run of parts)."""
+    third item is the text the statement came from (its run of parts; a parsed part's text as parsed, with its
+    string literals and comments blanked: emit.CodeWords.masked, which each part gets once)."""
     parts = [p.rstrip("\n") for p in parts]
     if blocks is None or not all(map(TextBlocks.splices, parts)):
         return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
@@ -326,42 +331,52 @@ def _emit(parts: list[str], blocks: TextBlocks | None, named: re.Pattern | None)
             run.clear()
 
     for part in parts:
-        hit = named is not None and named.search(part) is not None
+        masked = part if named is None else named.masked(part)
+        hit = named is not None and named.search_masked(masked) is not None
         if hit or _FORWARD_PASS in part:
             flush()
-            part, statements = _parse_hollow(part, named, blocks)
+            statements, masked = _parse_hollow(part, named, blocks, masked)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
-            out.extend((stmt, "named" if hit else "plain", part) for stmt in statements)
+            out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
             run.append(part)
     flush()
     return out
 
 
-def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tuple[str, list[cst.BaseStatement]]:
+def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
+                  masked: str) -> tuple[list[cst.BaseStatement], str]:
     """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
     and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
-    render, like a text block): (the text parsed, its statements). The defs are found textually; unless the parse
-    puts every placeholder line where it was meant to be (module or class body), the whole part is parsed."""
+    render, like a text block): (its statements, the text parsed as `masked`: emit.CodeWords.masked of it, for
+    `masked` the part's). The defs are found textually; unless the parse puts every placeholder line where it was
+    meant to be (module or class body), the whole part is parsed."""
     swaps: list[tuple[str, str]] = []
 
-    def hollow(text: str, indent: str) -> str:
+    def hollow(text: str, code: str, indent: str) -> tuple[str, str]:
+        # `code`: `text` masked (same length and lines), searched for the words in slices at the same offsets
         starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
                   if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
-        out = [text[:starts[0]] if starts else text]
-        for chunk in (text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])):
-            if _FORWARD_PASS not in chunk and (named is None or not named.search(chunk)):
+        head = starts[0] if starts else len(text)
+        out, out_code = [text[:head]], [code[:head]]
+        for a, b in zip(starts, [*starts[1:], len(text)]):
+            chunk, chunk_code = text[a:b], code[a:b]
+            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)):
                 line = f"{indent}{blocks.name()}\n"
                 swaps.append((line, chunk))
                 out.append(line)
+                out_code.append(line)
             elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
-                out.append(hollow(chunk, "    "))
+                inner, inner_code = hollow(chunk, chunk_code, "    ")
+                out.append(inner)
+                out_code.append(inner_code)
             else:
                 out.append(chunk)
-        return "".join(out)
+                out_code.append(chunk_code)
+        return "".join(out), "".join(out_code)
 
-    skeleton = hollow(part + "\n", "")
+    skeleton, skeleton_code = hollow(part + "\n", masked + "\n", "")
     if swaps:
         try:
             statements = list(cst.parse_module(skeleton).body)
@@ -369,8 +384,8 @@ def _parse_hollow(part: str, named: re.Pattern | None, blocks: TextBlocks) -> tu
             statements = None
         if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
             blocks.swaps.extend(swaps)
-            return skeleton.rstrip("\n"), statements
-    return part, list(cst.parse_module(part + "\n").body)
+            return statements, skeleton_code.rstrip("\n")
+    return list(cst.parse_module(part + "\n").body), masked
 
 
 def _placeholders(statements) -> set[str]:
@@ -452,10 +467,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 _raise(analysis.errors, file, program)
             raise
         importers = _unit_importers(file, analysis, program, inputs)
+        blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
+                            and _imports_module(file, program.file_of(e.node).module_name, program)]
+        if blocked_imported and table.bindings:
+            # the entry point of an Estimator program left for manual work (`from . import model` whose
+            # Estimator is blocked) stays unchanged with it, said so
+            _raise(blocked_imported, file, program)
         if not importers or not table.bindings:
             return module
-        # a module the migrated program imports (its data, its hooks) runs on TF2 with it: its TF1 names are
-        # converted like the program's, and one TF2 lacks blocks the whole unit (linked), never left to fail at import
+        # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
+        # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
+        # (linked), never left to fail at import
         context.link(*(f.path for f in importers))
         alias, imported = _tf2_alias(module, table)
         new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
@@ -658,23 +680,24 @@ def _raise(errors: list, file, program) -> None:
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
-    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`."""
-    if not file.module_name:
-        return []
+    """Files of a converted Estimator's unit (driver, model_fn, specs, input functions) that import `file`, or that
+    `file` imports (the entry point that runs the unit's driver: `from . import model; model.train_and_evaluate()`)."""
     unit = {}
     for s in analysis.sites:
         for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
                   *inputs[id(s)]):
             if f is not None and f is not file:
                 unit[id(f)] = f
-    found = []
-    for f in unit.values():
-        for scope in [f.top, *f.function_scopes.values()]:
-            if any(b.kind in ("import", "from") and _names_module(program.absolute(b.target, f), file.module_name)
-                   for bindings in scope.bindings.values() for b in bindings):
-                found.append(f)
-                break
-    return found
+    return [f for f in unit.values()
+            if _imports_module(f, file.module_name, program) or _imports_module(file, f.module_name, program)]
+
+
+def _imports_module(importer, module: str | None, program) -> bool:
+    """`importer` imports `module` (or a name from it), at module level or in a function."""
+    return bool(module) and any(
+        b.kind in ("import", "from") and _names_module(program.absolute(b.target, importer), module)
+        for scope in [importer.top, *importer.function_scopes.values()]
+        for bindings in scope.bindings.values() for b in bindings)
 
 
 def _names_module(target: str, module: str) -> bool:
@@ -722,7 +745,18 @@ def _input_files(site, program) -> list:
             fn = program.function_of(value)
             if fn is not None:
                 out.append(fn.file)
+                inner = _lambda_callee(fn, program)
+                if inner is not None:  # `lambda: inputs.input_fn(...)`: the module that builds the data too
+                    out.append(inner.file)
     return [f for f in out if f is not None]
+
+
+def _lambda_callee(fn, program):
+    """The function a `lambda: f(...)` input_fn calls (f in this file or another module of the run), or None."""
+    body = fn.node.body if isinstance(fn.node, cst.Lambda) else None
+    if not isinstance(body, cst.Call):
+        return None
+    return program.function_of(Value(body.func, fn.file))
 
 
 def _export_kinds(exports: list) -> frozenset[str]:
@@ -976,11 +1010,9 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-_ESTIMATOR_WORDS = {"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec", "model_to_estimator",
-                    "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"}
+_ESTIMATOR_WORDS = set(ESTIMATOR_NAMES)  # (defined in rules/__init__.py: the engine's second stage reads them)
 # canned Estimator class names without an `estimator` part when spelled through tf.contrib.learn (or an unbound root)
-_CANNED_WORDS = {"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
-                 "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"}
+_CANNED_WORDS = set(CANNED_NAMES)
 # tf.contrib.learn's Estimator API (TF 1.x, removed in TF 2, not tf.estimator): classes a program builds
 _CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeansClustering", "LogisticRegressor",
                                   "SVM", "DynamicRnnEstimator", "StateSavingRnnEstimator"}
@@ -1070,8 +1102,9 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
         full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
         if not full or "stimator" not in full.lower():
             return None
-        if (program.qualified(callee, file) or "").startswith(_NOT_TF_ESTIMATORS):
-            return None
+        qualified = program.qualified(callee, file) or ""
+        if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
+            return None  # not a TF Estimator, or a contrib.learn one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
         return None if program.callee(Value(callee, file), 0) is not None else full
 
@@ -1110,13 +1143,33 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors, generic, subclasses = [], [], []
+    model_fns: dict[int, tuple[cst.FunctionDef, list]] = {}  # model_fn-shaped defs → the generic findings inside
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
     class _Find(Visitor):
+        def __init__(self):
+            self.defs: list[cst.FunctionDef] = []
+
         def on_visit(self, node) -> bool:
             if relevant is not None and id(node) in file.orders and id(node) not in relevant:
                 return False  # no name in this subtree can spell or reach an Estimator API
             return super().on_visit(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.defs.append(node)
+            return True
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if self.defs and self.defs[-1] is node:  # (a def on_visit skipped was never entered)
+                self.defs.pop()
+
+        def _generic(self, finding) -> None:
+            generic.append(finding)
+            errors.append(finding)
+            for fn in self.defs:  # the outermost model_fn-shaped def holds it
+                if _model_fn_shaped(fn):
+                    model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
+                    break
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             # an Estimator subclass (its __init__ passes a model_fn to super()) converts where it is built; one
@@ -1138,10 +1191,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
                 return False
             if _estimator_api(path):
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts; migrate it together with the files that build "
-                                                       "and drive the Estimator", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts; migrate it together with the files that build "
+                                                      "and drive the Estimator", node))
                 return False
             if path is None and program is not None:
                 full = get_full_name_for_node(node)
@@ -1160,9 +1212,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
             elif _estimator_api(path) and path != "estimator":
-                generic.append(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                       "builds converts", node))
-                errors.append(generic[-1])
+                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
+                                                      "builds converts", node))
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1181,8 +1232,23 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     module.visit(_Find())
     if subclasses:
         errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
+    elif model_fns:
+        # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
+        inside = {id(e) for _, found in model_fns.values() for e in found}
+        errors = [Blocked(estimator.CODE, f"`{fn.name.value}(features, labels, mode, ...)` is a model_fn no Estimator "
+                                          "in the migrated files is built with: run tfmigrate on this file together "
+                                          "with the files that build and drive the Estimator", fn.name)
+                  for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
+    """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
+    names = [p.name.value for p in fn.params.params]
+    names = names[1:] if names[:1] == ["self"] else names
+    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+
 
 
 def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
@@ -1197,9 +1263,46 @@ def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
     return alias, bool(candidates)
 
 
-def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
-    """Every Name in the module, and in the generated code kept as text (parsed only if it may hold one);
-    `imports=False`: without the names of import statements (the names the code reads or binds otherwise)."""
+class _Found(Exception):
+    """A wanted name was found: the walk stops."""
+
+
+def _names_any(module: cst.Module, words: frozenset[str], texts=(), imports: bool = True) -> bool:
+    """Whether one of `words` is a Name of the module, or of the generated code kept as text (a Name: what LibCST
+    parses as one, its spelling in code, never in a string or comment); `imports=False`: not counting the names
+    of import statements (the names the code reads or binds otherwise).
+
+    The texts go first, shortest first, each looked at only when a word is spelled in it (as a word) and read with
+    `ast` (a C parse, ~4× LibCST's, and `_ast_names` gives the same names LibCST's Names would); the module walk
+    stops at the first hit."""
+    pattern = re.compile("|".join(rf"\b{re.escape(w)}\b" for w in sorted(words)))
+    for text in sorted((t for t in texts if pattern.search(t)), key=len):
+        found = _ast_names(text, imports)
+        if found is None:  # what `ast` does not read (never generated): LibCST as before
+            found = _cst_names(text, imports)
+        if words & found:
+            return True
+
+    class _V(Visitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in words:
+                raise _Found
+
+        def visit_Import(self, node) -> bool:
+            return imports
+
+        def visit_ImportFrom(self, node) -> bool:
+            return imports
+
+    try:
+        module.visit(_V())
+    except _Found:
+        return True
+    return False
+
+
+def _cst_names(text: str, imports: bool) -> set[str]:
+    """The Names LibCST parses in `text` (a method kept as text, indented, is parsed inside a class)."""
     found: set[str] = set()
 
     class _V(Visitor):
@@ -1212,20 +1315,83 @@ def _all_names(module: cst.Module, texts=(), imports: bool = True) -> set[str]:
         def visit_ImportFrom(self, node) -> bool:
             return imports
 
-    module.visit(_V())
-    for text in texts:
-        if text.startswith(" "):  # a method kept as text (_parse_hollow): parsed inside a class again
-            for stmt in cst.parse_module("class _:\n" + text).body[0].body.body:
-                stmt.visit(_V())
-        else:
-            cst.parse_module(text).visit(_V())
+    if text.startswith(" "):  # a method kept as text (_parse_hollow): parsed inside a class again
+        for stmt in cst.parse_module("class _:\n" + text).body[0].body.body:
+            stmt.visit(_V())
+    else:
+        cst.parse_module(text).visit(_V())
+    return found
+
+
+def _ast_names(text: str, imports: bool) -> set[str] | None:
+    """`_cst_names(text, imports)` read with `ast` (None when `ast` does not parse the text): the identifiers
+    LibCST holds as Name nodes — names, attribute names, def/class/parameter/keyword names, global/nonlocal
+    names, `except ... as` names, match-pattern names and, with `imports`, every dotted part of imported modules
+    and names and their `as` names. (LibCST also holds True/False/None as Names: `ast` has them as constants.)
+    tests/rewrite/test_names_text.py compares both on every generated text of the fixtures."""
+    import ast
+
+    wrapped = text.startswith(" ")
+    try:
+        tree = ast.parse("class _:\n" + text if wrapped else text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found: set[str] = set()
+    add = found.add
+    roots = tree.body[0].body if wrapped else tree.body
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            add(node.id)
+            continue
+        if kind is ast.Constant:
+            value = node.value
+            if value is None or value is True or value is False:
+                add(str(value))
+            continue
+        if kind is ast.Attribute:
+            add(node.attr)
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            add(node.name)
+        elif kind is ast.arg:
+            add(node.arg)
+        elif kind is ast.keyword:
+            if node.arg is not None:
+                add(node.arg)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            if not imports:
+                continue
+            if kind is ast.ImportFrom and node.module:
+                found.update(node.module.split("."))
+            for alias in node.names:
+                if alias.name != "*":
+                    found.update(alias.name.split("."))
+                if alias.asname:
+                    add(alias.asname)
+            continue
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            found.update(node.names)
+        elif kind is ast.ExceptHandler:
+            if node.name:
+                add(node.name)
+        elif kind is ast.MatchAs or kind is ast.MatchStar:
+            if node.name:
+                add(node.name)
+        elif kind is ast.MatchMapping:
+            if node.rest:
+                add(node.rest)
+        elif kind is ast.MatchClass:
+            found.update(node.kwd_attrs)
+        stack.extend(ast.iter_child_nodes(node))
     return found
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
-    if "keras" not in _all_names(module, [t for t in texts if "keras" in t], imports=False):
+    if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
     # meaning: it and the code using it stay as written
@@ -1267,8 +1433,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
               and all(uses[n] == 0 for n in names_)}
     body = [_prune_from_import(s, uses, table) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
-    word = re.compile(rf"\b{re.escape(tf_name)}\b")
-    if not imported and tf_name in _all_names(module, [t for t in texts if word.search(t)]):
+    if not imported and _names_any(module, frozenset({tf_name}), texts):
         raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)

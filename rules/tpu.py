@@ -25,8 +25,9 @@ TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other t
 a tpu RunConfig with master/cluster/evaluation_master (a remote session), TPUConfig(eval_training_input_
 configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
 `params` (TF1 raised), a model_fn shared with a plain Estimator.
-The other kinds TFM603 reports (rules/driver.py `kind_message`): `tf.contrib.tpu.TPUEstimator` (not in TF 2.15),
-the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
+TF 1.x's `tf.contrib.tpu.TPUEstimator` (also through `tensorflow.contrib.tpu.python.tpu.tpu_estimator`) is the same
+class (tf_upgrade_v2 renames it to tf.compat.v1.estimator.tpu.TPUEstimator): converted and checked as above.
+The other kinds TFM603 reports (rules/driver.py `kind_message`): the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
 """
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ on that task's own <task>.loss. Only losses computed under a GradientTape are tr
 evaluation through compute_average_loss is not recorded). Recorded: tf.nn.compute_average_loss (the local
 mean), Model.compute_loss (fit), a Keras loss with reduction="sum" called directly (a custom loop that
 sums its loss, as TF1's SUM reduction did: the local sum), and a generated loss class marked tf1_scalar_loss
-(the model_fn's own scalar loss, with its labels' batch).
+(the model_fn's own scalar loss, with its labels' batch). Under MirroredStrategy over several local devices only
+each worker's first replica records (the Estimator ran the hooks of its first device only).
 evaluate()'s result dicts go to <task>.eval (boot/evaluations_capture.py).
 This file must not import tfmigrate: it runs by path in a venv that does not have it.
 """
@@ -81,8 +82,27 @@ def _taping():
         return True
 
 
+def _later_local_replica(tf):
+    """True in a replica other than its worker's first (MirroredStrategy over several local devices): the TF1
+    Estimator ran the hooks of its first device only (estimator.py get_hooks_from_the_first_device), so the
+    original records that replica's loss; the others are not recorded here either."""
+    try:
+        context = tf.distribute.get_replica_context()
+        if context is None:
+            return False
+        local = len(context.strategy.extended.worker_devices)
+        if local <= 1:
+            return False
+        replica = tf.get_static_value(context.replica_id_in_sync_group)
+        return replica is not None and int(replica) % local != 0
+    except Exception:  # pragma: no cover - a strategy without worker_devices: record every replica
+        return False
+
+
 def _emit(tf, local_mean, batch, result):
     """Write the bit pattern of local_mean (float32 scalar) + batch + time; return `result` depending on it."""
+    if _later_local_replica(tf):
+        return result
     bits = tf.bitcast(tf.cast(local_mean, tf.float32), tf.int32)
     when = tf.bitcast(tf.timestamp(), tf.int64)
     op = tf.print(bits, tf.cast(batch, tf.int64), when, output_stream=_LOSS_STREAM[0])

@@ -17,14 +17,7 @@ from program_gen import CANNED_DIMENSIONS, DIMENSIONS, Shape, leftover_v1, migra
 
 # (code, message substring) of blockers a generated program may legitimately hit. EMPTY on purpose: an entry is a
 # decision that a shape is out of scope, and needs its reason next to it. Do not add one to make the test pass.
-ALLOWED_BLOCKERS: list[tuple[str, str]] = [
-    # canned estimators (documented in rules/canned.py and the README): embedding and linear categorical columns under
-    # MirroredStrategy. Its cross-device ops combine IndexedSlices by a path this CPU-only suite cannot run with more
-    # than one replica (under MWMS they are verified: fixtures canned_embedding_mwms, canned_linear_categorical_mwms,
-    # canned_wide_deep_mwms), so tfmigrate blocks them instead of converting unverified; the same program converts
-    # without the strategy or with MultiWorkerMirroredStrategy.
-    ("TFM622", "under MirroredStrategy is not converted yet"),
-]
+ALLOWED_BLOCKERS: list[tuple[str, str]] = []
 
 # Stable in CI: derandomized, no example database. No shrinking: a failure prints the whole shape and program, and
 # report.py minimizes blockers dimension by dimension (Hypothesis' shrinker needs minutes at ~0.2 s a program).

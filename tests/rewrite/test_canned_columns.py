@@ -256,10 +256,21 @@ def test_sparse_columns_under_multi_worker_mirrored_convert(estimator, model, st
     assert model in out and "MultiWorkerMirroredStrategy()" in out
 
 
-def test_sparse_columns_under_mirrored_strategy_are_blocked_until_verified():
-    src = _SPARSE_UNDER_STRATEGY.replace("STRATEGY", "tf.distribute.MirroredStrategy()").replace(
-        "ESTIMATOR", _EMBEDDING_DNN)
-    result = blocked(src)
-    assert any(d.code == "TFM622" and "under MirroredStrategy is not converted yet" in d.message
-               and "`city_embedding`" in d.message for d in result.diagnostics)
-    assert "class DNNClassifierModel" in converted(src, strategy="default")
+@pytest.mark.parametrize("estimator, model", [(_EMBEDDING_DNN, "class DNNClassifierModel"),
+                                              (_CATEGORICAL_LINEAR, "class LinearRegressorModel"),
+                                              (_WIDE_DEEP, "class DNNLinearCombinedClassifierModel")])
+def test_sparse_columns_under_mirrored_strategy_convert_to_the_custom_loop(estimator, model):
+    """Verified on 2 replicas (logical CPUs): the replicas' IndexedSlices are all-gathered by the same
+    CollectiveAllReduce as under MWMS (fixture canned_embedding_mirrored). --target auto picks the custom loop:
+    Keras 3's fit reduces the first distributed batch with strategy.reduce("MEAN"), which fails on string features."""
+    src = _SPARSE_UNDER_STRATEGY.replace("STRATEGY", "tf.distribute.MirroredStrategy()").replace("ESTIMATOR", estimator)
+    result = rewrite(src)
+    assert result.status == "changed", result.diagnostics
+    out = result.output.decode()
+    assert model in out and "tf.distribute.MirroredStrategy()" in out
+    assert "Trainer" in out and ".fit(" not in out  # the custom loop
+    assert not any(d.code == "TFM622" and "MirroredStrategy" in d.message for d in result.diagnostics)
+    keras_result = rewrite(src, target="keras")
+    assert keras_result.status == "changed" and ".fit(" in keras_result.output.decode()
+    assert any(d.code == "TFM622" and "more than one local replica" in d.message and "--target ctl" in d.message
+               for d in keras_result.diagnostics)

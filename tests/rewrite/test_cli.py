@@ -377,3 +377,14 @@ def test_migrate_paths_uses_process_pool(tmp_path, monkeypatch):
     used.clear()
     migrate_paths(files[:5], Options(), jobs=3)
     assert used == [], "a handful of files should not pay for a pool"
+
+
+def test_nothing_to_migrate_note_does_not_depend_on_the_prefilter(tmp_path):
+    """The note says no file uses a construct tfmigrate converts: a file the rules parsed and left unchanged
+    without a finding counts like one the prefilter skipped (so --no-prefilter prints the same lines)."""
+    f = write(tmp_path / "plain.py", PLAIN)
+    fast = run(f, "--check", "--no-cache")
+    full = run(f, "--check", "--no-cache", "--no-prefilter")
+    assert fast.returncode == full.returncode == 0
+    assert fast.stderr == full.stderr
+    assert b"nothing to migrate" in full.stderr

@@ -141,14 +141,6 @@ BOTH = ("mirrored", "multi-worker-mirrored")
 ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     # TF1 kept BatchNormalization's moving averages per replica and saved their mean across workers
     "canned_batch_norm": ("TFM620", BOTH),
-    # embedding / linear categorical columns: their sparse gradients' all-reduce is verified under MWMS, not under
-    # MirroredStrategy
-    "canned_embedding": ("TFM622", ("mirrored",)),
-    "canned_embedding_mwms": ("TFM622", ("mirrored",)),
-    "canned_linear_categorical_mwms": ("TFM622", ("mirrored",)),
-    "canned_model_dir": ("TFM622", ("mirrored",)),
-    "canned_wide_deep_crossed": ("TFM622", ("mirrored",)),
-    "canned_wide_deep_mwms": ("TFM622", ("mirrored",)),
     # model_to_estimator: Keras 2 scaled the compiled loss per replica inside the Estimator; not verified yet
     "model_to_estimator": ("TFM603", BOTH),
     "model_to_estimator_sgd": ("TFM603", BOTH),

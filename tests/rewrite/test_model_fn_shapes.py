@@ -742,6 +742,33 @@ def test_static_if_blocks(fn_parts, words):
     assert any(words in d.message for d in result.diagnostics), notes(result)
 
 
+
+LOOP_IN_STATIC_IF = '''
+x = features["x"]
+if params["deep"]:
+    for units in params["hidden"]:
+        x = tf.compat.v1.layers.dense(x, units, activation=tf.nn.relu)
+logits = tf.compat.v1.layers.dense(x, 1)
+'''
+
+
+def test_a_layer_loop_in_a_static_if_is_blocked_with_a_form_that_converts():
+    """The loop is blocked at its line, saying how to write it; written that way it converts to a list of layers
+    named as TF1 named them in each configuration (and held for tf.train.Checkpoint: dense_layers__<i>)."""
+    source = program(forward=LOOP_IN_STATIC_IF)
+    result = blocked(source)
+    hint = 'for units in params["hidden"] if params["deep"] else []:'
+    found = [d for d in result.diagnostics if d.code == "TFM501" and hint in d.message]
+    loop_line = next(i for i, line in enumerate(source.splitlines(), 1) if "for units in" in line)
+    assert found and found[0].line == loop_line, notes(result)
+    suggested = LOOP_IN_STATIC_IF.replace('if params["deep"]:\n    for units in params["hidden"]:', hint)
+    out = converted(program(forward=suggested))
+    assert 'setattr(self, f"dense_layers__{index}", layer)' in init(out)
+    assert 'zip(params["hidden"] if params["deep"] else [], self.dense_layers)' in call(out)
+    assert _run_init_names(out, {"deep": True, "hidden": [4, 3]}) == ["dense", "dense_1", "dense_2"]
+    assert _run_init_names(out, {"deep": False, "hidden": [4, 3]}) == ["dense"]
+
+
 # ---- tf.group around the training op -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("minimize", [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import textwrap
 
 import pytest
 
@@ -220,3 +221,52 @@ def test_evaluator_task_evaluates_checkpoints_like_the_estimator_evaluator():
     evaluate = section(out, "    def evaluate(self", "    def _evaluate_once(")
     assert "for path in tf.train.checkpoints_iterator(self.model_dir):" in evaluate
     assert 'if results["global_step"] >= getattr(self, "max_steps", 0):' in evaluate
+
+
+class _Iterations:
+    def __init__(self, step):
+        self.value, self.pending = step, 0
+
+    def numpy(self):
+        return self.value
+
+
+class _Coordinator:
+    """Steps scheduled run when joined: the PS loop reads optimizer.iterations after join()."""
+
+    def __init__(self, iterations):
+        self.iterations = iterations
+
+    def schedule(self, fn, args):
+        self.iterations.pending += 1
+        return type("RemoteValue", (), {"fetch": lambda self: 0.5})()
+
+    def join(self):
+        self.iterations.value += self.iterations.pending
+        self.iterations.pending = 0
+
+
+@pytest.mark.parametrize("start, max_steps, every, saved", [
+    (130, 300, 50, [180, 230, 280, 300]),  # measured on TF 2.15 (chief, worker, ps): 130, 180, 230, 280, 300
+    (0, 300, 50, [50, 100, 150, 200, 250, 300]),  # the last step saved once
+    (0, 250, 100, [100, 200, 250]),
+    (40, 60, None, [60]),  # no save_checkpoints_steps: the last step only
+    (60, 60, 50, []),  # max_steps reached already
+])
+def test_parameter_server_loop_saves_where_the_estimators_chief_saved(start, max_steps, every, saved):
+    """The Estimator's chief saved whenever save_checkpoints_steps steps had passed since its last save (not at
+    multiples of it: a resumed run's saves are offset) and at the last step unless saved there already; the one at
+    the step training starts from is train's, before the scheduled loop."""
+    out = converted(program(run_config=PS_CONFIG))
+    namespace: dict = {}
+    exec(textwrap.dedent(section(out, "    def _train_scheduled(", "\n    def evaluate(")), namespace)
+    iterations = _Iterations(start)
+    trainer = type("Trainer", (), {})()
+    trainer.coordinator, trainer.optimizer = _Coordinator(iterations), type("Optimizer", (), {})()
+    trainer.optimizer.iterations = iterations
+    trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
+    saves = []
+    manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
+    namespace["_train_scheduled"](trainer, None, None, start, max_steps, manager)
+    assert saves == saved
+    assert iterations.value == max(start, max_steps)

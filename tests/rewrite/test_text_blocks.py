@@ -11,6 +11,7 @@ import pytest
 import tfmigrate.rules.program as program
 from tfmigrate.edits import TextBlocks
 from tfmigrate.engine import Options, migrate_source
+from tfmigrate.rules.emit import CodeWords
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.py").is_file())
@@ -94,17 +95,19 @@ def test_def_chunks_match_statements_or_give_up():
 
 def test_hollowed_methods_still_count_for_the_tf_name_check():
     # no `import tensorflow as X`: the generated code needs `tf` free, also inside methods kept as text
-    names = program._all_names(cst_module := __import__("libcst").parse_module("x = 1\n"),
-                               ["    def m(self):\n        return tf\n"])
-    assert "tf" in names and "x" in names and cst_module is not None
+    module = __import__("libcst").parse_module("x = 1\n")
+    assert program._names_any(module, frozenset({"tf"}), ["    def m(self):\n        return tf\n"])
+    assert program._names_any(module, frozenset({"x"}), ["    def m(self):\n        return tf\n"])
+    assert not program._names_any(module, frozenset({"tf"}), ["    def m(self):\n        return 'tf'  # tf\n"])
 
 
 def test_hollow_falls_back_when_a_def_line_sits_in_a_string():
     blocks = TextBlocks(__import__("libcst").parse_module("x = 1\n"), "")
     part = 'class A:\n    """doc\n    def fake(self):\n    """\n\n    def real(self):\n        return 1'
-    named = re.compile(r"\bdoc\b")  # the class names a binding: its methods are looked at one by one
-    text, statements = program._parse_hollow(part, named, blocks)
-    assert text == part and not blocks.swaps  # parsed whole
+    named = CodeWords(["A"])  # the class names a binding: its methods are looked at one by one
+    statements, text = program._parse_hollow(part, named, blocks, named.masked(part))
+    assert text == named.masked(part) and not blocks.swaps  # parsed whole
     part = 'class A:\n    """doc"""\n\n    def real(self):\n        return 1'
-    text, statements = program._parse_hollow(part, named, blocks)
-    assert len(blocks.swaps) == 1 and text.startswith('class A:\n    """doc"""\n\n    __tfmigrate_text_')
+    statements, text = program._parse_hollow(part, named, blocks, named.masked(part))
+    assert len(blocks.swaps) == 1 and blocks.swaps[0][1] == "    def real(self):\n        return 1\n"
+    assert text.startswith("class A:\n" + " " * 13 + "\n\n    __tfmigrate_text_")  # the docstring blanked

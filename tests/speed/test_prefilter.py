@@ -60,6 +60,18 @@ FLAGGED = {
 }
 
 
+# files that name scikit-learn's estimators (words in identifiers, no TensorFlow import): skipped after the `ast`
+# parse (rules.ROOTS, rules.NAMES), and by the full pipeline left unchanged with no finding
+NOT_ESTIMATORS = {
+    "sklearn_wrapper": "try:\n    from sklearn.base import BaseEstimator\nexcept ImportError:\n"
+                       "    class BaseEstimator:\n        pass\n\nimport keras\n\n\nclass Wrapper(BaseEstimator):\n"
+                       "    def fit(self, X, y):\n        self.model_ = keras.Sequential()\n        return self\n",
+    "sklearn_fixes": "def validate(estimator, *args):\n    return estimator._validate_data(*args)\n",
+    "sklearn_checks": "from sklearn.utils.estimator_checks import check_estimator\n\n\n"
+                      "def test_all(estimators):\n    for estimator in estimators:\n        check_estimator(estimator)\n",
+}
+
+
 def _sources() -> dict[str, bytes]:
     found = {}
     for path in sorted(FIXTURES.glob("*/original.py")) + sorted(FIXTURES.glob("*/migrated.py")):
@@ -68,6 +80,8 @@ def _sources() -> dict[str, bytes]:
         found["_".join(path.relative_to(FIXTURES).parts)] = path.read_bytes()
     for name, text in FLAGGED.items():
         found[f"flagged_{name}.py"] = text.encode()
+    for name, text in NOT_ESTIMATORS.items():
+        found[f"{name}.py"] = text.encode()
     return found
 
 
@@ -300,3 +314,48 @@ def test_relative_import_scan_matches_its_regex(data):
     from tfmigrate.engine import _RELATIVE_IMPORT, _has_relative_import
 
     assert _has_relative_import(data) == bool(_RELATIVE_IMPORT.search(data))
+
+
+# ---- units whose program files import no TensorFlow ---------------------------------------------------------------
+
+def _programs() -> dict[str, dict[str, bytes]]:
+    """Multi-file runs for the unit split (engine.migrate_paths with the prefilter: a unit none of whose program
+    files imports rules.ROOTS is migrated file by file): scikit-learn wrappers importing a TF library package, and
+    a real Estimator program that builds its Estimator in a helper module its driver imports."""
+    lib = {"pkg/__init__.py": "from pkg import models\n",
+           "pkg/models.py": "import tensorflow as tf\n\n\nclass Model(tf.keras.Model):\n    pass\n",
+           "pkg/fixes.py": NOT_ESTIMATORS["sklearn_fixes"],
+           "pkg/wrappers.py": "from sklearn.base import BaseEstimator\n\nfrom pkg import models\n"
+                              "from pkg.fixes import validate\n\n\nclass Wrapper(BaseEstimator):\n"
+                              "    def fit(self, X, y):\n        validate(self, X)\n        self.model_ = models.Model()\n"
+                              "        return self\n",
+           "pkg/wrappers_test.py": "from pkg.wrappers import Wrapper\n" + NOT_ESTIMATORS["sklearn_checks"]}
+    head, _ = SOURCES["regression_adagrad_original.py"].decode().split("def main():")
+    helpers = (head + "def make_estimator(model_dir):\n    config = tf.estimator.RunConfig(model_dir=model_dir)\n"
+               "    return tf.estimator.Estimator(model_fn=model_fn, config=config,\n"
+               '                                  params={"learning_rate": 0.05, "hidden_units": 8})\n')
+    driver = ("import helpers\n\n\ndef main():\n    est = helpers.make_estimator('/tmp/tfm-prefilter/m')\n"
+              "    est.train(input_fn=helpers.train_input_fn, max_steps=20)\n"
+              "    print(est.evaluate(input_fn=helpers.eval_input_fn))\n\n\nmain()\n")
+    tf_test = {**lib, "pkg/wrappers_test.py": "import tensorflow as tf\n" + lib["pkg/wrappers_test.py"]}
+    return {"sklearn_library": {k: v.encode() for k, v in lib.items()},
+            "sklearn_library_tf_test": {k: v.encode() for k, v in tf_test.items()},  # one program file imports TF
+            "helper_estimator": {"helpers.py": helpers.encode(), "main.py": driver.encode()},
+            "helper_estimator_tf_driver": {"helpers.py": helpers.encode(),
+                                           "main.py": ("import tensorflow as tf\n" + driver).encode()}}
+
+
+PROGRAMS = _programs()
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_units_without_tensorflow_as_a_run(name):
+    check_program(PROGRAMS[name])
+
+
+@SETTINGS
+@given(name=st.sampled_from(sorted(PROGRAMS)), mutate=mutations())
+def test_mutated_units_without_tensorflow(name, mutate):
+    files = {rel: mutate(data) for rel, data in PROGRAMS[name].items()}
+    assume(all(_parses(d) for d in files.values()))
+    check_program(files)

@@ -106,13 +106,13 @@ def test_a_warm_run_reads_the_prose_verdict_from_the_cache(tmp_path, monkeypatch
 
     _prose_package(tmp_path / "a", prose=True)
     asked: list[str] = []
-    real = engine.identifiers_skip
+    real = engine.identifier_facts
 
-    def spy(data, path, words):
+    def spy(data, path, *args):
         asked.append(Path(path).name)
-        return real(data, path, words)
+        return real(data, path, *args)
 
-    monkeypatch.setattr(engine, "identifiers_skip", spy)
+    monkeypatch.setattr(engine, "identifier_facts", spy)
     cold = _run(tmp_path / "a", cache=ResultCache(tmp_path / "cache"))
     assert sorted(asked) == ["__init__.py", "bridge.py", "layers.py", "losses.py", "train.py"]
     asked.clear()
@@ -123,3 +123,125 @@ def test_a_warm_run_reads_the_prose_verdict_from_the_cache(tmp_path, monkeypatch
     again = _run(tmp_path / "a", cache=ResultCache(tmp_path / "cache"))
     assert {rel: r.status for rel, r in again.items()} == {rel: r.status for rel, r in cold.items()}
     assert asked == ["layers.py"]
+
+
+# ---- units whose program files import no TensorFlow (rules.ROOTS) -------------------------------------------------
+
+def _sklearn_package(root: Path, wrapper_extra: str = "") -> None:
+    """A Keras-like library whose scikit-learn wrappers name `BaseEstimator` / `estimator` in identifiers (program
+    files by their words) and import the library's modules, some of which import TensorFlow."""
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from pkg import layers, models\n")
+    (pkg / "layers.py").write_text(
+        "import tensorflow as tf\n\n\ndef dense(x, units):\n    return tf.keras.layers.Dense(units)(x)\n")
+    (pkg / "models.py").write_text(
+        "import tensorflow as tf\n\nfrom pkg import layers\n\n\nclass Model(tf.keras.Model):\n"
+        "    def call(self, x):\n        return layers.dense(x, 1)\n")
+    (pkg / "fixes.py").write_text(
+        "def validate_data(estimator, *args, **kwargs):\n"
+        '    """Calls BaseEstimator._validate_data or sklearn.utils.validation.validate_data."""\n'
+        "    return estimator._validate_data(*args, **kwargs)\n")
+    (pkg / "wrappers.py").write_text(
+        "try:\n    from sklearn.base import BaseEstimator\nexcept ImportError:\n    class BaseEstimator:\n"
+        "        pass\n\nfrom pkg import models\nfrom pkg.fixes import validate_data\n\n\n"
+        "class KerasRegressor(BaseEstimator):\n    def fit(self, X, y):\n        X = validate_data(self, X)\n"
+        "        self.model_ = models.Model()\n        return self\n" + wrapper_extra)
+    (pkg / "wrappers_test.py").write_text(
+        "from sklearn.utils.estimator_checks import parametrize_with_checks\n\nfrom pkg.wrappers import "
+        "KerasRegressor\n\n\n@parametrize_with_checks([KerasRegressor()])\ndef test_estimator(estimator, check):\n"
+        "    check(estimator)\n")
+
+
+def test_sklearn_estimators_are_not_a_program(tmp_path, parsed):
+    """The wrappers are program files by their words but import no TensorFlow: their unit holds no Estimator, so
+    the modules they import are not parsed with them, and the wrappers themselves (no attribute TFM604 reads) are
+    skipped after the `ast` parse. The same results as parsing every file."""
+    _sklearn_package(tmp_path / "a")
+    results = _run(tmp_path / "a")
+    assert parsed == []
+    assert {r.status for r in results.values()} == {"skipped"}
+    assert _view(_run(tmp_path / "a", prefilter=False)) == _view(results)
+
+
+@pytest.mark.parametrize("extra, alone", [
+    # an attribute TFM604 reads (under a bound root): parsed alone, unchanged
+    ("\n\ndef inner(wrapper):\n    return wrapper.estimator\n", "unchanged"),
+    # TFM604 under an unbound root: reported alone as in the unit
+    ("\n\nCONFIG = contrib.RunConfig(model_dir='/tmp/m')\n", "blocked"),
+])
+def test_a_wrapper_with_estimator_names_is_migrated_alone(tmp_path, parsed, extra, alone):
+    _sklearn_package(tmp_path / "a", extra)
+    results = _run(tmp_path / "a")
+    assert parsed == ["wrappers.py"]
+    assert results["pkg/wrappers.py"].status == alone
+    assert {r.status for rel, r in results.items() if rel != "pkg/wrappers.py"} == {"skipped"}
+    assert _view(_run(tmp_path / "a", prefilter=False)) == _view(results)
+
+
+def test_a_star_import_keeps_the_unit(tmp_path, parsed):
+    """A star import may bring TensorFlow's names in (the rules then analyse the whole unit): not split."""
+    _sklearn_package(tmp_path / "a")
+    wrappers = tmp_path / "a" / "pkg" / "wrappers.py"
+    wrappers.write_text(wrappers.read_text().replace("from pkg import models\n", "from pkg.models import *\n"))
+    results = _run(tmp_path / "a")
+    assert "models.py" in parsed and "wrappers.py" in parsed
+    assert _view(_run(tmp_path / "a", prefilter=False)) == _view(results)
+
+
+def _helper_program(root: Path, driver_imports_tf: bool) -> None:
+    """regression_adagrad split in two: helpers.py (model_fn, input functions and `make_estimator`, which builds
+    the Estimator) and main.py, which only reaches it through the helper module."""
+    root.mkdir(parents=True)
+    head, _ = (FIXTURES / "regression_adagrad" / "original.py").read_text().split("def main():")
+    (root / "helpers.py").write_text(
+        head + "def make_estimator(model_dir):\n    config = tf.estimator.RunConfig(model_dir=model_dir, "
+        "tf_random_seed=42)\n    return tf.estimator.Estimator(model_fn=model_fn, config=config, "
+        'params={"learning_rate": 0.05, "hidden_units": 8})\n')
+    tf = "import tensorflow as tf\n\n" if driver_imports_tf else ""
+    log = "    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)\n" if driver_imports_tf else ""
+    (root / "main.py").write_text(
+        f'"""Trains the helpers\' Estimator."""\n{tf}import helpers\n\n\ndef main():\n{log}'
+        '    estimator = helpers.make_estimator("/tmp/tfmigrate-units/m")\n'
+        "    estimator.train(input_fn=helpers.train_input_fn, max_steps=20)\n"
+        "    print(estimator.evaluate(input_fn=helpers.eval_input_fn))\n\n\n"
+        'if __name__ == "__main__":\n    main()\n')
+
+
+@pytest.mark.parametrize("driver_imports_tf", [True, False])
+def test_an_estimator_built_in_a_helper_module_keeps_its_unit(tmp_path, parsed, driver_imports_tf):
+    """main.py names the Estimator only through `helpers.make_estimator` (and may import no TensorFlow itself):
+    helpers.py imports TensorFlow, so the two stay one program, parsed together, as without the prefilter."""
+    _helper_program(tmp_path / "p", driver_imports_tf)
+    results = _run(tmp_path / "p")
+    assert sorted(parsed) == ["helpers.py", "main.py"]
+    assert _view(_run(tmp_path / "p", prefilter=False)) == _view(results)
+    assert results["helpers.py"].status != "skipped"
+    if driver_imports_tf:  # alone, main.py is reported for an Estimator it cannot follow: the unit is what counts
+        alone = migrate_paths([tmp_path / "p" / "main.py"], Options(), jobs=1)[0]
+        assert _view({"main.py": alone}) != _view({"main.py": results["main.py"]})
+
+
+def test_a_relative_import_inside_a_tensorflow_package_keeps_the_unit(tmp_path, monkeypatch):
+    """A joined module inside a package named for TensorFlow resolves its relative imports to TF paths
+    (`tensorflow_estimator.X` is `tf.estimator.X`): its unit is not split, although its program file (a script
+    importing it by its short name) imports no TensorFlow."""
+    root = tmp_path / "r"
+    pkg = root / "tensorflow_estimator"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("from . import util\n\n\ndef run():\n    return util.train()\n")
+    (root / "script.py").write_text(
+        "from sklearn.base import BaseEstimator\n\nimport helpers\n\n\nclass Other(BaseEstimator):\n"
+        "    def fit(self, X, y):\n        return helpers.run()\n")
+    units: list[list[str]] = []
+    real = engine._migrate_unit
+
+    def spy(item):
+        units.append(sorted(Path(p).name for p in item[0]))
+        return real(item)
+
+    monkeypatch.setattr(engine, "_migrate_unit", spy)
+    results = _run(root)
+    assert units == [["helpers.py", "script.py"]]
+    assert _view(_run(root, prefilter=False)) == _view(results)
