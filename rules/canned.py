@@ -1158,6 +1158,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         needed.extend(plan.model.head_plan.support(target))
         if plan.resuming or plan.restoring:  # the optimizer slots' names in the Estimator's checkpoint
             needed.append("legacy_slots" if not plan.model.v1 else "estimator_slots")
+        if plan.resuming and target == "keras":  # the Estimator's model.ckpt-<step> checkpoints (driver.py)
+            needed.append("EstimatorCheckpoints")
         if plan.model.family == "baseline":
             needed.append("BaselineBias")
         if plan.model.batch_norm:
@@ -1175,6 +1177,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
             parts.append(head_support.render(part=item))
+        elif item == "EstimatorCheckpoints":
+            parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
             parts.append(env.get_template("estimator_restore.py.j2").render(
                 part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
