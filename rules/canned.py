@@ -109,7 +109,10 @@ TF 2.15 runs):
   Keras and custom loop) and resumes training from one, step for step against the Estimator's continuation.
   Measured: predictions from the Estimator's model_dir bit-equal (64 examples, logits and probabilities, max |Δ| 0,
   both models, both targets); resumed 40 → 100: DNN (Keras) 60/60 steps bit-equal, wide & deep max rel Δ 3.5e-7
-  (Keras and custom loop; the logistic head's last bits, as in training from scratch).
+  (Keras and custom loop; the logistic head's last bits, as in training from scratch). The Keras fit writes the
+  Estimator's checkpoints (EstimatorCheckpoints: model.ckpt-<step> at the start, every save_checkpoints_steps since
+  the last save, at the end) and a later run resumes from them: 40 → 70 → 100 against the Estimator's own, DNN
+  predictions bit-equal, wide & deep within 1.9e-6 (test_migrated_canned_program_resumes_its_own_checkpoints).
 - Parameter servers (an async job: TF_CONFIG with ps tasks and `--strategy parameter-server`, or
   `RunConfig(train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())`): DNNClassifier and
   DNNRegressor, v1 and v2, over numeric, bucketized and vocabulary-list indicator columns convert to the PS target
