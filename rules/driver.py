@@ -1651,11 +1651,20 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
-    def support_name(self, site: Site, name: str) -> str:
+    def support_name(self, site: Site, name: str, at: cst.CSTNode) -> str:
         """A class keras_build.py.j2 writes next to the model's builder (EstimatorCheckpoints, NanLossCheck), as
-        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file."""
+        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file, or when the
+        Estimator built in another file is used here (`helpers.make_estimator()` trained in main.py: through
+        `import helpers` at `at`, the use; blocked there without such an import)."""
         if site.model_fn.file is self.file:
             return name
+        if site.file is not self.file:
+            alias = self.program.module_alias(site.model_fn.file, at, self.file)
+            if alias is None:
+                raise Blocked(CODE, f"the Estimator of {site.file.path} is used here, but the generated {name} next "
+                                    f"to its model in {site.model_fn.file.path} cannot be reached from here; "
+                                    "import that module (`import module`) in this file", at)
+            return f"{alias}.{name}"
         expr = site.model_fn_expr
         if isinstance(expr, cst.Call):  # a factory of another module: `module.make_model_fn(...)`
             expr = expr.func
@@ -1915,7 +1924,7 @@ class Emitter:
         if id(hook.node) in site.counters:
             args = [f"{k}={self.render(v, at, 'StepCounterHook(' + k + ')')}"
                     for k, v in site.counters[id(hook.node)].items()]
-            return f"{self.support_name(site, 'StepCounter')}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
+            return f"{self.support_name(site, 'StepCounter', at)}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
         if id(hook.node) not in site.loggers:
             return self.render(hook, at, "hook")
         named, args = site.loggers[id(hook.node)]
@@ -1931,7 +1940,7 @@ class Emitter:
             items.append(f"({json.dumps(tag)}, {json.dumps(key[0])})")
         text = [f"[{', '.join(items)}]"]
         text += [f"{k}={self.render(v, at, 'LoggingTensorHook(' + k + ')')}" for k, v in args.items()]
-        return f"{self.support_name(site, 'TensorLogger')}({', '.join(text)})"
+        return f"{self.support_name(site, 'TensorLogger', at)}({', '.join(text)})"
 
     def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
         # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
@@ -1954,7 +1963,7 @@ class Emitter:
                 args.append(f"keep_checkpoint_max={self.render(site.run_config['keep_checkpoint_max'], at, 'keep')}")
             if saver is not None and "checkpoint_basename" in saver:
                 args.append(f"basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}")
-            items.append(f"{self.support_name(site, 'EstimatorCheckpoints')}({', '.join(args)})")
+            items.append(f"{self.support_name(site, 'EstimatorCheckpoints', at)}({', '.join(args)})")
         elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
@@ -1973,7 +1982,7 @@ class Emitter:
         if getattr(plan, "nan_check", None) is not None:
             # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
             # hooks, then it; so it goes last
-            items.append(f"{self.support_name(site, 'NanLossCheck')}()")
+            items.append(f"{self.support_name(site, 'NanLossCheck', at)}()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:

@@ -437,12 +437,6 @@ def analysis_for(context) -> driver.Analysis:
 def migrate(module: cst.Module, context) -> cst.Module:
     table = build_import_table(module, TF_ROOTS)
     file = context.index()
-    if not table.bindings and not _imports_tf_anywhere(file):
-        # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
-        # name rooted in nothing bound is still reported (TFM604), never passed over
-        program = analysis_for(context).program
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
-        return module
     analysis = analysis_for(context)
     program = analysis.program
     inputs = {id(s): _input_files(s, program) for s in analysis.sites}
@@ -450,6 +444,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
             or any(c.file is file for c in s.callback_plans.values())
             or id(file) in {id(f) for f in inputs[id(s)]}]
+    if not mine and not table.bindings and not _imports_tf_anywhere(file):
+        # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
+        # name rooted in nothing bound is still reported (TFM604), never passed over. A file that drives an
+        # Estimator of another file (`est = helpers.make_estimator(); est.train(...)`) or feeds one is in `mine`:
+        # converted with it like any driver file, TensorFlow import or not
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
+        return module
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
                                                           *(r.file for r in s.receivers.values()),
                                                           *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
