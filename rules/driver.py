@@ -1013,10 +1013,10 @@ class Analysis:
         if "save_steps" not in given or "checkpoint_dir" not in given:
             raise Blocked(hook_rules.CODE, "CheckpointSaverHook is converted with checkpoint_dir and save_steps (TF1 "
                                            "raised without one of save_steps/save_secs)", call)
-        if not writes_checkpoints(site):
+        if not writes_checkpoints(site) and not loop_writes_checkpoints(site):
             raise Blocked(hook_rules.CODE, hook_rules.saver_blocked("target"), call)
         if not any(n[2] is call for n in self.notes):
-            self.notes.append((hook_rules.CODE, hook_rules.saver_note(), call))
+            self.notes.append((hook_rules.CODE, hook_rules.saver_note(site.target), call))
         return {k: v for k, v in given.items() if k in ("checkpoint_dir", "save_steps", "checkpoint_basename")}
 
     def _hook_class(self, call: cst.Call, file: FileIndex):
@@ -1322,6 +1322,20 @@ def resumes(site: Site) -> bool:
     return not keras_estimator.is_keras(site)
 
 
+def loop_writes_checkpoints(site: Site) -> bool:
+    """Custom loop target, a model_fn Estimator resuming from its model_dir (not canned, not parameter servers):
+    the generated trainer writes the Estimator's checkpoints, or a CheckpointSaverHook's (rules/hooks.py)."""
+    from . import canned
+
+    return site.target != "keras" and resumes(site) and not canned.is_canned(site)
+
+
+def training_calls(analysis: Analysis, file: FileIndex) -> list[cst.Call]:
+    """The calls of `file` that train an Estimator on the Keras target (each becomes a fit whose callbacks end with
+    the generated NanLossCheck)."""
+    return [u.call for s in analysis.sites if s.target == "keras" for u in s.uses if u.file is file and u.train]
+
+
 def writes_checkpoints(site: Site) -> bool:
     """Keras target, a model_fn Estimator resuming from its model_dir: the generated EstimatorCheckpoints callback
     writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup. Canned
@@ -1485,6 +1499,7 @@ class Emitter:
         from . import keras_estimator
 
         self.keras_support(edits)
+        self.nan_support(edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)
@@ -1550,6 +1565,19 @@ class Emitter:
                             f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
                       site.model_fn_expr)
 
+    def support_anchor(self, nodes: list[cst.CSTNode]) -> cst.CSTNode:
+        """The module-level statement generated support code goes above: the first one holding any of `nodes`, or,
+        when that is not a def or class (code at module level), the first statement after the imports."""
+        anchors = []
+        for node in nodes:
+            while not isinstance(self.file.parent(node), cst.Module):
+                node = self.file.parent(node)
+            anchors.append(node)
+        anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
+        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # at module level: right after the imports
+            anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
+        return anchor
+
     def keras_support(self, edits) -> None:
         """model_to_estimator: the generated optimizer class and global_step metric above the module-level statement
         that compiles the model, whose optimizer becomes the one that runs the legacy update; the input adapter
@@ -1563,21 +1591,27 @@ class Emitter:
             return
         nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
                                                                  if u.file is self.file]
-        anchors = []
-        for node in nodes:
-            while not isinstance(self.file.parent(node), cst.Module):
-                node = self.file.parent(node)
-            anchors.append(node)
-        anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
-        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # at module level: right after the imports
-            anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
         statements = []
         for text in keras_estimator.support(compiled, fed):
             body = cst.parse_module(text.strip() + "\n").body
             statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
-        edits.insert_statements_above(anchor, statements)
+        edits.insert_statements_above(self.support_anchor(nodes), statements)
         for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
+
+    def nan_support(self, edits) -> None:
+        """Keras target: the NanLossCheck callback class (templates/nan_loss_check.py.j2), once, above the first
+        statement of this file that trains an Estimator: every Estimator's training raised
+        NanLossDuringTrainingError after the first step whose loss was NaN (rules/hooks.py)."""
+        from .program import _templates
+
+        nodes = training_calls(self.analysis, self.file)
+        if not nodes:
+            return
+        text = _templates().get_template("nan_loss_check.py.j2").render()
+        body = cst.parse_module(text.strip() + "\n").body
+        edits.insert_statements_above(self.support_anchor(nodes), [
+            body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])])
 
     # ---- the Estimator expression ----------------------------------------------------------------------------
     def site(self, site: Site, edits) -> None:
@@ -1826,10 +1860,9 @@ class Emitter:
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
-        if getattr(plan, "nan_check", None) is not None:
-            # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
-            # hooks, then it; so it goes last
-            items.append(f"{self.support_name(site, 'NanLossCheck')}()")
+        # the NanTensorHook(loss) every Estimator added (nan_support writes the class in this file): TF1 ran the
+        # chief's checkpoint and summary hooks, then the train hooks, then it; so it goes last
+        items.append("NanLossCheck()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:
@@ -1866,6 +1899,12 @@ class Emitter:
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
         hooks = [self.render(h, at, "hook") for h in use.train.get("callbacks", ())]
         extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
+        saver = use.train.get("checkpoint")
+        if saver is not None:  # a CheckpointSaverHook: its directory, steps and basename instead of model_dir's
+            extra += (f", checkpoint_dir={self.render(saver['checkpoint_dir'], at, 'checkpoint_dir')}"
+                      f", save_steps={self.render(saver['save_steps'], at, 'save_steps')}")
+            if "checkpoint_basename" in saver:
+                extra += f", checkpoint_basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}"
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:

@@ -159,8 +159,11 @@ def nan_note(fail_flag: str | None) -> str:
     return note
 
 
-def saver_note() -> str:
-    return ("CheckpointSaverHook converted: the generated EstimatorCheckpoints callback writes a tf.train.Checkpoint "
+def saver_note(target: str = "keras") -> str:
+    """The note of a converted CheckpointSaverHook; target: "keras" (EstimatorCheckpoints) or the custom loop."""
+    writer = "the generated EstimatorCheckpoints callback writes" if target == "keras" else \
+        "the custom loop's trainer.train(..., checkpoint_dir=, save_steps=, checkpoint_basename=) writes"
+    return (f"CheckpointSaverHook converted: {writer} a tf.train.Checkpoint "
             "of the model and optimizer as <checkpoint_dir>/<checkpoint_basename>-<global step> at the first step, "
             "every save_steps steps after the last one and at the last step, keeping RunConfig(keep_checkpoint_max), "
             "and nothing to model_dir, as the Estimator (which added no saver of its own next to this hook); no "
@@ -173,9 +176,10 @@ def saver_blocked(what: str) -> str:
         return ("CheckpointSaverHook(save_secs=...) is not converted: checkpoints by wall time land on other steps "
                 "in every run; use save_steps=N, which converts")
     if what == "target":
-        return ("CheckpointSaverHook is converted for a model_fn Estimator with a model_dir on the Keras target "
-                "(--target keras) only; here set RunConfig(save_checkpoints_steps=...) instead, which the migrated "
-                "program checkpoints from")
+        return ("CheckpointSaverHook is converted for a model_fn Estimator with a model_dir, on the Keras target or "
+                "the custom loop (not for canned Estimators, which keep their own checkpointing, nor under parameter "
+                "servers); here set RunConfig(save_checkpoints_steps=...) instead, which the migrated program "
+                "checkpoints from")
     return (f"CheckpointSaverHook({what}=...) is not converted: a TF2 checkpoint has no TF1 {what} (the Saver, "
             "Scaffold or CheckpointSaverListener ran on the TF1 graph); drop it, or write a keras.callbacks.Callback "
             "that saves what the listener needs")

@@ -145,7 +145,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   resuming: bool = False, restoring: bool = False,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
-                  support_done: set[str] | None = None, checkpoints: bool = False) -> list[cst.BaseStatement]:
+                  support_done: set[str] | None = None, checkpoints: bool = False,
+                  saver: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -188,7 +189,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
                                                                   resuming=resuming, until_end=until_end,
-                                                                  callbacks=callbacks))
+                                                                  callbacks=callbacks, saver=saver))
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = re.compile("|".join(rf"\b{re.escape(word)}\b" for word in words)) if words else None
@@ -501,10 +502,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
-        if (nan is not None and target == "keras" and sites[0].model_fn.file is file
-                and "NanLossCheck" in _module_names(module, table)):
-            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
-                                              "needs the name", nan))
+        trains = [u.call for s in sites for u in s.uses if u.file is file and u.train]
+        if target == "keras" and trains and "NanLossCheck" in _module_names(module, table):
+            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the Estimator's own NaN loss "
+                                              "check (NanTensorHook(loss), added to every training) needs the name",
+                                  trains[0]))
             continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
@@ -544,7 +546,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans for s in sites),
                                                            support_done=support_done,
-                                                           checkpoints=any(map(driver.writes_checkpoints, sites))))
+                                                           checkpoints=any(map(driver.writes_checkpoints, sites)),
+                                                           saver=any("checkpoint" in u.train for s in sites
+                                                                     for u in s.uses)))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)

@@ -143,17 +143,21 @@ if __name__ == "__main__":
 def test_a_checkpoint_saver_hook_writes_the_same_steps_to_its_directory(tmp_path):
     """CheckpointSaverHook(model_dir/extra, save_steps=3, checkpoint_basename="run.ckpt"), max_steps 10,
     keep_checkpoint_max 4: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 there, listed the newest 4, and wrote no checkpoint
-    to model_dir (the Estimator adds no saver of its own next to the hook)."""
+    to model_dir (the Estimator adds no saver of its own next to the hook). Keras target (EstimatorCheckpoints) and
+    custom loop (the trainer's own saver) alike."""
     from tfmigrate.engine import Options, migrate_source
 
     original = tmp_path / "saver_original.py"
     original.write_text(SAVER_PROGRAM)
-    result = migrate_source(SAVER_PROGRAM.encode(), str(tmp_path / "saver_migrated.py"), Options(target="keras"))
-    assert result.status == "changed", [d.format() for d in result.diagnostics]
-    migrated = tmp_path / "saver_migrated.py"
-    migrated.write_bytes(result.output)
+    runs = [("original", "legacy", original)]
+    for target in ("keras", "ctl"):
+        migrated = tmp_path / f"saver_migrated_{target}.py"
+        result = migrate_source(SAVER_PROGRAM.encode(), str(migrated), Options(target=target))
+        assert result.status == "changed", [d.format() for d in result.diagnostics]
+        migrated.write_bytes(result.output)
+        runs.append((target, "target", migrated))
     steps = {}
-    for side, env, program in (("original", "legacy", original), ("migrated", "target", migrated)):
+    for side, env, program in runs:
         model_dir = tmp_path / side
         run = _run(env, [str(program), "--model_dir", str(model_dir)], tmp_path)
         assert run.returncode == 0, (side, run.stderr[-3000:])
@@ -164,4 +168,5 @@ def test_a_checkpoint_saver_hook_writes_the_same_steps_to_its_directory(tmp_path
         on_disk = sorted(int(p.name[len("run.ckpt-"):-len(".index")]) for p in extra.glob("run.ckpt-*.index"))
         steps[side] = (listed, on_disk)
     assert steps["original"] == ([3, 6, 9, 10], [3, 6, 9, 10]), steps  # the 4 newest kept, run.ckpt-0 deleted
-    assert steps["migrated"] == steps["original"]
+    assert steps["keras"] == steps["original"], steps
+    assert steps["ctl"] == steps["original"], steps
