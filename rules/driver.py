@@ -1565,16 +1565,17 @@ class Emitter:
                             f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
                       site.model_fn_expr)
 
-    def support_anchor(self, nodes: list[cst.CSTNode]) -> cst.CSTNode:
+    def support_anchor(self, nodes: list[cst.CSTNode], after_imports: bool = True) -> cst.CSTNode:
         """The module-level statement generated support code goes above: the first one holding any of `nodes`, or,
-        when that is not a def or class (code at module level), the first statement after the imports."""
+        when that is not a def or class (code at module level) and after_imports, the first statement after the
+        imports."""
         anchors = []
         for node in nodes:
             while not isinstance(self.file.parent(node), cst.Module):
                 node = self.file.parent(node)
             anchors.append(node)
         anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
-        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # at module level: right after the imports
+        if after_imports and not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # right after the imports
             anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
         return anchor
 
@@ -1601,7 +1602,7 @@ class Emitter:
 
     def nan_support(self, edits) -> None:
         """Keras target: the NanLossCheck callback class (templates/nan_loss_check.py.j2), once, above the first
-        statement of this file that trains an Estimator: every Estimator's training raised
+        module-level statement of this file that trains an Estimator: every Estimator's training raised
         NanLossDuringTrainingError after the first step whose loss was NaN (rules/hooks.py)."""
         from .program import _templates
 
@@ -1610,7 +1611,9 @@ class Emitter:
             return
         text = _templates().get_template("nan_loss_check.py.j2").render()
         body = cst.parse_module(text.strip() + "\n").body
-        edits.insert_statements_above(self.support_anchor(nodes), [
+        # right above the statement that trains: the class needs nothing the module binds before it (after the
+        # imports could be above a `tf = tf.compat.v1` the conversion rewrites)
+        edits.insert_statements_above(self.support_anchor(nodes, after_imports=False), [
             body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])])
 
     # ---- the Estimator expression ----------------------------------------------------------------------------
