@@ -578,7 +578,7 @@ def test_a_checkpoint_saver_hook_on_the_custom_loop_writes_to_its_directory():
     flat = "".join(out.split())
     assert ('.train(lambdainput_context:train_input_fn(),max_steps=10,checkpoint_dir="/tmp/extra",save_steps=3,'
             'checkpoint_basename="run.ckpt"') in flat
-    assert "keep_checkpoint_max=7" in flat and "Hook" not in out  # the Estimator's Saver's max_to_keep
+    assert "keep_checkpoint_max=7" in flat and "CheckpointSaverHook(" not in out  # the Estimator's Saver's max_to_keep
     loop = section(out, "        manager, write_dir = self._checkpoint_manager(", "    def evaluate")
     assert "if manager and save_steps and step >= saved + save_steps:" in loop
     note = [n for n in notes(result) if n.startswith("CheckpointSaverHook converted")]
