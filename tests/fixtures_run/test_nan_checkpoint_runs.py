@@ -86,6 +86,66 @@ def test_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, na
         assert steps_on_disk(model_dir) == expected and checkpoint_steps(model_dir) == expected, target
 
 
+HOOK = '''    nan_guard = tf.compat.v1.train.NanTensorHook(loss)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[nan_guard])
+'''
+CANNED_ESTIMATOR = '''    est = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("xy", shape=(2,))],
+                                       config=config, optimizer="Adagrad")
+'''
+
+
+def _without_hook(tmp_path: Path, canned: bool) -> Path:
+    """fixtures/nan_checkpoint_hooks with no hook at all: its model_fn, or a canned LinearRegressor instead (a
+    classifier's head asserted its labels >= 0 before any loss: NaN labels failed there)."""
+    text = (CASE / "original.py").read_text()
+    assert HOOK in text
+    text = text.replace(HOOK, "    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)\n")
+    if canned:
+        model_fn = '    est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"lr": 0.02})\n'
+        assert model_fn in text
+        text = text.replace(model_fn, CANNED_ESTIMATOR)
+        text = text[:text.index("def model_fn(")] + text[text.index("def main("):]  # no model_fn left
+    assert "Hook" not in text.split('"""', 2)[2]
+    out = tmp_path / ("canned_original.py" if canned else "no_hook_original.py")
+    out.write_text(text)
+    return out
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+@pytest.mark.parametrize("canned", [False, True], ids=["model_fn", "canned"])
+def test_without_any_hook_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, canned):
+    """The Estimator added NanTensorHook(loss) to every training itself (TF 2.15 estimator.py
+    _train_with_estimator_spec): a program with no hook at all raised NanLossDuringTrainingError after the step whose
+    loss was NaN. Without the conversion's own check, the migrated program trained on with NaN weights. A model_fn
+    Estimator (same checkpoints as the Estimator's too) and a canned one, on both targets."""
+    from tfmigrate.engine import Options, migrate_source
+
+    nan_at = 80  # a checkpoint step: its checkpoint (NaN weights) is written, then the error
+    original = _without_hook(tmp_path, canned)
+    run = _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--nan_at_step", str(nan_at)],
+               tmp_path, tmp_path / "o_capture", tmp_path / "o_model")
+    assert run.returncode != 0 and ERROR in run.stderr and DIVERGED in run.stderr, run.stderr[-3000:]
+    losses = [loss for loss, _ in capture.read_legacy(tmp_path / "o_capture")["chief0"]]
+    assert len(losses) == nan_at - 1 and all(math.isfinite(x) for x in losses)
+    expected = steps_on_disk(tmp_path / "o_model")
+    assert expected == [0, 40, 80]
+    for target in ("keras", "ctl"):
+        migrated = tmp_path / f"migrated_{target}.py"
+        result = migrate_source(original.read_bytes(), str(migrated), Options(target=target))
+        assert result.status == "changed", [d.format() for d in result.diagnostics]
+        migrated.write_bytes(result.output)
+        model_dir = tmp_path / f"{target}_model"
+        run = _run("target", [str(capture.TARGET_BOOT), str(migrated), "--nan_at_step", str(nan_at), "--model_dir",
+                              str(model_dir)], tmp_path, tmp_path / f"{target}_capture")
+        assert run.returncode != 0 and ERROR in run.stderr and DIVERGED in run.stderr, (target, run.stderr[-3000:])
+        losses = [loss for loss, _ in capture.read_target(tmp_path / f"{target}_capture")["chief0"]]
+        assert len(losses) == nan_at, target
+        assert all(math.isfinite(x) for x in losses[:-1]) and math.isnan(losses[-1]), target
+        if not canned:  # a canned Keras fit keeps BackupAndRestore, not the Estimator's checkpoint files
+            assert steps_on_disk(model_dir) == expected and checkpoint_steps(model_dir) == expected, target
+
+
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 def test_checkpoint_steps_match_the_estimators(tmp_path):
