@@ -159,6 +159,14 @@ def nan_note(fail_flag: str | None) -> str:
     return note
 
 
+# parameter servers: the Estimator's own NanTensorHook(loss) is the one training behaviour the scheduled loop lacks
+PS_NAN_NOTE = ("the Estimator's own NaN loss check (NanTensorHook(loss) on every worker: NanLossDuringTrainingError "
+               "after the worker's step whose loss was NaN) is approximated under parameter servers: the migrated "
+               "chief schedules steps on the workers and reads the loss of the last step scheduled only at each log "
+               "or checkpoint step; it raises the same error there, after that boundary's checkpoint, not after the "
+               "NaN step itself (a NaN loss that later steps' losses do not repeat is not seen)")
+
+
 def saver_note(target: str = "keras") -> str:
     """The note of a converted CheckpointSaverHook; target: "keras" (EstimatorCheckpoints) or the custom loop."""
     writer = "the generated EstimatorCheckpoints callback writes" if target == "keras" else \

@@ -513,6 +513,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
             parameter_server.add(key)
         if sites[0].model_fn.file is file:
             notes.extend(fn_notes)
+        if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/hooks.py)
+            notes.extend((hooks.CODE, hooks.PS_NAN_NOTE, s.call) for s in sites if s.file is file)
     edits = Edits()
     errors += _inlined_helpers(plans, by_fn, file, program, edits)
     if errors:
