@@ -66,7 +66,8 @@ and the migrated program from copies of that model_dir and compares every step. 
 Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
 save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
 `EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
-end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
+end); custom loop: the same steps and names; a CheckpointSaverHook's directory and steps instead on both
+(rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py).
 Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
