@@ -1271,7 +1271,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                                                                       parameter_server=model.parameter_server,
                                                                       predicting=plan.predicting, exporting=(),
                                                                       warm_starting=False, resuming=plan.resuming,
-                                                                      until_end=plan.until_end, callbacks=False))
+                                                                      until_end=plan.until_end, callbacks=False,
+                                                                      saver=False))
             if model.parameter_server:
                 parts.append(env.get_template("ps_strategy.py.j2").render())
     from .program import _emit, _quiet_generated

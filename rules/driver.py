@@ -66,12 +66,12 @@ and the migrated program from copies of that model_dir and compares every step. 
 Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step training started from, every
 save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
 `EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
-end); custom loop: the same steps and names (rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py),
-the parameter-server loop too (its chief saves what TF 2.15's PS Estimator chief saved: measured on a chief, a
-worker and a ps resuming from step 130 with save_checkpoints_steps=50, 130, 180, 230, 280, 300; by
-CheckpointSaverHook's code an async chief read a global step the other workers also moved, so a save could land
-past last + N, not seen there; the loop saves at last + N exactly).
-Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
+end); custom loop: the same steps and names; a CheckpointSaverHook's directory and steps instead on both
+(rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py), the parameter-server loop too (its chief saves what
+TF 2.15's PS Estimator chief saved: measured on a chief, a worker and a ps resuming from step 130 with
+save_checkpoints_steps=50, 130, 180, 230, 280, 300; by CheckpointSaverHook's code an async chief read a global step
+the other workers also moved, so a save could land past last + N, not seen there; the loop saves at last + N
+exactly). Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -1123,10 +1123,10 @@ class Analysis:
         if "save_steps" not in given or "checkpoint_dir" not in given:
             raise Blocked(hook_rules.CODE, "CheckpointSaverHook is converted with checkpoint_dir and save_steps (TF1 "
                                            "raised without one of save_steps/save_secs)", call)
-        if not writes_checkpoints(site):
+        if not writes_checkpoints(site) and not loop_writes_checkpoints(site):
             raise Blocked(hook_rules.CODE, hook_rules.saver_blocked("target"), call)
         if not any(n[2] is call for n in self.notes):
-            self.notes.append((hook_rules.CODE, hook_rules.saver_note(), call))
+            self.notes.append((hook_rules.CODE, hook_rules.saver_note(site.target), call))
         return {k: v for k, v in given.items() if k in ("checkpoint_dir", "save_steps", "checkpoint_basename")}
 
     def _hook_class(self, call: cst.Call, file: FileIndex):
@@ -1432,6 +1432,20 @@ def resumes(site: Site) -> bool:
     return not keras_estimator.is_keras(site)
 
 
+def loop_writes_checkpoints(site: Site) -> bool:
+    """Custom loop target, a model_fn Estimator resuming from its model_dir (not canned, not parameter servers):
+    the generated trainer writes the Estimator's checkpoints, or a CheckpointSaverHook's (rules/hooks.py)."""
+    from . import canned
+
+    return site.target != "keras" and resumes(site) and not canned.is_canned(site)
+
+
+def training_calls(analysis: Analysis, file: FileIndex) -> list[cst.Call]:
+    """The calls of `file` that train an Estimator on the Keras target (each becomes a fit whose callbacks end with
+    the generated NanLossCheck)."""
+    return [u.call for s in analysis.sites if s.target == "keras" for u in s.uses if u.file is file and u.train]
+
+
 def writes_checkpoints(site: Site) -> bool:
     """Keras target, a model_fn or canned Estimator resuming from its model_dir: the generated EstimatorCheckpoints
     callback writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup.
@@ -1600,6 +1614,7 @@ class Emitter:
         from . import keras_estimator
 
         self.keras_support(edits)
+        self.nan_support(edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)
@@ -1674,6 +1689,20 @@ class Emitter:
                             f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
                       site.model_fn_expr)
 
+    def support_anchor(self, nodes: list[cst.CSTNode], after_imports: bool = True) -> cst.CSTNode:
+        """The module-level statement generated support code goes above: the first one holding any of `nodes`, or,
+        when that is not a def or class (code at module level) and after_imports, the first statement after the
+        imports."""
+        anchors = []
+        for node in nodes:
+            while not isinstance(self.file.parent(node), cst.Module):
+                node = self.file.parent(node)
+            anchors.append(node)
+        anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
+        if after_imports and not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # right after the imports
+            anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
+        return anchor
+
     def keras_support(self, edits) -> None:
         """model_to_estimator: the generated optimizer class and global_step metric above the module-level statement
         that compiles the model, whose optimizer becomes the one that runs the legacy update; the input adapter
@@ -1687,21 +1716,29 @@ class Emitter:
             return
         nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
                                                                  if u.file is self.file]
-        anchors = []
-        for node in nodes:
-            while not isinstance(self.file.parent(node), cst.Module):
-                node = self.file.parent(node)
-            anchors.append(node)
-        anchor = min(anchors, key=lambda a: self.file.orders.get(id(a), 0))
-        if not isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):  # at module level: right after the imports
-            anchor = next((stmt for stmt in self.file.module.body if not _import_or_docstring(stmt)), anchor)
         statements = []
         for text in keras_estimator.support(compiled, fed):
             body = cst.parse_module(text.strip() + "\n").body
             statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
-        edits.insert_statements_above(anchor, statements)
+        edits.insert_statements_above(self.support_anchor(nodes), statements)
         for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
+
+    def nan_support(self, edits) -> None:
+        """Keras target: the NanLossCheck callback class (templates/nan_loss_check.py.j2), once, above the first
+        module-level statement of this file that trains an Estimator: every Estimator's training raised
+        NanLossDuringTrainingError after the first step whose loss was NaN (rules/hooks.py)."""
+        from .program import _templates
+
+        nodes = training_calls(self.analysis, self.file)
+        if not nodes:
+            return
+        text = _templates().get_template("nan_loss_check.py.j2").render()
+        body = cst.parse_module(text.strip() + "\n").body
+        # right above the statement that trains: the class needs nothing the module binds before it (after the
+        # imports could be above a `tf = tf.compat.v1` the conversion rewrites)
+        edits.insert_statements_above(self.support_anchor(nodes, after_imports=False), [
+            body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])])
 
     # ---- the Estimator expression ----------------------------------------------------------------------------
     def site(self, site: Site, edits) -> None:
@@ -1979,10 +2016,9 @@ class Emitter:
         if getattr(plan, "loggers", None) and receiver is not None:
             # the model_fn's LoggingTensorHooks (EstimatorSpec training_hooks), after the program's hooks as in TF1
             items.append(f"*{receiver}.logging_hooks()")
-        if getattr(plan, "nan_check", None) is not None:
-            # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
-            # hooks, then it; so it goes last
-            items.append(f"{self.support_name(site, 'NanLossCheck', at)}()")
+        # the NanTensorHook(loss) every Estimator added (nan_support writes the class in this file): TF1 ran the
+        # chief's checkpoint and summary hooks, then the train hooks, then it; so it goes last
+        items.append("NanLossCheck()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:
@@ -2019,6 +2055,12 @@ class Emitter:
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
         hooks = [self.hook_item(h, site, at, receiver) for h in use.train.get("callbacks", ())]
         extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
+        saver = use.train.get("checkpoint")
+        if saver is not None:  # a CheckpointSaverHook: its directory, steps and basename instead of model_dir's
+            extra += (f", checkpoint_dir={self.render(saver['checkpoint_dir'], at, 'checkpoint_dir')}"
+                      f", save_steps={self.render(saver['save_steps'], at, 'save_steps')}")
+            if "checkpoint_basename" in saver:
+                extra += f", checkpoint_basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}"
         return wrap_call(f"{receiver}.train({dataset_fn}, max_steps={steps}{extra})", "", width=92)
 
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:

@@ -9,24 +9,38 @@ Converted, exactly:
   `min(max_steps, N)` (`N` alone without max_steps). `StopAtStepHook(num_steps=N)`: N steps from the step
   training starts at, like `train(steps=N)` (the same on a fresh model_dir; noted).
 
-- `NanTensorHook(loss[, fail_on_nan_loss])` in the model_fn's `EstimatorSpec(training_hooks=[...])` or
-  `training_chief_hooks` (inline or a name), on the loss the spec returns: the migrated training raises
+- The NaN loss check every Estimator ran, hook or not: TF 2.15's `_train_with_estimator_spec` appended
+  `NanTensorHook(estimator_spec.loss)` to every training's hooks, so a program whose loss went NaN raised
   `tf.compat.v1.train.NanLossDuringTrainingError` ("NaN loss during training.", TF 2.21 still has the class, so an
   `except` of it still catches it) after logging "Model diverged with loss = NaN." as an error, after the first step
-  whose loss is NaN. Keras: the generated `NanLossCheck` callback, last in fit's callbacks (logs["loss"] is the
-  running mean of the epoch's losses: NaN from the first NaN step on, the same step for losses never -inf); custom
-  loop: a check after each step. Measured on TF 2.15 (fixtures/nan_checkpoint_hooks, NaN labels at step K): the
-  chief's checkpoint saver ran before the NaN hook, so step K's checkpoint (NaN weights) is written, then the error,
-  and no end-of-training checkpoint; the migrated program does the same (tests/fixtures_run/
-  test_nan_checkpoint_runs.py). `fail_on_nan_loss=False` changes nothing: the Estimator adds its own
-  NanTensorHook(loss) before training_hooks, which raised first (noted). Not TerminateOnNaN: it stops without
-  raising (and on inf too).
+  whose loss was NaN. Every migrated training does the same. Keras target (model_fn, canned and model_to_estimator
+  fits): the generated `NanLossCheck` callback (templates/nan_loss_check.py.j2, once per file, above the
+  module-level statement that trains), last in fit's callbacks (logs["loss"] is the running mean of the epoch's
+  losses: NaN from the first NaN step on, the same step for losses never -inf); custom loop (model_fn and canned):
+  `float(loss)` after each step, checked after that step's checkpoint and callbacks (TF1 fetched the loss every step
+  too: on CPU no extra wait, measured below). Measured on TF 2.15 (fixtures/nan_checkpoint_hooks, NaN labels at
+  step K): the chief's checkpoint saver ran before the NaN hook, so step K's checkpoint (NaN weights) is written,
+  then the error, and no end-of-training checkpoint; the migrated program does the same, with the model_fn's
+  NanTensorHook(loss) and with no hook at all (model_fn and canned LinearRegressor; tests/fixtures_run/
+  test_nan_checkpoint_runs.py). Parameter servers: approximated, with a note: the chief reads the loss of the last
+  step it scheduled at each log/checkpoint boundary and raises there, after that boundary's checkpoint, not after the
+  NaN step itself (TF1's worker raised after its own step).
+- `NanTensorHook(loss[, fail_on_nan_loss])` in the model_fn's `EstimatorSpec(training_hooks=[...])` or
+  `training_chief_hooks` (inline or a name), on the loss the spec returns: the check above, which the Estimator ran
+  before training_hooks anyway; the hook is dropped with a note. `fail_on_nan_loss=False` changes nothing: the
+  Estimator's own NanTensorHook(loss) raised first (noted). Not TerminateOnNaN: it stops without raising (and on inf
+  too).
 - `CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` in `train(hooks=)` /
-  `TrainSpec(hooks=)` (inline, named, or a list a helper returns), Keras target, model_fn Estimator with a model_dir:
-  the generated `EstimatorCheckpoints` callback writes `<checkpoint_dir>/<basename>-<step>` (tf.train.Checkpoint of
-  model and optimizer) at the first step, every N steps after the last save and at the last step, keeping
-  RunConfig(keep_checkpoint_max); nothing is written to model_dir, as the Estimator added no saver of its own next
-  to the hook (measured: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 for N=3, max_steps 10). No .meta / graph.pbtxt.
+  `TrainSpec(hooks=)` (inline, named, or a list a helper returns), model_fn Estimator with a model_dir: checkpoints
+  (tf.train.Checkpoint of model and optimizer) `<checkpoint_dir>/<basename>-<step>` at the first step, every N steps
+  after the last save and at the last step, keeping RunConfig(keep_checkpoint_max); nothing is written to model_dir,
+  as the Estimator added no saver of its own next to the hook (measured: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 for
+  N=3, max_steps 10, keep 4 listed 3, 6, 9, 10). Keras target: the generated `EstimatorCheckpoints` callback
+  (checkpoint_dir, save_steps, keep_checkpoint_max, basename); custom loop: `trainer.train(..., checkpoint_dir=...,
+  save_steps=N, checkpoint_basename=...)`, the trainer's own saver writing there instead of model_dir (another worker
+  than the chief: a temporary directory under checkpoint_dir it removes, as EstimatorCheckpoints). Both still restore
+  from model_dir, as the Estimator did. No .meta / graph.pbtxt. tests/fixtures_run/test_nan_checkpoint_runs.py runs
+  TF 2.15 and both targets and compares the listed and on-disk steps.
 
 - `LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` → the generated `TensorLogger` callback
   (templates/tensor_logger.py.j2), in the model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks`
@@ -109,8 +123,9 @@ found the variable's resource handle and printed it), a formatter reading model_
 model_to_estimator Estimator or under parameter servers; `NanTensorHook` attached outside the model_fn (its tensor, a name, is not
 known to be the loss), on another tensor than the spec's loss, on evaluation, or under parameter servers (the chief
 reads the workers' losses only at log/checkpoint steps); `CheckpointSaverHook` with `saver=`, `scaffold=`,
-`listeners=` (TF1 graph objects), `save_secs=` (wall-time steps differ per run), on the custom loop target, in an
-EstimatorSpec, twice on one training; `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
+`listeners=` (TF1 graph objects), `save_secs=` (wall-time steps differ per run), on a canned Estimator (its fit and
+loop keep their own checkpointing), under parameter servers, without a model_dir, in an EstimatorSpec, twice on one
+training; `FinalOpsHook`, `FeedFnHook`, `GlobalStepWaiterHook`, `ProfilerHook` with
 `show_dataflow`/`show_memory` settings alike, hooks from other libraries (Horovod, tf.contrib early stopping):
 their `before_run`/`after_run` read graph tensors the Keras model does not have. A StopAtStepHook on evaluation
 or prediction is blocked too.
@@ -166,8 +181,10 @@ SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_
 _NAMESPACES = ("train.", "estimator.")
 _BLOCKED = {
     "NanTensorHook": "attached outside the model_fn it reads a tensor tfmigrate cannot tell is the model's loss; "
-                     "attach NanTensorHook(loss) in the model_fn's EstimatorSpec(training_hooks=[...]), which "
-                     "converts (keras.callbacks.TerminateOnNaN is not the same: it stops without raising)",
+                     "if it is the loss, drop it: every migrated training raises NanLossDuringTrainingError on a NaN "
+                     "loss, as every Estimator did with its own NanTensorHook(loss); else attach it in the model_fn's "
+                     "EstimatorSpec(training_hooks=[...]) on the loss, which converts (keras.callbacks.TerminateOnNaN "
+                     "is not the same: it stops without raising)",
     "CheckpointSaverHook": "converted when attached to training through train(hooks=...) or TrainSpec(hooks=...) "
                            "(Keras target, a model_fn Estimator with a model_dir); elsewhere set "
                            "RunConfig(save_checkpoints_steps=...), which the migrated program checkpoints from",
@@ -193,15 +210,27 @@ def nan_note(fail_flag: str | None) -> str:
     note = ("NanTensorHook converted: after the first training step whose loss is NaN the migrated training logs "
             "\"Model diverged with loss = NaN.\" and raises tf.compat.v1.train.NanLossDuringTrainingError (\"NaN loss "
             "during training.\"), after that step's checkpoint and with no final one, as the Estimator did (Keras: the "
-            "NanLossCheck callback; custom loop: a check after each step)")
+            "NanLossCheck callback; custom loop: a check after each step); every migrated training checks this, as "
+            "every Estimator added NanTensorHook(loss) itself, so the hook is dropped")
     if fail_flag is not None:
         note += (f"; fail_on_nan_loss={fail_flag} changed nothing in TF1: the Estimator's own NanTensorHook(loss), "
                  "run before training_hooks, raised first (TF 2.15)")
     return note
 
 
-def saver_note() -> str:
-    return ("CheckpointSaverHook converted: the generated EstimatorCheckpoints callback writes a tf.train.Checkpoint "
+# parameter servers: the Estimator's own NanTensorHook(loss) is the one training behaviour the scheduled loop lacks
+PS_NAN_NOTE = ("the Estimator's own NaN loss check (NanTensorHook(loss) on every worker: NanLossDuringTrainingError "
+               "after the worker's step whose loss was NaN) is approximated under parameter servers: the migrated "
+               "chief schedules steps on the workers and reads the loss of the last step scheduled only at each log "
+               "or checkpoint step; it raises the same error there, after that boundary's checkpoint, not after the "
+               "NaN step itself (a NaN loss that later steps' losses do not repeat is not seen)")
+
+
+def saver_note(target: str = "keras") -> str:
+    """The note of a converted CheckpointSaverHook; target: "keras" (EstimatorCheckpoints) or the custom loop."""
+    writer = "the generated EstimatorCheckpoints callback writes" if target == "keras" else \
+        "the custom loop's trainer.train(..., checkpoint_dir=, save_steps=, checkpoint_basename=) writes"
+    return (f"CheckpointSaverHook converted: {writer} a tf.train.Checkpoint "
             "of the model and optimizer as <checkpoint_dir>/<checkpoint_basename>-<global step> at the first step, "
             "every save_steps steps after the last one and at the last step, keeping RunConfig(keep_checkpoint_max), "
             "and nothing to model_dir, as the Estimator (which added no saver of its own next to this hook); no "
@@ -214,9 +243,10 @@ def saver_blocked(what: str) -> str:
         return ("CheckpointSaverHook(save_secs=...) is not converted: checkpoints by wall time land on other steps "
                 "in every run; use save_steps=N, which converts")
     if what == "target":
-        return ("CheckpointSaverHook is converted for a model_fn Estimator with a model_dir on the Keras target "
-                "(--target keras) only; here set RunConfig(save_checkpoints_steps=...) instead, which the migrated "
-                "program checkpoints from")
+        return ("CheckpointSaverHook is converted for a model_fn Estimator with a model_dir, on the Keras target or "
+                "the custom loop (not for canned Estimators, which keep their own checkpointing, nor under parameter "
+                "servers); here set RunConfig(save_checkpoints_steps=...) instead, which the migrated program "
+                "checkpoints from")
     return (f"CheckpointSaverHook({what}=...) is not converted: a TF2 checkpoint has no TF1 {what} (the Saver, "
             "Scaffold or CheckpointSaverListener ran on the TF1 graph); drop it, or write a keras.callbacks.Callback "
             "that saves what the listener needs")

@@ -148,7 +148,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
                   support_done: set[str] | None = None, checkpoints: bool = False,
-                  step_counter: bool = False) -> list[cst.BaseStatement]:
+                  step_counter: bool = False, saver: bool = False) -> list[cst.BaseStatement]:
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -191,7 +191,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
                                                                   resuming=resuming, until_end=until_end,
-                                                                  callbacks=callbacks))
+                                                                  callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
         parts.append(env.get_template("tensor_logger.py.j2").render())
     if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
@@ -535,16 +535,19 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
             continue
-        if (nan is not None and target == "keras" and sites[0].model_fn.file is file
-                and "NanLossCheck" in _module_names(module, table)):
-            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the converted NanTensorHook "
-                                              "needs the name", nan))
+        trains = [u.call for s in sites for u in s.uses if u.file is file and u.train]
+        if target == "keras" and trains and "NanLossCheck" in _module_names(module, table):
+            errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the Estimator's own NaN loss "
+                                              "check (NanTensorHook(loss), added to every training) needs the name",
+                                  trains[0]))
             continue
         plans[key], targets[key], builders[key] = plan, target, builder
         if ps:
             parameter_server.add(key)
         if sites[0].model_fn.file is file:
             notes.extend(fn_notes)
+        if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/hooks.py)
+            notes.extend((hooks.CODE, hooks.PS_NAN_NOTE, s.call) for s in sites if s.file is file)
     edits = Edits()
     errors += _inlined_helpers(plans, by_fn, file, program, edits)
     if errors:
@@ -581,7 +584,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            or bool(getattr(plans[key], "loggers", None)),
                                                            support_done=support_done,
                                                            checkpoints=any(map(driver.writes_checkpoints, sites)),
-                                                           step_counter=any(s.counters for s in sites)))
+                                                           step_counter=any(s.counters for s in sites),
+                                                           saver=any("checkpoint" in u.train for s in sites
+                                                                     for u in s.uses)))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)

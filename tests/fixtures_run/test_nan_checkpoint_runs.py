@@ -29,11 +29,11 @@ DIVERGED = "Model diverged with loss = NaN."
 _run = run_program
 
 
-def _migrated(target: str, tmp_path: Path) -> Path:
+def _migrated(target: str, tmp_path: Path, original: Path = CASE / "original.py") -> Path:
     from tfmigrate.engine import Options, migrate_source
 
     out = tmp_path / f"migrated_{target}.py"
-    result = migrate_source((CASE / "original.py").read_bytes(), str(out), Options(target=target))
+    result = migrate_source(original.read_bytes(), str(out), Options(target=target))
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     out.write_bytes(result.output)
     return out
@@ -62,10 +62,16 @@ def steps_on_disk(model_dir: Path) -> list[int]:
 @pytest.mark.equivalence
 @pytest.mark.parametrize("nan_at", [80, 97])  # on a checkpoint step (40, 80, ...) and between two
 def test_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, nan_at):
-    original = _run("legacy", [str(capture.LEGACY_BOOT), str(CASE / "original.py"), "--nan_at_step", str(nan_at)],
-                    tmp_path, tmp_path / "o_capture", tmp_path / "o_model")
-    assert original.returncode != 0 and ERROR in original.stderr and DIVERGED in original.stderr, \
-        original.stderr[-3000:]
+    _raises_after_the_same_step(CASE / "original.py", nan_at, tmp_path)
+
+
+def _raises_after_the_same_step(original: Path, nan_at: int, tmp_path: Path, checkpoints: bool = True) -> None:
+    """`original` (fixtures/nan_checkpoint_hooks or a variant) on TF 2.15 and migrated on TF 2.21 (Keras and custom
+    loop) with NaN labels at step nan_at: the same error after the same step; with `checkpoints`, the same
+    checkpoints on disk and listed."""
+    run = _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--nan_at_step", str(nan_at)],
+               tmp_path, tmp_path / "o_capture", tmp_path / "o_model")
+    assert run.returncode != 0 and ERROR in run.stderr and DIVERGED in run.stderr, run.stderr[-3000:]
     # the boot's capture hook runs after the Estimator's NanTensorHook: steps 1..K-1 recorded, step K raised
     losses = [loss for loss, _ in capture.read_legacy(tmp_path / "o_capture")["chief0"]]
     assert len(losses) == nan_at - 1 and all(math.isfinite(x) for x in losses)
@@ -74,7 +80,7 @@ def test_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, na
     # written, the final one is not
     assert expected == [s for s in (0, 40, 80) if s <= nan_at]
     for target in ("keras", "ctl"):
-        migrated = _migrated(target, tmp_path)
+        migrated = _migrated(target, tmp_path, original)
         model_dir = tmp_path / f"{target}_model"
         run = _run("target", [str(capture.TARGET_BOOT), str(migrated), "--nan_at_step", str(nan_at), "--model_dir",
                               str(model_dir)], tmp_path, tmp_path / f"{target}_capture")
@@ -83,7 +89,46 @@ def test_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, na
         losses = [loss for loss, _ in capture.read_target(tmp_path / f"{target}_capture")["chief0"]]
         assert len(losses) == nan_at, target
         assert all(math.isfinite(x) for x in losses[:-1]) and math.isnan(losses[-1]), target
-        assert steps_on_disk(model_dir) == expected and checkpoint_steps(model_dir) == expected, target
+        if checkpoints:
+            assert steps_on_disk(model_dir) == expected and checkpoint_steps(model_dir) == expected, target
+
+
+HOOK = '''    nan_guard = tf.compat.v1.train.NanTensorHook(loss)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[nan_guard])
+'''
+CANNED_ESTIMATOR = '''    est = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("xy", shape=(2,))],
+                                       config=config, optimizer="Adagrad")
+'''
+
+
+def _without_hook(tmp_path: Path, canned: bool) -> Path:
+    """fixtures/nan_checkpoint_hooks with no hook at all: its model_fn, or a canned LinearRegressor instead (a
+    classifier's head asserted its labels >= 0 before any loss: NaN labels failed there)."""
+    text = (CASE / "original.py").read_text()
+    assert HOOK in text
+    text = text.replace(HOOK, "    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)\n")
+    if canned:
+        model_fn = '    est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"lr": 0.02})\n'
+        assert model_fn in text
+        text = text.replace(model_fn, CANNED_ESTIMATOR)
+        text = text[:text.index("def model_fn(")] + text[text.index("def main("):]  # no model_fn left
+    assert "Hook" not in text.split('"""', 2)[2]
+    out = tmp_path / ("canned_original.py" if canned else "no_hook_original.py")
+    out.write_text(text)
+    return out
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+@pytest.mark.parametrize("canned", [False, True], ids=["model_fn", "canned"])
+def test_without_any_hook_a_nan_loss_raises_the_estimators_error_after_the_same_step(tmp_path, canned):
+    """The Estimator added NanTensorHook(loss) to every training itself (TF 2.15 estimator.py
+    _train_with_estimator_spec): a program with no hook at all raised NanLossDuringTrainingError after the step whose
+    loss was NaN. Without the conversion's own check, the migrated program trained on with NaN weights. A model_fn
+    Estimator (same checkpoints as the Estimator's too) and a canned one, on both targets."""
+    # step 80, a checkpoint step: its checkpoint (NaN weights) is written, then the error; a canned Keras fit keeps
+    # BackupAndRestore, not the Estimator's checkpoint files
+    _raises_after_the_same_step(_without_hook(tmp_path, canned), 80, tmp_path, checkpoints=not canned)
 
 
 @pytest.mark.tfenv
@@ -143,17 +188,21 @@ if __name__ == "__main__":
 def test_a_checkpoint_saver_hook_writes_the_same_steps_to_its_directory(tmp_path):
     """CheckpointSaverHook(model_dir/extra, save_steps=3, checkpoint_basename="run.ckpt"), max_steps 10,
     keep_checkpoint_max 4: TF 2.15 wrote run.ckpt-0, 3, 6, 9, 10 there, listed the newest 4, and wrote no checkpoint
-    to model_dir (the Estimator adds no saver of its own next to the hook)."""
+    to model_dir (the Estimator adds no saver of its own next to the hook). Keras target (EstimatorCheckpoints) and
+    custom loop (the trainer's own saver) alike."""
     from tfmigrate.engine import Options, migrate_source
 
     original = tmp_path / "saver_original.py"
     original.write_text(SAVER_PROGRAM)
-    result = migrate_source(SAVER_PROGRAM.encode(), str(tmp_path / "saver_migrated.py"), Options(target="keras"))
-    assert result.status == "changed", [d.format() for d in result.diagnostics]
-    migrated = tmp_path / "saver_migrated.py"
-    migrated.write_bytes(result.output)
+    runs = [("original", "legacy", original)]
+    for target in ("keras", "ctl"):
+        migrated = tmp_path / f"saver_migrated_{target}.py"
+        result = migrate_source(SAVER_PROGRAM.encode(), str(migrated), Options(target=target))
+        assert result.status == "changed", [d.format() for d in result.diagnostics]
+        migrated.write_bytes(result.output)
+        runs.append((target, "target", migrated))
     steps = {}
-    for side, env, program in (("original", "legacy", original), ("migrated", "target", migrated)):
+    for side, env, program in runs:
         model_dir = tmp_path / side
         run = _run(env, [str(program), "--model_dir", str(model_dir)], tmp_path)
         assert run.returncode == 0, (side, run.stderr[-3000:])
@@ -164,4 +213,5 @@ def test_a_checkpoint_saver_hook_writes_the_same_steps_to_its_directory(tmp_path
         on_disk = sorted(int(p.name[len("run.ckpt-"):-len(".index")]) for p in extra.glob("run.ckpt-*.index"))
         steps[side] = (listed, on_disk)
     assert steps["original"] == ([3, 6, 9, 10], [3, 6, 9, 10]), steps  # the 4 newest kept, run.ckpt-0 deleted
-    assert steps["migrated"] == steps["original"]
+    assert steps["keras"] == steps["original"], steps
+    assert steps["ctl"] == steps["original"], steps

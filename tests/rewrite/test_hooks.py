@@ -174,17 +174,35 @@ def test_a_nan_tensor_hook_on_the_loss_raises_the_estimators_error_in_fit(hooks,
 def test_a_nan_tensor_hook_in_the_custom_loop_raises_after_the_step_and_its_checkpoint():
     out = converted(program(nan_model_fn("training_hooks=[tf.compat.v1.train.NanTensorHook(loss)]")), target="ctl")
     loop = section(out, "        while step < max_steps:", "    def evaluate")
-    assert "diverged = bool(tf.math.is_nan(loss))" in loop
-    assert loop.index("manager.save(checkpoint_number=step)") < loop.index("if diverged:") \
+    assert "loss_value = float(loss)" in loop
+    assert loop.index("manager.save(checkpoint_number=step)") < loop.index("if loss_value != loss_value:") \
         < loop.index("raise tf.compat.v1.train.NanLossDuringTrainingError")
-    assert "and not diverged:" in loop  # the Estimator's loss log line of that step never printed
+    # the Estimator's loss log line of that step never printed
+    assert "step % self.log_step_count_steps == 0 and loss_value == loss_value:" in loop
     assert "class NanLossCheck" not in out
 
 
-def test_without_a_nan_tensor_hook_nothing_is_checked():
-    out = converted(program(), target="ctl")
-    assert "diverged" not in out and "NanLoss" not in out
-    assert "NanLoss" not in converted(program())
+# Without any hook: the Estimator added NanTensorHook(loss) to every training itself (TF 2.15 estimator.py
+# _train_with_estimator_spec), so the migrated training raises the same error after the same step
+@pytest.mark.parametrize("drive_code", [
+    "est.train(train_input_fn, max_steps=10)\n",
+    "tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train_input_fn, max_steps=10),\n"
+    "                                tf.estimator.EvalSpec(eval_input_fn, steps=2))\n",
+])
+def test_without_a_nan_tensor_hook_the_estimators_own_check_is_kept(drive_code):
+    out = converted(program(drive=drive_code))
+    assert out.count("class NanLossCheck(keras.callbacks.Callback):") == 1
+    fit = section(out, ".fit(", "\n\n")
+    assert "NanLossCheck()]" in "".join(fit.split())  # the last callback
+    loop = section(converted(program(drive=drive_code), target="ctl"), "        while step < max_steps:",
+                   "    def evaluate")
+    assert "if loss_value != loss_value:" in loop and "raise tf.compat.v1.train.NanLossDuringTrainingError" in loop
+
+
+def test_a_name_nan_loss_check_of_the_training_file_blocks():
+    result = blocked(program(extra="class NanLossCheck:\n    pass\n"))
+    assert any(d.code == "TFM611" and "`NanLossCheck` is taken in this module" in d.message
+               for d in result.diagnostics), [d.format() for d in result.diagnostics]
 
 
 @pytest.mark.parametrize("hooks, before, words", [
@@ -549,6 +567,37 @@ def test_a_checkpoint_saver_hook_writes_the_checkpoints_to_its_directory(drive_c
     assert any(n.startswith("CheckpointSaverHook converted") for n in notes(result))
 
 
+def test_a_checkpoint_saver_hook_on_the_custom_loop_writes_to_its_directory():
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/m", save_checkpoints_steps=4, keep_checkpoint_max=7)'
+    drive_code = ('est.train(train_input_fn, hooks=[tf.estimator.CheckpointSaverHook("/tmp/extra", save_steps=3, '
+                  'checkpoint_basename="run.ckpt")], max_steps=10)\n')
+    result = rewrite(program(run_config=config, drive=drive_code), target="ctl")
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    flat = "".join(out.split())
+    assert ('.train(lambdainput_context:train_input_fn(),max_steps=10,checkpoint_dir="/tmp/extra",save_steps=3,'
+            'checkpoint_basename="run.ckpt"') in flat
+    assert "keep_checkpoint_max=7" in flat and "CheckpointSaverHook(" not in out  # the Estimator's Saver's max_to_keep
+    loop = section(out, "        manager, write_dir = self._checkpoint_manager(", "    def evaluate")
+    assert "if manager and save_steps and step >= saved + save_steps:" in loop
+    note = [n for n in notes(result) if n.startswith("CheckpointSaverHook converted")]
+    assert len(note) == 1 and "trainer.train(" in note[0]
+
+
+@pytest.mark.parametrize("estimator, strategy", [
+    ("est = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=[tf.feature_column.numeric_column('x', "
+     "shape=(2,))], config=config)", "keep"),
+    (None, "parameter-server"),
+])
+def test_a_checkpoint_saver_hook_on_a_canned_or_parameter_server_loop_blocks(estimator, strategy):
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/m", save_checkpoints_steps=4)'
+    drive_code = 'est.train(train_input_fn, hooks=[tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3)], max_steps=10)\n'
+    src = program(run_config=config, drive=drive_code, **({"estimator": estimator} if estimator else {}))
+    result = blocked(src, target="ctl", strategy=strategy)
+    assert any(d.code == "TFM611" and "not for canned Estimators" in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
+
+
 @pytest.mark.parametrize("hook, target, words", [
     ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3, saver=tf.compat.v1.train.Saver())', "keras",
      "CheckpointSaverHook(saver=...) is not converted"),
@@ -557,7 +606,6 @@ def test_a_checkpoint_saver_hook_writes_the_checkpoints_to_its_directory(drive_c
     ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3, scaffold=tf.compat.v1.train.Scaffold())', "keras",
      "CheckpointSaverHook(scaffold=...) is not converted"),
     ('tf.estimator.CheckpointSaverHook("/tmp/c")', "keras", "converted with checkpoint_dir and save_steps"),
-    ('tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3)', "ctl", "on the Keras target (--target keras) only"),
 ])
 def test_checkpoint_saver_hook_arguments_without_a_tf2_meaning_block(hook, target, words):
     extra = "class Listener(tf.estimator.CheckpointSaverListener):\n    pass\n"
