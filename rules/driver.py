@@ -71,7 +71,7 @@ the parameter-server loop too (its chief saves what TF 2.15's PS Estimator chief
 worker and a ps resuming from step 130 with save_checkpoints_steps=50, 130, 180, 230, 280, 300; by
 CheckpointSaverHook's code an async chief read a global step the other workers also moved, so a save could land
 past last + N, not seen there; the loop saves at last + N exactly).
-Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
+Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -1433,13 +1433,12 @@ def resumes(site: Site) -> bool:
 
 
 def writes_checkpoints(site: Site) -> bool:
-    """Keras target, a model_fn Estimator resuming from its model_dir: the generated EstimatorCheckpoints callback
-    writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup. Canned
-    models keep the backup: verify showed a canned model restored from EstimatorCheckpoints' checkpoint predicting
-    differently from the trained one (fixtures/canned_model_dir), while the backup restores it bit-equal."""
-    from . import canned
-
-    return site.target == "keras" and resumes(site) and not canned.is_canned(site)
+    """Keras target, a model_fn or canned Estimator resuming from its model_dir: the generated EstimatorCheckpoints
+    callback writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup.
+    Canned models too, now that they name the layers they hold in lists and restore_model_dir builds the optimizer
+    before reading its slots (tests/fixtures_run/test_canned_model_dir.py: a canned program resuming its own
+    model.ckpt-<step> matches the Estimator step for step, DNN and wide & deep)."""
+    return site.target == "keras" and resumes(site)
 
 
 def _what(b: Binding) -> str:

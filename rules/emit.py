@@ -8,33 +8,48 @@ from __future__ import annotations
 
 import re
 
-# A string literal (any prefix, single or triple quoted, escapes honoured) or a comment, scanned left to right as
-# Python's tokenizer does: in valid code a quote or `#` outside a string opens a string or a comment. The prefix
-# is the (up to two) letters before the quote; taking an identifier's tail for one (`if"x"`) can only make a plain
-# string look like an f-string, which is kept as code (the safe side).
+# A string literal's quoted part (single or triple quoted, escapes honoured) or a comment, scanned left to right as
+# Python's tokenizer does: in valid code a quote or `#` outside a string opens a string or a comment. (Loops
+# unrolled: no per-character alternation.) The prefix letters before the quote are read by `_prefix`.
 _STRING_OR_COMMENT = re.compile(
-    r"""(?P<prefix>[rRbBuUfF]{1,2})?(?P<body>\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\"|'''(?:\\[\s\S]|[^\\])*?'''"""
-    r"""|"(?:\\[\s\S]|[^"\\\n])*"|'(?:\\[\s\S]|[^'\\\n])*')|\#[^\n]*""")
+    r"""\"\"\"[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*\"\"\"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"""
+    r"""|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'|\#[^\n]*""")
+_PREFIX_LETTERS = frozenset("rRbBuUfF")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
+def _prefix(text: str, quote: int) -> str:
+    """The string prefix before the quote at `quote`: the one or two prefix letters there, unless they end a longer
+    name (`if"x"`, `or"x"`: a keyword, then a plain string), as the tokenizer reads it."""
+    start = quote
+    while start > 0 and quote - start < 2 and text[start - 1] in _PREFIX_LETTERS:
+        start -= 1
+    if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return ""
+    return text[start:quote]
+
+
 def mask(text: str) -> str | None:
-    """`text` with its plain string literals and its comments blanked (every character but newlines a space: same
-    length, same lines), f-strings kept (their replacement fields hold code). None when the scan cannot vouch for
-    its reading of an f-string (braces that do not balance within the literal it found, as Python 3.12's nested
-    quotes would give): the caller then looks at the whole text."""
+    """`text` with its plain string literals (prefix included) and its comments blanked (every character but
+    newlines a space: same length, same lines), f-strings kept (their replacement fields hold code). None when the
+    scan cannot vouch for its reading of an f-string (braces that do not balance within the literal it found, as
+    Python 3.12's nested quotes would give): the caller then looks at the whole text."""
     out: list[str] = []
     last = 0
     for m in _STRING_OR_COMMENT.finditer(text):
-        prefix = m.group("prefix") or ""
-        if "f" in prefix or "F" in prefix:
-            body = m.group("body")
-            if body.count("{") != body.count("}"):
-                return None
-            continue  # kept as it is (it is part of the text between blanked spans)
-        out.append(text[last:m.start()])
-        out.append(_NOT_NEWLINE.sub(" ", m.group()))
-        last = m.end()
+        start, end = m.span()
+        if text[start] != "#":
+            prefix = _prefix(text, start)
+            if "f" in prefix or "F" in prefix:
+                body = m.group()
+                if body.count("{") != body.count("}"):
+                    return None
+                continue  # kept as it is (it is part of the text between blanked spans)
+            start -= len(prefix)
+        out.append(text[last:start])
+        span = text[start:end]
+        out.append(_NOT_NEWLINE.sub(" ", span) if "\n" in span else " " * (end - start))
+        last = end
     out.append(text[last:])
     return "".join(out)
 

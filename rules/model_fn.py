@@ -250,6 +250,72 @@ class _Loop:
     branch: bool = False  # an arm of a static `if` (runs once or not at all): plain attributes, no lists
 
 
+class _Forward(Transformer):
+    """convert_forward's transform: a forward value's layer calls become the Keras model's (one instance a walk)."""
+
+    def __init__(self, interp: _Interpreter, target: str):
+        self.interp, self.target = interp, target
+        self.inline: set[int] = set()  # `Layer(...)` calls that are immediately called: `Layer(...)(inputs)`
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Call):
+            self.inline.add(id(node.func))
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        interp, target = self.interp, self.target
+        if id(original) in self.inline:
+            return updated
+        found = layers.kind_of(interp.tf(original))
+        if found and found[0] == "functional":
+            kind = found[1]
+            args = bind(updated, kind.functional_args, f"tf.layers.{kind.base_name}", layers.CODE)
+            return interp.functional_layer(kind, args, args, original, target)
+        if found:
+            raise Blocked(layers.CODE, "a layer object must be assigned to a name before it is called", original)
+        inline = layers.kind_of(interp.tf(original.func)) if isinstance(original.func, cst.Call) else None
+        if inline and inline[0] in ("class", "keras"):
+            kind = inline[1]
+            ctor_args = interp.ctor_args(kind, inline[0], updated.func)
+            call = bind(updated, ["inputs", "training"], f"layer {kind.keras}", layers.CODE)
+            if inline[0] == "keras":
+                if interp.loop is not None:
+                    raise Blocked(layers.CODE, "keras.layers objects built inside a loop or a static `if` are not "
+                                               "converted: use tf.compat.v1.layers there, or build them before "
+                                               "it",
+                                  original)
+                interp.family("keras", original)
+                name = interp.keras_layer_name(kind, layers.explicit_name(ctor_args), original)
+                attr = interp.free_attr(name)
+                interp.layers.append((attr, interp.ctor(kind, ctor_args, name, original.func, "keras")))
+                return interp.layer_call(f"self.{attr}", kind, call["inputs"], call.get("training"))
+            return interp.functional_layer(kind, ctor_args, call, original, target)
+        if interp.tf(original) == "nn.embedding_lookup":
+            return interp.embedding_lookup(updated)
+        if interp.tf(original) == _INPUT_LAYER and interp.input_layers is True:
+            return interp.input_layer(updated)
+        func = updated.func
+        if isinstance(func, cst.Name) and func.value in interp.keras_models:
+            return interp.keras_model_call(func.value, updated)
+        if isinstance(func, cst.Name) and func.value in interp.module_models:
+            raise Blocked(layers.CODE, f"`{func.value}` is a Keras model built at module level: the Estimator "
+                                       "built a new graph for each train/evaluate/predict call, and a model "
+                                       "built outside model_fn does not follow it; build it in model_fn "
+                                       "(inline or through a helper)", original)
+        if isinstance(func, cst.Name) and func.value in interp.class_layers:
+            kind, args, ctor_call, family, name = interp.class_layers[func.value]
+            attr = func.value + "_layer" if func.value in _MODEL_ATTRIBUTES else func.value
+            if attr not in dict(interp.layers):
+                if family == "v1":
+                    if interp.runtime_names or interp.loop is not None:
+                        raise Blocked(layers.CODE, "a tf.compat.v1.layers object first called in or after a "
+                                                   "loop is not converted: call it before the loop", original)
+                    name = interp.layer_name(kind, layers.explicit_name(args), ctor_call)
+                interp.layers.append((attr, interp.ctor(kind, args, name, ctor_call, family)))
+            call = bind(updated, ["inputs", "training"], f"layer {func.value}", layers.CODE)
+            return interp.layer_call(f"self.{attr}", kind, call["inputs"], call.get("training"))
+        return updated
+
+
 class _Interpreter:
     def __init__(self, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
                  tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
@@ -511,69 +577,7 @@ class _Interpreter:
 
     # ---- forward pass ----------------------------------------------------------------------------------------
     def convert_forward(self, value: cst.BaseExpression, target: str) -> cst.BaseExpression:
-        interp = self
-
-        class _Forward(Transformer):
-            inline: set[int] = set()  # `Layer(...)` calls that are immediately called: `Layer(...)(inputs)`
-
-            def visit_Call(self, node: cst.Call) -> None:
-                if isinstance(node.func, cst.Call):
-                    self.inline.add(id(node.func))
-
-            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-                if id(original) in self.inline:
-                    return updated
-                found = layers.kind_of(interp.tf(original))
-                if found and found[0] == "functional":
-                    kind = found[1]
-                    args = bind(updated, kind.functional_args, f"tf.layers.{kind.base_name}", layers.CODE)
-                    return interp.functional_layer(kind, args, args, original, target)
-                if found:
-                    raise Blocked(layers.CODE, "a layer object must be assigned to a name before it is called", original)
-                inline = layers.kind_of(interp.tf(original.func)) if isinstance(original.func, cst.Call) else None
-                if inline and inline[0] in ("class", "keras"):
-                    kind = inline[1]
-                    ctor_args = interp.ctor_args(kind, inline[0], updated.func)
-                    call = bind(updated, ["inputs", "training"], f"layer {kind.keras}", layers.CODE)
-                    if inline[0] == "keras":
-                        if interp.loop is not None:
-                            raise Blocked(layers.CODE, "keras.layers objects built inside a loop or a static `if` are not "
-                                                       "converted: use tf.compat.v1.layers there, or build them before "
-                                                       "it",
-                                          original)
-                        interp.family("keras", original)
-                        name = interp.keras_layer_name(kind, layers.explicit_name(ctor_args), original)
-                        attr = interp.free_attr(name)
-                        interp.layers.append((attr, interp.ctor(kind, ctor_args, name, original.func, "keras")))
-                        return interp.layer_call(f"self.{attr}", kind, call["inputs"], call.get("training"))
-                    return interp.functional_layer(kind, ctor_args, call, original, target)
-                if interp.tf(original) == "nn.embedding_lookup":
-                    return interp.embedding_lookup(updated)
-                if interp.tf(original) == _INPUT_LAYER and interp.input_layers is True:
-                    return interp.input_layer(updated)
-                func = updated.func
-                if isinstance(func, cst.Name) and func.value in interp.keras_models:
-                    return interp.keras_model_call(func.value, updated)
-                if isinstance(func, cst.Name) and func.value in interp.module_models:
-                    raise Blocked(layers.CODE, f"`{func.value}` is a Keras model built at module level: the Estimator "
-                                               "built a new graph for each train/evaluate/predict call, and a model "
-                                               "built outside model_fn does not follow it; build it in model_fn "
-                                               "(inline or through a helper)", original)
-                if isinstance(func, cst.Name) and func.value in interp.class_layers:
-                    kind, args, ctor_call, family, name = interp.class_layers[func.value]
-                    attr = func.value + "_layer" if func.value in _MODEL_ATTRIBUTES else func.value
-                    if attr not in dict(interp.layers):
-                        if family == "v1":
-                            if interp.runtime_names or interp.loop is not None:
-                                raise Blocked(layers.CODE, "a tf.compat.v1.layers object first called in or after a "
-                                                           "loop is not converted: call it before the loop", original)
-                            name = interp.layer_name(kind, layers.explicit_name(args), ctor_call)
-                        interp.layers.append((attr, interp.ctor(kind, args, name, ctor_call, family)))
-                    call = bind(updated, ["inputs", "training"], f"layer {func.value}", layers.CODE)
-                    return interp.layer_call(f"self.{attr}", kind, call["inputs"], call.get("training"))
-                return updated
-
-        return _rename(value.visit(_Forward()), {name: f"self.{name}" for name in self.weights})
+        return _rename(value.visit(_Forward(self, target)), {name: f"self.{name}" for name in self.weights})
 
     def ctor_args(self, kind: layers.LayerKind, family: str, call: cst.Call) -> dict:
         args = bind(call, kind.ctor_args, f"{'keras' if family == 'keras' else 'tf.layers'}.{kind.keras}", layers.CODE)
@@ -1202,16 +1206,11 @@ class _Interpreter:
                                 "move it out of the mode branch", node)
 
     def builds_layers(self, node) -> bool:
-        found = []
-
-        class _V(Visitor):
-            def visit_Call(inner, call: cst.Call) -> None:
-                if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and (
-                        call.func.value in self.class_layers or call.func.value in self.keras_models)):
-                    found.append(call)
-
-        node.visit(_V())
-        return bool(found)
+        for call in calls_in(node):
+            if layers.kind_of(self.tf(call)) or (isinstance(call.func, cst.Name) and (
+                    call.func.value in self.class_layers or call.func.value in self.keras_models)):
+                return True
+        return False
 
     def layer_helper(self, value) -> cst.FunctionDef | None:
         """`net(features, ...)` calling a function of this module that builds layers (directly or through another
@@ -1230,19 +1229,15 @@ class _Interpreter:
 
     def _helper_builds(self, fn: cst.FunctionDef, seen: set[str]) -> bool:
         seen.add(fn.name.value)
-        found = []
-
-        class _V(Visitor):
-            def visit_Call(inner, call: cst.Call) -> None:
-                path = self.tf(call)
-                if layers.kind_of(path) or path in ("get_variable", "variable_scope") or (path and makes_variables(path)):
-                    found.append(call)
-                elif isinstance(call.func, cst.Name) and call.func.value in self.helpers \
-                        and call.func.value not in seen and self._helper_builds(self.helpers[call.func.value], seen):
-                    found.append(call)
-
-        fn.body.visit(_V())
-        return bool(found)
+        found = False
+        for call in calls_in(fn.body):  # (every call looked at, in walk order: `seen` grows as it did)
+            path = self.tf(call)
+            if layers.kind_of(path) or path in ("get_variable", "variable_scope") or (path and makes_variables(path)):
+                found = True
+            elif isinstance(call.func, cst.Name) and call.func.value in self.helpers \
+                    and call.func.value not in seen and self._helper_builds(self.helpers[call.func.value], seen):
+                found = True
+        return found
 
     def inline_helper(self, target: str, call: cst.Call, fn: cst.FunctionDef, stmt) -> None:
         """`target = net(args)`: the helper's body runs here, as TF1 ran it inside the model_fn (each call builds its
@@ -1339,18 +1334,13 @@ class _Interpreter:
     def variable_maker(self, node) -> tuple[cst.Call, str] | None:
         """A call in a forward value that creates variables the converted model would not own (tf.Variable, RNN
         cells and static/dynamic_rnn, tf.contrib, input_layer, templates): the first one, with its TF path."""
-        found = []
-
-        class _V(Visitor):
-            def visit_Call(inner, call: cst.Call) -> None:
-                path = self.tf(call)
-                if path == _INPUT_LAYER and self.input_layers is True:
-                    return  # numeric columns only: no variables (converted in convert_forward)
-                if path and not found and makes_variables(path):
-                    found.append((call, path))
-
-        node.visit(_V())
-        return found[0] if found else None
+        for call in calls_in(node):
+            path = self.tf(call)
+            if path == _INPUT_LAYER and self.input_layers is True:
+                continue  # numeric columns only: no variables (converted in convert_forward)
+            if path and makes_variables(path):
+                return call, path
+        return None
 
     def refuse_variable_makers(self, node, report) -> None:
         for call in calls_in(node):
@@ -2402,11 +2392,11 @@ class _Interpreter:
             model_layers.append((None, f"for index, layer in enumerate(self.{attr}):  # named for tf.train.Checkpoint\n"
                                        f"    setattr(self, f\"{attr}__{{index}}\", layer)"))
         self.drop_unused(out)
-        body_text = "".join(code(s) for s in self.call_body)
         return ModelPlan(
             fn_name=self.fn.name.value, class_name=class_name, docstring=self.docstring, features=self.features,
             labels=self.labels, params=self.params, layers=model_layers, call_body=self.call_body,
-            params_in_call=self.params in self.free_names(cst.parse_module(body_text)) if body_text else False,
+            # read from the forward statements themselves (a parse of their rendered text has the same names)
+            params_in_call=any(self.params in self.free_names(stmt) for stmt in self.call_body),
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
@@ -2489,7 +2479,7 @@ class _Interpreter:
                     self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
                 reads_params |= self.params in self.free_names(given) | _lambda_names(given)
                 ctor.append(f"{arg}={code(given)}")
-            loggers.append(f"TensorLogger({', '.join(ctor)})")
+            loggers.append(wrap_call(f"TensorLogger({', '.join(ctor)})", width=84))
             if not any(n[2] is call for n in self.notes):
                 self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
         fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)
@@ -2692,56 +2682,79 @@ def logged_name_key(name: str, named: dict) -> tuple[str, str] | None:
     return None
 
 
+# The walks below are module-level classes, one instance per walk: making a visitor class per call (as a closure)
+# cost more than most of these walks.
+
+class _LambdaNames(Visitor):
+    def __init__(self, found: set[str]):
+        self.found = found
+
+    def visit_Lambda(self, n: cst.Lambda) -> bool:
+        params = {p.name.value for p in n.params.params}
+        self.found.update(x.value for x in _free_name_nodes(n.body) if x.value not in params)
+        self.found.update(_lambda_names(n.body))
+        return False
+
+
 def _lambda_names(node: cst.CSTNode) -> set[str]:
     """Names a lambda's body reads that are not its own parameters (free names skip lambdas)."""
     found: set[str] = set()
-
-    class _V(Visitor):
-        def visit_Lambda(self, n: cst.Lambda) -> bool:
-            params = {p.name.value for p in n.params.params}
-            found.update(x.value for x in _free_name_nodes(n.body) if x.value not in params)
-            found.update(_lambda_names(n.body))
-            return False
-
-    node.visit(_V())
+    node.visit(_LambdaNames(found))
     return found
+
+
+class _ValueNames(Visitor):
+    """A walk that skips attribute names and keywords (they are no names read)."""
+
+    def __init__(self, found):
+        self.found = found
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        n.value.visit(self)
+        return False
+
+    def visit_Arg(self, n: cst.Arg) -> bool:
+        n.value.visit(self)
+        return False
+
+
+class _FreeNameNodes(_ValueNames):
+    def visit_Lambda(self, n: cst.Lambda) -> bool:
+        return False
+
+    def _comprehension(self, n) -> bool:
+        # the first iterable is read where the comprehension stands; its targets are local to it
+        n.for_in.iter.visit(self)
+        bound, inner, comp = set(), [], n.for_in
+        while comp is not None:
+            bound.update(t.value for t in _free_name_nodes(comp.target))
+            inner.extend([*([comp.iter] if comp is not n.for_in else []), *(i.test for i in comp.ifs)])
+            comp = comp.inner_for_in
+        parts = [n.key, n.value] if isinstance(n, cst.DictComp) else [n.elt]
+        self.found.extend(x for part in [*parts, *inner] for x in _free_name_nodes(part) if x.value not in bound)
+        return False
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+    def visit_Name(self, n: cst.Name) -> None:
+        self.found.append(n)
 
 
 def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
     found: list[cst.Name] = []
-
-    class _V(Visitor):
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Lambda(self, n: cst.Lambda) -> bool:
-            return False
-
-        def _comprehension(self, n) -> bool:
-            # the first iterable is read where the comprehension stands; its targets are local to it
-            n.for_in.iter.visit(self)
-            bound, inner, comp = set(), [], n.for_in
-            while comp is not None:
-                bound.update(t.value for t in _free_name_nodes(comp.target))
-                inner.extend([*([comp.iter] if comp is not n.for_in else []), *(i.test for i in comp.ifs)])
-                comp = comp.inner_for_in
-            parts = [n.key, n.value] if isinstance(n, cst.DictComp) else [n.elt]
-            found.extend(x for part in [*parts, *inner] for x in _free_name_nodes(part) if x.value not in bound)
-            return False
-
-        visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
-
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-    node.visit(_V())
+    node.visit(_FreeNameNodes(found))
     return found
+
+
+class _ReplaceNames(Transformer):
+    """Name nodes (by id) replaced by what `make` gives for their name."""
+
+    def __init__(self, hits: set[int], make):
+        self.hits, self.make = hits, make
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.make(original.value) if id(original) in self.hits else updated
 
 
 def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
@@ -2749,23 +2762,13 @@ def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
     hits = {id(n) for n in _free_name_nodes(node) if n.value in names}
     if not hits:
         return node
-
-    class _Replace(Transformer):
-        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-            return cst.parse_expression(names[original.value]) if id(original) in hits else updated
-
-    return node.visit(_Replace())
+    return node.visit(_ReplaceNames(hits, lambda name: cst.parse_expression(names[name])))
 
 
 def _substitute(node: cst.CSTNode, exprs: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     """Replace free uses of names by expressions."""
     hits = {id(n) for n in _free_name_nodes(node) if n.value in exprs}
-
-    class _Replace(Transformer):
-        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-            return exprs[original.value] if id(original) in hits else updated
-
-    return node.visit(_Replace())
+    return node.visit(_ReplaceNames(hits, exprs.__getitem__))
 
 
 def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -2774,35 +2777,41 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+class _NamesAndAssignCounts(Visitor):
+    def __init__(self):
+        self.counts: dict[str, int] = {}
+        self.names: set[str] = set()
+
+    def visit_Name(self, n: cst.Name) -> None:
+        self.names.add(n.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        for name in _all_name_nodes(node.target):
+            self.counts[name.value] = self.counts.get(name.value, 0) + 1
+
+    def visit_For(self, node: cst.For) -> None:
+        for name in _all_name_nodes(node.target):
+            self.counts[name.value] = self.counts.get(name.value, 0) + 2  # a loop variable is never inlined
+
+
 def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
     """Every name in the function, and how often each is assigned in its body (one walk)."""
-    counts: dict[str, int] = {}
-    names: set[str] = set()
+    walk = _NamesAndAssignCounts()
+    fn.visit(walk)
+    return walk.names, walk.counts
 
-    class _V(Visitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
 
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            for name in _all_name_nodes(node.target):
-                counts[name.value] = counts.get(name.value, 0) + 1
+class _AllNameNodes(Visitor):
+    def __init__(self, found: list[cst.Name]):
+        self.found = found
 
-        def visit_For(self, node: cst.For) -> None:
-            for name in _all_name_nodes(node.target):
-                counts[name.value] = counts.get(name.value, 0) + 2  # a loop variable is never inlined
-
-    fn.visit(_V())
-    return names, counts
+    def visit_Name(self, n: cst.Name) -> None:
+        self.found.append(n)
 
 
 def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     found: list[cst.Name] = []
-
-    class _V(Visitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-    node.visit(_V())
+    node.visit(_AllNameNodes(found))
     return found
 
 
@@ -2837,15 +2846,18 @@ def input_layer_calls(fn: cst.FunctionDef, names) -> list[cst.Call]:
     return [c for c in calls_in(fn) if names.of(c) == _INPUT_LAYER]
 
 
+class _Calls(Visitor):
+    def __init__(self, found: list[cst.Call]):
+        self.found = found
+
+    def visit_Call(self, call: cst.Call) -> None:
+        self.found.append(call)
+
+
 def calls_in(node) -> list[cst.Call]:
     """Every call in `node`'s subtree, in walk order (rules/program.py uses it too)."""
     found: list[cst.Call] = []
-
-    class _V(Visitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_V())
+    node.visit(_Calls(found))
     return found
 
 
@@ -2860,24 +2872,16 @@ def makes_variables(path: str) -> bool:
             or path.endswith(".Variable"))
 
 
+class _NamesRead(_ValueNames):
+    def visit_Name(self, n: cst.Name) -> None:
+        self.found.add(n.value)
+
+
 def _names_read_anywhere(node) -> set[str]:
     """Identifiers used as names anywhere below `node`, lambdas and nested defs included (attribute names and
     keywords are not names)."""
     found: set[str] = set()
-
-    class _V(Visitor):
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Name(self, n: cst.Name) -> None:
-            found.add(n.value)
-
-    node.visit(_V())
+    node.visit(_NamesRead(found))
     return found
 
 
@@ -2949,22 +2953,25 @@ def _import_targets(node) -> list[tuple[str, str]]:
     return out
 
 
+class _Returns(Visitor):
+    def __init__(self):
+        self.found = []
+
+    def visit_Return(self, node) -> None:
+        self.found.append(node)
+
+    def visit_FunctionDef(self, node) -> bool:  # a nested def's returns are its own
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+
 def _has_return(statements) -> bool:
-    found = []
-
-    class _V(Visitor):
-        def visit_Return(self, node) -> None:
-            found.append(node)
-
-        def visit_FunctionDef(self, node) -> bool:  # a nested def's returns are its own
-            return False
-
-        def visit_Lambda(self, node) -> bool:
-            return False
-
+    walk = _Returns()
     for stmt in statements:
-        stmt.visit(_V())
-    return bool(found)
+        stmt.visit(walk)
+    return bool(walk.found)
 
 
 def _debug_print(value, module_names) -> bool:
