@@ -13,7 +13,8 @@ from tfmigrate.files import discover
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
-def _helper_program(root: Path, driver_header: str, make_estimator: str | None = None) -> None:
+def _helper_program(root: Path, driver_header: str, make_estimator: str | None = None,
+                    model_dir: str = "/tmp/tfmigrate-h9/m") -> None:
     """regression_adagrad split in two: helpers.py (model_fn, input functions, make_estimator) and main.py."""
     root.mkdir(parents=True)
     head, _ = (FIXTURES / "regression_adagrad" / "original.py").read_text().split("def main():")
@@ -26,7 +27,7 @@ def _helper_program(root: Path, driver_header: str, make_estimator: str | None =
     reach = "helpers." if "import helpers" in driver_header and "from helpers" not in driver_header else ""
     (root / "main.py").write_text(
         f'"""Trains the helpers\' Estimator."""\n{driver_header}\n\n\ndef main():\n'
-        f'    estimator = {reach}make_estimator("/tmp/tfmigrate-h9/m")\n'
+        f'    estimator = {reach}make_estimator("{model_dir}")\n'
         f"    estimator.train(input_fn={reach}train_input_fn, max_steps=20)\n"
         f"    print(estimator.evaluate(input_fn={reach}eval_input_fn))\n\n\n"
         'if __name__ == "__main__":\n    main()\n')
