@@ -1600,8 +1600,13 @@ class Emitter:
                       " of this module; give each its own name" if len(rebound) > 1 else
                       "it is local to another function; pass the value explicitly or build it where the Estimator "
                       "is used")
-            raise Blocked(CODE, f"{what} `{code(value.node)[:60]}` uses `{name}`, which does not mean the same where "
-                                f"the converted code needs it ({reason})", value.node)
+            node, where = value.node, ""
+            if value.file is not self.file and self.program.file_of(at) is self.file:
+                # needed by this file's converted code (main.py's train of helpers' Estimator): reported here, where
+                # this file blocks, naming where the value is written
+                node, where = at, f" (written at {value.file.path}:{self.analysis.line(value.node, value.file)})"
+            raise Blocked(CODE, f"{what} `{code(value.node)[:60]}`{where} uses `{name}`, which does not mean the same "
+                                f"where the converted code needs it ({reason})", node)
         return text
 
     def mode_key(self, attribute: cst.Attribute, file: FileIndex) -> str | None:
@@ -1676,9 +1681,10 @@ class Emitter:
         if site.file is not self.file:
             alias = self.program.module_alias(site.model_fn.file, at, self.file)
             if alias is None:
+                module = site.model_fn.file.module_name or "module"
                 raise Blocked(CODE, f"the Estimator of {site.file.path} is used here, but the generated {name} next "
                                     f"to its model in {site.model_fn.file.path} cannot be reached from here; "
-                                    "import that module (`import module`) in this file", at)
+                                    f"add `import {module}` to this file (a module import, not `from ... import`)", at)
             return f"{alias}.{name}"
         expr = site.model_fn_expr
         if isinstance(expr, cst.Call):  # a factory of another module: `module.make_model_fn(...)`

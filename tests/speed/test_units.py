@@ -217,6 +217,8 @@ def test_an_estimator_built_in_a_helper_module_keeps_its_unit(tmp_path, parsed, 
     assert sorted(parsed) == ["helpers.py", "main.py"]
     assert _view(_run(tmp_path / "p", prefilter=False)) == _view(results)
     assert results["helpers.py"].status != "skipped"
+    # and the unit converts as one: main.py's train/evaluate too, TensorFlow import or not (issue #12)
+    assert {rel: r.status for rel, r in results.items()} == {"helpers.py": "changed", "main.py": "changed"}
     if driver_imports_tf:  # alone, main.py is reported for an Estimator it cannot follow: the unit is what counts
         alone = migrate_paths([tmp_path / "p" / "main.py"], Options(), jobs=1)[0]
         assert _view({"main.py": alone}) != _view({"main.py": results["main.py"]})
