@@ -400,11 +400,12 @@ def identifier_facts(data: bytes, path: str, words: Iterable[bytes], roots: Iter
             facts &= ~NO_ROOTS
     compiled = _code_names(data)
     if compiled is not None:  # a file that converts usually clears every fact here, without the `ast`
-        if facts & TEXT_ONLY and any(word in name for name in compiled for word in words):
+        every, globals_attributes = compiled
+        if facts & TEXT_ONLY and any(word in name for name in every for word in words):
             facts &= ~TEXT_ONLY
-        if any(name.partition(".")[0] in roots for name in compiled):
+        if any(name.partition(".")[0] in roots for name in globals_attributes):  # (imported modules are co_names)
             facts &= ~NO_ROOTS
-        if not names.isdisjoint(compiled):
+        if not names.isdisjoint(globals_attributes):  # an attribute, or a global of the same name (conservative)
             facts &= ~NO_NAMES
         if not facts:
             return 0
@@ -453,9 +454,10 @@ def identifier_facts(data: bytes, path: str, words: Iterable[bytes], roots: Iter
     return facts
 
 
-def _code_names(data: bytes) -> set[str] | None:
+def _code_names(data: bytes) -> tuple[set[str], set[str]] | None:
     """Every name of the compiled code (names, attributes, imported modules (dotted) and names, parameters and
-    locals, def/class names), or None when it does not compile. compile() makes no Python objects for the tree, ~3×
+    locals, def/class names), and the global and attribute names among them (`co_names`), or None when it does not
+    compile. compile() makes no Python objects for the tree, ~3×
     cheaper than `ast.parse`, and every such name is an identifier of the source (the compiler's own — `<module>`,
     `.0`, `__qualname__`, … — hold none of the rules' words). It can only clear facts (a name seen here is in the
     source); what it does not show (keyword names, `global`, star imports, uncompiled annotations) is the ast's."""
@@ -469,13 +471,15 @@ def _code_names(data: bytes) -> set[str] | None:
     except (SyntaxError, ValueError, UnicodeError, LookupError, MemoryError, RecursionError, OverflowError):
         return None
     found: set[str] = set()
+    globals_attributes: set[str] = set()
     stack = [code]
     while stack:
         code = stack.pop()
+        globals_attributes.update(code.co_names)
         found.add(code.co_name)
-        found.update(code.co_names, code.co_varnames, code.co_cellvars, code.co_freevars)
+        found.update(code.co_varnames, code.co_cellvars, code.co_freevars)
         stack.extend(const for const in code.co_consts if type(const) is CodeType)
-    return found
+    return found | globals_attributes, globals_attributes
 
 
 def _alone(unit: dict[str, bytes]) -> tuple[bytes, str]:

@@ -790,14 +790,22 @@ class Program:
     def _through_module(self, name: str, here: list[Binding], at: cst.CSTNode, at_file: FileIndex) -> str | None:
         """`alias.name` for a module-level `name` of another file, when `at` sees that file's module as `alias`
         (`from trainer import model` / `import trainer.model as model`)."""
-        if len(here) != 1 or here[0].scope.kind != "module" or not here[0].scope.file.module_name:
+        if len(here) != 1 or here[0].scope.kind != "module":
             return None
-        module = here[0].scope.file.module_name
+        alias = self.module_alias(here[0].scope.file, at, at_file)
+        return None if alias is None else f"{alias}.{name}"
+
+    def module_alias(self, module_file: FileIndex, at: cst.CSTNode, at_file: FileIndex) -> str | None:
+        """The name `at` (in at_file) sees module_file's module as (`import helpers`, `from trainer import model`,
+        `import trainer.model as model`), or None."""
+        module = module_file.module_name
+        if not module:
+            return None
         for alias, bindings in at_file.top.bindings.items():
             b = bindings[-1]
             if b.kind in ("import", "from") and self.absolute(b.target, at_file) == module \
                     and [id(x) for x in self.lookup(alias, at, at_file)] == [id(b)]:
-                return f"{alias}.{name}"
+                return alias
         return None
 
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,

@@ -126,7 +126,10 @@ TF 2.15 runs):
   Keras and custom loop) and resumes training from one, step for step against the Estimator's continuation.
   Measured: predictions from the Estimator's model_dir bit-equal (64 examples, logits and probabilities, max |Δ| 0,
   both models, both targets); resumed 40 → 100: DNN (Keras) 60/60 steps bit-equal, wide & deep max rel Δ 3.5e-7
-  (Keras and custom loop; the logistic head's last bits, as in training from scratch).
+  (Keras and custom loop; the logistic head's last bits, as in training from scratch). The Keras fit writes the
+  Estimator's checkpoints (EstimatorCheckpoints: model.ckpt-<step> at the start, every save_checkpoints_steps since
+  the last save, at the end) and a later run resumes from them: 40 → 70 → 100 against the Estimator's own, DNN
+  predictions bit-equal, wide & deep within 1.9e-6 (test_migrated_canned_program_resumes_its_own_checkpoints).
 - Parameter servers (an async job: TF_CONFIG with ps tasks and `--strategy parameter-server`, or
   `RunConfig(train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())`): DNNClassifier and
   DNNRegressor, v1 and v2, over numeric, bucketized and vocabulary-list indicator columns convert to the PS target
@@ -1191,6 +1194,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         needed.extend(plan.model.head_plan.support(target))
         if plan.resuming or plan.restoring:  # the optimizer slots' names in the Estimator's checkpoint
             needed.append("legacy_slots" if not plan.model.v1 else "estimator_slots")
+        if plan.resuming and target == "keras":  # the Estimator's model.ckpt-<step> checkpoints (driver.py)
+            needed.append("EstimatorCheckpoints")
         if plan.model.family == "baseline":
             needed.append("BaselineBias")
         if plan.model.batch_norm:
@@ -1208,6 +1213,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
             parts.append(head_support.render(part=item))
+        elif item == "EstimatorCheckpoints":
+            parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
             parts.append(env.get_template("estimator_restore.py.j2").render(
                 part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))

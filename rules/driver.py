@@ -71,7 +71,7 @@ the parameter-server loop too (its chief saves what TF 2.15's PS Estimator chief
 worker and a ps resuming from step 130 with save_checkpoints_steps=50, 130, 180, 230, 280, 300; by
 CheckpointSaverHook's code an async chief read a global step the other workers also moved, so a save could land
 past last + N, not seen there; the loop saves at last + N exactly).
-Canned and model_to_estimator Keras fits keep BackupAndRestore. Parameter-server programs restore
+Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -1433,13 +1433,12 @@ def resumes(site: Site) -> bool:
 
 
 def writes_checkpoints(site: Site) -> bool:
-    """Keras target, a model_fn Estimator resuming from its model_dir: the generated EstimatorCheckpoints callback
-    writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup. Canned
-    models keep the backup: verify showed a canned model restored from EstimatorCheckpoints' checkpoint predicting
-    differently from the trained one (fixtures/canned_model_dir), while the backup restores it bit-equal."""
-    from . import canned
-
-    return site.target == "keras" and resumes(site) and not canned.is_canned(site)
+    """Keras target, a model_fn or canned Estimator resuming from its model_dir: the generated EstimatorCheckpoints
+    callback writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup.
+    Canned models too, now that they name the layers they hold in lists and restore_model_dir builds the optimizer
+    before reading its slots (tests/fixtures_run/test_canned_model_dir.py: a canned program resuming its own
+    model.ckpt-<step> matches the Estimator step for step, DNN and wide & deep)."""
+    return site.target == "keras" and resumes(site)
 
 
 def _what(b: Binding) -> str:
@@ -1652,11 +1651,20 @@ class Emitter:
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
-    def support_name(self, site: Site, name: str) -> str:
+    def support_name(self, site: Site, name: str, at: cst.CSTNode) -> str:
         """A class keras_build.py.j2 writes next to the model's builder (EstimatorCheckpoints, NanLossCheck), as
-        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file."""
+        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file, or when the
+        Estimator built in another file is used here (`helpers.make_estimator()` trained in main.py: through
+        `import helpers` at `at`, the use; blocked there without such an import)."""
         if site.model_fn.file is self.file:
             return name
+        if site.file is not self.file:
+            alias = self.program.module_alias(site.model_fn.file, at, self.file)
+            if alias is None:
+                raise Blocked(CODE, f"the Estimator of {site.file.path} is used here, but the generated {name} next "
+                                    f"to its model in {site.model_fn.file.path} cannot be reached from here; "
+                                    "import that module (`import module`) in this file", at)
+            return f"{alias}.{name}"
         expr = site.model_fn_expr
         if isinstance(expr, cst.Call):  # a factory of another module: `module.make_model_fn(...)`
             expr = expr.func
@@ -1916,7 +1924,7 @@ class Emitter:
         if id(hook.node) in site.counters:
             args = [f"{k}={self.render(v, at, 'StepCounterHook(' + k + ')')}"
                     for k, v in site.counters[id(hook.node)].items()]
-            return f"{self.support_name(site, 'StepCounter')}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
+            return f"{self.support_name(site, 'StepCounter', at)}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
         if id(hook.node) not in site.loggers:
             return self.render(hook, at, "hook")
         named, args = site.loggers[id(hook.node)]
@@ -1932,7 +1940,7 @@ class Emitter:
             items.append(f"({json.dumps(tag)}, {json.dumps(key[0])})")
         text = [f"[{', '.join(items)}]"]
         text += [f"{k}={self.render(v, at, 'LoggingTensorHook(' + k + ')')}" for k, v in args.items()]
-        return f"{self.support_name(site, 'TensorLogger')}({', '.join(text)})"
+        return f"{self.support_name(site, 'TensorLogger', at)}({', '.join(text)})"
 
     def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
         # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
@@ -1955,7 +1963,7 @@ class Emitter:
                 args.append(f"keep_checkpoint_max={self.render(site.run_config['keep_checkpoint_max'], at, 'keep')}")
             if saver is not None and "checkpoint_basename" in saver:
                 args.append(f"basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}")
-            items.append(f"{self.support_name(site, 'EstimatorCheckpoints')}({', '.join(args)})")
+            items.append(f"{self.support_name(site, 'EstimatorCheckpoints', at)}({', '.join(args)})")
         elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
@@ -1974,7 +1982,7 @@ class Emitter:
         if getattr(plan, "nan_check", None) is not None:
             # the model_fn's NanTensorHook(loss): TF1 ran the chief's checkpoint and summary hooks, then the train
             # hooks, then it; so it goes last
-            items.append(f"{self.support_name(site, 'NanLossCheck')}()")
+            items.append(f"{self.support_name(site, 'NanLossCheck', at)}()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:

@@ -2479,7 +2479,7 @@ class _Interpreter:
                     self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
                 reads_params |= self.params in self.free_names(given) | _lambda_names(given)
                 ctor.append(f"{arg}={code(given)}")
-            loggers.append(f"TensorLogger({', '.join(ctor)})")
+            loggers.append(wrap_call(f"TensorLogger({', '.join(ctor)})", width=84))
             if not any(n[2] is call for n in self.notes):
                 self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
         fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)

@@ -437,12 +437,6 @@ def analysis_for(context) -> driver.Analysis:
 def migrate(module: cst.Module, context) -> cst.Module:
     table = build_import_table(module, TF_ROOTS)
     file = context.index()
-    if not table.bindings and not _imports_tf_anywhere(file):
-        # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
-        # name rooted in nothing bound is still reported (TFM604), never passed over
-        program = analysis_for(context).program
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
-        return module
     analysis = analysis_for(context)
     program = analysis.program
     inputs = {id(s): _input_files(s, program) for s in analysis.sites}
@@ -450,6 +444,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
             or any(c.file is file for c in s.callback_plans.values())
             or id(file) in {id(f) for f in inputs[id(s)]}]
+    if not mine and not table.bindings and not _imports_tf_anywhere(file):
+        # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
+        # name rooted in nothing bound is still reported (TFM604), never passed over. A file that drives an
+        # Estimator of another file (`est = helpers.make_estimator(); est.train(...)`) or feeds one is in `mine`:
+        # converted with it like any driver file, TensorFlow import or not
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
+        return module
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
                                                           *(r.file for r in s.receivers.values()),
                                                           *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
@@ -1276,7 +1277,10 @@ def _names_any(module: cst.Module, words: frozenset[str], texts=(), imports: boo
     `ast` (a C parse, ~4× LibCST's, and `_ast_names` gives the same names LibCST's Names would); the module walk
     stops at the first hit."""
     pattern = re.compile("|".join(rf"\b{re.escape(w)}\b" for w in sorted(words)))
-    for text in sorted((t for t in texts if pattern.search(t)), key=len):
+    texts = [t for t in texts if pattern.search(t)]
+    if any(_used_in_code(t, words) for t in texts):
+        return True
+    for text in sorted(texts, key=len):
         found = _ast_names(text, imports)
         if found is None:  # what `ast` does not read (never generated): LibCST as before
             found = _cst_names(text, imports)
@@ -1299,6 +1303,26 @@ def _names_any(module: cst.Module, words: frozenset[str], texts=(), imports: boo
     except _Found:
         return True
     return False
+
+
+def _used_in_code(text: str, words: frozenset[str]) -> bool:
+    """A proof, without a parse, that one of `words` is a Name of `text` outside import statements: the word followed
+    by a dot (`keras.layers`) in the text with every string literal (f-strings too) and comment blanked
+    (emit's scan), on a line with no `import` that continues no line. False says nothing (`_names_any` parses)."""
+    found = re.compile("|".join(rf"\b{re.escape(w)}\s*\." for w in sorted(words)))
+    if found.search(text) is None:
+        return False
+    blanked = emit._STRING_OR_COMMENT.sub(lambda m: emit._NOT_NEWLINE.sub(" ", m.group()), text)
+    for m in found.finditer(blanked):
+        start = blanked.rfind("\n", 0, m.start()) + 1
+        end = blanked.find("\n", m.end())
+        line = blanked[start:end if end >= 0 else len(blanked)]
+        if _IMPORT_WORD.search(line) is None and not (start >= 2 and blanked[start - 2] == "\\"):
+            return True
+    return False
+
+
+_IMPORT_WORD = re.compile(r"\bimport\b")
 
 
 def _cst_names(text: str, imports: bool) -> set[str]:

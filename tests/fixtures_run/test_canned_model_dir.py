@@ -140,3 +140,44 @@ def test_migrated_canned_model_resumes_training_from_the_estimators_model_dir(tm
                           "--mode", "train", "--steps", str(FINAL), "--model_dir", str(other)], tmp_path, check=False)
     assert bad.returncode != 0
     assert "cannot resume from the Estimator checkpoint" in bad.stderr, bad.stderr[-2000:]
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+@pytest.mark.parametrize("estimator", ["dnn", "wide_deep"])
+def test_migrated_canned_program_resumes_its_own_checkpoints(tmp_path, estimator):
+    """The Keras fit of a canned model writes the Estimator's checkpoints (EstimatorCheckpoints: model.ckpt-<step>,
+    a tf.train.Checkpoint of the model and its optimizer, a wide and deep model's two optimizers included). From
+    one Estimator checkpoint (step EARLIER, so both start from the same weights), each program trains to MID in its
+    own copy, then runs again there to FINAL: the migrated second run reads its own model.ckpt-MID, and must match
+    the Estimator's step for step (every weight and slot restored); predict from those model_dirs must agree."""
+    original = CASE / "original.py"
+    migrated = _migrated(tmp_path, "keras")
+    mid = (EARLIER + FINAL) // 2
+    earlier = tmp_path / "earlier"
+    _run("legacy", [str(original), "--model", estimator, "--mode", "train", "--steps", str(EARLIER),
+                    "--model_dir", str(earlier)], tmp_path)
+    caps, dirs = {}, {}
+    for side in ("original", "migrated"):
+        dirs[side] = tmp_path / side / "model"
+        shutil.copytree(earlier, dirs[side])
+        for steps in (mid, FINAL):
+            caps[side, steps] = cap = tmp_path / side / f"capture{steps}"
+            if side == "original":
+                _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--model", estimator, "--mode", "train",
+                                "--steps", str(steps)], tmp_path, capture_dir=cap, model_dir=dirs[side])
+            else:
+                _run("target", [str(capture.TARGET_BOOT), str(migrated), "--model", estimator, "--mode", "train",
+                                "--steps", str(steps), "--model_dir", str(dirs[side])], tmp_path, capture_dir=cap)
+    checkpoints = sorted(p.name for p in dirs["migrated"].glob("model.ckpt-*.index"))
+    assert checkpoints == sorted(p.name for p in dirs["original"].glob("model.ckpt-*.index")), checkpoints
+    assert not (dirs["migrated"] / "latest.weights.h5").exists()
+    for steps, done in ((mid, EARLIER), (FINAL, mid)):
+        a, b = capture.read_legacy(caps["original", steps]), capture.read_target(caps["migrated", steps])
+        assert len(a["chief0"]) == len(b["chief0"]) == steps - done
+        result = compare.compare_sync(a, b)
+        assert result["equivalent"], (steps, result["problems"])
+    predictions = {side: _predictions(_run(env, [str(program), "--model", estimator, "--mode", "predict",
+                                                 "--model_dir", str(dirs[side])], tmp_path).stdout)
+                   for side, env, program in (("original", "legacy", original), ("migrated", "target", migrated))}
+    print(f"{estimator}: own checkpoints, max |Δ| {_max_delta(predictions['original'], predictions['migrated']):.3g}")

@@ -1,15 +1,16 @@
 """A model_dir holding two checkpoints saved at different steps: a Keras run's BackupAndRestore backup
-(latest.weights.h5) and a NEWER Estimator checkpoint (model.ckpt-N). The migrated program must read the one saved at
+(latest.weights.h5, what migrated canned programs' fit wrote before they wrote EstimatorCheckpoints) and a NEWER
+Estimator checkpoint (model.ckpt-N). The migrated program must read the one saved at
 the later global step, as a user going back and forth between the two programs expects: the backup used to win
 whatever its step, so predict read older weights and a resumed run silently went on from the older state (and
 trained more steps than the Estimator).
 
-The story (fixtures/canned_model_dir, DNNClassifier; its Keras fit writes BackupAndRestore's backup): the migrated
-program trains STALE steps into a model_dir; the Estimator, which does not read that backup, then trains there from
-scratch to NEWER. Then, on copies of that directory, the original and the migrated program (Keras target, and the
-custom loop for predict) predict, and continue training to FINAL; the continuations are compared step by step
-within verify's tolerance. Finally the migrated program's own backup (now at FINAL, newer than the Estimator's
-model.ckpt-NEWER beside it) must win.
+The story (fixtures/canned_model_dir, DNNClassifier): the migrated model's Keras fit with BackupAndRestore trains
+STALE steps into a model_dir; the Estimator, which does not read that backup, then trains there from scratch to
+NEWER. Then, on copies of that directory, the original and the migrated program (Keras target, and the custom loop
+for predict) predict, and continue training to FINAL; the continuations are compared step by step within verify's
+tolerance, and the resumed migrated run removed the stale backup (fit's BackupAndRestore would have loaded it).
+Finally a backup saved at a later step than the Estimator's checkpoint beside it wins (newest_checkpoint).
 
 Marked `tfenv` and `equivalence`.
 """
@@ -28,6 +29,25 @@ from tfmigrate.runtime import capture, compare
 CASE = Path(__file__).resolve().parents[2] / "fixtures" / "canned_model_dir"
 STALE, NEWER, FINAL = 20, 40, 60
 
+# the migrated DNN's fit with BackupAndRestore, as migrated canned programs trained before EstimatorCheckpoints
+BACKUP = """
+import runpy, sys
+import keras
+import tensorflow as tf
+g = runpy.run_path(sys.argv[1], run_name="not_main")
+keras.utils.set_random_seed(3)
+with tf.distribute.get_strategy().scope():
+    model = g["build_dnn_classifier"]({})
+    model(next(iter(g["train_input"]("dnn")))[0])
+model.fit(g["train_input"]("dnn"), epochs=1, steps_per_epoch=int(sys.argv[3]), verbose=0,
+          callbacks=[keras.callbacks.BackupAndRestore(sys.argv[2], save_freq="epoch", delete_checkpoint=False)])
+"""
+NEWEST = """
+import runpy, sys
+g = runpy.run_path(sys.argv[1], run_name="not_main")
+print("newest:", g["DNNClassifierModel"].newest_checkpoint(sys.argv[2]))
+"""
+
 
 def _predict(env: str, program: Path, model_dir: Path, work: Path) -> list[dict]:
     return _predictions(_run(env, [str(program), "--model", "dnn", "--mode", "predict", "--model_dir",
@@ -40,8 +60,8 @@ def test_a_newer_estimator_checkpoint_wins_over_a_stale_keras_backup(tmp_path):
     original = CASE / "original.py"
     programs = {"keras": migrate_case(CASE, tmp_path, "keras"), "ctl": migrate_case(CASE, tmp_path, "ctl")}
     both = tmp_path / "both"
-    _run("target", [str(programs["keras"]), "--model", "dnn", "--mode", "train", "--steps", str(STALE),
-                    "--model_dir", str(both)], tmp_path)
+    (tmp_path / "backup.py").write_text(BACKUP)
+    _run("target", [str(tmp_path / "backup.py"), str(programs["keras"]), str(both), str(STALE)], tmp_path)
     assert (both / "latest.weights.h5").exists() and not list(both.glob("model.ckpt-*"))
     _run("legacy", [str(original), "--model", "dnn", "--mode", "train", "--steps", str(NEWER), "--model_dir",
                     str(both)], tmp_path)
@@ -76,10 +96,21 @@ def test_a_newer_estimator_checkpoint_wins_over_a_stale_keras_backup(tmp_path):
     assert result["equivalent"], result["problems"]
     assert result["workers"]["chief0"]["compared"] == FINAL - NEWER
 
-    # the migrated program's own backup, now at step FINAL, wins over the Estimator's model.ckpt-NEWER beside it
-    assert (dirs["migrated"] / "latest.weights.h5").exists()
-    assert (dirs["migrated"] / f"model.ckpt-{NEWER}.index").exists()
+    # the resumed run removed the stale backup (fit's BackupAndRestore would load it) and saved its own checkpoints
+    assert not (dirs["migrated"] / "latest.weights.h5").exists()
+    assert (dirs["migrated"] / f"model.ckpt-{FINAL}.index").exists()
     after = {"original": _predict("legacy", original, dirs["original"], tmp_path),
              "keras": _predict("target", programs["keras"], dirs["migrated"], tmp_path)}
     print(f"after the resume: max |Δ| {_max_delta(after['original'], after['keras']):.3g} over 64 predictions")
-    assert any(abs(p["logits"][0] - q["logits"][0]) > 1e-4 for p, q in zip(after["keras"], predictions["keras"]))
+
+    # a backup saved at a later step than the Estimator's checkpoint beside it wins; an earlier one does not
+    later = tmp_path / "later"
+    _run("target", [str(tmp_path / "backup.py"), str(programs["keras"]), str(later / "fit"), str(NEWER + 10)],
+         tmp_path)
+    shutil.copytree(both, later / "model")
+    shutil.copy(later / "fit" / "latest.weights.h5", later / "model" / "latest.weights.h5")
+    (tmp_path / "newest.py").write_text(NEWEST)
+    newest = {name: _run("target", [str(tmp_path / "newest.py"), str(programs["keras"]), str(model_dir)],
+                         tmp_path).stdout.split("newest:")[1].strip() for name, model_dir in (("stale", both),
+                                                                                               ("later", later / "model"))}
+    assert newest == {"stale": str(both / f"model.ckpt-{NEWER}"), "later": str(later / "model" / "latest.weights.h5")}

@@ -118,3 +118,34 @@ def test_a_keras_program_run_again_on_its_own_model_dir_goes_on_to_max_steps(tmp
     second = capture.read_target(caps["migrated", final])
     assert len(second.get("chief0", [])) == final - earlier  # not 0: the second run trained on
     assert len(capture.read_legacy(caps["original", final])["chief0"]) == final - earlier
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_a_keras_program_resumes_its_own_checkpoint_with_the_optimizer_slots(tmp_path):
+    """adam_mae (Keras target): from one Estimator checkpoint (step EARLIER), each program trains to MID in its own
+    copy, then again to FINAL there; the migrated second run reads its own model.ckpt-MID (EstimatorCheckpoints).
+    Restoring it before the optimizer was built left Adam's m and v at zero (the weights and the step were right),
+    so the second run trained differently from the Estimator's from its first step."""
+    original = FIXTURES / "adam_mae" / "original.py"
+    migrated = _migrated("adam_mae", "keras", tmp_path)
+    mid = (EARLIER + FINAL) // 2
+    earlier = tmp_path / "earlier"
+    _run("legacy", [str(original), "--steps", str(EARLIER), "--model_dir", str(earlier)], tmp_path)
+    caps = {}
+    for side in ("original", "migrated"):
+        model_dir = tmp_path / side / "model"
+        shutil.copytree(earlier, model_dir)
+        for steps in (mid, FINAL):
+            caps[side, steps] = cap = tmp_path / side / f"capture{steps}"
+            if side == "original":
+                _run("legacy", [str(capture.LEGACY_BOOT), str(original), "--steps", str(steps)], tmp_path, cap,
+                     model_dir)
+            else:
+                _run("target", [str(capture.TARGET_BOOT), str(migrated), "--steps", str(steps), "--model_dir",
+                                str(model_dir)], tmp_path, cap)
+    for steps, done in ((mid, EARLIER), (FINAL, mid)):
+        a, b = capture.read_legacy(caps["original", steps]), capture.read_target(caps["migrated", steps])
+        assert len(a["chief0"]) == len(b["chief0"]) == steps - done
+        result = compare.compare_sync(a, b)
+        assert result["equivalent"], (steps, result["problems"])

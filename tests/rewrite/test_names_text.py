@@ -54,3 +54,43 @@ def test_ast_names_match_libcst_on_generated_texts(name, monkeypatch):
     for text in seen:
         for imports in (True, False):
             assert program._ast_names(text, imports) == program._cst_names(text, imports)
+
+
+PROOF_SHAPES = [
+    ("m = keras.layers.Dense(1)\n", True),
+    ("m = tf.keras .layers\n", True),  # an attribute named keras is a Name too
+    ('x = "keras.layers"  # keras.layers\n', False),
+    ('x = f"{a} keras.layers"\n', False),  # f-strings are blanked whole (a proof only ever misses)
+    ('"""Docstring: keras.layers.Dense."""\n', False),
+    ("import keras.layers\n", False),
+    ("x = 1; import keras.layers as kl\n", False),
+    ("from keras.layers import Dense\n", False),
+    ("import os, \\\n    keras.layers\n", False),
+    ("def f():\n    '''a\n    keras.x\n    '''\n    return keras.ops.add(1, 2)\n", True),
+]
+
+
+@pytest.mark.parametrize("text, proved", PROOF_SHAPES)
+def test_used_in_code_proves_only_names_outside_imports(text, proved):
+    assert program._used_in_code(text, frozenset({"keras"})) is proved
+    if proved:
+        assert "keras" in program._cst_names(text, False)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_used_in_code_never_claims_what_a_parse_denies(name, monkeypatch):
+    seen: list[str] = []
+    real = program._names_any
+
+    def spy(module, words, texts=(), imports=True):
+        seen.extend(texts)
+        return real(module, words, texts, imports)
+
+    monkeypatch.setattr(program, "_names_any", spy)
+    case = tomllib.loads((FIXTURES / name / "case.toml").read_text())
+    migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py",
+                   Options(strategy=case.get("strategy", "keep")))
+    for text in seen:
+        for word in ("keras", "tf"):
+            if program._used_in_code(text, frozenset({word})):
+                assert word in program._cst_names(text, False)

@@ -26,6 +26,7 @@ SHAPES = [
     b"[e for e in estimators]\n",
     b"x is 1  # a SyntaxWarning, not printed\n",
     b"return 1\n",  # parses, does not compile
+    b"def validate(estimator):\n    return estimator._validate()\n",  # a parameter named like an attribute of NAMES
 ]
 
 
@@ -38,7 +39,10 @@ def _ast_only(data: bytes, ask=lambda data: engine.identifier_facts(data, "<stdi
         engine._code_names = real
 
 
-@pytest.mark.parametrize("data", [p.read_bytes() for p in SOURCES] + SHAPES)
+SOURCES_DATA = [p.read_bytes() for p in SOURCES]
+
+
+@pytest.mark.parametrize("data", SOURCES_DATA + SHAPES)
 def test_code_names_only_clear_facts(data, capsys):
     """The compiled names can only take facts away (more work, never a skip the ast would not give)."""
     fast, slow = engine.identifier_facts(data, "<stdin>", PREFILTER, ROOTS, NAMES), _ast_only(data)
