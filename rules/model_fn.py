@@ -936,6 +936,8 @@ class _Interpreter:
             self.bind_name(target, "export_output", value)  # read by export_outputs (rules/export_outputs.py)
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
+            if self.scope_depth:
+                self.scoped.add(target)
             self.bind_name(target, "dict", value)
         elif partitioners.name_of(path):
             self.partitioner_vars[target] = partitioners.convert(
@@ -2405,21 +2407,32 @@ class _Interpreter:
         )
 
     # ---- LoggingTensorHook (rules/hooks.py) ------------------------------------------------------------------
-    def named_tensors(self, out: str) -> dict[str, tuple[str, str]]:
-        """TF names of the model_fn's `x = tf.identity(value, name="n")` → (local, value code from the output),
-        for the values computed from the model output (what a LoggingTensorHook can log by name)."""
-        found: dict[str, tuple[str, str]] = {}
-        # names TF1 had given already: a layer's scope ("dense", an explicit name) made the identity "<name>_1"
-        seen: set[str] = {a for a, _ in self.layers if a}
-        for local, expr in self.forward_exprs.items():
-            if not (isinstance(expr, cst.Call) and self.tf(expr) == "identity") or self.assign_counts.get(local) != 1 \
-                    or local in self.scoped or "TRAIN" not in self.bindings.get(local, {}):
+    def named_tensors(self, out: str) -> dict[str, tuple[str | None, str]]:
+        """TF names of the model_fn's TF ops given `name="n"` (`x = tf.identity(value, name="n")`,
+        `tf.nn.softmax(logits, name="n")` anywhere in a forward value or a dict of them, e.g. the predictions) →
+        (the local holding it or None, value code from the output), for the values computed from the model output
+        that TF1 built in training (what a LoggingTensorHook can log by name)."""
+        candidates: list[tuple[str | None, cst.Call]] = []
+        for local, expr in [*self.forward_exprs.items(), *self.dicts.items()]:
+            if self.assign_counts.get(local) != 1 or local in self.scoped \
+                    or "TRAIN" not in self.bindings.get(local, {}):
                 continue  # in a variable_scope TF1 named it "<scope>/<name>"; a PREDICT-only one was not trained
-            try:
-                args = bind(expr, ["input", "name"], "tf.identity", CODE)
-            except Blocked:
+            for call in calls_in(expr):
+                candidates.append((local if call is expr else None, call))
+        found: dict[str, tuple[str | None, str]] = {}
+        # names TF1 had given already: a layer's scope ("dense", an explicit name) made the op "<name>_1"
+        seen: set[str] = {a for a, _ in self.layers if a}
+        for local, call in candidates:
+            path = self.tf(call)
+            if path == "identity":
+                try:
+                    name = bind(call, ["input", "name"], "tf.identity", CODE).get("name")
+                except Blocked:
+                    continue
+            elif path is not None and _names_its_output(path):
+                name = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+            else:
                 continue
-            name = args.get("name")
             if not isinstance(name, cst.SimpleString):
                 continue
             tf_name = name.evaluated_value
@@ -2427,7 +2440,7 @@ class _Interpreter:
                 found.pop(tf_name, None)
                 continue
             seen.add(tf_name)
-            value = self.inline(cst.Name(local), out)
+            value = self.inline(cst.Name(local) if local is not None else call, out)
             if self.free_names(value) - {out} - self.module_names - _BUILTINS:
                 continue
             found[tf_name] = (local, code(value))
@@ -2440,7 +2453,7 @@ class _Interpreter:
         fields = {"named_tensors": {n: v for n, (_, v) in named.items()}}
         if not self.logging_hooks:
             return fields
-        by_local = {local: n for n, (local, _) in named.items()}
+        by_local = {local: n for n, (local, _) in named.items() if local is not None}
         logged: dict[str, str] = {}
         loggers, reads_params = [], False
         for call in self.logging_hooks:
@@ -2852,6 +2865,29 @@ class _Calls(Visitor):
 
     def visit_Call(self, call: cst.Call) -> None:
         self.found.append(call)
+
+
+# TF APIs whose `name=` is not (only) the name of the one tensor they return: layers, losses, metrics, variables,
+# summaries and other namespaces that open a scope; several outputs ("n:0" is one of them); random values (the
+# migrated step would draw other ones)
+_NAME_NOT_OUTPUT = ("layers.", "keras.", "losses.", "metrics.", "summary.", "train.", "estimator.", "feature_column.",
+                    "data.", "random.", "io.", "debugging.", "sets.", "strings.", "nn.rnn_cell.", "compat.")
+_MULTI_OR_RANDOM = frozenset({
+    "split", "unstack", "meshgrid", "unique", "unique_with_counts", "dynamic_partition", "nn.moments",
+    "nn.weighted_moments", "nn.sufficient_statistics", "nn.top_k", "math.top_k", "nn.fused_batch_norm",
+    "linalg.eigh", "linalg.svd", "linalg.qr", "svd", "self_adjoint_eig", "nn.dropout", "random_normal",
+    "random_uniform", "truncated_normal", "multinomial", "random_shuffle", "random_crop", "nn.ctc_beam_search_decoder",
+    "nn.ctc_greedy_decoder", "map_fn", "while_loop", "cond", "case", "py_func", "py_function", "numpy_function",
+    "print", "Print", "Assert", "group", "tuple", "no_op", "get_variable", "Variable", "variable_scope",
+    "name_scope", "control_dependencies", "nn.batch_normalization", "custom_gradient", "function"})
+
+
+def _names_its_output(path: str) -> bool:
+    """Whether `tf.<path>(..., name="n")` made its one output tensor "n:0" in TF1 (element-wise and reduction ops
+    alike: tf.nn.softmax, tf.argmax, tf.sigmoid, tf.add, tf.reduce_mean, ...)."""
+    return not path.startswith(_NAME_NOT_OUTPUT) and path not in _MULTI_OR_RANDOM and not makes_variables(path) \
+        and layers.kind_of(path) is None and not losses.is_loss(path) and not metrics.metric_name(path) \
+        and not path.startswith("assert")
 
 
 def calls_in(node) -> list[cst.Call]:

@@ -167,3 +167,52 @@ def test_a_name_tf1_gave_another_tensor_blocks(forward, words):
     result = blocked(src)
     assert any(words in d.message for d in result.diagnostics if d.code == "TFM611"), \
         [d.format() for d in result.diagnostics]
+
+
+TUTORIAL = '''
+def cnn_model_fn(features, labels, mode):
+    dense = tf.compat.v1.layers.dense(features["x"], 8, activation=tf.nn.relu)
+    logits = tf.compat.v1.layers.dense(dense, 2)
+    predictions = {
+        "classes": tf.argmax(input=logits, axis=1),
+        "probabilities": tf.nn.softmax(logits, name="softmax_tensor"),
+    }
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode=mode, predictions=predictions)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(learning_rate=0.001)
+        train_op = optimizer.minimize(loss=loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+    eval_metric_ops = {"accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=predictions["classes"])}
+    return tf.estimator.EstimatorSpec(mode=mode, loss=loss, eval_metric_ops=eval_metric_ops)
+'''
+TUTORIAL_DRIVE = (
+    'tensors_to_log = {"probabilities": "%s"}\n'
+    'logging_hook = tf.compat.v1.train.LoggingTensorHook(tensors=tensors_to_log, every_n_iter=50)\n'
+    'est.train(input_fn=train_input_fn, steps=200, hooks=[logging_hook])\n')
+
+
+@pytest.mark.parametrize("target, step", [("keras", "self.record_logged_tensors(y_pred, loss"),
+                                          ("ctl", "model.record_logged_tensors(outputs, loss")])
+def test_the_tutorial_softmax_tensor_named_op_in_the_predictions_dict_is_logged(target, step):
+    # the name= of any TF op (not only tf.identity) computed from the model output names its tensor "n:0" in TF1
+    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "softmax_tensor:0").replace("model_fn=model_fn",
+                                                                              "model_fn=cnn_model_fn")
+    out = flat(converted(src, target=target))
+    assert 'TensorLogger([("probabilities", "name:softmax_tensor")], every_n_iter=50)' in out
+    assert re.search(r'"name:softmax_tensor": tf\.nn\.softmax\(\w+, name="softmax_tensor"\)', out), out
+    assert step in out and "LoggingTensorHook(" not in out
+
+
+@pytest.mark.parametrize("forward, name", [
+    ('mean_logit = tf.reduce_mean(tf.sigmoid(logits, name="sig"))', "sig"),
+    ('mean_logit = tf.add(tf.reduce_mean(logits), 1.0, name="plus")', "plus"),
+    ('mean_logit = tf.argmax(logits, axis=1, name="best")', "best"),
+])
+def test_named_ops_computed_from_the_output_are_supplied_by_name(forward, name):
+    src = program(model_fn(), drive=drive('[tf.compat.v1.train.LoggingTensorHook({"v": "%s"}, every_n_iter=2)]' % name))
+    src = src.replace('mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', forward)
+    out = flat(converted(src))
+    assert f'TensorLogger([("v", "name:{name}")], every_n_iter=2)' in out
+    assert f'"name:{name}": ' in out
