@@ -454,20 +454,29 @@ def logging_eval_note() -> str:
             "evaluation values with a keras.callbacks.Callback's on_test_batch_end)")
 
 
-def logging_blocked(why: str) -> str:
-    return f"LoggingTensorHook is not converted: {why}"
+def logging_dropped(why: str) -> str:
+    """The note of a LoggingTensorHook tfmigrate cannot convert: it only logs, so it is dropped, not blocked."""
+    return (f"LoggingTensorHook not converted, dropped (it only logs values; training is the same without it): "
+            f"{why}")
 
 
-def logging_name_blocked(name: str) -> str:
-    """Why a tensor name a LoggingTensorHook logs is not converted."""
+def is_logging_drop(error: Blocked) -> bool:
+    """Whether a Blocked raised while converting a LoggingTensorHook is one that drops the hook with a note."""
+    return error.code == CODE and error.message.startswith("LoggingTensorHook not converted, dropped")
+
+
+def logging_name_dropped(name: str) -> str:
+    """Why a tensor name a LoggingTensorHook logs is not converted (the hook is dropped with this note)."""
     if name in ("global_step", "global_step:0"):
-        return logging_blocked(f"the name {name!r} found the global step variable's resource handle in TF1 (it "
+        return logging_dropped(f"the name {name!r} found the global step variable's resource handle in TF1 (it "
                                "printed the handle, not the step); log tf.compat.v1.train.get_global_step() from the "
                                "model_fn's EstimatorSpec(training_hooks=[...]), which converts")
-    return logging_blocked(f"the tensor name {name!r} is not one tfmigrate can supply: only the names of "
-                           "`x = tf.identity(value, name=\"...\")` in the model_fn (a value computed from the model "
-                           "output) and \"loss\" (the Estimator's loss summary) are; name the tensor with "
-                           "tf.identity in the model_fn, or pass the tensor itself in EstimatorSpec(training_hooks=...)")
+    return logging_dropped(f"the tensor name {name!r} is not one tfmigrate can supply: only the names given with "
+                           "name=\"...\" to a TF op of the model_fn computed from the model output (tf.identity, "
+                           "tf.nn.softmax, ...; not inside a variable_scope, a name used once) and \"loss\" (the "
+                           "Estimator's loss summary) are; to log it in TF2, name the value so in the model_fn, pass "
+                           "the tensor itself in EstimatorSpec(training_hooks=[LoggingTensorHook(...)]), or print it "
+                           "from a keras.callbacks.Callback")
 
 
 # ---- StepCounterHook on train hooks → the generated StepCounter callback (templates/step_counter.py.j2) -----------

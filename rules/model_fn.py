@@ -2457,53 +2457,70 @@ class _Interpreter:
         logged: dict[str, str] = {}
         loggers, reads_params = [], False
         for call in self.logging_hooks:
-            args = bind(call, hooks.LOGGING_ARGS, "LoggingTensorHook", hooks.CODE)
-            at_end = args.get("at_end")
-            if at_end is not None and not is_literal(at_end, False):
-                raise Blocked(hooks.CODE, hooks.logging_blocked(
-                    "at_end=True ran the tensors once more after training, on a new batch of the input; drop "
-                    "at_end or log the last values with every_n_iter"), at_end)
-            tensors = args.get("tensors")
-            if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement)
-                                                     and isinstance(e.key, cst.SimpleString) for e in tensors.elements):
-                pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
-            elif isinstance(tensors, (cst.List, cst.Tuple)) and all(
-                    isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in tensors.elements):
-                pairs = [(e.value.evaluated_value, e.value) for e in tensors.elements]
-            else:
-                raise Blocked(hooks.CODE, hooks.logging_blocked(
-                    "its tensors are converted as a dict literal {\"tag\": tensor or name} or a list of tensor "
-                    "names (TF1 printed a tensor of a list by its description)"), tensors or call)
-            items = []
-            for tag, value in pairs:
-                key, value_code = self.logged_value(value, out, loss_name, named, by_local)
-                if logged.get(key, value_code) != value_code:
-                    raise Blocked(hooks.CODE, hooks.logging_blocked(f"`{code(value)}`: two values under one key"), value)
-                logged[key] = value_code
-                items.append(f"({json.dumps(tag)}, {json.dumps(key)})")
-            ctor = [f"[{', '.join(items)}]"]
-            for arg in ("every_n_iter", "every_n_secs", "formatter"):
-                given = args.get(arg)
-                if given is None or is_literal(given, None):
-                    continue
-                if arg == "formatter":
-                    self.check_formatter(given)
-                else:
-                    self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
-                reads_params |= self.params in self.free_names(given) | _lambda_names(given)
-                ctor.append(f"{arg}={code(given)}")
-            loggers.append(wrap_call(f"TensorLogger({', '.join(ctor)})", width=84))
+            try:
+                logger, mine, reads = self.tensor_logger(call, out, loss_name, named, by_local, logged)
+            except Blocked as error:  # it only logs: dropped with the note at its line, the file still converts
+                if not hooks.is_logging_drop(error):
+                    raise
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((hooks.CODE, error.message, call))
+                continue
+            logged, reads_params = mine, reads_params or reads
+            loggers.append(logger)
             if not any(n[2] is call for n in self.notes):
                 self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
         fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)
         return fields
+
+    def tensor_logger(self, call: cst.Call, out: str, loss_name: str | None, named: dict, by_local: dict,
+                      logged: dict) -> tuple[str, dict, bool]:
+        """One training_hooks LoggingTensorHook → (its TensorLogger constructor, the recorded values with its own
+        added, whether it reads params); Blocked (hooks.is_logging_drop: dropped with a note) at what the step
+        cannot supply as TF1 logged it."""
+        logged, reads_params = dict(logged), False
+        args = bind(call, hooks.LOGGING_ARGS, "LoggingTensorHook", hooks.CODE)
+        at_end = args.get("at_end")
+        if at_end is not None and not is_literal(at_end, False):
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
+                "at_end=True ran the tensors once more after training, on a new batch of the input; drop "
+                "at_end or log the last values with every_n_iter"), at_end)
+        tensors = args.get("tensors")
+        if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement)
+                                                 and isinstance(e.key, cst.SimpleString) for e in tensors.elements):
+            pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
+        elif isinstance(tensors, (cst.List, cst.Tuple)) and all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in tensors.elements):
+            pairs = [(e.value.evaluated_value, e.value) for e in tensors.elements]
+        else:
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
+                "its tensors are converted as a dict literal {\"tag\": tensor or name} or a list of tensor "
+                "names (TF1 printed a tensor of a list by its description)"), tensors or call)
+        items = []
+        for tag, value in pairs:
+            key, value_code = self.logged_value(value, out, loss_name, named, by_local)
+            if logged.get(key, value_code) != value_code:
+                raise Blocked(hooks.CODE, hooks.logging_dropped(f"`{code(value)}`: two values under one key"), value)
+            logged[key] = value_code
+            items.append(f"({json.dumps(tag)}, {json.dumps(key)})")
+        ctor = [f"[{', '.join(items)}]"]
+        for arg in ("every_n_iter", "every_n_secs", "formatter"):
+            given = args.get(arg)
+            if given is None or is_literal(given, None):
+                continue
+            if arg == "formatter":
+                self.check_formatter(given)
+            else:
+                self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
+            reads_params |= self.params in self.free_names(given) | _lambda_names(given)
+            ctor.append(f"{arg}={code(given)}")
+        return wrap_call(f"TensorLogger({', '.join(ctor)})", width=84), logged, reads_params
 
     def logged_value(self, value, out: str, loss_name: str | None, named: dict, by_local: dict) -> tuple[str, str]:
         """(key, value code) of one tensor a training_hooks LoggingTensorHook logs."""
         if isinstance(value, cst.SimpleString):
             key = logged_name_key(value.evaluated_value, named)
             if key is None:
-                raise Blocked(hooks.CODE, hooks.logging_name_blocked(value.evaluated_value), value)
+                raise Blocked(hooks.CODE, hooks.logging_name_dropped(value.evaluated_value), value)
             return key
         if isinstance(value, cst.Name) and value.value == loss_name:
             return hooks.LOSS_KEY, "loss"
@@ -2515,7 +2532,7 @@ class _Interpreter:
         inlined = self.inline(value, out)
         bad = self.free_names(inlined) - {out} - self.module_names - _BUILTINS
         if bad:
-            raise Blocked(hooks.CODE, hooks.logging_blocked(
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
                 f"`{code(value)[:40]}` is not the loss, the global step or a value computed from the model output "
                 f"(it reads `{sorted(bad)[0]}`), which is what the migrated training step can hand to the logger; log "
                 "a value computed from the output, or compute this one from it"), value)
@@ -2526,7 +2543,7 @@ class _Interpreter:
         names = self.free_names(node) | _lambda_names(node)
         bad = names - self.module_names - _BUILTINS - {self.params}
         if bad:
-            raise Blocked(hooks.CODE, hooks.logging_blocked(
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
                 f"its formatter reads `{sorted(bad)[0]}`, a local of the model_fn; use a module-level function"), node)
 
     def scalar_summary(self, call: cst.Call, out: str, tags: set[str],

@@ -1,6 +1,7 @@
 """TFM611 LoggingTensorHook (rules/hooks.py): in the model_fn's training_hooks, or by tensor name in train(hooks=) /
 TrainSpec(hooks=), it becomes the generated TensorLogger callback, fed by the training step's own values
-(the model's logged_tensors / record_logged_tensors); what tfmigrate cannot supply blocks at its line."""
+(the model's logged_tensors / record_logged_tensors); a hook tfmigrate cannot convert only logs, so it is dropped with
+a note at its line naming what it logged (the file still converts)."""
 from __future__ import annotations
 
 import re
@@ -37,6 +38,20 @@ def flat(text: str) -> str:
 
 def notes(result) -> list[str]:
     return [d.message for d in result.diagnostics if d.code == "TFM611"]
+
+
+def dropped(src: str, words: str, line: int | None = None, target: str = "keras") -> str:
+    """`src` converts, its LoggingTensorHook dropped: a TFM611 note (at `line`) with `words`, no logger left."""
+    result = rewrite(src, target=target)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    hits = [d for d in result.diagnostics if d.code == "TFM611" and d.severity == "note"
+            and d.message.startswith("LoggingTensorHook not converted, dropped") and words in d.message]
+    assert hits, [d.format() for d in result.diagnostics]
+    assert line is None or hits[0].line == line, hits[0].format()
+    assert not any("LoggingTensorHook (" in n and " converted:" in n for n in notes(result))
+    out = result.output.decode()
+    assert "LoggingTensorHook(" not in out and "TensorLogger(" not in out and "logged_tensors" not in out
+    return out
 
 
 def test_training_hooks_logger_becomes_a_tensor_logger_fed_by_the_training_step():
@@ -89,10 +104,9 @@ def test_train_hooks_log_model_fn_tensors_by_name(hooks, where):
     ('[tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=2, at_end=True)]', "at_end=True"),
     ('[tf.compat.v1.train.LoggingTensorHook({"t": tf.constant(1.0)}, every_n_iter=2)]', "outside the model_fn"),
 ])
-def test_train_hooks_logging_what_tfmigrate_cannot_supply_block_at_the_line(hooks, words):
-    result = blocked(program(model_fn(), drive=drive(hooks)))
-    messages = [d.format() for d in result.diagnostics if d.code == "TFM611"]
-    assert any(words in m and "LoggingTensorHook is not converted" in m for m in messages), messages
+def test_train_hooks_logging_what_tfmigrate_cannot_supply_are_dropped_with_a_note(hooks, words):
+    src = program(model_fn(), drive=drive(hooks))
+    dropped(src, words, line=src[:src.index("LoggingTensorHook(")].count("\n") + 1)
 
 
 @pytest.mark.parametrize("hooks, extra, words", [
@@ -101,10 +115,8 @@ def test_train_hooks_logging_what_tfmigrate_cannot_supply_block_at_the_line(hook
      "", "formatter reads `hidden`"),
     ('[tf.compat.v1.train.LoggingTensorHook({"l": loss}, at_end=True)]', "", "at_end=True"),
 ])
-def test_training_hooks_logging_what_the_step_cannot_supply_block(hooks, extra, words):
-    result = blocked(program(model_fn(hooks, extra), drive=drive("")))
-    messages = [d.format() for d in result.diagnostics if d.code == "TFM611"]
-    assert any(words in m for m in messages), messages
+def test_training_hooks_logging_what_the_step_cannot_supply_are_dropped_with_a_note(hooks, extra, words):
+    dropped(program(model_fn(hooks, extra), drive=drive("")), words)
 
 
 def test_a_logger_on_evaluation_is_dropped_with_a_note():
@@ -159,14 +171,12 @@ def test_a_step_counter_hook_in_the_model_fn_is_dropped_with_a_note():
     # the layer's scope took the name first: TF1's identity was "dense_1_1"
     ('mean_logit = tf.identity(tf.reduce_mean(logits), name="dense_1")', "'dense_1' is not one"),
 ])
-def test_a_name_tf1_gave_another_tensor_blocks(forward, words):
+def test_a_name_tf1_gave_another_tensor_is_not_supplied(forward, words):
     src = program(model_fn(), drive=drive(
         '[tf.compat.v1.train.LoggingTensorHook({"m": "%s"}, every_n_iter=2)]'
         % ("mean_logit" if "scope" in forward else "dense_1")))
     src = src.replace('    mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', "    " + forward)
-    result = blocked(src)
-    assert any(words in d.message for d in result.diagnostics if d.code == "TFM611"), \
-        [d.format() for d in result.diagnostics]
+    dropped(src, words)
 
 
 TUTORIAL = '''
@@ -216,3 +226,23 @@ def test_named_ops_computed_from_the_output_are_supplied_by_name(forward, name):
     out = flat(converted(src))
     assert f'TensorLogger([("v", "name:{name}")], every_n_iter=2)' in out
     assert f'"name:{name}": ' in out
+
+
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+def test_the_tutorial_logging_an_unsuppliable_name_converts_with_the_hook_dropped(target):
+    # a hidden layer's op: not computed from the output; the hook only logged it, so the program still converts
+    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "dense/Relu").replace("model_fn=model_fn", "model_fn=cnn_model_fn")
+    out = dropped(src, "'dense/Relu' is not one", line=src[:src.index("LoggingTensorHook(")].count("\n") + 1,
+                  target=target)
+    assert "tensors_to_log" not in out and "logging_hook" not in out
+
+
+def test_one_logger_dropped_the_other_converted():
+    hooks = ('[tf.compat.v1.train.LoggingTensorHook({"h": "dense/Relu"}, every_n_iter=2), '
+             'tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=3)]')
+    result = rewrite(program(model_fn(), drive=drive(hooks)))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = flat(result.output.decode())
+    assert 'TensorLogger([("m", "name:mean_logit")], every_n_iter=3)' in out and "dense/Relu" not in out
+    assert sum(n.startswith("LoggingTensorHook not converted, dropped") for n in notes(result)) == 1
+    assert sum(n.startswith("LoggingTensorHook (train hooks) converted") for n in notes(result)) == 1
