@@ -198,7 +198,7 @@ class ModelPlan:
     logged: list[tuple[str, str]] = field(default_factory=list)
     loggers: list[str] = field(default_factory=list)
     loggers_params: bool = False  # the constructors read params
-    named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a tf.identity → its value code
+    named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a named op (tf.identity, ...) → its value
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -2448,7 +2448,8 @@ class _Interpreter:
 
     def logging_plan(self, out: str, loss_name: str | None) -> dict:
         """The ModelPlan fields of the LoggingTensorHooks in training_hooks: what the step records, by key, and the
-        TensorLogger constructors (rules/hooks.py); Blocked at what cannot be logged as TF1 logged it."""
+        TensorLogger constructors (rules/hooks.py); a hook the step cannot supply as TF1 logged it is dropped with a
+        note."""
         named = self.named_tensors(out)
         fields = {"named_tensors": {n: v for n, (_, v) in named.items()}}
         if not self.logging_hooks:
