@@ -268,6 +268,8 @@ class Site:
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
     # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
     loggers: dict = field(default_factory=dict)
+    logger_calls: dict = field(default_factory=dict)  # id(call) → the LoggingTensorHook call (for its notes)
+    dropped_loggers: set = field(default_factory=set)  # LoggingTensorHooks dropped with a note, by id(call)
     counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
 
@@ -997,7 +999,14 @@ class Analysis:
                 if not any(n[2] is call for n in self.notes):
                     self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
             elif kind == hook_rules.LOGGING:
-                site.loggers[id(call)] = self.logging_hook(call, h.value, site)
+                try:
+                    site.loggers[id(call)] = self.logging_hook(call, h.value, site)
+                    site.logger_calls[id(call)] = call
+                except Blocked as error:  # it only logs: dropped with the note, the file still converts
+                    if not hook_rules.is_logging_drop(error):
+                        raise
+                    self.drop_logger(site, call, error)
+                    continue
                 callbacks.append(Value(call, h.value.file, h.value.env))
             elif kind == hook_rules.STOP and where == "train":
                 args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
@@ -1044,6 +1053,13 @@ class Analysis:
             stop["callbacks"] = callbacks
         return stop
 
+    def drop_logger(self, site: Site, call: cst.CSTNode, error: Blocked) -> None:
+        """A LoggingTensorHook on training tfmigrate cannot convert: dropped, its note at the hook's line."""
+        site.loggers.pop(id(call), None)
+        site.dropped_loggers.add(id(call))
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, error.message, call))
+
     def logging_hook(self, call: cst.Call, value: Value, site: Site) -> tuple[list, dict]:
         """`LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` on training, its tensors named
         by strings: ([(tag, name, node)] in TF1's logging order, {argument: Value}); the names are looked up in the
@@ -1054,15 +1070,15 @@ class Analysis:
                            rule=hook_rules.CODE)
         given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
         if "at_end" in given and not is_literal(given["at_end"].node, False):
-            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+            raise Blocked(hook_rules.CODE, hook_rules.logging_dropped(
                 "at_end=True ran the tensors once more after training, on a new batch of the input; drop at_end or "
                 "log the last values with every_n_iter"), given["at_end"].node)
         if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
-            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+            raise Blocked(hook_rules.CODE, hook_rules.logging_dropped(
                 "converted for a model_fn Estimator (its tensors named in the model_fn), not for a canned or "
                 "model_to_estimator Estimator or under parameter servers"), call)
         if "tensors" not in given:
-            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked("no tensors"), call)
+            raise Blocked(hook_rules.CODE, hook_rules.logging_dropped("no tensors"), call)
         r = self.program.resolve(given["tensors"])
         tensors = r.node
         pairs = None
@@ -1073,13 +1089,13 @@ class Analysis:
             pairs = [(e.value.evaluated_value if isinstance(e.value, cst.SimpleString) else None, e.value)
                      for e in tensors.elements]
         if pairs is None:
-            raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+            raise Blocked(hook_rules.CODE, hook_rules.logging_dropped(
                 "its tensors are converted as a dict literal {\"tag\": \"tensor name\"} or a list of tensor names"),
                 tensors)
         named = []
         for tag, node in pairs:
             if not isinstance(node, cst.SimpleString):
-                raise Blocked(hook_rules.CODE, hook_rules.logging_blocked(
+                raise Blocked(hook_rules.CODE, hook_rules.logging_dropped(
                     f"`{code(node)[:40]}` is a tensor of the program outside the model_fn, which the migrated model "
                     "does not have; name the value with tf.identity(value, name=\"...\") in the model_fn and log "
                     "that name, or attach the hook in the model_fn's EstimatorSpec(training_hooks=[...])"), node)
@@ -1960,14 +1976,16 @@ class Emitter:
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def hook_item(self, hook: Value, site: Site, at, receiver: str | None = None) -> str:
+    def hook_item(self, hook: Value, site: Site, at, receiver: str | None = None) -> str | None:
         """A callback of train(hooks=) / TrainSpec(hooks=): a SessionRunHook subclass's instance (now a keras
         callback) as written, a LoggingTensorHook as the generated TensorLogger of the keys its names have in the
-        model's logged_tensors (program.py looked them up)."""
+        model's logged_tensors (program.py looked them up), None for a LoggingTensorHook dropped with a note."""
         if id(hook.node) in site.counters:
             args = [f"{k}={self.render(v, at, 'StepCounterHook(' + k + ')')}"
                     for k, v in site.counters[id(hook.node)].items()]
             return f"{self.support_name(site, 'StepCounter', at)}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
+        if id(hook.node) in site.dropped_loggers:
+            return None
         if id(hook.node) not in site.loggers:
             return self.render(hook, at, "hook")
         named, args = site.loggers[id(hook.node)]
@@ -1979,7 +1997,7 @@ class Emitter:
 
             key = logged_name_key(name, getattr(plan, "named_tensors", {}))
             if key is None or key[0] not in keys:
-                raise Blocked(hook_rules.CODE, hook_rules.logging_name_blocked(name), node)
+                raise Blocked(hook_rules.CODE, hook_rules.logging_name_dropped(name), node)
             items.append(f"({json.dumps(tag)}, {json.dumps(key[0])})")
         text = [f"[{', '.join(items)}]"]
         text += [f"{k}={self.render(v, at, 'LoggingTensorHook(' + k + ')')}" for k, v in args.items()]
@@ -1987,7 +2005,7 @@ class Emitter:
 
     def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
         # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
-        items = [self.hook_item(h, site, at, receiver) for h in hooks]
+        items = [item for item in (self.hook_item(h, site, at, receiver) for h in hooks) if item is not None]
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -2059,7 +2077,8 @@ class Emitter:
         self.summaries_without_model_dir(site, self.plans.get(id(site.model_fn.node)))
         dataset_fn, _ = self.dataset_fn(use.train["input_fn"], site, at, "train")
         # max_steps=None: until the input ends, as the Estimator trained without max_steps
-        hooks = [self.hook_item(h, site, at, receiver) for h in use.train.get("callbacks", ())]
+        hooks = [item for item in (self.hook_item(h, site, at, receiver) for h in use.train.get("callbacks", ()))
+                 if item is not None]
         extra = f", callbacks=[{', '.join(hooks)}]" if hooks else ""
         saver = use.train.get("checkpoint")
         if saver is not None:  # a CheckpointSaverHook: its directory, steps and basename instead of model_dir's

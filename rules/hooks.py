@@ -57,8 +57,12 @@ Converted, exactly:
   (jit_compile=False on Keras), which logs them after the step in the same text; only the seconds differ.
   What a tensor can be: in the model_fn, the spec's loss, the global step (`get_global_step()` or a name of it)
   or a value computed from the model output (`mean = tf.identity(tf.reduce_mean(logits), name="mean")`); by name
-  (strings, from train hooks or the model_fn): a `tf.identity(..., name="n")` of the model_fn computed from the
-  output ("n" or "n:0", a name used once), and "loss", which found the Estimator's own loss summary op (TF1
+  (strings, from train hooks or the model_fn): a TF op of the model_fn given `name="n"` and computed from the
+  output, in training too, assigned to a name or anywhere inside a value or a dict of them (`tf.identity(...,
+  name="n")`, the tutorials' `predictions = {"probabilities": tf.nn.softmax(logits, name="softmax_tensor")}`,
+  tf.argmax, tf.sigmoid, tf.add, tf.reduce_mean, ...: TF1 named the op's one output "n:0"; not layers, losses,
+  metrics, ops with several outputs or random values, whose name= is a scope or another tensor's; "n" or "n:0", a
+  name used once, not inside a variable_scope), and "loss", which found the Estimator's own loss summary op (TF1
   printed its serialized Summary, `b'\n\x0b\n\x04loss\x15...'`; the migrated program prints the same bytes from
   tf.raw_ops.ScalarSummary) unless the model_fn named a tensor "loss". One replica: with several, TensorLogger
   prints that it logs nothing. Checked by tests/fixtures_run/test_logging_hook_runs.py (Keras and custom loop
@@ -66,6 +70,15 @@ Converted, exactly:
   mean logit of 0.0156). Noticed there: TF 2.21's checkpoint saver logs through absl, which calls
   logging.basicConfig(), so from the first checkpoint on every tensorflow log line of the migrated program is
   printed twice (not specific to TensorLogger). A LoggingTensorHook on evaluation is dropped with a note.
+  A LoggingTensorHook on training tfmigrate cannot convert is dropped with a note at its line, not blocked: it only
+  reads values and writes log lines, so training computes the same without it (its presence changes nothing that
+  runs; the note names the tensor or argument and says how to log it in TF2): `at_end=True` (TF1 ran its tensors
+  once more after training, on a new input batch, then discarded the session), a tensor tfmigrate cannot supply (a
+  hidden layer's value, a tensor of the program outside the model_fn, a name that is not a model_fn op computed
+  from the output, "global_step": TF1 found the variable's resource handle and printed it), a formatter reading
+  model_fn locals, tensors not written as a dict or list literal, a canned or model_to_estimator Estimator or
+  parameter servers. A hook with one such tensor is dropped whole (TF1 printed all its tags on one line); the
+  other LoggingTensorHooks of the training still convert.
 
 Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ckpt-<step> at the step training
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
@@ -116,11 +129,7 @@ bases; the hook on evaluation (EvalSpec /
 evaluate hooks) or in `EstimatorSpec(training_hooks=...)` (it may hold the model_fn's tensors); canned
 estimators and parameter servers on the custom loop target (their loops call no callbacks yet: use --target keras).
 
-Blocked, with the hook named at its line: a `LoggingTensorHook` with `at_end=True` (TF1 ran its tensors once more
-after training, on a new input batch), on a tensor tfmigrate cannot supply (a hidden layer's value, a tensor of
-the program outside the model_fn, a name that is not a model_fn tf.identity of the output, "global_step": TF1
-found the variable's resource handle and printed it), a formatter reading model_fn locals, on a canned or
-model_to_estimator Estimator or under parameter servers; `NanTensorHook` attached outside the model_fn (its tensor, a name, is not
+Blocked, with the hook named at its line: `NanTensorHook` attached outside the model_fn (its tensor, a name, is not
 known to be the loss), on another tensor than the spec's loss, on evaluation, or under parameter servers (the chief
 reads the workers' losses only at log/checkpoint steps); `CheckpointSaverHook` with `saver=`, `scaffold=`,
 `listeners=` (TF1 graph objects), `save_secs=` (wall-time steps differ per run), on a canned Estimator (its fit and
@@ -454,20 +463,29 @@ def logging_eval_note() -> str:
             "evaluation values with a keras.callbacks.Callback's on_test_batch_end)")
 
 
-def logging_blocked(why: str) -> str:
-    return f"LoggingTensorHook is not converted: {why}"
+def logging_dropped(why: str) -> str:
+    """The note of a LoggingTensorHook tfmigrate cannot convert: it only logs, so it is dropped, not blocked."""
+    return (f"LoggingTensorHook not converted, dropped (it only logs values; training is the same without it): "
+            f"{why}")
 
 
-def logging_name_blocked(name: str) -> str:
-    """Why a tensor name a LoggingTensorHook logs is not converted."""
+def is_logging_drop(error: Blocked) -> bool:
+    """Whether a Blocked raised while converting a LoggingTensorHook is one that drops the hook with a note."""
+    return error.code == CODE and error.message.startswith("LoggingTensorHook not converted, dropped")
+
+
+def logging_name_dropped(name: str) -> str:
+    """Why a tensor name a LoggingTensorHook logs is not converted (the hook is dropped with this note)."""
     if name in ("global_step", "global_step:0"):
-        return logging_blocked(f"the name {name!r} found the global step variable's resource handle in TF1 (it "
+        return logging_dropped(f"the name {name!r} found the global step variable's resource handle in TF1 (it "
                                "printed the handle, not the step); log tf.compat.v1.train.get_global_step() from the "
                                "model_fn's EstimatorSpec(training_hooks=[...]), which converts")
-    return logging_blocked(f"the tensor name {name!r} is not one tfmigrate can supply: only the names of "
-                           "`x = tf.identity(value, name=\"...\")` in the model_fn (a value computed from the model "
-                           "output) and \"loss\" (the Estimator's loss summary) are; name the tensor with "
-                           "tf.identity in the model_fn, or pass the tensor itself in EstimatorSpec(training_hooks=...)")
+    return logging_dropped(f"the tensor name {name!r} is not one tfmigrate can supply: only the names given with "
+                           "name=\"...\" to a TF op of the model_fn computed from the model output (tf.identity, "
+                           "tf.nn.softmax, ...; not inside a variable_scope, a name used once) and \"loss\" (the "
+                           "Estimator's loss summary) are; to log it in TF2, name the value so in the model_fn, pass "
+                           "the tensor itself in EstimatorSpec(training_hooks=[LoggingTensorHook(...)]), or print it "
+                           "from a keras.callbacks.Callback")
 
 
 # ---- StepCounterHook on train hooks → the generated StepCounter callback (templates/step_counter.py.j2) -----------

@@ -198,7 +198,7 @@ class ModelPlan:
     logged: list[tuple[str, str]] = field(default_factory=list)
     loggers: list[str] = field(default_factory=list)
     loggers_params: bool = False  # the constructors read params
-    named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a tf.identity → its value code
+    named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a named op (tf.identity, ...) → its value
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -936,6 +936,8 @@ class _Interpreter:
             self.bind_name(target, "export_output", value)  # read by export_outputs (rules/export_outputs.py)
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
+            if self.scope_depth:
+                self.scoped.add(target)
             self.bind_name(target, "dict", value)
         elif partitioners.name_of(path):
             self.partitioner_vars[target] = partitioners.convert(
@@ -2405,21 +2407,32 @@ class _Interpreter:
         )
 
     # ---- LoggingTensorHook (rules/hooks.py) ------------------------------------------------------------------
-    def named_tensors(self, out: str) -> dict[str, tuple[str, str]]:
-        """TF names of the model_fn's `x = tf.identity(value, name="n")` → (local, value code from the output),
-        for the values computed from the model output (what a LoggingTensorHook can log by name)."""
-        found: dict[str, tuple[str, str]] = {}
-        # names TF1 had given already: a layer's scope ("dense", an explicit name) made the identity "<name>_1"
-        seen: set[str] = {a for a, _ in self.layers if a}
-        for local, expr in self.forward_exprs.items():
-            if not (isinstance(expr, cst.Call) and self.tf(expr) == "identity") or self.assign_counts.get(local) != 1 \
-                    or local in self.scoped or "TRAIN" not in self.bindings.get(local, {}):
+    def named_tensors(self, out: str) -> dict[str, tuple[str | None, str]]:
+        """TF names of the model_fn's TF ops given `name="n"` (`x = tf.identity(value, name="n")`,
+        `tf.nn.softmax(logits, name="n")` anywhere in a forward value or a dict of them, e.g. the predictions) →
+        (the local holding it or None, value code from the output), for the values computed from the model output
+        that TF1 built in training (what a LoggingTensorHook can log by name)."""
+        candidates: list[tuple[str | None, cst.Call]] = []
+        for local, expr in [*self.forward_exprs.items(), *self.dicts.items()]:
+            if self.assign_counts.get(local) != 1 or local in self.scoped \
+                    or "TRAIN" not in self.bindings.get(local, {}):
                 continue  # in a variable_scope TF1 named it "<scope>/<name>"; a PREDICT-only one was not trained
-            try:
-                args = bind(expr, ["input", "name"], "tf.identity", CODE)
-            except Blocked:
+            for call in calls_in(expr):
+                candidates.append((local if call is expr else None, call))
+        found: dict[str, tuple[str | None, str]] = {}
+        # names TF1 had given already: a layer's scope ("dense", an explicit name) made the op "<name>_1"
+        seen: set[str] = {a for a, _ in self.layers if a}
+        for local, call in candidates:
+            path = self.tf(call)
+            if path == "identity":
+                try:
+                    name = bind(call, ["input", "name"], "tf.identity", CODE).get("name")
+                except Blocked:
+                    continue
+            elif path is not None and _names_its_output(path):
+                name = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+            else:
                 continue
-            name = args.get("name")
             if not isinstance(name, cst.SimpleString):
                 continue
             tf_name = name.evaluated_value
@@ -2427,7 +2440,7 @@ class _Interpreter:
                 found.pop(tf_name, None)
                 continue
             seen.add(tf_name)
-            value = self.inline(cst.Name(local), out)
+            value = self.inline(cst.Name(local) if local is not None else call, out)
             if self.free_names(value) - {out} - self.module_names - _BUILTINS:
                 continue
             found[tf_name] = (local, code(value))
@@ -2435,62 +2448,80 @@ class _Interpreter:
 
     def logging_plan(self, out: str, loss_name: str | None) -> dict:
         """The ModelPlan fields of the LoggingTensorHooks in training_hooks: what the step records, by key, and the
-        TensorLogger constructors (rules/hooks.py); Blocked at what cannot be logged as TF1 logged it."""
+        TensorLogger constructors (rules/hooks.py); a hook the step cannot supply as TF1 logged it is dropped with a
+        note."""
         named = self.named_tensors(out)
         fields = {"named_tensors": {n: v for n, (_, v) in named.items()}}
         if not self.logging_hooks:
             return fields
-        by_local = {local: n for n, (local, _) in named.items()}
+        by_local = {local: n for n, (local, _) in named.items() if local is not None}
         logged: dict[str, str] = {}
         loggers, reads_params = [], False
         for call in self.logging_hooks:
-            args = bind(call, hooks.LOGGING_ARGS, "LoggingTensorHook", hooks.CODE)
-            at_end = args.get("at_end")
-            if at_end is not None and not is_literal(at_end, False):
-                raise Blocked(hooks.CODE, hooks.logging_blocked(
-                    "at_end=True ran the tensors once more after training, on a new batch of the input; drop "
-                    "at_end or log the last values with every_n_iter"), at_end)
-            tensors = args.get("tensors")
-            if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement)
-                                                     and isinstance(e.key, cst.SimpleString) for e in tensors.elements):
-                pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
-            elif isinstance(tensors, (cst.List, cst.Tuple)) and all(
-                    isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in tensors.elements):
-                pairs = [(e.value.evaluated_value, e.value) for e in tensors.elements]
-            else:
-                raise Blocked(hooks.CODE, hooks.logging_blocked(
-                    "its tensors are converted as a dict literal {\"tag\": tensor or name} or a list of tensor "
-                    "names (TF1 printed a tensor of a list by its description)"), tensors or call)
-            items = []
-            for tag, value in pairs:
-                key, value_code = self.logged_value(value, out, loss_name, named, by_local)
-                if logged.get(key, value_code) != value_code:
-                    raise Blocked(hooks.CODE, hooks.logging_blocked(f"`{code(value)}`: two values under one key"), value)
-                logged[key] = value_code
-                items.append(f"({json.dumps(tag)}, {json.dumps(key)})")
-            ctor = [f"[{', '.join(items)}]"]
-            for arg in ("every_n_iter", "every_n_secs", "formatter"):
-                given = args.get(arg)
-                if given is None or is_literal(given, None):
-                    continue
-                if arg == "formatter":
-                    self.check_formatter(given)
-                else:
-                    self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
-                reads_params |= self.params in self.free_names(given) | _lambda_names(given)
-                ctor.append(f"{arg}={code(given)}")
-            loggers.append(wrap_call(f"TensorLogger({', '.join(ctor)})", width=84))
+            try:
+                logger, mine, reads = self.tensor_logger(call, out, loss_name, named, by_local, logged)
+            except Blocked as error:  # it only logs: dropped with the note at its line, the file still converts
+                if not hooks.is_logging_drop(error):
+                    raise
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((hooks.CODE, error.message, call))
+                continue
+            logged, reads_params = mine, reads_params or reads
+            loggers.append(logger)
             if not any(n[2] is call for n in self.notes):
                 self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
         fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)
         return fields
+
+    def tensor_logger(self, call: cst.Call, out: str, loss_name: str | None, named: dict, by_local: dict,
+                      logged: dict) -> tuple[str, dict, bool]:
+        """One training_hooks LoggingTensorHook → (its TensorLogger constructor, the recorded values with its own
+        added, whether it reads params); Blocked (hooks.is_logging_drop: dropped with a note) at what the step
+        cannot supply as TF1 logged it."""
+        logged, reads_params = dict(logged), False
+        args = bind(call, hooks.LOGGING_ARGS, "LoggingTensorHook", hooks.CODE)
+        at_end = args.get("at_end")
+        if at_end is not None and not is_literal(at_end, False):
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
+                "at_end=True ran the tensors once more after training, on a new batch of the input; drop "
+                "at_end or log the last values with every_n_iter"), at_end)
+        tensors = args.get("tensors")
+        if isinstance(tensors, cst.Dict) and all(isinstance(e, cst.DictElement)
+                                                 and isinstance(e.key, cst.SimpleString) for e in tensors.elements):
+            pairs = sorted(((e.key.evaluated_value, e.value) for e in tensors.elements), key=lambda p: p[0])
+        elif isinstance(tensors, (cst.List, cst.Tuple)) and all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in tensors.elements):
+            pairs = [(e.value.evaluated_value, e.value) for e in tensors.elements]
+        else:
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
+                "its tensors are converted as a dict literal {\"tag\": tensor or name} or a list of tensor "
+                "names (TF1 printed a tensor of a list by its description)"), tensors or call)
+        items = []
+        for tag, value in pairs:
+            key, value_code = self.logged_value(value, out, loss_name, named, by_local)
+            if logged.get(key, value_code) != value_code:
+                raise Blocked(hooks.CODE, hooks.logging_dropped(f"`{code(value)}`: two values under one key"), value)
+            logged[key] = value_code
+            items.append(f"({json.dumps(tag)}, {json.dumps(key)})")
+        ctor = [f"[{', '.join(items)}]"]
+        for arg in ("every_n_iter", "every_n_secs", "formatter"):
+            given = args.get(arg)
+            if given is None or is_literal(given, None):
+                continue
+            if arg == "formatter":
+                self.check_formatter(given)
+            else:
+                self.check_names(given, {self.params}, f"LoggingTensorHook({arg}=...)")
+            reads_params |= self.params in self.free_names(given) | _lambda_names(given)
+            ctor.append(f"{arg}={code(given)}")
+        return wrap_call(f"TensorLogger({', '.join(ctor)})", width=84), logged, reads_params
 
     def logged_value(self, value, out: str, loss_name: str | None, named: dict, by_local: dict) -> tuple[str, str]:
         """(key, value code) of one tensor a training_hooks LoggingTensorHook logs."""
         if isinstance(value, cst.SimpleString):
             key = logged_name_key(value.evaluated_value, named)
             if key is None:
-                raise Blocked(hooks.CODE, hooks.logging_name_blocked(value.evaluated_value), value)
+                raise Blocked(hooks.CODE, hooks.logging_name_dropped(value.evaluated_value), value)
             return key
         if isinstance(value, cst.Name) and value.value == loss_name:
             return hooks.LOSS_KEY, "loss"
@@ -2502,7 +2533,7 @@ class _Interpreter:
         inlined = self.inline(value, out)
         bad = self.free_names(inlined) - {out} - self.module_names - _BUILTINS
         if bad:
-            raise Blocked(hooks.CODE, hooks.logging_blocked(
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
                 f"`{code(value)[:40]}` is not the loss, the global step or a value computed from the model output "
                 f"(it reads `{sorted(bad)[0]}`), which is what the migrated training step can hand to the logger; log "
                 "a value computed from the output, or compute this one from it"), value)
@@ -2513,7 +2544,7 @@ class _Interpreter:
         names = self.free_names(node) | _lambda_names(node)
         bad = names - self.module_names - _BUILTINS - {self.params}
         if bad:
-            raise Blocked(hooks.CODE, hooks.logging_blocked(
+            raise Blocked(hooks.CODE, hooks.logging_dropped(
                 f"its formatter reads `{sorted(bad)[0]}`, a local of the model_fn; use a module-level function"), node)
 
     def scalar_summary(self, call: cst.Call, out: str, tags: set[str],
@@ -2852,6 +2883,29 @@ class _Calls(Visitor):
 
     def visit_Call(self, call: cst.Call) -> None:
         self.found.append(call)
+
+
+# TF APIs whose `name=` is not (only) the name of the one tensor they return: layers, losses, metrics, variables,
+# summaries and other namespaces that open a scope; several outputs ("n:0" is one of them); random values (the
+# migrated step would draw other ones)
+_NAME_NOT_OUTPUT = ("layers.", "keras.", "losses.", "metrics.", "summary.", "train.", "estimator.", "feature_column.",
+                    "data.", "random.", "io.", "debugging.", "sets.", "strings.", "nn.rnn_cell.", "compat.")
+_MULTI_OR_RANDOM = frozenset({
+    "split", "unstack", "meshgrid", "unique", "unique_with_counts", "dynamic_partition", "nn.moments",
+    "nn.weighted_moments", "nn.sufficient_statistics", "nn.top_k", "math.top_k", "nn.fused_batch_norm",
+    "linalg.eigh", "linalg.svd", "linalg.qr", "svd", "self_adjoint_eig", "nn.dropout", "random_normal",
+    "random_uniform", "truncated_normal", "multinomial", "random_shuffle", "random_crop", "nn.ctc_beam_search_decoder",
+    "nn.ctc_greedy_decoder", "map_fn", "while_loop", "cond", "case", "py_func", "py_function", "numpy_function",
+    "print", "Print", "Assert", "group", "tuple", "no_op", "get_variable", "Variable", "variable_scope",
+    "name_scope", "control_dependencies", "nn.batch_normalization", "custom_gradient", "function"})
+
+
+def _names_its_output(path: str) -> bool:
+    """Whether `tf.<path>(..., name="n")` made its one output tensor "n:0" in TF1 (element-wise and reduction ops
+    alike: tf.nn.softmax, tf.argmax, tf.sigmoid, tf.add, tf.reduce_mean, ...)."""
+    return not path.startswith(_NAME_NOT_OUTPUT) and path not in _MULTI_OR_RANDOM and not makes_variables(path) \
+        and layers.kind_of(path) is None and not losses.is_loss(path) and not metrics.metric_name(path) \
+        and not path.startswith("assert")
 
 
 def calls_in(node) -> list[cst.Call]:

@@ -601,7 +601,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
-    for code, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file)]:
+    # a LoggingTensorHook dropped once its names were looked up (_logged_names) has that note, not "converted"
+    dropped = {h for s in analysis.sites for h in s.dropped_loggers}
+    for code, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file
+                                          and not (id(n[2]) in dropped and n[0] == hooks.CODE
+                                                   and n[1] == hooks.logging_note("train hooks")))]:
         context.note(code, message, node)
     return new_module
 
@@ -836,18 +840,24 @@ def _model_plan(sites: list, context):
 
 def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
     """The plan with the values the train hooks' LoggingTensorHooks name added to what the step records (its
-    logged_tensors), or Blocked at a name tfmigrate cannot supply (rules/hooks.py)."""
+    logged_tensors); a hook naming a tensor tfmigrate cannot supply is dropped with a note (rules/hooks.py)."""
     logged = dict(plan.logged)
+    notes = list(plan.notes)
     for site in sites:
-        for named, _ in site.loggers.values():
-            for _, name, node in named:
-                key = model_fn.logged_name_key(name, plan.named_tensors)
-                if key is None:
-                    raise Blocked(hooks.CODE, hooks.logging_name_blocked(name), node)
+        for hook_id, (named, _) in list(site.loggers.items()):
+            keys = [(model_fn.logged_name_key(name, plan.named_tensors), name, node) for _, name, node in named]
+            missing = next(((name, node) for key, name, node in keys if key is None), None)
+            if missing is not None:  # it only logs: dropped, the note at the hook's line names the tensor
+                site.loggers.pop(hook_id)
+                site.dropped_loggers.add(hook_id)
+                notes.append((hooks.CODE, hooks.logging_name_dropped(missing[0]),
+                              site.logger_calls.get(hook_id, missing[1])))
+                continue
+            for key, _, _ in keys:
                 logged.setdefault(*key)
-    if len(logged) == len(plan.logged):
+    if len(logged) == len(plan.logged) and len(notes) == len(plan.notes):
         return plan
-    return dataclasses.replace(plan, logged=list(logged.items()))
+    return dataclasses.replace(plan, logged=list(logged.items()), notes=notes)
 
 
 def _input_layer_verdict(fn, sites: list, names: TFNames, context):

@@ -1,6 +1,7 @@
 """TFM611 LoggingTensorHook (rules/hooks.py): in the model_fn's training_hooks, or by tensor name in train(hooks=) /
 TrainSpec(hooks=), it becomes the generated TensorLogger callback, fed by the training step's own values
-(the model's logged_tensors / record_logged_tensors); what tfmigrate cannot supply blocks at its line."""
+(the model's logged_tensors / record_logged_tensors); a hook tfmigrate cannot convert only logs, so it is dropped with
+a note at its line naming what it logged (the file still converts)."""
 from __future__ import annotations
 
 import re
@@ -37,6 +38,20 @@ def flat(text: str) -> str:
 
 def notes(result) -> list[str]:
     return [d.message for d in result.diagnostics if d.code == "TFM611"]
+
+
+def dropped(src: str, words: str, line: int | None = None, target: str = "keras") -> str:
+    """`src` converts, its LoggingTensorHook dropped: a TFM611 note (at `line`) with `words`, no logger left."""
+    result = rewrite(src, target=target)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    hits = [d for d in result.diagnostics if d.code == "TFM611" and d.severity == "note"
+            and d.message.startswith("LoggingTensorHook not converted, dropped") and words in d.message]
+    assert hits, [d.format() for d in result.diagnostics]
+    assert line is None or hits[0].line == line, hits[0].format()
+    assert not any("LoggingTensorHook (" in n and " converted:" in n for n in notes(result))
+    out = result.output.decode()
+    assert "LoggingTensorHook(" not in out and "TensorLogger(" not in out and "logged_tensors" not in out
+    return out
 
 
 def test_training_hooks_logger_becomes_a_tensor_logger_fed_by_the_training_step():
@@ -89,10 +104,9 @@ def test_train_hooks_log_model_fn_tensors_by_name(hooks, where):
     ('[tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=2, at_end=True)]', "at_end=True"),
     ('[tf.compat.v1.train.LoggingTensorHook({"t": tf.constant(1.0)}, every_n_iter=2)]', "outside the model_fn"),
 ])
-def test_train_hooks_logging_what_tfmigrate_cannot_supply_block_at_the_line(hooks, words):
-    result = blocked(program(model_fn(), drive=drive(hooks)))
-    messages = [d.format() for d in result.diagnostics if d.code == "TFM611"]
-    assert any(words in m and "LoggingTensorHook is not converted" in m for m in messages), messages
+def test_train_hooks_logging_what_tfmigrate_cannot_supply_are_dropped_with_a_note(hooks, words):
+    src = program(model_fn(), drive=drive(hooks))
+    dropped(src, words, line=src[:src.index("LoggingTensorHook(")].count("\n") + 1)
 
 
 @pytest.mark.parametrize("hooks, extra, words", [
@@ -101,10 +115,8 @@ def test_train_hooks_logging_what_tfmigrate_cannot_supply_block_at_the_line(hook
      "", "formatter reads `hidden`"),
     ('[tf.compat.v1.train.LoggingTensorHook({"l": loss}, at_end=True)]', "", "at_end=True"),
 ])
-def test_training_hooks_logging_what_the_step_cannot_supply_block(hooks, extra, words):
-    result = blocked(program(model_fn(hooks, extra), drive=drive("")))
-    messages = [d.format() for d in result.diagnostics if d.code == "TFM611"]
-    assert any(words in m for m in messages), messages
+def test_training_hooks_logging_what_the_step_cannot_supply_are_dropped_with_a_note(hooks, extra, words):
+    dropped(program(model_fn(hooks, extra), drive=drive("")), words)
 
 
 def test_a_logger_on_evaluation_is_dropped_with_a_note():
@@ -159,11 +171,78 @@ def test_a_step_counter_hook_in_the_model_fn_is_dropped_with_a_note():
     # the layer's scope took the name first: TF1's identity was "dense_1_1"
     ('mean_logit = tf.identity(tf.reduce_mean(logits), name="dense_1")', "'dense_1' is not one"),
 ])
-def test_a_name_tf1_gave_another_tensor_blocks(forward, words):
+def test_a_name_tf1_gave_another_tensor_is_not_supplied(forward, words):
     src = program(model_fn(), drive=drive(
         '[tf.compat.v1.train.LoggingTensorHook({"m": "%s"}, every_n_iter=2)]'
         % ("mean_logit" if "scope" in forward else "dense_1")))
     src = src.replace('    mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', "    " + forward)
-    result = blocked(src)
-    assert any(words in d.message for d in result.diagnostics if d.code == "TFM611"), \
-        [d.format() for d in result.diagnostics]
+    dropped(src, words)
+
+
+TUTORIAL = '''
+def cnn_model_fn(features, labels, mode):
+    dense = tf.compat.v1.layers.dense(features["x"], 8, activation=tf.nn.relu)
+    logits = tf.compat.v1.layers.dense(dense, 2)
+    predictions = {
+        "classes": tf.argmax(input=logits, axis=1),
+        "probabilities": tf.nn.softmax(logits, name="softmax_tensor"),
+    }
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode=mode, predictions=predictions)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(learning_rate=0.001)
+        train_op = optimizer.minimize(loss=loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+    eval_metric_ops = {"accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=predictions["classes"])}
+    return tf.estimator.EstimatorSpec(mode=mode, loss=loss, eval_metric_ops=eval_metric_ops)
+'''
+TUTORIAL_DRIVE = (
+    'tensors_to_log = {"probabilities": "%s"}\n'
+    'logging_hook = tf.compat.v1.train.LoggingTensorHook(tensors=tensors_to_log, every_n_iter=50)\n'
+    'est.train(input_fn=train_input_fn, steps=200, hooks=[logging_hook])\n')
+
+
+@pytest.mark.parametrize("target, step", [("keras", "self.record_logged_tensors(y_pred, loss"),
+                                          ("ctl", "model.record_logged_tensors(outputs, loss")])
+def test_the_tutorial_softmax_tensor_named_op_in_the_predictions_dict_is_logged(target, step):
+    # the name= of any TF op (not only tf.identity) computed from the model output names its tensor "n:0" in TF1
+    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "softmax_tensor:0").replace("model_fn=model_fn",
+                                                                              "model_fn=cnn_model_fn")
+    out = flat(converted(src, target=target))
+    assert 'TensorLogger([("probabilities", "name:softmax_tensor")], every_n_iter=50)' in out
+    assert re.search(r'"name:softmax_tensor": tf\.nn\.softmax\(\w+, name="softmax_tensor"\)', out), out
+    assert step in out and "LoggingTensorHook(" not in out
+
+
+@pytest.mark.parametrize("forward, name", [
+    ('mean_logit = tf.reduce_mean(tf.sigmoid(logits, name="sig"))', "sig"),
+    ('mean_logit = tf.add(tf.reduce_mean(logits), 1.0, name="plus")', "plus"),
+    ('mean_logit = tf.argmax(logits, axis=1, name="best")', "best"),
+])
+def test_named_ops_computed_from_the_output_are_supplied_by_name(forward, name):
+    src = program(model_fn(), drive=drive('[tf.compat.v1.train.LoggingTensorHook({"v": "%s"}, every_n_iter=2)]' % name))
+    src = src.replace('mean_logit = tf.identity(tf.reduce_mean(logits), name="mean_logit")', forward)
+    out = flat(converted(src))
+    assert f'TensorLogger([("v", "name:{name}")], every_n_iter=2)' in out
+    assert f'"name:{name}": ' in out
+
+
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+def test_the_tutorial_logging_an_unsuppliable_name_converts_with_the_hook_dropped(target):
+    # a hidden layer's op: not computed from the output; the hook only logged it, so the program still converts
+    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "dense/Relu").replace("model_fn=model_fn", "model_fn=cnn_model_fn")
+    out = dropped(src, "'dense/Relu' is not one", line=src[:src.index("LoggingTensorHook(")].count("\n") + 1,
+                  target=target)
+    assert "tensors_to_log" not in out and "logging_hook" not in out
+
+
+def test_one_logger_dropped_the_other_converted():
+    hooks = ('[tf.compat.v1.train.LoggingTensorHook({"h": "dense/Relu"}, every_n_iter=2), '
+             'tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=3)]')
+    result = rewrite(program(model_fn(), drive=drive(hooks)))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = flat(result.output.decode())
+    assert 'TensorLogger([("m", "name:mean_logit")], every_n_iter=3)' in out and "dense/Relu" not in out
+    assert sum(n.startswith("LoggingTensorHook not converted, dropped") for n in notes(result)) == 1
+    assert sum(n.startswith("LoggingTensorHook (train hooks) converted") for n in notes(result)) == 1
