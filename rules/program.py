@@ -1430,6 +1430,10 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=()) -> cst.Module:
     alias = tf_name if imported else None
+    if not imported and _names_any(module, frozenset({tf_name}), texts):
+        # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
+        raise Blocked(imports.CODE, f"`{tf_name}` already means something else in this file; the generated code "
+                                    f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
@@ -1445,6 +1449,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         alias = "tf"
     # phase 1 (before any visit, so statement identity still holds): the TF2 header and the rebinding idiom
     body = []
+    moved: dict[int, cst.BaseStatement] = {}
     for stmt in imports.remove_statements(module.body, rebinding):
         if header is not None and stmt is header:
             body.extend(_with_leading(f"{_other_imports(stmt, alias)}import tensorflow as {alias}\n{keras_import}",
@@ -1452,31 +1457,54 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         elif header is None and _binds(stmt, table):
             body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
-            header = body[-1]
+            header = moved[id(stmt)] = body[-1]  # a copy: phases 2 and 3 find the binding statement by identity
         else:
             body.append(stmt)
+    if header is None and (keras_import or _names_any(module, frozenset({TF}), texts)):
+        # no TF import of its own (a driver training another file's Estimator: `import helpers`), but the generated
+        # code reads tf / keras (NanLossCheck, ...): the header goes above the first statement after the docstring
+        # and `from __future__` imports
+        at = 0
+        while at < len(body) and ((at == 0 and _docstring(body[at])) or _future_import(body[at])):
+            at += 1
+        if at < len(body):
+            body[at:at + 1] = [*_with_leading(f"import tensorflow as tf\n{keras_import}", body[at].leading_lines),
+                               body[at].with_changes(leading_lines=[])]
+        else:
+            body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", ()))
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
-    statements = {id(b.statement): b.statement for bs in table.bindings.values() for b in bs}
-    kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
+    def now(b) -> cst.BaseStatement:  # the binding's statement in the module as phase 1 left it
+        return moved.get(id(b.statement), b.statement)
+
+    statements = {id(now(b)): now(b) for bs in table.bindings.values() for b in bs}
+    kept_aliases = {id(now(b)) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet)
     module = leftover.apply(module)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
     for name, bindings in table.bindings.items():
         for b in bindings:
-            bound_by.setdefault(id(b.statement), set()).add(name)
+            bound_by.setdefault(id(now(b)), set()).add(name)
     uses = imports.name_uses(module, set(statements), leftover.boring)  # only the table's names are asked about
     unused = {key for key, names_ in bound_by.items()
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
               and all(uses[n] == 0 for n in names_)}
-    body = [_prune_from_import(s, uses, table) for s in imports.remove_statements(module.body, unused)]
+    body = [_prune_from_import(s, uses, statements) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
-    if not imported and _names_any(module, frozenset({tf_name}), texts):
-        raise Blocked(imports.CODE, f"`{tf_name}` still means something else in the migrated file; the generated code "
-                                    f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
     return module, tf_name
+
+
+def _docstring(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _future_import(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.ImportFrom) and isinstance(stmt.body[0].module, cst.Name)
+            and stmt.body[0].module.value == "__future__")
 
 
 def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
@@ -1512,14 +1540,14 @@ def _single_statement(line: cst.CSTNode) -> bool:
     return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
 
 
-def _prune_from_import(stmt, uses, table):
-    """`from tensorflow.estimator import A, B` keeps only the names still used."""
+def _prune_from_import(stmt, uses, binding_statements):
+    """`from tensorflow.estimator import A, B` keeps only the names still used (binding_statements: by id)."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.ImportFrom)):
         return stmt
     small = stmt.body[0]
     if isinstance(small.names, cst.ImportStar) or len(small.names) < 2:
         return stmt
-    if not _binds(stmt, table):
+    if id(stmt) not in binding_statements:
         return stmt
     kept = [a for a in small.names if uses[(a.asname.name if a.asname else a.name).value] > 0]
     if len(kept) == len(small.names):

@@ -47,11 +47,16 @@ def test_driver_file_converts_with_the_estimator_it_uses(tmp_path, header):
     helpers = results["helpers.py"].output.decode()
     assert ".train(" not in main and "input_fn=" not in main  # the Estimator calls are gone
     assert "estimator.fit(\n            helpers.train_input_fn()," in main
-    assert "callbacks=[helpers.EstimatorCheckpoints(\"/tmp/tfmigrate-h9/m\")]" in main
+    # the Estimator's own NaN check is generated here, in the file that trains
+    assert "callbacks=[helpers.EstimatorCheckpoints(\"/tmp/tfmigrate-h9/m\"), NanLossCheck()]" in main
+    assert "class NanLossCheck(keras.callbacks.Callback):" in main
     assert "estimator.restore_model_dir(\"/tmp/tfmigrate-h9/m\", estimator.optimizer)" in main
     assert "estimator.evaluate(helpers.eval_input_fn(), steps=None, return_dict=True)" in main
     assert "class EstimatorCheckpoints(" in helpers and "def make_estimator(model_dir):" in helpers
-    assert ("import tensorflow as tf" in main) == ("tensorflow" in header)
+    # a driver without TF imports gets the ones its generated code reads, below the docstring
+    assert main.count("import tensorflow as tf\n") == 1 and "import keras\n" in main
+    if "tensorflow" not in header:
+        assert main.startswith('"""Trains the helpers\' Estimator."""\nimport tensorflow as tf\nimport keras\nimport helpers\n')
     compile(main, "main.py", "exec")
     assert not [d for r in results.values() for d in r.diagnostics if d.severity == "error"]
 
