@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import _MISSING, Transformer, Visitor, descend, render
+from .visitors import _MISSING, Transformer, ValueNames, Visitor, descend, render
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -868,20 +868,12 @@ def _is_dotted(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Name)
 
 
-class _FreeNames(Visitor):
+class _FreeNames(ValueNames):
     """free_names' walk (one class for every call: making a visitor class costs more than most walks)."""
 
     def __init__(self, found: list[cst.Name]):
-        self.found = found
+        super().__init__(found)
         self.bound: list[set[str]] = []
-
-    def visit_Attribute(self, n: cst.Attribute) -> bool:
-        n.value.visit(self)
-        return False
-
-    def visit_Arg(self, n: cst.Arg) -> bool:
-        n.value.visit(self)
-        return False
 
     def visit_Lambda(self, n: cst.Lambda) -> None:
         p = n.params

@@ -178,6 +178,22 @@ def descend(visitor, node, kind) -> None:
 _IS_TRIVIA: dict[type, bool] = {}
 
 
+class ValueNames(Visitor):
+    """A walk over the names a node reads as values: attribute names and keyword names are skipped (`found`: what
+    subclasses collect)."""
+
+    def __init__(self, found):
+        self.found = found
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        n.value.visit(self)
+        return False
+
+    def visit_Arg(self, n: cst.Arg) -> bool:
+        n.value.visit(self)
+        return False
+
+
 class Transformer(_Dispatch, cst.CSTTransformer):
     """LibCST's transform (it rebuilds what it enters), without entering TRIVIA: a comma, a dot, an operator or a
     parenthesis is kept as it is, with its whitespace and comments, and is left (on_leave) like any node."""

@@ -137,7 +137,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tfmigrate.visitors import Transformer, Visitor
+from tfmigrate.visitors import Transformer, ValueNames, Visitor
 
 from tfmigrate.diagnostics import Blocked
 
@@ -2734,22 +2734,7 @@ def _lambda_names(node: cst.CSTNode) -> set[str]:
     return found
 
 
-class _ValueNames(Visitor):
-    """A walk that skips attribute names and keywords (they are no names read)."""
-
-    def __init__(self, found):
-        self.found = found
-
-    def visit_Attribute(self, n: cst.Attribute) -> bool:
-        n.value.visit(self)
-        return False
-
-    def visit_Arg(self, n: cst.Arg) -> bool:
-        n.value.visit(self)
-        return False
-
-
-class _FreeNameNodes(_ValueNames):
+class _FreeNameNodes(ValueNames):
     def visit_Lambda(self, n: cst.Lambda) -> bool:
         return False
 
@@ -2926,7 +2911,7 @@ def makes_variables(path: str) -> bool:
             or path.endswith(".Variable"))
 
 
-class _NamesRead(_ValueNames):
+class _NamesRead(ValueNames):
     def visit_Name(self, n: cst.Name) -> None:
         self.found.add(n.value)
 
