@@ -175,14 +175,14 @@ CODE = "TFM611"
 
 # hook → what the user can do to get its output in TF2 (the hook itself is dropped with this note)
 OBSERVING = {
-    "StepCounterHook": "Keras reports the time per step in its progress output; attached through train(hooks=...) "
-                       "or TrainSpec(hooks=...) it is converted",
+    "StepCounterHook": "Keras reports the time per step in its progress output; attached to training it is "
+                       "converted",
     "SummarySaverHook": "write summaries with keras.callbacks.TensorBoard",
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
 LOGGING = "LoggingTensorHook"
-STEP_COUNTER = "StepCounterHook"  # converted on train(hooks=) / TrainSpec(hooks=); dropped in the model_fn
+STEP_COUNTER = "StepCounterHook"  # converted on training (train hooks and the model_fn's training hooks)
 STEP_COUNTER_ARGS = ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"]
 NAN = "NanTensorHook"
 SAVER = "CheckpointSaverHook"
@@ -489,7 +489,16 @@ def logging_name_dropped(name: str) -> str:
                            "from a keras.callbacks.Callback")
 
 
-# ---- StepCounterHook on train hooks → the generated StepCounter callback (templates/step_counter.py.j2) -----------
+# ---- StepCounterHook on training → the generated StepCounter callback (templates/step_counter.py.j2) --------------
+STEP_COUNTER_WRITER = ("StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has no TF2 meaning; "
+                       "pass output_dir=... instead")
+
+
+def step_counter_dropped(why: str) -> str:
+    """The note of a model_fn StepCounterHook tfmigrate cannot convert: it only observes, so it is dropped."""
+    return f"StepCounterHook not converted, dropped (it only logs the step rate; training is the same without it): {why}"
+
+
 def step_counter_note() -> str:
     return ("StepCounterHook converted: the generated StepCounter callback logs \"global_step/sec: <rate>\" with "
             "tf.compat.v1.logging.info and writes it as the scalar summary \"global_step/sec\" to output_dir at the "
