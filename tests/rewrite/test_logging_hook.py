@@ -199,8 +199,8 @@ def test_keras_callbacks_run_in_the_estimators_hook_order():
              'TensorLogger([("m", "name:mean_logit")], every_n_iter=1)', "NanLossCheck()", "*est.logging_hooks(),"]
     positions = [out.find(text) for text in order]
     assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
-    assert 'if chief: return [TensorLogger([("chief", "global_step")], every_n_iter=1)]' in out
-    assert 'return [TensorLogger([("loss", "loss")], every_n_iter=1)]' in out
+    assert 'if chief: return [TensorLogger([("chief", "global_step")], every_n_iter=1), ]' in out
+    assert 'return [TensorLogger([("loss", "loss")], every_n_iter=1), ]' in out
 
 
 def test_the_custom_loop_calls_training_hooks_after_its_nan_check():
