@@ -53,7 +53,9 @@ Converted, exactly:
   that many seconds after the last log, TF1's SecondOrStepTimer, which TensorLogger copies), a dict's tags sorted,
   a list's as written, as "tag = value, tag = value (0.123 sec)" (no seconds on the first line; numpy's str of the
   values with suppress=True) or `formatter({tag: value})`; the values are those the training step's own
-  session.run computed: the forward pass and the loss before the update, the global step before its increment.
+  session.run computed: the forward pass and the loss before the update, the global step before its increment
+  (TF1 read that variable unordered with the train op's increment: some lines, more under load, showed the next
+  value; measured with every_n_iter=1 in fixtures/hook_order).
   The migrated training step records the same values (Keras: `compute_loss`; custom loop: the step) through
   `record_logged_tensors` → `logged_tensors(output, loss, step)`, a py_function handing them to TensorLogger
   (jit_compile=False on Keras), which logs them after the step in the same text; only the seconds differ.
