@@ -90,7 +90,9 @@ steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests
 model_to_estimator fits keep BackupAndRestore; the parameter-server loop saves the Estimator chief's steps.
 
 - `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` in `train(hooks=)` / `TrainSpec(hooks=)` and in the
-  model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name) → the
+  model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name; under parameter
+  servers the model_fn's logging and step-counting hooks are dropped with a note: the scheduled loop calls no
+  callbacks) → the
   generated `StepCounter` callback (templates/step_counter.py.j2; `step=lambda: <est>.optimizer.iterations`, the
   Keras model's or the custom-loop trainer's): TF1's timer and stale-step check copied, so it triggers silently at
   the first step, then logs "global_step/sec: <rate>" (tf.compat.v1.logging.info, "%g") and writes the scalar
@@ -266,6 +268,11 @@ PS_NAN_NOTE = ("the Estimator's own NaN loss check (NanTensorHook(loss) on every
                "chief schedules steps on the workers and reads the loss of the last step scheduled only at each log "
                "or checkpoint step; it raises the same error there, after that boundary's checkpoint, not after the "
                "NaN step itself (a NaN loss that later steps' losses do not repeat is not seen)")
+
+
+PS_LOGGING_NOTE = ("dropped under parameter servers: the chief schedules the steps on the workers and calls no "
+                   "callbacks, so this hook of the model_fn (it only logs) is not converted; log from a "
+                   "keras.callbacks.Callback of a single-worker run")
 
 
 def saver_note(target: str = "keras") -> str:

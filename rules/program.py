@@ -523,6 +523,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        if ps and (getattr(plan, "loggers", None) or getattr(plan, "chief_loggers", None)):
+            # the scheduled loop calls no callbacks: the model_fn's LoggingTensorHooks / StepCounterHooks only log
+            fn_notes = [(code, hooks.PS_LOGGING_NOTE, node) if code == hooks.CODE and message.startswith(
+                ("LoggingTensorHook (EstimatorSpec", "StepCounterHook converted")) else (code, message, node)
+                for code, message, node in fn_notes]
         nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
         if nan is not None and ps:
             errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "

@@ -297,3 +297,19 @@ def test_one_logger_dropped_the_other_converted():
     assert 'TensorLogger([("m", "name:mean_logit")], every_n_iter=3)' in out and "dense/Relu" not in out
     assert sum(n.startswith("LoggingTensorHook not converted, dropped") for n in notes(result)) == 1
     assert sum(n.startswith("LoggingTensorHook (train hooks) converted") for n in notes(result)) == 1
+
+
+def test_under_parameter_servers_the_model_fn_hooks_are_dropped_with_a_note():
+    """The scheduled loop calls no callbacks: the model_fn's LoggingTensorHook and StepCounterHook are not run, and
+    their notes say so (not "converted")."""
+    config = ('config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test", '
+              'train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())')
+    hooks = ('[tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=1), '
+             'tf.estimator.StepCounterHook(every_n_steps=5)]')
+    drive_ps = ("tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train_input_fn, max_steps=10), "
+                "tf.estimator.EvalSpec(eval_input_fn, steps=2))\n")
+    result = rewrite(program(model_fn(hooks), drive=drive_ps, run_config=config))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    dropped_notes = [n for n in notes(result) if n.startswith("dropped under parameter servers")]
+    assert len(dropped_notes) == 2, notes(result)
+    assert not any(n.startswith(("StepCounterHook converted", "LoggingTensorHook (EstimatorSpec")) for n in notes(result))
