@@ -265,6 +265,8 @@ def test_parameter_server_loop_saves_where_the_estimators_chief_saved(start, max
     trainer.coordinator, trainer.optimizer = _Coordinator(iterations), type("Optimizer", (), {})()
     trainer.optimizer.iterations = iterations
     trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
+    exec(textwrap.dedent(section(out, "    def _save(", "\n\n    def ")), namespace)  # the generated writer
+    trainer._save = namespace["_save"]
     saves = []
     manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
     namespace["_train_scheduled"](trainer, None, None, start, max_steps, manager)
