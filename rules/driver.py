@@ -1738,10 +1738,8 @@ class Emitter:
             return
         nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
                                                                  if u.file is self.file]
-        statements = []
-        for text in keras_estimator.support(compiled, fed):
-            body = cst.parse_module(text.strip() + "\n").body
-            statements.append(body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
+                      for text in keras_estimator.support(compiled, fed)]
         edits.insert_statements_above(self.support_anchor(nodes), statements)
         for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
@@ -1756,11 +1754,10 @@ class Emitter:
         if not nodes:
             return
         text = _templates().get_template("nan_loss_check.py.j2").render()
-        body = cst.parse_module(text.strip() + "\n").body
         # right above the statement that trains: the class needs nothing the module binds before it (after the
         # imports could be above a `tf = tf.compat.v1` the conversion rewrites)
         edits.insert_statements_above(self.support_anchor(nodes, after_imports=False), [
-            body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])])
+            edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])])
 
     # ---- the Estimator expression ----------------------------------------------------------------------------
     def site(self, site: Site, edits) -> None:

@@ -554,10 +554,16 @@ def migrate(module: cst.Module, context) -> cst.Module:
         _raise(errors, file, program)
 
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
-    driver.Emitter(analysis, file, builders, plans).edits(edits)
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
     if blocks is not None and not blocks.usable:
         blocks = None
+    if blocks is not None:
+        # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
+        # leftover-name pass and the import count would find nothing in them)
+        named = emit.code_words(table.bindings)
+        edits.blocks, edits.plain = blocks, (lambda text: True) if named is None else \
+            (lambda text: named.search(text) is None)
+    driver.Emitter(analysis, file, builders, plans).edits(edits)
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
     support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
     _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet, support_done)
