@@ -129,8 +129,10 @@ Example (`fixtures/regression_adagrad`):
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import json
+import keyword
 import dataclasses
 import re
 from dataclasses import dataclass, field
@@ -485,8 +487,15 @@ class _Interpreter:
     def free_names(self, node: cst.CSTNode) -> set[str]:
         return {n.value for n in _free_name_nodes(node)}
 
-    def check_names(self, node: cst.CSTNode, allowed: set[str], where: str, report: cst.CSTNode | None = None) -> None:
-        bad = self.free_names(node) - allowed - self.module_names - _BUILTINS
+    def check_names(self, node: cst.CSTNode | str, allowed: set[str], where: str, report: cst.CSTNode | None = None) -> None:
+        """`node` may be generated expression text: its names are read with `ast` (`_text_free_names`)."""
+        if isinstance(node, str):
+            names = _text_free_names(node)
+            if names is None:
+                node = cst.parse_expression(node)
+        if not isinstance(node, str):
+            names = self.free_names(node)
+        bad = names - allowed - self.module_names - _BUILTINS
         if bad:
             name = sorted(bad)[0]
             what = {self.labels: "labels", self.mode: "mode"}.get(name, f"`{name}`")
@@ -605,7 +614,7 @@ class _Interpreter:
         if self.loop is not None:
             token = self.name_token(None, kind.base_name, None if explicit is None else code(explicit))
             ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-            self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}
+            self.check_names(ctor, {self.params, "keras", layers.TF1_BATCH_NORM}
                              | self.loop.targets, "a layer argument", node)
             if self.loop.branch:  # built in __init__ under the same `if`, called as an attribute
                 attr = self.free_attr(layers.explicit_name(args) or f"{target}_{kind.base_name}")
@@ -628,8 +637,7 @@ class _Interpreter:
             if attr in self.attrs():
                 raise Blocked(layers.CODE, f"layer name '{name}' is also a generated attribute; rename the layer", node)
         ctor = layers.keras_ctor(kind, args, token, node, self.tf)
-        self.check_names(cst.parse_expression(ctor), {self.params, "keras", layers.TF1_BATCH_NORM}, "a layer argument",
-                         node)
+        self.check_names(ctor, {self.params, "keras", layers.TF1_BATCH_NORM}, "a layer argument", node)
         self.layers.append((attr, ctor))
         return self.layer_call(f"self.{attr}", kind, call_args["inputs"], call_args.get("training"))
 
@@ -686,13 +694,16 @@ class _Interpreter:
         return plan
 
     def layer_call(self, layer: str, kind: layers.LayerKind, inputs, training) -> cst.BaseExpression:
-        text = f"{layer}({code(inputs)}"
+        inputs_text = code(inputs)
+        text = f"{layer}({inputs_text}"
+        flag = None
         if kind.takes_training:
             flag = self.training_flag(training)
             text += f", training={flag}"
             if kind.keras == "BatchNormalization" and flag != "False":
                 self.batch_norm_training = True
-        return cst.parse_expression(text + ")")
+        built = _layer_call_node(layer, inputs, inputs_text, flag)
+        return built if built is not None else cst.parse_expression(text + ")")
 
     # ---- statements ------------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -1913,7 +1924,7 @@ class _Interpreter:
         if target in _MODEL_ATTRIBUTES or target in dict(self.layers) or target in self.weights:
             raise Blocked(variables.CODE, f"`{target}` cannot become a model attribute (name taken)", call)
         ctor = f"self.add_weight({', '.join(f'{k}={v}' for k, v in kwargs.items())})"
-        self.check_names(cst.parse_expression(ctor), {self.params, "keras", "self"}, "get_variable's arguments", call)
+        self.check_names(ctor, {self.params, "keras", "self"}, "get_variable's arguments", call)
         self.layers.append((target, ctor))
         self.weights[target] = plan is not None
         self.pending_leading = [*self.pending_leading, *stmt_leading]
@@ -2754,6 +2765,70 @@ class _FreeNameNodes(ValueNames):
 
     def visit_Name(self, n: cst.Name) -> None:
         self.found.append(n)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _layer_call_node(layer: str, inputs: cst.BaseExpression, inputs_text: str, flag: str | None):
+    """`cst.parse_expression(f"{layer}({inputs_text}, training={flag})")` (without `training=` for no flag) built
+    without the parser, the same nodes (tests/rewrite/test_model_fn_nodes.py checks deep_equals): for `layer` a
+    name or `self.name`, a flag that is a name, and inputs on one line (a multi-line one is parsed: its
+    continuation lines' layout depends on where it is parsed). None otherwise."""
+    if "\n" in inputs_text or (flag is not None and not _IDENTIFIER.fullmatch(flag)):
+        return None
+    owner, _, attr = layer.rpartition(".")
+    if not _IDENTIFIER.fullmatch(attr) or owner not in ("", "self") or keyword.iskeyword(attr):
+        return None
+    if flag is not None and keyword.iskeyword(flag) and flag not in ("True", "False", "None"):
+        return None
+    func = cst.Name(attr) if not owner else cst.Attribute(cst.Name(owner), cst.Name(attr))
+    value = inputs.deep_clone()
+    if flag is None:
+        return cst.Call(func, [cst.Arg(value)])
+    return cst.Call(func, [cst.Arg(value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                           cst.Arg(cst.Name(flag), keyword=cst.Name("training"),
+                                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))])
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _text_free_names(text: str) -> set[str] | None:
+    """The names `_free_name_nodes` finds in `cst.parse_expression(text)`, read with `ast` (a C parse; None where
+    `ast` does not read the text): Names used as values, lambdas skipped, a comprehension's targets local to it.
+    (LibCST also holds True/False/None as Names, `ast` as constants: they are builtins, which every check drops.)
+    tests/rewrite/test_model_fn_nodes.py compares both."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found: set[str] = set()
+    _ast_free_names(tree.body, found)
+    return found
+
+
+def _ast_free_names(node: ast.AST, found: set[str]) -> None:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is ast.Name:
+            found.add(n.id)
+        elif kind is ast.Lambda:
+            continue
+        elif kind in _COMPREHENSIONS:
+            _ast_free_names(n.generators[0].iter, found)
+            bound, inner = set(), []
+            for i, comp in enumerate(n.generators):
+                _ast_free_names(comp.target, bound)
+                inner.extend([*([comp.iter] if i else []), *comp.ifs])
+            local: set[str] = set()
+            for part in ([n.key, n.value] if kind is ast.DictComp else [n.elt]) + inner:
+                _ast_free_names(part, local)
+            found.update(local - bound)
+        else:
+            stack.extend(ast.iter_child_nodes(n))
 
 
 def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
