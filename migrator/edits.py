@@ -157,6 +157,80 @@ def indent_text(text: str, indent: str, statements: bool = True) -> str | None:
     return lines[0] + "".join(f"\n{indent}{line}" for line in lines[1:])
 
 
+def render_lines(text: str, indent: str, top_blank: bool = True) -> list[str] | None:
+    """Each line of `text` (module-level statements ending in a newline) as LibCST renders the parse of the text
+    placed in a block at absolute indentation `indent` (None where this cannot tell: a tab or `\r`, trailing
+    blank or comment lines, an unclosed bracket or string). LibCST adds the block's indentation to a line that
+    starts a statement; to a line inside brackets when it starts with its statement's own indentation; to a blank
+    or comment-only line when it is indented at least as far as the statement that follows it (whose leading
+    lines it is); never to a line inside a multi-line string or after a backslash continuation. `top_blank=False`:
+    blank lines before a statement at the text's top level get none (_render_model sets those to no indentation).
+    tests/rewrite/test_indent_text.py compares it with LibCST on hand shapes and on every generated part."""
+    if "\t" in text or "\r" in text or not text.endswith("\n"):
+        return None
+    lines = text.split("\n")[:-1]
+    kinds: list[str] = []  # "stmt", "bracket:<indent>", "string", "loose" (blank or comment-only)
+    depth, quote, continued, stmt_indent = 0, "", False, ""
+    for line in lines:
+        if quote:
+            kinds.append("string")
+        elif continued:
+            kinds.append("string")  # (kept as written, like a string's lines)
+        elif depth:
+            kinds.append("bracket" if line.startswith(stmt_indent) else "string")
+        elif not line.strip() or line.lstrip().startswith("#"):
+            kinds.append("loose")
+        else:
+            kinds.append("stmt")
+            stmt_indent = line[:len(line) - len(line.lstrip(" "))]
+        continued = False
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if quote:
+                if c == "\\":
+                    i += 1
+                elif line.startswith(quote, i):
+                    i += len(quote) - 1
+                    quote = ""
+            elif c in "\"'":
+                quote = line[i:i + 3] if line.startswith(c * 3, i) else c
+                i += len(quote) - 1
+            elif c == "#":
+                break
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            i += 1
+        if line.endswith("\\"):
+            if "#" in line or not quote and depth:
+                return None  # (a comment's backslash, or one in brackets: not read here)
+            continued = not quote
+        elif quote and len(quote) == 1:
+            return None  # an unterminated string
+    if depth or quote or continued:
+        return None
+    out: list[str | None] = [None] * len(lines)
+    following = None  # the indentation of the next statement line
+    for k in range(len(lines) - 1, -1, -1):
+        line, kind = lines[k], kinds[k]
+        if kind == "stmt":
+            following = len(line) - len(line.lstrip(" "))
+            out[k] = f"{indent}{line}\n"
+        elif kind == "loose":
+            if following is None:
+                return None  # trailing lines: the parse would put them in the module footer
+            own = len(line) - len(line.lstrip(" "))
+            prefixed = own >= following and (bool(line.strip()) or following > 0 or top_blank)
+            out[k] = f"{indent}{line}\n" if prefixed else f"{line}\n"
+        elif kind == "bracket":
+            out[k] = f"{indent}{line}\n"
+        else:
+            out[k] = f"{line}\n"
+    return out
+
+
 class _Apply(Transformer):
     def __init__(self, edits: Edits, keep: set[int], default_indent: str = "    ", nested: dict | None = None):
         self.edits, self.keep = edits, keep
@@ -314,10 +388,13 @@ class TextBlocks:
         last = text.rstrip("\n").rsplit("\n", 1)[-1].lstrip()
         return not last.startswith("#") and not last.endswith("\\")
 
-    def statement(self, text: str, leading=()) -> cst.SimpleStatementLine:
-        """The placeholder statement for `text` (module-level statements ending in a newline)."""
+    def statement(self, text: str, leading=(), indent: str = "", rendered: str | None = None) -> cst.SimpleStatementLine:
+        """The placeholder statement for `text` (module-level statements ending in a newline); placed in a block at
+        absolute indentation `indent`, `rendered` is the text as LibCST renders its parse there (render_lines)."""
         name = self.name()
-        self.swaps.append((name + "\n", text))
+        if rendered is not None and rendered != text:
+            self.code[len(self.swaps)] = text
+        self.swaps.append((indent + name + "\n", text if rendered is None else rendered))
         return cst.SimpleStatementLine([cst.Expr(cst.Name(name))], leading_lines=list(leading))
 
     def name(self) -> str:
