@@ -297,30 +297,11 @@ def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileRe
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return FileResult(path, "failed", data, data, error=f"cannot decode: {exc}")
     try:
-        module = _parse_module(text)
+        module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         line, col, message = syntax_error_position(text, path, exc)
         return FileResult(path, "failed", data, data, error=f"syntax error: {message}", error_at=(line, col))
     return text, encoding, module
-
-
-def _parse_module(text: str) -> cst.Module:
-    """`cst.parse_module(text)` without LibCST's validation of each node it makes (`CSTNode.__post_init__`, ~15% of
-    the parse): the native parser makes only nodes of the grammar; nodes made later (edits, generated code) are
-    validated as ever."""
-    import libcst as cst
-    from libcst._nodes.base import CSTNode
-
-    check = CSTNode.__dict__["__post_init__"]
-    CSTNode.__post_init__ = _unchecked
-    try:
-        return cst.parse_module(text)
-    finally:
-        CSTNode.__post_init__ = check
-
-
-def _unchecked(self) -> None:
-    return None
 
 
 def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
