@@ -187,27 +187,20 @@ class LeftoverNames(Transformer):
             for field in walked_fields(kind) if fields is None else fields:
                 value = getattr(node, field)
                 t = type(value)
-                if t is tuple or t is list:
-                    for child in value:
-                        key = id(child)
-                        if key in original:
-                            hit = hit or key in interesting
-                        elif key in quiet:
-                            continue
-                        elif holds(child):
-                            hit = True
-                        else:
-                            quiet[key] = child
-                elif value is not None and t is not sentinel:
-                    key = id(value)
+                if t is not tuple and t is not list:
+                    if value is None or t is sentinel:
+                        continue
+                    value = (value,)
+                for child in value:
+                    key = id(child)
                     if key in original:
                         hit = hit or key in interesting
                     elif key in quiet:
                         continue
-                    elif holds(value):
+                    elif holds(child):
                         hit = True
                     else:
-                        quiet[key] = value
+                        quiet[key] = child
             return hit
 
         if id(module) not in original and not holds(module):
