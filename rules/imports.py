@@ -142,6 +142,8 @@ class LeftoverNames(Transformer):
         the same visits and leaves, marks the references and their ancestors; the transform then enters those
         only (the same references, in the same order: the same output, the same first blocker)."""
         self.found, self.targets = [], None
+        if self.original is not None:
+            self._quiet_new(module)
         marks: set[int] = set()
         stack: list[int] = []
 
@@ -166,6 +168,43 @@ class LeftoverNames(Transformer):
         walk(module)
         self.found, self.targets = None, marks
         return module.visit(self) if marks else module
+
+    def _quiet_new(self, module: cst.Module) -> None:
+        """Adds to `quiet` every largest subtree that is not of the original tree (generated code, parsed) and holds
+        no Name the table binds: the walks below (and name_uses) do not enter it. One plain pass over the new nodes
+        (no visitor dispatch, no name resolution); an original subtree holds one when it is `interesting`."""
+        bindings, original, quiet, interesting = self.table.bindings, self.original, self.quiet, self.interesting
+        if quiet is None:
+            quiet = self.quiet = {}
+        walk_fields, name_type, sentinel = _WALK, cst.Name, cst.MaybeSentinel
+
+        def holds(node) -> bool:  # a new node: whether a Name the table binds is in it; its quiet children noted
+            kind = type(node)
+            if kind is name_type:
+                return node.value in bindings
+            fields = walk_fields.get(kind)
+            hit = False
+            for field in walked_fields(kind) if fields is None else fields:
+                value = getattr(node, field)
+                t = type(value)
+                if t is not tuple and t is not list:
+                    if value is None or t is sentinel:
+                        continue
+                    value = (value,)
+                for child in value:
+                    key = id(child)
+                    if key in original:
+                        hit = hit or key in interesting
+                    elif key in quiet:
+                        continue
+                    elif holds(child):
+                        hit = True
+                    else:
+                        quiet[key] = child
+            return hit
+
+        if id(module) not in original and not holds(module):
+            quiet[id(module)] = module
 
     def local_names(self) -> frozenset[str]:
         """Names bound in the enclosing functions (innermost scope chain), as `bound_names` computes them."""
