@@ -177,7 +177,6 @@ CODE = "TFM611"
 OBSERVING = {
     "StepCounterHook": "Keras reports the time per step in its progress output; attached through train(hooks=...) "
                        "or TrainSpec(hooks=...) it is converted",
-    "SummarySaverHook": "write summaries with keras.callbacks.TensorBoard",
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
@@ -185,6 +184,8 @@ LOGGING = "LoggingTensorHook"
 STEP_COUNTER = "StepCounterHook"  # converted on train(hooks=) / TrainSpec(hooks=); dropped in the model_fn
 STEP_COUNTER_ARGS = ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"]
 NAN = "NanTensorHook"
+SUMMARY = "SummarySaverHook"  # converted in the model_fn's training hooks (model_fn.py); elsewhere a note or a block
+SUMMARY_ARGS = ["save_steps", "save_secs", "output_dir", "summary_writer", "scaffold", "summary_op"]
 SAVER = "CheckpointSaverHook"
 SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
               "save_graph_def"]
@@ -495,3 +496,47 @@ def step_counter_note() -> str:
             "tf.compat.v1.logging.info and writes it as the scalar summary \"global_step/sec\" to output_dir at the "
             "same global steps as the hook (the first step without a line, then every every_n_steps steps, or "
             "every_n_secs); the rate is wall time, so its values differ from run to run; no graph in the events file")
+
+
+# ---- SummarySaverHook in the model_fn's training hooks → the model's summary_hooks(), written by both targets ------
+def summary_note(where: str, tags: list[str], missing: list[str]) -> str:
+    """The note of a converted SummarySaverHook of EstimatorSpec(`where`=...): the tags it writes, the ones it
+    cannot (their own notes say why)."""
+    note = (f"SummarySaverHook ({where}) converted: the migrated training writes its summaries "
+            f"({', '.join(tags)}) to output_dir at the same global steps (this run's first step, then every save_steps "
+            "steps; never the last step unless it falls on one), with the values of that step's forward pass, one "
+            "events file per directory (TF1's SummaryWriterCache), on the chief; no graph or session-log records. "
+            "TF 2.15 itself sometimes wrote one step early (its stale global-step read races with the increment)")
+    if where == "training_hooks":
+        note += "; with several workers TF1's other workers wrote their own events files to output_dir too (not written)"
+    if missing:
+        note += f"; not written: {', '.join(missing)} (see those summaries' notes)"
+    return note
+
+
+def summary_dropped(why: str) -> str:
+    """The note of a SummarySaverHook tfmigrate does not convert: it only writes summaries, so it is dropped."""
+    return f"SummarySaverHook not converted, dropped (it only writes summaries; training is the same without it): {why}"
+
+
+SUMMARY_HOW = ("attach SummarySaverHook(save_steps=N, output_dir=..., summary_op=tf.compat.v1.summary.merge_all() or "
+               "scalar summary ops of the model_fn) in the model_fn's EstimatorSpec(training_hooks=[...]), which "
+               "converts, or write tf.summary in a keras.callbacks.Callback")
+
+
+def summary_outside(where: str, scaffold_only: bool, op_or_scaffold: int) -> tuple[bool, str]:
+    """A SummarySaverHook in train(hooks=) / TrainSpec(hooks=) (where="train") or on evaluation: (blocked?, message).
+    op_or_scaffold: how many of summary_op and scaffold it is given."""
+    if op_or_scaffold != 1:
+        return True, ("SummarySaverHook needs exactly one of scaffold and summary_op: TF 2.15 raised ValueError here; "
+                      f"{SUMMARY_HOW}")
+    if where != "train":
+        return False, summary_dropped(f"on {where} it only observes evaluation; {SUMMARY_HOW}")
+    if scaffold_only:
+        return False, summary_dropped(
+            "with scaffold=Scaffold() and no summary_op it wrote no summaries (measured on TF 2.15: that Scaffold is "
+            "never finalized, so its summary_op stays None and the events file in output_dir holds only the graph "
+            f"and session-log records); to write summaries, {SUMMARY_HOW}")
+    return True, ("SummarySaverHook in train(hooks=...) / TrainSpec(hooks=...) with a summary_op is not converted: a "
+                  "summary op built outside the model_fn is not in the Estimator's graph (TF 2.15 raised, e.g. "
+                  f"merge_all() in eager mode); {SUMMARY_HOW}")
