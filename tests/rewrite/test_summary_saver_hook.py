@@ -149,3 +149,25 @@ def test_train_hooks_with_a_summary_op_or_neither_block():
         drive = (f"est.train(train_input_fn, max_steps=10, hooks=[{hook}])\n")
         result = blocked(program(drive=drive))
         assert any("SummarySaverHook" in d.message and d.code == "TFM611" for d in result.diagnostics)
+
+
+HOOK = 'tf.estimator.SummarySaverHook(save_steps=3, output_dir="/tmp/h", summary_op=tf.compat.v1.summary.merge_all())'
+
+
+def test_parameter_servers_drop_the_hook_with_a_note():
+    ps = ('config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test", '
+          'train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())')
+    result = rewrite(program(middle=MEAN, run_config=ps, spec=spec(HOOK)))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    notes = hook_notes(result)
+    assert len(notes) == 1 and "parameter-server loop does not write summaries" in notes[0], notes
+    assert "summary_hooks()" not in result.output.decode()
+
+
+def test_without_model_dir_the_note_says_the_hook_is_not_written():
+    for target in ("keras", "ctl"):
+        result = rewrite(program(middle=MEAN, run_config="config = tf.estimator.RunConfig(tf_random_seed=7)",
+                                 spec=spec(HOOK)), target=target)
+        assert result.status == "changed", [d.format() for d in result.diagnostics]
+        assert any("SummarySaverHooks are not written either: the migrated program writes them next to model_dir's"
+                   in d.message for d in result.diagnostics), target
