@@ -59,7 +59,9 @@ Forward pass → `call()`, statements kept as written (comments included):
   tests/fixtures_run/test_summary_events.py on fixtures/summaries: the same (tag, step) pairs and values within 1e-5
   for the custom loop on one worker and on chief + worker under MWMS (the chief's events: max rel Δ 3e-6; the
   Estimator's other worker also wrote its `loss` to model_dir/tmp_worker_0, not reproduced) and for Keras on one
-  worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. The Estimator's
+  worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. A
+  SummarySaverHook in the spec's training hooks writes a subset of the same values to its own directory at its own
+  steps (the model's `summary_hooks()`, rules/hooks.py). The Estimator's
   `global_step/sec` (its StepCounterHook's wall-clock rate, every log_step_count_steps) is not written. Dropped with a
   note instead, saying why: the parameter-server loop, a value the output does not give (a hidden layer's), the loss
   itself (the `loss` tag is written), a tag TF1 renamed (a repeated tag, `loss`, characters an op name cannot have),
