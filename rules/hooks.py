@@ -100,34 +100,33 @@ model_to_estimator fits keep BackupAndRestore; the parameter-server loop saves t
   `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name), with `summary_op` =
   `tf.compat.v1.summary.merge_all()` (the summaries built before it: merge_all is read where the hook is built),
   `tf.compat.v1.summary.merge([...])`, one scalar summary op of the model_fn, a name of one of these, a list or tuple
-  of them, or `scaffold=tf.compat.v1.train.Scaffold(summary_op=...)` → the model's `summary_hooks()` →
-  [(D, N, tags)], written from the same `summaries(output)` values the model_fn's scalar summaries already give
-  (model_fn.py): Keras target: the generated `EstimatorSummaries` callback opens one writer per directory and
-  `compute_loss` writes each hook's tags under `tf.summary.record_if`; custom loop: the trainer's loop writes them
-  after the step. Measured on TF 2.15 (fixtures/summary_saver_hook, tests/fixtures_run/
-  test_summary_saver_hook_events.py): the hook wrote at the run's first global step and every N steps after it (the
-  timer restarts at the first step of each run: 1, 5, 9, ... then 12, 16, 20 on a resume from step 11), never at the
-  last step unless it fell on one, with that step's forward values (the loss before the update); to its own
-  output_dir, one events file per directory shared with the Estimator's own writer when D is model_dir
-  (SummaryWriterCache); merge_all in the model_fn does not hold the Estimator's `loss` (added after the model_fn
-  returns); the Estimator's own summary saver still wrote every summary and `loss` to model_dir every
-  save_summary_steps (the two schedules are independent, both kept). The migrated side writes the same (directory,
-  tag, step) events with the same values (verify equivalent, values within 1e-5 on both targets), TensorBoard
-  scalars, no graph or session-log records. TF 2.15's own steps were racy: the hook's stale global-step fetch
-  races with the optimizer's increment, so with the default thread pool a write came one step early now and then
-  (3 of 5 runs of 60 steps had one early write among 15); the fixture pins TF 1 to one inter-op thread (none in 5
-  runs). On the chief only: a training_hooks hook on several workers also wrote each other worker's events file
-  to D (noted, not written). Written only with a model_dir, as the model_fn's summaries (noted otherwise).
-  Dropped with a note (it only writes summaries; training is the same): `save_secs=` (wall-time steps),
-  `summary_writer=` (a TF1 FileWriter), no output_dir (TF1 wrote nothing), `scaffold=Scaffold()` without a
-  summary_op (measured: wrote no summaries, the Scaffold is never finalized), a summary_op of other values, the
-  hook in evaluation_hooks / prediction_hooks, under parameter servers; a summary in the op tfmigrate does not
-  write (histogram, image, a hidden layer's value: model_fn.py) is named in the hook's note and left out.
-  Outside the model_fn (`train(hooks=)` / `TrainSpec(hooks=)`): with `scaffold=Scaffold()` dropped with the same
-  note (it wrote nothing); with a summary_op, blocked (an op built outside the model_fn is not in the Estimator's
-  graph: TF 2.15 raised, merge_all() in eager mode); canned and model_to_estimator Estimators only have these.
-  Blocked as TF 2.15 raised ValueError: neither save_steps nor save_secs, or not exactly one of summary_op and
-  scaffold.
+  of them, or `scaffold=tf.compat.v1.train.Scaffold(summary_op=...)` → the model's `summary_hooks()` → [(D, N, tags)],
+  written from the same `summaries(output)` values the model_fn's scalar summaries already give (model_fn.py): Keras
+  target: the generated `EstimatorSummaries` callback opens one writer per directory and `compute_loss` writes each
+  hook's tags under `tf.summary.record_if`; custom loop: the trainer's loop writes them after the step. Measured on TF
+  2.15 (fixtures/summary_saver_hook, tests/fixtures_run/test_summary_saver_hook_events.py): the hook wrote at the
+  run's first global step and every N steps after it (the timer restarts at the first step of each run: 1, 5, 9, ...
+  then 12, 16, 20 on a resume from step 11), never at the last step unless it fell on one, with that step's forward
+  values (the loss before the update); to its own output_dir, one events file per directory shared with the
+  Estimator's own writer when D is model_dir (SummaryWriterCache); merge_all in the model_fn does not hold the
+  Estimator's `loss` (added after the model_fn returns); the Estimator's own summary saver still wrote every summary
+  and `loss` to model_dir every save_summary_steps (the two schedules are independent, both kept). The migrated side
+  writes the same (directory, tag, step) events with the same values (verify equivalent; the test allows verify's 1e-5
+  rel / 1e-6 abs, measured bit-equal: 45 + 18 + 24 events, max |Δ| 0, Keras and custom loop), TensorBoard scalars, no
+  graph or session-log records. TF 2.15's own steps were racy: the hook's stale global-step fetch races with the
+  optimizer's increment, so with the default thread pool a write came one step early now and then (2 of 5 runs of 60
+  steps had one among the hook's 15 writes; once the Estimator's own model_dir writer drifted too); the fixture pins TF 1 to one inter-op thread (none in 5 runs). On the chief
+  only: a training_hooks hook on several workers also wrote each other worker's events file to D (noted, not written).
+  Written only with a model_dir, as the model_fn's summaries (noted otherwise). Dropped with a note (it only writes
+  summaries; training is the same): `save_secs=` (wall-time steps), `summary_writer=` (a TF1 FileWriter), no
+  output_dir (TF1 wrote nothing), `scaffold=Scaffold()` without a summary_op (measured: wrote no summaries, the
+  Scaffold is never finalized), a summary_op of other values, the hook in evaluation_hooks / prediction_hooks, under
+  parameter servers; a summary in the op tfmigrate does not write (histogram, image, a hidden layer's value:
+  model_fn.py) is named in the hook's note and left out. Outside the model_fn (`train(hooks=)` / `TrainSpec(hooks=)`):
+  with `scaffold=Scaffold()` dropped with the same note (it wrote nothing); with a summary_op, blocked (an op built
+  outside the model_fn is not in the Estimator's graph: TF 2.15 raised, merge_all() in eager mode); canned and
+  model_to_estimator Estimators only have these. Blocked as TF 2.15 raised ValueError: neither save_steps nor
+  save_secs, or not exactly one of summary_op and scaffold.
 
 Dropped with a note (they observe training and change nothing in it; the note says the Keras way to get the
 same output):

@@ -8,7 +8,7 @@ last step unless it falls on one (`all`: merge_all of the three summaries built 
 `chief`: the list of two ops, steps 1, 8, 15, ...), to its own output_dir, not including the Estimator's `loss`;
 the Estimator's own saver still wrote all three and `loss` to model_dir every save_summary_steps (1, 11, 21, ...);
 the TrainSpec's hook with a fresh Scaffold wrote no summary at all. With its default thread pool TF 1 sometimes
-wrote a hook's summaries one step early (3 of 5 runs of 60 steps, each with one early write in 15): the stale
+wrote a hook's summaries one step early (2 of 5 runs of 60 steps, each with one early write in 15): the stale
 global-step read the hook fetches raced with the optimizer's increment; the fixture pins TF 1 to one inter-op thread
 (0 early writes in 5 runs), and this test says so if TF 1 still drifted.
 
