@@ -992,6 +992,18 @@ class Analysis:
             if kind == hook_rules.STEP_COUNTER and where == "train":
                 site.counters[id(call)] = self.step_counter(call, h.value, site)
                 callbacks.append(Value(call, h.value.file, h.value.env))
+            elif kind == hook_rules.SUMMARY:
+                args = bind_values(call, hook_rules.SUMMARY_ARGS, "SummarySaverHook", h.value.file, h.value.env)
+                given = {k for k, v in args.items() if not is_literal(v.node, None)}
+                scaffold = args.get("scaffold")
+                scaffold_only = "summary_op" not in given and scaffold is not None and isinstance(scaffold.node, cst.Call) \
+                    and self.tf(scaffold.node.func, h.value.file) == "train.Scaffold" and not scaffold.node.args
+                blocked, message = hook_rules.summary_outside(where, scaffold_only,
+                                                              len(given & {"summary_op", "scaffold"}))
+                if blocked:
+                    raise Blocked(hook_rules.CODE, message, call)
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((hook_rules.CODE, message, call))
             elif kind in hook_rules.OBSERVING:
                 if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
                     self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
@@ -2050,6 +2062,10 @@ class Emitter:
                 if not any(n[2] is call for n in self.notes):
                     self.notes.append((CODE, f'summary "{tag}" not written: no model_dir (the Estimator wrote it to '
                                              "a temporary directory); give RunConfig a model_dir", call))
+            if plan.summary_hooks:
+                self.notes.append((hook_rules.CODE, "the model_fn's SummarySaverHooks are not written either: the "
+                                                    "migrated program writes them next to model_dir's summaries; "
+                                                    "give RunConfig a model_dir", site.call))
 
     def train_text(self, site: Site, use: Use, start: str | None = None) -> str:
         """`start`: the name holding the step restored from model_dir (Keras target): max_steps stays the

@@ -892,6 +892,9 @@ def _model_plan(sites: list, context):
         fn_notes += [(model_fn.CODE, f'summary "{tag}" dropped: summaries do not change training. '
                                      f"{model_fn._SUMMARY_WHY} (the parameter-server loop does not write it)", call)
                      for tag, _, call in plan.summaries]
+        fn_notes = [(c, hooks.summary_dropped("the parameter-server loop does not write summaries"), node)
+                    if c == hooks.CODE and message.startswith("SummarySaverHook (") else (c, message, node)
+                    for c, message, node in fn_notes]
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
