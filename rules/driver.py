@@ -1126,8 +1126,7 @@ class Analysis:
                            rule=hook_rules.CODE)
         given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
         if "summary_writer" in given:
-            raise Blocked(hook_rules.CODE, "StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has "
-                                           "no TF2 meaning; pass output_dir=... instead", given["summary_writer"].node)
+            raise Blocked(hook_rules.CODE, hook_rules.STEP_COUNTER_WRITER, given["summary_writer"].node)
         if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
             raise Blocked(hook_rules.CODE, "StepCounterHook is converted for a model_fn Estimator, not for a canned "
                                            "or model_to_estimator Estimator or under parameter servers; drop it (Keras "
@@ -2013,8 +2012,13 @@ class Emitter:
         return f"{self.support_name(site, 'TensorLogger', at)}({', '.join(text)})"
 
     def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
-        # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
-        items = [item for item in (self.hook_item(h, site, at, receiver) for h in hooks) if item is not None]
+        """fit's callbacks in the order TF 2.15's MonitoredTrainingSession ran the Estimator's hooks (measured, NaN loss
+        at step K: the checkpoint of step K, then training_chief_hooks, then the train hooks logged at step K, the
+        Estimator's NanTensorHook(loss) raised, and training_hooks did not log): the checkpoint saver, the model_fn's
+        training_chief_hooks, the summary writer, the train hooks (SessionRunHook subclasses, now keras callbacks,
+        LoggingTensorHooks as TensorLoggers, StepCounterHooks as StepCounters), the NaN loss check, the model_fn's
+        training_hooks."""
+        items = []
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -2039,6 +2043,8 @@ class Emitter:
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
+        if getattr(plan, "chief_loggers", None) and receiver is not None:
+            items.append(f"*{receiver}.logging_hooks(chief=True)")  # after the checkpoint saver, as in TF1
         if model_dir is not None:
             if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
                 every = self.analysis.summary_steps.get(id(site.call))
@@ -2046,12 +2052,13 @@ class Emitter:
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
-        if getattr(plan, "loggers", None) and receiver is not None:
-            # the model_fn's LoggingTensorHooks (EstimatorSpec training_hooks), after the program's hooks as in TF1
-            items.append(f"*{receiver}.logging_hooks()")
+        # SessionRunHook subclasses, now keras callbacks, LoggingTensorHooks as TensorLoggers, StepCounters
+        items += [item for item in (self.hook_item(h, site, at, receiver) for h in hooks) if item is not None]
         # the NanTensorHook(loss) every Estimator added (nan_support writes the class in this file): TF1 ran the
-        # chief's checkpoint and summary hooks, then the train hooks, then it; so it goes last
+        # chief's checkpoint and summary hooks, then the train hooks, then it, then the model_fn's training_hooks
         items.append("NanLossCheck()")
+        if getattr(plan, "loggers", None) and receiver is not None:
+            items.append(f"*{receiver}.logging_hooks()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:

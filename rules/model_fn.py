@@ -200,8 +200,13 @@ class ModelPlan:
     # LoggingTensorHooks (rules/hooks.py): (key, value code from the output, `loss` and `step`) the training step
     # records for the generated TensorLogger callbacks; the TensorLogger constructors of the training_hooks ones
     logged: list[tuple[str, str]] = field(default_factory=list)
+    # the callbacks of the LoggingTensorHooks and StepCounterHooks (TensorLogger, StepCounter constructors) of
+    # training_hooks (TF1 ran them after the Estimator's NaN loss check) and training_chief_hooks (first, after the
+    # checkpoint saver)
     loggers: list[str] = field(default_factory=list)
+    chief_loggers: list[str] = field(default_factory=list)
     loggers_params: bool = False  # the constructors read params
+    counters: bool = False  # a StepCounter among them
     named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a named op (tf.identity, ...) → its value
     # SummarySaverHooks in training_hooks / training_chief_hooks (rules/hooks.py): (output_dir code, save_steps
     # code, the tags of `summaries` it writes); whether that code reads params
@@ -408,7 +413,9 @@ class _Interpreter:
         self.nan_hooks: dict[str, cst.Call] = {}  # names bound to NanTensorHook(loss) (rules/hooks.py)
         self.nan_check: cst.Call | None = None  # a NanTensorHook(loss) in training_hooks / training_chief_hooks
         self.logging_names: dict[str, cst.Call] = {}  # names bound to LoggingTensorHook(...) (rules/hooks.py)
-        self.logging_hooks: list[cst.Call] = []  # LoggingTensorHooks in training_hooks / training_chief_hooks
+        # LoggingTensorHooks and StepCounterHooks in training_hooks / training_chief_hooks: (call, which list), in
+        # TF1's order
+        self.logging_hooks: list[tuple[cst.Call, str]] = []
         self.scope_depth = 0  # variable_scopes around the current statement (flattened)
         self.scoped: set[str] = set()  # locals assigned inside one: TF1 prefixed their tensors' names
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
@@ -909,7 +916,7 @@ class _Interpreter:
             self.nan_hook(value)
             self.nan_hooks[target] = value
             self.bind_name(target, "dropped")
-        elif hooks.hook_kind(path) == hooks.LOGGING:
+        elif hooks.hook_kind(path) in (hooks.LOGGING, hooks.STEP_COUNTER):
             self.logging_names[target] = value  # converted in plan() where training_hooks attach it
             self.bind_name(target, "dropped")
         elif hooks.hook_kind(path) == hooks.SUMMARY:
@@ -1474,13 +1481,15 @@ class _Interpreter:
                 self.nan_check = nan
                 continue
             logger = self.logging_names.get(value.value) if isinstance(value, cst.Name) else \
-                value if hooks.hook_kind(path) == hooks.LOGGING else None
+                value if hooks.hook_kind(path) in (hooks.LOGGING, hooks.STEP_COUNTER) else None
             if logger is not None:
                 if where in ("training_hooks", "training_chief_hooks"):
-                    if not any(h is logger for h in self.logging_hooks):
-                        self.logging_hooks.append(logger)
+                    if not any(h is logger for h, _ in self.logging_hooks):
+                        self.logging_hooks.append((logger, where))
                 elif not any(n[2] is logger for n in self.notes):
-                    self.notes.append((hooks.CODE, hooks.logging_eval_note(), logger))
+                    counter = hooks.hook_kind(self.tf(logger)) == hooks.STEP_COUNTER
+                    self.notes.append((hooks.CODE, hooks.dropped_note(hooks.STEP_COUNTER) if counter
+                                       else hooks.logging_eval_note(), logger))
                 continue
             summary = self.summary_hook_names.get(value.value) if isinstance(value, cst.Name) else \
                 (value, None) if hooks.hook_kind(path) == hooks.SUMMARY else None
@@ -2608,22 +2617,50 @@ class _Interpreter:
             return fields
         by_local = {local: n for n, (local, _) in named.items() if local is not None}
         logged: dict[str, str] = {}
-        loggers, reads_params = [], False
-        for call in self.logging_hooks:
-            try:
-                logger, mine, reads = self.tensor_logger(call, out, loss_name, named, by_local, logged)
-            except Blocked as error:  # it only logs: dropped with the note at its line, the file still converts
-                if not hooks.is_logging_drop(error):
-                    raise
-                if not any(n[2] is call for n in self.notes):
-                    self.notes.append((hooks.CODE, error.message, call))
-                continue
-            logged, reads_params = mine, reads_params or reads
-            loggers.append(logger)
+        loggers, chief_loggers, reads_params, counters = [], [], False, False
+        for call, where in self.logging_hooks:
+            if hooks.hook_kind(self.tf(call)) == hooks.STEP_COUNTER:
+                try:
+                    logger = self.step_counter(call)
+                except Blocked as error:  # it only observes: dropped with the note at its line
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hooks.CODE, hooks.step_counter_dropped(error.message), call))
+                    continue
+                reads = self.params in set().union(set(), *(self.free_names(a.value) for a in call.args))
+                counters = True
+                note = hooks.step_counter_note()
+            else:
+                try:
+                    logger, logged, reads = self.tensor_logger(call, out, loss_name, named, by_local, logged)
+                except Blocked as error:  # it only logs: dropped with the note at its line, the file still converts
+                    if not hooks.is_logging_drop(error):
+                        raise
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hooks.CODE, error.message, call))
+                    continue
+                note = hooks.logging_note(f"EstimatorSpec {where}")
+            reads_params = reads_params or reads
+            (chief_loggers if where == "training_chief_hooks" else loggers).append(logger)
             if not any(n[2] is call for n in self.notes):
-                self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
-        fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)
+                self.notes.append((hooks.CODE, note, call))
+        fields.update(logged=list(logged.items()), loggers=loggers, chief_loggers=chief_loggers,
+                      loggers_params=reads_params, counters=counters)
         return fields
+
+    def step_counter(self, call: cst.Call) -> str:
+        """A training_hooks / training_chief_hooks `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` →
+        the generated StepCounter's constructor, reading the model's optimizer iterations (rules/hooks.py)."""
+        args = bind(call, hooks.STEP_COUNTER_ARGS, "StepCounterHook", hooks.CODE)
+        ctor = []
+        for arg in hooks.STEP_COUNTER_ARGS:
+            given = args.get(arg)
+            if given is None or is_literal(given, None):
+                continue
+            if arg == "summary_writer":
+                raise Blocked(hooks.CODE, hooks.STEP_COUNTER_WRITER, given)
+            self.check_names(given, {self.params}, f"StepCounterHook({arg}=...)")
+            ctor.append(f"{arg}={code(given)}")
+        return wrap_call(f"StepCounter({', '.join([*ctor, 'step=step'])})", width=84)  # logging_hooks' step
 
     def tensor_logger(self, call: cst.Call, out: str, loss_name: str | None, named: dict, by_local: dict,
                       logged: dict) -> tuple[str, dict, bool]:

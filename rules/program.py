@@ -195,7 +195,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
         parts.append(env.get_template("tensor_logger.py.j2").render())
-    if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
+    if step_counter:  # StepCounterHooks on training (rules/hooks.py)
         parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
@@ -574,6 +574,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        if ps and (getattr(plan, "loggers", None) or getattr(plan, "chief_loggers", None)):
+            # the scheduled loop calls no callbacks: the model_fn's LoggingTensorHooks / StepCounterHooks only log
+            fn_notes = [(code, hooks.PS_LOGGING_NOTE, node) if code == hooks.CODE and message.startswith(
+                ("LoggingTensorHook (EstimatorSpec", "StepCounterHook converted")) else (code, message, node)
+                for code, message, node in fn_notes]
         nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
         if nan is not None and ps:
             errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
@@ -581,7 +586,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
         taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
-                                          ("StepCounter", any(s.counters for s in sites))) if used]
+                                          ("StepCounter", any(s.counters for s in sites)
+                                           or getattr(plan, "counters", False))) if used]
         if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
             errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
@@ -641,10 +647,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans or s.loggers or s.counters
                                                                          for s in sites)
-                                                           or bool(getattr(plans[key], "loggers", None)),
+                                                           or bool(getattr(plans[key], "loggers", None))
+                                                           or bool(getattr(plans[key], "chief_loggers", None)),
                                                            support_done=support_done,
                                                            checkpoints=any(map(driver.writes_checkpoints, sites)),
-                                                           step_counter=any(s.counters for s in sites),
+                                                           step_counter=any(s.counters for s in sites)
+                                                           or getattr(plans[key], "counters", False),
                                                            saver=any("checkpoint" in u.train for s in sites
                                                                      for u in s.uses),
                                                            indent=nested.get(key) or ""))
