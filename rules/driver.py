@@ -71,7 +71,8 @@ end); custom loop: the same steps and names; a CheckpointSaverHook's directory a
 TF 2.15's PS Estimator chief saved: measured on a chief, a worker and a ps resuming from step 130 with
 save_checkpoints_steps=50, 130, 180, 230, 280, 300; by CheckpointSaverHook's code an async chief read a global step
 the other workers also moved, so a save could land past last + N, not seen there; the loop saves at last + N
-exactly). Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
+exactly; tests/fixtures_run/test_ps_cluster_runs.py runs both on the local cluster, fresh and resumed). Canned
+Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
