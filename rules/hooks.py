@@ -90,9 +90,10 @@ Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ck
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
 the same (it replaces BackupAndRestore there; restore_model_dir reads it back); the custom loop saves the same
-steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py);
-model_to_estimator fits keep BackupAndRestore; the parameter-server loop saves the Estimator chief's steps (tests/fixtures_run/
-test_ps_cluster_runs.py: a fresh run to step 50 and a resume to 90, 0, 20, 40, 50, 70, 90 on both sides).
+steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py),
+model_to_estimator fits too (rules/keras_estimator.py); the parameter-server loop saves the Estimator chief's steps
+(tests/fixtures_run/test_ps_cluster_runs.py: a fresh run to step 50 and a resume to 90, 0, 20, 40, 50, 70, 90 on
+both sides).
 
 - `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` in `train(hooks=)` / `TrainSpec(hooks=)` → the
   generated `StepCounter` callback (templates/step_counter.py.j2; `step=lambda: <est>.optimizer.iterations`, the
