@@ -206,7 +206,9 @@ def restore_model_dir(model, model_dir):
     optimizer, slots and step included). Returns the step reached (the Estimator's global_step); 0 when model_dir
     holds no checkpoint: the model keeps its weights, as the Estimator started from the Keras model's. A checkpoint
     model_to_estimator's Estimator wrote there is not read (an error, not a fresh start)."""
-    latest = tf.train.latest_checkpoint(model_dir)
+    optimizer = model.optimizer
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer)
+    latest = tf.train.CheckpointManager(checkpoint, model_dir, max_to_keep=None).latest_checkpoint
     if latest is None:
         return 0
     if "save_counter/.ATTRIBUTES/VARIABLE_VALUE" not in dict(tf.train.list_variables(latest)):  # a tf.train.Checkpoint
@@ -214,11 +216,10 @@ def restore_model_dir(model, model_dir):
                          "not read by the migrated program): train in a fresh model_dir")
     if not model.built:
         raise ValueError("the model must be built (an Input or input_shape) before it resumes from a checkpoint")
-    optimizer = model.optimizer
     if not optimizer.built:  # the slots exist before they are read: a Checkpoint does not restore them later
         with model.distribute_strategy.scope():
             optimizer.build(model.trainable_variables)
-    tf.train.Checkpoint(model=model, optimizer=optimizer).restore(latest).assert_consumed()
+    checkpoint.restore(latest).assert_consumed()
     return int(optimizer.iterations.numpy())
 '''
 

@@ -11,7 +11,8 @@ original on TF 2.15, the migrated golden (Keras fit with EstimatorCheckpoints, r
   the original's model.ckpt-0, as verify hands it over, the second from nothing but its own checkpoint), and its
   evaluate() reports global_step FINAL as the Estimator's did.
 - A model_dir holding the Estimator's own checkpoints is not read by the migrated program: it stops with an error
-  naming the checkpoint instead of training from fresh weights.
+  naming the checkpoint instead of training from fresh weights. Under verify's target boot (TFMIGRATE_MODEL_DIR)
+  restore_model_dir reads the moved model_dir, as the model_fn programs' restore_model_dir does.
 
 Marked `tfenv` and `equivalence` (runs TensorFlow); run it alone.
 """
@@ -63,6 +64,13 @@ def test_the_migrated_fit_writes_the_estimators_checkpoints(tmp_path):
     assert listed["original"] == ([0, 60, 120], [0, 60, 120]), listed
     assert listed["migrated"] == listed["original"], listed
     assert not (tmp_path / "migrated" / "latest.weights.h5").exists()
+    # under verify's boot the program's model_dir is moved: restore_model_dir reads the moved one too, never the
+    # user's (here the original's, which it would refuse to read)
+    moved = tmp_path / "moved"
+    _ok("target", [str(capture.TARGET_BOOT), str(migrated), "--model_dir", str(tmp_path / "original")], tmp_path,
+        capture_dir=tmp_path / "capture", model_dir=moved)
+    assert sorted(int(p.name[len("model.ckpt-"):-len(".index")]) for p in moved.rglob("model.ckpt-*.index")) == \
+        [0, 60, 120]
 
 
 def test_the_migrated_program_resumes_its_own_checkpoints_step_for_step(tmp_path):
