@@ -71,7 +71,8 @@ end); custom loop: the same steps and names; a CheckpointSaverHook's directory a
 TF 2.15's PS Estimator chief saved: measured on a chief, a worker and a ps resuming from step 130 with
 save_checkpoints_steps=50, 130, 180, 230, 280, 300; by CheckpointSaverHook's code an async chief read a global step
 the other workers also moved, so a save could land past last + N, not seen there; the loop saves at last + N
-exactly). Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
+exactly; tests/fixtures_run/test_ps_cluster_runs.py runs both on the local cluster, fresh and resumed). Canned
+and model_to_estimator Keras fits too (rules/keras_estimator.py). Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -1478,8 +1479,22 @@ def writes_checkpoints(site: Site) -> bool:
     callback writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup.
     Canned models too, now that they name the layers they hold in lists and restore_model_dir builds the optimizer
     before reading its slots (tests/fixtures_run/test_canned_model_dir.py: a canned program resuming its own
-    model.ckpt-<step> matches the Estimator step for step, DNN and wide & deep)."""
-    return site.target == "keras" and resumes(site)
+    model.ckpt-<step> matches the Estimator step for step, DNN and wide & deep). model_to_estimator fits too
+    (keras_resumes)."""
+    return site.target == "keras" and (resumes(site) or keras_resumes(site))
+
+
+def keras_resumes(site: Site) -> bool:
+    """A model_to_estimator Estimator with a model_dir: its fit writes the Estimator's checkpoints (measured on TF
+    2.15: model.ckpt-<step> at the first step, every save_checkpoints_steps after the last save and at the last step,
+    keep_checkpoint_max kept, as a model_fn Estimator's) with EstimatorCheckpoints, and the generated
+    `restore_model_dir(model, model_dir)` resumes from the newest of them (tests/fixtures_run/
+    test_model_to_estimator_checkpoints.py); a checkpoint the Estimator itself wrote is not read (an error)."""
+    from . import keras_estimator
+
+    model_dir = site.run_config.get("model_dir")
+    return keras_estimator.is_keras(site) and model_dir is not None and not (
+        isinstance(model_dir, Value) and is_literal(model_dir.node, None))
 
 
 def _what(b: Binding) -> str:
@@ -1749,8 +1764,14 @@ class Emitter:
             return
         nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
                                                                  if u.file is self.file]
+        checkpoints = []
+        if any(keras_resumes(s) for s in fed):  # the Estimator's checkpoints, written and read back by the fit
+            from .program import _templates
+
+            checkpoints = [_templates().get_template("estimator_checkpoints.py.j2").render(),
+                           keras_estimator.RESTORE_FUNCTION]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
-                      for text in keras_estimator.support(compiled, fed)]
+                      for text in keras_estimator.support(compiled, fed, checkpoints)]
         edits.insert_statements_above(self.support_anchor(nodes), statements)
         for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
@@ -2037,7 +2058,8 @@ class Emitter:
                 args.append(f"keep_checkpoint_max={self.render(site.run_config['keep_checkpoint_max'], at, 'keep')}")
             if saver is not None and "checkpoint_basename" in saver:
                 args.append(f"basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}")
-            items.append(f"{self.support_name(site, 'EstimatorCheckpoints', at)}({', '.join(args)})")
+            name = "EstimatorCheckpoints" if keras_resumes(site) else self.support_name(site, "EstimatorCheckpoints", at)
+            items.append(f"{name}({', '.join(args)})")
         elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
@@ -2111,13 +2133,16 @@ class Emitter:
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:
         """Keras target: (statements restoring model_dir before fit, the name of the step reached, the condition
         under which fit still has steps to train, None without max_steps)."""
-        if site.target != "keras" or not resumes(site):
+        if site.target != "keras" or not (resumes(site) or keras_resumes(site)):
             return [], None, None
         receiver, at = code(use.receiver), use.call
         model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
         start = self.free_name("initial_step", at)
-        lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
-                 "# resume where training stopped"]
+        if keras_resumes(site):  # a compiled Keras model: the generated function next to it (keras_support)
+            lines = [f"{start} = restore_model_dir({receiver}, {model_dir})  # resume where training stopped"]
+        else:
+            lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
+                     "# resume where training stopped"]
         if "max_steps" not in use.train or isinstance(use.train["max_steps"], Relative):
             return lines, start, None
         self.start = start

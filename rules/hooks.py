@@ -24,8 +24,14 @@ Converted, exactly:
   then the error, and no end-of-training checkpoint; the migrated program does the same, with the model_fn's
   NanTensorHook(loss) and with no hook at all (model_fn and canned LinearRegressor; tests/fixtures_run/
   test_nan_checkpoint_runs.py). Parameter servers: approximated, with a note: the chief reads the loss of the last
-  step it scheduled at each log/checkpoint boundary and raises there, after that boundary's checkpoint, not after the
-  NaN step itself (TF1's worker raised after its own step).
+  step it scheduled at each log/checkpoint boundary and raises there, not after the NaN step itself (TF1's chief or
+  worker raised after its own step); on a NaN it reads that segment's losses for the first NaN step and writes the
+  boundary's checkpoint only when it is that step (TF1 saved step K's checkpoint, then raised). Measured on the
+  runtime's local cluster (tests/fixtures_run/test_ps_cluster_runs.py, one trainer per side: TF1 chief + ps,
+  migrated chief + worker + ps; save_checkpoints_steps=20, log_step_count_steps=25): NaN labels at step 47, 55, 60:
+  TF 2.15's chief raised after step 47, 55, 60 with model.ckpt-0, 20, 40 (and 60 for K=60) on disk; the migrated
+  chief raised at step 50, 60, 60 (its worker ran those steps) with the same checkpoints (K=55 wrote a NaN
+  model.ckpt-60 before the boundary check). A NaN loss the next steps do not repeat is not seen.
 - `NanTensorHook(loss[, fail_on_nan_loss])` in the model_fn's `EstimatorSpec(training_hooks=[...])` or
   `training_chief_hooks` (inline or a name), on the loss the spec returns: the check above, which the Estimator ran
   before training_hooks anyway; the hook is dropped with a note. `fail_on_nan_loss=False` changes nothing: the
@@ -86,8 +92,10 @@ Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ck
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
 the same (it replaces BackupAndRestore there; restore_model_dir reads it back); the custom loop saves the same
-steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py);
-model_to_estimator fits keep BackupAndRestore; the parameter-server loop saves the Estimator chief's steps.
+steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py),
+model_to_estimator fits too (rules/keras_estimator.py); the parameter-server loop saves the Estimator chief's steps
+(tests/fixtures_run/test_ps_cluster_runs.py: a fresh run to step 50 and a resume to 90, 0, 20, 40, 50, 70, 90 on
+both sides).
 
 - `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` in `train(hooks=)` / `TrainSpec(hooks=)` and in the
   model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name; under parameter
@@ -298,8 +306,10 @@ def nan_note(fail_flag: str | None) -> str:
 PS_NAN_NOTE = ("the Estimator's own NaN loss check (NanTensorHook(loss) on every worker: NanLossDuringTrainingError "
                "after the worker's step whose loss was NaN) is approximated under parameter servers: the migrated "
                "chief schedules steps on the workers and reads the loss of the last step scheduled only at each log "
-               "or checkpoint step; it raises the same error there, after that boundary's checkpoint, not after the "
-               "NaN step itself (a NaN loss that later steps' losses do not repeat is not seen)")
+               "or checkpoint step; it raises the same error there, not after the NaN step itself (the workers run "
+               "the steps up to that boundary), and writes that boundary's checkpoint only when its own step was the "
+               "first NaN one, so the checkpoints on disk are the Estimator chief's with one worker (a NaN loss that "
+               "later steps' losses do not repeat is not seen)")
 
 
 PS_LOGGING_NOTE = ("dropped under parameter servers: the chief schedules the steps on the workers and calls no "
