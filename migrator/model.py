@@ -806,6 +806,14 @@ class Program:
             if b.kind in ("import", "from") and self.absolute(b.target, at_file) == module \
                     and [id(x) for x in self.lookup(alias, at, at_file)] == [id(b)]:
                 return alias
+        # `import trainer.model` (no `as`) binds `trainer`; `trainer.model` reaches the module while `trainer` is,
+        # at `at`, only ever that package
+        top = module.split(".")[0]
+        bindings = at_file.top.bindings.get(top, [])
+        if "." in module and any(_plain_import(b) == module for b in bindings):
+            seen = self.lookup(top, at, at_file)
+            if seen and all(_plain_import(b) is not None for b in seen):
+                return module
         return None
 
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
@@ -849,6 +857,14 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _plain_import(b: Binding) -> str | None:
+    """The dotted module of an `import a.b.c` binding (no `as`), or None for any other binding."""
+    node = b.node
+    if b.kind != "import" or not isinstance(node, cst.ImportAlias) or node.asname is not None:
+        return None
+    return get_full_name_for_node(node.name)
 
 
 def _same_import(program: Program, a: list[Binding], b: list[Binding]) -> bool:

@@ -292,6 +292,7 @@ class Analysis:
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
         self.dropped_params: list = []  # (def, file, parameter name)
         self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)
+        self.model_fn_aliases: set[int] = set()  # `fn = model_fn` bindings, which go with the converted model_fn
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -444,6 +445,10 @@ class Analysis:
         site.factory = factory
         site.consumed.extend(trail)
         site.consumed.extend(warm_trail)
+        if factory is None:  # `fn = model_fn` / `fn = trainer.model.model_fn`: the def it names becomes a builder
+            aliases = [b for b in fn.trail if b.kind == "assign"]
+            site.consumed.extend(aliases)
+            self.model_fn_aliases.update(id(b) for b in aliases)
         site.warm_start = warm_start
         if subclass is not None:
             site.consumed.append(subclass[0])
@@ -1235,7 +1240,7 @@ class Analysis:
         optional = {id(b) for site in self.sites for b in site.removable} - {id(b) for site in self.sites for b in site.consumed}
         for b in doomed.values():
             if id(b.statement) not in gone and id(b) not in optional:
-                self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {_what(b)} and is still needed by "
+                self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {self._what(b)} and is still needed by "
                                                  "other code on this line; split the statement", b.statement))
         for b in {id(b): b for site in self.sites for b in site.consumed}.values():
             if id(b) in doomed:
@@ -1243,12 +1248,58 @@ class Analysis:
             file = b.scope.file
             stray = [n for n in file.loads_of(self.program, b) if not self.program.file_of(n).inside(n, covered | gone)]
             if stray:
-                self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {_what(b)}) is also used here, in a way "
+                self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone | self._failed)
+        for site in {id(s.model_fn.node): s for s in self.sites
+                     if s.factory is None and isinstance(s.model_fn.node, cst.FunctionDef)}.values():
+            self._guard(self._model_fn_reads, site, covered | gone)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _model_fn_reads(self, site: Site, covered: set[int]) -> None:
+        """The model_fn's def becomes the model's builder: its name read anywhere but in the converted Estimator
+        calls (and the `fn = model_fn` aliases that go with them) would read a name that is gone."""
+        fn = site.model_fn
+        name, module = fn.node.name.value, fn.file.module_name
+        binding = next((b for b in fn.file.top.bindings.get(name, []) if b.node is fn.node), None)
+        if binding is None:
+            return
+        reads = list(fn.file.loads_of(self.program, binding))
+        for other in self.program.files:
+            if other is fn.file or not module:
+                continue
+            for scope in [other.top, *other.function_scopes.values()]:
+                for bindings in scope.bindings.values():
+                    for i in bindings:
+                        if i.kind not in ("import", "from"):
+                            continue
+                        target = self.program.absolute(i.target, other)
+                        if i.kind == "from" and target == f"{module}.{name}":
+                            reads += other.loads_of(self.program, i)
+                            continue
+                        if target != module and not module.startswith(target + "."):
+                            continue
+                        path = [*module[len(target):].split(".")[1:], name]  # `trainer` + model.model_fn
+                        for load in other.loads_of(self.program, i):
+                            node = load
+                            for attr in path:
+                                parent = other.parent(node)
+                                if not (isinstance(parent, cst.Attribute) and parent.value is node
+                                        and parent.attr.value == attr):
+                                    node = None
+                                    break
+                                node = parent
+                            if node is not None:
+                                reads.append(node)
+        stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | {id(fn.node)})]
+        if stray:
+            raise Blocked(CODE, f"model_fn `{name}` becomes the converted model's builder, but is also used here, "
+                                "which is not converted; pass it only to the Estimator", stray[0])
+
+    def _what(self, b: Binding) -> str:
+        return "model_fn alias" if id(b) in self.model_fn_aliases else _what(b)
 
     def _importers(self, candidates: list[Binding], covered: set[int]) -> dict[int, list[Binding]]:
         """{id(module-level candidate): the bindings of other files that import it}: `from m import name [as x]`
@@ -1684,6 +1735,9 @@ class Emitter:
         expr = site.model_fn_expr
         if isinstance(expr, cst.Attribute):
             return f"{code(expr.value)}.{name}"
+        alias = self.program.module_alias(site.model_fn.file, site.call, site.file)
+        if alias is not None:  # `fn = trainer.model.model_fn` / `from m import model_fn` beside `import m`
+            return f"{alias}.{name}"
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
@@ -1707,6 +1761,9 @@ class Emitter:
             expr = expr.func
         if isinstance(expr, cst.Attribute):
             return f"{code(expr.value)}.{name}"
+        alias = self.program.module_alias(site.model_fn.file, at, self.file)
+        if alias is not None:
+            return f"{alias}.{name}"
         raise Blocked(CODE, f"model_fn `{code(site.model_fn_expr)[:40]}` of {site.model_fn.file.path}: the generated "
                             f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
                       site.model_fn_expr)

@@ -398,3 +398,83 @@ def test_a_file_holding_only_a_model_fn_is_reported_once_at_the_model_fn():
     # Estimator names outside it are still reported on their own
     found = blocked(MODEL_FN_ONLY + "\n\nconfig = tf.estimator.RunConfig(model_dir='/tmp/m')\n").diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM601", 4), ("TFM601", 16)]
+
+
+DOTTED_TASK = '''\
+import argparse
+
+import tensorflow as tf
+
+import trainer.model
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model-dir", default="/tmp/m")
+    args = parser.parse_args()
+    MODEL_FN
+    est = tf.estimator.Estimator(model_fn=FN, model_dir=args.model_dir, params={"lr": 0.1})
+    est.train(input_fn=lambda: trainer.model.input_fn(4, True), max_steps=3)
+    est.evaluate(input_fn=trainer.model.eval_input_fn)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+DOTTED_MODEL = "import tensorflow as tf\n\n\n" + FORWARD_DEF.replace("_forward", "model_fn") + '''
+
+def input_fn(batch_size, repeat):
+    ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[1.0]] * 8))
+    return (ds.repeat() if repeat else ds).batch(batch_size)
+
+
+def eval_input_fn():
+    return input_fn(4, False)
+'''
+
+
+@pytest.mark.parametrize("model_fn, fn", [
+    ("", "trainer.model.model_fn"),
+    # an alias of the model_fn goes with it (it stayed, naming the def the conversion replaces: AttributeError)
+    ("fn = trainer.model.model_fn", "fn"),
+])
+def test_a_driver_reaching_the_model_module_as_a_dotted_import_converts(tmp_path, model_fn, fn):
+    # `import trainer.model` (no `as`) binds `trainer`; trainer.model.model_fn / .input_fn(...) resolve into model.py
+    task = DOTTED_TASK.replace("    MODEL_FN\n", f"    {model_fn}\n" if model_fn else "").replace("FN,", f"{fn},")
+    results = _migrate_package(tmp_path / "trainer", {"model.py": DOTTED_MODEL, "task.py": task})
+    assert results["task.py"].status == "changed", [d.format() for d in results["task.py"].diagnostics]
+    assert results["model.py"].status == "changed"
+    out = results["task.py"].output.decode()
+    compile(out, "task.py", "exec", dont_inherit=True)
+    assert 'est = trainer.model.build_model({"lr": 0.1})' in out
+    assert "trainer.model.EstimatorCheckpoints(args.model_dir)" in out
+    assert "model_fn" not in out and "def model_fn" not in results["model.py"].output.decode()
+
+
+def test_a_model_fn_alias_in_the_same_module_goes_with_it():
+    from _helpers import ESTIMATOR, converted, program
+
+    out = converted(program(estimator="fn = model_fn\n" + ESTIMATOR.replace("model_fn=model_fn", "model_fn=fn")))
+    assert "fn = model_fn" not in out and 'est = build_model({"lr": 0.1})' in out
+
+
+@pytest.mark.parametrize("extra, line", [
+    ("print(model_fn)", 26),
+    ("fn = model_fn", 26),  # an alias the Estimator does not use
+])
+def test_a_model_fn_read_besides_by_its_estimator_is_reported(extra, line):
+    # the def becomes the model's builder: another read of its name would fail (it converted, leaving `print(model_fn)`)
+    from _helpers import ESTIMATOR, program
+
+    found = blocked(program(estimator=ESTIMATOR + "\n" + extra + "\n")).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", line)]
+    assert "model_fn `model_fn` becomes the converted model's builder, but is also used here" in found[0].message
+
+
+def test_a_model_fn_read_through_its_module_in_another_file_is_reported(tmp_path):
+    task = DOTTED_TASK.replace("MODEL_FN", "print(trainer.model.model_fn.__name__)").replace("FN,", "trainer.model.model_fn,")
+    results = _migrate_package(tmp_path / "trainer", {"model.py": DOTTED_MODEL, "task.py": task})
+    found = results["task.py"].diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 12)]
+    assert "also used here" in found[0].message and results["model.py"].status == "blocked"
