@@ -1254,7 +1254,7 @@ class Analysis:
             self._guard(self._holders, site, covered | gone | self._failed)
         for site in {id(s.model_fn.node): s for s in self.sites
                      if s.factory is None and isinstance(s.model_fn.node, cst.FunctionDef)}.values():
-            self._guard(self._model_fn_reads, site, covered | gone)
+            self._guard(self._model_fn_reads, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
 
@@ -1548,6 +1548,19 @@ def _without_aliases(imp: cst.ImportFrom, original: tuple, gone: set[int]) -> cs
     return imp.with_changes(names=kept)
 
 
+def _import_instead(imp: cst.ImportFrom, original: tuple, alias: cst.ImportAlias, names: tuple) -> cst.ImportFrom:
+    """`from m import a, model_fn, b` with `names` in the place of the alias (positions match the original's)."""
+    kept = []
+    for old, new in zip(original, imp.names):
+        if old is alias:
+            kept += [cst.ImportAlias(name=cst.Name(n), comma=new.comma) for n in names]
+        else:
+            kept.append(new)
+    kept = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in kept[:-1]] + \
+        [kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    return imp.with_changes(names=kept)
+
+
 def _deletable(stmt) -> bool:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return True
@@ -1646,6 +1659,8 @@ class Emitter:
         self.analysis, self.program, self.file = analysis, analysis.program, file
         self.builders, self.plans = builders, plans  # by id(model_fn def)
         self.notes = analysis.notes
+        # `from model import model_fn` of the Estimator's model_fn: the names this file imports instead, by id(alias)
+        self.by_name: dict[int, tuple[cst.ImportFrom, cst.ImportAlias, list[str]]] = {}
 
     def render(self, value, at: cst.CSTNode, what: str) -> str:
         if isinstance(value, Choice):
@@ -1715,6 +1730,9 @@ class Emitter:
         for call, file, value in self.analysis.dropped_args:
             if file is self.file:
                 edits.transform(call, lambda c, v=code(value): _drop_arg(c, v))
+        for statement, alias, names in self.by_name.values():
+            edits.transform(statement, lambda imp, a=alias, n=tuple(names), old=statement.names:
+                            _import_instead(imp, old, a, n))
 
     def strategy_expression(self, site: Site) -> str:
         plan = self.plans[id(site.model_fn.node)]
@@ -1738,6 +1756,8 @@ class Emitter:
         alias = self.program.module_alias(site.model_fn.file, site.call, site.file)
         if alias is not None:  # `fn = trainer.model.model_fn` / `from m import model_fn` beside `import m`
             return f"{alias}.{name}"
+        if self.import_by_name(site, name):
+            return name
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
@@ -1764,9 +1784,37 @@ class Emitter:
         alias = self.program.module_alias(site.model_fn.file, at, self.file)
         if alias is not None:
             return f"{alias}.{name}"
+        if self.import_by_name(site, name):
+            return name
         raise Blocked(CODE, f"model_fn `{code(site.model_fn_expr)[:40]}` of {site.model_fn.file.path}: the generated "
                             f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
                       site.model_fn_expr)
+
+    def import_by_name(self, site: Site, name: str) -> bool:
+        """`from model import model_fn` (at module level) names the Estimator's model_fn: the import takes `name` (the
+        builder, a support class) in its place. False when the model_fn is reached otherwise, or `name` is taken here."""
+        expr = site.model_fn_expr
+        if site.file is not self.file or not isinstance(expr, cst.Name) or not site.model_fn.file.module_name:
+            return False
+        found = self.program.lookup(expr.value, expr, self.file)
+        if len(found) != 1 or found[0].kind != "from" or found[0].scope.kind != "module" or \
+                not isinstance(found[0].node, cst.ImportAlias) or self.program.absolute(found[0].target, self.file) \
+                != f"{site.model_fn.file.module_name}.{site.model_fn.node.name.value}":
+            return False
+        alias = found[0].node
+        entry = self.by_name.get(id(alias))
+        if entry is not None and name in entry[2]:
+            return True
+        if name in self.file.names:
+            return False
+        stmt = found[0].statement
+        statement = next((s for s in ([stmt] if isinstance(stmt, cst.ImportFrom) else getattr(stmt, "body", ()))
+                          if isinstance(s, cst.ImportFrom) and not isinstance(s.names, cst.ImportStar)
+                          and any(a is alias for a in s.names)), None)
+        if statement is None:
+            return False
+        self.by_name.setdefault(id(alias), (statement, alias, []))[2].append(name)
+        return True
 
     def support_anchor(self, nodes: list[cst.CSTNode], after_imports: bool = True) -> cst.CSTNode:
         """The module-level statement generated support code goes above: the first one holding any of `nodes`, or,
