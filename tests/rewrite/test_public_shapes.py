@@ -584,11 +584,21 @@ def test_a_model_fn_imported_by_name_from_another_file_converts_through_that_imp
     assert "is imported by name from" in results["task.py"].diagnostics[0].message
 
 
-@pytest.mark.parametrize("call", ["tf.reset_default_graph()", "tf.set_random_seed(1)"])
+@pytest.mark.parametrize("call", ["tf.set_random_seed(1)", "graph = tf.reset_default_graph()"])
 def test_a_tf1_name_tf2_lacks_beside_a_converted_estimator_is_reported(call):
     # a TF 1.x name outside the listed v1-only roots stayed as written in the converted file (AttributeError on TF2)
     from _helpers import program
 
     found = blocked(program(extra=call)).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM001", 4)]
-    assert f"{call.split('(')[0]} has no same-meaning TF2 name" in found[0].message
+    assert f"{call.split('(')[0].split()[-1]} has no same-meaning TF2 name" in found[0].message
+
+
+def test_a_reset_default_graph_statement_is_dropped_with_a_note():
+    # the trainer scripts' `tf.reset_default_graph()` before building the Estimator: each Estimator call built its
+    # own graph, so the reset changed nothing the Estimator ran; the eager TF2 program has no default graph to reset
+    from _helpers import program
+
+    result = rewrite(program(extra="tf.reset_default_graph()"))
+    assert result.status == "changed" and "reset_default_graph" not in result.output.decode()
+    assert [(d.code, d.line, d.severity) for d in result.diagnostics] == [("TFM001", 4, "note")]
