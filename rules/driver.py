@@ -1797,6 +1797,12 @@ class Emitter:
         if site.file is not self.file or not isinstance(expr, cst.Name) or not site.model_fn.file.module_name:
             return False
         found = self.program.lookup(expr.value, expr, self.file)
+        if not found and self.file.star_imports:
+            # `from model_fn import *` as the file's last star import: the builder and support classes the conversion
+            # puts at the top of that module come with it
+            last = self.program.absolute(self.file.star_imports[-1], self.file)
+            return (site.model_fn.file.module_name == last and not name.startswith("_") and name not in self.file.names
+                    and self.program.star_member(expr.value, self.file) is not None)
         if len(found) != 1 or found[0].kind != "from" or found[0].scope.kind != "module" or \
                 not isinstance(found[0].node, cst.ImportAlias) or self.program.absolute(found[0].target, self.file) \
                 != f"{site.model_fn.file.module_name}.{site.model_fn.node.name.value}":

@@ -602,3 +602,34 @@ def test_a_reset_default_graph_statement_is_dropped_with_a_note():
     result = rewrite(program(extra="tf.reset_default_graph()"))
     assert result.status == "changed" and "reset_default_graph" not in result.output.decode()
     assert [(d.code, d.line, d.severity) for d in result.diagnostics] == [("TFM001", 4, "note")]
+
+
+STAR_TASK = '''\
+import tensorflow as tf
+
+from trainer.model import *
+
+
+def main(_):
+    runner = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m", params={"lr": 0.1})
+    runner.train(lambda: input_fn(4, True), max_steps=3)
+
+
+if __name__ == "__main__":
+    tf.compat.v1.app.run(main)
+'''
+
+
+def test_a_model_fn_reached_through_a_star_import_of_a_migrated_module_converts(tmp_path):
+    # `from trainer.model import *`: model_fn and input_fn resolve into model.py (they were "a name from a module
+    # outside the migrated files"); the builder and the support class come through the same star import
+    results = _migrate_package(tmp_path / "trainer", {"model.py": DOTTED_MODEL, "task.py": STAR_TASK})
+    assert results["task.py"].status == "changed", [d.format() for d in results["task.py"].diagnostics]
+    out = results["task.py"].output.decode()
+    compile(out, "task.py", "exec", dont_inherit=True)
+    assert "from trainer.model import *\n" in out and 'runner = build_model({"lr": 0.1})' in out
+    assert 'EstimatorCheckpoints("/tmp/m")' in out and "input_fn(4, True)" in out
+    # a later star import of a module outside the run may rebind the names: reported, not guessed
+    later = STAR_TASK.replace("from trainer.model import *\n", "from trainer.model import *\nfrom helpers import *\n")
+    results = _migrate_package(tmp_path / "trainer", {"model.py": DOTTED_MODEL, "task.py": later})
+    assert results["task.py"].status == "blocked"
