@@ -1267,36 +1267,38 @@ class Analysis:
         if binding is None:
             return
         reads = list(fn.file.loads_of(self.program, binding))
-        for other in self.program.files:
-            if other is fn.file or not module:
+        for other, i, target in self._imports() if module else ():
+            if other is fn.file:
                 continue
-            for scope in [other.top, *other.function_scopes.values()]:
-                for bindings in scope.bindings.values():
-                    for i in bindings:
-                        if i.kind not in ("import", "from"):
-                            continue
-                        target = self.program.absolute(i.target, other)
-                        if i.kind == "from" and target == f"{module}.{name}":
-                            reads += other.loads_of(self.program, i)
-                            continue
-                        if target != module and not module.startswith(target + "."):
-                            continue
-                        path = [*module[len(target):].split(".")[1:], name]  # `trainer` + model.model_fn
-                        for load in other.loads_of(self.program, i):
-                            node = load
-                            for attr in path:
-                                parent = other.parent(node)
-                                if not (isinstance(parent, cst.Attribute) and parent.value is node
-                                        and parent.attr.value == attr):
-                                    node = None
-                                    break
-                                node = parent
-                            if node is not None:
-                                reads.append(node)
+            if i.kind == "from" and target == f"{module}.{name}":
+                reads += other.loads_of(self.program, i)
+                continue
+            if target != module and not module.startswith(target + "."):
+                continue
+            path = [*module[len(target):].split(".")[1:], name]  # `trainer` + model.model_fn
+            for load in other.loads_of(self.program, i):
+                node = load
+                for attr in path:
+                    parent = other.parent(node)
+                    if not (isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == attr):
+                        node = None
+                        break
+                    node = parent
+                if node is not None:
+                    reads.append(node)
         stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | {id(fn.node)})]
         if stray:
             raise Blocked(CODE, f"model_fn `{name}` becomes the converted model's builder, but is also used here, "
                                 "which is not converted; pass it only to the Estimator", stray[0])
+
+    def _imports(self):
+        """(file, binding, absolute target) of every `import` / `from` binding of the program, in any scope."""
+        for file in self.program.files:
+            for scope in [file.top, *file.function_scopes.values()]:
+                for bindings in scope.bindings.values():
+                    for i in bindings:
+                        if i.kind in ("import", "from"):
+                            yield file, i, self.program.absolute(i.target, file)
 
     def _what(self, b: Binding) -> str:
         return "model_fn alias" if id(b) in self.model_fn_aliases else _what(b)
@@ -1310,24 +1312,18 @@ class Analysis:
         found: dict[int, list[Binding]] = {}
         if not wanted:
             return found
-        for file in self.program.files:
-            for scope in [file.top, *file.function_scopes.values()]:
-                for bindings in scope.bindings.values():
-                    for i in bindings:
-                        if i.kind not in ("import", "from"):
-                            continue
-                        target = self.program.absolute(i.target, file)
-                        module, _, name = target.rpartition(".")
-                        b = wanted.get((module, name)) if i.kind == "from" else None
-                        if b is not None and b.scope.file is not file:
-                            found.setdefault(id(b), []).append(i)
-                            continue
-                        for (m, n), b in wanted.items():  # `mod.name` through an import of the module
-                            if m == target and b.scope.file is not file and any(
-                                    isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
-                                    and file.parent(load).attr.value == n and not file.inside(load, covered)
-                                    for load in file.loads_of(self.program, i)):
-                                found.setdefault(id(b), []).append(i)
+        for file, i, target in self._imports():
+            module, _, name = target.rpartition(".")
+            b = wanted.get((module, name)) if i.kind == "from" else None
+            if b is not None and b.scope.file is not file:
+                found.setdefault(id(b), []).append(i)
+                continue
+            for (m, n), b in wanted.items():  # `mod.name` through an import of the module
+                if m == target and b.scope.file is not file and any(
+                        isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
+                        and file.parent(load).attr.value == n and not file.inside(load, covered)
+                        for load in file.loads_of(self.program, i)):
+                    found.setdefault(id(b), []).append(i)
         return found
 
     def _drop_import(self, stmt, file: FileIndex, doomed: dict[int, Binding]) -> None:
