@@ -643,6 +643,18 @@ def migrate_paths(
                     attached.append(path)
                     if path in passed or path in unread:
                         joins.append(path)
+            # an entry point without the word (task.py: flags, then `model.train_and_evaluate(args)`) that imports
+            # the program files of exactly one unit runs that unit's code on TF2: it joins it (a file the prefilter
+            # skips has no TensorFlow name to convert and runs the module's functions as they are: it stays alone)
+            entries: dict[str, set[str]] = {}
+            candidates = {p: d for p, d in datas.items() if p not in project and p not in grouped}
+            for target, importers in _imported_by(candidates, project, resolver).items():
+                for importer in importers:
+                    entries.setdefault(importer, set()).add(grouped[target])
+            for path, units in entries.items():
+                if len(units) == 1:
+                    grouped[path] = units.pop()
+                    attached.append(path)
         stale = False
         for path in joins:
             if path in unread:  # skipped unread by the stat index: its bytes are needed now

@@ -723,12 +723,12 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
 
 
 _GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",
-                        "enable_v2_behavior")
+                        "enable_v2_behavior", "reset_default_graph")
 
 
 def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
-    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins) as statements of
-    an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
+    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins), and
+    `reset_default_graph()`, as statements of an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
     mode either way; the migrated program is TF2 code, which runs eagerly (tf.function inside Keras / the custom
     loop). Only the statement form goes (a call whose result is used stays, and blocks as a leftover TF1 name)."""
     found = []
@@ -743,9 +743,10 @@ def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
             if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args
                     and names.of(call) == word):
                 edits.delete(line)
-                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: the Estimator ran its graphs itself "
-                                            "whatever the setting; the migrated TF2 program runs eagerly "
-                                            "(its training step is a tf.function)", call))
+                why = ("the Estimator built each of its graphs anew, whatever the default graph held"
+                       if word == "reset_default_graph" else "the Estimator ran its graphs itself whatever the setting")
+                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: {why}; the migrated TF2 program runs "
+                                            "eagerly (its training step is a tf.function)", call))
     return found
 
 
