@@ -87,7 +87,12 @@ TF 2.15 runs):
   `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
   per-step state like Adam block there).
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
-  error; the reduction the class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
+  error (`label_dimension` d > 1: logits [batch, d] and a generated `SquaredError` loss, one value per label, since
+  the head reduced the [batch, d] squared errors as one set: measured on TF 2.15, v2 SUM_OVER_BATCH_SIZE =
+  sum(w * sq) / (batch * d) with [batch, 1] weights broadcast over the labels, v1 SUM the weighted sum; Keras'
+  MeanSquaredError would average each example's labels first; the custom loop flattens the [batch, d] losses
+  before compute_average_loss; average_loss, label/mean, prediction/mean average every label. Fixture
+  canned_multi_regressor: 100/100 steps bit-equal, evaluate() within 1.2e-7); the reduction the class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
   SUM_OVER_BATCH_SIZE is the per-replica mean averaged over the global batch (the custom loop's
   `compute_average_loss`, Keras' default), SUM each replica's plain sum with gradients summed over replicas (no
   1/replicas scaling: TF1 scaled only mean reductions). `weight_column`, `label_vocabulary` and the metrics
@@ -192,7 +197,8 @@ statistically" note would promise a check the target stack cannot run), RNN esti
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
 converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read,
 `warm_start_from`, explicit `partitioner` / `input_layer_partitioner` arguments,
-`label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
+`label_dimension` < 1 (TF raised) or not readable from the source (a literal or an expression over the program's
+constants, `len(TARGETS)`), `label_dimension` > 1 with an export or under parameter servers, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
 source, and under parameter-server strategies what the Parameter servers item above lists.
 """
 from __future__ import annotations
@@ -268,10 +274,11 @@ _V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "Ft
 _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
 _RATE = {"dnn": "0.05", "linear": "0.2", "baseline": "0.3"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
-_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights",
+_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights", "SquaredError",
                   *fcols.SUPPORT_PARTS)
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
 _PS_NAMES = ("parameter_server_strategy", "VARIABLE_PARTITIONER", "ps_task_count")  # generated under parameter servers
+LABEL_DIMENSION = "@label_dimension"  # in a file's support_done: a regressor there has label_dimension > 1
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
 
@@ -406,9 +413,9 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         head, units = ("binary", 1) if n_classes == 2 else ("multi_class", n_classes)
     else:
         units = reader.integer(args.get("label_dimension"), 1, "label_dimension")
-        if units != 1:
-            raise Blocked(CODE, f"{name}(label_dimension={units}) is not converted yet (only 1)",
-                          args["label_dimension"].node)
+        if units < 1:  # the regression head's check when the Estimator was built
+            raise Blocked(CODE, f"{name}(label_dimension={units}): TF 2.15 raises \"ValueError: Invalid "
+                                f"label_dimension {units}\", so the original never trained", args["label_dimension"].node)
         head = "regression"
     model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
     model.sparse_combiner = model_combiner
@@ -491,6 +498,10 @@ def _parameter_server(model: CannedModel, reader: "_Reader", args: dict) -> None
                                     "slice and the hidden layers with 256 KiB, and TF2 applies one partitioner to "
                                     "every variable (numeric, bucketized and vocabulary-list indicator columns "
                                     "convert)", model.node)
+    if model.head == "regression" and model.units > 1:
+        raise Blocked(CODE, f"{name}(label_dimension={model.units}) under a parameter-server strategy is not converted "
+                            "yet: the tf_keras losses the PS target runs reshape the labels to [batch, 1]; migrate it in "
+                            "one process or under MultiWorkerMirroredStrategy", args["label_dimension"].node)
     if model.head_plan.targets:
         raise Blocked(CODE, f"{name} with a weight_column or label_vocabulary under a parameter-server strategy is "
                             "not converted yet (its head's label mapping is not verified on tf_keras)", model.node)
@@ -625,7 +636,13 @@ class _Reader:
     def integer(self, value: Value | None, default: int, what: str) -> int:
         if value is None:
             return default
-        got = self.literal(value, what, CODE)
+        try:
+            got = self.literal(value, what, CODE)
+        except Blocked as blocked:  # an expression over the program's constants: `len(TARGETS)`, `N + 1`
+            try:
+                got = fcols.ColumnReader(self).constant(value, what)
+            except Blocked:
+                raise blocked from None
         if not isinstance(got, int) or isinstance(got, bool):
             raise Blocked(CODE, f"{what} must be an integer tfmigrate can read from the source", value.node)
         return got
@@ -1080,6 +1097,8 @@ class _Loss:
     keras_class: str
     args: list[str]
     reduction: str  # what the head used: "sum_over_batch_size" | "sum"
+    # the generated SquaredError: one loss per label (not per example), reduced over all of them as TF1 did
+    elementwise: bool = False
 
     def ctor(self, reduction: str | None = None) -> str:
         args = list(self.args)
@@ -1087,7 +1106,8 @@ class _Loss:
             args.append(f'reduction="{reduction}"')
         elif self.reduction == "sum":
             args.append('reduction="sum"')
-        return f"keras.losses.{self.keras_class}({', '.join(args)})"
+        module = "" if self.elementwise else "keras.losses."
+        return f"{module}{self.keras_class}({', '.join(args)})"
 
 
 @dataclass
@@ -1136,6 +1156,11 @@ def model_plan(sites: list, context):
         return cache[key]
     predicts, exports = _reading(sites)
     exporting = _export_kinds(exports)
+    if exporting and model.head == "regression" and model.units > 1:
+        raise Blocked(CODE, f"export_saved_model of a {model.name} with label_dimension={model.units} is not "
+                            "converted yet: its [batch, label_dimension] regression signatures are not compared with "
+                            "TF 2.15's; export from the Estimator, or migrate the program without the export and "
+                            "write the SavedModel with tf.saved_model.save", model.node)
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
@@ -1149,7 +1174,12 @@ def model_plan(sites: list, context):
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", stem.replace("DNN", "Dnn")).lower()
     builder = _free(f"build_{snake}" if target == "keras" else f"{stem}Trainer", taken)
     loss_class, loss_args = _HEADS[model.head]
-    plan = CannedPlan(model, class_name, model.tf_name, _Loss(loss_class, loss_args, model.reduction),
+    loss = _Loss(loss_class, loss_args, model.reduction)
+    if model.head == "regression" and model.units > 1:
+        # label_dimension > 1: the head reduced the [batch, label_dimension] squared errors as one set (divided by
+        # batch * label_dimension), Keras' MeanSquaredError averages each example's first
+        loss = _Loss("SquaredError", [], model.reduction, elementwise=True)
+    plan = CannedPlan(model, class_name, model.tf_name, loss,
                       model.head_plan.metrics(target), model.optimizer, head_targets=model.head_plan.targets,
                       weighted_metrics=model.head_plan.weight is not None, predicting=bool(predicts),
                       exporting=exporting)
@@ -1188,6 +1218,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             needed.append("indicator_input")
         if plan.model.linear_columns:
             needed.extend(["LinearModel", "ColumnWeights"])
+        if plan.loss.elementwise:
+            needed.append("SquaredError")
         needed.extend(_column_parts(plan.model))
         needed.extend(plan.model.support)
     for plan, _, target in items:
@@ -1212,7 +1244,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         elif item in _SUPPORT_NAMES:
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
-            parts.append(head_support.render(part=item))
+            # labels of [batch, label_dimension] in HeadMetric when a regressor of this file has more than one
+            parts.append(head_support.render(part=item, label_dimension=LABEL_DIMENSION in support_done))
         elif item == "EstimatorCheckpoints":
             parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
