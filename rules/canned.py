@@ -287,7 +287,7 @@ class Column:
     key: str  # the feature key (numeric_column's name)
     size: int  # prod(shape) of the numeric source
     normalizer: str | None  # code of the normalizer_fn, valid at module level
-    boundaries: tuple | None = None  # bucketized_column over the numeric source
+    boundaries: tuple | str | None = None  # bucketized_column over the numeric source (str: run-time code)
     vocabulary: tuple | None = None  # indicator_column(categorical_column_with_vocabulary_list)
     num_oov_buckets: int = 0
     default_value: int = -1
@@ -306,6 +306,10 @@ class Column:
         return f"{self.key}_bucketized" if self.boundaries is not None else self.key
 
     @property
+    def boundaries_code(self) -> str:
+        return self.boundaries if isinstance(self.boundaries, str) else repr(list(self.boundaries))
+
+    @property
     def dense_only(self) -> bool:  # a one-hot input: exact in a DNN, a sparse weight lookup in a linear model
         return self.boundaries is not None or self.vocabulary is not None
 
@@ -322,7 +326,7 @@ class Column:
                              f", default_value={self.default_value}" if self.default_value != -1 else ""])
             return f'indicator_input(features, "{self.key}", {list(self.vocabulary)!r}{extra})'
         head = (f'numeric_input(features, "{self.key}", {self.size}' if self.boundaries is None else
-                f'bucketized_input(features, "{self.key}", {self.size}, {list(self.boundaries)!r}')
+                f'bucketized_input(features, "{self.key}", {self.size}, {self.boundaries_code}')
         return head + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")")
 
 
@@ -594,6 +598,24 @@ class _Reader:
         self.params[key] = text
         return f'params["{key}"]'
 
+    def runtime_value(self, key: str, value: Value, check: str) -> str:
+        """A column argument known only at run time, for the model: `check` (generated code, `{}` the value) of the
+        value computed where the Estimator is built, in the builder's params (the column was built before it, on the
+        same value, as runtime_keys passes a loop's keys). Blocked when the value is not visible there."""
+        why: list = []
+        text = self.program.render(value, self.call, self.file, why)
+        if text is None:
+            name = why[0].value if why else code(value.node)
+            raise Blocked(CODE_COLUMNS, f"`{code(value.node)[:60]}` uses `{name}`, which tfmigrate cannot follow to "
+                                        "where the Estimator is built; build the column there or pass the value "
+                                        "explicitly", value.node)
+        base, n = key, 1
+        while key in self.params:
+            n += 1
+            key = f"{base}_{n}"
+        self.params[key] = check.replace("{}", text, 1)  # the first {}: a message may hold more
+        return f'self.params["{key}"]'
+
     def removable(self) -> list[Binding]:
         """Assignments and helpers that only fed static values to the model: they go if nothing else reads them."""
         from .driver import _deletable, _statement_bindings
@@ -820,7 +842,15 @@ class _Reader:
             if inner_path != "feature_column.categorical_column_with_vocabulary_list":
                 categorical = columns.categorical(args["categorical_column"])
                 return Column(categorical.name, 1, None, categorical=categorical, indicator=True)
-            return self.vocabulary_column(args["categorical_column"])
+            trail = len(self.trail)
+            try:
+                return self.vocabulary_column(args["categorical_column"])
+            except Blocked as blocked:  # a vocabulary known only at run time: the categorical column's one-hot ids
+                del self.trail[trail:]
+                categorical = columns.categorical(args["categorical_column"])
+                if not isinstance(categorical.num_buckets, str):
+                    raise blocked from None
+                return Column(categorical.name, 1, None, categorical=categorical, indicator=True)
         if path == "feature_column.bucketized_column":
             args = bind_values(node, ["source_column", "boundaries"], "bucketized_column", file, env, rule=CODE_COLUMNS)
             if "source_column" not in args or "boundaries" not in args:
@@ -828,7 +858,21 @@ class _Reader:
             source = self.column(args["source_column"])
             if source.boundaries is not None:
                 raise Blocked(CODE_COLUMNS, "bucketized_column's source must be a numeric_column", node)
-            boundaries = self.literal(args["boundaries"], "bucketized_column boundaries")
+            trail = len(self.trail)
+            try:
+                boundaries = self.literal(args["boundaries"], "bucketized_column boundaries")
+            except Blocked as blocked:  # an expression over constants, or a list computed at run time
+                del self.trail[trail:]
+                try:
+                    boundaries = fcols.ColumnReader(self).static_or_runtime(
+                        args["boundaries"], "bucketized_column boundaries", f"boundaries_{_scope_name(source.key)}",
+                        "column_boundaries")
+                except Blocked as runtime:  # not visible where the Estimator is built, or not a plain value
+                    raise (runtime if "run time" in runtime.message else blocked) from None
+                if isinstance(boundaries, tuple):
+                    boundaries = list(boundaries)
+                if isinstance(boundaries, str):
+                    return Column(source.key, source.size, source.normalizer, boundaries)
             if not isinstance(boundaries, list) or not all(isinstance(b, (int, float)) and not isinstance(b, bool)
                                                            for b in boundaries):
                 raise Blocked(CODE_COLUMNS, "bucketized_column boundaries must be a list of numbers",
@@ -1214,6 +1258,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             needed.append("numeric_input")
         if any(c.boundaries is not None for c in plan.model.dnn_columns):
             needed.append("bucketized_input")
+        if any(isinstance(c.boundaries, str) for c in (*plan.model.dnn_columns, *plan.model.linear_columns)):
+            needed.append("column_boundaries")  # run-time boundaries, checked as TF1 checked them
         if any(c.vocabulary is not None for c in plan.model.dnn_columns):
             needed.append("indicator_input")
         if plan.model.linear_columns:
@@ -1343,6 +1389,7 @@ def _column_parts(model: CannedModel) -> list[str]:
         if c.categorical is None:
             continue
         out.extend(c.categorical.parts)
+        out.extend(c.embedding.parts if c.embedding is not None else ())
         out.append("EmbeddingColumn" if c.embedding is not None else "indicator_of" if c.indicator else
                    "CategoricalWeights")
     return [p for p in fcols.SUPPORT_PARTS if p in out]  # a fixed order: the module reads the same every run

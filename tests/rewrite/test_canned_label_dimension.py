@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from tests.rewrite._helpers import blocked, converted, section, rewrite
+from tests.rewrite._helpers import blocked, converted, rewrite, section
 
 HEADER = '''\
 import numpy as np
@@ -63,7 +63,8 @@ def test_v1_linear_regressor_sums_every_label():
 
 def test_wide_and_deep_regressor_converts():
     text = converted(program("tf.estimator.DNNLinearCombinedRegressor(linear_feature_columns=[tf.feature_column."
-                             "numeric_column(\"b\")], dnn_feature_columns=columns, dnn_hidden_units=[4], label_dimension=2)"))
+                             "numeric_column(\"b\")], dnn_feature_columns=columns, dnn_hidden_units=[4], "
+                             "label_dimension=2)"))
     assert 'keras.layers.Dense(2, name="logits")' in text and "units=2)" in text
     assert "loss=SquaredError()," in text
 
