@@ -46,10 +46,10 @@ CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
 SUPPORT_PARTS = ("sparse_input", "dense_input", "vocabulary_ids", "hash_bucket_ids", "identity_ids",
                  "bucketized_ids", "crossed_ids", "indicator_of", "EmbeddingColumn", "CategoricalWeights",
-                 "vocabulary_list", "column_count", "column_boundaries")
+                 "vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
 # the checks TF 2.15's feature_column functions made on a run-time value when the column was built, generated for
 # the value the migrated program computes at the same place (passed in params): what raised there raises here
-RUNTIME_PARTS = ("vocabulary_list", "column_count", "column_boundaries")
+RUNTIME_PARTS = ("vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
 
 
 class RunTime(Blocked):
@@ -64,9 +64,6 @@ _BLOCKED = {  # feature_column functions not converted, with why and what to do
                                 "not converted yet: give each column its own embedding_column",
     "shared_embeddings": "one table shared by several columns under a name TF1 derived from all of them; not "
                          "converted yet: give each column its own embedding_column",
-    "categorical_column_with_vocabulary_file": "the vocabulary is read from a file at run time; not converted yet: "
-                                               "read the file in the program and pass the list to "
-                                               "categorical_column_with_vocabulary_list",
     "sequence_categorical_column_with_identity": "sequence columns feed RNN estimators, which are not converted",
     "sequence_categorical_column_with_hash_bucket": "sequence columns feed RNN estimators, which are not converted",
     "sequence_categorical_column_with_vocabulary_list": "sequence columns feed RNN estimators, which are not "
@@ -263,6 +260,10 @@ class ColumnReader:
             return Categorical(key, len(vocabulary) + oov,
                                f'vocabulary_ids(sparse_input(features, "{key}"), {vocabulary!r}{extra})',
                                ("sparse_input", "vocabulary_ids"))
+        if word == "categorical_column_with_vocabulary_file":
+            return self.vocabulary_file(node, r, word)
+        if word == "categorical_column_with_vocabulary_file":
+            return self.vocabulary_file(node, r, word)
         if word == "categorical_column_with_hash_bucket":
             args = self._args(node, ["key", "hash_bucket_size", "dtype"], word, r)
             key = self._key(args, word, node)
@@ -295,6 +296,55 @@ class ColumnReader:
         if word == "crossed_column":
             return self.crossed(node, r)
         raise Blocked(CODE_COLUMNS, f"tf.{path} is not a categorical column tfmigrate converts here", node)
+
+    def vocabulary_file(self, node: cst.Call, r, word: str) -> Categorical:
+        """categorical_column_with_vocabulary_file: the generated `vocabulary_file` reads the keys where the
+        Estimator is built, as TF 2.15 read them (vocabulary_size counted as the file's lines when absent; the first
+        vocabulary_size lines through TF's own text-file table initializer, so lines split the same), then the ids
+        are vocabulary_list's (OOV buckets from to_hash_bucket_fast, as index_table_from_file hashed them)."""
+        args = self._args(node, ["key", "vocabulary_file", "vocabulary_size", "num_oov_buckets", "default_value",
+                                 "dtype", "file_format"], word, r)
+        key = self._key(args, word, node)
+        if "vocabulary_file" not in args or is_literal(args["vocabulary_file"].node, None):
+            raise Blocked(CODE_COLUMNS, f"{word} needs vocabulary_file (TF 2.15 raises \"Missing vocabulary_file\")",
+                          node)
+        for name, why in (("dtype", "string keys are converted (integer vocabulary files are parsed by TF1's table "
+                                    "as numbers, not reproduced yet)"),
+                          ("file_format", "text files are converted (tfrecord_gzip vocabularies are not yet)")):
+            if name in args and not is_literal(args[name].node, None):
+                path = self.reader.analysis.tf(args[name].node, r.value.file) or ""
+                if name == "dtype" and path in ("dtypes.string", "string"):
+                    continue
+                raise Blocked(CODE_COLUMNS, f"{word}({name}=...): {why}", args[name].node)
+        oov = self._int(args, "num_oov_buckets", word, 0)
+        default = None
+        if "default_value" in args and not is_literal(args["default_value"].node, None):
+            default = self._int(args, "default_value", word)
+        if oov and default is not None:
+            raise Blocked(CODE_COLUMNS, f"{word} with num_oov_buckets and default_value: TF 2.15 raises \"Can't "
+                                        "specify both num_oov_buckets and default_value\", so the original never "
+                                        "trained", node)
+        size = "None"
+        if "vocabulary_size" in args and not is_literal(args["vocabulary_size"].node, None):
+            size = self.static_or_runtime(args["vocabulary_size"], f"{word} vocabulary_size", "vocabulary_size",
+                                          "column_count", f", {f'Invalid vocabulary_size in {key}.'!r}")
+            if isinstance(size, str):  # a run-time size: checked inside the file's params entry, not one of its own
+                size = self.reader.params.pop(size.split('"')[1])
+            elif not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                raise Blocked(CODE_COLUMNS, f"{word} vocabulary_size {size!r}: TF 2.15 raises \"Invalid "
+                                            f"vocabulary_size in {key}.\", so the original never trained",
+                              args["vocabulary_size"].node)
+            size = str(size)
+        trail = len(self.reader.trail)
+        what = self.reader.runtime_value(f"vocabulary_{scope_name(key)}", args["vocabulary_file"],
+                                         f"vocabulary_file({{}}, {size}, {key!r})")
+        del self.reader.trail[trail:]
+        extra = "".join([f", num_oov_buckets={oov}" if oov else "",
+                         f", default_value={default}" if default not in (None, -1) else ""])
+        return Categorical(key, f"len({what}) + {oov}" if oov else f"len({what})",
+                           f'vocabulary_ids(sparse_input(features, "{key}"), {what}{extra})',
+                           ("sparse_input", "vocabulary_ids", "vocabulary_file",
+                            *(("column_count",) if "column_count(" in size else ())))
 
     def crossed(self, node: cst.Call, r) -> Categorical:
         args = self._crossed_args(node, r)

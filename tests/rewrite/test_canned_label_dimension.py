@@ -76,8 +76,9 @@ def test_custom_loop_averages_over_every_label_of_the_global_batch():
                   "tf.estimator.EvalSpec(input_fn))")
     text = converted(src)
     assert 'self.loss_fn = SquaredError(reduction="none")' in text
-    # TF1: sum / (batch * label_dimension) * 1/replicas; flattened, compute_average_loss divides by the same
-    assert "loss = tf.nn.compute_average_loss(tf.reshape(loss_fn(labels, outputs), [-1]))" in text
+    # TF1: sum / (batch * label_dimension) * 1/replicas; compute_average_loss divides by the same
+    assert "losses = loss_fn(labels, outputs)" in text
+    assert "loss = tf.nn.compute_average_loss(losses, global_batch_size=tf.size(losses) * replicas)" in text
 
 
 @pytest.mark.parametrize("value, words", [("0", "Invalid label_dimension 0"),

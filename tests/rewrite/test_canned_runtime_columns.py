@@ -129,12 +129,30 @@ def main(argv):''')
     assert "`vocab` is changed in place (`vocab.append(line.strip())`)" in diagnostic.message
 
 
-def test_vocabulary_file_still_blocks():
-    result = blocked(program('''
-        city = tf.feature_column.categorical_column_with_vocabulary_file("city", "/tmp/cities.txt")
+def test_vocabulary_file_reads_its_keys_where_the_estimator_is_built():
+    """TF 2.15 counted the file's lines for vocabulary_size and read the first vocabulary_size lines through a
+    text-file table; the generated vocabulary_file does the same with the same initializer (checked with a file
+    holding a CRLF line and no final newline: the same keys, ids and OOV buckets on both sides)."""
+    text = converted(program('''
+        path = FLAGS.vocab_path if FLAGS.vocab_path else "/tmp/cities.txt"
+        city = tf.feature_column.categorical_column_with_vocabulary_file("city", path, num_oov_buckets=3)
         columns = [tf.feature_column.embedding_column(city, dimension=2)]
     '''))
-    assert any("vocabulary_file" in d.message for d in result.diagnostics)
+    assert "\"vocabulary_city\": vocabulary_file(path, None, 'city')" in text
+    assert 'EmbeddingColumn(len(self.params["vocabulary_city"]) + 3, 2, "mean"' in text
+    assert "tf.lookup.TextFileInitializer(" in text and "def column_count(" not in text
+    sized = converted(program('''
+        city = tf.feature_column.categorical_column_with_vocabulary_file("city", "/tmp/c.txt", FLAGS.days)
+        columns = [tf.feature_column.indicator_column(city)]
+    '''))
+    assert "vocabulary_file(\"/tmp/c.txt\", column_count(FLAGS.days, 'Invalid vocabulary_size in city.'), 'city')" \
+        in sized
+    result = blocked(program('''
+        city = tf.feature_column.categorical_column_with_vocabulary_file("city", "/tmp/c.txt", num_oov_buckets=1,
+                                                                         default_value=0)
+        columns = [tf.feature_column.indicator_column(city)]
+    '''))
+    assert any("Can't specify both" in d.message for d in result.diagnostics)
 
 
 def test_run_time_value_not_visible_where_the_estimator_is_built_blocks_at_its_line():
