@@ -108,15 +108,14 @@ def test_static_vocabulary_stays_a_literal():
         "categorical_column_with_vocabulary_list", "")
 
 
-def test_vocabulary_changed_in_place_blocks_at_its_line():
-    src = program('''
-        columns = make_columns("/tmp/cities.txt")
-    ''').replace("\n\ndef main(argv):", '''
+def _helper_vocabulary_diagnostic(vocabulary: str):
+    """The TFM622 diagnostic of columns built by a helper `make_columns()` whose body first runs `vocabulary`
+    (binding `vocab`); asserts it stands at the column's line."""
+    helper = textwrap.indent(textwrap.dedent(vocabulary).strip("\n"), "    ")
+    src = program("columns = make_columns()").replace("\n\ndef main(argv):", f'''
 
-def make_columns(path):
-    vocab = []
-    for line in open(path):
-        vocab.append(line.strip())
+def make_columns():
+{helper}
     city = tf.feature_column.categorical_column_with_vocabulary_list("city", vocab)
     return [tf.feature_column.embedding_column(city, dimension=2)]
 
@@ -124,9 +123,33 @@ def make_columns(path):
 def main(argv):''')
     result = blocked(src)
     (diagnostic,) = [d for d in result.diagnostics if d.code == "TFM622"]
-    line = next(i for i, text in enumerate(src.splitlines(), 1) if '"city", vocab)' in text)
-    assert diagnostic.line == line
+    assert diagnostic.line == next(i for i, text in enumerate(src.splitlines(), 1) if '"city", vocab)' in text)
+    return diagnostic
+
+
+def test_vocabulary_changed_in_place_blocks_at_its_line():
+    diagnostic = _helper_vocabulary_diagnostic('''
+        vocab = []
+        for line in open("/tmp/cities.txt"):
+            vocab.append(line.strip())
+    ''')
     assert "`vocab` is changed in place (`vocab.append(line.strip())`)" in diagnostic.message
+
+
+def test_run_time_value_not_visible_where_the_estimator_is_built_blocks_at_its_line():
+    diagnostic = _helper_vocabulary_diagnostic('vocab = read_vocabulary("/tmp/cities.txt")')
+    assert "where the Estimator is built" in diagnostic.message, diagnostic.message
+
+
+def test_constant_vocabulary_changed_in_place_blocks_instead_of_reading_the_assignment():
+    """`VOCAB = [...]` then `VOCAB.append(...)`: reading the assignment alone gave the table a list without the
+    appended keys (silently other ids); now it blocks and says why."""
+    src = program('''
+        city = tf.feature_column.categorical_column_with_vocabulary_list("city", VOCAB)
+        columns = [tf.feature_column.embedding_column(city, dimension=2)]
+    ''').replace("FLAGS = flags.FLAGS\n", 'FLAGS = flags.FLAGS\nVOCAB = ["a", "b"]\nVOCAB.append("c")\n')
+    result = blocked(src)
+    assert any("`VOCAB` is changed in place (`VOCAB.append(\"c\")`)" in d.message for d in result.diagnostics)
 
 
 def test_vocabulary_file_reads_its_keys_where_the_estimator_is_built():
@@ -153,33 +176,3 @@ def test_vocabulary_file_reads_its_keys_where_the_estimator_is_built():
         columns = [tf.feature_column.indicator_column(city)]
     '''))
     assert any("Can't specify both" in d.message for d in result.diagnostics)
-
-
-def test_run_time_value_not_visible_where_the_estimator_is_built_blocks_at_its_line():
-    src = program('''
-        columns = make_columns()
-    ''').replace("\n\ndef main(argv):", '''
-
-def make_columns():
-    vocab = read_vocabulary("/tmp/cities.txt")
-    city = tf.feature_column.categorical_column_with_vocabulary_list("city", vocab)
-    return [tf.feature_column.embedding_column(city, dimension=2)]
-
-
-def main(argv):''')
-    result = blocked(src)
-    (diagnostic,) = [d for d in result.diagnostics if d.code == "TFM622"]
-    line = next(i for i, text in enumerate(src.splitlines(), 1) if '"city", vocab)' in text)
-    assert diagnostic.line == line
-    assert "where the Estimator is built" in diagnostic.message, diagnostic.message
-
-
-def test_constant_vocabulary_changed_in_place_blocks_instead_of_reading_the_assignment():
-    """`VOCAB = [...]` then `VOCAB.append(...)`: reading the assignment alone gave the table a list without the
-    appended keys (silently other ids); now it blocks and says why."""
-    src = program('''
-        city = tf.feature_column.categorical_column_with_vocabulary_list("city", VOCAB)
-        columns = [tf.feature_column.embedding_column(city, dimension=2)]
-    ''').replace("FLAGS = flags.FLAGS\n", 'FLAGS = flags.FLAGS\nVOCAB = ["a", "b"]\nVOCAB.append("c")\n')
-    result = blocked(src)
-    assert any("`VOCAB` is changed in place (`VOCAB.append(\"c\")`)" in d.message for d in result.diagnostics)
