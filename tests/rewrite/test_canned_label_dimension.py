@@ -105,3 +105,8 @@ def test_export_and_parameter_servers_block_with_label_dimension():
     result = rewrite(ps, strategy="parameter-server")
     assert result.status == "blocked"
     assert any("parameter-server" in d.message and "label_dimension=2" in d.message for d in result.diagnostics)
+
+
+def test_baseline_regressor_has_a_bias_per_label():
+    text = converted(program("tf.estimator.BaselineRegressor(label_dimension=3, weight_column=\"w\")"))
+    assert 'BaselineBias(3, name="baseline")' in text and "loss=SquaredError()," in text
