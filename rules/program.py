@@ -808,6 +808,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
                                        restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
+    if any(p.model.head == "regression" and p.model.units > 1 for _, items in groups.values() for p, _, _ in items):
+        done.add(canned.LABEL_DIMENSION)  # HeadMetric, emitted once for the file, takes [batch, label_dimension] labels
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
                                                             words, quiet))
