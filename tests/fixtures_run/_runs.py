@@ -9,9 +9,11 @@ from tfmigrate.runtime import envs
 
 
 def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None = None,
-                model_dir: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+                model_dir: Path | None = None, timeout: float = 600,
+                init_ckpt: Path | None = None) -> subprocess.CompletedProcess:
     """`argv` under the `env` environment's Python ("legacy" TF 2.15 or "target"), none of verify's settings
-    inherited; `capture_dir` / `model_dir` set the boot's capture and model_dir redirection."""
+    inherited; `capture_dir` / `model_dir` set the boot's capture and model_dir redirection, `init_ckpt` the target
+    boot's initial weights (the original's model.ckpt-0, as verify hands it over)."""
     environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
     for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
         environ.pop(key, None)
@@ -19,6 +21,8 @@ def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None 
         environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
     if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
         environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
+    if init_ckpt is not None:
+        environ["TFMIGRATE_INIT_CKPT"] = str(init_ckpt)
     return subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
                           timeout=timeout)
 

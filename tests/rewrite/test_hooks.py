@@ -23,7 +23,6 @@ def notes(result) -> list[str]:
 
 
 @pytest.mark.parametrize("hook, kind", [
-    ('tf.compat.v1.train.SummarySaverHook(save_steps=5, output_dir="/tmp/s", scaffold=None)', "SummarySaverHook"),
     ('tf.estimator.ProfilerHook(save_steps=5, output_dir="/tmp/p")', "ProfilerHook"),
 ])
 def test_observing_hooks_are_dropped_with_a_note(hook, kind):
