@@ -77,7 +77,8 @@ Converted, exactly:
   tf.raw_ops.ScalarSummary) unless the model_fn named a tensor "loss". One replica: with several, TensorLogger
   prints that it logs nothing. Checked by tests/fixtures_run/test_logging_hook_runs.py (Keras and custom loop
   under verify: the same 20 lines, tags and iterations, values within 1e-6 rel / 1e-6 abs; max rel Δ 3.8e-6 on a
-  mean logit of 0.0156). Each line is printed once: see "Logged once" below. A LoggingTensorHook on evaluation is dropped with a note.
+  mean logit of 0.0156). Each line is printed once: see "Logged once" below. A LoggingTensorHook on evaluation
+  is dropped with a note.
   A LoggingTensorHook on training tfmigrate cannot convert is dropped with a note at its line, not blocked: it only
   reads values and writes log lines, so training computes the same without it (its presence changes nothing that
   runs; the note names the tensor or argument and says how to log it in TF2): `at_end=True` (TF1 ran its tensors
@@ -577,7 +578,8 @@ STEP_COUNTER_WRITER = ("StepCounterHook(summary_writer=...) is not converted: a 
 
 def step_counter_dropped(why: str) -> str:
     """The note of a model_fn StepCounterHook tfmigrate cannot convert: it only observes, so it is dropped."""
-    return f"StepCounterHook not converted, dropped (it only logs the step rate; training is the same without it): {why}"
+    return (f"StepCounterHook not converted, dropped (it only logs the step rate; training is the same without it): "
+            f"{why}")
 
 
 def step_counter_note() -> str:
