@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 import tomllib
-import warnings
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.runtime import compare, verify
 
-from test_summary_events import _events
+from test_summary_events import _events, check_schedule
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "summary_saver_hook"
 SCHEDULES = {"all": 4, "chief": 7, "model_dir": 10}  # params["every"], the chief hook's 7, save_summary_steps
@@ -36,18 +35,7 @@ TAGS = {"all": {"confidence", "logits/mean", "logits/spread"}, "chief": {"confid
 
 
 def _check_steps(name: str, original: dict, migrated: dict, first: int, last: int) -> None:
-    """The migrated side wrote TAGS[name] at first, first + N, ... <= last (N: SCHEDULES[name]); the original the
-    same, or TF 2.15's race of it (rules/hooks.py): a write one step early, the schedule going on from there."""
-    every = SCHEDULES[name]
-    nominal = list(range(first, last + 1, every))
-    assert set(migrated) == {(tag, step) for tag in TAGS[name] for step in nominal}, (name, sorted(migrated))
-    steps = sorted({step for _, step in original})
-    assert set(original) == {(tag, step) for tag in TAGS[name] for step in steps}, (name, sorted(original))
-    if steps != nominal:
-        raced = steps[0] == first and all(1 <= b - a <= every for a, b in zip(steps, steps[1:])) \
-            and last - steps[-1] < every and len(steps) >= len(nominal)
-        assert raced, f"TF 2.15 wrote {name} at {steps}, not at {nominal} nor as its stale-step race does"
-        warnings.warn(f"TF 2.15's {name} writes raced (steps {steps}, schedule {nominal}): compared where both wrote")
+    check_schedule(name, original, migrated, TAGS[name], first, last, SCHEDULES[name])
 
 
 def _events_in(directory: Path) -> dict:
