@@ -54,12 +54,24 @@ def test_migrated_program_logs_what_the_logging_tensor_hooks_logged(tmp_path, ta
     original, migrated_lines = map(hook_lines, verified_logs(CASE, tmp_path, target))
     # what TF 2.15 logged (measured): the model_fn hook at local iterations 0, 7, 14, ... (step = the global step
     # before the update), the formatter's line at 0, 20, 40, ... (the TrainSpec hook runs first)
-    steps_logged = [int(line.rsplit("= ", 1)[1]) for line in original if line.startswith("loss")]
-    assert steps_logged == list(range(0, steps, LOG_EVERY))
+    # TF 2.15 read the global step in the same session.run as its increment, so under load it sometimes logged
+    # k + 1 (measured, rules/hooks.py "Hook order"): the original may show either, the migrated program exactly k
+    expected = list(range(0, steps, LOG_EVERY))
+    steps_logged = [_step(line) for line in original if line.startswith("loss")]
+    assert len(steps_logged) == len(expected) and all(s - k in (0, 1) for s, k in zip(steps_logged, expected))
+    assert [_step(line) for line in migrated_lines if line.startswith("loss")] == expected
     assert sum(line.startswith("mean logit now") for line in original) == len(range(0, steps, FORMATTER_EVERY))
     assert len(migrated_lines) == len(original), (original, migrated_lines)
     for a, b in zip(original, migrated_lines):
-        assert same_line(a, b), (a, b)
+        assert same_line(_without_step(a), _without_step(b)), (a, b)
+
+
+def _step(line: str) -> int:
+    return int(line.rsplit("= ", 1)[1])
+
+
+def _without_step(line: str) -> str:
+    return re.sub(r", step = \d+$", "", line)
 
 
 COUNT_EVERY = 30  # the TrainSpec's StepCounterHook(every_n_steps=COUNT_EVERY, output_dir=--counter_dir)
