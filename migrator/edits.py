@@ -7,6 +7,7 @@ Comments above a deleted statement move to the statement that follows it. Nothin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -23,6 +24,11 @@ class Edits:
     above: dict[int, list[cst.BaseStatement]] = field(default_factory=dict)  # id(stmt) → new statements above it
     transforms: dict[int, list] = field(default_factory=dict)  # id(node) → functions(updated node) → new node
     _nodes: dict[int, cst.CSTNode] = field(default_factory=dict)  # every edited node (its ancestors get visited)
+    # With `blocks` (a usable TextBlocks), generated text that `plain(text)` accepts (no later pass needs its tree)
+    # is not parsed: a placeholder goes in the tree and the text, indented as LibCST would render its parse there
+    # (`indent_text`), is swapped in after the final render.
+    blocks: "TextBlocks | None" = None
+    plain: Callable[[str], bool] | None = None
 
     def replace(self, node: cst.CSTNode, text: str) -> None:
         self._track(node)
@@ -64,7 +70,26 @@ class Edits:
             while node is not None and id(node) not in keep:
                 keep.add(id(node))
                 node = parent_of(node)
-        return module.visit(_Apply(self, keep))
+        # replaced expressions that may stay text: none of their ancestors is transformed (a transform reads its
+        # children's nodes); each with the number of wrapped statements around it (a block level each)
+        nested: dict[int, int] = {}
+        if self.blocks is not None:
+            for key in self.expressions:
+                node, depth = parent_of(self._nodes[key]), 0
+                while node is not None and id(node) not in self.transforms:
+                    depth += id(node) in self.wraps
+                    node = parent_of(node)
+                if node is None:
+                    nested[key] = depth
+        return module.visit(_Apply(self, keep, module.default_indent, nested))
+
+    def module_statement(self, text: str, leading=()) -> cst.BaseStatement:
+        """Generated module-level code (one statement) to insert with `insert_statements_above`: a TextBlocks
+        placeholder when it may stay text, else its parse."""
+        text = text.strip() + "\n"
+        if self.blocks is not None and TextBlocks.splices(text) and self.plain(text) and _flat_statement(text):
+            return self.blocks.statement(text, leading)
+        return cst.parse_module(text).body[0].with_changes(leading_lines=list(leading))
 
     def _track(self, node) -> None:
         self._nodes[id(node)] = node
@@ -74,10 +99,144 @@ def _parse_statements(text: str) -> list[cst.BaseStatement]:
     return list(cst.parse_module(text if text.endswith("\n") else text + "\n").body)
 
 
+def _flat_statement(text: str) -> bool:
+    """`text` (module-level code ending in a newline) is one statement: no other line starts at column 0."""
+    return all(not line or line[0] in " \t)]}" for line in text[:-1].split("\n")[1:])
+
+
+_QUOTE_OR_BRACKET = frozenset("\"'#([{)]}")
+
+
+def indent_text(text: str, indent: str, statements: bool = True) -> str | None:
+    """`text` as LibCST renders its parse placed at absolute indentation `indent`: every line but the first gets
+    `indent` in front (the first too for `statements`; an expression's first line continues its statement's).
+    None where LibCST would not add it to every line (the caller parses instead): a multi-line string or a
+    backslash continuation (their lines are kept as written), a `\r` or tab; a line inside brackets that does
+    not start with its statement's own indentation; a blank or comment-only line between statements once the
+    text has nested blocks (LibCST gives those the indentation only where they start with the block's)."""
+    if '"""' in text or "'''" in text or "\\\n" in text or "\r" in text or "\t" in text:
+        return None
+    depth, quote, stmt_indent = 0, "", ""
+    flat, loose = True, False  # flat: no nested statement lines; loose: a blank/comment-only line between statements
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if number and (depth or not statements):
+            if not line.startswith(stmt_indent):
+                return None
+        elif line.strip() == "" or line.lstrip().startswith("#"):
+            if number < len(lines) - 1 or line:
+                loose = True
+        else:
+            stmt_indent = line[:len(line) - len(line.lstrip(" "))]
+            flat = flat and not stmt_indent
+        if not _QUOTE_OR_BRACKET.intersection(line):
+            continue
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if quote:
+                if c == "\\":
+                    i += 1
+                elif c == quote:
+                    quote = ""
+            elif c in "\"'":
+                quote = c
+            elif c == "#":
+                break
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            i += 1
+        if quote:  # a string left open at the end of a line: not what this reads
+            return None
+    if depth or (loose and not flat):
+        return None
+    if statements:
+        return "".join(f"{indent}{line}\n" for line in lines[:-1])  # (the text ends in a newline)
+    return lines[0] + "".join(f"\n{indent}{line}" for line in lines[1:])
+
+
+def render_lines(text: str, indent: str, top_blank: bool = True) -> list[str] | None:
+    """Each line of `text` (module-level statements ending in a newline) as LibCST renders the parse of the text
+    placed in a block at absolute indentation `indent` (None where this cannot tell: a tab or `\r`, trailing
+    blank or comment lines, an unclosed bracket or string). LibCST adds the block's indentation to a line that
+    starts a statement; to a line inside brackets when it starts with its statement's own indentation; to a blank
+    or comment-only line when it is indented at least as far as the statement that follows it (whose leading
+    lines it is); never to a line inside a multi-line string or after a backslash continuation. `top_blank=False`:
+    blank lines before a statement at the text's top level get none (_render_model sets those to no indentation).
+    tests/rewrite/test_indent_text.py compares it with LibCST on hand shapes and on every generated part."""
+    if "\t" in text or "\r" in text or not text.endswith("\n"):
+        return None
+    lines = text.split("\n")[:-1]
+    kinds: list[str] = []  # "stmt", "bracket:<indent>", "string", "loose" (blank or comment-only)
+    depth, quote, continued, stmt_indent = 0, "", False, ""
+    for line in lines:
+        if quote:
+            kinds.append("string")
+        elif continued:
+            kinds.append("string")  # (kept as written, like a string's lines)
+        elif depth:
+            kinds.append("bracket" if line.startswith(stmt_indent) else "string")
+        elif not line.strip() or line.lstrip().startswith("#"):
+            kinds.append("loose")
+        else:
+            kinds.append("stmt")
+            stmt_indent = line[:len(line) - len(line.lstrip(" "))]
+        continued = False
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if quote:
+                if c == "\\":
+                    i += 1
+                elif line.startswith(quote, i):
+                    i += len(quote) - 1
+                    quote = ""
+            elif c in "\"'":
+                quote = line[i:i + 3] if line.startswith(c * 3, i) else c
+                i += len(quote) - 1
+            elif c == "#":
+                break
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            i += 1
+        if line.endswith("\\"):
+            if "#" in line or not quote and depth:
+                return None  # (a comment's backslash, or one in brackets: not read here)
+            continued = not quote
+        elif quote and len(quote) == 1:
+            return None  # an unterminated string
+    if depth or quote or continued:
+        return None
+    out: list[str | None] = [None] * len(lines)
+    following = None  # the indentation of the next statement line
+    for k in range(len(lines) - 1, -1, -1):
+        line, kind = lines[k], kinds[k]
+        if kind == "stmt":
+            following = len(line) - len(line.lstrip(" "))
+            out[k] = f"{indent}{line}\n"
+        elif kind == "loose":
+            if following is None:
+                return None  # trailing lines: the parse would put them in the module footer
+            own = len(line) - len(line.lstrip(" "))
+            prefixed = own >= following and (bool(line.strip()) or following > 0 or top_blank)
+            out[k] = f"{indent}{line}\n" if prefixed else f"{line}\n"
+        elif kind == "bracket":
+            out[k] = f"{indent}{line}\n"
+        else:
+            out[k] = f"{line}\n"
+    return out
+
+
 class _Apply(Transformer):
-    def __init__(self, edits: Edits, keep: set[int]):
+    def __init__(self, edits: Edits, keep: set[int], default_indent: str = "    ", nested: dict | None = None):
         self.edits, self.keep = edits, keep
         self.originals: dict[int, int] = {}  # id(updated statement) → id(original statement)
+        self.default_indent, self.nested = default_indent, nested or {}
+        self.indents: list[str] = []  # the indentation of each IndentedBlock entered (LibCST's codegen adds them up)
 
     def on_visit(self, node) -> bool:
         # blocks, comprehension `for` clauses and parameter lists are not in the index's parent chain (it links
@@ -87,6 +246,8 @@ class _Apply(Transformer):
             if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
                 self.originals[id(node)] = id(node)
             return False
+        if isinstance(node, cst.IndentedBlock):
+            self.indents.append(self.default_indent if node.indent is None else node.indent)
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
@@ -95,6 +256,9 @@ class _Apply(Transformer):
             updated = fn(updated)
         text = self.edits.expressions.get(id(original_node))
         if text is not None:
+            placeholder = self._text_expression(original_node, updated, text)
+            if placeholder is not None:
+                return placeholder
             new = cst.parse_expression(text)
             if isinstance(updated, cst.BaseExpression) and (updated.lpar or updated.rpar):
                 new = new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
@@ -103,8 +267,51 @@ class _Apply(Transformer):
             self.originals[id(updated)] = id(original_node)
         return updated
 
+    def _text(self, text: str, indent: str, statements: bool = True) -> str | None:
+        """A placeholder name for generated `text` (its swap registered), when it may stay text, else None."""
+        blocks = self.edits.blocks
+        if blocks is None or not self.edits.plain(text):
+            return None
+        indented = indent_text(text, indent, statements)
+        if indented is None:
+            return None
+        name = blocks.name()
+        if indented != text:  # the names passes read the code unindented
+            blocks.code[len(blocks.swaps)] = text
+        blocks.swaps.append((f"{indent}{name}\n" if statements else name, indented))
+        return name
+
+    def _statements(self, text: str, indent: str) -> list[cst.BaseStatement]:
+        text = text if text.endswith("\n") else text + "\n"
+        name = self._text(text, indent) if TextBlocks.splices(text) and not text.endswith("\n\n") else None
+        if name is None:
+            return _parse_statements(text)
+        return [cst.SimpleStatementLine([cst.Expr(cst.Name(name))])]
+
+    def _wrap(self, header: str, inner: list, indent: str) -> cst.BaseCompoundStatement:
+        """`header` (`with …:` / `if …:`) over `inner`: a one-line header that may stay text is an `if` on a
+        placeholder name in the tree, the header swapped in for its `if NAME:`."""
+        if "\n" not in header and header.endswith(":"):
+            name = self._text(header, "", statements=False)
+            if name is not None:
+                blocks = self.edits.blocks
+                blocks.swaps[-1] = (f"if {name}:", header)
+                blocks.code[len(blocks.swaps) - 1] = f"{header}\n    pass\n"  # (code that parses)
+                return cst.If(cst.Name(name), cst.IndentedBlock(inner))
+        with_stmt = _parse_statements(f"{header}\n    pass\n")[0]
+        return with_stmt.with_changes(body=with_stmt.body.with_changes(body=inner))
+
+    def _text_expression(self, original, updated, text: str):
+        depth = self.nested.get(id(original))
+        if (depth is None or text != text.strip() or not text
+                or (isinstance(updated, cst.BaseExpression) and (updated.lpar or updated.rpar))):
+            return None
+        name = self._text(text, "".join(self.indents) + self.default_indent * depth, statements=False)
+        return None if name is None else cst.Name(name)
+
     def _body(self, body) -> list:
         edits, out, pending = self.edits, [], []
+        indent = "".join(self.indents)
         for stmt in body:
             key = self.originals.get(id(stmt))
             if key is None:
@@ -124,20 +331,19 @@ class _Apply(Transformer):
             pending = []
             new: list[cst.BaseStatement] = []
             if key in edits.before:
-                new.extend(_parse_statements("\n".join(edits.before[key])))
+                new.extend(self._statements("\n".join(edits.before[key]), indent))
             replacement = edits.statements.get(key)
             if isinstance(replacement, list):  # generated statements that carry their own leading lines
                 new.extend(replacement)
                 lead = pending
             elif replacement is not None:
-                new.extend(_parse_statements(replacement))
+                new.extend(self._statements(replacement, indent))
             elif key in edits.wraps:
                 header, after = edits.wraps[key]
                 inner = [stmt.with_changes(leading_lines=[])]
                 if after:
-                    inner.extend(_parse_statements("\n".join(after)))
-                with_stmt = _parse_statements(f"{header}\n    pass\n")[0]
-                new.append(with_stmt.with_changes(body=with_stmt.body.with_changes(body=inner)))
+                    inner.extend(self._statements("\n".join(after), indent + self.default_indent))
+                new.append(self._wrap(header, inner, indent))
             else:
                 new.append(stmt.with_changes(leading_lines=[]))
             if new:
@@ -147,6 +353,7 @@ class _Apply(Transformer):
 
     def leave_IndentedBlock(self, original, updated):
         body = self._body(updated.body)
+        self.indents.pop()
         if not body:
             body = [cst.SimpleStatementLine([cst.Pass()])]
         return updated.with_changes(body=body)
@@ -171,6 +378,7 @@ class TextBlocks:
         while self.prefix in source:  # never a name the user's file has
             self.prefix += "x"
         self.swaps: list[tuple[str, str]] = []  # (placeholder line, text), for Context.replace_text
+        self.code: dict[int, str] = {}  # swap index → the code its text stands for, where the text is not that
         self._names = 0
 
     @staticmethod
@@ -180,10 +388,13 @@ class TextBlocks:
         last = text.rstrip("\n").rsplit("\n", 1)[-1].lstrip()
         return not last.startswith("#") and not last.endswith("\\")
 
-    def statement(self, text: str, leading=()) -> cst.SimpleStatementLine:
-        """The placeholder statement for `text` (module-level statements ending in a newline)."""
+    def statement(self, text: str, leading=(), indent: str = "", rendered: str | None = None) -> cst.SimpleStatementLine:
+        """The placeholder statement for `text` (module-level statements ending in a newline); placed in a block at
+        absolute indentation `indent`, `rendered` is the text as LibCST renders its parse there (render_lines)."""
         name = self.name()
-        self.swaps.append((name + "\n", text))
+        if rendered is not None and rendered != text:
+            self.code[len(self.swaps)] = text
+        self.swaps.append((indent + name + "\n", text if rendered is None else rendered))
         return cst.SimpleStatementLine([cst.Expr(cst.Name(name))], leading_lines=list(leading))
 
     def name(self) -> str:
@@ -193,4 +404,5 @@ class TextBlocks:
         return f"{self.prefix}{self._names}__"
 
     def texts(self) -> list[str]:
-        return [text for _, text in self.swaps]
+        """The generated code kept as text, each piece as code that parses (module statements, or a class's)."""
+        return [self.code.get(i, text) for i, (_, text) in enumerate(self.swaps)]

@@ -48,7 +48,7 @@ from libcst.helpers import get_full_name_for_node
 from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.edits import Edits, TextBlocks
+from tfmigrate.edits import Edits, TextBlocks, render_lines
 from tfmigrate.model import Value
 from tfmigrate.names import ImportTable, build_import_table
 
@@ -148,7 +148,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
                   support_done: set[str] | None = None, checkpoints: bool = False,
-                  step_counter: bool = False, saver: bool = False) -> list[cst.BaseStatement]:
+                  step_counter: bool = False, saver: bool = False, indent: str = "") -> list[cst.BaseStatement]:
+    """... `indent`: the absolute indentation of the block the model goes in (a model_fn nested in a function)."""
     env = _templates()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
@@ -194,14 +195,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
         parts.append(env.get_template("tensor_logger.py.j2").render())
-    if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
+    if step_counter:  # StepCounterHooks on training (rules/hooks.py)
         parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = emit.code_words(words)  # the words in code, not in docstrings or comments
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
-    for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named)):
+    for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named, indent)):
         before = splice.count
         body.append(stmt.visit(splice) if kind != "text" else stmt)
         if splice.count > before:
@@ -219,6 +220,33 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+def _block_indent(module: cst.Module, node: cst.CSTNode, parent_of) -> str | None:
+    """The absolute indentation of the block holding the statement `node` (the index's parent links lead to it;
+    the walk enters only statements and their blocks), or None where it is not found."""
+    path, up = set(), parent_of(node)
+    while up is not None:
+        path.add(id(up))
+        up = parent_of(up)
+    default = module.default_indent
+
+    def walk(block, indent: str):
+        for child in block.children:
+            if child is node:
+                return indent
+            if isinstance(child, cst.IndentedBlock):
+                found = walk(child, indent + (default if child.indent is None else child.indent))
+            elif id(child) in path or isinstance(child, (cst.Else, cst.ExceptHandler, cst.Finally, cst.If,
+                                                         cst.BaseSuite)):
+                found = walk(child, indent)
+            else:
+                continue
+            if found is not None:
+                return found
+        return None
+
+    return walk(module, "")
 
 
 def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
@@ -310,52 +338,69 @@ _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the t
 
 
 def _emit(parts: list[str], blocks: TextBlocks | None,
-          named: emit.CodeWords | None) -> list[tuple[cst.BaseStatement, str, str]]:
+          named: emit.CodeWords | None, indent: str = "") -> list[tuple[cst.BaseStatement, str, str]]:
     """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
     `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
     text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
     are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
     Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
     third item is the text the statement came from (its run of parts; a parsed part's text as parsed, with its
-    string literals and comments blanked: emit.CodeWords.masked, which each part gets once)."""
+    string literals and comments blanked: emit.CodeWords.masked, which each part gets once).
+
+    With `indent` (the code goes in a nested block) the text swapped in is each line as LibCST renders the parse
+    there (edits.render_lines; the parts are parsed whole where it cannot tell)."""
     parts = [p.rstrip("\n") for p in parts]
+    rendered: list[list[str] | None] = [None] * len(parts)
+    if blocks is not None and indent:
+        rendered = [render_lines(p + "\n", indent, top_blank=False) for p in parts]
+        if None in rendered:
+            blocks = None
     if blocks is None or not all(map(TextBlocks.splices, parts)):
         return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
     out: list[tuple[cst.BaseStatement, str, str]] = []
     run: list[str] = []
+    run_lines: list[str] = []
 
     def flush() -> None:
         if run:
             text = "\n\n\n".join(run) + "\n"
-            out.append((blocks.statement(text, _SEPARATOR if out else ()), "text", text))
+            # (the blank lines between the parts of a run are at its top level: no indentation)
+            out.append((blocks.statement(text, _SEPARATOR if out else (), indent,
+                                         "\n\n".join(run_lines) if indent else None), "text", text))
             run.clear()
+            run_lines.clear()
 
-    for part in parts:
+    for part, lines in zip(parts, rendered):
         masked = part if named is None else named.masked(part)
         hit = named is not None and named.search_masked(masked) is not None
         if hit or _FORWARD_PASS in part:
             flush()
-            statements, masked = _parse_hollow(part, named, blocks, masked)
+            statements, masked = _parse_hollow(part, named, blocks, masked, indent, lines)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
             out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
             run.append(part)
+            if lines is not None:
+                run_lines.append("".join(lines))
     flush()
     return out
 
 
 def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
-                  masked: str) -> tuple[list[cst.BaseStatement], str]:
+                  masked: str, indent: str = "", lines: list[str] | None = None) -> tuple[list[cst.BaseStatement], str]:
     """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
     and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
     render, like a text block): (its statements, the text parsed as `masked`: emit.CodeWords.masked of it, for
     `masked` the part's). The defs are found textually; unless the parse puts every placeholder line where it was
     meant to be (module or class body), the whole part is parsed."""
     swaps: list[tuple[str, str]] = []
+    codes: dict[int, str] = {}
+    outer = indent  # with `lines` (each line of the part as rendered there), a chunk's swap is its rendered lines
 
-    def hollow(text: str, code: str, indent: str) -> tuple[str, str]:
-        # `code`: `text` masked (same length and lines), searched for the words in slices at the same offsets
+    def hollow(text: str, code: str, indent: str, base: int = 0) -> tuple[str, str]:
+        # `code`: `text` masked (same length and lines), searched for the words in slices at the same offsets;
+        # `base`: where `text` starts in the part
         starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
                   if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
         head = starts[0] if starts else len(text)
@@ -364,11 +409,16 @@ def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
             chunk, chunk_code = text[a:b], code[a:b]
             if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)):
                 line = f"{indent}{blocks.name()}\n"
-                swaps.append((line, chunk))
+                if lines is None:
+                    swaps.append((line, chunk))
+                else:  # (the names passes read the chunk as written: `codes`)
+                    first = part.count("\n", 0, base + a)
+                    codes[len(swaps)] = chunk
+                    swaps.append((outer + line, "".join(lines[first:first + chunk.count("\n")])))
                 out.append(line)
                 out_code.append(line)
             elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
-                inner, inner_code = hollow(chunk, chunk_code, "    ")
+                inner, inner_code = hollow(chunk, chunk_code, "    ", base + a)
                 out.append(inner)
                 out_code.append(inner_code)
             else:
@@ -383,6 +433,7 @@ def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
         except cst.ParserSyntaxError:
             statements = None
         if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
+            blocks.code.update((len(blocks.swaps) + i, chunk) for i, chunk in codes.items())
             blocks.swaps.extend(swaps)
             return statements, skeleton_code.rstrip("\n")
     return list(cst.parse_module(part + "\n").body), masked
@@ -523,6 +574,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        if ps and (getattr(plan, "loggers", None) or getattr(plan, "chief_loggers", None)):
+            # the scheduled loop calls no callbacks: the model_fn's LoggingTensorHooks / StepCounterHooks only log
+            fn_notes = [(code, hooks.PS_LOGGING_NOTE, node) if code == hooks.CODE and message.startswith(
+                ("LoggingTensorHook (EstimatorSpec", "StepCounterHook converted")) else (code, message, node)
+                for code, message, node in fn_notes]
         nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
         if nan is not None and ps:
             errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
@@ -530,7 +586,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
         taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
-                                          ("StepCounter", any(s.counters for s in sites))) if used]
+                                          ("StepCounter", any(s.counters for s in sites)
+                                           or getattr(plan, "counters", False))) if used]
         if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
             errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
@@ -554,14 +611,21 @@ def migrate(module: cst.Module, context) -> cst.Module:
         _raise(errors, file, program)
 
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
-    driver.Emitter(analysis, file, builders, plans).edits(edits)
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
     if blocks is not None and not blocks.usable:
         blocks = None
+    if blocks is not None:
+        # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
+        # leftover-name pass and the import count would find nothing in them)
+        named = emit.code_words(table.bindings)
+        edits.blocks, edits.plain = blocks, (lambda text: True) if named is None else \
+            (lambda text: named.search(text) is None)
+    driver.Emitter(analysis, file, builders, plans).edits(edits)
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
     support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
     _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet, support_done)
     global_step_done = False  # the GlobalStep metric class is generated once per file
+    nested: dict = {}  # a model_fn in a function: the indentation of its block (its model is emitted there)
     for key, sites in by_fn.items():
         fn = sites[0].model_fn
         if canned.is_canned(sites[0]) or keras_estimator.is_keras(sites[0]):
@@ -576,17 +640,22 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            any(s.warm_start for s in sites),
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
                                                            any(u.restore for s in sites for u in s.uses),
-                                                           blocks if id(fn.node) in top else None,
+                                                           blocks if id(fn.node) in top
+                                                           or nested.setdefault(key, _block_indent(module, fn.node, file.parent))
+                                                           else None,
                                                            driver.until_end_of_input(sites),
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans or s.loggers or s.counters
                                                                          for s in sites)
-                                                           or bool(getattr(plans[key], "loggers", None)),
+                                                           or bool(getattr(plans[key], "loggers", None))
+                                                           or bool(getattr(plans[key], "chief_loggers", None)),
                                                            support_done=support_done,
                                                            checkpoints=any(map(driver.writes_checkpoints, sites)),
-                                                           step_counter=any(s.counters for s in sites),
+                                                           step_counter=any(s.counters for s in sites)
+                                                           or getattr(plans[key], "counters", False),
                                                            saver=any("checkpoint" in u.train for s in sites
-                                                                     for u in s.uses)))
+                                                                     for u in s.uses),
+                                                           indent=nested.get(key) or ""))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
@@ -654,12 +723,12 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
 
 
 _GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",
-                        "enable_v2_behavior")
+                        "enable_v2_behavior", "reset_default_graph")
 
 
 def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
-    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins) as statements of
-    an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
+    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins), and
+    `reset_default_graph()`, as statements of an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
     mode either way; the migrated program is TF2 code, which runs eagerly (tf.function inside Keras / the custom
     loop). Only the statement form goes (a call whose result is used stays, and blocks as a leftover TF1 name)."""
     found = []
@@ -674,9 +743,10 @@ def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
             if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args
                     and names.of(call) == word):
                 edits.delete(line)
-                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: the Estimator ran its graphs itself "
-                                            "whatever the setting; the migrated TF2 program runs eagerly "
-                                            "(its training step is a tf.function)", call))
+                why = ("the Estimator built each of its graphs anew, whatever the default graph held"
+                       if word == "reset_default_graph" else "the Estimator ran its graphs itself whatever the setting")
+                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: {why}; the migrated TF2 program runs "
+                                            "eagerly (its training step is a tf.function)", call))
     return found
 
 
@@ -738,6 +808,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
                                        restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
+    if any(p.model.head == "regression" and p.model.units > 1 for _, items in groups.values() for p, _, _ in items):
+        done.add(canned.LABEL_DIMENSION)  # HeadMetric, emitted once for the file, takes [batch, label_dimension] labels
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
                                                             words, quiet))
@@ -831,6 +903,9 @@ def _model_plan(sites: list, context):
         fn_notes += [(model_fn.CODE, f'summary "{tag}" dropped: summaries do not change training. '
                                      f"{model_fn._SUMMARY_WHY} (the parameter-server loop does not write it)", call)
                      for tag, _, call in plan.summaries]
+        fn_notes = [(c, hooks.summary_dropped("the parameter-server loop does not write summaries"), node)
+                    if c == hooks.CODE and message.startswith("SummarySaverHook (") else (c, message, node)
+                    for c, message, node in fn_notes]
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)

@@ -87,6 +87,17 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
     if node is None or is_literal(node, None):
         return StrategyPlan({"default"}, generated(_OPTION_CODE["default"]))
     kinds: set[str] = set()
+    # each replaced part is a placeholder name, its text put in after `code(new)`: what rendering its parse there
+    # would give (a parse renders as written, and the result is rendered at no indentation), without the parse
+    source = code(node)
+    marker = "__tfmigrate_strategy_"
+    while marker in source:
+        marker += "x"
+    swaps: list[str] = []
+
+    def text(value: str) -> cst.Name:
+        swaps.append(value)
+        return cst.Name(f"{marker}{len(swaps)}__")
 
     class _Rewrite(Transformer):
         def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -102,21 +113,24 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
                 if "cluster_resolver" in args and not is_literal(args["cluster_resolver"], None):
                     raise Blocked(CODE, "a ParameterServerStrategy with its own cluster resolver is not converted "
                                         "(the generated strategy reads TF_CONFIG, as the Estimator did)", original)
-                return cst.parse_expression(PS_EXPRESSION)
+                return text(PS_EXPRESSION)
             name, signature = _TF2_CTOR[kind]
             args = bind(original, signature, f"tf.{path}", CODE)
-            return cst.parse_expression(f"{generated(name)}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
+            return text(f"{generated(name)}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
 
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             if original.value == "None":
                 kinds.add("default")
-                return cst.parse_expression(generated(_OPTION_CODE["default"]))
+                return text(generated(_OPTION_CODE["default"]))
             return updated
 
     new = node.visit(_Rewrite())
     if not kinds:
         raise Blocked(CODE, f"cannot tell which strategy `{code(node)}` builds", node)
-    return StrategyPlan(kinds, code(new))
+    rendered = code(new)
+    for i, value in enumerate(swaps, 1):
+        rendered = rendered.replace(f"{marker}{i}__", value)
+    return StrategyPlan(kinds, rendered)
 
 
 def from_option(option: str) -> StrategyPlan:

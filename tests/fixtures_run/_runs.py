@@ -38,3 +38,21 @@ def migrate_case(case: Path, tmp_path: Path, target: str = "keras") -> Path:
         assert result.output == (case / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
     out.write_bytes(result.output)
     return out
+
+
+def verified_logs(case: Path, tmp_path: Path, target: str) -> tuple[str, str]:
+    """The fixture `case` under `tfmigrate verify` (the original on TF 2.15, the migrated program on TF 2.21 from the
+    original's initial weights; the Keras golden or the custom loop): the chief logs of both sides, once verify
+    found them equivalent."""
+    import tomllib
+
+    from tfmigrate.runtime import verify
+
+    steps = tomllib.loads((case / "case.toml").read_text())["steps"]
+    migrated = case / "migrated.py" if target == "keras" else migrate_case(case, tmp_path, target)
+    settings = verify.Settings(original=case / "original.py", migrated=migrated, workers=1,
+                               run_dir=tmp_path / "run", keep=True, args=["--steps", str(steps)])
+    result = verify.run(settings, say=lambda *_: None)
+    assert result["comparison"]["equivalent"], result["comparison"]["problems"]
+    return tuple((tmp_path / "run" / side / "logs" / "chief-0.log").read_text(errors="replace")
+                 for side in ("original", "migrated"))
