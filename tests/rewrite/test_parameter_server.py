@@ -265,6 +265,7 @@ def _scheduled_loop(start, every, nan_from=None):
     trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
     saves = []
     manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
+    trainer._save = lambda manager, step: manager.save(checkpoint_number=step)  # the trainer's staticmethod
     return namespace["_train_scheduled"], trainer, manager, saves
 
 
