@@ -643,11 +643,14 @@ def migrate_paths(
                     attached.append(path)
                     if path in passed or path in unread:
                         joins.append(path)
-            # an entry point without the word (task.py: flags, then `model.train_and_evaluate(args)`) that imports
-            # the program files of exactly one unit runs that unit's code on TF2: it joins it (a file the prefilter
-            # skips has no TensorFlow name to convert and runs the module's functions as they are: it stays alone)
+            # an entry point without the word (task.py: flags, then `model.train_and_evaluate(args)` under
+            # `if __name__ == "__main__":`) that imports the program files of exactly one unit runs that unit's code
+            # on TF2: it joins it. A file the prefilter skips has no TensorFlow name to convert and runs the module's
+            # functions as they are, and a module with no main guard (a library, a package __init__) is run by
+            # whatever imports it: they stay alone
             entries: dict[str, set[str]] = {}
-            candidates = {p: d for p, d in datas.items() if p not in project and p not in grouped}
+            candidates = {p: d for p, d in datas.items()
+                          if p not in project and p not in grouped and b"__main__" in d}
             for target, importers in _imported_by(candidates, project, resolver).items():
                 for importer in importers:
                     entries.setdefault(importer, set()).add(grouped[target])

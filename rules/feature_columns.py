@@ -12,8 +12,10 @@ their sizes from them (`len(vocabulary) + num_oov_buckets`). Exact: the ids are 
 and a checkpoint's shapes follow the same value. Static only: num_oov_buckets, default_value, hash_key, crossed
 hash_bucket_size, and a value not visible where the Estimator is built (a local of a helper that builds the
 columns) blocks at its line. Not covered: a name re-bound between the column and the Estimator (the migrated model
-sees the later value). categorical_column_with_vocabulary_file still blocks (TF1 read the file through its own
-text-file table: line splitting and vocabulary_size not reproduced yet).
+sees the later value). categorical_column_with_vocabulary_file (string keys, text files) reads its keys at the same
+place through TF's own text-file table initializer (ColumnReader.vocabulary_file); integer and tfrecord_gzip
+vocabulary files block. Measured: fixture canned_runtime_vocab 72/100 steps bit-equal (max rel 1.9e-7, the binary
+head's kernels); the same program over categorical_column_with_vocabulary_file the same.
 Read by rules/canned.py (see its doc for what converts); code emitted from
 templates/feature_columns.py.j2.
 

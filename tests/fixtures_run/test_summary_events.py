@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import tomllib
+import warnings
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,22 @@ def _events(files: list[Path]) -> dict[tuple[str, int], tuple[float, str]]:
     return events
 
 
+def check_schedule(name: str, original: dict, migrated: dict, tags: set, first: int, last: int, every: int) -> None:
+    """The migrated side wrote `tags` at first, first + every, ... <= last; the original the same, or TF 2.15's race
+    of it: the global step its summary writer read sometimes already held that step's increment, so one write came a
+    step early and the schedule went on from there (measured: 2 of 5 runs of 60 steps, rules/hooks.py). The callers
+    compare values at the (tag, step) pairs both sides wrote."""
+    nominal = list(range(first, last + 1, every))
+    assert set(migrated) == {(tag, step) for tag in tags for step in nominal}, (name, sorted(migrated))
+    steps = sorted({step for _, step in original})
+    assert set(original) == {(tag, step) for tag in tags for step in steps}, (name, sorted(original))
+    if steps != nominal:
+        raced = steps[0] == first and all(1 <= b - a <= every for a, b in zip(steps, steps[1:])) \
+            and last - steps[-1] < every and len(steps) >= len(nominal)
+        assert raced, f"TF 2.15 wrote {name} at {steps}, not at {nominal} nor as its stale-step race does"
+        warnings.warn(f"TF 2.15's {name} writes raced (steps {steps}, schedule {nominal}): compared where both wrote")
+
+
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 @pytest.mark.parametrize("target, workers", [("ctl", 1), ("ctl", 2), ("keras", 1)])
@@ -71,10 +88,10 @@ def test_migrated_program_writes_the_estimators_summaries(tmp_path, target, work
     original = _events(sorted((tmp_path / "run" / "original" / "model_dir").glob("events.out.tfevents.*")))
     migrated = _events(sorted((tmp_path / "run" / "migrated" / "model_dir" / "chief0").rglob("events.out.tfevents.*")))
     # what the Estimator wrote (measured): its own loss next to the model_fn's summaries, steps 1, 1+N, 1+2N, ...
-    assert {tag for tag, _ in original} == {"loss", "prediction/mean", "prediction/max_abs"}
-    assert {step for _, step in original} == set(range(1, steps + 1, SAVE_SUMMARY_STEPS))
-    assert sorted(migrated) == sorted(original)
-    for key, (value, _) in original.items():
-        other, plugin = migrated[key]
+    check_schedule("model_dir", original, migrated, {"loss", "prediction/mean", "prediction/max_abs"}, 1, steps,
+                   SAVE_SUMMARY_STEPS)
+    for key, (other, plugin) in migrated.items():
         assert plugin == "scalars", key  # TensorBoard shows it as a scalar, as it showed TF1's
+    for key in original.keys() & migrated.keys():
+        value, other = original[key][0], migrated[key][0]
         assert compare.within(value, other, compare.LOSS_RTOL, compare.LOSS_ATOL), (key, value, other)

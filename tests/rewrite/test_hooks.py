@@ -621,3 +621,37 @@ def test_a_checkpoint_saver_hook_in_the_model_fn_blocks_with_what_to_do():
     result = blocked(program(nan_model_fn('training_hooks=[tf.estimator.CheckpointSaverHook("/tmp/c", save_steps=3)]')))
     assert any(d.code == "TFM611" and "through train(hooks=...) or TrainSpec(hooks=...)" in d.message
                for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("target, start, end", [("keras", "    def save(self, step):", "\n\n\n"),
+                                                ("ctl", "    def _save(manager, step):", "\n\n    def ")])
+def test_a_checkpoint_save_leaves_the_root_logger_as_it_was(target, start, end):
+    """TF 2.21's checkpoint writer logs through absl, whose first log call runs logging.basicConfig() on a root logger
+    without handlers: every tensorflow line was printed twice from then on. The generated writer (EstimatorCheckpoints
+    .save, the custom loop's _save) removes the handler the save added, and only that one."""
+    import logging
+
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/c", save_checkpoints_steps=4)'
+    out = converted(program(run_config=config, drive="est.train(train_input_fn, max_steps=10)\n"), target=target)
+    namespace: dict = {}
+    exec(textwrap.dedent(section(out, start, end)), namespace)
+    writer = namespace["save" if target == "keras" else "_save"]
+    saved = []
+
+    class Manager:  # what TF 2.21's CheckpointManager.save does to logging: absl's logging.basicConfig()
+        def save(self, checkpoint_number):
+            saved.append(checkpoint_number)
+            logging.basicConfig()
+
+    manager = Manager()
+    owner = type("Callback", (), {"manager": manager})()
+    root = logging.getLogger()
+    kept = list(root.handlers)
+    try:
+        for mine in ([], [logging.NullHandler()]):  # no handler (absl adds one), the program's own (absl adds none)
+            root.handlers[:] = mine
+            writer(owner, 7) if target == "keras" else writer(manager, 7)
+            assert root.handlers == mine
+        assert saved == [7, 7]
+    finally:
+        root.handlers[:] = kept

@@ -259,10 +259,13 @@ def _scheduled_loop(start, every, nan_from=None):
     namespace: dict = {"tf": _TF}
     exec(textwrap.dedent(section(out, "    def _train_scheduled(", "\n    def evaluate(")), namespace)
     iterations = _Iterations(start)
-    trainer = type("Trainer", (), {})()
+    # the trainer's _save (a manager.save keeping the program's logging handlers) is the manager's save here
+    trainer = type("Trainer", (), {"_save": staticmethod(lambda manager, step: manager.save(checkpoint_number=step))})()
     trainer.coordinator, trainer.optimizer = _Coordinator(iterations, nan_from), type("Optimizer", (), {})()
     trainer.optimizer.iterations = iterations
     trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
+    exec(textwrap.dedent(section(out, "    def _save(", "\n\n    def ")), namespace)  # the generated writer
+    trainer._save = namespace["_save"]
     saves = []
     manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
     trainer._save = lambda manager, step: manager.save(checkpoint_number=step)  # the trainer's staticmethod

@@ -633,3 +633,12 @@ def test_a_model_fn_reached_through_a_star_import_of_a_migrated_module_converts(
     later = STAR_TASK.replace("from trainer.model import *\n", "from trainer.model import *\nfrom helpers import *\n")
     results = _migrate_package(tmp_path / "trainer", {"model.py": DOTTED_MODEL, "task.py": later})
     assert results["task.py"].status == "blocked"
+
+
+def test_a_module_without_a_main_guard_importing_the_model_module_is_not_its_entry_point(tmp_path):
+    # a library module (no `if __name__ == "__main__":`) is run by whatever imports it: not tied to model.py's unit
+    library = _plain_task(tf=True).replace('if __name__ == "__main__":', "def run():")
+    results = _migrate_package(tmp_path / "trainer", {"model.py": RUN_MODEL.replace(
+        "tf.compat.v1.layers.dense", "tf.contrib.layers.fully_connected"), "task.py": library})
+    assert results["model.py"].status == "blocked"
+    assert results["task.py"].status in ("skipped", "unchanged") and not results["task.py"].diagnostics
