@@ -2165,7 +2165,9 @@ class Emitter:
                 args.append(f"keep_checkpoint_max={self.render(site.run_config['keep_checkpoint_max'], at, 'keep')}")
             if saver is not None and "checkpoint_basename" in saver:
                 args.append(f"basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}")
-            name = "EstimatorCheckpoints" if keras_resumes(site) else self.support_name(site, "EstimatorCheckpoints", at)
+            # model_to_estimator: keras_support writes the class in each file that trains
+            name = "EstimatorCheckpoints" if keras_resumes(site) else \
+                self.support_name(site, "EstimatorCheckpoints", at)
             items.append(f"{name}({', '.join(args)})")
         elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")

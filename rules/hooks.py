@@ -30,8 +30,9 @@ Converted, exactly:
   runtime's local cluster (tests/fixtures_run/test_ps_cluster_runs.py, one trainer per side: TF1 chief + ps,
   migrated chief + worker + ps; save_checkpoints_steps=20, log_step_count_steps=25): NaN labels at step 47, 55, 60:
   TF 2.15's chief raised after step 47, 55, 60 with model.ckpt-0, 20, 40 (and 60 for K=60) on disk; the migrated
-  chief raised at step 50, 60, 60 (its worker ran those steps) with the same checkpoints (K=55 wrote a NaN
-  model.ckpt-60 before the boundary check). A NaN loss the next steps do not repeat is not seen.
+  chief raised at step 50, 60, 60 (its worker ran those steps) with the same checkpoints (saving at every
+  checkpoint boundary, K=55 also wrote a model.ckpt-60 of NaN weights the Estimator never wrote). A NaN loss the
+  next steps do not repeat is not seen.
 - `NanTensorHook(loss[, fail_on_nan_loss])` in the model_fn's `EstimatorSpec(training_hooks=[...])` or
   `training_chief_hooks` (inline or a name), on the loss the spec returns: the check above, which the Estimator ran
   before training_hooks anyway; the hook is dropped with a note. `fail_on_nan_loss=False` changes nothing: the

@@ -33,14 +33,15 @@ save_checkpoints_steps=60, max_steps 120), model_to_estimator's Estimator wrote 
 step, every save_checkpoints_steps after the last save, the last step; keep_checkpoint_max kept), object-based
 (`layer_with_weights-N/...`, the legacy optimizer's slots, `estimator_global_step`), as a model_fn Estimator's steps
 and names. The migrated fit writes the same steps and names with the generated EstimatorCheckpoints callback (a
-tf.train.Checkpoint of the model and its optimizer), and `initial_step = restore_model_dir(model, model_dir)` (generated
-next to it) resumes from the newest one before fit, which trains `max_steps - initial_step` steps
+tf.train.Checkpoint of the model and its optimizer), and `initial_step = restore_model_dir(model, model_dir)`
+(generated next to it) resumes from the newest one before fit, which trains `max_steps - initial_step` steps
 (tests/fixtures_run/test_model_to_estimator_checkpoints.py: the same checkpoint steps fresh and resumed, and the
 resumed steps equal to the Estimator's step for step). A checkpoint the Estimator wrote is not read: the migrated
-program raises an error naming it instead of training from fresh weights (noted). Sample weights given as `{"features", "sample_weights"}` features raise an error
-at run time (not converted). Sequential models take dict features only where their input has the name Keras 2 gave
-it (else a KeyError at run time). evaluate()'s loss is the Estimator's only when every evaluation batch is full (the
-Estimator averaged batch losses, Keras averages examples; noted at each evaluate).
+program raises an error naming it instead of training from fresh weights (noted); under verify's target boot it reads
+the moved model_dir (a CheckpointManager finds the newest). Sample weights given as `{"features", "sample_weights"}`
+features raise an error at run time (not converted). Sequential models take dict features only where their input
+has the name Keras 2 gave it (else a KeyError at run time). evaluate()'s loss is the Estimator's only when every
+evaluation batch is full (the Estimator averaged batch losses, Keras averages examples; noted at each evaluate).
 The compiled metrics get a generated `EstimatorGlobalStep` metric (evaluate() returns global_step, as the
 Estimator's did); metrics are converted when written as a list in the compile call.
 

@@ -17,8 +17,8 @@ made all 46 recorded steps and raised alone, the same as here), and several trai
   The migrated chief reads the loss at each log/checkpoint boundary only (log_step_count_steps=25,
   save_checkpoints_steps=20): it raises the same error at the first boundary B >= K, after the worker ran steps
   1..B (measured: K=47 -> B=50, K=55 -> B=60, K=60 -> B=60); it writes B's checkpoint only when B == K, so the
-  checkpoints on disk are the Estimator's (before that, K=55 left a model.ckpt-60 of NaN weights the Estimator
-  never wrote).
+  checkpoints on disk are the Estimator's (a loop saving at every checkpoint boundary left a model.ckpt-60 of NaN
+  weights for K=55, which the Estimator never wrote: measured).
 
 Marked `tfenv` and `equivalence` (clusters of TensorFlow processes); run it alone, under nice. About 12 cluster
 runs of ~10 s each on 2 cores.

@@ -268,6 +268,7 @@ def _scheduled_loop(start, every, nan_from=None):
     trainer._save = namespace["_save"]
     saves = []
     manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
+    trainer._save = lambda manager, step: manager.save(checkpoint_number=step)  # the trainer's staticmethod
     return namespace["_train_scheduled"], trainer, manager, saves
 
 
