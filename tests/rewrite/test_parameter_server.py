@@ -259,8 +259,7 @@ def _scheduled_loop(start, every, nan_from=None):
     namespace: dict = {"tf": _TF}
     exec(textwrap.dedent(section(out, "    def _train_scheduled(", "\n    def evaluate(")), namespace)
     iterations = _Iterations(start)
-    # the trainer's _save (a manager.save keeping the program's logging handlers) is the manager's save here
-    trainer = type("Trainer", (), {"_save": staticmethod(lambda manager, step: manager.save(checkpoint_number=step))})()
+    trainer = type("Trainer", (), {})()
     trainer.coordinator, trainer.optimizer = _Coordinator(iterations, nan_from), type("Optimizer", (), {})()
     trainer.optimizer.iterations = iterations
     trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
@@ -268,7 +267,6 @@ def _scheduled_loop(start, every, nan_from=None):
     trainer._save = namespace["_save"]
     saves = []
     manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
-    trainer._save = lambda manager, step: manager.save(checkpoint_number=step)  # the trainer's staticmethod
     return namespace["_train_scheduled"], trainer, manager, saves
 
 
