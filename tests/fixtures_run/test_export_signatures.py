@@ -1,4 +1,4 @@
-"""export_parsing, export_receiver, export_outputs, export_raw, canned_export*: the original's Estimator
+"""export_parsing, export_parsing_best, export_receiver, export_outputs, export_raw, canned_export*: the original's Estimator
 SavedModels and the migrated program's SavedModels have the same serving signatures (keys, input and output names,
 dtypes, shapes), the same SignatureDef method names (predict / classify / regress, valid for TF Serving's APIs) and,
 from the same initial weights (verify's boot scripts), every signature returns the same outputs, loaded with
@@ -100,6 +100,9 @@ def _run(env: str, boot: Path, program: Path, work: Path, extra: dict) -> None:
 # per fixture: the exporter's name, and each signature the Estimator exported: its inputs and output keys
 CASES = {
     "export_parsing": ("final", {"serving_default": ({"examples": ["string", [None]]}, ["rounded", "value"])}),
+    # export_parsing_best: a BestExporter (its first export, unconditional, after the only evaluation) and
+    # export_saved_model over one parsing receiver; the model_fn's predictions as the lone default signature
+    "export_parsing_best": ("best", {"serving_default": ({"examples": ["string", [None]]}, ["positive", "probability"])}),
     "export_receiver": ("serving", {"serving_default": ({"height": ["float32", [None]], "weight": ["float32", [None]]},
                                                         ["class", "probabilities"])}),
     # export_outputs: ClassificationOutput as the default, PredictOutput and RegressionOutput (TF 2.15's export,
