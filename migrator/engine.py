@@ -164,6 +164,19 @@ def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
     return _Statements(states)
 
 
+class _NoRecord:
+    """record_syntactic_position for a node whose range is not recorded."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NO_RECORD = _NoRecord()
+
+
 class _Done(Exception):
     """Every wanted node's range is known: the rest of the module need not be generated."""
 
@@ -171,6 +184,7 @@ class _Done(Exception):
 def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None = None):
     """Token ranges from one codegen of `module` (or of a top-level statement of `owner`), stopped once every
     wanted node is done."""
+    from libcst import IndentedBlock
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
 
@@ -183,17 +197,23 @@ def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None 
             self.first_line = 1  # the line the first token starts on (column 0)
             self.ranges: dict[int, tuple[int, int]] = {}
             self.pending = {id(n) for n in wanted if n is not None} if wanted is not None else None
+            # the nodes whose ranges are recorded: every node, or only the wanted ones (an IndentedBlock's syntactic
+            # range starts at its first statement's: recorded for every node then)
+            self.watch = None if wanted is None or any(isinstance(n, IndentedBlock) for n in wanted) \
+                else frozenset(self.pending)
             self._stack: list[int] = []
             self._lines: list[tuple[int, int]] | None = None
 
         def before_codegen(self, node) -> None:
-            self._stack.append(len(self.tokens))
+            if self.watch is None or id(node) in self.watch:
+                self._stack.append(len(self.tokens))
 
         def after_codegen(self, node) -> None:
-            start = self._stack.pop()
-            if id(node) not in self.ranges:
-                self.ranges[id(node)] = (start, len(self.tokens))
-                self.done(node)
+            if self.watch is None or id(node) in self.watch:
+                start = self._stack.pop()
+                if id(node) not in self.ranges:
+                    self.ranges[id(node)] = (start, len(self.tokens))
+                    self.done(node)
 
         def done(self, node) -> None:
             if self.pending is not None:
@@ -202,6 +222,8 @@ def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None 
                     raise _Done  # a node's start depends only on the tokens before it
 
         def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+            if self.watch is not None and id(node) not in self.watch:
+                return _NO_RECORD
             return _Record(self, node, start_node, end_node)
 
         def start(self, node):
@@ -236,8 +258,8 @@ def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None 
             start, end = self.start, len(self.state.tokens)
             if self.start_node is not None:
                 start = ranges[id(self.start_node)][0]
-            if self.end_node is not None:
-                end = ranges[id(self.end_node)][1]
+            if self.end_node is not None:  # (not recorded when only wanted nodes are: only starts are asked for)
+                end = ranges.get(id(self.end_node), (start, end))[1]
             ranges[id(self.node)] = (start, end)
             self.state.done(self.node)
             return False
@@ -621,6 +643,18 @@ def migrate_paths(
                     attached.append(path)
                     if path in passed or path in unread:
                         joins.append(path)
+            # an entry point without the word (task.py: flags, then `model.train_and_evaluate(args)`) that imports
+            # the program files of exactly one unit runs that unit's code on TF2: it joins it (a file the prefilter
+            # skips has no TensorFlow name to convert and runs the module's functions as they are: it stays alone)
+            entries: dict[str, set[str]] = {}
+            candidates = {p: d for p, d in datas.items() if p not in project and p not in grouped}
+            for target, importers in _imported_by(candidates, project, resolver).items():
+                for importer in importers:
+                    entries.setdefault(importer, set()).add(grouped[target])
+            for path, units in entries.items():
+                if len(units) == 1:
+                    grouped[path] = units.pop()
+                    attached.append(path)
         stale = False
         for path in joins:
             if path in unread:  # skipped unread by the stat index: its bytes are needed now

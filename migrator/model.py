@@ -590,6 +590,10 @@ class Program:
             if len(found) > 1:
                 return Resolved(v, trail, ambiguous=tuple(found))
             if not found:
+                star = self.star_member(node.value, file)
+                if star is not None:  # `from model_fn import *` of a file of this program
+                    b, index = star
+                    return self._binding(b, Value(b.node, index), trail, depth + 1)
                 return Resolved(v, trail, stopped_at=node)
             return self._binding(found[0], v, trail, depth)
         if isinstance(node, cst.Attribute):
@@ -630,6 +634,21 @@ class Program:
                 return self._binding(found[0], Value(found[0].node, found[1]), trail, depth + 1) \
                     if not isinstance(found[0], FileIndex) else Resolved(v, trail)
         return Resolved(v, trail, stopped_at=b.node)
+
+    def star_member(self, name: str, file: FileIndex):
+        """(binding, file) of `name` bound nowhere in `file` but defined at the top of a module of this program that
+        `file` star-imports (the last such import wins, as at run time; a `_name` is not star-imported); None
+        otherwise, and when a later star import is of a module outside the program (it may bind the name)."""
+        if name.startswith("_"):
+            return None
+        for base in reversed(file.star_imports):
+            module = self.absolute(base, file)
+            if module not in self.by_module:  # a later star import of a module outside the run may bind it
+                return None
+            found = self.module_member(f"{module}.{name}")
+            if found is not None:
+                return found
+        return None
 
     def module_member(self, dotted: str):
         """(binding, file) for `package.module.name` defined in a file of this program; None otherwise."""
@@ -806,6 +825,14 @@ class Program:
             if b.kind in ("import", "from") and self.absolute(b.target, at_file) == module \
                     and [id(x) for x in self.lookup(alias, at, at_file)] == [id(b)]:
                 return alias
+        # `import trainer.model` (no `as`) binds `trainer`; `trainer.model` reaches the module while `trainer` is,
+        # at `at`, only ever that package
+        top = module.split(".")[0]
+        bindings = at_file.top.bindings.get(top, [])
+        if "." in module and any(_plain_import(b) == module for b in bindings):
+            seen = self.lookup(top, at, at_file)
+            if seen and all(_plain_import(b) is not None for b in seen):
+                return module
         return None
 
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
@@ -849,6 +876,14 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _plain_import(b: Binding) -> str | None:
+    """The dotted module of an `import a.b.c` binding (no `as`), or None for any other binding."""
+    node = b.node
+    if b.kind != "import" or not isinstance(node, cst.ImportAlias) or node.asname is not None:
+        return None
+    return get_full_name_for_node(node.name)
 
 
 def _same_import(program: Program, a: list[Binding], b: list[Binding]) -> bool:

@@ -35,7 +35,10 @@ TF 2.15 runs):
   weights only, v1 AdagradOptimizer last bits (TF1's sparse kernel uses rsqrt: TFM622 note); other optimizers
   (Ftrl on an embedding, Adam, RMSProp, momentum, Ftrl l2 shrinkage) block. Fixtures canned_embedding (100/100
   steps bit-equal) and canned_wide_deep_crossed (91/100 bit-equal, max rel Δ 9.4e-8: the logistic head's kernels).
-  Blocked at their line: weighted_categorical_column, shared_embedding(s), categorical_column_with_vocabulary_file,
+  Values known only at run time (a vocabulary read from a file, `categorical_column_with_vocabulary_file`, a flag's
+  num_buckets or dimension, boundaries from the data) are computed where the Estimator is built and passed in params
+  (rules/feature_columns.py; fixture canned_runtime_vocab: 72/100 bit-equal, max rel Δ 1.9e-7, the logistic head's).
+  Blocked at their line: weighted_categorical_column, shared_embedding(s), integer or tfrecord vocabulary files,
   sequence columns, embedding initializer / ckpt_to_load_from / use_safe_embedding_lookup=False, a bare categorical
   column in a DNN, indicator/embedding columns in a linear model.
   Under MirroredStrategy they convert (DNN, linear, wide & deep), to the custom loop where --target is auto. With
@@ -87,7 +90,18 @@ TF 2.15 runs):
   `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
   per-step state like Adam block there).
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
-  error; the reduction the class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
+  error (`label_dimension` d > 1: logits [batch, d] and a generated `SquaredError` loss, one value per label, since
+  the head reduced the [batch, d] squared errors as one set: measured on TF 2.15, v2 SUM_OVER_BATCH_SIZE =
+  sum(w * sq) / (batch * d) with [batch, 1] weights broadcast over the labels, v1 SUM the weighted sum; Keras'
+  MeanSquaredError would average each example's labels first; the custom loop passes the [batch, d] losses
+  to compute_average_loss with global_batch_size = batch * d * replicas; average_loss, label/mean, prediction/mean
+  average every label. Fixture canned_multi_regressor (Keras fit): 100/100 steps bit-equal, evaluate() within
+  1.2e-7; the same program on the custom loop 100/100 within 1.1e-7 (82 bit-equal); a v1 LinearRegressor with
+  label_dimension=3 (SUM, Ftrl) 100/100 bit-equal on both targets; under MWMS (chief + worker, train_and_evaluate)
+  the DNNRegressor 60/60 steps on both workers within rel 1.1e-7, 53 bit-equal; BaselineRegressor(label_dimension=3)
+  100/100 bit-equal; DNNLinearCombinedRegressor(label_dimension=3, Adagrad + default Ftrl) 100/100 within rel
+  3.2e-7, 47 bit-equal); the reduction the
+  class used (v2 default SUM_OVER_BATCH_SIZE, v1 default SUM, or `loss_reduction`):
   SUM_OVER_BATCH_SIZE is the per-replica mean averaged over the global batch (the custom loop's
   `compute_average_loss`, Keras' default), SUM each replica's plain sum with gradients summed over replicas (no
   1/replicas scaling: TF1 scaled only mean reductions). `weight_column`, `label_vocabulary` and the metrics
@@ -192,8 +206,10 @@ statistically" note would promise a check the target stack cannot run), RNN esti
 yet), the column kinds listed above as blocked, `batch_norm=True` under a distribution strategy (one process
 converts: rules/heads.py), weight columns and label vocabularies rules/heads.py does not read,
 `warm_start_from`, explicit `partitioner` / `input_layer_partitioner` arguments,
-`label_dimension` other than 1, a callable optimizer other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the
-source, and under parameter-server strategies what the Parameter servers item above lists.
+`label_dimension` < 1 (TF raised) or not readable from the source (a literal or an expression over the program's
+constants, `len(TARGETS)`), `label_dimension` > 1 with an export or under parameter servers, a callable optimizer
+other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the source, and under
+parameter-server strategies what the Parameter servers item above lists.
 """
 from __future__ import annotations
 
@@ -268,10 +284,11 @@ _V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "Ft
 _V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
 _RATE = {"dnn": "0.05", "linear": "0.2", "baseline": "0.3"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
 _NUMERIC = ["key", "shape", "default_value", "dtype", "normalizer_fn"]
-_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights",
+_SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "LinearModel", "ColumnWeights", "SquaredError",
                   *fcols.SUPPORT_PARTS)
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
 _PS_NAMES = ("parameter_server_strategy", "VARIABLE_PARTITIONER", "ps_task_count")  # generated under parameter servers
+LABEL_DIMENSION = "@label_dimension"  # in a file's support_done: a regressor there has label_dimension > 1
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
 
@@ -280,7 +297,7 @@ class Column:
     key: str  # the feature key (numeric_column's name)
     size: int  # prod(shape) of the numeric source
     normalizer: str | None  # code of the normalizer_fn, valid at module level
-    boundaries: tuple | None = None  # bucketized_column over the numeric source
+    boundaries: tuple | str | None = None  # bucketized_column over the numeric source (str: run-time code)
     vocabulary: tuple | None = None  # indicator_column(categorical_column_with_vocabulary_list)
     num_oov_buckets: int = 0
     default_value: int = -1
@@ -299,6 +316,10 @@ class Column:
         return f"{self.key}_bucketized" if self.boundaries is not None else self.key
 
     @property
+    def boundaries_code(self) -> str:
+        return self.boundaries if isinstance(self.boundaries, str) else repr(list(self.boundaries))
+
+    @property
     def dense_only(self) -> bool:  # a one-hot input: exact in a DNN, a sparse weight lookup in a linear model
         return self.boundaries is not None or self.vocabulary is not None
 
@@ -315,7 +336,7 @@ class Column:
                              f", default_value={self.default_value}" if self.default_value != -1 else ""])
             return f'indicator_input(features, "{self.key}", {list(self.vocabulary)!r}{extra})'
         head = (f'numeric_input(features, "{self.key}", {self.size}' if self.boundaries is None else
-                f'bucketized_input(features, "{self.key}", {self.size}, {list(self.boundaries)!r}')
+                f'bucketized_input(features, "{self.key}", {self.size}, {self.boundaries_code}')
         return head + (f", normalizer_fn={self.normalizer})" if self.normalizer else ")")
 
 
@@ -406,9 +427,9 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         head, units = ("binary", 1) if n_classes == 2 else ("multi_class", n_classes)
     else:
         units = reader.integer(args.get("label_dimension"), 1, "label_dimension")
-        if units != 1:
-            raise Blocked(CODE, f"{name}(label_dimension={units}) is not converted yet (only 1)",
-                          args["label_dimension"].node)
+        if units < 1:  # the regression head's check when the Estimator was built
+            raise Blocked(CODE, f"{name}(label_dimension={units}): TF 2.15 raises \"ValueError: Invalid "
+                                f"label_dimension {units}\", so the original never trained", args["label_dimension"].node)
         head = "regression"
     model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
     model.sparse_combiner = model_combiner
@@ -491,6 +512,10 @@ def _parameter_server(model: CannedModel, reader: "_Reader", args: dict) -> None
                                     "slice and the hidden layers with 256 KiB, and TF2 applies one partitioner to "
                                     "every variable (numeric, bucketized and vocabulary-list indicator columns "
                                     "convert)", model.node)
+    if model.head == "regression" and model.units > 1:
+        raise Blocked(CODE, f"{name}(label_dimension={model.units}) under a parameter-server strategy is not converted "
+                            "yet: the tf_keras losses the PS target runs reshape the labels to [batch, 1]; migrate it in "
+                            "one process or under MultiWorkerMirroredStrategy", args["label_dimension"].node)
     if model.head_plan.targets:
         raise Blocked(CODE, f"{name} with a weight_column or label_vocabulary under a parameter-server strategy is "
                             "not converted yet (its head's label mapping is not verified on tf_keras)", model.node)
@@ -583,6 +608,24 @@ class _Reader:
         self.params[key] = text
         return f'params["{key}"]'
 
+    def runtime_value(self, key: str, value: Value, check: str) -> str:
+        """A column argument known only at run time, for the model: `check` (generated code, `{}` the value) of the
+        value computed where the Estimator is built, in the builder's params (the column was built before it, on the
+        same value, as runtime_keys passes a loop's keys). Blocked when the value is not visible there."""
+        why: list = []
+        text = self.program.render(value, self.call, self.file, why)
+        if text is None:
+            name = why[0].value if why else code(value.node)
+            raise Blocked(CODE_COLUMNS, f"`{code(value.node)[:60]}` uses `{name}`, which tfmigrate cannot follow to "
+                                        "where the Estimator is built; build the column there or pass the value "
+                                        "explicitly", value.node)
+        base, n = key, 1
+        while key in self.params:
+            n += 1
+            key = f"{base}_{n}"
+        self.params[key] = check.replace("{}", text, 1)  # the first {}: a message may hold more
+        return f'self.params["{key}"]'
+
     def removable(self) -> list[Binding]:
         """Assignments and helpers that only fed static values to the model: they go if nothing else reads them."""
         from .driver import _deletable, _statement_bindings
@@ -625,7 +668,13 @@ class _Reader:
     def integer(self, value: Value | None, default: int, what: str) -> int:
         if value is None:
             return default
-        got = self.literal(value, what, CODE)
+        try:
+            got = self.literal(value, what, CODE)
+        except Blocked as blocked:  # an expression over the program's constants: `len(TARGETS)`, `N + 1`
+            try:
+                got = fcols.ColumnReader(self).constant(value, what)
+            except Blocked:
+                raise blocked from None
         if not isinstance(got, int) or isinstance(got, bool):
             raise Blocked(CODE, f"{what} must be an integer tfmigrate can read from the source", value.node)
         return got
@@ -803,7 +852,15 @@ class _Reader:
             if inner_path != "feature_column.categorical_column_with_vocabulary_list":
                 categorical = columns.categorical(args["categorical_column"])
                 return Column(categorical.name, 1, None, categorical=categorical, indicator=True)
-            return self.vocabulary_column(args["categorical_column"])
+            trail = len(self.trail)
+            try:
+                return self.vocabulary_column(args["categorical_column"])
+            except Blocked as blocked:  # a vocabulary known only at run time: the categorical column's one-hot ids
+                del self.trail[trail:]
+                categorical = columns.categorical(args["categorical_column"])
+                if not isinstance(categorical.num_buckets, str):
+                    raise blocked from None
+                return Column(categorical.name, 1, None, categorical=categorical, indicator=True)
         if path == "feature_column.bucketized_column":
             args = bind_values(node, ["source_column", "boundaries"], "bucketized_column", file, env, rule=CODE_COLUMNS)
             if "source_column" not in args or "boundaries" not in args:
@@ -811,7 +868,21 @@ class _Reader:
             source = self.column(args["source_column"])
             if source.boundaries is not None:
                 raise Blocked(CODE_COLUMNS, "bucketized_column's source must be a numeric_column", node)
-            boundaries = self.literal(args["boundaries"], "bucketized_column boundaries")
+            trail = len(self.trail)
+            try:
+                boundaries = self.literal(args["boundaries"], "bucketized_column boundaries")
+            except Blocked as blocked:  # an expression over constants, or a list computed at run time
+                del self.trail[trail:]
+                try:
+                    boundaries = fcols.ColumnReader(self).static_or_runtime(
+                        args["boundaries"], "bucketized_column boundaries", f"boundaries_{_scope_name(source.key)}",
+                        "column_boundaries")
+                except Blocked as runtime:  # not visible where the Estimator is built, or not a plain value
+                    raise (runtime if "run time" in runtime.message else blocked) from None
+                if isinstance(boundaries, tuple):
+                    boundaries = list(boundaries)
+                if isinstance(boundaries, str):
+                    return Column(source.key, source.size, source.normalizer, boundaries)
             if not isinstance(boundaries, list) or not all(isinstance(b, (int, float)) and not isinstance(b, bool)
                                                            for b in boundaries):
                 raise Blocked(CODE_COLUMNS, "bucketized_column boundaries must be a list of numbers",
@@ -1080,6 +1151,8 @@ class _Loss:
     keras_class: str
     args: list[str]
     reduction: str  # what the head used: "sum_over_batch_size" | "sum"
+    # the generated SquaredError: one loss per label (not per example), reduced over all of them as TF1 did
+    elementwise: bool = False
 
     def ctor(self, reduction: str | None = None) -> str:
         args = list(self.args)
@@ -1087,7 +1160,8 @@ class _Loss:
             args.append(f'reduction="{reduction}"')
         elif self.reduction == "sum":
             args.append('reduction="sum"')
-        return f"keras.losses.{self.keras_class}({', '.join(args)})"
+        module = "" if self.elementwise else "keras.losses."
+        return f"{module}{self.keras_class}({', '.join(args)})"
 
 
 @dataclass
@@ -1136,6 +1210,11 @@ def model_plan(sites: list, context):
         return cache[key]
     predicts, exports = _reading(sites)
     exporting = _export_kinds(exports)
+    if exporting and model.head == "regression" and model.units > 1:
+        raise Blocked(CODE, f"export_saved_model of a {model.name} with label_dimension={model.units} is not "
+                            "converted yet: its [batch, label_dimension] regression signatures are not compared with "
+                            "TF 2.15's; export from the Estimator, or migrate the program without the export and "
+                            "write the SavedModel with tf.saved_model.save", model.node)
     module = model.file.module
     module_names = _module_names(module, build_import_table(module, TF_ROOTS))
     taken = cache.setdefault(("canned-names", id(model.file)), set(module_names))
@@ -1149,7 +1228,12 @@ def model_plan(sites: list, context):
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", stem.replace("DNN", "Dnn")).lower()
     builder = _free(f"build_{snake}" if target == "keras" else f"{stem}Trainer", taken)
     loss_class, loss_args = _HEADS[model.head]
-    plan = CannedPlan(model, class_name, model.tf_name, _Loss(loss_class, loss_args, model.reduction),
+    loss = _Loss(loss_class, loss_args, model.reduction)
+    if model.head == "regression" and model.units > 1:
+        # label_dimension > 1: the head reduced the [batch, label_dimension] squared errors as one set (divided by
+        # batch * label_dimension), Keras' MeanSquaredError averages each example's first
+        loss = _Loss("SquaredError", [], model.reduction, elementwise=True)
+    plan = CannedPlan(model, class_name, model.tf_name, loss,
                       model.head_plan.metrics(target), model.optimizer, head_targets=model.head_plan.targets,
                       weighted_metrics=model.head_plan.weight is not None, predicting=bool(predicts),
                       exporting=exporting)
@@ -1184,10 +1268,14 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             needed.append("numeric_input")
         if any(c.boundaries is not None for c in plan.model.dnn_columns):
             needed.append("bucketized_input")
+        if any(isinstance(c.boundaries, str) for c in (*plan.model.dnn_columns, *plan.model.linear_columns)):
+            needed.append("column_boundaries")  # run-time boundaries, checked as TF1 checked them
         if any(c.vocabulary is not None for c in plan.model.dnn_columns):
             needed.append("indicator_input")
         if plan.model.linear_columns:
             needed.extend(["LinearModel", "ColumnWeights"])
+        if plan.loss.elementwise:
+            needed.append("SquaredError")
         needed.extend(_column_parts(plan.model))
         needed.extend(plan.model.support)
     for plan, _, target in items:
@@ -1212,7 +1300,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         elif item in _SUPPORT_NAMES:
             parts.append(support.render(part=item))
         elif item in heads.HEAD_PARTS:
-            parts.append(head_support.render(part=item))
+            # labels of [batch, label_dimension] in HeadMetric when a regressor of this file has more than one
+            parts.append(head_support.render(part=item, label_dimension=LABEL_DIMENSION in support_done))
         elif item == "EstimatorCheckpoints":
             parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
@@ -1310,6 +1399,7 @@ def _column_parts(model: CannedModel) -> list[str]:
         if c.categorical is None:
             continue
         out.extend(c.categorical.parts)
+        out.extend(c.embedding.parts if c.embedding is not None else ())
         out.append("EmbeddingColumn" if c.embedding is not None else "indicator_of" if c.indicator else
                    "CategoricalWeights")
     return [p for p in fcols.SUPPORT_PARTS if p in out]  # a fixed order: the module reads the same every run

@@ -71,7 +71,8 @@ end); custom loop: the same steps and names; a CheckpointSaverHook's directory a
 TF 2.15's PS Estimator chief saved: measured on a chief, a worker and a ps resuming from step 130 with
 save_checkpoints_steps=50, 130, 180, 230, 280, 300; by CheckpointSaverHook's code an async chief read a global step
 the other workers also moved, so a save could land past last + N, not seen there; the loop saves at last + N
-exactly). Canned Keras fits too; model_to_estimator ones keep BackupAndRestore. Parameter-server programs restore
+exactly; tests/fixtures_run/test_ps_cluster_runs.py runs both on the local cluster, fresh and resumed). Canned
+and model_to_estimator Keras fits too (rules/keras_estimator.py). Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -292,6 +293,7 @@ class Analysis:
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
         self.dropped_params: list = []  # (def, file, parameter name)
         self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)
+        self.model_fn_aliases: set[int] = set()  # `fn = model_fn` bindings, which go with the converted model_fn
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -444,6 +446,10 @@ class Analysis:
         site.factory = factory
         site.consumed.extend(trail)
         site.consumed.extend(warm_trail)
+        if factory is None:  # `fn = model_fn` / `fn = trainer.model.model_fn`: the def it names becomes a builder
+            aliases = [b for b in fn.trail if b.kind == "assign"]
+            site.consumed.extend(aliases)
+            self.model_fn_aliases.update(id(b) for b in aliases)
         site.warm_start = warm_start
         if subclass is not None:
             site.consumed.append(subclass[0])
@@ -992,6 +998,18 @@ class Analysis:
             if kind == hook_rules.STEP_COUNTER and where == "train":
                 site.counters[id(call)] = self.step_counter(call, h.value, site)
                 callbacks.append(Value(call, h.value.file, h.value.env))
+            elif kind == hook_rules.SUMMARY:
+                args = bind_values(call, hook_rules.SUMMARY_ARGS, "SummarySaverHook", h.value.file, h.value.env)
+                given = {k for k, v in args.items() if not is_literal(v.node, None)}
+                scaffold = args.get("scaffold")
+                scaffold_only = "summary_op" not in given and scaffold is not None and isinstance(scaffold.node, cst.Call) \
+                    and self.tf(scaffold.node.func, h.value.file) == "train.Scaffold" and not scaffold.node.args
+                blocked, message = hook_rules.summary_outside(where, scaffold_only,
+                                                              len(given & {"summary_op", "scaffold"}))
+                if blocked:
+                    raise Blocked(hook_rules.CODE, message, call)
+                if not any(n[2] is call for n in self.notes):
+                    self.notes.append((hook_rules.CODE, message, call))
             elif kind in hook_rules.OBSERVING:
                 if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
                     self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
@@ -1114,8 +1132,7 @@ class Analysis:
                            rule=hook_rules.CODE)
         given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
         if "summary_writer" in given:
-            raise Blocked(hook_rules.CODE, "StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has "
-                                           "no TF2 meaning; pass output_dir=... instead", given["summary_writer"].node)
+            raise Blocked(hook_rules.CODE, hook_rules.STEP_COUNTER_WRITER, given["summary_writer"].node)
         if canned.is_canned(site) or keras_estimator.is_keras(site) or site.strategy.parameter_server:
             raise Blocked(hook_rules.CODE, "StepCounterHook is converted for a model_fn Estimator, not for a canned "
                                            "or model_to_estimator Estimator or under parameter servers; drop it (Keras "
@@ -1235,7 +1252,7 @@ class Analysis:
         optional = {id(b) for site in self.sites for b in site.removable} - {id(b) for site in self.sites for b in site.consumed}
         for b in doomed.values():
             if id(b.statement) not in gone and id(b) not in optional:
-                self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {_what(b)} and is still needed by "
+                self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {self._what(b)} and is still needed by "
                                                  "other code on this line; split the statement", b.statement))
         for b in {id(b): b for site in self.sites for b in site.consumed}.values():
             if id(b) in doomed:
@@ -1243,12 +1260,60 @@ class Analysis:
             file = b.scope.file
             stray = [n for n in file.loads_of(self.program, b) if not self.program.file_of(n).inside(n, covered | gone)]
             if stray:
-                self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {_what(b)}) is also used here, in a way "
+                self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone | self._failed)
+        for site in {id(s.model_fn.node): s for s in self.sites
+                     if s.factory is None and isinstance(s.model_fn.node, cst.FunctionDef)}.values():
+            self._guard(self._model_fn_reads, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _model_fn_reads(self, site: Site, covered: set[int]) -> None:
+        """The model_fn's def becomes the model's builder: its name read anywhere but in the converted Estimator
+        calls (and the `fn = model_fn` aliases that go with them) would read a name that is gone."""
+        fn = site.model_fn
+        name, module = fn.node.name.value, fn.file.module_name
+        binding = next((b for b in fn.file.top.bindings.get(name, []) if b.node is fn.node), None)
+        if binding is None:
+            return
+        reads = list(fn.file.loads_of(self.program, binding))
+        for other, i, target in self._imports() if module else ():
+            if other is fn.file:
+                continue
+            if i.kind == "from" and target == f"{module}.{name}":
+                reads += other.loads_of(self.program, i)
+                continue
+            if target != module and not module.startswith(target + "."):
+                continue
+            path = [*module[len(target):].split(".")[1:], name]  # `trainer` + model.model_fn
+            for load in other.loads_of(self.program, i):
+                node = load
+                for attr in path:
+                    parent = other.parent(node)
+                    if not (isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == attr):
+                        node = None
+                        break
+                    node = parent
+                if node is not None:
+                    reads.append(node)
+        stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | {id(fn.node)})]
+        if stray:
+            raise Blocked(CODE, f"model_fn `{name}` becomes the converted model's builder, but is also used here, "
+                                "which is not converted; pass it only to the Estimator", stray[0])
+
+    def _imports(self):
+        """(file, binding, absolute target) of every `import` / `from` binding of the program, in any scope."""
+        for file in self.program.files:
+            for scope in [file.top, *file.function_scopes.values()]:
+                for bindings in scope.bindings.values():
+                    for i in bindings:
+                        if i.kind in ("import", "from"):
+                            yield file, i, self.program.absolute(i.target, file)
+
+    def _what(self, b: Binding) -> str:
+        return "model_fn alias" if id(b) in self.model_fn_aliases else _what(b)
 
     def _importers(self, candidates: list[Binding], covered: set[int]) -> dict[int, list[Binding]]:
         """{id(module-level candidate): the bindings of other files that import it}: `from m import name [as x]`
@@ -1259,24 +1324,18 @@ class Analysis:
         found: dict[int, list[Binding]] = {}
         if not wanted:
             return found
-        for file in self.program.files:
-            for scope in [file.top, *file.function_scopes.values()]:
-                for bindings in scope.bindings.values():
-                    for i in bindings:
-                        if i.kind not in ("import", "from"):
-                            continue
-                        target = self.program.absolute(i.target, file)
-                        module, _, name = target.rpartition(".")
-                        b = wanted.get((module, name)) if i.kind == "from" else None
-                        if b is not None and b.scope.file is not file:
-                            found.setdefault(id(b), []).append(i)
-                            continue
-                        for (m, n), b in wanted.items():  # `mod.name` through an import of the module
-                            if m == target and b.scope.file is not file and any(
-                                    isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
-                                    and file.parent(load).attr.value == n and not file.inside(load, covered)
-                                    for load in file.loads_of(self.program, i)):
-                                found.setdefault(id(b), []).append(i)
+        for file, i, target in self._imports():
+            module, _, name = target.rpartition(".")
+            b = wanted.get((module, name)) if i.kind == "from" else None
+            if b is not None and b.scope.file is not file:
+                found.setdefault(id(b), []).append(i)
+                continue
+            for (m, n), b in wanted.items():  # `mod.name` through an import of the module
+                if m == target and b.scope.file is not file and any(
+                        isinstance(file.parent(load), cst.Attribute) and file.parent(load).value is load
+                        and file.parent(load).attr.value == n and not file.inside(load, covered)
+                        for load in file.loads_of(self.program, i)):
+                    found.setdefault(id(b), []).append(i)
         return found
 
     def _drop_import(self, stmt, file: FileIndex, doomed: dict[int, Binding]) -> None:
@@ -1467,8 +1526,22 @@ def writes_checkpoints(site: Site) -> bool:
     callback writes the Estimator's checkpoints (steps, names, how many kept) instead of a BackupAndRestore backup.
     Canned models too, now that they name the layers they hold in lists and restore_model_dir builds the optimizer
     before reading its slots (tests/fixtures_run/test_canned_model_dir.py: a canned program resuming its own
-    model.ckpt-<step> matches the Estimator step for step, DNN and wide & deep)."""
-    return site.target == "keras" and resumes(site)
+    model.ckpt-<step> matches the Estimator step for step, DNN and wide & deep). model_to_estimator fits too
+    (keras_resumes)."""
+    return site.target == "keras" and (resumes(site) or keras_resumes(site))
+
+
+def keras_resumes(site: Site) -> bool:
+    """A model_to_estimator Estimator with a model_dir: its fit writes the Estimator's checkpoints (measured on TF
+    2.15: model.ckpt-<step> at the first step, every save_checkpoints_steps after the last save and at the last step,
+    keep_checkpoint_max kept, as a model_fn Estimator's) with EstimatorCheckpoints, and the generated
+    `restore_model_dir(model, model_dir)` resumes from the newest of them (tests/fixtures_run/
+    test_model_to_estimator_checkpoints.py); a checkpoint the Estimator itself wrote is not read (an error)."""
+    from . import keras_estimator
+
+    model_dir = site.run_config.get("model_dir")
+    return keras_estimator.is_keras(site) and model_dir is not None and not (
+        isinstance(model_dir, Value) and is_literal(model_dir.node, None))
 
 
 def _what(b: Binding) -> str:
@@ -1494,6 +1567,19 @@ def _without_aliases(imp: cst.ImportFrom, original: tuple, gone: set[int]) -> cs
     """The import without the aliases whose original node is in `gone` (positions match the original's)."""
     kept = [new for old, new in zip(original, imp.names) if id(old) not in gone]
     kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return imp.with_changes(names=kept)
+
+
+def _import_instead(imp: cst.ImportFrom, original: tuple, alias: cst.ImportAlias, names: tuple) -> cst.ImportFrom:
+    """`from m import a, model_fn, b` with `names` in the place of the alias (positions match the original's)."""
+    kept = []
+    for old, new in zip(original, imp.names):
+        if old is alias:
+            kept += [cst.ImportAlias(name=cst.Name(n), comma=new.comma) for n in names]
+        else:
+            kept.append(new)
+    kept = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in kept[:-1]] + \
+        [kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
     return imp.with_changes(names=kept)
 
 
@@ -1595,6 +1681,8 @@ class Emitter:
         self.analysis, self.program, self.file = analysis, analysis.program, file
         self.builders, self.plans = builders, plans  # by id(model_fn def)
         self.notes = analysis.notes
+        # `from model import model_fn` of the Estimator's model_fn: the names this file imports instead, by id(alias)
+        self.by_name: dict[int, tuple[cst.ImportFrom, cst.ImportAlias, list[str]]] = {}
 
     def render(self, value, at: cst.CSTNode, what: str) -> str:
         if isinstance(value, Choice):
@@ -1664,6 +1752,9 @@ class Emitter:
         for call, file, value in self.analysis.dropped_args:
             if file is self.file:
                 edits.transform(call, lambda c, v=code(value): _drop_arg(c, v))
+        for statement, alias, names in self.by_name.values():
+            edits.transform(statement, lambda imp, a=alias, n=tuple(names), old=statement.names:
+                            _import_instead(imp, old, a, n))
 
     def strategy_expression(self, site: Site) -> str:
         plan = self.plans[id(site.model_fn.node)]
@@ -1684,6 +1775,11 @@ class Emitter:
         expr = site.model_fn_expr
         if isinstance(expr, cst.Attribute):
             return f"{code(expr.value)}.{name}"
+        alias = self.program.module_alias(site.model_fn.file, site.call, site.file)
+        if alias is not None:  # `fn = trainer.model.model_fn` / `from m import model_fn` beside `import m`
+            return f"{alias}.{name}"
+        if self.import_by_name(site, name):
+            return name
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
@@ -1707,9 +1803,46 @@ class Emitter:
             expr = expr.func
         if isinstance(expr, cst.Attribute):
             return f"{code(expr.value)}.{name}"
+        alias = self.program.module_alias(site.model_fn.file, at, self.file)
+        if alias is not None:
+            return f"{alias}.{name}"
+        if self.import_by_name(site, name):
+            return name
         raise Blocked(CODE, f"model_fn `{code(site.model_fn_expr)[:40]}` of {site.model_fn.file.path}: the generated "
                             f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
                       site.model_fn_expr)
+
+    def import_by_name(self, site: Site, name: str) -> bool:
+        """`from model import model_fn` (at module level) names the Estimator's model_fn: the import takes `name` (the
+        builder, a support class) in its place. False when the model_fn is reached otherwise, or `name` is taken here."""
+        expr = site.model_fn_expr
+        if site.file is not self.file or not isinstance(expr, cst.Name) or not site.model_fn.file.module_name:
+            return False
+        found = self.program.lookup(expr.value, expr, self.file)
+        if not found and self.file.star_imports:
+            # `from model_fn import *` as the file's last star import: the builder and support classes the conversion
+            # puts at the top of that module come with it
+            last = self.program.absolute(self.file.star_imports[-1], self.file)
+            return (site.model_fn.file.module_name == last and not name.startswith("_") and name not in self.file.names
+                    and self.program.star_member(expr.value, self.file) is not None)
+        if len(found) != 1 or found[0].kind != "from" or found[0].scope.kind != "module" or \
+                not isinstance(found[0].node, cst.ImportAlias) or self.program.absolute(found[0].target, self.file) \
+                != f"{site.model_fn.file.module_name}.{site.model_fn.node.name.value}":
+            return False
+        alias = found[0].node
+        entry = self.by_name.get(id(alias))
+        if entry is not None and name in entry[2]:
+            return True
+        if name in self.file.names:
+            return False
+        stmt = found[0].statement
+        statement = next((s for s in ([stmt] if isinstance(stmt, cst.ImportFrom) else getattr(stmt, "body", ()))
+                          if isinstance(s, cst.ImportFrom) and not isinstance(s.names, cst.ImportStar)
+                          and any(a is alias for a in s.names)), None)
+        if statement is None:
+            return False
+        self.by_name.setdefault(id(alias), (statement, alias, []))[2].append(name)
+        return True
 
     def support_anchor(self, nodes: list[cst.CSTNode], after_imports: bool = True) -> cst.CSTNode:
         """The module-level statement generated support code goes above: the first one holding any of `nodes`, or,
@@ -1738,8 +1871,14 @@ class Emitter:
             return
         nodes = [s.model_fn.compile_call for s in compiled] + [u.call for s in fed for u in s.uses
                                                                  if u.file is self.file]
+        checkpoints = []
+        if any(keras_resumes(s) for s in fed):  # the Estimator's checkpoints, written and read back by the fit
+            from .program import _templates
+
+            checkpoints = [_templates().get_template("estimator_checkpoints.py.j2").render(),
+                           keras_estimator.RESTORE_FUNCTION]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
-                      for text in keras_estimator.support(compiled, fed)]
+                      for text in keras_estimator.support(compiled, fed, checkpoints)]
         edits.insert_statements_above(self.support_anchor(nodes), statements)
         for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
@@ -2001,8 +2140,13 @@ class Emitter:
         return f"{self.support_name(site, 'TensorLogger', at)}({', '.join(text)})"
 
     def callbacks(self, site: Site, plan, at, hooks=(), saver: dict | None = None, receiver: str | None = None) -> str:
-        # SessionRunHook subclasses, now keras callbacks, and LoggingTensorHooks as TensorLoggers
-        items = [item for item in (self.hook_item(h, site, at, receiver) for h in hooks) if item is not None]
+        """fit's callbacks in the order TF 2.15's MonitoredTrainingSession ran the Estimator's hooks (measured, NaN loss
+        at step K: the checkpoint of step K, then training_chief_hooks, then the train hooks logged at step K, the
+        Estimator's NanTensorHook(loss) raised, and training_hooks did not log): the checkpoint saver, the model_fn's
+        training_chief_hooks, the summary writer, the train hooks (SessionRunHook subclasses, now keras callbacks,
+        LoggingTensorHooks as TensorLoggers, StepCounterHooks as StepCounters), the NaN loss check, the model_fn's
+        training_hooks."""
+        items = []
         if plan.optimizer.after_build:
             items.append("TF1SlotInit()")
         model_dir = site.run_config.get("model_dir")
@@ -2021,12 +2165,15 @@ class Emitter:
                 args.append(f"keep_checkpoint_max={self.render(site.run_config['keep_checkpoint_max'], at, 'keep')}")
             if saver is not None and "checkpoint_basename" in saver:
                 args.append(f"basename={self.render(saver['checkpoint_basename'], at, 'checkpoint_basename')}")
-            items.append(f"{self.support_name(site, 'EstimatorCheckpoints', at)}({', '.join(args)})")
+            name = "EstimatorCheckpoints" if keras_resumes(site) else self.support_name(site, "EstimatorCheckpoints", at)
+            items.append(f"{name}({', '.join(args)})")
         elif model_dir is not None:
             save = site.run_config.get("save_checkpoints_steps")
             freq = self.render(save, at, "save_checkpoints_steps") if save is not None else '"epoch"'
             items.append(f"keras.callbacks.BackupAndRestore({self.render(model_dir, at, 'model_dir')}, "
                          f"save_freq={freq}, delete_checkpoint=False)")
+        if getattr(plan, "chief_loggers", None) and receiver is not None:
+            items.append(f"*{receiver}.logging_hooks(chief=True)")  # after the checkpoint saver, as in TF1
         if model_dir is not None:
             if getattr(plan, "summaries", None):  # the model_fn's scalar summaries (model_class.py.j2 compute_loss)
                 every = self.analysis.summary_steps.get(id(site.call))
@@ -2034,12 +2181,13 @@ class Emitter:
                              + (f", {self.render(every, at, 'RunConfig(save_summary_steps)')})" if every else ")"))
                 if every is not None:
                     self.notes[:] = [n for n in self.notes if n[2] is not every.node]
-        if getattr(plan, "loggers", None) and receiver is not None:
-            # the model_fn's LoggingTensorHooks (EstimatorSpec training_hooks), after the program's hooks as in TF1
-            items.append(f"*{receiver}.logging_hooks()")
+        # SessionRunHook subclasses, now keras callbacks, LoggingTensorHooks as TensorLoggers, StepCounters
+        items += [item for item in (self.hook_item(h, site, at, receiver) for h in hooks) if item is not None]
         # the NanTensorHook(loss) every Estimator added (nan_support writes the class in this file): TF1 ran the
-        # chief's checkpoint and summary hooks, then the train hooks, then it; so it goes last
+        # chief's checkpoint and summary hooks, then the train hooks, then it, then the model_fn's training_hooks
         items.append("NanLossCheck()")
+        if getattr(plan, "loggers", None) and receiver is not None:
+            items.append(f"*{receiver}.logging_hooks()")
         return f"[{', '.join(items)}]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:
@@ -2050,6 +2198,10 @@ class Emitter:
                 if not any(n[2] is call for n in self.notes):
                     self.notes.append((CODE, f'summary "{tag}" not written: no model_dir (the Estimator wrote it to '
                                              "a temporary directory); give RunConfig a model_dir", call))
+            if plan.summary_hooks:
+                self.notes.append((hook_rules.CODE, "the model_fn's SummarySaverHooks are not written either: the "
+                                                    "migrated program writes them next to model_dir's summaries; "
+                                                    "give RunConfig a model_dir", site.call))
 
     def train_text(self, site: Site, use: Use, start: str | None = None) -> str:
         """`start`: the name holding the step restored from model_dir (Keras target): max_steps stays the
@@ -2088,13 +2240,16 @@ class Emitter:
     def resume_lines(self, site: Site, use: Use) -> tuple[list[str], str | None, str | None]:
         """Keras target: (statements restoring model_dir before fit, the name of the step reached, the condition
         under which fit still has steps to train, None without max_steps)."""
-        if site.target != "keras" or not resumes(site):
+        if site.target != "keras" or not (resumes(site) or keras_resumes(site)):
             return [], None, None
         receiver, at = code(use.receiver), use.call
         model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
         start = self.free_name("initial_step", at)
-        lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
-                 "# resume where training stopped"]
+        if keras_resumes(site):  # a compiled Keras model: the generated function next to it (keras_support)
+            lines = [f"{start} = restore_model_dir({receiver}, {model_dir})  # resume where training stopped"]
+        else:
+            lines = [f"{start} = {receiver}.restore_model_dir({model_dir}, {receiver}.optimizer)  "
+                     "# resume where training stopped"]
         if "max_steps" not in use.train or isinstance(use.train["max_steps"], Relative):
             return lines, start, None
         self.start = start

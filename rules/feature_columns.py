@@ -1,8 +1,20 @@
 """Categorical feature columns of canned estimators (TFM622): embedding columns in a DNN, categorical and crossed
 columns in a linear model. A vocabulary_list may be any Python expression over the program's constants (a slice,
 `+`, a comprehension, sorted/list/range, str methods, a helper returning one): it is evaluated as Python did when
-TF1 built the column and the migrated code gets the list; run-time values, a set's unordered iteration and what
-TF1 refused (duplicate keys, a generator; crossed_column keys: see ColumnReader._crossed_args) block. Read by rules/canned.py (see its doc for what converts); code emitted from
+TF1 built the column and the migrated code gets the list; a set's unordered iteration and what TF1 refused
+(duplicate keys, a generator; crossed_column keys: see ColumnReader._crossed_args) block, and so does a list changed
+in place after it is assigned (`VOCAB.append(x)`: which state the column saw depends on where that runs).
+Values known only at run time (a vocabulary read from a file or computed from the data, `num_buckets=FLAGS.n`,
+`dimension=params["d"]`, boundaries from quantiles) are computed by the migrated program where the Estimator is
+built and passed to the model in params (`self.params["vocabulary_city"]`), through generated checks that raise what
+TF 2.15 raised when it built the column (`vocabulary_list`, `column_count`, `column_boundaries`); the tables take
+their sizes from them (`len(vocabulary) + num_oov_buckets`). Exact: the ids are the same ops over the same list,
+and a checkpoint's shapes follow the same value. Static only: num_oov_buckets, default_value, hash_key, crossed
+hash_bucket_size, and a value not visible where the Estimator is built (a local of a helper that builds the
+columns) blocks at its line. Not covered: a name re-bound between the column and the Estimator (the migrated model
+sees the later value). categorical_column_with_vocabulary_file still blocks (TF1 read the file through its own
+text-file table: line splitting and vocabulary_size not reproduced yet).
+Read by rules/canned.py (see its doc for what converts); code emitted from
 templates/feature_columns.py.j2.
 
 Why the generated code trains the same (each checked against TF 2.15's input_layer / linear_model with the same
@@ -33,7 +45,16 @@ from ._args import is_literal, literal
 CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
 SUPPORT_PARTS = ("sparse_input", "dense_input", "vocabulary_ids", "hash_bucket_ids", "identity_ids",
-                 "bucketized_ids", "crossed_ids", "indicator_of", "EmbeddingColumn", "CategoricalWeights")
+                 "bucketized_ids", "crossed_ids", "indicator_of", "EmbeddingColumn", "CategoricalWeights",
+                 "vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
+# the checks TF 2.15's feature_column functions made on a run-time value when the column was built, generated for
+# the value the migrated program computes at the same place (passed in params): what raised there raises here
+RUNTIME_PARTS = ("vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
+
+
+class RunTime(Blocked):
+    """A column argument known only at run time (a file read, a flag, a function of the program): the generated
+    code can evaluate it where the original did, when the model's shapes may follow it."""
 
 _BLOCKED = {  # feature_column functions not converted, with why and what to do
     "weighted_categorical_column": "its weights are a second sparse feature whose zero entries TF1 dropped "
@@ -43,9 +64,6 @@ _BLOCKED = {  # feature_column functions not converted, with why and what to do
                                 "not converted yet: give each column its own embedding_column",
     "shared_embeddings": "one table shared by several columns under a name TF1 derived from all of them; not "
                          "converted yet: give each column its own embedding_column",
-    "categorical_column_with_vocabulary_file": "the vocabulary is read from a file at run time; not converted yet: "
-                                               "read the file in the program and pass the list to "
-                                               "categorical_column_with_vocabulary_list",
     "sequence_categorical_column_with_identity": "sequence columns feed RNN estimators, which are not converted",
     "sequence_categorical_column_with_hash_bucket": "sequence columns feed RNN estimators, which are not converted",
     "sequence_categorical_column_with_vocabulary_list": "sequence columns feed RNN estimators, which are not "
@@ -117,6 +135,11 @@ def _first_name(node: cst.CSTNode, name: str) -> cst.Name:
     return found[0]
 
 
+# list, dict and set methods that change the object in place (ColumnReader.unchanged)
+_MUTATORS = {"append", "extend", "insert", "remove", "pop", "sort", "reverse", "clear", "add", "update", "discard",
+             "setdefault", "popitem", "difference_update", "intersection_update", "symmetric_difference_update"}
+
+
 # feature_column functions whose column is not a CategoricalColumn: crossed_column refused them as keys
 _NOT_CATEGORICAL = ("numeric_column", "embedding_column", "indicator_column", "shared_embedding_columns",
                     "shared_embeddings", "sequence_numeric_column")
@@ -127,7 +150,7 @@ class Categorical:
     """A categorical column: its TF1 name, its bucket count and the code of its sparse ids in the model."""
 
     name: str
-    num_buckets: int
+    num_buckets: int | str  # a number, or code evaluated in the model (`len(self.params["vocabulary_city"]) + 1`)
     ids: str  # code of the SparseTensor of ids, reading `features`
     parts: tuple  # support functions the code calls
 
@@ -137,10 +160,11 @@ class Categorical:
 
 @dataclass(frozen=True)
 class Embedding:
-    dimension: int
+    dimension: int | str  # a number, or code evaluated in the model (a run-time value in params)
     combiner: str
     max_norm: str | None
     trainable: bool
+    parts: tuple = ()  # support code the dimension's run-time check calls
 
 
 def layer_code(categorical: Categorical, embedding: Embedding) -> str:
@@ -180,12 +204,19 @@ class ColumnReader:
 
         return bind_values(node, names, what, r.value.file, r.value.env, rule=CODE_COLUMNS)
 
-    def _int(self, args, key, what, default=None, node=None):
+    def _int(self, args, key, what, default=None, node=None, runtime: str | None = None):
+        """An integer argument read from the source. `runtime` (TF1's error message for a value below 1): a value
+        known only at run time is passed to the model in params, checked there as TF1 checked it (returns code)."""
         if key not in args:
             if default is None:
                 raise Blocked(CODE_COLUMNS, f"{what} needs {key}", node)
             return default
-        got = self.reader.literal(args[key], f"{what} {key}")
+        if runtime is not None:
+            got = self.static_or_runtime(args[key], f"{what} {key}", key, "column_count", f", {runtime!r}")
+            if isinstance(got, str):
+                return got
+        else:
+            got = self.reader.literal(args[key], f"{what} {key}")
         if not isinstance(got, int) or isinstance(got, bool):
             raise Blocked(CODE_COLUMNS, f"{what} {key} must be an integer tfmigrate can read from the source",
                           args[key].node)
@@ -212,18 +243,27 @@ class ColumnReader:
             key = self._key(args, word, node)
             if "vocabulary_list" not in args:
                 raise Blocked(CODE_COLUMNS, f"{word} needs vocabulary_list", node)
+            oov = self._int(args, "num_oov_buckets", word, 0)
+            default = self._int(args, "default_value", word, -1)
+            extra = "".join([f", num_oov_buckets={oov}" if oov else "",
+                             f", default_value={default}" if default != -1 else ""])
+            runtime = self.runtime_vocabulary(args["vocabulary_list"], key)
+            if runtime is not None:  # the list the program computes, checked as TF1 checked it
+                return Categorical(key, f"len({runtime}) + {oov}" if oov else f"len({runtime})",
+                                   f'vocabulary_ids(sparse_input(features, "{key}"), {runtime}{extra})',
+                                   ("sparse_input", "vocabulary_ids", "vocabulary_list"))
             vocabulary = self.vocabulary(args["vocabulary_list"])
             if not isinstance(vocabulary, list) or not vocabulary or not (
                     all(isinstance(v, str) for v in vocabulary)
                     or all(isinstance(v, int) and not isinstance(v, bool) for v in vocabulary)):
                 raise Blocked(CODE_COLUMNS, "a vocabulary_list of strings or of integers is converted", node)
-            oov = self._int(args, "num_oov_buckets", word, 0)
-            default = self._int(args, "default_value", word, -1)
-            extra = "".join([f", num_oov_buckets={oov}" if oov else "",
-                             f", default_value={default}" if default != -1 else ""])
             return Categorical(key, len(vocabulary) + oov,
                                f'vocabulary_ids(sparse_input(features, "{key}"), {vocabulary!r}{extra})',
                                ("sparse_input", "vocabulary_ids"))
+        if word == "categorical_column_with_vocabulary_file":
+            return self.vocabulary_file(node, r, word)
+        if word == "categorical_column_with_vocabulary_file":
+            return self.vocabulary_file(node, r, word)
         if word == "categorical_column_with_hash_bucket":
             args = self._args(node, ["key", "hash_bucket_size", "dtype"], word, r)
             key = self._key(args, word, node)
@@ -235,7 +275,8 @@ class ColumnReader:
         if word == "categorical_column_with_identity":
             args = self._args(node, ["key", "num_buckets", "default_value"], word, r)
             key = self._key(args, word, node)
-            size = self._int(args, "num_buckets", word, node=node)
+            size = self._int(args, "num_buckets", word, node=node,
+                             runtime="num_buckets {} < 1, column_name " + key)
             default = None
             if "default_value" in args and not is_literal(args["default_value"].node, None):
                 default = self._int(args, "default_value", word)
@@ -244,14 +285,66 @@ class ColumnReader:
                                ("sparse_input", "identity_ids"))
         if word == "bucketized_column":
             column = self.reader.column(value)  # a numeric source and its boundaries (canned.Column)
-            buckets = column.size * (len(column.boundaries) + 1)
+            runtime = isinstance(column.boundaries, str)  # code: the list the program computed
+            buckets = (f"{column.size} * (len({column.boundaries}) + 1)" if runtime
+                       else column.size * (len(column.boundaries) + 1))
             normalizer = f", normalizer_fn={column.normalizer}" if column.normalizer else ""
             return Categorical(f"{column.key}_bucketized", buckets,
                                f'bucketized_ids(features, "{column.key}", {column.size}, '
-                               f'{list(column.boundaries)!r}{normalizer})', ("bucketized_ids",))
+                               f'{column.boundaries_code}{normalizer})',
+                               ("bucketized_ids", "column_boundaries") if runtime else ("bucketized_ids",))
         if word == "crossed_column":
             return self.crossed(node, r)
         raise Blocked(CODE_COLUMNS, f"tf.{path} is not a categorical column tfmigrate converts here", node)
+
+    def vocabulary_file(self, node: cst.Call, r, word: str) -> Categorical:
+        """categorical_column_with_vocabulary_file: the generated `vocabulary_file` reads the keys where the
+        Estimator is built, as TF 2.15 read them (vocabulary_size counted as the file's lines when absent; the first
+        vocabulary_size lines through TF's own text-file table initializer, so lines split the same), then the ids
+        are vocabulary_list's (OOV buckets from to_hash_bucket_fast, as index_table_from_file hashed them)."""
+        args = self._args(node, ["key", "vocabulary_file", "vocabulary_size", "num_oov_buckets", "default_value",
+                                 "dtype", "file_format"], word, r)
+        key = self._key(args, word, node)
+        if "vocabulary_file" not in args or is_literal(args["vocabulary_file"].node, None):
+            raise Blocked(CODE_COLUMNS, f"{word} needs vocabulary_file (TF 2.15 raises \"Missing vocabulary_file\")",
+                          node)
+        for name, why in (("dtype", "string keys are converted (integer vocabulary files are parsed by TF1's table "
+                                    "as numbers, not reproduced yet)"),
+                          ("file_format", "text files are converted (tfrecord_gzip vocabularies are not yet)")):
+            if name in args and not is_literal(args[name].node, None):
+                path = self.reader.analysis.tf(args[name].node, r.value.file) or ""
+                if name == "dtype" and path in ("dtypes.string", "string"):
+                    continue
+                raise Blocked(CODE_COLUMNS, f"{word}({name}=...): {why}", args[name].node)
+        oov = self._int(args, "num_oov_buckets", word, 0)
+        default = None
+        if "default_value" in args and not is_literal(args["default_value"].node, None):
+            default = self._int(args, "default_value", word)
+        if oov and default is not None:
+            raise Blocked(CODE_COLUMNS, f"{word} with num_oov_buckets and default_value: TF 2.15 raises \"Can't "
+                                        "specify both num_oov_buckets and default_value\", so the original never "
+                                        "trained", node)
+        size = "None"
+        if "vocabulary_size" in args and not is_literal(args["vocabulary_size"].node, None):
+            size = self.static_or_runtime(args["vocabulary_size"], f"{word} vocabulary_size", "vocabulary_size",
+                                          "column_count", f", {f'Invalid vocabulary_size in {key}.'!r}")
+            if isinstance(size, str):  # a run-time size: checked inside the file's params entry, not one of its own
+                size = self.reader.params.pop(size.split('"')[1])
+            elif not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                raise Blocked(CODE_COLUMNS, f"{word} vocabulary_size {size!r}: TF 2.15 raises \"Invalid "
+                                            f"vocabulary_size in {key}.\", so the original never trained",
+                              args["vocabulary_size"].node)
+            size = str(size)
+        trail = len(self.reader.trail)
+        what = self.reader.runtime_value(f"vocabulary_{scope_name(key)}", args["vocabulary_file"],
+                                         f"vocabulary_file({{}}, {size}, {key!r})")
+        del self.reader.trail[trail:]
+        extra = "".join([f", num_oov_buckets={oov}" if oov else "",
+                         f", default_value={default}" if default not in (None, -1) else ""])
+        return Categorical(key, f"len({what}) + {oov}" if oov else f"len({what})",
+                           f'vocabulary_ids(sparse_input(features, "{key}"), {what}{extra})',
+                           ("sparse_input", "vocabulary_ids", "vocabulary_file",
+                            *(("column_count",) if "column_count(" in size else ())))
 
     def crossed(self, node: cst.Call, r) -> Categorical:
         args = self._crossed_args(node, r)
@@ -318,7 +411,68 @@ class ColumnReader:
                                             "feature name as a string or a categorical column", item.node)
         return args
 
+    def static_or_runtime(self, value: Value, what: str, key: str, check: str, extra: str = ""):
+        """The Python value of `value` read from the source (a literal or an expression over constants), else, when
+        it is known only at run time, code for the model: the value computed where the Estimator is built (passed in
+        params; the column was built before it, on the same value), through the generated `check`."""
+        trail = len(self.reader.trail)
+        try:
+            return self.constant(value, what)
+        except RunTime as runtime:
+            del self.reader.trail[trail:]  # the statements computing it stay: the params read them
+            try:
+                return self.reader.runtime_value(key, value, f"{check}({{}}{extra})")
+            except Blocked as blocked:
+                raise Blocked(CODE_COLUMNS, f"{runtime.message}; tfmigrate can pass a run-time value to the model "
+                                            f"when it is visible where the Estimator is built, and {blocked.message}",
+                              value.node) from None
+
     # ---- vocabularies ---------------------------------------------------------------------------------------------
+    def unchanged(self, r, what: str, value: Value) -> None:
+        """Block a value whose name is changed in place after it is assigned (`VOCAB.append(x)`, `VOCAB[0] = x`):
+        which state the column saw depends on where the change runs, and the assignment alone would give the wrong
+        list (read statically) or a later one (passed at run time from where the Estimator is built)."""
+        for b in r.trail:
+            if b.kind != "assign":
+                continue
+            file = b.scope.file
+            for load in file.loads_of(self.reader.program, b):
+                parent = file.parent(load)
+                changed = (isinstance(parent, cst.Attribute) and parent.value is load and parent.attr.value in _MUTATORS
+                           and isinstance(file.parent(parent), cst.Call) and file.parent(parent).func is parent)
+                changed = changed or (isinstance(parent, cst.Subscript) and parent.value is load
+                                      and isinstance(file.parent(parent), (cst.AssignTarget, cst.Del)))
+                changed = changed or (isinstance(parent, cst.AugAssign) and parent.target is load)
+                if changed:
+                    shown = file.parent(parent) if isinstance(parent, cst.Attribute) else parent  # the call
+                    raise Blocked(CODE_COLUMNS, f"{what} `{code(value.node)[:60]}`: `{b.name}` is changed in place "
+                                                f"(`{code(shown)[:50]}`), so which list the "
+                                                "column saw depends on where that runs; build it in one expression "
+                                                "(`BASE + [...]`, a comprehension, a function returning it)",
+                                  value.node)
+
+    def runtime_vocabulary(self, value: Value, key: str) -> str | None:
+        """Code for a vocabulary_list known only at run time (read from a file, a flag, a function of the program),
+        None when the source gives it. The migrated program computes it where the Estimator is built (params) and
+        `vocabulary_list` checks it as TF 2.15 did (non-empty, no duplicates; a set's iteration order varies
+        between runs, so it is refused); the ids are the same ops over the same list, the table's size len() of it."""
+        trail = len(self.reader.trail)
+        try:
+            self.constant(value, "vocabulary_list")
+        except RunTime as runtime:
+            del self.reader.trail[trail:]  # the statements computing it stay: the params read them
+            try:
+                return self.reader.runtime_value(f"vocabulary_{scope_name(key)}", value,
+                                                 f"vocabulary_list({{}}, {key!r})")
+            except Blocked as blocked:
+                raise Blocked(CODE_COLUMNS, f"{runtime.message}; a run-time vocabulary is converted when it is "
+                                            f"visible where the Estimator is built, and {blocked.message}",
+                              value.node) from None
+        except Blocked:
+            pass  # read statically below, with its own message
+        del self.reader.trail[trail:]
+        return None
+
     def vocabulary(self, value: Value) -> list:
         """vocabulary_list's Python value: a literal, or an expression over the source's constants (`VOCAB[:10]`,
         `BASE + ["x"]`, `[v.lower() for v in WORDS if v]`, `sorted(SET)`, `list(range(5))`) evaluated as Python
@@ -338,6 +492,7 @@ class ColumnReader:
 
     def constant(self, value: Value, what: str, depth: int = 0):
         r = self.reader.resolve(value, what)
+        self.unchanged(r, what, value)
         node, file, env = r.node, r.value.file, r.value.env
         try:
             return literal(node)
@@ -348,7 +503,8 @@ class ColumnReader:
         if why is None and depth > 8:
             why = "it is built through too many names"
         if why is not None:
-            raise Blocked(CODE_COLUMNS, f"{what} `{source[:60]}` is not converted: {why}. tfmigrate reads the "
+            kind = RunTime if why.startswith(("`.", "it calls a function")) or depth > 8 else Blocked
+            raise kind(CODE_COLUMNS, f"{what} `{source[:60]}` is not converted: {why}. tfmigrate reads the "
                                         "vocabulary from the source to size the table: write it as a literal list, "
                                         "or an expression over constants of the program (slices, +, comprehensions, "
                                         "sorted, list, range, str methods)", value.node)
@@ -378,8 +534,8 @@ class ColumnReader:
                           word, r)
         if "categorical_column" not in args:
             raise Blocked(CODE_COLUMNS, "embedding_column needs categorical_column", node)
-        dimension = self._int(args, "dimension", word, node=node)
-        if dimension < 1:
+        dimension = self._int(args, "dimension", word, node=node, runtime="Invalid dimension {}.")
+        if isinstance(dimension, int) and dimension < 1:
             raise Blocked(CODE_COLUMNS, "embedding_column dimension must be at least 1", node)
         combiner = self.reader.literal(args["combiner"], "combiner") if "combiner" in args else "mean"
         if combiner not in COMBINERS:
@@ -410,7 +566,8 @@ class ColumnReader:
             if not isinstance(trainable, bool):
                 raise Blocked(CODE_COLUMNS, "embedding_column trainable must be True or False", args["trainable"].node)
         categorical = self.categorical(args["categorical_column"])
-        return categorical, Embedding(dimension, combiner, max_norm, trainable)
+        return categorical, Embedding(dimension, combiner, max_norm, trainable,
+                                      ("column_count",) if isinstance(dimension, str) else ())
 
 
 # ---- optimizers over sparse gradients --------------------------------------------------------------------------

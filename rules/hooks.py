@@ -17,14 +17,21 @@ Converted, exactly:
   fits): the generated `NanLossCheck` callback (templates/nan_loss_check.py.j2, once per file, above the
   module-level statement that trains), last in fit's callbacks (logs["loss"] is the running mean of the epoch's
   losses: NaN from the first NaN step on, the same step for losses never -inf); custom loop (model_fn and canned):
-  `float(loss)` after each step, checked after that step's checkpoint and callbacks (TF1 fetched the loss every step
+  `float(loss)` after each step, checked after that step's checkpoint, training_chief_hooks and train hooks and
+  before its training_hooks (see "Hook order" below; TF1 fetched the loss every step
   too: on CPU no extra wait, measured below). Measured on TF 2.15 (fixtures/nan_checkpoint_hooks, NaN labels at
   step K): the chief's checkpoint saver ran before the NaN hook, so step K's checkpoint (NaN weights) is written,
   then the error, and no end-of-training checkpoint; the migrated program does the same, with the model_fn's
   NanTensorHook(loss) and with no hook at all (model_fn and canned LinearRegressor; tests/fixtures_run/
   test_nan_checkpoint_runs.py). Parameter servers: approximated, with a note: the chief reads the loss of the last
-  step it scheduled at each log/checkpoint boundary and raises there, after that boundary's checkpoint, not after the
-  NaN step itself (TF1's worker raised after its own step).
+  step it scheduled at each log/checkpoint boundary and raises there, not after the NaN step itself (TF1's chief or
+  worker raised after its own step); on a NaN it reads that segment's losses for the first NaN step and writes the
+  boundary's checkpoint only when it is that step (TF1 saved step K's checkpoint, then raised). Measured on the
+  runtime's local cluster (tests/fixtures_run/test_ps_cluster_runs.py, one trainer per side: TF1 chief + ps,
+  migrated chief + worker + ps; save_checkpoints_steps=20, log_step_count_steps=25): NaN labels at step 47, 55, 60:
+  TF 2.15's chief raised after step 47, 55, 60 with model.ckpt-0, 20, 40 (and 60 for K=60) on disk; the migrated
+  chief raised at step 50, 60, 60 (its worker ran those steps) with the same checkpoints (K=55 wrote a NaN
+  model.ckpt-60 before the boundary check). A NaN loss the next steps do not repeat is not seen.
 - `NanTensorHook(loss[, fail_on_nan_loss])` in the model_fn's `EstimatorSpec(training_hooks=[...])` or
   `training_chief_hooks` (inline or a name), on the loss the spec returns: the check above, which the Estimator ran
   before training_hooks anyway; the hook is dropped with a note. `fail_on_nan_loss=False` changes nothing: the
@@ -44,14 +51,17 @@ Converted, exactly:
 
 - `LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` → the generated `TensorLogger` callback
   (templates/tensor_logger.py.j2), in the model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks`
-  (inline or a name; the model's `logging_hooks()` builds them, after the program's own hooks as TF1 ran them) and
+  (inline or a name; the model's `logging_hooks()` builds them, `logging_hooks(chief=True)` the chief's, run where
+  TF1 ran them: "Hook order" below) and
   in `train(hooks=)` / `TrainSpec(hooks=)` (inline or named; in its place in the hooks list). Measured on TF 2.15
   (fixtures/logging_hook): the hook logs with tf.compat.v1.logging.info (INFO: seen only when the program sets that
   verbosity) at its own local iterations 0, N, 2N, ... (every_n_iter; every_n_secs: the first iteration at least
   that many seconds after the last log, TF1's SecondOrStepTimer, which TensorLogger copies), a dict's tags sorted,
   a list's as written, as "tag = value, tag = value (0.123 sec)" (no seconds on the first line; numpy's str of the
   values with suppress=True) or `formatter({tag: value})`; the values are those the training step's own
-  session.run computed: the forward pass and the loss before the update, the global step before its increment.
+  session.run computed: the forward pass and the loss before the update, the global step before its increment
+  (TF1 read that variable unordered with the train op's increment: some lines, more under load, showed the next
+  value; measured with every_n_iter=1 in fixtures/hook_order).
   The migrated training step records the same values (Keras: `compute_loss`; custom loop: the step) through
   `record_logged_tensors` → `logged_tensors(output, loss, step)`, a py_function handing them to TensorLogger
   (jit_compile=False on Keras), which logs them after the step in the same text; only the seconds differ.
@@ -67,9 +77,7 @@ Converted, exactly:
   tf.raw_ops.ScalarSummary) unless the model_fn named a tensor "loss". One replica: with several, TensorLogger
   prints that it logs nothing. Checked by tests/fixtures_run/test_logging_hook_runs.py (Keras and custom loop
   under verify: the same 20 lines, tags and iterations, values within 1e-6 rel / 1e-6 abs; max rel Δ 3.8e-6 on a
-  mean logit of 0.0156). Noticed there: TF 2.21's checkpoint saver logs through absl, which calls
-  logging.basicConfig(), so from the first checkpoint on every tensorflow log line of the migrated program is
-  printed twice (not specific to TensorLogger). A LoggingTensorHook on evaluation is dropped with a note.
+  mean logit of 0.0156). Each line is printed once: see "Logged once" below. A LoggingTensorHook on evaluation is dropped with a note.
   A LoggingTensorHook on training tfmigrate cannot convert is dropped with a note at its line, not blocked: it only
   reads values and writes log lines, so training computes the same without it (its presence changes nothing that
   runs; the note names the tensor or argument and says how to log it in TF2): `at_end=True` (TF1 ran its tensors
@@ -84,22 +92,87 @@ Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ck
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
 the same (it replaces BackupAndRestore there; restore_model_dir reads it back); the custom loop saves the same
-steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py);
-model_to_estimator fits keep BackupAndRestore; the parameter-server loop saves the Estimator chief's steps.
+steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py),
+model_to_estimator fits too (rules/keras_estimator.py); the parameter-server loop saves the Estimator chief's steps
+(tests/fixtures_run/test_ps_cluster_runs.py: a fresh run to step 50 and a resume to 90, 0, 20, 40, 50, 70, 90 on
+both sides).
 
-- `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` in `train(hooks=)` / `TrainSpec(hooks=)` → the
+- `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` in `train(hooks=)` / `TrainSpec(hooks=)` and in the
+  model_fn's `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name; under parameter
+  servers the model_fn's logging and step-counting hooks are dropped with a note: the scheduled loop calls no
+  callbacks) → the
   generated `StepCounter` callback (templates/step_counter.py.j2; `step=lambda: <est>.optimizer.iterations`, the
   Keras model's or the custom-loop trainer's): TF1's timer and stale-step check copied, so it triggers silently at
   the first step, then logs "global_step/sec: <rate>" (tf.compat.v1.logging.info, "%g") and writes the scalar
   summary "global_step/sec" at that global step to output_dir (measured on TF 2.15: steps 4, 7, 10 for
   every_n_steps=3 over 10 steps; fixtures/logging_hook, tests/fixtures_run/test_logging_hook_runs.py: 31, 61, 91
   on both sides). The rate is wall time (other values in every run); TF1's events file also held the graph (not
-  written). `summary_writer=` (a TF1 FileWriter) blocks; canned / model_to_estimator / parameter servers block.
+  written). In the model_fn (measured on TF 2.15, fixtures/hook_order): the same steps as on train hooks (4, 7, 10
+  for every_n_steps=3 over 10 steps), run after the Estimator's NaN check like the other training_hooks; without
+  output_dir nothing is written (not to model_dir: its events file held only the Estimator's own summaries), so
+  neither does StepCounter; the model's `logging_hooks(step=...)` builds it (`step`: the Keras model's optimizer
+  iterations by default, the custom loop passes its trainer's). `summary_writer=` (a TF1 FileWriter) blocks on train
+  hooks and is dropped with a note in the model_fn (it only logs); canned / model_to_estimator / parameter servers
+  block on train hooks.
+
+Hook order (measured on TF 2.15, fixtures/hook_order, tests/fixtures_run/test_hook_order_runs.py): TF1's
+MonitoredTrainingSession called every hook's before_run, then every after_run, in this order: the chief's
+CheckpointSaverHook, the model_fn's training_chief_hooks, the Estimator's own StepCounterHook and SummarySaverHook,
+the program's train(hooks=) / TrainSpec(hooks=), the Estimator's NanTensorHook(loss) (and its own "loss = ..., step
+= ..." LoggingTensorHook, not reproduced: Keras prints its progress), then the model_fn's training_hooks. At a step
+whose loss is NaN, the NanTensorHook raised in its after_run: the checkpoint of that step is written, the chief's
+and the train hooks' lines of that step are logged, the training_hooks' are not, and no hook's end() runs. Keras
+target: fit's callbacks are [TF1SlotInit, EstimatorCheckpoints, *logging_hooks(chief=True), EstimatorSummaries,
+the train hooks, NanLossCheck(), *logging_hooks()] (Keras calls them in list order and stops at the raise); custom
+loop: the step's checkpoint, the chief's and the train hooks' on_train_batch_end, the NaN check, then the
+training_hooks' callbacks (callbacks[checked:]).
+
+Logged once: TF 2.21's checkpoint writer (tensorflow/python/checkpoint/functional_saver.py, MultiDeviceSaver.save)
+logs "Sharding callback duration" with absl.logging.info at every save, and absl.logging.log calls
+logging.basicConfig() when the root logger has no handler: the root logger gets a stderr StreamHandler, and as the
+"tensorflow" logger has its own handler (tf_logging.get_logger adds one when the root had none) and propagates, every
+tensorflow log line from the first checkpoint on was printed twice (the absl line itself is below absl's level and
+not printed). tf.saved_model.save does the same; a restore does not. The generated checkpoint writers
+(EstimatorCheckpoints.save, the custom loop's _save) remove the handler that save added, so the program's logging is
+as before the save: lines are printed once, and a later logging.basicConfig(...) of the program still configures
+the root logger (with absl's handler in place it did nothing). A program whose root logger has handlers is not
+touched (absl adds none then). Exports (tf.saved_model.save) are not wrapped yet: after an export, lines print
+twice.
+
+- `SummarySaverHook(save_steps=N, output_dir=D, summary_op=...)` (positional or keyword arguments) in the model_fn's
+  `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name), with `summary_op` =
+  `tf.compat.v1.summary.merge_all()` (the summaries built before it: merge_all is read where the hook is built),
+  `tf.compat.v1.summary.merge([...])`, one scalar summary op of the model_fn, a name of one of these, a list or tuple
+  of them, or `scaffold=tf.compat.v1.train.Scaffold(summary_op=...)` → the model's `summary_hooks()` → [(D, N, tags)],
+  written from the same `summaries(output)` values the model_fn's scalar summaries already give (model_fn.py): Keras
+  target: the generated `EstimatorSummaries` callback opens one writer per directory and `compute_loss` writes each
+  hook's tags under `tf.summary.record_if`; custom loop: the trainer's loop writes them after the step. Measured on TF
+  2.15 (fixtures/summary_saver_hook, tests/fixtures_run/test_summary_saver_hook_events.py): the hook wrote at the
+  run's first global step and every N steps after it (the timer restarts at the first step of each run: 1, 5, 9, ...
+  then 12, 16, 20 on a resume from step 11), never at the last step unless it fell on one, with that step's forward
+  values (the loss before the update); to its own output_dir, one events file per directory shared with the
+  Estimator's own writer when D is model_dir (SummaryWriterCache); merge_all in the model_fn does not hold the
+  Estimator's `loss` (added after the model_fn returns); the Estimator's own summary saver still wrote every summary
+  and `loss` to model_dir every save_summary_steps (the two schedules are independent, both kept). The migrated side
+  writes the same (directory, tag, step) events with the same values (verify equivalent; the test allows verify's 1e-5
+  rel / 1e-6 abs, measured bit-equal: 45 + 18 + 24 events, max |Δ| 0, Keras and custom loop), TensorBoard scalars, no
+  graph or session-log records. TF 2.15's own steps were racy: the hook's stale global-step fetch races with the
+  optimizer's increment, so with the default thread pool a write came one step early now and then (2 of 5 runs of 60
+  steps had one among the hook's 15 writes; once the Estimator's own model_dir writer drifted too); the fixture pins TF 1 to one inter-op thread (none in 5 runs). On the chief
+  only: a training_hooks hook on several workers also wrote each other worker's events file to D (noted, not written).
+  Written only with a model_dir, as the model_fn's summaries (noted otherwise). Dropped with a note (it only writes
+  summaries; training is the same): `save_secs=` (wall-time steps), `summary_writer=` (a TF1 FileWriter), no
+  output_dir (TF1 wrote nothing), `scaffold=Scaffold()` without a summary_op (measured: wrote no summaries, the
+  Scaffold is never finalized), a summary_op of other values, the hook in evaluation_hooks / prediction_hooks, under
+  parameter servers; a summary in the op tfmigrate does not write (histogram, image, a hidden layer's value:
+  model_fn.py) is named in the hook's note and left out. Outside the model_fn (`train(hooks=)` / `TrainSpec(hooks=)`):
+  with `scaffold=Scaffold()` dropped with the same note (it wrote nothing); with a summary_op, blocked (an op built
+  outside the model_fn is not in the Estimator's graph: TF 2.15 raised, merge_all() in eager mode); canned and
+  model_to_estimator Estimators only have these. Blocked as TF 2.15 raised ValueError: neither save_steps nor
+  save_secs, or not exactly one of summary_op and scaffold.
 
 Dropped with a note (they observe training and change nothing in it; the note says the Keras way to get the
 same output):
-- `StepCounterHook` in the model_fn's training_hooks (Keras prints steps per second with its progress bar),
-- `SummarySaverHook` (`keras.callbacks.TensorBoard` writes summaries),
 - `ProfilerHook` (`keras.callbacks.TensorBoard(profile_batch=...)` or `tf.profiler.experimental`).
 
 A user-written `SessionRunHook` subclass of the program (in any file of it; its instance inline, named, built by a
@@ -175,16 +248,17 @@ CODE = "TFM611"
 
 # hook → what the user can do to get its output in TF2 (the hook itself is dropped with this note)
 OBSERVING = {
-    "StepCounterHook": "Keras reports the time per step in its progress output; attached through train(hooks=...) "
-                       "or TrainSpec(hooks=...) it is converted",
-    "SummarySaverHook": "write summaries with keras.callbacks.TensorBoard",
+    "StepCounterHook": "Keras reports the time per step in its progress output; attached to training it is "
+                       "converted",
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
 LOGGING = "LoggingTensorHook"
-STEP_COUNTER = "StepCounterHook"  # converted on train(hooks=) / TrainSpec(hooks=); dropped in the model_fn
+STEP_COUNTER = "StepCounterHook"  # converted on training (train hooks and the model_fn's training hooks)
 STEP_COUNTER_ARGS = ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"]
 NAN = "NanTensorHook"
+SUMMARY = "SummarySaverHook"  # converted in the model_fn's training hooks (model_fn.py); elsewhere a note or a block
+SUMMARY_ARGS = ["save_steps", "save_secs", "output_dir", "summary_writer", "scaffold", "summary_op"]
 SAVER = "CheckpointSaverHook"
 SAVER_ARGS = ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
               "save_graph_def"]
@@ -232,8 +306,15 @@ def nan_note(fail_flag: str | None) -> str:
 PS_NAN_NOTE = ("the Estimator's own NaN loss check (NanTensorHook(loss) on every worker: NanLossDuringTrainingError "
                "after the worker's step whose loss was NaN) is approximated under parameter servers: the migrated "
                "chief schedules steps on the workers and reads the loss of the last step scheduled only at each log "
-               "or checkpoint step; it raises the same error there, after that boundary's checkpoint, not after the "
-               "NaN step itself (a NaN loss that later steps' losses do not repeat is not seen)")
+               "or checkpoint step; it raises the same error there, not after the NaN step itself (the workers run "
+               "the steps up to that boundary), and writes that boundary's checkpoint only when its own step was the "
+               "first NaN one, so the checkpoints on disk are the Estimator chief's with one worker (a NaN loss that "
+               "later steps' losses do not repeat is not seen)")
+
+
+PS_LOGGING_NOTE = ("dropped under parameter servers: the chief schedules the steps on the workers and calls no "
+                   "callbacks, so this hook of the model_fn (it only logs) is not converted; log from a "
+                   "keras.callbacks.Callback of a single-worker run")
 
 
 def saver_note(target: str = "keras") -> str:
@@ -489,9 +570,62 @@ def logging_name_dropped(name: str) -> str:
                            "from a keras.callbacks.Callback")
 
 
-# ---- StepCounterHook on train hooks → the generated StepCounter callback (templates/step_counter.py.j2) -----------
+# ---- StepCounterHook on training → the generated StepCounter callback (templates/step_counter.py.j2) --------------
+STEP_COUNTER_WRITER = ("StepCounterHook(summary_writer=...) is not converted: a TF1 FileWriter has no TF2 meaning; "
+                       "pass output_dir=... instead")
+
+
+def step_counter_dropped(why: str) -> str:
+    """The note of a model_fn StepCounterHook tfmigrate cannot convert: it only observes, so it is dropped."""
+    return f"StepCounterHook not converted, dropped (it only logs the step rate; training is the same without it): {why}"
+
+
 def step_counter_note() -> str:
     return ("StepCounterHook converted: the generated StepCounter callback logs \"global_step/sec: <rate>\" with "
             "tf.compat.v1.logging.info and writes it as the scalar summary \"global_step/sec\" to output_dir at the "
             "same global steps as the hook (the first step without a line, then every every_n_steps steps, or "
             "every_n_secs); the rate is wall time, so its values differ from run to run; no graph in the events file")
+
+
+# ---- SummarySaverHook in the model_fn's training hooks → the model's summary_hooks(), written by both targets ------
+def summary_note(where: str, tags: list[str], missing: list[str]) -> str:
+    """The note of a converted SummarySaverHook of EstimatorSpec(`where`=...): the tags it writes, the ones it
+    cannot (their own notes say why)."""
+    note = (f"SummarySaverHook ({where}) converted: the migrated training writes its summaries "
+            f"({', '.join(tags)}) to output_dir at the same global steps (this run's first step, then every save_steps "
+            "steps; never the last step unless it falls on one), with the values of that step's forward pass, one "
+            "events file per directory (TF1's SummaryWriterCache), on the chief; no graph or session-log records. "
+            "TF 2.15 itself sometimes wrote one step early (its stale global-step read races with the increment)")
+    if where == "training_hooks":
+        note += "; with several workers TF1's other workers wrote their own events files to output_dir too (not written)"
+    if missing:
+        note += f"; not written: {', '.join(missing)} (see those summaries' notes)"
+    return note
+
+
+def summary_dropped(why: str) -> str:
+    """The note of a SummarySaverHook tfmigrate does not convert: it only writes summaries, so it is dropped."""
+    return f"SummarySaverHook not converted, dropped (it only writes summaries; training is the same without it): {why}"
+
+
+SUMMARY_HOW = ("attach SummarySaverHook(save_steps=N, output_dir=..., summary_op=tf.compat.v1.summary.merge_all() or "
+               "scalar summary ops of the model_fn) in the model_fn's EstimatorSpec(training_hooks=[...]), which "
+               "converts, or write tf.summary in a keras.callbacks.Callback")
+
+
+def summary_outside(where: str, scaffold_only: bool, op_or_scaffold: int) -> tuple[bool, str]:
+    """A SummarySaverHook in train(hooks=) / TrainSpec(hooks=) (where="train") or on evaluation: (blocked?, message).
+    op_or_scaffold: how many of summary_op and scaffold it is given."""
+    if op_or_scaffold != 1:
+        return True, ("SummarySaverHook needs exactly one of scaffold and summary_op: TF 2.15 raised ValueError here; "
+                      f"{SUMMARY_HOW}")
+    if where != "train":
+        return False, summary_dropped(f"on {where} it only observes evaluation; {SUMMARY_HOW}")
+    if scaffold_only:
+        return False, summary_dropped(
+            "with scaffold=Scaffold() and no summary_op it wrote no summaries (measured on TF 2.15: that Scaffold is "
+            "never finalized, so its summary_op stays None and the events file in output_dir holds only the graph "
+            f"and session-log records); to write summaries, {SUMMARY_HOW}")
+    return True, ("SummarySaverHook in train(hooks=...) / TrainSpec(hooks=...) with a summary_op is not converted: a "
+                  "summary op built outside the model_fn is not in the Estimator's graph (TF 2.15 raised, e.g. "
+                  f"merge_all() in eager mode); {SUMMARY_HOW}")

@@ -59,6 +59,50 @@ _SAME_IN_TF2 = {
 _V1_ONLY_ROOTS = {"layers", "losses", "metrics", "logging", "Session", "placeholder", "get_variable", "variable_scope",
                   "contrib", "app", "flags", "gfile", "to_float", "to_int32", "estimator", "get_collection", "GraphKeys",
                   "control_dependencies", "summary", "initializers"}
+# The public top-level names of `tensorflow` on TF 2.21 (dir(tf) in the target environment): a TF1 name of a
+# converted program whose root is not among them (`tf.reset_default_graph`, `tf.set_random_seed`) fails on TF2.
+_TF2_TOP_LEVEL = frozenset({
+    "AggregationMethod", "Assert", "CriticalSection", "DType", "DeviceSpec", "GradientTape", "Graph",
+    "IndexedSlices", "IndexedSlicesSpec", "Module", "NoneTensorSpec", "Operation", "OptionalSpec", "RaggedTensor",
+    "RaggedTensorSpec", "RegisterGradient", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray",
+    "TensorArraySpec", "TensorShape", "TensorSpec", "TypeSpec", "UnconnectedGradients", "Variable",
+    "VariableAggregation", "VariableSynchronization", "abs", "acos", "acosh", "add", "add_n", "approx_top_k",
+    "argmax", "argmin", "argsort", "as_dtype", "as_string", "asin", "asinh", "assert_equal", "assert_greater",
+    "assert_less", "assert_rank", "atan", "atan2", "atanh", "audio", "autodiff", "autograph", "batch_to_space",
+    "bfloat16", "bitcast", "bitwise", "bool", "boolean_mask", "broadcast_dynamic_shape", "broadcast_static_shape",
+    "broadcast_to", "case", "cast", "check_pinned", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
+    "compat", "complex", "complex128", "complex64", "concat", "cond", "config", "constant", "constant_initializer",
+    "control_dependencies", "conv", "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2", "convert_to_tensor",
+    "cos", "cosh", "cumsum", "custom_gradient", "data", "debugging", "device", "distribute", "divide", "double",
+    "dtensor", "dtypes", "dynamic_partition", "dynamic_stitch", "edit_distance", "eig", "eigvals", "einsum",
+    "ensure_shape", "equal", "errors", "executing_eagerly", "exp", "expand_dims", "experimental",
+    "extract_volume_patches", "eye", "feature_column", "fftnd", "fill", "fingerprint", "float16", "float32",
+    "float64", "floor", "foldl", "foldr", "function", "gather", "gather_nd", "get_current_name_scope", "get_logger",
+    "get_static_value", "grad_pass_through", "gradients", "graph_util", "greater", "greater_equal", "group",
+    "guarantee_const", "half", "hessians", "histogram_fixed_width", "histogram_fixed_width_bins", "identity",
+    "identity_n", "ifftnd", "image", "import_graph_def", "init_scope", "initializers", "inside_function", "int16",
+    "int32", "int64", "int8", "io", "irfftnd", "is_symbolic_tensor", "is_tensor", "keras", "less", "less_equal",
+    "linalg", "linspace", "lite", "load_library", "load_op_library", "logical_and", "logical_not", "logical_or",
+    "lookup", "losses", "make_ndarray", "make_tensor_proto", "map_fn", "math", "matmul", "matrix_square_root",
+    "maximum", "meshgrid", "metrics", "minimum", "mlir", "multiply", "name_scope", "negative", "nest", "newaxis",
+    "nn", "no_gradient", "no_op", "nondifferentiable_batch_function", "norm", "not_equal", "numpy_function",
+    "one_hot", "ones", "ones_initializer", "ones_like", "optimizers", "pad", "parallel_stack", "pow", "print",
+    "profiler", "py_function", "qint16", "qint32", "qint8", "quantization", "queue", "quint16", "quint8", "ragged",
+    "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad", "random", "random_index_shuffle",
+    "random_normal_initializer", "random_uniform_initializer", "range", "rank", "raw_ops", "realdiv",
+    "recompute_grad", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_prod", "reduce_sum", "register_tensor_conversion_function", "repeat",
+    "required_space_to_batch_paddings", "reshape", "resource", "reverse", "reverse_sequence", "rfftnd", "roll",
+    "round", "saturate_cast", "saved_model", "scalar_mul", "scan", "scatter_nd", "searchsorted", "security",
+    "sequence_mask", "sets", "shape", "shape_n", "sigmoid", "sign", "signal", "sin", "sinh", "size", "slice",
+    "sort", "space_to_batch", "space_to_batch_nd", "sparse", "split", "sqrt", "square", "squeeze", "stack",
+    "stop_gradient", "strided_slice", "string", "strings", "subtract", "summary", "switch_case", "sysconfig", "tan",
+    "tanh", "tensor_scatter_nd_add", "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub",
+    "tensor_scatter_nd_update", "tensordot", "test", "tile", "timestamp", "tools", "tpu", "train", "transpose",
+    "truediv", "truncatediv", "truncatemod", "tuple", "type_spec_from_value", "types", "uint16", "uint32", "uint64",
+    "uint8", "unique", "unique_with_counts", "unravel_index", "unstack", "variable_creator_scope", "variant",
+    "vectorized_map", "version", "where", "while_loop", "xla", "zeros", "zeros_initializer", "zeros_like"
+})
 _CHANGED_IN_TF2 = {"nn.dropout", "nn.softmax_cross_entropy_with_logits"}
 _KEPT_AS_COMPAT = {"logging", "app", "flags", "gfile"}  # still available as tf.compat.v1.* in TF2
 
@@ -142,6 +186,8 @@ class LeftoverNames(Transformer):
         the same visits and leaves, marks the references and their ancestors; the transform then enters those
         only (the same references, in the same order: the same output, the same first blocker)."""
         self.found, self.targets = [], None
+        if self.original is not None:
+            self._quiet_new(module)
         marks: set[int] = set()
         stack: list[int] = []
 
@@ -166,6 +212,43 @@ class LeftoverNames(Transformer):
         walk(module)
         self.found, self.targets = None, marks
         return module.visit(self) if marks else module
+
+    def _quiet_new(self, module: cst.Module) -> None:
+        """Adds to `quiet` every largest subtree that is not of the original tree (generated code, parsed) and holds
+        no Name the table binds: the walks below (and name_uses) do not enter it. One plain pass over the new nodes
+        (no visitor dispatch, no name resolution); an original subtree holds one when it is `interesting`."""
+        bindings, original, quiet, interesting = self.table.bindings, self.original, self.quiet, self.interesting
+        if quiet is None:
+            quiet = self.quiet = {}
+        walk_fields, name_type, sentinel = _WALK, cst.Name, cst.MaybeSentinel
+
+        def holds(node) -> bool:  # a new node: whether a Name the table binds is in it; its quiet children noted
+            kind = type(node)
+            if kind is name_type:
+                return node.value in bindings
+            fields = walk_fields.get(kind)
+            hit = False
+            for field in walked_fields(kind) if fields is None else fields:
+                value = getattr(node, field)
+                t = type(value)
+                if t is not tuple and t is not list:
+                    if value is None or t is sentinel:
+                        continue
+                    value = (value,)
+                for child in value:
+                    key = id(child)
+                    if key in original:
+                        hit = hit or key in interesting
+                    elif key in quiet:
+                        continue
+                    elif holds(child):
+                        hit = True
+                    else:
+                        quiet[key] = child
+            return hit
+
+        if id(module) not in original and not holds(module):
+            quiet[id(module)] = module
 
     def local_names(self) -> frozenset[str]:
         """Names bound in the enclosing functions (innermost scope chain), as `bound_names` computes them."""
@@ -223,7 +306,8 @@ class LeftoverNames(Transformer):
         if root in self.v1_bindings or _is_v1(dotted):
             return dotted
         path = normalise(dotted) or ""
-        return dotted if path.split(".")[0] in _V1_ONLY_ROOTS else None
+        root = path.split(".")[0]
+        return dotted if root in _V1_ONLY_ROOTS or (root[:1].isalpha() and root not in _TF2_TOP_LEVEL) else None
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._rewrite(original, updated)

@@ -28,8 +28,16 @@ the Estimator trained a copy, so it kept its weights; `summary()` is fine), a su
 loss with a reduction, compile arguments other than optimizer/loss/metrics, other optimizers (Ftrl, RMSprop, ...) or
 unknown optimizer arguments (weight_decay was dropped by the legacy conversion; clipnorm, amsgrad), a learning-rate
 schedule, a distribution strategy, the custom-loop target, predict / export_saved_model, and predict/evaluate that
-restored a checkpoint. Resuming: the migrated fit resumes only from its own BackupAndRestore checkpoint in model_dir
-(noted), as canned estimators do. Sample weights given as `{"features", "sample_weights"}` features raise an error
+restored a checkpoint. Checkpoints (a model_dir given): measured on TF 2.15 (fixtures/model_to_estimator,
+save_checkpoints_steps=60, max_steps 120), model_to_estimator's Estimator wrote model.ckpt-0, 60, 120 (the first
+step, every save_checkpoints_steps after the last save, the last step; keep_checkpoint_max kept), object-based
+(`layer_with_weights-N/...`, the legacy optimizer's slots, `estimator_global_step`), as a model_fn Estimator's steps
+and names. The migrated fit writes the same steps and names with the generated EstimatorCheckpoints callback (a
+tf.train.Checkpoint of the model and its optimizer), and `initial_step = restore_model_dir(model, model_dir)` (generated
+next to it) resumes from the newest one before fit, which trains `max_steps - initial_step` steps
+(tests/fixtures_run/test_model_to_estimator_checkpoints.py: the same checkpoint steps fresh and resumed, and the
+resumed steps equal to the Estimator's step for step). A checkpoint the Estimator wrote is not read: the migrated
+program raises an error naming it instead of training from fresh weights (noted). Sample weights given as `{"features", "sample_weights"}` features raise an error
 at run time (not converted). Sequential models take dict features only where their input has the name Keras 2 gave
 it (else a KeyError at run time). evaluate()'s loss is the Estimator's only when every evaluation batch is full (the
 Estimator averaged batch losses, Keras averages examples; noted at each evaluate).
@@ -57,8 +65,11 @@ Example (`fixtures/model_to_estimator`):
                   metrics=["accuracy", EstimatorGlobalStep(lambda: model.optimizer.iterations)])
     ...
     estimator = model
-    estimator.fit(model_to_estimator_inputs(estimator, train_input_fn()), epochs=1, steps_per_epoch=args.steps,
-                  callbacks=[keras.callbacks.BackupAndRestore(args.model_dir, save_freq=60, delete_checkpoint=False)])
+    initial_step = restore_model_dir(estimator, args.model_dir)  # resume where training stopped
+    if initial_step < args.steps:
+        estimator.fit(model_to_estimator_inputs(estimator, train_input_fn()), epochs=1,
+                      steps_per_epoch=args.steps - initial_step,
+                      callbacks=[EstimatorCheckpoints(args.model_dir, save_steps=60), NanLossCheck()])
     estimator.evaluate(model_to_estimator_inputs(estimator, eval_input_fn()), steps=None, return_dict=True)
 """
 from __future__ import annotations
@@ -188,6 +199,31 @@ class KerasPlan:
     helpers: tuple = ()
 
 
+RESTORE_FUNCTION = '''
+def restore_model_dir(model, model_dir):
+    """Resume where this program's training in model_dir stopped, as the Estimator resumed from its latest
+    checkpoint: the newest model.ckpt-<step> EstimatorCheckpoints wrote (a tf.train.Checkpoint of the model and its
+    optimizer, slots and step included). Returns the step reached (the Estimator's global_step); 0 when model_dir
+    holds no checkpoint: the model keeps its weights, as the Estimator started from the Keras model's. A checkpoint
+    model_to_estimator's Estimator wrote there is not read (an error, not a fresh start)."""
+    optimizer = model.optimizer
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer)
+    latest = tf.train.CheckpointManager(checkpoint, model_dir, max_to_keep=None).latest_checkpoint
+    if latest is None:
+        return 0
+    if "save_counter/.ATTRIBUTES/VARIABLE_VALUE" not in dict(tf.train.list_variables(latest)):  # a tf.train.Checkpoint
+        raise ValueError(f"{latest} was not written by this program (model_to_estimator's Estimator checkpoints are "
+                         "not read by the migrated program): train in a fresh model_dir")
+    if not model.built:
+        raise ValueError("the model must be built (an Input or input_shape) before it resumes from a checkpoint")
+    if not optimizer.built:  # the slots exist before they are read: a Checkpoint does not restore them later
+        with model.distribute_strategy.scope():
+            optimizer.build(model.trainable_variables)
+    checkpoint.restore(latest).assert_consumed()
+    return int(optimizer.iterations.numpy())
+'''
+
+
 def is_keras(site) -> bool:
     return isinstance(site.model_fn, KerasModel)
 
@@ -252,10 +288,11 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
         raise Blocked(CODE, "model_to_estimator is converted to the Keras target only (the model already is a "
                             "Keras model): rewrite with --target keras", call)
     if "model_dir" in run_config:
-        analysis.notes.append((CODE, "the migrated fit does not resume from a checkpoint the Estimator wrote in "
-                                  "model_dir, and a second run on a model_dir it wrote itself does not train on "
-                                  "(its one-epoch fit's BackupAndRestore backup says it is done): start from a fresh "
-                                  "model_dir", call))
+        analysis.notes.append((CODE, "the migrated fit writes the Estimator's model.ckpt-<step> checkpoints to "
+                                  "model_dir (EstimatorCheckpoints) and resumes from the newest of them "
+                                  "(restore_model_dir); a checkpoint the Estimator itself wrote there is not read: "
+                                  "the migrated program stops with an error naming it (start from a fresh model_dir)",
+                               call))
     analysis.sites.append(s)
     analysis._site_by_call[id(call)] = s
 
@@ -412,12 +449,13 @@ def model_plan(sites: list, context):
     return KerasPlan(model.optimizer), "keras", "", False, notes
 
 
-def support(compiled: list, fed: list) -> list[str]:
+def support(compiled: list, fed: list, checkpoints: list[str] = ()) -> list[str]:
     """Module-level code of one file: the optimizer classes and global_step metric of the models it compiles, the
-    input adapter where model_to_estimator's Estimators are trained or evaluated (each text once)."""
+    input adapter where model_to_estimator's Estimators are trained or evaluated, and `checkpoints` (the
+    EstimatorCheckpoints class and restore_model_dir where one trains with a model_dir; each text once)."""
     out: list[str] = []
     texts = [t for s in compiled for t in (s.model_fn.optimizer.support_code, GLOBAL_STEP_CLASS)]
-    for text in texts + ([INPUTS_FUNCTION] if fed else []):
+    for text in texts + ([INPUTS_FUNCTION] if fed else []) + list(checkpoints):
         if text and text not in out:
             out.append(text)
     return out

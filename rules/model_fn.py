@@ -59,7 +59,9 @@ Forward pass → `call()`, statements kept as written (comments included):
   tests/fixtures_run/test_summary_events.py on fixtures/summaries: the same (tag, step) pairs and values within 1e-5
   for the custom loop on one worker and on chief + worker under MWMS (the chief's events: max rel Δ 3e-6; the
   Estimator's other worker also wrote its `loss` to model_dir/tmp_worker_0, not reproduced) and for Keras on one
-  worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. The Estimator's
+  worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. A
+  SummarySaverHook in the spec's training hooks writes a subset of the same values to its own directory at its own
+  steps (the model's `summary_hooks()`, rules/hooks.py). The Estimator's
   `global_step/sec` (its StepCounterHook's wall-clock rate, every log_step_count_steps) is not written. Dropped with a
   note instead, saying why: the parameter-server loop, a value the output does not give (a hidden layer's), the loss
   itself (the `loss` tag is written), a tag TF1 renamed (a repeated tag, `loss`, characters an op name cannot have),
@@ -159,7 +161,7 @@ _MODEL_ATTRIBUTES = frozenset({
     "input", "inputs", "output", "outputs", "layers", "weights", "variables", "trainable_variables", "losses",
     "metrics", "name", "trainable", "dtype", "built", "optimizer", "loss", "params", "call", "build", "compile",
     "fit", "evaluate", "predict", "predictions", "summary", "save", "get_config", "state", "compute_loss",
-    "test_step", "summaries", "summary_writer", "summary_steps",
+    "test_step", "summaries", "summary_writer", "summary_steps", "summary_hooks", "summary_hook_writers",
 })
 _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                   "colocate_gradients_with_ops", "name", "grad_loss"]
@@ -198,9 +200,18 @@ class ModelPlan:
     # LoggingTensorHooks (rules/hooks.py): (key, value code from the output, `loss` and `step`) the training step
     # records for the generated TensorLogger callbacks; the TensorLogger constructors of the training_hooks ones
     logged: list[tuple[str, str]] = field(default_factory=list)
+    # the callbacks of the LoggingTensorHooks and StepCounterHooks (TensorLogger, StepCounter constructors) of
+    # training_hooks (TF1 ran them after the Estimator's NaN loss check) and training_chief_hooks (first, after the
+    # checkpoint saver)
     loggers: list[str] = field(default_factory=list)
+    chief_loggers: list[str] = field(default_factory=list)
     loggers_params: bool = False  # the constructors read params
+    counters: bool = False  # a StepCounter among them
     named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a named op (tf.identity, ...) → its value
+    # SummarySaverHooks in training_hooks / training_chief_hooks (rules/hooks.py): (output_dir code, save_steps
+    # code, the tags of `summaries` it writes); whether that code reads params
+    summary_hooks: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    summary_hooks_params: bool = False
 
 
 MODES = ("TRAIN", "EVAL", "PREDICT")
@@ -402,10 +413,19 @@ class _Interpreter:
         self.nan_hooks: dict[str, cst.Call] = {}  # names bound to NanTensorHook(loss) (rules/hooks.py)
         self.nan_check: cst.Call | None = None  # a NanTensorHook(loss) in training_hooks / training_chief_hooks
         self.logging_names: dict[str, cst.Call] = {}  # names bound to LoggingTensorHook(...) (rules/hooks.py)
-        self.logging_hooks: list[cst.Call] = []  # LoggingTensorHooks in training_hooks / training_chief_hooks
+        # LoggingTensorHooks and StepCounterHooks in training_hooks / training_chief_hooks: (call, which list), in
+        # TF1's order
+        self.logging_hooks: list[tuple[cst.Call, str]] = []
         self.scope_depth = 0  # variable_scopes around the current statement (flattened)
         self.scoped: set[str] = set()  # locals assigned inside one: TF1 prefixed their tensors' names
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
+        # SummarySaverHook (rules/hooks.py): every summary call run in TRAIN mode, in graph order (what merge_all()
+        # merges at a point of the model_fn); names bound to summary ops (each → the summary calls it runs); names
+        # bound to SummarySaverHooks (→ the call and what it writes); the hooks training_hooks attach
+        self.summary_calls: list[cst.Call] = []
+        self.summary_ops: dict[str, list[cst.Call]] = {}
+        self.summary_hook_names: dict[str, tuple[cst.Call, dict | str]] = {}
+        self.summary_hooks: list[tuple[cst.Call, dict | str, str]] = []
         self.bindings: dict[str, dict[str, tuple[str, object]]] = {}  # name → mode → (kind, payload)
         self.pending_spec = None  # (name, EstimatorSpec call, statement, modes) until `return name`
         self.live = _ALL_MODES  # modes that have not returned yet
@@ -896,10 +916,20 @@ class _Interpreter:
             self.nan_hook(value)
             self.nan_hooks[target] = value
             self.bind_name(target, "dropped")
-        elif hooks.hook_kind(path) == hooks.LOGGING:
+        elif hooks.hook_kind(path) in (hooks.LOGGING, hooks.STEP_COUNTER):
             self.logging_names[target] = value  # converted in plan() where training_hooks attach it
             self.bind_name(target, "dropped")
+        elif hooks.hook_kind(path) == hooks.SUMMARY:
+            # what it writes is read here: merge_all() merges the summaries built so far
+            self.summary_hook_names[target] = (value, self.summary_hook(value))
+            self.bind_name(target, "dropped")
+        elif path in ("summary.merge_all", "summary.merge"):
+            self.summary_ops[target] = self.summary_op_calls(value)
+            self.dropped.add(target)
+            self.bind_name(target, "dropped")
         elif self.drop(path, value):
+            if path.startswith("summary."):
+                self.summary_ops[target] = [value]
             self.dropped.add(target)
             self.bind_name(target, "dropped")
         elif path in ("train.get_global_step", "train.get_or_create_global_step"):
@@ -1412,6 +1442,8 @@ class _Interpreter:
             return True
         module, name = path.rsplit(".", 1)
         if module == "summary" and name in _SUMMARIES:
+            if "TRAIN" in self.active:
+                self.summary_calls.append(call)
             if name == "scalar" and "TRAIN" in self.active:
                 self.scalar_summaries.append(call)  # converted in plan() if its value is computed from the output
                 return True
@@ -1449,18 +1481,110 @@ class _Interpreter:
                 self.nan_check = nan
                 continue
             logger = self.logging_names.get(value.value) if isinstance(value, cst.Name) else \
-                value if hooks.hook_kind(path) == hooks.LOGGING else None
+                value if hooks.hook_kind(path) in (hooks.LOGGING, hooks.STEP_COUNTER) else None
             if logger is not None:
                 if where in ("training_hooks", "training_chief_hooks"):
-                    if not any(h is logger for h in self.logging_hooks):
-                        self.logging_hooks.append(logger)
+                    if not any(h is logger for h, _ in self.logging_hooks):
+                        self.logging_hooks.append((logger, where))
                 elif not any(n[2] is logger for n in self.notes):
-                    self.notes.append((hooks.CODE, hooks.logging_eval_note(), logger))
+                    counter = hooks.hook_kind(self.tf(logger)) == hooks.STEP_COUNTER
+                    self.notes.append((hooks.CODE, hooks.dropped_note(hooks.STEP_COUNTER) if counter
+                                       else hooks.logging_eval_note(), logger))
+                continue
+            summary = self.summary_hook_names.get(value.value) if isinstance(value, cst.Name) else \
+                (value, None) if hooks.hook_kind(path) == hooks.SUMMARY else None
+            if summary is not None:
+                hook, what = summary
+                if where not in ("training_hooks", "training_chief_hooks"):
+                    if not any(n[2] is hook for n in self.notes):
+                        self.notes.append((hooks.CODE, hooks.summary_dropped(
+                            f"on {where} it only observes evaluation; {hooks.SUMMARY_HOW}"), hook))
+                elif not any(h is hook for h, _, _ in self.summary_hooks):
+                    self.summary_hooks.append((hook, self.summary_hook(hook) if what is None else what, where))
                 continue
             if isinstance(value, cst.Call) and self.drop(path, value):
                 continue
             kind = hooks.hook_kind(path)
             raise Blocked(hooks.CODE, hooks.blocked_message(kind, code(value)), value)
+
+    # ---- SummarySaverHook (rules/hooks.py) --------------------------------------------------------------------
+    def summary_hook(self, call: cst.Call) -> dict | str:
+        """A SummarySaverHook built in the model_fn → {"calls": the summary calls its op runs, "output_dir",
+        "save_steps": nodes}, read where TF1 built it (merge_all() merges the summaries built before it); else the
+        note saying why it is dropped (it only writes summaries)."""
+        try:
+            args = bind(call, hooks.SUMMARY_ARGS, "SummarySaverHook", hooks.CODE)
+        except Blocked as blocked:
+            return hooks.summary_dropped(blocked.message)
+        given = {k: v for k, v in args.items() if not is_literal(v, None)}
+        if "summary_writer" in given:
+            return hooks.summary_dropped("summary_writer= (a TF1 FileWriter) has no TF2 meaning; pass output_dir=... "
+                                         "instead, which converts")
+        if "save_secs" in given:
+            return hooks.summary_dropped("save_secs= writes at wall-time steps, other ones in every run; use "
+                                         "save_steps=N, which converts")
+        if "save_steps" not in given:
+            raise Blocked(hooks.CODE, "SummarySaverHook without save_steps or save_secs: TF 2.15 raised ValueError "
+                                      "here (exactly one of them); give save_steps=N, which converts", call)
+        if "output_dir" not in given:
+            return hooks.summary_dropped("without output_dir (or summary_writer) TF1 wrote nothing")
+        if ("summary_op" in given) == ("scaffold" in given):
+            raise Blocked(hooks.CODE, "SummarySaverHook needs exactly one of scaffold and summary_op: TF 2.15 raised "
+                                      "ValueError here; give summary_op=tf.compat.v1.summary.merge_all(), which "
+                                      "converts", call)
+        for key in ("save_steps", "output_dir"):
+            try:
+                self.check_names(given[key], {self.params}, f"SummarySaverHook({key}=...)")
+            except Blocked as blocked:
+                return hooks.summary_dropped(blocked.message)
+        op = given.get("summary_op")
+        if op is None:
+            scaffold = given["scaffold"]
+            scaffold_args = bind(scaffold, ["init_op", "init_feed_dict", "init_fn", "ready_op",
+                                            "ready_for_local_init_op", "local_init_op", "summary_op", "saver",
+                                            "copy_from_scaffold", "local_init_feed_dict"], "Scaffold", hooks.CODE) \
+                if isinstance(scaffold, cst.Call) and self.tf(scaffold) == "train.Scaffold" else None
+            if scaffold_args is None or set(scaffold_args) - {"summary_op"}:
+                return hooks.summary_dropped("scaffold= other than an inline tf.compat.v1.train.Scaffold() (with at "
+                                             f"most summary_op=) is not converted; {hooks.SUMMARY_HOW}")
+            if "summary_op" not in scaffold_args:
+                return hooks.summary_dropped("with scaffold=Scaffold() and no summary_op it wrote no summaries "
+                                             "(measured on TF 2.15: that Scaffold is never finalized, so its "
+                                             "summary_op stays None)")
+            op = scaffold_args["summary_op"]
+        calls = self.summary_op_calls(op)
+        if isinstance(calls, str):
+            return hooks.summary_dropped(calls)
+        return {"calls": calls, "output_dir": given["output_dir"], "save_steps": given["save_steps"]}
+
+    def summary_op_calls(self, op) -> list[cst.Call] | str:
+        """The summary calls a summary_op runs: `tf.compat.v1.summary.merge_all()` (those built before it in
+        training), `merge([...])`, a summary call, a name bound to one of these, a list or tuple of them; else why
+        not."""
+        if isinstance(op, (cst.List, cst.Tuple)):
+            calls = []
+            for element in op.elements:
+                if isinstance(element, cst.StarredElement):
+                    return "a starred summary_op list is not converted"
+                inner = self.summary_op_calls(element.value)
+                if isinstance(inner, str):
+                    return inner
+                calls.extend(inner)
+            return calls
+        if isinstance(op, cst.Name) and op.value in self.summary_ops:
+            return list(self.summary_ops[op.value])
+        path = self.tf(op) if isinstance(op, cst.Call) else None
+        if path == "summary.merge_all" and not op.args:
+            return list(self.summary_calls)
+        if path == "summary.merge" and len(op.args) == 1 \
+                and (op.args[0].keyword is None or op.args[0].keyword.value == "inputs"):
+            return self.summary_op_calls(op.args[0].value)
+        if path is not None and path.startswith("summary.") and path.rsplit(".", 1)[1] in _SUMMARIES:
+            if not self.drop(path, op):  # built here, inside the hook: a summary of the graph like any other
+                return f"summary_op `{code(op)[:40]}` is not converted"
+            return [op]
+        return (f"summary_op `{code(op)[:40]}`: only tf.compat.v1.summary.merge_all(), merge([...]), summary ops "
+                "built in the model_fn (or names of them) and lists of them are converted")
 
     def nan_hook(self, call: cst.Call) -> None:
         """`NanTensorHook(loss[, fail_on_nan_loss])` on the EstimatorSpec's loss, else Blocked (rules/hooks.py)."""
@@ -2324,6 +2448,32 @@ class _Interpreter:
         return isinstance(node, cst.Name) and self.resolve(node, mode)[0] == "loss"
 
     # ---- result ----------------------------------------------------------------------------------------------
+    def summary_hook_plan(self, summaries: list[tuple[str, str, cst.CSTNode]]) -> dict:
+        """The ModelPlan fields of the training SummarySaverHooks: (output_dir, save_steps code, the tags of
+        `summaries` each writes, in the op's order); each hook's note."""
+        planned = []
+        for hook, what, where in self.summary_hooks:
+            if isinstance(what, str):
+                self.notes.append((hooks.CODE, what, hook))
+                continue
+            tags, missing = [], []
+            for call in what["calls"]:
+                found = [tag for tag, _, c in summaries if c is call]
+                if found:
+                    tags.extend(found)
+                else:
+                    missing.append(code(call.args[0].value) if call.args else code(call)[:40])
+            if not tags:
+                why = "TF1 merged no summary here, so it wrote none" if not what["calls"] else \
+                    f"none of its summaries ({', '.join(missing)}) is one tfmigrate writes (see their notes)"
+                self.notes.append((hooks.CODE, hooks.summary_dropped(why), hook))
+                continue
+            planned.append((code(what["output_dir"]), code(what["save_steps"]), tags))
+            self.notes.append((hooks.CODE, hooks.summary_note(where, tags, missing), hook))
+        uses_params = any(self.params in self.free_names(cst.parse_expression(text))
+                          for directory, steps, _ in planned for text in (directory, steps))
+        return {"summary_hooks": planned, "summary_hooks_params": uses_params}
+
     def plan(self, class_name: str) -> ModelPlan:
         if self.loss is None or self.optimizer is None or self.train_op is None:
             raise Blocked(CODE, "model_fn needs a loss, an optimizer and a training op (minimize or apply_gradients)",
@@ -2414,7 +2564,7 @@ class _Interpreter:
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
             export_blocked=export_blocked, summaries=summaries, nan_check=self.nan_check,
-            **self.logging_plan(out, loss_name),
+            **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries),
         )
 
     # ---- LoggingTensorHook (rules/hooks.py) ------------------------------------------------------------------
@@ -2467,22 +2617,50 @@ class _Interpreter:
             return fields
         by_local = {local: n for n, (local, _) in named.items() if local is not None}
         logged: dict[str, str] = {}
-        loggers, reads_params = [], False
-        for call in self.logging_hooks:
-            try:
-                logger, mine, reads = self.tensor_logger(call, out, loss_name, named, by_local, logged)
-            except Blocked as error:  # it only logs: dropped with the note at its line, the file still converts
-                if not hooks.is_logging_drop(error):
-                    raise
-                if not any(n[2] is call for n in self.notes):
-                    self.notes.append((hooks.CODE, error.message, call))
-                continue
-            logged, reads_params = mine, reads_params or reads
-            loggers.append(logger)
+        loggers, chief_loggers, reads_params, counters = [], [], False, False
+        for call, where in self.logging_hooks:
+            if hooks.hook_kind(self.tf(call)) == hooks.STEP_COUNTER:
+                try:
+                    logger = self.step_counter(call)
+                except Blocked as error:  # it only observes: dropped with the note at its line
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hooks.CODE, hooks.step_counter_dropped(error.message), call))
+                    continue
+                reads = self.params in set().union(set(), *(self.free_names(a.value) for a in call.args))
+                counters = True
+                note = hooks.step_counter_note()
+            else:
+                try:
+                    logger, logged, reads = self.tensor_logger(call, out, loss_name, named, by_local, logged)
+                except Blocked as error:  # it only logs: dropped with the note at its line, the file still converts
+                    if not hooks.is_logging_drop(error):
+                        raise
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hooks.CODE, error.message, call))
+                    continue
+                note = hooks.logging_note(f"EstimatorSpec {where}")
+            reads_params = reads_params or reads
+            (chief_loggers if where == "training_chief_hooks" else loggers).append(logger)
             if not any(n[2] is call for n in self.notes):
-                self.notes.append((hooks.CODE, hooks.logging_note("EstimatorSpec training_hooks"), call))
-        fields.update(logged=list(logged.items()), loggers=loggers, loggers_params=reads_params)
+                self.notes.append((hooks.CODE, note, call))
+        fields.update(logged=list(logged.items()), loggers=loggers, chief_loggers=chief_loggers,
+                      loggers_params=reads_params, counters=counters)
         return fields
+
+    def step_counter(self, call: cst.Call) -> str:
+        """A training_hooks / training_chief_hooks `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` →
+        the generated StepCounter's constructor, reading the model's optimizer iterations (rules/hooks.py)."""
+        args = bind(call, hooks.STEP_COUNTER_ARGS, "StepCounterHook", hooks.CODE)
+        ctor = []
+        for arg in hooks.STEP_COUNTER_ARGS:
+            given = args.get(arg)
+            if given is None or is_literal(given, None):
+                continue
+            if arg == "summary_writer":
+                raise Blocked(hooks.CODE, hooks.STEP_COUNTER_WRITER, given)
+            self.check_names(given, {self.params}, f"StepCounterHook({arg}=...)")
+            ctor.append(f"{arg}={code(given)}")
+        return wrap_call(f"StepCounter({', '.join([*ctor, 'step=step'])})", width=84)  # logging_hooks' step
 
     def tensor_logger(self, call: cst.Call, out: str, loss_name: str | None, named: dict, by_local: dict,
                       logged: dict) -> tuple[str, dict, bool]:

@@ -195,7 +195,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
         parts.append(env.get_template("tensor_logger.py.j2").render())
-    if step_counter:  # StepCounterHooks on train hooks (rules/hooks.py)
+    if step_counter:  # StepCounterHooks on training (rules/hooks.py)
         parts.append(env.get_template("step_counter.py.j2").render())
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
@@ -574,6 +574,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
+        if ps and (getattr(plan, "loggers", None) or getattr(plan, "chief_loggers", None)):
+            # the scheduled loop calls no callbacks: the model_fn's LoggingTensorHooks / StepCounterHooks only log
+            fn_notes = [(code, hooks.PS_LOGGING_NOTE, node) if code == hooks.CODE and message.startswith(
+                ("LoggingTensorHook (EstimatorSpec", "StepCounterHook converted")) else (code, message, node)
+                for code, message, node in fn_notes]
         nan = getattr(plan, "nan_check", None)  # model_fn plans: a NanTensorHook(loss) in training_hooks
         if nan is not None and ps:
             errors.append(Blocked(hooks.CODE, "NanTensorHook under parameter servers is not converted: the migrated "
@@ -581,7 +586,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
         taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
-                                          ("StepCounter", any(s.counters for s in sites))) if used]
+                                          ("StepCounter", any(s.counters for s in sites)
+                                           or getattr(plan, "counters", False))) if used]
         if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
             errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
@@ -641,10 +647,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                            global_step_class=not global_step_done,
                                                            callbacks=any(s.callback_plans or s.loggers or s.counters
                                                                          for s in sites)
-                                                           or bool(getattr(plans[key], "loggers", None)),
+                                                           or bool(getattr(plans[key], "loggers", None))
+                                                           or bool(getattr(plans[key], "chief_loggers", None)),
                                                            support_done=support_done,
                                                            checkpoints=any(map(driver.writes_checkpoints, sites)),
-                                                           step_counter=any(s.counters for s in sites),
+                                                           step_counter=any(s.counters for s in sites)
+                                                           or getattr(plans[key], "counters", False),
                                                            saver=any("checkpoint" in u.train for s in sites
                                                                      for u in s.uses),
                                                            indent=nested.get(key) or ""))
@@ -715,12 +723,12 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
 
 
 _GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",
-                        "enable_v2_behavior")
+                        "enable_v2_behavior", "reset_default_graph")
 
 
 def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
-    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins) as statements of
-    an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
+    """`tf.compat.v1.disable_eager_execution()` / `disable_v2_behavior()` (and their enable_* twins), and
+    `reset_default_graph()`, as statements of an Estimator program that converts: dropped with a note. The Estimator built and ran its graphs itself, in graph
     mode either way; the migrated program is TF2 code, which runs eagerly (tf.function inside Keras / the custom
     loop). Only the statement form goes (a call whose result is used stays, and blocks as a leftover TF1 name)."""
     found = []
@@ -735,9 +743,10 @@ def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
             if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args
                     and names.of(call) == word):
                 edits.delete(line)
-                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: the Estimator ran its graphs itself "
-                                            "whatever the setting; the migrated TF2 program runs eagerly "
-                                            "(its training step is a tf.function)", call))
+                why = ("the Estimator built each of its graphs anew, whatever the default graph held"
+                       if word == "reset_default_graph" else "the Estimator ran its graphs itself whatever the setting")
+                found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: {why}; the migrated TF2 program runs "
+                                            "eagerly (its training step is a tf.function)", call))
     return found
 
 
@@ -799,6 +808,8 @@ def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, to
                                        restoring=any(u.restore for s in sites for u in s.uses))
             groups.setdefault(id(model.anchor), (model.anchor, []))[1].append((plan, builders[key], targets[key]))
     done = set() if done is None else done  # support code is generated once per file, above the first user
+    if any(p.model.head == "regression" and p.model.units > 1 for _, items in groups.values() for p, _, _ in items):
+        done.add(canned.LABEL_DIMENSION)  # HeadMetric, emitted once for the file, takes [batch, label_dimension] labels
     for anchor, items in sorted(groups.values(), key=lambda group: file.orders.get(id(group[0]), 0)):
         edits.insert_statements_above(anchor, canned.render(items, done, blocks if id(anchor) in top else None,
                                                             words, quiet))
@@ -892,6 +903,9 @@ def _model_plan(sites: list, context):
         fn_notes += [(model_fn.CODE, f'summary "{tag}" dropped: summaries do not change training. '
                                      f"{model_fn._SUMMARY_WHY} (the parameter-server loop does not write it)", call)
                      for tag, _, call in plan.summaries]
+        fn_notes = [(c, hooks.summary_dropped("the parameter-server loop does not write summaries"), node)
+                    if c == hooks.CODE and message.startswith("SummarySaverHook (") else (c, message, node)
+                    for c, message, node in fn_notes]
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)

@@ -140,7 +140,9 @@ def _patch_compute_average_loss(tf):
             if sample_weight is not None:
                 pel = pel * tf.cast(sample_weight, pel.dtype)
             batch = tf.shape(pel)[0]
-            local = tf.reduce_sum(pel) / tf.cast(batch, pel.dtype)
+            # the local mean over every loss value: per example, or per label ([batch, label_dimension]: a canned
+            # regressor's head averaged those, its recorded loss)
+            local = tf.reduce_sum(pel) / tf.cast(tf.size(pel), pel.dtype)
             return _emit(tf, local, batch, out)
 
     compute_average_loss.__doc__ = orig.__doc__

@@ -9,9 +9,11 @@ from tfmigrate.runtime import envs
 
 
 def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None = None,
-                model_dir: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+                model_dir: Path | None = None, timeout: float = 600,
+                init_ckpt: Path | None = None) -> subprocess.CompletedProcess:
     """`argv` under the `env` environment's Python ("legacy" TF 2.15 or "target"), none of verify's settings
-    inherited; `capture_dir` / `model_dir` set the boot's capture and model_dir redirection."""
+    inherited; `capture_dir` / `model_dir` set the boot's capture and model_dir redirection, `init_ckpt` the target
+    boot's initial weights (the original's model.ckpt-0, as verify hands it over)."""
     environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
     for key in ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT"):
         environ.pop(key, None)
@@ -19,6 +21,8 @@ def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None 
         environ["TFMIGRATE_CAPTURE_DIR"] = str(capture_dir)
     if model_dir is not None:  # the legacy boot writes every Estimator's model_dir here
         environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
+    if init_ckpt is not None:
+        environ["TFMIGRATE_INIT_CKPT"] = str(init_ckpt)
     return subprocess.run([str(envs.ensure(env)), *argv], cwd=work, env=environ, capture_output=True, text=True,
                           timeout=timeout)
 
@@ -34,3 +38,21 @@ def migrate_case(case: Path, tmp_path: Path, target: str = "keras") -> Path:
         assert result.output == (case / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
     out.write_bytes(result.output)
     return out
+
+
+def verified_logs(case: Path, tmp_path: Path, target: str) -> tuple[str, str]:
+    """The fixture `case` under `tfmigrate verify` (the original on TF 2.15, the migrated program on TF 2.21 from the
+    original's initial weights; the Keras golden or the custom loop): the chief logs of both sides, once verify
+    found them equivalent."""
+    import tomllib
+
+    from tfmigrate.runtime import verify
+
+    steps = tomllib.loads((case / "case.toml").read_text())["steps"]
+    migrated = case / "migrated.py" if target == "keras" else migrate_case(case, tmp_path, target)
+    settings = verify.Settings(original=case / "original.py", migrated=migrated, workers=1,
+                               run_dir=tmp_path / "run", keep=True, args=["--steps", str(steps)])
+    result = verify.run(settings, say=lambda *_: None)
+    assert result["comparison"]["equivalent"], result["comparison"]["problems"]
+    return tuple((tmp_path / "run" / side / "logs" / "chief-0.log").read_text(errors="replace")
+                 for side in ("original", "migrated"))

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from _runs import migrate_case
-from tfmigrate.runtime import verify
+from _runs import migrate_case, verified_logs
 
 CASE = Path(__file__).resolve().parents[2] / "fixtures" / "logging_hook"
 LOG_EVERY = 7  # LOG_EVERY in fixtures/logging_hook/original.py (params["log_every"])
@@ -27,19 +26,16 @@ HOOK = re.compile(r"INFO:tensorflow:(loss = \S+, mean_logit = \S+, step = \d+( \
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
-def hook_lines(log: Path) -> list[str]:
-    """The hooks' lines of a task log, without the elapsed seconds. TF 2.21's checkpoint saver logs through absl,
-    which gives the root logger a handler (logging.basicConfig), so from the first checkpoint on the migrated
-    program prints each tensorflow log line twice: a line repeated right after itself is counted once."""
+def hook_lines(text: str) -> list[str]:
+    """The hooks' lines of a task log, without the elapsed seconds, every printed line counted (TF 2.21's checkpoint
+    writer no longer doubles them: rules/hooks.py, "Logged once")."""
     lines = []
-    for raw in log.read_text(errors="replace").splitlines():
+    for raw in text.splitlines():
         at = raw.find("INFO:tensorflow:")  # Keras' progress bar may share the line
         match = HOOK.match(raw[at:]) if at >= 0 else None
         if match:
-            line = re.sub(r" \(\d+\.\d{3} sec\)$", "", match.group(1))
-            if not lines or lines[-1] != (line, raw[at:]):
-                lines.append((line, raw[at:]))
-    return [line for line, _ in lines]
+            lines.append(re.sub(r" \(\d+\.\d{3} sec\)$", "", match.group(1)))
+    return lines
 
 
 def same_line(a: str, b: str) -> bool:
@@ -55,13 +51,7 @@ def same_line(a: str, b: str) -> bool:
 @pytest.mark.parametrize("target", ["keras", "ctl"])
 def test_migrated_program_logs_what_the_logging_tensor_hooks_logged(tmp_path, target):
     steps = tomllib.loads((CASE / "case.toml").read_text())["steps"]
-    migrated = CASE / "migrated.py" if target == "keras" else migrate_case(CASE, tmp_path, target)
-    settings = verify.Settings(original=CASE / "original.py", migrated=migrated, workers=1,
-                               run_dir=tmp_path / "run", keep=True, args=["--steps", str(steps)])
-    result = verify.run(settings, say=lambda *_: None)
-    assert result["comparison"]["equivalent"], result["comparison"]["problems"]
-    original = hook_lines(tmp_path / "run" / "original" / "logs" / "chief-0.log")
-    migrated_lines = hook_lines(tmp_path / "run" / "migrated" / "logs" / "chief-0.log")
+    original, migrated_lines = map(hook_lines, verified_logs(CASE, tmp_path, target))
     # what TF 2.15 logged (measured): the model_fn hook at local iterations 0, 7, 14, ... (step = the global step
     # before the update), the formatter's line at 0, 20, 40, ... (the TrainSpec hook runs first)
     steps_logged = [int(line.rsplit("= ", 1)[1]) for line in original if line.startswith("loss")]
@@ -93,8 +83,7 @@ def test_migrated_program_counts_steps_at_the_step_counter_hooks_steps(tmp_path,
         assert out.returncode == 0, out.stderr[-3000:]
         log = tmp_path / f"{side}.log"
         log.write_text(out.stdout + out.stderr)
-        lines[side] = len({raw[raw.find("INFO:tensorflow:global_step/sec"):] for raw in log.read_text().splitlines()
-                           if "INFO:tensorflow:global_step/sec: " in raw})  # distinct: see hook_lines
+        lines[side] = sum("INFO:tensorflow:global_step/sec: " in raw for raw in log.read_text().splitlines())
         events[side] = _events(sorted((tmp_path / side / "counter").glob("events.out.tfevents.*")))
     expected = list(range(1 + COUNT_EVERY, steps + 1, COUNT_EVERY))
     assert sorted(step for tag, step in events["original"]) == expected

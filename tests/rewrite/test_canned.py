@@ -352,7 +352,7 @@ def test_normalizer_reading_the_run_time_key_blocks():
 ])
 def test_arguments_not_converted_exactly_block(extra):
     src = MODULE_LEVEL.replace("    n_classes=3,\n", f"    {extra}\n" if "n_classes" in extra else f"    n_classes=3,\n    {extra}\n")
-    src = src.replace("feature_columns = [", "N_CLASSES = int('3')\nfeature_columns = [")
+    src = src.replace("feature_columns = [", "N_CLASSES = int(open('n_classes.txt').read())\nfeature_columns = [")
     result = blocked(src)
     assert codes(result) & {"TFM620", "TFM601"}, [d.format() for d in result.diagnostics]
 

@@ -128,7 +128,8 @@ def test_indicator_over_hash_bucket_in_a_dnn():
 @pytest.mark.parametrize("column, words", [
     ('tf.feature_column.weighted_categorical_column(tf.feature_column.categorical_column_with_identity("product", 5), '
      '"price")', "weighted_categorical_column"),
-    ('tf.feature_column.categorical_column_with_vocabulary_file("city", "/tmp/vocab.txt")', "vocabulary_list"),
+    ('tf.feature_column.categorical_column_with_vocabulary_file("city", "/tmp/vocab.txt", dtype=tf.int64)',
+     "integer vocabulary files"),
 ])
 def test_unconverted_categorical_kinds_block_at_their_line(column, words):
     src = program(f'''

@@ -73,7 +73,7 @@ def test_the_custom_loop_records_in_its_step_and_calls_the_loggers():
     hooks = '[tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_secs=5)]'
     out = flat(converted(program(model_fn(hooks), drive=drive("")), target="ctl"))
     assert "model.record_logged_tensors(outputs, loss, optimizer.iterations)" in out
-    assert "callbacks = [*callbacks, *model.logging_hooks()]" in out
+    assert "chief = [] worker = model.logging_hooks() callbacks = [*chief, *callbacks, *worker]" in out
     assert 'TensorLogger([("loss", "loss")], every_n_secs=5)' in out
 
 
@@ -157,11 +157,62 @@ def test_a_step_counter_hook_with_a_tf1_summary_writer_blocks():
     assert any("summary_writer" in d.message for d in result.diagnostics if d.code == "TFM611")
 
 
-def test_a_step_counter_hook_in_the_model_fn_is_dropped_with_a_note():
-    result = rewrite(program(model_fn("[tf.estimator.StepCounterHook(every_n_steps=5)]"), drive=drive("")))
+@pytest.mark.parametrize("target, step", [("keras", ""), ("ctl", "step=lambda: optimizer.iterations")])
+def test_a_step_counter_hook_in_the_model_fn_becomes_a_step_counter_after_the_nan_check(target, step):
+    """TF 2.15 (measured): a StepCounterHook in training_hooks logged at the same steps as on train hooks (4, 7, 10
+    for every_n_steps=3 over 10 steps), wrote no summary without output_dir, and ran after the Estimator's
+    NanTensorHook(loss)."""
+    result = rewrite(program(model_fn('[tf.estimator.StepCounterHook(every_n_steps=5, output_dir=params["d"])]'),
+                             drive=drive("")), target=target)
     assert result.status == "changed", [d.format() for d in result.diagnostics]
-    assert any(n.startswith("StepCounterHook dropped: it only observes training") for n in notes(result))
+    out = flat(result.output.decode())
+    assert 'StepCounter(every_n_steps=5, output_dir=params["d"], step=step)' in out
+    assert "step = step or (lambda: self.optimizer.iterations)" in out  # the Keras model's optimizer by default
+    assert "class StepCounter(keras.callbacks.Callback)" in out and "StepCounterHook(" not in out
+    assert any(n.startswith("StepCounterHook converted") for n in notes(result))
+    if target == "keras":
+        assert "NanLossCheck(), *est.logging_hooks()]" in out
+    else:  # the custom loop's model has no optimizer: the trainer's
+        assert f"worker = model.logging_hooks({step})" in out
+
+
+def test_a_step_counter_hook_in_the_model_fn_with_a_summary_writer_is_dropped_with_a_note():
+    result = rewrite(program(model_fn("[tf.estimator.StepCounterHook(every_n_steps=5, summary_writer=tf.compat.v1.summary.FileWriter(\"/tmp/w\"))]"),
+                             drive=drive("")))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert any(n.startswith("StepCounterHook not converted, dropped") and "summary_writer" in n
+               for n in notes(result)), notes(result)
     assert "StepCounter(" not in result.output.decode()
+
+
+CHIEF = ('[tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=1)], training_chief_hooks=['
+         'tf.compat.v1.train.LoggingTensorHook({"chief": tf.compat.v1.train.get_global_step()}, every_n_iter=1)]')
+TRAIN_LOGGER = '[tf.compat.v1.train.LoggingTensorHook({"m": "mean_logit"}, every_n_iter=1)]'
+
+
+def test_keras_callbacks_run_in_the_estimators_hook_order():
+    """TF 2.15 (measured, fixtures/hook_order): the checkpoint saver, training_chief_hooks, the train hooks, the
+    Estimator's NanTensorHook(loss), training_hooks; at a NaN step the training_hooks logged nothing."""
+    config = 'config = tf.estimator.RunConfig(model_dir="/tmp/c", save_checkpoints_steps=4)'
+    out = flat(converted(program(model_fn(CHIEF), drive=drive(TRAIN_LOGGER), run_config=config)))
+    order = ['EstimatorCheckpoints("/tmp/c", save_steps=4)', "*est.logging_hooks(chief=True)",
+             'TensorLogger([("m", "name:mean_logit")], every_n_iter=1)', "NanLossCheck()", "*est.logging_hooks(),"]
+    positions = [out.find(text) for text in order]
+    assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
+    assert 'if chief: return [TensorLogger([("chief", "global_step")], every_n_iter=1), ]' in out
+    assert 'return [TensorLogger([("loss", "loss")], every_n_iter=1), ]' in out
+
+
+def test_the_custom_loop_calls_training_hooks_after_its_nan_check():
+    out = flat(converted(program(model_fn(CHIEF), drive=drive(TRAIN_LOGGER)), target="ctl"))
+    assert ("chief = model.logging_hooks(chief=True) worker = model.logging_hooks() "
+            "callbacks = [*chief, *callbacks, *worker]") in out
+    loop = out[out.index("while step < max_steps:"):out.index("def evaluate(")]
+    order = ["for callback in callbacks[:checked]: callback.on_train_batch_end(batch)",
+             "if loss_value != loss_value:", "raise tf.compat.v1.train.NanLossDuringTrainingError",
+             "for callback in callbacks[checked:]:"]
+    positions = [loop.find(text) for text in order]
+    assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
 
 
 @pytest.mark.parametrize("forward, words", [
@@ -246,3 +297,19 @@ def test_one_logger_dropped_the_other_converted():
     assert 'TensorLogger([("m", "name:mean_logit")], every_n_iter=3)' in out and "dense/Relu" not in out
     assert sum(n.startswith("LoggingTensorHook not converted, dropped") for n in notes(result)) == 1
     assert sum(n.startswith("LoggingTensorHook (train hooks) converted") for n in notes(result)) == 1
+
+
+def test_under_parameter_servers_the_model_fn_hooks_are_dropped_with_a_note():
+    """The scheduled loop calls no callbacks: the model_fn's LoggingTensorHook and StepCounterHook are not run, and
+    their notes say so (not "converted")."""
+    config = ('config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test", '
+              'train_distribute=tf.compat.v1.distribute.experimental.ParameterServerStrategy())')
+    hooks = ('[tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=1), '
+             'tf.estimator.StepCounterHook(every_n_steps=5)]')
+    drive_ps = ("tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train_input_fn, max_steps=10), "
+                "tf.estimator.EvalSpec(eval_input_fn, steps=2))\n")
+    result = rewrite(program(model_fn(hooks), drive=drive_ps, run_config=config))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    dropped_notes = [n for n in notes(result) if n.startswith("dropped under parameter servers")]
+    assert len(dropped_notes) == 2, notes(result)
+    assert not any(n.startswith(("StepCounterHook converted", "LoggingTensorHook (EstimatorSpec")) for n in notes(result))

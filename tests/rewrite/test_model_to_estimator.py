@@ -56,8 +56,14 @@ def test_model_from_a_helper_keyword_and_train_and_evaluate():
     assert "    est = model\n" in out
     assert "model.compile(keras.optimizers.SGD(learning_rate=0.1), loss=" in out
     assert "model_to_estimator_inputs(est, train_input_fn())" in out
-    assert "steps_per_epoch=10" in out
-    assert "keras.callbacks.BackupAndRestore(" in out
+    # the Estimator's checkpoints in model_dir, written by the fit and read back before it (resume)
+    assert "    initial_step = restore_model_dir(est, \"/tmp/m2e\")  # resume where training stopped\n" \
+           "    if initial_step < 10:\n" in out
+    assert "steps_per_epoch=10 - initial_step" in out
+    assert 'callbacks=[EstimatorCheckpoints("/tmp/m2e", save_steps=5), NanLossCheck()]' in out
+    assert "keras.callbacks.BackupAndRestore(" not in out
+    assert out.count("class EstimatorCheckpoints(keras.callbacks.Callback):") == 1
+    assert out.count("def restore_model_dir(model, model_dir):") == 1
     # evaluate() returned global_step: a metric reading the optimizer's iterations joins the compiled metrics
     assert 'metrics=["accuracy", EstimatorGlobalStep(lambda: model.optimizer.iterations)])' in out
     assert "class EstimatorGlobalStep(keras.metrics.Metric):" in out

@@ -232,18 +232,80 @@ class _Iterations:
 
 
 class _Coordinator:
-    """Steps scheduled run when joined: the PS loop reads optimizer.iterations after join()."""
+    """Steps scheduled run when joined: the PS loop reads optimizer.iterations after join(). `nan_from`: the global
+    step whose loss is the first NaN one (NaN weights: every later loss NaN too)."""
 
-    def __init__(self, iterations):
-        self.iterations = iterations
+    def __init__(self, iterations, nan_from=None):
+        self.iterations, self.nan_from, self.fetched = iterations, nan_from, 0
 
     def schedule(self, fn, args):
         self.iterations.pending += 1
-        return type("RemoteValue", (), {"fetch": lambda self: 0.5})()
+        global_step = self.iterations.value + self.iterations.pending
+        loss = float("nan") if self.nan_from is not None and global_step >= self.nan_from else 0.5
+
+        def fetch(_):
+            self.fetched += 1
+            return loss
+
+        return type("RemoteValue", (), {"fetch": fetch})()
 
     def join(self):
         self.iterations.value += self.iterations.pending
         self.iterations.pending = 0
+
+
+def _scheduled_loop(start, every, nan_from=None):
+    out = converted(program(run_config=PS_CONFIG))
+    namespace: dict = {"tf": _TF}
+    exec(textwrap.dedent(section(out, "    def _train_scheduled(", "\n    def evaluate(")), namespace)
+    iterations = _Iterations(start)
+    trainer = type("Trainer", (), {})()
+    trainer.coordinator, trainer.optimizer = _Coordinator(iterations, nan_from), type("Optimizer", (), {})()
+    trainer.optimizer.iterations = iterations
+    trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
+    saves = []
+    manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
+    return namespace["_train_scheduled"], trainer, manager, saves
+
+
+class _NanError(Exception):
+    pass
+
+
+class _TF:
+    """What the loop's NaN path calls: tf.get_logger().error and tf.compat.v1.train.NanLossDuringTrainingError."""
+    logged: list = []
+
+    @classmethod
+    def get_logger(cls):
+        return type("Logger", (), {"error": lambda self, msg: cls.logged.append(msg)})()
+
+    compat = type("compat", (), {"v1": type("v1", (), {"train": type("train", (), {
+        "NanLossDuringTrainingError": _NanError})})})
+
+
+@pytest.mark.parametrize("nan_from, saved, last_step, fetched", [
+    (47, [20, 40], 60, 3 + 20),  # between checkpoints: raised at the boundary 60 without its checkpoint
+    (60, [20, 40, 60], 60, 3 + 20),  # on a checkpoint step: TF1 saved it, then raised (its saver ran first)
+    (100, [20, 40, 60, 80, 100], 100, 5 + 20),  # the log boundary 100 is a checkpoint step too
+    (None, [20, 40, 60, 80, 100, 120], 120, 6),  # no NaN: one fetch per boundary, the last step's
+])
+def test_parameter_server_loop_nan_check_keeps_the_estimators_checkpoints(nan_from, saved, last_step, fetched):
+    """NaN losses from step nan_from on (the steps run in the order scheduled, as with one worker): the chief sees
+    the NaN at the next log/checkpoint boundary, reads that segment's losses to find the first NaN step, writes the
+    boundary's checkpoint only when that step is the boundary's own (TF1's chief never reached a later step), then
+    raises NanLossDuringTrainingError; the steps' losses are read only on that path."""
+    loop, trainer, manager, saves = _scheduled_loop(0, 20, nan_from)
+    _TF.logged.clear()
+    if nan_from is None:
+        loop(trainer, None, None, 0, 120, manager)
+    else:
+        with pytest.raises(_NanError):
+            loop(trainer, None, None, 0, 120, manager)
+        assert _TF.logged == ["Model diverged with loss = NaN."]
+    assert saves == saved
+    assert trainer.optimizer.iterations.value == last_step
+    assert trainer.coordinator.fetched == fetched
 
 
 @pytest.mark.parametrize("start, max_steps, every, saved", [
@@ -257,16 +319,7 @@ def test_parameter_server_loop_saves_where_the_estimators_chief_saved(start, max
     """The Estimator's chief saved whenever save_checkpoints_steps steps had passed since its last save (not at
     multiples of it: a resumed run's saves are offset) and at the last step unless saved there already; the one at
     the step training starts from is train's, before the scheduled loop."""
-    out = converted(program(run_config=PS_CONFIG))
-    namespace: dict = {}
-    exec(textwrap.dedent(section(out, "    def _train_scheduled(", "\n    def evaluate(")), namespace)
-    iterations = _Iterations(start)
-    trainer = type("Trainer", (), {})()
-    trainer.coordinator, trainer.optimizer = _Coordinator(iterations), type("Optimizer", (), {})()
-    trainer.optimizer.iterations = iterations
-    trainer.log_step_count_steps, trainer.save_checkpoints_steps = 100, every
-    saves = []
-    manager = type("Manager", (), {"save": lambda self, checkpoint_number: saves.append(checkpoint_number)})()
-    namespace["_train_scheduled"](trainer, None, None, start, max_steps, manager)
+    loop, trainer, manager, saves = _scheduled_loop(start, every)
+    loop(trainer, None, None, start, max_steps, manager)
     assert saves == saved
-    assert iterations.value == max(start, max_steps)
+    assert trainer.optimizer.iterations.value == max(start, max_steps)

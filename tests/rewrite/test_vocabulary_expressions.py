@@ -1,6 +1,7 @@
 """categorical_column_with_vocabulary_list given as a Python expression over the program's constants (TFM622): the
-rewrite evaluates it as Python did when TF1 built the column and the migrated code gets that list; anything computed
-at run time, a set's unordered iteration, a generator (no len() for TF1) or duplicate keys (TF1 raises) block."""
+rewrite evaluates it as Python did when TF1 built the column and the migrated code gets that list; a list computed
+at run time is computed by the migrated program where the Estimator is built; a set's unordered iteration, a
+generator (no len() for TF1) or duplicate keys (TF1 raises) block."""
 from __future__ import annotations
 
 import pytest
@@ -39,10 +40,20 @@ def test_vocabulary_expression_over_constants_converts_to_its_value(setup, expr,
     assert f"CategoricalWeights({len(vocabulary)}, " in out
 
 
+@pytest.mark.parametrize("setup, expr", [
+    ("import os", 'os.environ["VOCAB"].split(",")'),
+    ("", 'open("vocab.txt").read().split()'),
+    ('def load():\n    with open("v.txt") as f:\n        return f.read().split()', "load()"),
+])
+def test_vocabulary_computed_at_run_time_is_computed_where_the_estimator_is_built(setup, expr):
+    """The migrated program computes it as the original did and the table takes its size from it
+    (tests/rewrite/test_canned_runtime_columns.py has the shapes)."""
+    out = converted(linear(expr, setup))
+    assert f"\"vocabulary_device\": vocabulary_list({expr}, 'device')" in out
+    assert 'CategoricalWeights(len(self.params["vocabulary_device"]), ' in out
+
+
 @pytest.mark.parametrize("setup, expr, why", [
-    ("import os", 'os.environ["VOCAB"].split(",")', "computed at run time"),
-    ("", 'open("vocab.txt").read().split()', "run time"),
-    ('def load():\n    with open("v.txt") as f:\n        return f.read().split()', "load()", "run time"),
     ('VOCAB = {"web", "ios"}', "list(VOCAB)", "order varies between runs"),
     ("", '[v for v in {"web", "ios"}]', "order varies between runs"),
     ('VOCAB = ["a", "b"]', "(v for v in VOCAB)", "generator has no len()"),
