@@ -104,57 +104,15 @@ def _flat_statement(text: str) -> bool:
     return all(not line or line[0] in " \t)]}" for line in text[:-1].split("\n")[1:])
 
 
-_QUOTE_OR_BRACKET = frozenset("\"'#([{)]}")
-
-
 def indent_text(text: str, indent: str, statements: bool = True) -> str | None:
-    """`text` as LibCST renders its parse placed at absolute indentation `indent`: every line but the first gets
-    `indent` in front (the first too for `statements`; an expression's first line continues its statement's).
-    None where LibCST would not add it to every line (the caller parses instead): a multi-line string or a
-    backslash continuation (their lines are kept as written), a `\r` or tab; a line inside brackets that does
-    not start with its statement's own indentation; a blank or comment-only line between statements once the
-    text has nested blocks (LibCST gives those the indentation only where they start with the block's)."""
-    if '"""' in text or "'''" in text or "\\\n" in text or "\r" in text or "\t" in text:
+    """`text` as LibCST renders its parse placed at absolute indentation `indent` (render_lines): module-level
+    statements ending in a newline, or (not `statements`) an expression, whose first line continues the line of
+    the statement it is in. None where render_lines cannot tell (the caller parses instead)."""
+    lines = render_lines(text if statements else text + "\n", indent)
+    if lines is None:
         return None
-    depth, quote, stmt_indent = 0, "", ""
-    flat, loose = True, False  # flat: no nested statement lines; loose: a blank/comment-only line between statements
-    lines = text.split("\n")
-    for number, line in enumerate(lines):
-        if number and (depth or not statements):
-            if not line.startswith(stmt_indent):
-                return None
-        elif line.strip() == "" or line.lstrip().startswith("#"):
-            if number < len(lines) - 1 or line:
-                loose = True
-        else:
-            stmt_indent = line[:len(line) - len(line.lstrip(" "))]
-            flat = flat and not stmt_indent
-        if not _QUOTE_OR_BRACKET.intersection(line):
-            continue
-        i, n = 0, len(line)
-        while i < n:
-            c = line[i]
-            if quote:
-                if c == "\\":
-                    i += 1
-                elif c == quote:
-                    quote = ""
-            elif c in "\"'":
-                quote = c
-            elif c == "#":
-                break
-            elif c in "([{":
-                depth += 1
-            elif c in ")]}":
-                depth -= 1
-            i += 1
-        if quote:  # a string left open at the end of a line: not what this reads
-            return None
-    if depth or (loose and not flat):
-        return None
-    if statements:
-        return "".join(f"{indent}{line}\n" for line in lines[:-1])  # (the text ends in a newline)
-    return lines[0] + "".join(f"\n{indent}{line}" for line in lines[1:])
+    rendered = "".join(lines)
+    return rendered if statements else rendered[len(indent):-1]
 
 
 def render_lines(text: str, indent: str, top_blank: bool = True) -> list[str] | None:
@@ -169,7 +127,7 @@ def render_lines(text: str, indent: str, top_blank: bool = True) -> list[str] | 
     if "\t" in text or "\r" in text or not text.endswith("\n"):
         return None
     lines = text.split("\n")[:-1]
-    kinds: list[str] = []  # "stmt", "bracket:<indent>", "string", "loose" (blank or comment-only)
+    kinds: list[str] = []  # "stmt", "bracket", "string" (kept as written), "loose" (blank or comment-only)
     depth, quote, continued, stmt_indent = 0, "", False, ""
     for line in lines:
         if quote:

@@ -43,24 +43,24 @@ def _in_block(statements) -> str:
 @pytest.mark.parametrize("text", STATEMENTS)
 def test_statements_indented_as_libcst_renders_them(text):
     got = indent_text(text, "        ")
-    if got is not None:
-        assert got == _in_block(cst.parse_module(text).body)
+    assert got is not None
+    assert got == _in_block(cst.parse_module(text).body)
 
 
 @pytest.mark.parametrize("text", EXPRESSIONS)
 def test_expressions_indented_as_libcst_renders_them(text):
     got = indent_text(text, "        ", statements=False)
+    assert got is not None
     if got is not None:
         line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("y"))], cst.parse_expression(text))])
         assert "        y = " + got + "\n" == _in_block([line])
 
 
 def test_texts_it_cannot_vouch_for_are_left_to_the_parse():
-    assert indent_text("if a:\n  # c\n    x = 1\n", "    ") is None
-    assert indent_text("if a:\n    x = f(\n  1)\n", "    ") is None
-    assert indent_text("if a:\n    x = 1\n\n    y = 2\n", "    ") is None
-    assert indent_text("x = 1 + \\\n  2\n", "    ") is None
-    assert indent_text('x = """a\n  b"""\n', "    ") is None
+    assert indent_text("x = f(\n", "    ") is None  # an unclosed bracket
+    assert indent_text("x = 'a\n", "    ") is None  # an unterminated string
+    assert indent_text("x = 1\n\tif a:\n", "    ") is None  # a tab
+    assert indent_text("x = 1\n# trailing\n", "    ") is None  # would be the module's footer
     assert indent_text("x = 1\n\n# c\ny = 2\n", "    ") == "    x = 1\n    \n    # c\n    y = 2\n"
 
 
