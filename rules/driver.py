@@ -529,6 +529,11 @@ class Analysis:
         if not module:
             return None
         what = f"is imported from `{module}`" if last.kind == "from" else f"is the module `{module}`"
+        if module.split(".")[0] in ("tensorflow", "tensorflow_estimator", "keras", "tf_keras"):
+            # TensorFlow's own object where the program's was expected: often a positional argument in the
+            # parameter before or after the one meant (EvalSpec's 4th is hooks, its 5th exporters)
+            return (f"`{last.name}` {what}: a TensorFlow object stands where the program's own was expected; check "
+                    "that each positional argument is in its parameter's place, or pass it by keyword")
         return (f"`{last.name}` {what}, which is not among the migrated files: "
                 f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
 
@@ -2004,7 +2009,7 @@ class Emitter:
         data = self.keras_data(use.train["input_fn"], site, use.call, "train", receiver)
         warm = [textwrap.indent(self.warm_start_text(site, receiver, use.call), "    ")] if site.warm_start else []
         edits.insert_before(self.file.statement_of(use.call), [
-            f"with {receiver}.distribute_strategy.scope():  # build the variables before fit restores a backup",
+            f"with {receiver}.distribute_strategy.scope():  # build the variables before model_dir is restored",
             f"    {receiver}({_first_replica(receiver, f'next(iter({data}))[0]', site)})", *warm])
 
     def free_name(self, base: str, at: cst.CSTNode) -> str:

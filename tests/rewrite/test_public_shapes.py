@@ -642,3 +642,34 @@ def test_a_module_without_a_main_guard_importing_the_model_module_is_not_its_ent
         "tf.compat.v1.layers.dense", "tf.contrib.layers.fully_connected"), "task.py": library})
     assert results["model.py"].status == "blocked"
     assert results["task.py"].status in ("skipped", "unchanged") and not results["task.py"].diagnostics
+
+
+MISPLACED_EXPORTER = '''\
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode, params):
+    out = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, out)
+    train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions={"y": out})
+
+
+def data():
+    return tf.data.Dataset.from_tensors(({"x": [[1.0]]}, [[2.0]])).repeat(4)
+
+
+receiver = tf.estimator.export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 1])})
+est = tf.estimator.Estimator(model_fn, "/tmp/m")
+tf.estimator.train_and_evaluate(
+    est, tf.estimator.TrainSpec(data, 10),
+    tf.estimator.EvalSpec(data, None, None, tf.estimator.BestExporter("best", receiver)))
+'''
+
+
+def test_a_tensorflow_object_in_the_wrong_positional_place_is_named_as_such():
+    """EvalSpec's 4th positional parameter is hooks, not exporters: the message says a TensorFlow object stands where
+    the program's own hooks were expected, not that tensorflow.py should be passed to tfmigrate."""
+    text = messages(MISPLACED_EXPORTER)
+    assert "positional argument is in its parameter's place" in text
+    assert "pass tensorflow" not in text
