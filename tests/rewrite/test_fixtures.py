@@ -146,6 +146,7 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     "model_to_estimator_sgd": ("TFM603", BOTH),
     # BestExporter: a multi-worker job evaluated on its evaluator task every throttle_secs, not once at the end
     "export_raw": ("TFM601", ("multi-worker-mirrored",)),
+    "export_parsing_best": ("TFM601", ("multi-worker-mirrored",)),
 }
 
 
