@@ -8,6 +8,7 @@ come from `tfmigrate.rules.PREFILTER`. LibCST and the program model are imported
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -164,17 +165,7 @@ def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
     return _Statements(states)
 
 
-class _NoRecord:
-    """record_syntactic_position for a node whose range is not recorded."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc) -> bool:
-        return False
-
-
-_NO_RECORD = _NoRecord()
+_NO_RECORD = contextlib.nullcontext()  # record_syntactic_position for a node whose range is not recorded
 
 
 class _Done(Exception):

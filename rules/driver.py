@@ -1725,8 +1725,6 @@ class Emitter:
         return None
 
     def edits(self, edits) -> None:
-        from . import keras_estimator
-
         self.keras_support(edits)
         self.nan_support(edits)
         for site in self.analysis.sites:
@@ -1880,8 +1878,8 @@ class Emitter:
         if any(keras_resumes(s) for s in fed):  # the Estimator's checkpoints, written and read back by the fit
             from .program import _templates
 
-            checkpoints = [_templates().get_template("estimator_checkpoints.py.j2").render(),
-                           keras_estimator.RESTORE_FUNCTION]
+            checkpoints = [_templates().get_template(name).render()
+                           for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
                       for text in keras_estimator.support(compiled, fed, checkpoints)]
         edits.insert_statements_above(self.support_anchor(nodes), statements)

@@ -200,31 +200,6 @@ class KerasPlan:
     helpers: tuple = ()
 
 
-RESTORE_FUNCTION = '''
-def restore_model_dir(model, model_dir):
-    """Resume where this program's training in model_dir stopped, as the Estimator resumed from its latest
-    checkpoint: the newest model.ckpt-<step> EstimatorCheckpoints wrote (a tf.train.Checkpoint of the model and its
-    optimizer, slots and step included). Returns the step reached (the Estimator's global_step); 0 when model_dir
-    holds no checkpoint: the model keeps its weights, as the Estimator started from the Keras model's. A checkpoint
-    model_to_estimator's Estimator wrote there is not read (an error, not a fresh start)."""
-    optimizer = model.optimizer
-    checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer)
-    latest = tf.train.CheckpointManager(checkpoint, model_dir, max_to_keep=None).latest_checkpoint
-    if latest is None:
-        return 0
-    if "save_counter/.ATTRIBUTES/VARIABLE_VALUE" not in dict(tf.train.list_variables(latest)):  # a tf.train.Checkpoint
-        raise ValueError(f"{latest} was not written by this program (model_to_estimator's Estimator checkpoints are "
-                         "not read by the migrated program): train in a fresh model_dir")
-    if not model.built:
-        raise ValueError("the model must be built (an Input or input_shape) before it resumes from a checkpoint")
-    if not optimizer.built:  # the slots exist before they are read: a Checkpoint does not restore them later
-        with model.distribute_strategy.scope():
-            optimizer.build(model.trainable_variables)
-    checkpoint.restore(latest).assert_consumed()
-    return int(optimizer.iterations.numpy())
-'''
-
-
 def is_keras(site) -> bool:
     return isinstance(site.model_fn, KerasModel)
 
