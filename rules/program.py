@@ -672,10 +672,10 @@ def migrate(module: cst.Module, context) -> cst.Module:
     context.replace_text(TF, tf_name)
     # a LoggingTensorHook dropped once its names were looked up (_logged_names) has that note, not "converted"
     dropped = {h for s in analysis.sites for h in s.dropped_loggers}
-    for code, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file
+    for rule, message, node in [*notes, *(n for n in analysis.notes if (program.file_of(n[2]) or file) is file
                                           and not (id(n[2]) in dropped and n[0] == hooks.CODE
                                                    and n[1] == hooks.logging_note("train hooks")))]:
-        context.note(code, message, node)
+        context.note(rule, message, node)
     return new_module
 
 

@@ -696,7 +696,7 @@ def test_static_if_names_follow_tf1_for_each_configuration(params, expected):
     logits = tf.compat.v1.layers.dense(x, 1)
     ''',
     # a static local read by the test, a comparison, a module constant
-    f'''
+    '''
     use_bn = params["norm"] == "batch"
     x = features["x"]
     if use_bn and DEEP:

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from _helpers import blocked, converted, program, rewrite, section
+from _helpers import blocked, converted, program, section
 from test_predict import PREDICT_MODEL_FN, TRAIN
 
 RECEIVER = '''

@@ -10,9 +10,7 @@ and one test runs the migrated program on a local cluster with exactly those TF_
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from pathlib import Path
 
 import jsonschema

@@ -6,7 +6,6 @@ import math
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
