@@ -7,14 +7,24 @@ not parse, ...): the rules are replaced by one migration that makes it, on an in
 errors are not syntax errors (the parser takes them) but the compiler's (symtable, code generation), and several
 exist only through a neighbouring statement the rule did not touch (the future import, a module-level `global`):
 a check that compiles less than the whole output must still see them. `test_..._without_the_check` shows that
-each case reaches the output when the check is off (each test here can fail)."""
+each case reaches the output when the check is off (each test here can fail).
+
+What makes a top-level statement's compile depend on the others (for a check that would compile fewer of them):
+a `from __future__` import is valid only after nothing but the docstring (the first statement, one string) and
+other future imports; a module-level `global` (also one nested in a top-level if/for/try) conflicts with a use,
+an assignment or an annotation of its name in any earlier module-level statement, and an annotation with an earlier
+`global`; `from __future__ import annotations` changes how annotations compile (a `yield` in one is its own error).
+An in-source `barry_as_FLUFL` does NOT change how compile() parses the module, but the same feature passed as a
+compile flag does (`!=` becomes an error): compiling statements alone "with the module's future flags" would reject
+output the whole-module compile accepts (ACCEPTED below). `await` at top level, `nonlocal` at module level,
+`__debug__` assignments, `return`/`yield` outside a function are errors of the statement alone."""
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 import pytest
-
-import tfmigrate.engine as engine
-import tfmigrate.rules as rules
+from tfmigrate import engine, rules
 from tfmigrate.engine import Options, migrate_source
 
 
@@ -91,6 +101,15 @@ CASES = [
      "starred assignment target must be in a list or tuple"),
     ("two starred targets", "a, *rest = [1, 2, 3]\n", _insert("*a, *rest = [1, 2]\n", 1),
      "multiple starred expressions in assignment"),
+    ("assignment to __debug__", "import os\n", _insert("__debug__ = False\n", 1), "cannot assign to __debug__"),
+    ("nonlocal at module level", "import os\n", _insert("nonlocal os\n", 1),
+     "nonlocal declaration not allowed at module level"),
+    ("import * in a function", "def f():\n    pass\n", _insert("def g():\n    from os import *\n", 1),
+     "import * only allowed at module level"),
+    ("return with a value in an async generator", "import os\n",
+     _insert("async def f():\n    yield 1\n    return 2\n", 1), "'return' with value in async generator"),
+    ("walrus in a comprehension iterable", "import os\n", _insert("xs = [x for x in (y := [1])]\n", 1),
+     "assignment expression cannot be used in a comprehension iterable expression"),
     # neighbours: the statements the rule left alone make the error
     ("future import after inserted code", '"""Doc."""\nfrom __future__ import annotations\nimport os\n',
      _insert("import tensorflow as tf\n", 1), "from __future__ imports must occur at the beginning of the file"),
@@ -146,7 +165,7 @@ def test_each_case_reaches_the_output_without_the_check(monkeypatch, source, mig
     monkeypatch.setattr(engine, "compile", lambda *args, **kwargs: None, raising=False)
     result = _migrate(monkeypatch, source, migration)
     assert result.status == "changed"
-    with pytest.raises(SyntaxError, match=says.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(SyntaxError, match=re.escape(says)):
         compile(result.output, "t.py", "exec", dont_inherit=True)
 
 
