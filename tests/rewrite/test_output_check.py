@@ -189,3 +189,14 @@ def test_output_that_compiles_is_changed(monkeypatch, source, migration):
     result = _migrate(monkeypatch, source, migration)
     assert result.status == "changed", result.error
     compile(result.output, "t.py", "exec", dont_inherit=True)
+
+
+def test_an_input_that_never_compiled_is_named_as_the_users_code(monkeypatch):
+    """LibCST parses code Python rejects (`return` at module level): the output fails the check for the user's own
+    statement, so the message says so and where, instead of blaming tfmigrate; the file is kept."""
+    source = "import os\n\nreturn 3\n"
+    result = _migrate(monkeypatch, source, _insert("x = 1\n", 1))
+    assert result.status == "failed"
+    assert result.error.startswith("the file does not compile as it is: 'return' outside function")
+    assert result.error_at == (3, 0)
+    assert result.output == result.source == source.encode()
