@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import Transformer, ValueNames, Visitor, render, walked_fields
+from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walked_fields
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
 # node type → (is a statement: an ABC check, done once per type; _Indexer's visit_ and leave_ methods; walked fields)
 _KINDS: dict[type, tuple] = {}
-_SENTINEL = cst.MaybeSentinel
 _FOREVER = 1 << 60
 _MAX_DEPTH = 24
 
