@@ -146,6 +146,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
+from tfmigrate.visitors import Visitor
 
 from . import hooks as hook_rules
 from . import numpy_inputs
@@ -300,13 +301,17 @@ class Analysis:
 
     # ---- finding ------------------------------------------------------------------------------------------
     def run(self) -> "Analysis":
+        # `MyEstimator(...)` needs a class of the program with an Estimator base: without one, no call's callee is
+        # resolved to look for it
+        subclasses = any(self.tf(b.value, file) == "estimator.Estimator" for file in self.program.files
+                         for scope in file.class_scopes.values() for b in scope.node.bases)
         for file in self.program.files:
             for call in file.calls:
                 path = self.tf(call, file)
                 if path == "estimator.Estimator":
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
-                elif path is None and self._subclass_init(call, file) is not None:
+                elif path is None and subclasses and self._subclass_init(call, file) is not None:
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS and _OTHER_KINDS[path] == "canned":
@@ -926,8 +931,11 @@ class Analysis:
         if not (len(found_a) == len(found_b) == 1 and found_a[0] is found_b[0]):
             return False
         text = code(node)
-        return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text
-                       for t in _assign_targets(a.value.file.module))
+        key = ("assign-targets", id(a.value.file))  # (one walk per file, however many values are compared)
+        targets = self.program.cache.get(key)
+        if targets is None or targets[0] is not a.value.file:
+            targets = self.program.cache[key] = (a.value.file, _assign_targets(a.value.file.module))
+        return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text for t in targets[1])
 
     def receiver(self, value: Value, site: Site) -> dict:
         """serving_input_receiver_fn (rules/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
@@ -2514,16 +2522,19 @@ def explain(analysis: Analysis, locate) -> list[dict]:
 def _assign_targets(module: cst.Module) -> list:
     """Every assignment target of a module (`x.y = ...`, `x.y += ...` included)."""
     found: list = []
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.append(node)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.append(node)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.append(node)
-
-    module.visit(_V())
+    module.visit(_AssignTargets(found))
     return found
+
+
+class _AssignTargets(Visitor):
+    def __init__(self, found: list):
+        self.found = found
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.found.append(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found.append(node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.found.append(node)
