@@ -267,6 +267,9 @@ class Site:
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
     receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
+    # blockers of its configuration (RunConfig settings, strategy): the Estimator is still analysed, its model_fn and
+    # uses too, so that every blocker of the program is reported at once; its files are left unchanged
+    errors: list = field(default_factory=list)
     # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
     loggers: dict = field(default_factory=dict)
     logger_calls: dict = field(default_factory=dict)  # id(call) → the LoggingTensorHook call (for its notes)
@@ -440,8 +443,10 @@ class Analysis:
         if tpu is not None:  # what TPUEstimator added to the model_fn's copy of params on CPU
             params = tpu_rules.model_params(self, params, tpu, call, file)
         trail: list[Binding] = []
-        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None)
+        unconverted: list[Blocked] = []
+        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
         site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site.errors = unconverted
         site.tpu = tpu
         site.factory = factory
         site.consumed.extend(trail)
@@ -453,7 +458,19 @@ class Analysis:
         site.warm_start = warm_start
         if subclass is not None:
             site.consumed.append(subclass[0])
-        self.strategy(site)
+        try:
+            self.strategy(site)
+        except Blocked as blocked:
+            # the strategy is not converted: analysed on under the default strategy, to report its model_fn's and
+            # uses' blockers with this one
+            site.errors.append(blocked)
+            site.strategy_value = site.strategy_binding = None
+            site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
+            site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
+        if site.errors:
+            # analysed on as if without those settings (their blockers leave its files unchanged): its model_fn
+            # and uses get their own diagnostics too
+            self.errors.extend(site.errors)
         site.target = strategies.choose_target(self.options.target, site.strategy, call)
         if warm_start and site.strategy.parameter_server:
             raise Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
@@ -543,7 +560,9 @@ class Analysis:
         return position_in(file.module, node)[0]
 
     def run_config(self, args: dict[str, Value], call: cst.Call, file: FileIndex, trail: list,
-                   tpu: bool = False) -> dict[str, Value]:
+                   tpu: bool = False, unconverted: list | None = None) -> dict[str, Value]:
+        """The kept RunConfig settings; one not converted is a blocker, added to `unconverted` (each one of them, the
+        others still read), else raised."""
         config: dict[str, Value] = {}
         value = args.get("config")
         if tpu and (value is None or is_literal(value.node, None)):
@@ -558,7 +577,11 @@ class Analysis:
                     self.summary_steps[id(call)] = v
                 del config[key]
             elif key not in _KEPT_CONFIG:
-                raise Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
+                error = Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
+                if unconverted is None:
+                    raise error
+                unconverted.append(error)
+                del config[key]
         if "model_dir" in args and not is_literal(args["model_dir"].node, None):
             config["model_dir"] = args["model_dir"]
         return config
@@ -638,11 +661,20 @@ class Analysis:
                 raise Blocked(CODE, f"train_and_evaluate(`{code(args['estimator'].node)}`, ...): "
                                     f"{self.why(site, 'an Estimator')}", call)
             use = Use("train_and_evaluate", call, file, args["estimator"].node)
-            use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
-            use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
-            exporters = use.evaluate.pop("exporters", None)
-            if exporters is not None:
-                use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
+            errors = []  # the TrainSpec's, the EvalSpec's and the exporters' blockers, each reported
+            try:
+                use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
+            except Blocked as blocked:
+                errors.append(blocked)
+            try:
+                use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
+                exporters = use.evaluate.pop("exporters", None)
+                if exporters is not None and not errors:  # (their checks read the TrainSpec's max_steps)
+                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
+            except Blocked as blocked:
+                errors.append(blocked)
+            if errors:
+                raise Blocked.many(errors)
             site.uses.append(use)
             return
         func = call.func
@@ -1263,7 +1295,9 @@ class Analysis:
             if id(b) in doomed:
                 continue
             file = b.scope.file
-            stray = [n for n in file.loads_of(self.program, b) if not self.program.file_of(n).inside(n, covered | gone)]
+            # a read inside a call already reported (train_and_evaluate blocked by its EvalSpec) is that report's
+            stray = [n for n in file.loads_of(self.program, b)
+                     if not self.program.file_of(n).inside(n, covered | gone | self._failed)]
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))

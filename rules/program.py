@@ -507,6 +507,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                           *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
+    errors += [e for s in mine for e in s.errors]  # its RunConfig's, wherever that is built
     if not mine:
         if errors:
             _raise(errors, file, program)
