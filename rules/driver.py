@@ -1295,9 +1295,11 @@ class Analysis:
             if id(b) in doomed:
                 continue
             file = b.scope.file
-            # a read inside a call already reported (train_and_evaluate blocked by its EvalSpec) is that report's
+            # a read inside a call already reported (train_and_evaluate blocked by its EvalSpec), or at a node a
+            # blocker names (the BestExporter in EvalSpec(exporters=[...])), is that blocker's
+            reported = {id(x.node) for e in self.errors for x in e.errors if x.node is not None}
             stray = [n for n in file.loads_of(self.program, b)
-                     if not self.program.file_of(n).inside(n, covered | gone | self._failed)]
+                     if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported)]
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))

@@ -1463,6 +1463,13 @@ class _Interpreter:
             return
         if path == "losses.add_loss":
             raise Blocked(losses.CODE, "tf.losses.add_loss is not converted: add the term to the loss expression", value)
+        if path in ("set_random_seed", "random.set_random_seed", "random.set_seed"):
+            # TF 2.15, measured: the seed of the Estimator's graph from here on, the weights then as with
+            # RunConfig(tf_random_seed=...); the input pipeline, built before the model_fn ran, stayed unseeded
+            raise Blocked(CODE, f"`{code(value).strip()}` in the model_fn seeds the Estimator's graph from this point "
+                                "on (its weights, not the input_fn's ops built before it) and is not converted: move "
+                                "the seed to RunConfig(tf_random_seed=...), converted to keras.utils.set_random_seed "
+                                "(which seeds the input pipeline too), and delete this call", value)
         raise Blocked(CODE, f"statement `{code(value).strip()}` in model_fn is not converted", stmt)
 
     def drop(self, path: str | None, call) -> bool:
