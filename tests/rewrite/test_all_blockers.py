@@ -132,3 +132,48 @@ def test_a_seed_set_in_a_helper_function_is_reported_with_both_cases():
     found = blocked(program(extra="def seeded():\n    tf.compat.v1.set_random_seed(1)\n")).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM001", 5)]
     assert "in `seeded`" in found[0].message and "input_fn" in found[0].message and "delete it" in found[0].message
+
+
+# ---- messages that say what the construct is ----------------------------------------------------------------------
+LOOP_VOCABULARIES = '''\
+import tensorflow as tf
+
+KEYS = ["colour", "size"]
+
+
+def read_words(key):
+    with open(f"/tmp/{key}.txt") as handle:
+        return [line.strip() for line in handle]
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"colour": ["red"], "size": ["big"]}, [1.0])).batch(1)
+
+
+columns = []
+for key in KEYS:
+    words = read_words(key)
+    columns.append(tf.feature_column.categorical_column_with_vocabulary_list(key, words))
+regressor = tf.estimator.LinearRegressor(feature_columns=columns, model_dir="/tmp/m")
+regressor.train(input_fn, max_steps=2)
+'''
+
+
+def test_a_run_time_vocabulary_computed_in_a_loop_is_reported_as_such():
+    # each pass built its column on its own list; where the Estimator is built `words` holds the last one: the
+    # migrated model was given that one for every column (a silent change of training before)
+    found = blocked(LOOP_VOCABULARIES).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM622", 18)]
+    assert "loop at line 16 (`for key in KEYS:`)" in found[0].message
+    assert "Estimator is built (line 19)" in found[0].message and "last pass's value" in found[0].message
+    # through a helper building the column from its parameter, the same
+    helper = LOOP_VOCABULARIES.replace(
+        "columns = []", "def column(key, vocabulary):\n    return tf.feature_column.categorical_column_with_vocabulary_list("
+                        "key, vocabulary)\n\n\ncolumns = []").replace(
+        "tf.feature_column.categorical_column_with_vocabulary_list(key, words)", "column(key, words)")
+    found = blocked(helper).diagnostics
+    assert [d.code for d in found] == ["TFM622"] and "`words` takes a new run-time value" in found[0].message
+    # one run-time vocabulary computed once, before the loop: converted as before
+    once = LOOP_VOCABULARIES.replace("    words = read_words(key)\n", "").replace(
+        "columns = []", 'words = read_words("all")\ncolumns = []')
+    assert rewrite(once).status == "changed"
