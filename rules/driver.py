@@ -418,6 +418,9 @@ class Analysis:
             warm_start, warm_trail = self.warm_start(args["warm_start_from"])
         fn = self.program.function_of(args["model_fn"])
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            method = _method_model_fn(args["model_fn"])
+            if method is not None:
+                raise Blocked(CODE, method, args["model_fn"].node)
             r = self.program.resolve(args["model_fn"])
             raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}`: {self.why(r, 'a function')}",
                           args["model_fn"].node)
@@ -1508,11 +1511,59 @@ class Analysis:
                                 if id(read) not in handled:
                                     todo.append((read, fn.file))
                     continue
+            if isinstance(parent, cst.Assign) and parent.value is expr and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0].target, cst.Attribute):
+                # `self.classifier = tf.estimator.LinearRegressor(...)`: driven through the attribute elsewhere
+                target = code(parent.targets[0].target)
+                fn = file.enclosing_function(expr)
+                owner = file.scope_of(fn).node if fn is not None else None
+                where = (f" in {type(owner).__name__ == 'ClassDef' and f'class `{owner.name.value}`' or 'this file'}"
+                         if owner is not None else "")
+                raise Blocked(CODE, f"the Estimator is stored in the attribute `{target}`{where}: tfmigrate follows "
+                                    "an Estimator through local and module-level names and function arguments, not "
+                                    "object attributes, so the train/evaluate/predict calls made on the attribute "
+                                    "(in other methods) cannot be converted with it; assign it to a local name and "
+                                    "drive it from the same function (or a function it is passed to)", expr)
             if expr is site.call:
                 raise Blocked(CODE, "the Estimator is used right where it is built, in a way tfmigrate does not "
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _method_model_fn(value: Value) -> str | None:
+    """The message for `Estimator(self.model_fn, ...)` in a method: the model_fn is a method looked up on the object
+    at run time (a subclass's override), which tfmigrate does not follow; None for other expressions."""
+    node, file = value.node, value.file
+    if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"):
+        return None
+    fn = file.enclosing_function(node)
+    cls = file.parent(fn) if fn is not None else None
+    if isinstance(cls, cst.IndentedBlock):
+        cls = file.parent(cls)
+    if not isinstance(cls, cst.ClassDef):
+        return None
+    name, owner = node.attr.value, cls.name.value
+    found = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    head = f"model_fn=`self.{name}` is a method of the object, looked up at run time"
+    how = ("tfmigrate converts a model_fn that is a function (module level, or returned by a factory); pass the "
+           "Estimator that function, or run tfmigrate on a program that does")
+    if found is None:
+        return f"{head}: class `{owner}` does not define `{name}` (a subclass or the object's owner does); {how}"
+    body = [s for s in found.body.body if not _docstring_statement(s)]
+    abstract = len(body) == 1 and (
+        isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], (cst.Raise, cst.Pass))
+        or isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr)
+        and isinstance(body[0].body[0].value, cst.Ellipsis))
+    if abstract:
+        return (f"{head}: `{owner}.{name}` only raises (or passes), so the model_fn that trains is a subclass's "
+                f"override, chosen by the object's class; {how}")
+    return f"{head} (`{owner}.{name}`, which a subclass may override); {how}"
+
+
+def _docstring_statement(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> bool:

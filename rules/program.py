@@ -1296,6 +1296,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors, generic, subclasses = [], [], []
+    holders: dict[int, str | None] = {}  # id(generic finding) → the module-level function it is in
     model_fns: dict[int, tuple[cst.FunctionDef, list]] = {}  # model_fn-shaped defs → the generic findings inside
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
@@ -1319,6 +1320,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
         def _generic(self, finding) -> None:
             generic.append(finding)
             errors.append(finding)
+            holders[id(finding)] = self.defs[0].name.value if self.defs else None
             for fn in self.defs:  # the outermost model_fn-shaped def holds it
                 if _model_fn_shaped(fn):
                     model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
@@ -1392,8 +1394,38 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                                           "in the migrated files is built with: run tfmigrate on this file together "
                                           "with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
+    if not subclasses and file is not None and program is not None:
+        errors = _helper_findings(errors, generic, holders, file, program)
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _helper_findings(errors: list, generic: list, holders: dict, file, program) -> list:
+    """Estimator API in functions of a file that builds no Estimator (`make_train_spec()`, `get_run_config()`):
+    helpers of an Estimator built elsewhere. Each finding says so, names the helpers and where their user would
+    be (the files of the run importing this module, else one outside the run)."""
+    helpers = sorted({holders[id(e)] for e in generic if holders.get(id(e))})
+    if not helpers:
+        return errors
+    shown = ", ".join(f"`{h}`" for h in helpers[:4]) + (", ..." if len(helpers) > 4 else "")
+    users = [f.path for f in program.files if f is not file and _imports_module(f, file.module_name, program)]
+    one = len(users) == 1
+    where = (f"{', '.join(users[:3])} import{'s' if one else ''} it but build{'s' if one else ''} no Estimator "
+             "tfmigrate converts" if users else
+             f"the file that imports `{file.module_name or file.path}` and builds that Estimator is not among the "
+             "migrated files")
+    out = []
+    for e in errors:
+        holder = holders.get(id(e)) if any(e is g for g in generic) else None
+        if holder is None:
+            out.append(e)
+            continue
+        what = e.message.split(" is used but", 1)[0]
+        out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
+                                   f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
+                                   "this file together with the file that calls them and builds the Estimator",
+                           e.node))
+    return out
 
 
 def _model_fn_shaped(fn: cst.FunctionDef) -> bool:

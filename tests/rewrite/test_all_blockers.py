@@ -177,3 +177,77 @@ def test_a_run_time_vocabulary_computed_in_a_loop_is_reported_as_such():
     once = LOOP_VOCABULARIES.replace("    words = read_words(key)\n", "").replace(
         "columns = []", 'words = read_words("all")\ncolumns = []')
     assert rewrite(once).status == "changed"
+
+
+HELPERS_ONLY = '''\
+import tensorflow as tf
+
+
+def make_config(model_dir):
+    return tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=100)
+
+
+def make_specs(train_fn, eval_fn):
+    train = tf.estimator.TrainSpec(input_fn=train_fn, max_steps=1000)
+    return train, tf.estimator.EvalSpec(input_fn=eval_fn, steps=10)
+'''
+
+
+def test_a_file_of_estimator_helpers_says_so_at_each_construct_and_where_their_user_would_be():
+    found = blocked(HELPERS_ONLY).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 5), ("TFM601", 9), ("TFM601", 10)]
+    assert found[0].message.startswith("tf.estimator.RunConfig in `make_config`: this file builds no Estimator, it "
+                                       "holds helpers for one (`make_config`, `make_specs`)")
+    assert found[1].message.startswith("tf.estimator.TrainSpec in `make_specs`")
+    assert all("the file that imports `snippet` and builds that Estimator is not among the migrated files" in d.message
+               for d in found)
+
+
+ATTRIBUTE_HOLDER = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0]]}, [[2.0]])).batch(1)
+
+
+class Trainer:
+    def __init__(self, model_dir):
+        self.regressor = tf.estimator.LinearRegressor(
+            feature_columns=[tf.feature_column.numeric_column("x")], model_dir=model_dir)
+
+    def fit(self, steps):
+        self.regressor.train(input_fn=input_fn, steps=steps)
+
+
+Trainer("/tmp/m").fit(3)
+'''
+
+
+def test_an_estimator_kept_in_an_object_attribute_is_reported_as_such():
+    # was "the Estimator is used right where it is built ...; assign it to a name first": it is assigned, to an attribute
+    [found] = blocked(ATTRIBUTE_HOLDER).diagnostics
+    assert (found.code, found.line) == ("TFM601", 10)
+    assert found.message.startswith("the Estimator is stored in the attribute `self.regressor` in class `Trainer`")
+
+
+BASE_CLASS_MODEL_FN = '''\
+import tensorflow as tf
+
+
+class Base:
+    def __init__(self, params):
+        self.estimator = tf.estimator.Estimator(self.model_fn, params=params)
+
+    def model_fn(self, features, labels, mode, params):
+        """Subclasses build the model."""
+        raise NotImplementedError
+'''
+
+
+def test_a_model_fn_that_is_an_abstract_method_is_reported_as_a_subclass_override():
+    [found] = blocked(BASE_CLASS_MODEL_FN).diagnostics
+    assert (found.code, found.line) == ("TFM601", 6)
+    assert "`Base.model_fn` only raises" in found.message and "subclass's override" in found.message
+    concrete = blocked(BASE_CLASS_MODEL_FN.replace("raise NotImplementedError", "return None")).diagnostics
+    assert "`Base.model_fn`, which a subclass may override" in concrete[0].message
