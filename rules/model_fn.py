@@ -3204,44 +3204,26 @@ def makes_variables(path: str) -> bool:
             or path.endswith(".Variable"))
 
 
-class _Targets(Visitor):
-    """Names a statement binds: assignment and loop targets, `with ... as` names, nested defs."""
+def _statement_targets(stmt) -> set[str]:
+    """Names a statement binds: assignment and loop targets, `with ... as` names, defs (and those in nested defs)."""
+    found: set[str] = set()
 
-    def __init__(self, found: set[str]):
-        self.found = found
-
-    def _add(self, target) -> None:
+    def add(target) -> None:
         if isinstance(target, cst.Name):
-            self.found.add(target.value)
+            found.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._add(element.value)
+                add(element.value)
         elif isinstance(target, cst.StarredElement):
-            self._add(target.value)
+            add(target.value)
 
-    def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-        self._add(n.target)
-
-    def visit_AugAssign(self, n: cst.AugAssign) -> None:
-        self._add(n.target)
-
-    def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-        self._add(n.target)
-
-    def visit_For(self, n: cst.For) -> None:
-        self._add(n.target)
-
-    def visit_AsName(self, n: cst.AsName) -> None:
-        self._add(n.name)
-
-    def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-        self.found.add(n.name.value)
-        return False
-
-
-def _statement_targets(stmt) -> set[str]:
-    found: set[str] = set()
-    stmt.visit(_Targets(found))
+    for node in _walk_statements(stmt):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            add(node.target)
+        elif isinstance(node, cst.AsName):
+            add(node.name)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            found.add(node.name.value)
     return found
 
 
