@@ -3102,6 +3102,11 @@ class _NamesAndAssignCounts(Visitor):
         for name in _all_name_nodes(node.target):
             self.counts[name.value] = self.counts.get(name.value, 0) + 2  # a loop variable is never inlined
 
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        # `units *= 2` assigns `units` again: not a static local (was substituted: "statement `4 *= 2`")
+        for name in _all_name_nodes(node.target):
+            self.counts[name.value] = self.counts.get(name.value, 0) + 1
+
 
 def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
     """Every name in the function, and how often each is assigned in its body (one walk)."""
