@@ -59,6 +59,23 @@ class Binding:
     target: str = ""  # import/from: the dotted name it stands for ("." prefixes for relative imports)
 
 
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def rebinding_loop(name: cst.Name, bindings, file, at: cst.CSTNode, at_file) -> cst.CSTNode | None:
+    """The loop `name` is read in that binds it anew each iteration (its target, or an assignment in its body) and
+    that does not hold `at`, else None: what `name` holds at `at` is the last iteration's value, not the one read
+    here."""
+    node = file.parent(name)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, _LOOPS) and not (at_file is file and file.inside(at, {id(node)})):
+            if any(b.scope.file is file and (file.inside(b.node, {id(node)}) or file.inside(b.statement, {id(node)}))
+                   for b in bindings):
+                return node
+        node = file.parent(node)
+    return None
+
+
 @dataclass(frozen=True, eq=False)
 class Value:
     """An expression as written somewhere, with the parameter bindings it was reached through."""
@@ -861,6 +878,11 @@ class Program:
                 continue
             here = self.lookup(name.value, name, value.file)
             there = self.lookup(name.value, at, at_file)
+            if rebinding_loop(name, here, value.file, at, at_file) is not None:
+                # one value per iteration where it is read, the last one only at `at`
+                if why is not None and not why:
+                    why.append(name)
+                return None
             if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None
