@@ -799,7 +799,10 @@ def _random_seeds(names: TFNames, file, mine) -> tuple[list, list]:
                                                    "RunConfig(tf_random_seed=...) as their seed, None unless given "
                                                    "(TF 2.15: the weights differed from run to run with this call); "
                                                    "the migrated program is seeded by that RunConfig's seed "
-                                                   "(keras.utils.set_random_seed), as the Estimator was", call)))
+                                                   "(keras.utils.set_random_seed), as the Estimator was; random ops "
+                                                   "this code runs itself, outside the Estimator (data drawn with "
+                                                   "tf.random, say), lose this seed: if it has any, seed them there "
+                                                   "with tf.random.set_seed", call)))
                 continue
             where = f"in `{fn.name.value}`" if fn is not None else "here"
             errors.append(Blocked(imports.CODE, f"{text} {where} is not converted: if `{fn.name.value if fn else 'it'}` "
