@@ -9,7 +9,16 @@ a usage error — goes to the typer app, which prints the same help and errors a
 """
 from __future__ import annotations
 
+import gc
 import sys
+
+# The collector's first generation is collected every 700 new container objects by default. Start-up (LibCST's
+# ~230 node dataclasses, the rules' modules, jinja2) allocates ~70,000 objects that all live to the end, and each
+# file's rewrite allocates hundreds of thousands more: at 700, a one-file rewrite spent ~13% of its CPU time in
+# ~140 collections, most of them during the imports, and a 216-file run ~10% (its full collections re-scanning
+# every object start-up made). Collected every 10,000: the same garbage is found (it is only found later) for
+# ~2 MB more peak memory on that run. The console script's process only (and the workers it forks).
+_GC_THRESHOLD = 10_000
 
 # option → (keyword, kind): "flag" sets True, "value" takes the next argument (the last one wins), "many" appends
 _OPTIONS = {
@@ -76,6 +85,8 @@ def parse_rewrite(args: list[str]) -> tuple[list[str], dict] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    if argv is None:
+        gc.set_threshold(_GC_THRESHOLD, *gc.get_threshold()[1:])
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["rewrite"]:
         parsed = parse_rewrite(args[1:])

@@ -130,3 +130,16 @@ def test_visitor_refuses_trivia_methods():
         class _Bad(Visitor):
             def visit_Comment(self, node):
                 pass
+
+
+def test_trivia_methods_read_from_the_mro_as_issubclass_would():
+    """visitors reads TRIVIA membership from a class's MRO (cheaper at import than ABCMeta's issubclass): the same
+    answer for every class LibCST exports, and the refused methods are exactly those of the TRIVIA classes."""
+    from tfmigrate import visitors
+
+    classes = [getattr(cst, name) for name in dir(cst) if isinstance(getattr(cst, name), type)]
+    assert [visitors._trivia_class(c) for c in classes] == [issubclass(c, TRIVIA) for c in classes]
+    assert sum(map(visitors._trivia_class, classes)) > 30
+    expected = {f"{prefix}_{name}" for prefix in ("visit", "leave") for name in dir(cst)
+                if isinstance(getattr(cst, name), type) and issubclass(getattr(cst, name), TRIVIA)}
+    assert visitors._TRIVIA_METHODS == expected
