@@ -91,8 +91,10 @@ class _Positions:
     pass that records token indices (no per-token line arithmetic, no position objects): line and column are
     counted only for the nodes asked about."""
 
-    def __init__(self, module: cst.Module, wanted=None, text: str | None = None, parents: dict | None = None):
+    def __init__(self, module: cst.Module, wanted=None, text: str | None = None, parents: dict | None = None,
+                 spans=None):
         self.module, self._state = module, None
+        self.spans = spans  # () -> the module's statement_spans (or None), when the caller has them
         self.wanted = wanted  # all the nodes that will be asked about, when known: the codegen stops after them
         # with the module's text and the index's parent links: only the top-level statements holding a wanted node
         # are generated, each placed by finding its text in the module's (_statement_positions)
@@ -103,7 +105,8 @@ class _Positions:
             return 1, 0
         if self._state is None:
             self._state = None if self.text is None or self.parents is None else \
-                _statement_positions(self.module, self.wanted, self.text, self.parents)
+                _statement_positions(self.module, self.wanted, self.text, self.parents,
+                                     self.spans() if self.spans is not None else None)
             if self._state is None:
                 self._state = _token_positions(self.module, self.wanted)
         return _position(self.module, self._state.start(node), node)
@@ -137,11 +140,14 @@ def _top_statement(node, module, parents: dict):
         node, key = parent, id(parent)
 
 
-def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
+def _statement_positions(module: cst.Module, wanted, text: str, parents: dict, spans: list[int] | None = None):
     """Positions without generating the whole module: each top-level statement holding a wanted node is generated
-    alone, and its text, found exactly once in the module's text at a line start, says on which line it starts.
-    None (the caller generates the module) when a wanted node is outside the statements or a text is not unique."""
-    if not wanted or "\r" in text or any(n is module for n in wanted):  # lines counted by "\n" below
+    alone (until its wanted nodes), starting on the line where `spans` (statement_spans) puts it, or, without
+    spans, where its text, found exactly once in the module's text at a line start, is. None (the caller generates
+    the module) when a wanted node is outside the statements or a text is not unique."""
+    if not wanted or any(n is module for n in wanted):
+        return None
+    if spans is None and "\r" in text:  # lines counted by "\n" below (spans exist only without a lone CR)
         return None
     groups: dict[int, tuple[cst.CSTNode, list]] = {}
     for node in wanted:
@@ -152,10 +158,15 @@ def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
             return None
         groups.setdefault(id(top), (top, []))[1].append(node)
     states = []
+    where = {id(stmt): i for i, stmt in enumerate(module.body)} if spans is not None else None
     for top, nodes in groups.values():
         state = _token_positions(top, nodes, module)
         if state.pending:
             return None
+        if where is not None and id(top) in where:
+            state.first_line = text.count("\n", 0, spans[where[id(top)]]) + 1
+            states.append(state)
+            continue
         snippet = "".join(state.tokens)
         at = text.find(snippet)
         if not snippet or at < 0 or (at and text[at - 1] != "\n") or text.find(snippet, at + 1) >= 0:
@@ -528,13 +539,23 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
     file = context.file if context.file is not None and context.file.module is module else None
-    position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None)
+    spans: list = []  # [statement_spans(module, text)], computed once, for positions and the render
+
+    def statement_spans():
+        if not spans:
+            from .spans import statement_spans
+
+            spans.append(statement_spans(module, text))
+        return spans[0]
+
+    position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None,
+                          statement_spans)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     if new is module and not context.text_replacements:  # no rule changed the tree: LibCST renders it byte-exact
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
-    from .visitors import render
+    from .spans import render_reusing
 
-    out_text = render(new)
+    out_text = render_reusing(new, module, text, statement_spans())
     for old, replacement in context.text_replacements:
         out_text = out_text.replace(old, replacement)
     if out_text == text:
