@@ -21,13 +21,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import libcst as cst
 
-# strings (any prefix, triple-quoted first) and comments; DOTALL so an escaped newline stays inside a string
-_MASK = re.compile(r"#[^\r\n]*|(?:\b[rRbBuUfFtT]{1,2})?(?:"
-                   r"'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]|\\.|\"(?!\"\"))*\"\"\""
-                   r"|'(?:[^'\\\r\n]|\\.)*'|\"(?:[^\"\\\r\n]|\\.)*\")", re.DOTALL)
+# strings (their prefix letters stay: they change no line, bracket or head) and comments; DOTALL so an escaped
+# newline stays inside its string
+_MASK = re.compile(r"#[^\r\n]*|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+                   r"|\"\"\"[^\"\\]*(?:(?:\\.|\"(?!\"\"))[^\"\\]*)*\"\"\""
+                   r"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'|\"[^\"\\\r\n]*(?:\\.[^\"\\\r\n]*)*\"", re.DOTALL)
 _HEAD = re.compile(r"^[^\s#]", re.MULTILINE)
 _UNSCANNED = re.compile(r"\r(?!\n)|\f|^[ \t]*\\", re.MULTILINE)
-_WORD = re.compile(r"[A-Za-z_]\w*|@|\S")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\S")
 # a simple statement's first word is none of these (`match` is a soft keyword: `match = ...` is a simple statement)
 _COMPOUND = frozenset(("def", "class", "async", "if", "for", "while", "try", "with", "elif", "else", "except",
                        "finally", "@"))
@@ -38,7 +39,23 @@ def _blank(match: re.Match) -> str:
     if found[0] == "#":
         return ""
     lines = found.count("\n")
-    return "S" + "\n " * lines if lines else "S"
+    return "$" + "\n " * lines if lines else "$"  # (a string at column 0 is a head: `$` is no word, no bracket)
+
+
+def _odd_tail(text: str) -> bool:
+    """An indented line (whitespace only, or a comment) among the blank and comment lines that end the file: LibCST's
+    code may then drop the blank lines after the last statement (it does not round-trip `x = 1\\n\\n  \\n`)."""
+    end = len(text)
+    while end > 0:
+        start = text.rfind("\n", 0, end - 1) + 1
+        line = text[start:end].rstrip("\r\n")
+        stripped = line.strip(" \t")
+        if stripped and stripped[0] != "#":
+            return False
+        if line[:1] == " " or line[:1] == "\t":
+            return True
+        end = start
+    return False
 
 
 def _heads(stmt) -> list[str] | None:
@@ -87,7 +104,7 @@ def statement_spans(module: cst.Module, text: str) -> list[int] | None:
     text[s_i:s_i+1], the header text[:s0], the footer text[f:] (plus the popped newline when the module has no
     trailing newline: that statement's or footer line's code ends in module.default_newline). None when the scan
     cannot say for sure."""
-    if _UNSCANNED.search(text):
+    if _UNSCANNED.search(text) or _odd_tail(text):
         return None
     if not module.has_trailing_newline:
         text += module.default_newline
@@ -113,7 +130,7 @@ def statement_spans(module: cst.Module, text: str) -> list[int] | None:
             continue
         heads.append((line, _WORD.match(masked, start).group()))
     total = count("\n")
-    offsets = [0, *accumulate(len(part) + 1 for part in text.split("\n"))]  # offsets[i]: where line i starts
+    ends = [0, *accumulate(map(len, text.split("\n")))]  # line i starts at ends[i] + i
     spans: list[int] = []
     i, previous = 0, len(module.header) - 1  # the last line before this statement's own lines
     for stmt in module.body:
@@ -128,14 +145,14 @@ def statement_spans(module: cst.Module, text: str) -> list[int] | None:
             if (got != word) if word else got in _COMPOUND:
                 return None
             i += 1
-        spans.append(offsets[first])
+        spans.append(ends[first] + first)
         previous = heads[i - 1][0]
     footer = total - len(module.footer)
     if i != len(heads) or footer <= previous or (not module.body and footer != len(module.header)):
         return None
-    if module.body and spans[0] != offsets[len(module.header)]:
+    if module.body and spans[0] != ends[len(module.header)] + len(module.header):
         return None
-    spans.append(offsets[footer])
+    spans.append(ends[footer] + footer)
     return spans
 
 
