@@ -99,11 +99,84 @@ def _heads(stmt) -> list[str] | None:
     return heads
 
 
-def statement_spans(module: cst.Module, text: str) -> list[int] | None:
-    """Offsets [s0, s1, ..., sn, f] into `text` (what `module` was parsed from): statement i of module.body is
-    text[s_i:s_i+1], the header text[:s0], the footer text[f:] (plus the popped newline when the module has no
-    trailing newline: that statement's or footer line's code ends in module.default_newline). None when the scan
-    cannot say for sure."""
+def _find_heads(masked: str, pattern: re.Pattern, start: int = 0, end: int | None = None, line: int = 0):
+    """(line index, first word) of the lines `pattern` finds in masked[start:end] (line `line` starts at `start`,
+    outside brackets) that are outside brackets and not continued from the line before."""
+    heads: list[tuple[int, str]] = []
+    depth, at = 0, start
+    count = masked.count
+    for found in pattern.finditer(masked, start, len(masked) if end is None else end):
+        begin = found.start()
+        depth += count("(", at, begin) + count("[", at, begin) + count("{", at, begin) \
+            - count(")", at, begin) - count("]", at, begin) - count("}", at, begin)
+        line += count("\n", at, begin)
+        at = begin
+        if depth:
+            continue
+        cut = begin - 1 if begin and masked[begin - 1] == "\n" else begin
+        if cut and masked[cut - 1] == "\r":
+            cut -= 1
+        if cut and masked[cut - 1] == "\\":
+            continue
+        heads.append((line, _WORD.match(masked, found.end() - 1).group()))
+    return heads
+
+
+def _align(body, heads, previous: int) -> list[tuple[int, int]] | None:
+    """(first line, head line) of each statement of `body` from the heads found for it, when they are exactly the
+    statements' heads (count and words) and each statement's leading lines fit after the one before."""
+    out = []
+    i = 0
+    for stmt in body:
+        expected = _heads(stmt)
+        if expected is None or i + len(expected) > len(heads):
+            return None
+        head = heads[i][0]
+        first = head - len(stmt.leading_lines)
+        if first <= previous:
+            return None
+        for word in expected:
+            got = heads[i][1]
+            if (got != word) if word else got in _COMPOUND:
+                return None
+            i += 1
+        out.append((first, head))
+        previous = heads[i - 1][0]
+    return out if i == len(heads) else None
+
+
+class Scan:
+    """A module's text with strings and comments blanked out, and where its top-level statements are."""
+
+    def __init__(self, module: cst.Module, text: str, masked: str, spans: list[int], lines: list[tuple[int, int]]):
+        self.module, self.text, self.masked, self.spans, self.lines = module, text, masked, spans, lines
+        self._starts: list[int] | None = None
+        self._blocks: dict[int, list[tuple[int, int]] | None] = {}
+
+    def block(self, block, prefix: str, head: int, end: int) -> list[tuple[int, int]] | None:
+        """(first line, head line) of each statement of the IndentedBlock `block`, whose statements' lines start
+        with `prefix` (every enclosing block's indent), of a statement whose head is line `head` and whose code
+        ends before line `end`; None when the scan cannot say for sure."""
+        found = self._blocks.get(id(block), self)
+        if found is not self:
+            return found
+        if self._starts is None:
+            self._starts = [0, *accumulate(map(len, self.masked.split("\n")))]  # line i starts at [i] + i
+        starts = self._starts
+        pattern = _PREFIXED.get(prefix)
+        if pattern is None:
+            pattern = _PREFIXED[prefix] = re.compile("^" + re.escape(prefix) + r"[^\s#]", re.MULTILINE)
+        heads = _find_heads(self.masked, pattern, starts[head] + head, starts[end] + end, head)
+        found = self._blocks[id(block)] = _align(block.body, heads, head) if block.body else None
+        return found
+
+
+_PREFIXED: dict[str, re.Pattern] = {}
+
+
+def scan(module: cst.Module, text: str) -> Scan | None:
+    """Where each top-level statement of `module` (parsed from `text`) is; None when the scan cannot say for
+    sure."""
     if _UNSCANNED.search(text) or _odd_tail(text):
         return None
     if not module.has_trailing_newline:
@@ -112,48 +185,28 @@ def statement_spans(module: cst.Module, text: str) -> list[int] | None:
         return None
     masked = _MASK.sub(_blank, text)
     # column-0 lines of the masked text outside brackets and not continued from the line before: the heads
-    heads: list[tuple[int, str]] = []  # (line index, first word)
-    depth, at, line = 0, 0, 0
-    count = masked.count
-    for found in _HEAD.finditer(masked):
-        start = found.start()
-        depth += count("(", at, start) + count("[", at, start) + count("{", at, start) \
-            - count(")", at, start) - count("]", at, start) - count("}", at, start)
-        line += count("\n", at, start)
-        at = start
-        if depth:
-            continue
-        end = start - 1 if start and masked[start - 1] == "\n" else start
-        if end and masked[end - 1] == "\r":
-            end -= 1
-        if end and masked[end - 1] == "\\":
-            continue
-        heads.append((line, _WORD.match(masked, start).group()))
-    total = count("\n")
-    ends = [0, *accumulate(map(len, text.split("\n")))]  # line i starts at ends[i] + i
-    spans: list[int] = []
-    i, previous = 0, len(module.header) - 1  # the last line before this statement's own lines
-    for stmt in module.body:
-        expected = _heads(stmt)
-        if expected is None or i + len(expected) > len(heads):
-            return None
-        first = heads[i][0] - len(stmt.leading_lines)
-        if first <= previous:
-            return None
-        for word in expected:
-            got = heads[i][1]
-            if (got != word) if word else got in _COMPOUND:
-                return None
-            i += 1
-        spans.append(ends[first] + first)
-        previous = heads[i - 1][0]
+    lines = _align(module.body, _find_heads(masked, _HEAD), len(module.header) - 1)
+    if lines is None:
+        return None
+    total = masked.count("\n")
     footer = total - len(module.footer)
-    if i != len(heads) or footer <= previous or (not module.body and footer != len(module.header)):
+    if footer <= (lines[-1][1] if lines else len(module.header) - 1) \
+            or (not module.body and footer != len(module.header)) \
+            or (module.body and lines[0][0] != len(module.header)):
         return None
-    if module.body and spans[0] != ends[len(module.header)] + len(module.header):
-        return None
+    ends = [0, *accumulate(map(len, text.split("\n")))]  # line i starts at ends[i] + i
+    spans = [ends[first] + first for first, _ in lines]
     spans.append(ends[footer] + footer)
-    return spans
+    return Scan(module, text, masked, spans, lines)
+
+
+def statement_spans(module: cst.Module, text: str) -> list[int] | None:
+    """Offsets [s0, s1, ..., sn, f] into `text` (what `module` was parsed from): statement i of module.body is
+    text[s_i:s_i+1], the header text[:s0], the footer text[f:] (plus the popped newline when the module has no
+    trailing newline: that statement's or footer line's code ends in module.default_newline). None when the scan
+    cannot say for sure."""
+    found = scan(module, text)
+    return found.spans if found is not None else None
 
 
 def render_reusing(new: cst.Module, module: cst.Module, text: str, spans: list[int] | None) -> str:

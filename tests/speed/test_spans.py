@@ -129,3 +129,61 @@ def test_spans_given_for_plain_odd_layouts() -> None:
     assert len(spans) == len(cst.parse_module(text).body) + 1
     for text in ("x = 1 \\\n+ 2\n", "\fx = 1\n", "x = 1\ry = 2\n", "\\\nx = 1\n"):
         check(text)  # no spans (a head the scan cannot see as one) or exact ones; the render is exact either way
+
+
+def check_positions(text: str, rng: random.Random, path: str = "m.py") -> int:
+    """Note positions through the scan (the innermost def/class statement the scan places, generated alone) are
+    LibCST's PositionProvider's, for calls, names, integers and statements at every depth. Returns how many
+    positions came from a statement nested in a def/class body."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from tfmigrate.engine import _inner_statement, _Positions
+    from tfmigrate.model import FileIndex
+    from tfmigrate.spans import scan
+
+    module = cst.parse_module(text)
+    index = FileIndex(module, path, "m", False)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    kinds = (cst.Call, cst.Name, cst.Integer, cst.SimpleStatementLine, cst.FunctionDef, cst.If, cst.ClassDef)
+    nodes = [n for n in positions if isinstance(n, kinds) and id(n) in index.parents and n is not module]
+    if not nodes:
+        return 0
+    found = scan(module, text)
+    nested = 0
+    for _ in range(4):
+        wanted = rng.sample(nodes, min(len(nodes), rng.randint(1, 3)))
+        position = _Positions(module, wanted, text, index.parents, lambda: found)
+        for node in wanted:
+            start = positions[node].start
+            assert position(node) == (start.line, start.column), (type(node).__name__, node)
+            if found is not None:
+                top = node
+                while index.parents[id(top)] is not module:
+                    top = index.parents[id(top)]
+                where = [i for i, s in enumerate(module.body) if s is top]
+                if where and _inner_statement(node, top, where[0], found, index.parents)[2]:
+                    nested += 1
+    return nested
+
+
+def test_positions_in_def_bodies() -> None:
+    rng = random.Random(1)
+    nested = 0
+    for path in FIXTURE_FILES[::3]:
+        text, _ = decode(path.read_bytes())
+        nested += check_positions(text, rng)
+    for _ in range(15):
+        for source in render_program(draw_shape(rng)).values():
+            nested += check_positions(source, rng)
+    assert nested > 50  # the nested path is the one taken
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(layouts(), st.randoms(use_true_random=False))
+def test_odd_layout_positions(data: bytes, rng) -> None:
+    try:
+        text, _ = decode(data)
+        cst.parse_module(text)
+    except Exception:
+        assume(False)
+    check_positions(text, rng)
