@@ -85,6 +85,8 @@ STATEMENTS = [
     "for i in r:\n{I}pass\nelse:\n{I}pass", "while x: pass", "with a as b:\n{I}pass", "async def h():\n{I}await x",
     "async with a:\n{I}pass", "match = 1", "match x:\n{I}case 1:\n{I}{I}pass", 'f"{x}" # comment',
     "x = '#'  # \"", 'print("(")', "import os", "from a import (b,\nc)", "class D(B, metaclass=M): pass",
+    "def f2(a):\n{I}x = g(1)\n# c0\n{I}# c\n{I}@d\n\n{I}def inner():\n{I}{I}return h(2)\n\n{I}y = [\n1]; z = k(\n3)"
+    "\n{I}s = '''\n{I}q(4)'''\n{I}return x\n{I}{I}# deeper footer",
     "x = '\\\n'", "def k(): return '''\n)'''", "lambda: (yield)", "global q", "del x", "assert x, (\n'm')",
 ]
 LINES = ["", "# c", "#", "  ", "{I}# deeper", "{I}{I}# deepest", "{I}", "\f", "\f# ff", "x = 1 # not empty"]
