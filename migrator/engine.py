@@ -91,8 +91,10 @@ class _Positions:
     pass that records token indices (no per-token line arithmetic, no position objects): line and column are
     counted only for the nodes asked about."""
 
-    def __init__(self, module: cst.Module, wanted=None, text: str | None = None, parents: dict | None = None):
+    def __init__(self, module: cst.Module, wanted=None, text: str | None = None, parents: dict | None = None,
+                 scan=None):
         self.module, self._state = module, None
+        self.scan = scan  # () -> the module's spans.Scan (or None), when the caller has one
         self.wanted = wanted  # all the nodes that will be asked about, when known: the codegen stops after them
         # with the module's text and the index's parent links: only the top-level statements holding a wanted node
         # are generated, each placed by finding its text in the module's (_statement_positions)
@@ -103,7 +105,8 @@ class _Positions:
             return 1, 0
         if self._state is None:
             self._state = None if self.text is None or self.parents is None else \
-                _statement_positions(self.module, self.wanted, self.text, self.parents)
+                _statement_positions(self.module, self.wanted, self.text, self.parents,
+                                     self.scan() if self.scan is not None else None)
             if self._state is None:
                 self._state = _token_positions(self.module, self.wanted)
         return _position(self.module, self._state.start(node), node)
@@ -137,25 +140,38 @@ def _top_statement(node, module, parents: dict):
         node, key = parent, id(parent)
 
 
-def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
-    """Positions without generating the whole module: each top-level statement holding a wanted node is generated
-    alone, and its text, found exactly once in the module's text at a line start, says on which line it starts.
-    None (the caller generates the module) when a wanted node is outside the statements or a text is not unique."""
-    if not wanted or "\r" in text or any(n is module for n in wanted):  # lines counted by "\n" below
+def _statement_positions(module: cst.Module, wanted, text: str, parents: dict, scan=None):
+    """Positions without generating the whole module: the statement holding wanted nodes is generated alone (until
+    its wanted nodes). With `scan` (spans.Scan), that is the innermost statement of the def/class bodies holding
+    them that the scan places, starting on the line it says; without, the top-level statement, whose text, found
+    exactly once in the module's text at a line start, says where it starts. None (the caller generates the
+    module) when a wanted node is outside the statements or a text is not unique."""
+    if not wanted or any(n is module for n in wanted):
         return None
-    groups: dict[int, tuple[cst.CSTNode, list]] = {}
+    if scan is None and "\r" in text:  # lines counted by "\n" below (a scan exists only without a lone CR)
+        return None
+    groups: dict[int, tuple] = {}
+    where = {id(stmt): i for i, stmt in enumerate(module.body)} if scan is not None else None
     for node in wanted:
         if node is None:
             continue
         top = _top_statement(node, module, parents)
         if top is None:
             return None
-        groups.setdefault(id(top), (top, []))[1].append(node)
+        if where is None or id(top) not in where:
+            groups.setdefault(id(top), (top, [], None, ()))[1].append(node)
+            continue
+        inner, first, indents = _inner_statement(node, top, where[id(top)], scan, parents)
+        groups.setdefault(id(inner), (inner, [], first, indents))[1].append(node)
     states = []
-    for top, nodes in groups.values():
-        state = _token_positions(top, nodes, module)
+    for top, nodes, first, indents in groups.values():
+        state = _token_positions(top, nodes, module, indents)
         if state.pending:
             return None
+        if first is not None:
+            state.first_line = first + 1
+            states.append(state)
+            continue
         snippet = "".join(state.tokens)
         at = text.find(snippet)
         if not snippet or at < 0 or (at and text[at - 1] != "\n") or text.find(snippet, at + 1) >= 0:
@@ -165,6 +181,44 @@ def _statement_positions(module: cst.Module, wanted, text: str, parents: dict):
     return _Statements(states)
 
 
+def _inner_statement(node, top, index: int, scan, parents: dict):
+    """(statement, its first line (0-based), the indents its codegen starts with): the innermost statement holding
+    `node` through def and class bodies whose lines the scan can place, from the top-level statement `top`
+    (module.body[index])."""
+    from libcst import ClassDef, FunctionDef
+
+    chain = [node]
+    while chain[-1] is not top:
+        chain.append(parents[id(chain[-1])])
+    chain.reverse()
+    lines = scan.lines
+    first, head = lines[index]
+    end = lines[index + 1][0] if index + 1 < len(lines) else scan.masked.count("\n") - len(scan.module.footer)
+    current, indents, default = top, (), scan.module.default_indent
+    j = 0
+    while j + 1 < len(chain) and chain[j] is current and isinstance(current, (FunctionDef, ClassDef)):
+        block = current.body
+        if not hasattr(block, "indent"):  # a one-line body (SimpleStatementSuite)
+            break
+        j += 1 if chain[j + 1] is not block else 2  # (the index's parent links skip the IndentedBlock)
+        if j >= len(chain):
+            break
+        stmt = chain[j]
+        k = next((k for k, s in enumerate(block.body) if s is stmt), None)
+        if k is None:
+            break
+        indent = block.indent if block.indent is not None else default
+        placed = scan.block(block, "".join(indents) + indent, head, end)
+        if placed is None:
+            break
+        indents = (*indents, indent)
+        first, head = placed[k]
+        if k + 1 < len(placed):
+            end = placed[k + 1][0]
+        current = stmt
+    return current, first, indents
+
+
 _NO_RECORD = contextlib.nullcontext()  # record_syntactic_position for a node whose range is not recorded
 
 
@@ -172,9 +226,9 @@ class _Done(Exception):
     """Every wanted node's range is known: the rest of the module need not be generated."""
 
 
-def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None = None):
-    """Token ranges from one codegen of `module` (or of a top-level statement of `owner`), stopped once every
-    wanted node is done."""
+def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None = None, indents=()):
+    """Token ranges from one codegen of `module` (or of a statement of `owner` inside blocks of those `indents`),
+    stopped once every wanted node is done."""
     from libcst import IndentedBlock
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
@@ -256,6 +310,7 @@ def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None 
             return False
 
     state = _State(owner or module)
+    state.indent_tokens.extend(indents)
     try:
         module._codegen(state)
     except _Done:
@@ -528,13 +583,24 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
     file = context.file if context.file is not None and context.file.module is module else None
-    position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None)
+    scanned: list = []  # [spans.scan(module, text)], computed once, for positions and the render
+
+    def scan():
+        if not scanned:
+            from .spans import scan
+
+            scanned.append(scan(module, text))
+        return scanned[0]
+
+    position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None,
+                          scan)
     diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
     if new is module and not context.text_replacements:  # no rule changed the tree: LibCST renders it byte-exact
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
-    from .visitors import render
+    from .spans import render_reusing
 
-    out_text = render(new)
+    found = scan()
+    out_text = render_reusing(new, module, text, found.spans if found is not None else None)
     for old, replacement in context.text_replacements:
         out_text = out_text.replace(old, replacement)
     if out_text == text:

@@ -253,11 +253,16 @@ def _fast_state():
 _STATE: list = []
 
 
+def codegen_state(module: cst.Module):
+    """A codegen state for `module`'s nodes, without position bookkeeping."""
+    if not _STATE:
+        _STATE.append(_fast_state())
+    return _STATE[0](default_indent=module.default_indent, default_newline=module.default_newline)
+
+
 def render(module: cst.Module, node: cst.CSTNode | None = None) -> str:
     """`module.code` / `module.code_for_node(node)`, the same text (LibCST's own codegen, without its per-node
     position bookkeeping)."""
-    if not _STATE:
-        _STATE.append(_fast_state())
-    state = _STATE[0](default_indent=module.default_indent, default_newline=module.default_newline)
+    state = codegen_state(module)
     (module if node is None else node)._codegen(state)
     return "".join(state.tokens)
