@@ -373,7 +373,7 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
     for part, lines in zip(parts, rendered):
         masked = part if named is None else named.masked(part)
         hit = named is not None and named.search_masked(masked) is not None
-        if hit or _FORWARD_PASS in part:
+        if hit and not named.settles(part) or _FORWARD_PASS in part:
             flush()
             statements, masked = _parse_hollow(part, named, blocks, masked, indent, lines)
             if out:
@@ -407,7 +407,8 @@ def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
         out, out_code = [text[:head]], [code[:head]]
         for a, b in zip(starts, [*starts[1:], len(text)]):
             chunk, chunk_code = text[a:b], code[a:b]
-            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)):
+            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)
+                                               or named.settles(chunk)):
                 line = f"{indent}{blocks.name()}\n"
                 if lines is None:
                     swaps.append((line, chunk))
@@ -614,16 +615,20 @@ def migrate(module: cst.Module, context) -> cst.Module:
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
     if blocks is not None and not blocks.usable:
         blocks = None
+    named = emit.code_words(table.bindings)  # the file's TF bindings, in generated code
+    settled = None
+    if blocks is not None and named is not None:
+        # generated code that names them where the import fix-up changes nothing stays text too
+        settled = named.settled = _Settled(table, named)
     if blocks is not None:
         # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
         # leftover-name pass and the import count would find nothing in them)
-        named = emit.code_words(table.bindings)
-        edits.blocks, edits.plain = blocks, (lambda text: True) if named is None else \
-            (lambda text: named.search(text) is None)
+        edits.blocks, edits.plain = blocks, (lambda text, expression=False: True) if named is None else \
+            (lambda text, expression=False: named.search(text) is None or settled(text, expression))
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
     support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
-    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet, support_done)
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, named or (), quiet, support_done)
     global_step_done = False  # the GlobalStep metric class is generated once per file
     nested: dict = {}  # a model_fn in a function: the indentation of its block (its model is emitted there)
     for key, sites in by_fn.items():
@@ -635,7 +640,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file:
             predicts, exports = _reading(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
-                                                           key in parameter_server, quiet, table.bindings,
+                                                           key in parameter_server, quiet, named or (),
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
@@ -664,7 +669,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
-                                       blocks.texts() if blocks is not None else ())
+                                       blocks.texts() if blocks is not None else (), settled)
     for placeholder, text in blocks.swaps if blocks is not None else ():
         context.replace_text(placeholder, text)  # before TF's swap: the text names TF through its placeholder
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
@@ -1443,6 +1448,27 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
     names, `except ... as` names, match-pattern names and, with `imports`, every dotted part of imported modules
     and names and their `as` names. (LibCST also holds True/False/None as Names: `ast` has them as constants.)
     tests/rewrite/test_names_text.py compares both on every generated text of the fixtures."""
+    read = _ast_read(text)
+    if read is None:
+        return None
+    return read.uses | read.attributes | read.imported if imports else read.uses | read.attributes
+
+
+@dataclasses.dataclass(frozen=True)
+class _Read:
+    """The Names of a text, read with `ast` (`_ast_read`), by the role LibCST's passes give them."""
+    uses: frozenset[str]  # every Name outside import statements but attribute names: what imports.name_uses counts
+    references: frozenset[str]  # what imports.LeftoverNames asks about: those Names but keyword-argument names, and
+    # every pure dotted chain (`a.b.c`, `a.b`) rooted in a Name
+    attributes: frozenset[str]  # attribute names (`x.attr`)
+    imported: frozenset[str]  # the names of import statements (every dotted part, `as` names)
+    dotted: bool  # the text is one expression, a Name or a pure dotted chain (parenthesized or not)
+
+
+@lru_cache(maxsize=256)
+def _ast_read(text: str) -> _Read | None:
+    """The Names of generated `text` (module statements, or a class's when indented), read with `ast` (a C
+    parse); None when `ast` does not parse it."""
     import ast
 
     wrapped = text.startswith(" ")
@@ -1450,8 +1476,12 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
         tree = ast.parse("class _:\n" + text if wrapped else text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    found: set[str] = set()
-    add = found.add
+    names: set[str] = set()  # references and bindings (not keyword-argument names)
+    keywords: set[str] = set()
+    attributes: set[str] = set()
+    imported: set[str] = set()
+    add = names.add
+    chains: set[str] = set()
     roots = tree.body[0].body if wrapped else tree.body
     stack = list(roots)
     while stack:
@@ -1466,27 +1496,32 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
                 add(str(value))
             continue
         if kind is ast.Attribute:
-            add(node.attr)
+            attributes.add(node.attr)
+            parts, inner = [node.attr], node.value
+            while type(inner) is ast.Attribute:
+                parts.append(inner.attr)
+                inner = inner.value
+            if type(inner) is ast.Name:
+                parts.append(inner.id)
+                chains.add(".".join(reversed(parts)))
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             add(node.name)
         elif kind is ast.arg:
             add(node.arg)
         elif kind is ast.keyword:
             if node.arg is not None:
-                add(node.arg)
+                keywords.add(node.arg)
         elif kind is ast.Import or kind is ast.ImportFrom:
-            if not imports:
-                continue
             if kind is ast.ImportFrom and node.module:
-                found.update(node.module.split("."))
+                imported.update(node.module.split("."))
             for alias in node.names:
                 if alias.name != "*":
-                    found.update(alias.name.split("."))
+                    imported.update(alias.name.split("."))
                 if alias.asname:
-                    add(alias.asname)
+                    imported.add(alias.asname)
             continue
         elif kind is ast.Global or kind is ast.Nonlocal:
-            found.update(node.names)
+            names.update(node.names)
         elif kind is ast.ExceptHandler:
             if node.name:
                 add(node.name)
@@ -1497,13 +1532,17 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
             if node.rest:
                 add(node.rest)
         elif kind is ast.MatchClass:
-            found.update(node.kwd_attrs)
+            names.update(node.kwd_attrs)
         stack.extend(ast.iter_child_nodes(node))
-    return found
+    top = roots[0].value if len(roots) == 1 and type(roots[0]) is ast.Expr else None
+    while type(top) is ast.Attribute:
+        top = top.value
+    return _Read(frozenset(names | keywords), frozenset(names | chains), frozenset(attributes), frozenset(imported),
+                 type(top) is ast.Name)
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None, quiet: dict | None = None, texts=()) -> cst.Module:
+                 index=None, quiet: dict | None = None, texts=(), settled: _Settled | None = None) -> cst.Module:
     alias = tf_name if imported else None
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
@@ -1511,10 +1550,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
-    # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
-    # meaning: it and the code using it stay as written
-    kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}
-    v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target} - kept
+    kept, v1_bindings = _compat_names(table)
     rebinding: set[int] = set()
     header = None
     if alias is not None:
@@ -1562,6 +1598,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         for b in bindings:
             bound_by.setdefault(id(now(b)), set()).add(name)
     uses = imports.name_uses(module, set(statements), leftover.boring)  # only the table's names are asked about
+    if settled is not None:  # and the generated code kept as text that names them
+        uses.update(settled.uses(texts))
     unused = {key for key, names_ in bound_by.items()
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
               and all(uses[n] == 0 for n in names_)}
@@ -1569,6 +1607,60 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     module = module.with_changes(body=body)
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
     return module, tf_name
+
+
+def _compat_names(table: ImportTable) -> tuple[set[str], set[str]]:
+    """(names kept as written, v1 names whose uses the leftover-name pass rewrites): a name bound to a v1 module
+    TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its meaning, it and the code using
+    it stay as written."""
+    kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}
+    return kept, {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target} - kept
+
+
+class _Settled:
+    """Which generated texts that name the file's TF bindings the import fix-up leaves as they are, so they need no
+    LibCST tree: the leftover-name pass (imports.LeftoverNames) rewrites or blocks none of their references — each
+    Name and pure dotted chain (`tf.nn.relu`, `tf.nn`, `tf`) it would ask about, asked outside every function
+    (a function's local names only ever make it ask less; import statements it does not enter). Such a text is
+    kept as text like one that names no binding; the fix-up counts its Names (`uses`) where it would have counted
+    those of its parse (imports.name_uses), and `_names_any` reads it with the other texts."""
+
+    def __init__(self, table: ImportTable, words: emit.CodeWords):
+        kept, v1_bindings = _compat_names(table)
+        self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
+        self.words, self.bindings = words, table.bindings
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, text: str, expression: bool = False) -> bool:
+        """Whether `text` (module statements, or a class's when indented; with `expression`, an expression put in
+        place of another, whose surroundings are not known: not when it is a bare dotted chain, which an enclosing
+        attribute would extend) may stay text."""
+        key = f"({text}" if expression else text
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = self._settled(text, expression)
+        return known
+
+    def _settled(self, text: str, expression: bool) -> bool:
+        read = _ast_read(text)
+        if read is None or expression and read.dotted:
+            return False
+        resolvable = self.leftover._resolvable
+        return all(resolvable(imports.dotted_expression(name)) is None
+                   for name in read.references if name.partition(".")[0] in self.bindings)
+
+    def uses(self, texts) -> "Counter[str]":
+        """The Names (as imports.name_uses counts them) of the texts that name a binding in code."""
+        from collections import Counter
+
+        counts: Counter = Counter()
+        for text in texts:
+            if self.words.search(text) is not None:
+                read = _ast_read(text)
+                if read is None:  # (never a text `__call__` accepted)
+                    raise ValueError("generated text kept as text does not parse")
+                counts.update(read.uses)
+        return counts
 
 
 def _docstring(stmt) -> bool:
