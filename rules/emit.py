@@ -65,9 +65,10 @@ class CodeWords:
         # settled(text): the text names the words only where no later pass changes it (program._Settled)
         self.settled = settled
 
-    def settles(self, text: str) -> bool:
-        """Whether generated `text`, which names a word in code, may stay text all the same."""
-        return self.settled is not None and self.settled(text)
+    def settles(self, text: str, masked: str) -> bool:
+        """Whether generated `text` (`masked`: self.masked(text)), which names a word in code, may stay text all
+        the same."""
+        return self.settled is not None and self.settled(text, False, masked)
 
     def masked(self, text: str) -> str:
         """`mask(text)`, or the text itself where the mask cannot vouch (every word found then counts)."""

@@ -373,16 +373,20 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
     for part, lines in zip(parts, rendered):
         masked = part if named is None else named.masked(part)
         hit = named is not None and named.search_masked(masked) is not None
-        if hit and not named.settles(part) or _FORWARD_PASS in part:
+        if hit and not named.settles(part, masked) or _FORWARD_PASS in part:
             flush()
             statements, masked = _parse_hollow(part, named, blocks, masked, indent, lines)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
             out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
+            if hit:  # (settled: a block of its own, the text the import fix-up counts the Names of)
+                flush()
             run.append(part)
             if lines is not None:
                 run_lines.append("".join(lines))
+            if hit:
+                flush()
     flush()
     return out
 
@@ -408,7 +412,7 @@ def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
         for a, b in zip(starts, [*starts[1:], len(text)]):
             chunk, chunk_code = text[a:b], code[a:b]
             if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)
-                                               or named.settles(chunk)):
+                                               or named.settles(chunk, chunk_code)):
                 line = f"{indent}{blocks.name()}\n"
                 if lines is None:
                     swaps.append((line, chunk))
@@ -624,7 +628,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
         # leftover-name pass and the import count would find nothing in them)
         edits.blocks, edits.plain = blocks, (lambda text, expression=False: True) if named is None else \
-            (lambda text, expression=False: named.search(text) is None or settled(text, expression))
+            (lambda text, expression=False: _plain(named, settled, text, expression))
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
     support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
@@ -682,6 +686,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                    and n[1] == hooks.logging_note("train hooks")))]:
         context.note(rule, message, node)
     return new_module
+
+
+def _plain(named: emit.CodeWords, settled: _Settled | None, text: str, expression: bool) -> bool:
+    """Generated `text` (statements, or with `expression` an expression) may stay text: it names no binding of the
+    file in code, or only where the import fix-up changes nothing (`settled`)."""
+    masked = named.masked(text)
+    return named.search_masked(masked) is None or settled is not None and settled(text, expression, masked)
 
 
 _MODE_KEYS = driver.MODE_KEYS
@@ -1466,16 +1477,20 @@ class _Read:
 
 
 @lru_cache(maxsize=256)
-def _ast_read(text: str) -> _Read | None:
+def _ast_read(text: str, lines: tuple[int, ...] | None = None) -> _Read | None:
     """The Names of generated `text` (module statements, or a class's when indented), read with `ast` (a C
-    parse); None when `ast` does not parse it."""
+    parse); None when `ast` does not parse it. With `lines` (sorted line numbers of the text, from 1), only the
+    nodes that reach one of those lines are looked at: the Names on them (the words a caller found there)."""
     import ast
+    from bisect import bisect_left
 
     wrapped = text.startswith(" ")
     try:
         tree = ast.parse("class _:\n" + text if wrapped else text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
+    if lines is not None and wrapped:
+        lines = tuple(line + 1 for line in lines)
     names: set[str] = set()  # references and bindings (not keyword-argument names)
     keywords: set[str] = set()
     attributes: set[str] = set()
@@ -1486,6 +1501,12 @@ def _ast_read(text: str) -> _Read | None:
     stack = list(roots)
     while stack:
         node = stack.pop()
+        if lines is not None:
+            first = getattr(node, "lineno", None)
+            if first is not None:
+                at = bisect_left(lines, first)
+                if at == len(lines) or lines[at] > node.end_lineno:
+                    continue
         kind = type(node)
         if kind is ast.Name:
             add(node.id)
@@ -1630,36 +1651,46 @@ class _Settled:
         self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
         self.words, self.bindings = words, table.bindings
         self._known: dict[str, bool] = {}
+        self.accepted: dict[str, frozenset[str]] = {}  # text → the bindings it names (as name_uses counts them)
 
-    def __call__(self, text: str, expression: bool = False) -> bool:
+    def __call__(self, text: str, expression: bool = False, masked: str | None = None) -> bool:
         """Whether `text` (module statements, or a class's when indented; with `expression`, an expression put in
         place of another, whose surroundings are not known: not when it is a bare dotted chain, which an enclosing
-        attribute would extend) may stay text."""
+        attribute would extend), which names a binding in code, may stay text. `masked`: words.masked(text)."""
         key = f"({text}" if expression else text
         known = self._known.get(key)
         if known is None:
-            known = self._known[key] = self._settled(text, expression)
+            known = self._known[key] = self._settled(text, expression,
+                                                     self.words.masked(text) if masked is None else masked)
         return known
 
-    def _settled(self, text: str, expression: bool) -> bool:
-        read = _ast_read(text)
+    def _settled(self, text: str, expression: bool, masked: str) -> bool:
+        lines, line, last = [], 1, 0
+        for m in self.words.pattern.finditer(masked):  # the lines the words are on (in code): the walk's
+            line += masked.count("\n", last, m.start())
+            last = m.start()
+            if not lines or lines[-1] != line:
+                lines.append(line)
+        read = _ast_read(text, tuple(lines))
         if read is None or expression and read.dotted:
             return False
-        resolvable = self.leftover._resolvable
-        return all(resolvable(imports.dotted_expression(name)) is None
-                   for name in read.references if name.partition(".")[0] in self.bindings)
+        resolvable, bindings = self.leftover._resolvable, self.bindings
+        if any(resolvable(imports.dotted_expression(name)) is not None
+               for name in read.references if name.partition(".")[0] in bindings):
+            return False
+        self.accepted[text] = frozenset(name for name in read.uses if name in bindings)
+        return True
 
     def uses(self, texts) -> "Counter[str]":
-        """The Names (as imports.name_uses counts them) of the texts that name a binding in code."""
+        """The bindings named (as imports.name_uses counts Names) in the texts kept as text."""
         from collections import Counter
 
         counts: Counter = Counter()
+        accepted = self.accepted
         for text in texts:
-            if self.words.search(text) is not None:
-                read = _ast_read(text)
-                if read is None:  # (never a text `__call__` accepted)
-                    raise ValueError("generated text kept as text does not parse")
-                counts.update(read.uses)
+            names = accepted.get(text)
+            if names:
+                counts.update(names)
         return counts
 
 
