@@ -1079,8 +1079,8 @@ def code_of(module: cst.Module) -> str:
 
 
 _KERAS = "import keras\n"
-_KERAS_TF_KERAS = ("# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)\n"
-                   "import tf_keras as keras\n")
+_KERAS_TF_KERAS_COMMENT = "# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)"
+_KERAS_TF_KERAS = f"{_KERAS_TF_KERAS_COMMENT}\nimport tf_keras as keras\n"
 
 
 def _union(kind_sets) -> set[str] | None:
@@ -1584,10 +1584,9 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     moved: dict[int, cst.BaseStatement] = {}
     for stmt in imports.remove_statements(module.body, rebinding):
         if header is not None and stmt is header:
-            body.extend(_with_leading(f"{_other_imports(stmt, alias)}import tensorflow as {alias}\n{keras_import}",
-                                      stmt.leading_lines))
+            body.extend(_header(_other_imports(stmt, alias), alias, keras_import, stmt.leading_lines))
         elif header is None and _binds(stmt, table):
-            body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", stmt.leading_lines))
+            body.extend(_header("", "tf", keras_import, stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
             header = moved[id(stmt)] = body[-1]  # a copy: phases 2 and 3 find the binding statement by identity
         else:
@@ -1600,10 +1599,10 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         while at < len(body) and ((at == 0 and _docstring(body[at])) or _future_import(body[at])):
             at += 1
         if at < len(body):
-            body[at:at + 1] = [*_with_leading(f"import tensorflow as tf\n{keras_import}", body[at].leading_lines),
+            body[at:at + 1] = [*_header("", "tf", keras_import, body[at].leading_lines),
                                body[at].with_changes(leading_lines=[])]
         else:
-            body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", ()))
+            body.extend(_header("", "tf", keras_import, ()))
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     def now(b) -> cst.BaseStatement:  # the binding's statement in the module as phase 1 left it
@@ -1705,10 +1704,27 @@ def _future_import(stmt) -> bool:
             and stmt.body[0].module.value == "__future__")
 
 
-def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
-    new = list(cst.parse_module(text).body)
-    new[0] = new[0].with_changes(leading_lines=leading)
-    return new
+def _header(other: str, alias: str, keras_import: str, leading) -> list[cst.BaseStatement]:
+    """The TF2 header `{other}import tensorflow as {alias}\n{keras_import}` as the statements its parse gives, the
+    first with `leading` as its leading lines; built without the parser where it is the usual lines (no `other`
+    imports kept from the user's line) — tests/rewrite/test_settled_text.py compares them with the parse."""
+    text = f"{other}import tensorflow as {alias}\n{keras_import}"
+    if other or keras_import not in ("", _KERAS, _KERAS_TF_KERAS):
+        new = list(cst.parse_module(text).body)
+        new[0] = new[0].with_changes(leading_lines=leading)
+        return new
+    out = [_import_line("tensorflow", alias, leading)]
+    if keras_import == _KERAS:
+        out.append(_import_line("keras", None))
+    elif keras_import:
+        out.append(_import_line("tf_keras", "keras", [cst.EmptyLine(comment=cst.Comment(_KERAS_TF_KERAS_COMMENT))]))
+    return out
+
+
+def _import_line(name: str, alias: str | None, leading=()) -> cst.SimpleStatementLine:
+    """`import name[ as alias]` (a plain name) as its parse."""
+    return cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name(name), cst.AsName(cst.Name(alias))
+                                                                if alias is not None else None)])], leading)
 
 
 def _binds(stmt, table: ImportTable) -> bool:

@@ -110,3 +110,18 @@ def test_ast_uses_are_name_uses(text):
     assert program._ast_read(text, lines) == read  # every line: the whole text
     first = program._ast_read(text, (1,))
     assert first.uses <= read.uses and first.references <= read.references
+
+
+@pytest.mark.parametrize("alias", ["tf", "tf1", "tensorflow"])
+@pytest.mark.parametrize("keras_import", ["", program._KERAS, program._KERAS_TF_KERAS])
+@pytest.mark.parametrize("leading", [(), (cst.EmptyLine(),), (cst.EmptyLine(comment=cst.Comment("# data")),)])
+def test_built_header_is_its_parse(alias, keras_import, leading):
+    text = f"import tensorflow as {alias}\n{keras_import}"
+    parsed = list(cst.parse_module(text).body)
+    parsed[0] = parsed[0].with_changes(leading_lines=leading)
+    built = program._header("", alias, keras_import, leading)
+    assert len(built) == len(parsed) and all(b.deep_equals(p) for b, p in zip(built, parsed))
+    lead = cst.Module([cst.SimpleStatementLine([cst.Pass()], leading)]).code[:-len("pass\n")]
+    assert cst.Module(built).code == lead + text
+    kept = program._header("import os\n", alias, keras_import, leading)  # (other imports kept: parsed)
+    assert cst.Module(kept).code == lead + "import os\n" + text
