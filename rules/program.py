@@ -200,6 +200,9 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = emit.code_words(words)  # the words in code, not in docstrings or comments
+    if blocks is not None and not indent:
+        parts = [_spliced_text(part, plan.call_body, named, blocks) if _FORWARD_PASS in part else part
+                 for part in parts]
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
     for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named, indent)):
@@ -220,6 +223,27 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+_FORWARD_PASS_LINE = "        __tfmigrate_forward_pass__\n"  # (model_class.py.j2: in `call`, a method of a class)
+
+
+def _spliced_text(part: str, statements, named: emit.CodeWords | None, blocks: TextBlocks) -> str:
+    """`part` with the forward pass (`statements`, the user's) written in for its placeholder line as the final
+    render writes them there, when all of the part may then stay text: it names none of the file's TF bindings in
+    code, or only where the import fix-up changes nothing (`named.settles`); else `part` as it is (parsed, the
+    statements spliced in as nodes: a blocker in them points at the user's code)."""
+    if not statements or part.count(_FORWARD_PASS) != 1 or _FORWARD_PASS_LINE not in part:
+        return part
+    block = cst.IndentedBlock(list(statements), indent=_FORWARD_PASS_LINE[:-len(_FORWARD_PASS) - 1])
+    code = _EMPTY_MODULE.code_for_node(cst.If(cst.Name("_"), block))
+    if not code.startswith("if _:\n") or "\r" in code or blocks.prefix in code:
+        return part  # (a text block's placeholder in it would be swapped before the part's)
+    text = part.replace(_FORWARD_PASS_LINE, code[len("if _:\n"):])
+    if named is None:
+        return text
+    masked = named.masked(text)
+    return text if named.search_masked(masked) is None or named.settles(text, masked) else part
 
 
 def _block_indent(module: cst.Module, node: cst.CSTNode, parent_of) -> str | None:
