@@ -341,21 +341,6 @@ def _def_chunks(text: str, indent: str, statements, name: str | None = None):
     return list(zip(defs, chunks))
 
 
-def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
-    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
-    if id(node) in keep:
-        return True
-    if isinstance(node, cst.SimpleStatementLine):
-        return False
-    parts = [child for child in node.children
-             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
-    held = [_quiet_around(child, keep, quiet) for child in parts]
-    if not any(held):
-        return False
-    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
-    return True
-
-
 _EMPTY_MODULE = cst.Module(body=[])
 _FORWARD_PASS = "__tfmigrate_forward_pass__"
 _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
