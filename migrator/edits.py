@@ -190,6 +190,26 @@ def render_lines(text: str, indent: str, top_blank: bool = True) -> list[str] | 
     return out
 
 
+_ENTERED = (cst.IndentedBlock, cst.Module, cst.CompFor, cst.Parameters, cst.Param)
+_STATEMENT = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+def _kind_test(classes: tuple) -> Callable[[type], bool]:
+    """`issubclass(kind, classes)`, answered once per node type (an ABC check costs more than a dict hit)."""
+    known: dict[type, bool] = {}
+
+    def test(kind: type) -> bool:
+        found = known.get(kind)
+        if found is None:
+            found = known[kind] = issubclass(kind, classes)
+        return found
+
+    return test
+
+
+_always_entered, _is_statement = _kind_test(_ENTERED), _kind_test(_STATEMENT)
+
+
 class _Apply(Transformer):
     def __init__(self, edits: Edits, keep: set[int], default_indent: str = "    ", nested: dict | None = None):
         self.edits, self.keep = edits, keep
@@ -200,20 +220,21 @@ class _Apply(Transformer):
     def on_visit(self, node) -> bool:
         # blocks, comprehension `for` clauses and parameter lists are not in the index's parent chain (it links
         # statements to their def/if/with, and a comprehension's parts to the comprehension, directly)
-        if id(node) not in self.keep and not isinstance(node, (cst.IndentedBlock, cst.Module, cst.CompFor,
-                                                               cst.Parameters, cst.Param)):
-            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        kind = type(node)
+        if id(node) not in self.keep and not _always_entered(kind):
+            if _is_statement(kind):
                 self.originals[id(node)] = id(node)
             return False
-        if isinstance(node, cst.IndentedBlock):
+        if kind is cst.IndentedBlock:
             self.indents.append(self.default_indent if node.indent is None else node.indent)
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
         updated = super().on_leave(original_node, updated_node)
-        for fn in self.edits.transforms.get(id(original_node), ()):
+        key = id(original_node)
+        for fn in self.edits.transforms.get(key, ()):
             updated = fn(updated)
-        text = self.edits.expressions.get(id(original_node))
+        text = self.edits.expressions.get(key)
         if text is not None:
             placeholder = self._text_expression(original_node, updated, text)
             if placeholder is not None:
@@ -222,8 +243,8 @@ class _Apply(Transformer):
             if isinstance(updated, cst.BaseExpression) and (updated.lpar or updated.rpar):
                 new = new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             return new
-        if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self.originals[id(updated)] = id(original_node)
+        if _is_statement(type(updated)):
+            self.originals[id(updated)] = key
         return updated
 
     def _text(self, text: str, indent: str, statements: bool = True) -> str | None:

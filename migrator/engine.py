@@ -541,9 +541,30 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     try:
         compile(out_text, path, "exec", dont_inherit=True)  # never hand back code that does not parse
-    except Exception as exc:  # an internal defect: report it, keep the user's file
+    except Exception as exc:  # an internal defect, unless the user's own code never compiled: keep their file
+        own = _input_error(text, path)
+        if own is not None:
+            return FileResult(path, "failed", data, data, error=f"the file does not compile as it is: {own.msg}; "
+                              "fix it (Python rejects it before any migration) and run again",
+                              error_at=(own.lineno or 1, max(0, (own.offset or 1) - 1)))
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
     return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags, linked=context.linked)
+
+
+def _input_error(text: str, path: str) -> SyntaxError | None:
+    """The compiler's error for the input itself (LibCST parses some code Python rejects, e.g. `return` at module
+    level), or None when it compiles: only asked once the output failed, so it costs nothing otherwise."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, MemoryError, RecursionError):
+        return None
+    return None
 
 
 def _diagnostic(blocked: Blocked, module: cst.Module, path: str, context: Context, severity: str) -> Diagnostic:

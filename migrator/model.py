@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import _MISSING, Transformer, ValueNames, Visitor, descend, render
+from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walked_fields
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
-_IS_STATEMENT: dict[type, bool] = {}  # node type → is a statement (an ABC check, done once per type)
+# node type → (is a statement: an ABC check, done once per type; _Indexer's visit_ and leave_ methods; walked fields)
+_KINDS: dict[type, tuple] = {}
 _FOREVER = 1 << 60
 _MAX_DEPTH = 24
 
@@ -56,6 +57,23 @@ class Binding:
     value: cst.BaseExpression | None = None  # assign: the right-hand side
     unpack: tuple[int, ...] = ()  # assign to a tuple target: index path into the value
     target: str = ""  # import/from: the dotted name it stands for ("." prefixes for relative imports)
+
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def rebinding_loop(name: cst.Name, bindings, file, at: cst.CSTNode, at_file) -> cst.CSTNode | None:
+    """The loop `name` is read in that binds it anew each iteration (its target, or an assignment in its body) and
+    that does not hold `at`, else None: what `name` holds at `at` is the last iteration's value, not the one read
+    here."""
+    node = file.parent(name)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, _LOOPS) and not (at_file is file and file.inside(at, {id(node)})):
+            if any(b.scope.file is file and (file.inside(b.node, {id(node)}) or file.inside(b.statement, {id(node)}))
+                   for b in bindings):
+                return node
+        node = file.parent(node)
+    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,59 +126,56 @@ class _Indexer(Visitor):
         self.index = index
         self.scope = index.top
         self.order = 0
-        self.blocks: list[int] = []
-        self.block_stack: list[list[int]] = []
+        self.block_path: tuple[int, ...] = ()  # the ids of the blocks around the node being visited
         self.statement_stack: list[cst.CSTNode] = []
         self.stack: list[cst.CSTNode] = []
         self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
-        self._blocks_tuple: tuple[int, ...] | None = ()  # tuple(self.blocks), rebuilt after blocks change
-
-    @property
-    def block_path(self) -> tuple[int, ...]:
-        if self._blocks_tuple is None:
-            self._blocks_tuple = tuple(self.blocks)
-        return self._blocks_tuple
-
-    def set_blocks(self, blocks: list[int]) -> None:
-        self.blocks, self._blocks_tuple = blocks, None
+        self._parents, self._orders, self._scopes = index.parents, index.orders, index.scopes
+        self._blocks, self._statements = index.blocks, index.statements
 
     # -- generic bookkeeping ------------------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
-        index = self.index
+        """Records the node, calls its visit_ method, walks its children (Visitor's walk, without its per-child
+        calls), calls its leave_ method: the whole visit, so on_leave has nothing left to do."""
+        kind = type(node)
+        info = _KINDS.get(kind)
+        if info is None:
+            info = _KINDS[kind] = (issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement)),
+                                   self._method(self._visit_cache, "visit_", kind),
+                                   self._method(self._leave_cache, "leave_", kind), walked_fields(kind))
+        statement, visit, leave, fields = info
         self.order += 1
         key = id(node)
         stack = self.stack
-        index.parents[key] = stack[-1] if stack else None
-        index.orders[key] = self.order
-        index.scopes[key] = self.scope
-        index.blocks[key] = self.block_path
-        kind = type(node)
-        statement = _IS_STATEMENT.get(kind)
-        if statement is None:
-            statement = _IS_STATEMENT[kind] = issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        self._parents[key] = stack[-1] if stack else None
+        self._orders[key] = self.order
+        self._scopes[key] = self.scope
+        self._blocks[key] = self.block_path
+        statements = self.statement_stack
         if statement:
-            self.statement_stack.append(node)
-        if self.statement_stack:
-            index.statements[key] = self.statement_stack[-1]
+            statements.append(node)
+        if statements:
+            self._statements[key] = statements[-1]
         stack.append(node)
-        method = self._visit_cache.get(kind, _MISSING)
-        if method is _MISSING:
-            method = self._method(self._visit_cache, "visit_", kind)
-        if method is not None and method(self, node) is False:
-            return False
-        descend(self, node, kind)  # Visitor's walk: LibCST would rebuild what it descends into
+        if visit is None or visit(self, node) is not False:
+            on_visit = self.on_visit
+            for name in fields:
+                value = getattr(node, name)
+                t = type(value)
+                if t is tuple or t is list:
+                    for child in value:
+                        on_visit(child)
+                elif value is not None and t is not _SENTINEL:
+                    on_visit(value)
+        if leave is not None:
+            leave(self, node)
+        stack.pop()
+        if statement:
+            statements.pop()
         return False
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        kind = type(original_node)
-        method = self._leave_cache.get(kind, _MISSING)
-        if method is _MISSING:
-            method = self._method(self._leave_cache, "leave_", kind)
-        if method:
-            method(self, original_node)
-        self.stack.pop()
-        if _IS_STATEMENT[kind]:
-            self.statement_stack.pop()
+        pass  # (on_visit left it)
 
     def bind(self, name: str, kind: str, node, value=None, unpack=(), target: str = "", scope=None) -> None:
         scope = scope or self.scope
@@ -192,16 +207,12 @@ class _Indexer(Visitor):
 
     # -- blocks (for "does this binding always reach that point") -----------------------------------------------
     def visit_IndentedBlock(self, node) -> None:
-        self.set_blocks([*self.blocks, id(node)])
+        self.block_path = (*self.block_path, id(node))
 
     def leave_IndentedBlock(self, node) -> None:
-        self.set_blocks(self.blocks[:-1])
+        self.block_path = self.block_path[:-1]
 
-    def visit_SimpleStatementSuite(self, node) -> None:
-        self.set_blocks([*self.blocks, id(node)])
-
-    def leave_SimpleStatementSuite(self, node) -> None:
-        self.set_blocks(self.blocks[:-1])
+    visit_SimpleStatementSuite, leave_SimpleStatementSuite = visit_IndentedBlock, leave_IndentedBlock
 
     # -- scopes ---------------------------------------------------------------------------------------------------
     def unvisited(self, name: cst.Name, owner: cst.CSTNode) -> None:
@@ -213,29 +224,29 @@ class _Indexer(Visitor):
         self.unvisited(node.name, node)
         self.bind(node.name.value, "def", node)
         for deco in node.decorators:
-            deco.visit(self)
+            self.on_visit(deco)
         _visit_defaults(self, node.params)
         if node.returns:
-            node.returns.visit(self)
-        outer_blocks = self.blocks
+            self.on_visit(node.returns)
+        outer_blocks = self.block_path
         self.scope = Scope("function", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
-        self.set_blocks([])
+        self.block_path = ()
         self._bind_params(node.params, node)
         _visit_body(self, node.body)
-        self.set_blocks(outer_blocks)
+        self.block_path = outer_blocks
         self.scope = self.scope.parent
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         _visit_defaults(self, node.params)
-        outer_blocks = self.blocks
+        outer_blocks = self.block_path
         self.scope = Scope("lambda", node, self.scope, self.index)
         self.index.function_scopes[id(node)] = self.scope
-        self.set_blocks([])
+        self.block_path = ()
         self._bind_params(node.params, node)
-        node.body.visit(self)
-        self.set_blocks(outer_blocks)
+        self.on_visit(node.body)
+        self.block_path = outer_blocks
         self.scope = self.scope.parent
         return False
 
@@ -252,15 +263,15 @@ class _Indexer(Visitor):
         self.unvisited(node.name, node)
         self.bind(node.name.value, "class", node)
         for deco in node.decorators:
-            deco.visit(self)
+            self.on_visit(deco)
         for arg in node.bases + node.keywords:
-            arg.visit(self)
-        outer_blocks = self.blocks
+            self.on_visit(arg)
+        outer_blocks = self.block_path
         self.scope = Scope("class", node, self.scope, self.index)
         self.index.class_scopes[id(node)] = self.scope
-        self.set_blocks([])
+        self.block_path = ()
         _visit_body(self, node.body)
-        self.set_blocks(outer_blocks)
+        self.block_path = outer_blocks
         self.scope = self.scope.parent
         return False
 
@@ -269,17 +280,17 @@ class _Indexer(Visitor):
         self.scope = Scope("comprehension", node, outer, self.index)
         for_in = node.for_in
         while for_in is not None:
-            for_in.iter.visit(self)
+            self.on_visit(for_in.iter)
             for name in _all_names_in(for_in.target):
                 self.unvisited(name, node)
             self.bind_target(for_in.target, "for", None)
             for cond in for_in.ifs:
-                cond.visit(self)
+                self.on_visit(cond)
             for_in = for_in.inner_for_in
         for part in ("elt", "key", "value"):
             child = getattr(node, part, None)
             if child is not None:
-                child.visit(self)
+                self.on_visit(child)
         self.scope = outer
         return False
 
@@ -339,9 +350,18 @@ class _Indexer(Visitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
-        self.index.names.setdefault(node.value, []).append(node)
-        if id(node) not in self.index.stores and id(node) not in self.skip:
-            self.index.loads.setdefault(node.value, []).append(node)
+        index, value, key = self.index, node.value, id(node)
+        found = index.names.get(value)
+        if found is None:
+            index.names[value] = [node]
+        else:
+            found.append(node)
+        if key not in index.stores and key not in self.skip:
+            found = index.loads.get(value)
+            if found is None:
+                index.loads[value] = [node]
+            else:
+                found.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.skip.add(id(node.attr))
@@ -379,17 +399,17 @@ def _visit_body(visitor, body) -> None:
     # the body's own block is the scope's root: statements directly in it always run (block path ())
     if isinstance(body, cst.IndentedBlock):
         for stmt in body.body:
-            stmt.visit(visitor)
+            visitor.on_visit(stmt)
     else:
-        body.visit(visitor)
+        visitor.on_visit(body)
 
 
 def _visit_defaults(visitor, params: cst.Parameters) -> None:
     for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
         if p.default is not None:
-            p.default.visit(visitor)
+            visitor.on_visit(p.default)
         if p.annotation is not None:
-            p.annotation.visit(visitor)
+            visitor.on_visit(p.annotation)
 
 
 class FileIndex:
@@ -413,7 +433,7 @@ class FileIndex:
         self.loads: dict[str, list[cst.Name]] = {}  # every Name read as a variable, by identifier
         self.names: dict[str, list[cst.Name]] = {}  # every Name node of the file (reads, stores, def names, …)
         self.owners: dict[int, cst.CSTNode] = {}  # for a Name the walk binds without visiting: the node holding it
-        module.visit(_Indexer(self))
+        _Indexer(self).on_visit(module)  # (the whole walk: the indexer's on_visit leaves each node itself)
 
     # helpers used while indexing
     def method_class(self, scope: Scope) -> Scope | None:
@@ -858,6 +878,11 @@ class Program:
                 continue
             here = self.lookup(name.value, name, value.file)
             there = self.lookup(name.value, at, at_file)
+            if rebinding_loop(name, here, value.file, at, at_file) is not None:
+                # one value per iteration where it is read, the last one only at `at`
+                if why is not None and not why:
+                    why.append(name)
+                return None
             if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None

@@ -135,7 +135,27 @@ class Visitor(_Dispatch, cst.CSTVisitor):
             fn = self._method(self._visit_cache, "visit_", kind)
         if fn is not None and fn(self, node) is False:
             return False
-        descend(self, node, kind)
+        fields = _WALK.get(kind)
+        if fields is None:
+            fields = walked_fields(kind)
+        if fields:  # the children, as LibCST's `visit` would walk them (a visitor's on_visit, the child's
+            # children, its on_leave), without LibCST's per-node checks, rebuilding nothing, not entering TRIVIA
+            on_visit = self.on_visit
+            on_leave = self.on_leave if self._leaves else None
+            for name in fields:
+                value = getattr(node, name)
+                t = type(value)
+                if t is tuple or t is list:
+                    for child in value:
+                        if on_visit(child):
+                            child._visit_and_replace_children(self)
+                        if on_leave is not None:
+                            on_leave(child)
+                elif value is not None and t is not _SENTINEL:
+                    if on_visit(value):
+                        value._visit_and_replace_children(self)
+                    if on_leave is not None:
+                        on_leave(value)
         return False
 
     def on_leave(self, original_node) -> None:
@@ -148,31 +168,6 @@ class Visitor(_Dispatch, cst.CSTVisitor):
 
 _VISITOR_BASES = frozenset({Visitor, _Dispatch, object})
 _SENTINEL = cst.MaybeSentinel
-
-
-def descend(visitor, node, kind) -> None:
-    """Visit `node`'s children as LibCST's `visit` would (a visitor's on_visit, the children, its on_leave), without
-    LibCST's per-node overhead (ABC isinstance checks of the results), without rebuilding anything and without
-    entering TRIVIA."""
-    fields = _WALK.get(kind)
-    if fields is None:
-        fields = walked_fields(kind)
-    on_visit = visitor.on_visit
-    on_leave = visitor.on_leave if visitor._leaves else None  # (a visitor that cannot act on leaving is not told)
-    for name in fields:
-        value = getattr(node, name)
-        t = type(value)
-        if t is tuple or t is list:
-            for child in value:
-                if on_visit(child):  # (a Visitor walks the children itself and says no)
-                    child._visit_and_replace_children(visitor)
-                if on_leave is not None:
-                    on_leave(child)
-        elif value is not None and t is not _SENTINEL:
-            if on_visit(value):
-                value._visit_and_replace_children(visitor)
-            if on_leave is not None:
-                on_leave(value)
 
 
 _IS_TRIVIA: dict[type, bool] = {}

@@ -616,6 +616,19 @@ class _Reader:
         text = self.program.render(value, self.call, self.file, why)
         if text is None:
             name = why[0].value if why else code(value.node)
+            loop = self.rebinding_loop(why[0]) if why else None
+            if loop is not None:
+                loop_node, loop_file = loop
+                head = code(loop_node).split("\n")[0].strip()
+                error = Blocked(CODE_COLUMNS, f"`{name}` takes a new run-time value on each pass of the loop at line "
+                                              f"{self.analysis.line(loop_node, loop_file)} (`{head[:60]}`), one per column built "
+                                              "there; the migrated model reads run-time column values where the "
+                                              f"Estimator is built (line {self.analysis.line(self.call, self.file)}), where "
+                                              f"`{name}` holds the last pass's value only: write each column's value "
+                                              "as a literal (or an expression over constants), or build the columns "
+                                              "where the Estimator is built", value.node)
+                error.loop = True
+                raise error
             raise Blocked(CODE_COLUMNS, f"`{code(value.node)[:60]}` uses `{name}`, which tfmigrate cannot follow to "
                                         "where the Estimator is built; build the column there or pass the value "
                                         "explicitly", value.node)
@@ -625,6 +638,16 @@ class _Reader:
             key = f"{base}_{n}"
         self.params[key] = check.replace("{}", text, 1)  # the first {}: a message may hold more
         return f'self.params["{key}"]'
+
+    def rebinding_loop(self, name: cst.Name):
+        """(the loop, its file) when `name` could not be rendered at the Estimator because a loop re-binds it."""
+        from tfmigrate.model import rebinding_loop
+
+        file = self.program.file_of(name)
+        if file is None:
+            return None
+        loop = rebinding_loop(name, self.program.lookup(name.value, name, file), file, self.call, self.file)
+        return (loop, file) if loop is not None else None
 
     def removable(self) -> list[Binding]:
         """Assignments and helpers that only fed static values to the model: they go if nothing else reads them."""

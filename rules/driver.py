@@ -146,6 +146,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
+from tfmigrate.visitors import Visitor
 
 from . import hooks as hook_rules
 from . import numpy_inputs
@@ -267,6 +268,9 @@ class Site:
     warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
     receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
     callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
+    # blockers of its configuration (RunConfig settings, strategy): the Estimator is still analysed, its model_fn and
+    # uses too, so that every blocker of the program is reported at once; its files are left unchanged
+    errors: list = field(default_factory=list)
     # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
     loggers: dict = field(default_factory=dict)
     logger_calls: dict = field(default_factory=dict)  # id(call) → the LoggingTensorHook call (for its notes)
@@ -300,13 +304,17 @@ class Analysis:
 
     # ---- finding ------------------------------------------------------------------------------------------
     def run(self) -> "Analysis":
+        # `MyEstimator(...)` needs a class of the program with an Estimator base: without one, no call's callee is
+        # resolved to look for it
+        subclasses = any(self.tf(b.value, file) == "estimator.Estimator" for file in self.program.files
+                         for scope in file.class_scopes.values() for b in scope.node.bases)
         for file in self.program.files:
             for call in file.calls:
                 path = self.tf(call, file)
                 if path == "estimator.Estimator":
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
-                elif path is None and self._subclass_init(call, file) is not None:
+                elif path is None and subclasses and self._subclass_init(call, file) is not None:
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS and _OTHER_KINDS[path] == "canned":
@@ -415,6 +423,9 @@ class Analysis:
             warm_start, warm_trail = self.warm_start(args["warm_start_from"])
         fn = self.program.function_of(args["model_fn"])
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            method = _method_model_fn(args["model_fn"])
+            if method is not None:
+                raise Blocked(CODE, method, args["model_fn"].node)
             r = self.program.resolve(args["model_fn"])
             raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}`: {self.why(r, 'a function')}",
                           args["model_fn"].node)
@@ -440,8 +451,10 @@ class Analysis:
         if tpu is not None:  # what TPUEstimator added to the model_fn's copy of params on CPU
             params = tpu_rules.model_params(self, params, tpu, call, file)
         trail: list[Binding] = []
-        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None)
+        unconverted: list[Blocked] = []
+        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
         site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site.errors = unconverted
         site.tpu = tpu
         site.factory = factory
         site.consumed.extend(trail)
@@ -453,7 +466,19 @@ class Analysis:
         site.warm_start = warm_start
         if subclass is not None:
             site.consumed.append(subclass[0])
-        self.strategy(site)
+        try:
+            self.strategy(site)
+        except Blocked as blocked:
+            # the strategy is not converted: analysed on under the default strategy, to report its model_fn's and
+            # uses' blockers with this one
+            site.errors.append(blocked)
+            site.strategy_value = site.strategy_binding = None
+            site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
+            site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
+        if site.errors:
+            # analysed on as if without those settings (their blockers leave its files unchanged): its model_fn
+            # and uses get their own diagnostics too
+            self.errors.extend(site.errors)
         site.target = strategies.choose_target(self.options.target, site.strategy, call)
         if warm_start and site.strategy.parameter_server:
             raise Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
@@ -543,7 +568,9 @@ class Analysis:
         return position_in(file.module, node)[0]
 
     def run_config(self, args: dict[str, Value], call: cst.Call, file: FileIndex, trail: list,
-                   tpu: bool = False) -> dict[str, Value]:
+                   tpu: bool = False, unconverted: list | None = None) -> dict[str, Value]:
+        """The kept RunConfig settings; one not converted is a blocker, added to `unconverted` (each one of them, the
+        others still read), else raised."""
         config: dict[str, Value] = {}
         value = args.get("config")
         if tpu and (value is None or is_literal(value.node, None)):
@@ -558,7 +585,11 @@ class Analysis:
                     self.summary_steps[id(call)] = v
                 del config[key]
             elif key not in _KEPT_CONFIG:
-                raise Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
+                error = Blocked(CODE, f"RunConfig({key}=...) is not converted", v.node)
+                if unconverted is None:
+                    raise error
+                unconverted.append(error)
+                del config[key]
         if "model_dir" in args and not is_literal(args["model_dir"].node, None):
             config["model_dir"] = args["model_dir"]
         return config
@@ -638,11 +669,20 @@ class Analysis:
                 raise Blocked(CODE, f"train_and_evaluate(`{code(args['estimator'].node)}`, ...): "
                                     f"{self.why(site, 'an Estimator')}", call)
             use = Use("train_and_evaluate", call, file, args["estimator"].node)
-            use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
-            use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
-            exporters = use.evaluate.pop("exporters", None)
-            if exporters is not None:
-                use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
+            errors = []  # the TrainSpec's, the EvalSpec's and the exporters' blockers, each reported
+            try:
+                use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
+            except Blocked as blocked:
+                errors.append(blocked)
+            try:
+                use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
+                exporters = use.evaluate.pop("exporters", None)
+                if exporters is not None and not errors:  # (their checks read the TrainSpec's max_steps)
+                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
+            except Blocked as blocked:
+                errors.append(blocked)
+            if errors:
+                raise Blocked.many(errors)
             site.uses.append(use)
             return
         func = call.func
@@ -926,8 +966,11 @@ class Analysis:
         if not (len(found_a) == len(found_b) == 1 and found_a[0] is found_b[0]):
             return False
         text = code(node)
-        return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text
-                       for t in _assign_targets(a.value.file.module))
+        key = ("assign-targets", id(a.value.file))  # (one walk per file, however many values are compared)
+        targets = self.program.cache.get(key)
+        if targets is None or targets[0] is not a.value.file:
+            targets = self.program.cache[key] = (a.value.file, _assign_targets(a.value.file.module))
+        return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text for t in targets[1])
 
     def receiver(self, value: Value, site: Site) -> dict:
         """serving_input_receiver_fn (rules/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
@@ -1263,7 +1306,11 @@ class Analysis:
             if id(b) in doomed:
                 continue
             file = b.scope.file
-            stray = [n for n in file.loads_of(self.program, b) if not self.program.file_of(n).inside(n, covered | gone)]
+            # a read inside a call already reported (train_and_evaluate blocked by its EvalSpec), or at a node a
+            # blocker names (the BestExporter in EvalSpec(exporters=[...])), is that blocker's
+            reported = {id(x.node) for e in self.errors for x in e.errors if x.node is not None}
+            stray = [n for n in file.loads_of(self.program, b)
+                     if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported)]
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))
@@ -1472,11 +1519,59 @@ class Analysis:
                                 if id(read) not in handled:
                                     todo.append((read, fn.file))
                     continue
+            if isinstance(parent, cst.Assign) and parent.value is expr and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0].target, cst.Attribute):
+                # `self.classifier = tf.estimator.LinearRegressor(...)`: driven through the attribute elsewhere
+                target = code(parent.targets[0].target)
+                fn = file.enclosing_function(expr)
+                owner = file.scope_of(fn).node if fn is not None else None
+                where = (f" in {type(owner).__name__ == 'ClassDef' and f'class `{owner.name.value}`' or 'this file'}"
+                         if owner is not None else "")
+                raise Blocked(CODE, f"the Estimator is stored in the attribute `{target}`{where}: tfmigrate follows "
+                                    "an Estimator through local and module-level names and function arguments, not "
+                                    "object attributes, so the train/evaluate/predict calls made on the attribute "
+                                    "(in other methods) cannot be converted with it; assign it to a local name and "
+                                    "drive it from the same function (or a function it is passed to)", expr)
             if expr is site.call:
                 raise Blocked(CODE, "the Estimator is used right where it is built, in a way tfmigrate does not "
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _method_model_fn(value: Value) -> str | None:
+    """The message for `Estimator(self.model_fn, ...)` in a method: the model_fn is a method looked up on the object
+    at run time (a subclass's override), which tfmigrate does not follow; None for other expressions."""
+    node, file = value.node, value.file
+    if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"):
+        return None
+    fn = file.enclosing_function(node)
+    cls = file.parent(fn) if fn is not None else None
+    if isinstance(cls, cst.IndentedBlock):
+        cls = file.parent(cls)
+    if not isinstance(cls, cst.ClassDef):
+        return None
+    name, owner = node.attr.value, cls.name.value
+    found = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    head = f"model_fn=`self.{name}` is a method of the object, looked up at run time"
+    how = ("tfmigrate converts a model_fn that is a function (module level, or returned by a factory); pass the "
+           "Estimator that function, or run tfmigrate on a program that does")
+    if found is None:
+        return f"{head}: class `{owner}` does not define `{name}` (a subclass or the object's owner does); {how}"
+    body = [s for s in found.body.body if not _docstring_statement(s)]
+    abstract = len(body) == 1 and (
+        isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], (cst.Raise, cst.Pass))
+        or isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr)
+        and isinstance(body[0].body[0].value, cst.Ellipsis))
+    if abstract:
+        return (f"{head}: `{owner}.{name}` only raises (or passes), so the model_fn that trains is a subclass's "
+                f"override, chosen by the object's class; {how}")
+    return f"{head} (`{owner}.{name}`, which a subclass may override); {how}"
+
+
+def _docstring_statement(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> bool:
@@ -2514,16 +2609,19 @@ def explain(analysis: Analysis, locate) -> list[dict]:
 def _assign_targets(module: cst.Module) -> list:
     """Every assignment target of a module (`x.y = ...`, `x.y += ...` included)."""
     found: list = []
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.append(node)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.append(node)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.append(node)
-
-    module.visit(_V())
+    module.visit(_AssignTargets(found))
     return found
+
+
+class _AssignTargets(Visitor):
+    def __init__(self, found: list):
+        self.found = found
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.found.append(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found.append(node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.found.append(node)

@@ -467,6 +467,9 @@ class ColumnReader:
                 return self.reader.runtime_value(f"vocabulary_{scope_name(key)}", value,
                                                  f"vocabulary_list({{}}, {key!r})")
             except Blocked as blocked:
+                if getattr(blocked, "loop", False):  # the whole story: a value per pass of a loop
+                    raise Blocked(CODE_COLUMNS, f"vocabulary_list `{code(value.node)[:60]}` is computed at run time "
+                                                f"and {blocked.message}", value.node) from None
                 raise Blocked(CODE_COLUMNS, f"{runtime.message}; a run-time vocabulary is converted when it is "
                                             f"visible where the Estimator is built, and {blocked.message}",
                               value.node) from None

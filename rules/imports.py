@@ -147,6 +147,7 @@ class LeftoverNames(Transformer):
         self.skip_statements = skip_statements  # the import/alias lines themselves
         self.functions: list[cst.FunctionDef] = []  # enclosing defs; their local names computed on demand
         self._locals: dict[int, frozenset[str]] = {}
+        self._resolved: dict[int, tuple] = {}  # _resolvable's answers: id(node) → (node, dotted or None)
         self.original: dict[int, int] | None = None
         self.interesting: set[int] = set()
         self.quiet = quiet or {}  # new subtrees known to hold none of the table's names (id → node, kept alive)
@@ -289,6 +290,18 @@ class LeftoverNames(Transformer):
             self.skip.add(id(node.keyword))
 
     def _resolvable(self, node) -> str | None:
+        """The dotted name a reference resolves to when it needs rewriting (or blocks), else None. Asked when a
+        node is visited and again when it is left, in both walks of apply(): answered once per node (the same
+        enclosing functions each time; a name's skip mark is set before it is first asked)."""
+        key = id(node)
+        known = self._resolved.get(key)
+        if known is not None and known[0] is node:
+            return known[1]
+        found = self._resolve_reference(node)
+        self._resolved[key] = (node, found)
+        return found
+
+    def _resolve_reference(self, node) -> str | None:
         if id(node) in self.skip:
             return None
         full = get_full_name_for_node(node)

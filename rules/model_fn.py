@@ -731,23 +731,56 @@ class _Interpreter:
         if body and _docstring(body[0]) is not None:
             self.docstring = _docstring(body[0])
             body = body[1:]
+        errors: list[Blocked] = []
+        tainted: set[str] = set()  # names bound by a statement that blocked, and by the statements reading them
         for stmt in self.static_locals(body):
-            self.statement(stmt)
+            if errors and _names_read_anywhere(stmt) & tainted:
+                # it reads a value the blocked statement made: whatever it reports would follow from that blocker
+                tainted |= _statement_targets(stmt)
+                continue
+            saved = dict(self.__dict__)
+            try:
+                self.statement(stmt)
+            except Blocked as blocked:
+                # every blocker of the model_fn is reported, each at its own line, not only the first: the walk
+                # goes on with the state from before the statement, past what the blocked statement bound
+                errors.extend(self.as_written(e, stmt) for e in blocked.errors)
+                self.__dict__.update(saved)
+                tainted |= _statement_targets(stmt)
+                if not isinstance(stmt, cst.FunctionDef) and _has_return([stmt]):  # which branches return: unknown
+                    break
+            except Exception:
+                if not errors:
+                    raise
+                break  # a state the blocked statement left half-made: what was found is reported
+        if errors:
+            raise Blocked.many(errors)
         if self.pending_spec is not None:
             self.unreturned_spec()
         if self.live:
             raise Blocked(CODE, "model_fn has no final `return EstimatorSpec(...)`", self.fn)
+
+    def as_written(self, error: Blocked, stmt) -> Blocked:
+        """A blocker of a statement the static locals were substituted in, at the statement as written when its node
+        is one of the copy's (which has no position in the file)."""
+        original = self.written.get(id(stmt))
+        if original is None or error.node is None or any(n is error.node for n in _walk_statements(original)):
+            return error
+        moved = Blocked(error.code, error.message, _counterpart(stmt, original, error.node) or original)
+        return moved
 
     def static_locals(self, body: list) -> list:
         """`units = params["units"]` (assigned once, at the top level of the body, from a value `__init__` can
         compute too): its reads take the value itself, so layer and optimizer arguments built from it stay
         constructor arguments; the assignment goes (its comments move to the next statement)."""
         self.statics: dict[str, cst.BaseExpression] = {}
+        self.written: dict[int, cst.CSTNode] = {}  # id(substituted copy) → the statement as written
         out, leading = [], []
         for stmt in body:
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
             if self.statics:
-                stmt = _substitute(stmt, {k: _parenthesized(v) for k, v in self.statics.items()})
+                original, stmt = stmt, _substitute(stmt, {k: _parenthesized(v) for k, v in self.statics.items()})
+                self.written[id(stmt)] = original
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name)
                     and self.assign_counts.get(small.targets[0].target.value) == 1
@@ -1430,6 +1463,13 @@ class _Interpreter:
             return
         if path == "losses.add_loss":
             raise Blocked(losses.CODE, "tf.losses.add_loss is not converted: add the term to the loss expression", value)
+        if path in ("set_random_seed", "random.set_random_seed", "random.set_seed"):
+            # TF 2.15, measured: the seed of the Estimator's graph from here on, the weights then as with
+            # RunConfig(tf_random_seed=...); the input pipeline, built before the model_fn ran, stayed unseeded
+            raise Blocked(CODE, f"`{code(value).strip()}` in the model_fn seeds the Estimator's graph from this point "
+                                "on (its weights, not the input_fn's ops built before it) and is not converted: move "
+                                "the seed to RunConfig(tf_random_seed=...), converted to keras.utils.set_random_seed "
+                                "(which seeds the input pipeline too), and delete this call", value)
         raise Blocked(CODE, f"statement `{code(value).strip()}` in model_fn is not converted", stmt)
 
     def drop(self, path: str | None, call) -> bool:
@@ -3062,6 +3102,11 @@ class _NamesAndAssignCounts(Visitor):
         for name in _all_name_nodes(node.target):
             self.counts[name.value] = self.counts.get(name.value, 0) + 2  # a loop variable is never inlined
 
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        # `units *= 2` assigns `units` again: not a static local (was substituted: "statement `4 *= 2`")
+        for name in _all_name_nodes(node.target):
+            self.counts[name.value] = self.counts.get(name.value, 0) + 1
+
 
 def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
     """Every name in the function, and how often each is assigned in its body (one walk)."""
@@ -3162,6 +3207,52 @@ def makes_variables(path: str) -> bool:
     """TF APIs that create variables when called in a graph, beyond the layers and get_variable the rules convert."""
     return (path in _VARIABLE_MAKERS or path.startswith(("contrib.", "nn.rnn_cell.", "compat.v1.nn.rnn_cell."))
             or path.endswith(".Variable"))
+
+
+def _statement_targets(stmt) -> set[str]:
+    """Names a statement binds: assignment and loop targets, `with ... as` names, defs (and those in nested defs)."""
+    found: set[str] = set()
+
+    def add(target) -> None:
+        if isinstance(target, cst.Name):
+            found.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                add(element.value)
+        elif isinstance(target, cst.StarredElement):
+            add(target.value)
+
+    for node in _walk_statements(stmt):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            add(node.target)
+        elif isinstance(node, cst.AsName):
+            add(node.name)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            found.add(node.name.value)
+    return found
+
+
+def _counterpart(copy, original, target):
+    """The node of `original` at `target`'s place in `copy` (the same tree but for substituted names), else None."""
+    if copy is target:
+        return original
+    if type(copy) is not type(original):
+        return None
+    children, written = copy.children, original.children
+    if len(children) != len(written):
+        return None
+    for a, b in zip(children, written):
+        found = _counterpart(a, b, target)
+        if found is not None:
+            return found
+    return None
+
+
+def _walk_statements(node):
+    """`node` and every node below it."""
+    yield node
+    for child in node.children:
+        yield from _walk_statements(child)
 
 
 class _NamesRead(ValueNames):

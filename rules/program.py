@@ -521,6 +521,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                           *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
+    errors += [e for s in mine for e in s.errors]  # its RunConfig's, wherever that is built
     if not mine:
         if errors:
             _raise(errors, file, program)
@@ -620,9 +621,14 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/hooks.py)
             notes.extend((hooks.CODE, hooks.PS_NAN_NOTE, s.call) for s in sites if s.file is file)
     edits = Edits()
+    seed_drops, seed_errors = _random_seeds(names, file, mine)
+    errors += seed_errors
     errors += _inlined_helpers(plans, by_fn, file, program, edits)
     if errors:
         _raise(errors, file, program)
+    for line, note in seed_drops:
+        edits.delete(line)
+        notes.append(note)
 
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
@@ -773,6 +779,65 @@ def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
                 found.append((imports.CODE, f"tf.compat.v1.{word}() dropped: {why}; the migrated TF2 program runs "
                                             "eagerly (its training step is a tf.function)", call))
     return found
+
+
+_SEED_SETTERS = ("set_random_seed", "random.set_random_seed", "random.set_seed")
+
+
+def _random_seeds(names: TFNames, file, mine) -> tuple[list, list]:
+    """`tf.compat.v1.set_random_seed(s)` statements of a file whose Estimator converts → ([(line, note)] to drop,
+    [blockers]). The Estimator built each of its graphs anew with the graph seed RunConfig(tf_random_seed) (None by
+    default), so a call in the code that builds and drives it (module level, the functions that build the Estimator or
+    call train/evaluate) never reached its model or input pipeline (TF 2.15, measured: the initial weights differ
+    from run to run): dropped with a note, never turned into tf.random.set_seed, which would seed the migrated model.
+    A call inside a function the Estimator may run in its graph (an input_fn, a helper) seeded that graph from there
+    on: reported, with the two cases. In the model_fn itself the model_fn rule reports it (rules/model_fn.py)."""
+    drops, errors = [], []
+    drivers, model_fns = {id(None)}, set()  # module level runs outside the Estimator too
+    for site in mine:
+        model_fns.add(id(site.model_fn.node))
+        for node, where in [(site.call, site.file), *((u.call, u.file) for u in site.uses)]:
+            if where is file:
+                drivers.add(id(file.enclosing_function(node)))
+    for word in ("set_random_seed", "set_seed"):
+        for name in file.names.get(word, ()):
+            attr = file.parents.get(id(name))
+            if not (isinstance(attr, cst.Attribute) and attr.attr is name):
+                attr = name
+            call = file.parents.get(id(attr))
+            if not (isinstance(call, cst.Call) and call.func is attr and names.of(call) in _SEED_SETTERS):
+                continue
+            fn = file.enclosing_function(call)
+            outer, inside_model_fn = fn, False
+            while outer is not None:
+                inside_model_fn = inside_model_fn or id(outer) in model_fns
+                outer = file.enclosing_function(file.parents.get(id(outer)))
+            if inside_model_fn:
+                continue
+            text = code(call).strip()
+            expr = file.parents.get(id(call))
+            line = file.parents.get(id(expr)) if isinstance(expr, cst.Expr) else None
+            statement = isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+            if statement and id(fn) in drivers:
+                drops.append((line, (imports.CODE, f"{text} dropped: called outside the model_fn and input_fns, it "
+                                                   "never reached the Estimator, which built each of its graphs with "
+                                                   "RunConfig(tf_random_seed=...) as their seed, None unless given "
+                                                   "(TF 2.15: the weights differed from run to run with this call); "
+                                                   "the migrated program is seeded by that RunConfig's seed "
+                                                   "(keras.utils.set_random_seed), as the Estimator was; random ops "
+                                                   "this code runs itself, outside the Estimator (data drawn with "
+                                                   "tf.random, say), lose this seed: if it has any, seed them there "
+                                                   "with tf.random.set_seed", call)))
+                continue
+            where = f"in `{fn.name.value}`" if fn is not None else "here"
+            errors.append(Blocked(imports.CODE, f"{text} {where} is not converted: if `{fn.name.value if fn else 'it'}` "
+                                                "runs inside the Estimator (an input_fn, a function the model_fn "
+                                                "calls), it seeded the Estimator's graph from that point on: move the "
+                                                "seed to RunConfig(tf_random_seed=...), converted to "
+                                                "keras.utils.set_random_seed, and delete this call; if it runs outside "
+                                                "the Estimator, it never reached its graphs: delete it"
+                                                + ("" if statement else " (its value is used here)"), call))
+    return drops, errors
 
 
 def _raise(errors: list, file, program) -> None:
@@ -1259,6 +1324,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
     (`drives`), an Estimator method called on a value only its name says is an Estimator (`_driven_estimator`)."""
     errors, generic, subclasses = [], [], []
+    holders: dict[int, str | None] = {}  # id(generic finding) → the module-level function it is in
     model_fns: dict[int, tuple[cst.FunctionDef, list]] = {}  # model_fn-shaped defs → the generic findings inside
     relevant = _leftover_relevant(file, program) if file is not None and file.module is module else None
 
@@ -1282,6 +1348,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
         def _generic(self, finding) -> None:
             generic.append(finding)
             errors.append(finding)
+            holders[id(finding)] = self.defs[0].name.value if self.defs else None
             for fn in self.defs:  # the outermost model_fn-shaped def holds it
                 if _model_fn_shaped(fn):
                     model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
@@ -1355,8 +1422,38 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                                           "in the migrated files is built with: run tfmigrate on this file together "
                                           "with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
+    if not subclasses and file is not None and program is not None:
+        errors = _helper_findings(errors, generic, holders, file, program)
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _helper_findings(errors: list, generic: list, holders: dict, file, program) -> list:
+    """Estimator API in functions of a file that builds no Estimator (`make_train_spec()`, `get_run_config()`):
+    helpers of an Estimator built elsewhere. Each finding says so, names the helpers and where their user would
+    be (the files of the run importing this module, else one outside the run)."""
+    helpers = sorted({holders[id(e)] for e in generic if holders.get(id(e))})
+    if not helpers:
+        return errors
+    shown = ", ".join(f"`{h}`" for h in helpers[:4]) + (", ..." if len(helpers) > 4 else "")
+    users = [f.path for f in program.files if f is not file and _imports_module(f, file.module_name, program)]
+    one = len(users) == 1
+    where = (f"{', '.join(users[:3])} import{'s' if one else ''} it but build{'s' if one else ''} no Estimator "
+             "tfmigrate converts" if users else
+             f"the file that imports `{file.module_name or file.path}` and builds that Estimator is not among the "
+             "migrated files")
+    out = []
+    for e in errors:
+        holder = holders.get(id(e)) if any(e is g for g in generic) else None
+        if holder is None:
+            out.append(e)
+            continue
+        what = e.message.split(" is used but", 1)[0]
+        out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
+                                   f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
+                                   "this file together with the file that calls them and builds the Estimator",
+                           e.node))
+    return out
 
 
 def _model_fn_shaped(fn: cst.FunctionDef) -> bool:

@@ -5,6 +5,8 @@ all normalise to `layers.dense`; `tensorflow_estimator.python.estimator.api._v1.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 
 from tfmigrate.names import ImportTable
@@ -24,6 +26,7 @@ _MODULE_ALIASES = {
 }
 
 
+@lru_cache(maxsize=4096)  # (the rules ask about the same few dotted names tens of thousands of times a run)
 def normalise(dotted: str | None) -> str | None:
     """The TF path without `tensorflow.` and `compat.v1.`/`compat.v2.` prefixes; None if not TensorFlow."""
     if dotted is None:

@@ -584,7 +584,7 @@ def test_a_model_fn_imported_by_name_from_another_file_converts_through_that_imp
     assert "is imported by name from" in results["task.py"].diagnostics[0].message
 
 
-@pytest.mark.parametrize("call", ["tf.set_random_seed(1)", "graph = tf.reset_default_graph()"])
+@pytest.mark.parametrize("call", ["tf.get_seed(1)", "graph = tf.reset_default_graph()"])
 def test_a_tf1_name_tf2_lacks_beside_a_converted_estimator_is_reported(call):
     # a TF 1.x name outside the listed v1-only roots stayed as written in the converted file (AttributeError on TF2)
     from _helpers import program
