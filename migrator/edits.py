@@ -24,9 +24,10 @@ class Edits:
     above: dict[int, list[cst.BaseStatement]] = field(default_factory=dict)  # id(stmt) → new statements above it
     transforms: dict[int, list] = field(default_factory=dict)  # id(node) → functions(updated node) → new node
     _nodes: dict[int, cst.CSTNode] = field(default_factory=dict)  # every edited node (its ancestors get visited)
-    # With `blocks` (a usable TextBlocks), generated text that `plain(text)` accepts (no later pass needs its tree)
-    # is not parsed: a placeholder goes in the tree and the text, indented as LibCST would render its parse there
-    # (`indent_text`), is swapped in after the final render.
+    # With `blocks` (a usable TextBlocks), generated text that `plain(text, expression)` accepts (no later pass
+    # needs its tree; `expression`: the text replaces an expression) is not parsed: a placeholder goes in the tree
+    # and the text, indented as LibCST would render its parse there (`indent_text`), is swapped in after the final
+    # render.
     blocks: "TextBlocks | None" = None
     plain: Callable[[str], bool] | None = None
 
@@ -249,7 +250,7 @@ class _Apply(Transformer):
     def _text(self, text: str, indent: str, statements: bool = True) -> str | None:
         """A placeholder name for generated `text` (its swap registered), when it may stay text, else None."""
         blocks = self.edits.blocks
-        if blocks is None or not self.edits.plain(text):
+        if blocks is None or not self.edits.plain(text, not statements):
             return None
         indented = indent_text(text, indent, statements)
         if indented is None:

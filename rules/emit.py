@@ -60,8 +60,15 @@ class CodeWords:
     `search(text)` is `re.search(r"\\b(?:w1|w2|…)\\b", text)` on `masked(text)`; a caller that searches several
     slices of one text masks it once (`masked`, same length and lines) and searches the slices (`search_masked`)."""
 
-    def __init__(self, words):
+    def __init__(self, words, settled=None):
         self.pattern = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in words) + r")\b")
+        # settled(text): the text names the words only where no later pass changes it (program._Settled)
+        self.settled = settled
+
+    def settles(self, text: str, masked: str) -> bool:
+        """Whether generated `text` (`masked`: self.masked(text)), which names a word in code, may stay text all
+        the same."""
+        return self.settled is not None and self.settled(text, False, masked)
 
     def masked(self, text: str) -> str:
         """`mask(text)`, or the text itself where the mask cannot vouch (every word found then counts)."""
@@ -78,4 +85,7 @@ class CodeWords:
 
 
 def code_words(words) -> CodeWords | None:
+    """CodeWords of `words` (None for none); CodeWords themselves as they are."""
+    if isinstance(words, CodeWords):
+        return words
     return CodeWords(words) if words else None

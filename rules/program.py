@@ -200,6 +200,9 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = emit.code_words(words)  # the words in code, not in docstrings or comments
+    if blocks is not None and not indent:
+        parts = [_spliced_text(part, plan.call_body, named, blocks) if _FORWARD_PASS in part else part
+                 for part in parts]
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
     for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named, indent)):
@@ -220,6 +223,27 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+_FORWARD_PASS_LINE = "        __tfmigrate_forward_pass__\n"  # (model_class.py.j2: in `call`, a method of a class)
+
+
+def _spliced_text(part: str, statements, named: emit.CodeWords | None, blocks: TextBlocks) -> str:
+    """`part` with the forward pass (`statements`, the user's) written in for its placeholder line as the final
+    render writes them there, when all of the part may then stay text: it names none of the file's TF bindings in
+    code, or only where the import fix-up changes nothing (`named.settles`); else `part` as it is (parsed, the
+    statements spliced in as nodes: a blocker in them points at the user's code)."""
+    if not statements or part.count(_FORWARD_PASS) != 1 or _FORWARD_PASS_LINE not in part:
+        return part
+    block = cst.IndentedBlock(list(statements), indent=_FORWARD_PASS_LINE[:-len(_FORWARD_PASS) - 1])
+    code = _EMPTY_MODULE.code_for_node(cst.If(cst.Name("_"), block))
+    if not code.startswith("if _:\n") or "\r" in code or blocks.prefix in code:
+        return part  # (a text block's placeholder in it would be swapped before the part's)
+    text = part.replace(_FORWARD_PASS_LINE, code[len("if _:\n"):])
+    if named is None:
+        return text
+    masked = named.masked(text)
+    return text if named.search_masked(masked) is None or named.settles(text, masked) else part
 
 
 def _block_indent(module: cst.Module, node: cst.CSTNode, parent_of) -> str | None:
@@ -317,21 +341,6 @@ def _def_chunks(text: str, indent: str, statements, name: str | None = None):
     return list(zip(defs, chunks))
 
 
-def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
-    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
-    if id(node) in keep:
-        return True
-    if isinstance(node, cst.SimpleStatementLine):
-        return False
-    parts = [child for child in node.children
-             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
-    held = [_quiet_around(child, keep, quiet) for child in parts]
-    if not any(held):
-        return False
-    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
-    return True
-
-
 _EMPTY_MODULE = cst.Module(body=[])
 _FORWARD_PASS = "__tfmigrate_forward_pass__"
 _SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
@@ -373,16 +382,20 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
     for part, lines in zip(parts, rendered):
         masked = part if named is None else named.masked(part)
         hit = named is not None and named.search_masked(masked) is not None
-        if hit or _FORWARD_PASS in part:
+        if hit and not named.settles(part, masked) or _FORWARD_PASS in part:
             flush()
             statements, masked = _parse_hollow(part, named, blocks, masked, indent, lines)
             if out:
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
             out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
+            if hit:  # (settled: a block of its own, the text the import fix-up counts the Names of)
+                flush()
             run.append(part)
             if lines is not None:
                 run_lines.append("".join(lines))
+            if hit:
+                flush()
     flush()
     return out
 
@@ -407,7 +420,8 @@ def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
         out, out_code = [text[:head]], [code[:head]]
         for a, b in zip(starts, [*starts[1:], len(text)]):
             chunk, chunk_code = text[a:b], code[a:b]
-            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)):
+            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)
+                                               or named.settles(chunk, chunk_code)):
                 line = f"{indent}{blocks.name()}\n"
                 if lines is None:
                     swaps.append((line, chunk))
@@ -620,16 +634,20 @@ def migrate(module: cst.Module, context) -> cst.Module:
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
     if blocks is not None and not blocks.usable:
         blocks = None
+    named = emit.code_words(table.bindings)  # the file's TF bindings, in generated code
+    settled = None
+    if blocks is not None and named is not None:
+        # generated code that names them where the import fix-up changes nothing stays text too
+        settled = named.settled = _Settled(table, named)
     if blocks is not None:
         # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
         # leftover-name pass and the import count would find nothing in them)
-        named = emit.code_words(table.bindings)
-        edits.blocks, edits.plain = blocks, (lambda text: True) if named is None else \
-            (lambda text: named.search(text) is None)
+        edits.blocks, edits.plain = blocks, (lambda text, expression=False: True) if named is None else \
+            (lambda text, expression=False: _plain(named, settled, text, expression))
     driver.Emitter(analysis, file, builders, plans).edits(edits)
     top = {id(stmt) for stmt in module.body}  # generated code stays text only at module level
     support_done: set[str] = set()  # support code is generated once per file (canned models and model_fns)
-    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, table.bindings, quiet, support_done)
+    _render_canned(by_fn, plans, builders, targets, file, edits, blocks, top, named or (), quiet, support_done)
     global_step_done = False  # the GlobalStep metric class is generated once per file
     nested: dict = {}  # a model_fn in a function: the indentation of its block (its model is emitted there)
     for key, sites in by_fn.items():
@@ -641,7 +659,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file:
             predicts, exports = _reading(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
-                                                           key in parameter_server, quiet, table.bindings,
+                                                           key in parameter_server, quiet, named or (),
                                                            bool(predicts), _export_kinds(exports),
                                                            any(s.warm_start for s in sites),
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
@@ -670,7 +688,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
-                                       blocks.texts() if blocks is not None else ())
+                                       blocks.texts() if blocks is not None else (), settled)
     for placeholder, text in blocks.swaps if blocks is not None else ():
         context.replace_text(placeholder, text)  # before TF's swap: the text names TF through its placeholder
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
@@ -683,6 +701,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                                    and n[1] == hooks.logging_note("train hooks")))]:
         context.note(rule, message, node)
     return new_module
+
+
+def _plain(named: emit.CodeWords, settled: _Settled | None, text: str, expression: bool) -> bool:
+    """Generated `text` (statements, or with `expression` an expression) may stay text: it names no binding of the
+    file in code, or only where the import fix-up changes nothing (`settled`)."""
+    masked = named.masked(text)
+    return named.search_masked(masked) is None or settled is not None and settled(text, expression, masked)
 
 
 _MODE_KEYS = driver.MODE_KEYS
@@ -1128,8 +1153,8 @@ def code_of(module: cst.Module) -> str:
 
 
 _KERAS = "import keras\n"
-_KERAS_TF_KERAS = ("# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)\n"
-                   "import tf_keras as keras\n")
+_KERAS_TF_KERAS_COMMENT = "# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)"
+_KERAS_TF_KERAS = f"{_KERAS_TF_KERAS_COMMENT}\nimport tf_keras as keras\n"
 
 
 def _union(kind_sets) -> set[str] | None:
@@ -1540,19 +1565,54 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
     names, `except ... as` names, match-pattern names and, with `imports`, every dotted part of imported modules
     and names and their `as` names. (LibCST also holds True/False/None as Names: `ast` has them as constants.)
     tests/rewrite/test_names_text.py compares both on every generated text of the fixtures."""
+    read = _ast_read(text)
+    if read is None:
+        return None
+    return read.uses | read.attributes | read.imported if imports else read.uses | read.attributes
+
+
+@dataclasses.dataclass(frozen=True)
+class _Read:
+    """The Names of a text, read with `ast` (`_ast_read`), by the role LibCST's passes give them."""
+    uses: frozenset[str]  # every Name outside import statements but attribute names: what imports.name_uses counts
+    references: frozenset[str]  # what imports.LeftoverNames asks about: those Names but keyword-argument names, and
+    # every pure dotted chain (`a.b.c`, `a.b`) rooted in a Name
+    attributes: frozenset[str]  # attribute names (`x.attr`)
+    imported: frozenset[str]  # the names of import statements (every dotted part, `as` names)
+    dotted: bool  # the text is one expression, a Name or a pure dotted chain (parenthesized or not)
+
+
+@lru_cache(maxsize=256)
+def _ast_read(text: str, lines: tuple[int, ...] | None = None) -> _Read | None:
+    """The Names of generated `text` (module statements, or a class's when indented), read with `ast` (a C
+    parse); None when `ast` does not parse it. With `lines` (sorted line numbers of the text, from 1), only the
+    nodes that reach one of those lines are looked at: the Names on them (the words a caller found there)."""
     import ast
+    from bisect import bisect_left
 
     wrapped = text.startswith(" ")
     try:
         tree = ast.parse("class _:\n" + text if wrapped else text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    found: set[str] = set()
-    add = found.add
+    if lines is not None and wrapped:
+        lines = tuple(line + 1 for line in lines)
+    names: set[str] = set()  # references and bindings (not keyword-argument names)
+    keywords: set[str] = set()
+    attributes: set[str] = set()
+    imported: set[str] = set()
+    add = names.add
+    chains: set[str] = set()
     roots = tree.body[0].body if wrapped else tree.body
     stack = list(roots)
     while stack:
         node = stack.pop()
+        if lines is not None:
+            first = getattr(node, "lineno", None)
+            if first is not None:
+                at = bisect_left(lines, first)
+                if at == len(lines) or lines[at] > node.end_lineno:
+                    continue
         kind = type(node)
         if kind is ast.Name:
             add(node.id)
@@ -1563,27 +1623,32 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
                 add(str(value))
             continue
         if kind is ast.Attribute:
-            add(node.attr)
+            attributes.add(node.attr)
+            parts, inner = [node.attr], node.value
+            while type(inner) is ast.Attribute:
+                parts.append(inner.attr)
+                inner = inner.value
+            if type(inner) is ast.Name:
+                parts.append(inner.id)
+                chains.add(".".join(reversed(parts)))
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             add(node.name)
         elif kind is ast.arg:
             add(node.arg)
         elif kind is ast.keyword:
             if node.arg is not None:
-                add(node.arg)
+                keywords.add(node.arg)
         elif kind is ast.Import or kind is ast.ImportFrom:
-            if not imports:
-                continue
             if kind is ast.ImportFrom and node.module:
-                found.update(node.module.split("."))
+                imported.update(node.module.split("."))
             for alias in node.names:
                 if alias.name != "*":
-                    found.update(alias.name.split("."))
+                    imported.update(alias.name.split("."))
                 if alias.asname:
-                    add(alias.asname)
+                    imported.add(alias.asname)
             continue
         elif kind is ast.Global or kind is ast.Nonlocal:
-            found.update(node.names)
+            names.update(node.names)
         elif kind is ast.ExceptHandler:
             if node.name:
                 add(node.name)
@@ -1594,13 +1659,17 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
             if node.rest:
                 add(node.rest)
         elif kind is ast.MatchClass:
-            found.update(node.kwd_attrs)
+            names.update(node.kwd_attrs)
         stack.extend(ast.iter_child_nodes(node))
-    return found
+    top = roots[0].value if len(roots) == 1 and type(roots[0]) is ast.Expr else None
+    while type(top) is ast.Attribute:
+        top = top.value
+    return _Read(frozenset(names | keywords), frozenset(names | chains), frozenset(attributes), frozenset(imported),
+                 type(top) is ast.Name)
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None, quiet: dict | None = None, texts=()) -> cst.Module:
+                 index=None, quiet: dict | None = None, texts=(), settled: _Settled | None = None) -> cst.Module:
     alias = tf_name if imported else None
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
@@ -1608,10 +1677,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
-    # a name bound to a v1 module TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its
-    # meaning: it and the code using it stay as written
-    kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}
-    v1_bindings = {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target} - kept
+    kept, v1_bindings = _compat_names(table)
     rebinding: set[int] = set()
     header = None
     if alias is not None:
@@ -1624,10 +1690,9 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     moved: dict[int, cst.BaseStatement] = {}
     for stmt in imports.remove_statements(module.body, rebinding):
         if header is not None and stmt is header:
-            body.extend(_with_leading(f"{_other_imports(stmt, alias)}import tensorflow as {alias}\n{keras_import}",
-                                      stmt.leading_lines))
+            body.extend(_header(_other_imports(stmt, alias), alias, keras_import, stmt.leading_lines))
         elif header is None and _binds(stmt, table):
-            body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", stmt.leading_lines))
+            body.extend(_header("", "tf", keras_import, stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
             header = moved[id(stmt)] = body[-1]  # a copy: phases 2 and 3 find the binding statement by identity
         else:
@@ -1640,10 +1705,10 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         while at < len(body) and ((at == 0 and _docstring(body[at])) or _future_import(body[at])):
             at += 1
         if at < len(body):
-            body[at:at + 1] = [*_with_leading(f"import tensorflow as tf\n{keras_import}", body[at].leading_lines),
+            body[at:at + 1] = [*_header("", "tf", keras_import, body[at].leading_lines),
                                body[at].with_changes(leading_lines=[])]
         else:
-            body.extend(_with_leading(f"import tensorflow as tf\n{keras_import}", ()))
+            body.extend(_header("", "tf", keras_import, ()))
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     def now(b) -> cst.BaseStatement:  # the binding's statement in the module as phase 1 left it
@@ -1659,6 +1724,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         for b in bindings:
             bound_by.setdefault(id(now(b)), set()).add(name)
     uses = imports.name_uses(module, set(statements), leftover.boring)  # only the table's names are asked about
+    if settled is not None:  # and the generated code kept as text that names them
+        uses.update(settled.uses(texts))
     unused = {key for key, names_ in bound_by.items()
               if key not in rebinding and alias not in names_ and _single_statement(statements[key])
               and all(uses[n] == 0 for n in names_)}
@@ -1666,6 +1733,70 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     module = module.with_changes(body=body)
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
     return module, tf_name
+
+
+def _compat_names(table: ImportTable) -> tuple[set[str], set[str]]:
+    """(names kept as written, v1 names whose uses the leftover-name pass rewrites): a name bound to a v1 module
+    TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its meaning, it and the code using
+    it stay as written."""
+    kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}
+    return kept, {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target} - kept
+
+
+class _Settled:
+    """Which generated texts that name the file's TF bindings the import fix-up leaves as they are, so they need no
+    LibCST tree: the leftover-name pass (imports.LeftoverNames) rewrites or blocks none of their references — each
+    Name and pure dotted chain (`tf.nn.relu`, `tf.nn`, `tf`) it would ask about, asked outside every function
+    (a function's local names only ever make it ask less; import statements it does not enter). Such a text is
+    kept as text like one that names no binding; the fix-up counts its Names (`uses`) where it would have counted
+    those of its parse (imports.name_uses), and `_names_any` reads it with the other texts."""
+
+    def __init__(self, table: ImportTable, words: emit.CodeWords):
+        kept, v1_bindings = _compat_names(table)
+        self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
+        self.words, self.bindings = words, table.bindings
+        self._known: dict[str, bool] = {}
+        self.accepted: dict[str, frozenset[str]] = {}  # text → the bindings it names (as name_uses counts them)
+
+    def __call__(self, text: str, expression: bool = False, masked: str | None = None) -> bool:
+        """Whether `text` (module statements, or a class's when indented; with `expression`, an expression put in
+        place of another, whose surroundings are not known: not when it is a bare dotted chain, which an enclosing
+        attribute would extend), which names a binding in code, may stay text. `masked`: words.masked(text)."""
+        key = f"({text}" if expression else text
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = self._settled(text, expression,
+                                                     self.words.masked(text) if masked is None else masked)
+        return known
+
+    def _settled(self, text: str, expression: bool, masked: str) -> bool:
+        lines, line, last = [], 1, 0
+        for m in self.words.pattern.finditer(masked):  # the lines the words are on (in code): the walk's
+            line += masked.count("\n", last, m.start())
+            last = m.start()
+            if not lines or lines[-1] != line:
+                lines.append(line)
+        read = _ast_read(text, tuple(lines))
+        if read is None or expression and read.dotted:
+            return False
+        resolvable, bindings = self.leftover._resolvable, self.bindings
+        if any(resolvable(imports.dotted_expression(name)) is not None
+               for name in read.references if name.partition(".")[0] in bindings):
+            return False
+        self.accepted[text] = frozenset(name for name in read.uses if name in bindings)
+        return True
+
+    def uses(self, texts) -> "Counter[str]":
+        """The bindings named (as imports.name_uses counts Names) in the texts kept as text."""
+        from collections import Counter
+
+        counts: Counter = Counter()
+        accepted = self.accepted
+        for text in texts:
+            names = accepted.get(text)
+            if names:
+                counts.update(names)
+        return counts
 
 
 def _docstring(stmt) -> bool:
@@ -1679,10 +1810,27 @@ def _future_import(stmt) -> bool:
             and stmt.body[0].module.value == "__future__")
 
 
-def _with_leading(text: str, leading) -> list[cst.BaseStatement]:
-    new = list(cst.parse_module(text).body)
-    new[0] = new[0].with_changes(leading_lines=leading)
-    return new
+def _header(other: str, alias: str, keras_import: str, leading) -> list[cst.BaseStatement]:
+    """The TF2 header `{other}import tensorflow as {alias}\n{keras_import}` as the statements its parse gives, the
+    first with `leading` as its leading lines; built without the parser where it is the usual lines (no `other`
+    imports kept from the user's line) — tests/rewrite/test_settled_text.py compares them with the parse."""
+    text = f"{other}import tensorflow as {alias}\n{keras_import}"
+    if other or keras_import not in ("", _KERAS, _KERAS_TF_KERAS):
+        new = list(cst.parse_module(text).body)
+        new[0] = new[0].with_changes(leading_lines=leading)
+        return new
+    out = [_import_line("tensorflow", alias, leading)]
+    if keras_import == _KERAS:
+        out.append(_import_line("keras", None))
+    elif keras_import:
+        out.append(_import_line("tf_keras", "keras", [cst.EmptyLine(comment=cst.Comment(_KERAS_TF_KERAS_COMMENT))]))
+    return out
+
+
+def _import_line(name: str, alias: str | None, leading=()) -> cst.SimpleStatementLine:
+    """`import name[ as alias]` (a plain name) as its parse."""
+    return cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name(name), cst.AsName(cst.Name(alias))
+                                                                if alias is not None else None)])], leading)
 
 
 def _binds(stmt, table: ImportTable) -> bool:
