@@ -156,8 +156,10 @@ Estimator._train_with_estimator_spec, MonitoredTrainingSession): with RunConfig(
   step, then logs "global_step/sec: <rate, %g>" at global steps first + N, first + 2N, ... (1 + N, 1 + 2N, ... from 0;
   30 steps with N=7: 8, 15, 22, 29; resumed 31 → 45: 38, 45) and writes that scalar to model_dir; it runs with the
   chief's hooks, so its line comes before that step's hook lines and the loss line (N=7: "loss ... step = 0",
-  "global_step/sec", "loss ... step = 7"). Under MultiWorkerMirroredStrategy every other worker has one too (writing
-  to model_dir/tmp_worker_<i>: MonitoredTrainingSession, read, not run). A master + worker cluster moves it to worker
+  "global_step/sec", "loss ... step = 7"). Under MultiWorkerMirroredStrategy every worker has one (the others write
+  to model_dir/tmp_worker_<i>), run after the worker hooks: its line follows the loss line of the same step
+  (measured, fixtures/classifier_mwms, chief + worker, N=50: loss 0, loss 50, rate, loss 100, rate, loss 150, rate,
+  on both tasks; the loss lines the global loss, the same on both). A master + worker cluster moves it to worker
   0 only (not converted).
 - "Loss for final step: <loss>." after each train() that ran a step (also with log_step_count_steps=None); none when
   max_steps was reached already (train skipped).
@@ -166,8 +168,9 @@ Estimator._train_with_estimator_spec, MonitoredTrainingSession): with RunConfig(
 Custom-loop target: the trainer's _log_step prints the same lines at the same steps in the same places (the counter's
 line after the step's checkpoint, before the program's hooks; the loss line after the NaN check, before the model_fn's
 training_hooks), the loss being the step's global loss (the value the Estimator fetched on one worker; several
-workers: each prints the loss line, the chief and MWMS workers the counter's, as TF 1's hooks; not run on a cluster;
-whether TF1's loss there was the worker's or the global one is not measured), then "Loss for
+workers: each prints the loss line, the chief and MWMS workers the counter's, after it under MWMS, as TF 1's hooks;
+fixtures/classifier_mwms under verify --workers 2: both tasks print TF 2.15's 8 lines in its order, losses
+bit-equal), then "Loss for
 final step" (tests/fixtures_run/test_estimator_log_runs.py, fixtures/adam_mae, N=50, 200 steps under verify: the same
 8 lines, the losses bit-equal, the seconds and rates wall time). The global_step/sec summary is not written to
 model_dir (model_fn.py). Under parameter servers the scheduled loop prints "step N: loss = X" at its boundaries
