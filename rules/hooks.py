@@ -121,7 +121,7 @@ Hook order (measured on TF 2.15, fixtures/hook_order, tests/fixtures_run/test_ho
 MonitoredTrainingSession called every hook's before_run, then every after_run, in this order: the chief's
 CheckpointSaverHook, the model_fn's training_chief_hooks, the Estimator's own StepCounterHook and SummarySaverHook,
 the program's train(hooks=) / TrainSpec(hooks=), the Estimator's NanTensorHook(loss) (and its own "loss = ..., step
-= ..." LoggingTensorHook, not reproduced: Keras prints its progress), then the model_fn's training_hooks. At a step
+= ..." LoggingTensorHook: see "The Estimator's own lines"), then the model_fn's training_hooks. At a step
 whose loss is NaN, the NanTensorHook raised in its after_run: the checkpoint of that step is written, the chief's
 and the train hooks' lines of that step are logged, the training_hooks' are not, and no hook's end() runs. Keras
 target: fit's callbacks are [TF1SlotInit, EstimatorCheckpoints, *logging_hooks(chief=True), EstimatorSummaries,
@@ -134,12 +134,50 @@ logs "Sharding callback duration" with absl.logging.info at every save, and absl
 logging.basicConfig() when the root logger has no handler: the root logger gets a stderr StreamHandler, and as the
 "tensorflow" logger has its own handler (tf_logging.get_logger adds one when the root had none) and propagates, every
 tensorflow log line from the first checkpoint on was printed twice (the absl line itself is below absl's level and
-not printed). tf.saved_model.save does the same; a restore does not. The generated checkpoint writers
-(EstimatorCheckpoints.save, the custom loop's _save) remove the handler that save added, so the program's logging is
-as before the save: lines are printed once, and a later logging.basicConfig(...) of the program still configures
-the root logger (with absl's handler in place it did nothing). A program whose root logger has handlers is not
-touched (absl adds none then). Exports (tf.saved_model.save) are not wrapped yet: after an export, lines print
-twice.
+not printed). tf.saved_model.save and keras' ExportArchive.write_out do the same; a restore does not. The generated
+writers (EstimatorCheckpoints.save, the custom loop's _save, the model's write_saved_model: every export) give the
+root logger a handler that prints nothing while they write, so absl adds none, and remove it (and any other handler
+the write added) afterwards: the program's logging is as before the save, lines are printed once, those TF logs
+during the write too ("Assets written to: ..." of an export), and a later logging.basicConfig(...) of the program
+still configures the root logger (with absl's handler in place it did nothing). A program whose root logger has
+handlers is not touched (absl adds none then). Measured (tests/fixtures_run/test_export_logging_runs.py,
+fixtures/export_parsing with INFO lines shown, Keras and custom loop): TF 2.15 printed every line once; the migrated
+program before this printed its exports' "Assets written to" lines and the line logged after them twice, now once.
+
+The Estimator's own lines (measured on TF 2.15 with a scratch model_fn Estimator, INFO lines shown; the source:
+Estimator._train_with_estimator_spec, MonitoredTrainingSession): with RunConfig(log_step_count_steps=N) (default 100)
+- every worker's LoggingTensorHook({"loss": loss, "step": global_step}, every_n_iter=N) logs "loss = <the step's
+  loss>, step = <global step before the update>" at local iterations 0, N, 2N, ... of each train() call (a resume
+  from step 30 with N=7: 30, 37, 44), " (<%.3f> sec)" (seconds since its previous line) on every line but the run's
+  first; never at the last step off the schedule (no at_end). The loss is the numpy float32's str ("0.6146178"), the
+  same value as that step's loss; the step is read in the step's session.run, unordered with its increment (it may
+  show k + 1, as the other LoggingTensorHooks: "Hook order"). It runs after the NaN check: a NaN step logs none.
+- the chief's StepCounterHook(every_n_steps=N, output_dir=model_dir) triggers silently at the run's first global
+  step, then logs "global_step/sec: <rate, %g>" at global steps first + N, first + 2N, ... (1 + N, 1 + 2N, ... from 0;
+  30 steps with N=7: 8, 15, 22, 29; resumed 31 → 45: 38, 45) and writes that scalar to model_dir; it runs with the
+  chief's hooks, so its line comes before that step's hook lines and the loss line (N=7: "loss ... step = 0",
+  "global_step/sec", "loss ... step = 7"). Under MultiWorkerMirroredStrategy every worker has one (the others write
+  to model_dir/tmp_worker_<i>), run after the worker hooks: its line follows the loss line of the same step
+  (measured, fixtures/classifier_mwms, chief + worker, N=50: loss 0, loss 50, rate, loss 100, rate, loss 150, rate,
+  on both tasks; the loss lines the global loss, the same on both). A master + worker cluster moves it to worker
+  0 only (not converted).
+- "Loss for final step: <loss>." after each train() that ran a step (also with log_step_count_steps=None); none when
+  max_steps was reached already (train skipped).
+- log_step_count_steps=None: neither per-step line. RunConfig(log_step_count_steps=0) raised ValueError
+  ("log_step_count_steps should be > 0").
+Custom-loop target: the trainer's _log_step prints the same lines at the same steps in the same places (the counter's
+line after the step's checkpoint, before the program's hooks; the loss line after the NaN check, before the model_fn's
+training_hooks), the loss being the step's global loss (the value the Estimator fetched on one worker; several
+workers: each prints the loss line, the chief and MWMS workers the counter's, after it under MWMS, as TF 1's hooks;
+fixtures/classifier_mwms under verify --workers 2: both tasks print TF 2.15's 8 lines in its order, losses
+bit-equal), then "Loss for
+final step" (tests/fixtures_run/test_estimator_log_runs.py, fixtures/adam_mae, N=50, 200 steps under verify: the same
+8 lines, the losses bit-equal, the seconds and rates wall time). The global_step/sec summary is not written to
+model_dir (model_fn.py). Under parameter servers the scheduled loop prints "step N: loss = X" at its boundaries
+instead (not converted). Keras target: not printed yet; Keras' logs["loss"] is the running mean of the epoch, not
+the step's loss, and recording the step's loss needs a py_function in the training step (jit_compile=False), as the
+TensorLogger models do: a change to every Keras program's step, left for later. RunConfig(log_step_count_steps=...)
+is dropped there with a note (Keras prints its own progress bar instead).
 
 - `SummarySaverHook(save_steps=N, output_dir=D, summary_op=...)` (positional or keyword arguments) in the model_fn's
   `EstimatorSpec(training_hooks=[...])` / `training_chief_hooks` (inline or a name), with `summary_op` =
