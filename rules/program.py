@@ -1786,7 +1786,7 @@ class _Settled:
         self.accepted[text] = frozenset(name for name in read.uses if name in bindings)
         return True
 
-    def uses(self, texts) -> "Counter[str]":
+    def uses(self, texts) -> dict[str, int]:
         """The bindings named (as imports.name_uses counts Names) in the texts kept as text."""
         from collections import Counter
 

@@ -48,7 +48,7 @@ def test_custom_loop_prints_the_estimators_own_lines(tmp_path):
     steps = tomllib.loads((CASE / "case.toml").read_text())["steps"]
     original, migrated = map(estimator_lines, verified_logs(CASE, tmp_path, "ctl"))
     expected = [f"loss = #, step = {k}" + (" (# sec)" if k else "") for k in range(0, steps, EVERY)]
-    counters = [f"global_step/sec: #" for _ in range(1 + EVERY, steps + 1, EVERY)]
+    counters = ["global_step/sec: #" for _ in range(1 + EVERY, steps + 1, EVERY)]
     schedule = [expected[0]] + [line for pair in zip(counters, expected[1:]) for line in pair] + \
         ["Loss for final step: #."]
     masked = [re.sub(r"loss = \S+,", "loss = #,", re.sub(r"step: \S+\.$", "step: #.", shape(line)))
