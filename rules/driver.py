@@ -260,6 +260,7 @@ class Site:
     strategy_value: Value | None = None  # the program's own strategy expression, rewritten in place
     strategy_binding: Binding | None = None
     original_kinds: set[str] | None = None
+    strategy_blocked: str | None = None  # why its strategy is not converted (analysed on under the default's)
     target: str = ""
     uses: list[Use] = field(default_factory=list)
     consumed: list[Binding] = field(default_factory=list)  # config/spec bindings whose statements go
@@ -472,6 +473,7 @@ class Analysis:
             # the strategy is not converted: analysed on under the default strategy, to report its model_fn's and
             # uses' blockers with this one
             site.errors.append(blocked)
+            site.strategy_blocked = blocked.message
             site.strategy_value = site.strategy_binding = None
             site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
             site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
@@ -2591,7 +2593,10 @@ def explain(analysis: Analysis, locate) -> list[dict]:
             f"canned {site.model_fn.tf_name}" if not isinstance(fn, cst.FunctionDef) else
             f"{fn.name.value} at {locate(fn)}" + (" (closure in a factory)" if site.factory else ""),
             "target": site.target,
-            "strategy": {"kinds": sorted(site.strategy.kinds), "tf2": site.strategy.expression.replace(
+            # a strategy not converted is unknown: the plan never says what the default analysis assumed
+            "strategy": {"not_converted": site.strategy_blocked, "kinds": [], "tf2": None, "tf1_ran_under": []}
+            if site.strategy_blocked else
+            {"kinds": sorted(site.strategy.kinds), "tf2": site.strategy.expression.replace(
                 "__tfmigrate_tf__", "tf"), "tf1_ran_under": sorted(site.original_kinds or [])},
             "params": site.params,
             "run_config": {k: text(v) for k, v in site.run_config.items()},
