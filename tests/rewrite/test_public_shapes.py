@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, rewrite
+from _helpers import blocked, converted, rewrite
 
 
 def codes(src: str) -> set[str]:
@@ -673,3 +673,61 @@ def test_a_tensorflow_object_in_the_wrong_positional_place_is_named_as_such():
     text = messages(MISPLACED_EXPORTER)
     assert "positional argument is in its parameter's place" in text
     assert "pass tensorflow" not in text
+
+
+# ---- sweep 6: a RunConfig rebound to its own replace() ----------------------------------------------------------
+CANNED_RUN = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0]]}, [[1.0]])).batch(1)
+
+
+def build_estimator(config, hidden_units=None):
+    cols = [tf.feature_column.numeric_column("x")]
+    return tf.estimator.DNNRegressor(config=config, feature_columns=cols, hidden_units=hidden_units or [4])
+
+
+def run(model_dir):
+    run_config = tf.estimator.RunConfig(tf_random_seed=3)
+    run_config = run_config.replace(model_dir=model_dir)
+    estimator = build_estimator(config=run_config, hidden_units=[3])
+    estimator.train(input_fn, max_steps=2)
+
+
+if __name__ == "__main__":
+    run("/tmp/m")
+'''
+
+
+def test_a_run_config_rebound_to_its_own_replace_converts():
+    # `run_config = run_config.replace(model_dir=...)`: the name on the right is the RunConfig bound before (it was
+    # resolved to the statement's own binding, and the analysis recursed until Python's limit: "internal error")
+    out = converted(CANNED_RUN)
+    assert "keras.utils.set_random_seed(3)" in out
+    assert 'restore_model_dir(model_dir' in out or "model_dir" in out.split("def run(model_dir):", 1)[1]
+
+
+def test_a_name_read_in_its_own_assignment_is_the_earlier_binding():
+    import libcst as cst
+
+    from tfmigrate.model import FileIndex, Program, Value
+
+    module = cst.parse_module("def f(a):\n    x = make(a)\n    x = x.replace(b=1)\n    y = (x := x + 1)\n    return x\n")
+    index = FileIndex(module, "m.py", "m")
+    program = Program([index])
+    second = index.calls[1]  # x.replace(b=1)
+    assert program.resolve(Value(second.func.value, index)).node is index.calls[0]
+
+
+def test_a_walrus_in_a_test_is_bound_for_the_block_after_it():
+    import libcst as cst
+
+    from tfmigrate.model import FileIndex, Program, Value
+
+    module = cst.parse_module("def f(a):\n    if (m := make(a)):\n        z = m.get()\n    return z\n")
+    index = FileIndex(module, "m.py", "m")
+    program = Program([index])
+    get = index.calls[1]  # m.get()
+    assert program.resolve(Value(get.func.value, index)).node is index.calls[0]
