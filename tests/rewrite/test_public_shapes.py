@@ -731,3 +731,19 @@ def test_a_walrus_in_a_test_is_bound_for_the_block_after_it():
     program = Program([index])
     get = index.calls[1]  # m.get()
     assert program.resolve(Value(get.func.value, index)).node is index.calls[0]
+
+
+# ---- sweep 6: a model_fn whose parameters are not in the positional order -------------------------------------------
+@pytest.mark.parametrize("signature, missing", [
+    ("features, mode, params", "adding `labels`"),  # mode tests were reported as "only tests on mode are converted"
+    ("features, labels, params, mode", None),  # params read as the mode: it converted, silently
+    ("features, mode, labels, params", None),
+])
+def test_a_model_fn_taking_its_arguments_by_name_out_of_order_is_reported_as_such(signature, missing):
+    from _helpers import program
+
+    [d] = blocked(program(signature=signature)).diagnostics
+    assert (d.code, d.line) == ("TFM501", 13)
+    assert f"model_fn({signature})" in d.message and "passes its arguments by name" in d.message
+    assert "write them in that order" in d.message
+    assert (missing in d.message) if missing else "adding" not in d.message
