@@ -1304,18 +1304,25 @@ class Analysis:
             if id(b.statement) not in gone and id(b) not in optional:
                 self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {self._what(b)} and is still needed by "
                                                  "other code on this line; split the statement", b.statement))
-        for b in {id(b): b for site in self.sites for b in site.consumed}.values():
+        consumed = {id(b): b for site in self.sites for b in site.consumed}
+        for b in consumed.values():
             if id(b) in doomed:
                 continue
             file = b.scope.file
+            # a read in the statement that rebinds the name (`config = config.replace(...)`) is the chain: the later
+            # binding's own stray reads are reported, not this one again
+            chained = {id(c.statement) for c in consumed.values() if c.name == b.name and c is not b}
             # a read inside a call already reported (train_and_evaluate blocked by its EvalSpec), or at a node a
             # blocker names (the BestExporter in EvalSpec(exporters=[...])), is that blocker's
             reported = {id(x.node) for e in self.errors for x in e.errors if x.node is not None}
             stray = [n for n in file.loads_of(self.program, b)
-                     if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported)]
+                     if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported | chained)]
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
-                                                 "tfmigrate does not convert", stray[0]))
+                                                 "tfmigrate does not convert: the conversion replaces the statement "
+                                                 f"that builds it (line {self.line(b.statement, file)}); keep what "
+                                                 "this code needs in a variable of its own, or delete this use",
+                                           stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone | self._failed)
         for site in {id(s.model_fn.node): s for s in self.sites

@@ -747,3 +747,12 @@ def test_a_model_fn_taking_its_arguments_by_name_out_of_order_is_reported_as_suc
     assert f"model_fn({signature})" in d.message and "passes its arguments by name" in d.message
     assert "write them in that order" in d.message
     assert (missing in d.message) if missing else "adding" not in d.message
+
+
+def test_a_rebound_run_config_read_elsewhere_is_reported_once_where_it_is_read():
+    # the read of the first binding inside `run_config = run_config.replace(...)` is the chain, not a stray use
+    src = CANNED_RUN.replace("    estimator = build_estimator", "    print(run_config.model_dir)\n    estimator = build_estimator")
+    [d] = blocked(src).diagnostics
+    assert (d.code, d.line) == ("TFM601", 16)
+    assert "`run_config` (a TF1 config/spec value) is also used here" in d.message
+    assert "(line 15)" in d.message and "delete this use" in d.message
