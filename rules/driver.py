@@ -1487,6 +1487,21 @@ class Analysis:
         self.dropped_params.append((fn.node, fn.file, param))
         return True
 
+    def _one_returned(self, fn, file: FileIndex) -> bool:
+        """A helper returning one of several Estimators (`if model_type == "wide": return LinearClassifier(...)`):
+        which one its caller drives is chosen at run time; reported once, at the helper."""
+        built = {id(s.call) for s in self.sites}
+        returns = [r.value for r in file.function_scopes[id(fn)].returns if id(r.value) in built] if fn else []
+        if len(returns) < 2:
+            return False
+        lines = ", ".join(str(self.line(r, file)) for r in returns)
+        message = (f"`{fn.name.value}` returns one of {len(returns)} Estimators (lines {lines}), chosen at run time: "
+                   "tfmigrate converts the Estimator a name holds, one per name; build the one this program trains "
+                   "(or each, under its own name and function) and drive it")
+        if not any(x.message == message for e in self.errors for x in e.errors):
+            raise Blocked(CODE, message, fn)
+        return True  # reported with another of its Estimators
+
     def _holders(self, site: Site, covered: set[int]) -> None:
         """Every read of a variable holding this Estimator must be a converted use (or pass it on)."""
         handled = {id(use.receiver) for use in site.uses}
@@ -1511,6 +1526,8 @@ class Analysis:
                 continue
             if isinstance(parent, cst.Return):
                 fn = file.enclosing_function(expr)
+                if self._one_returned(fn, file):
+                    return
                 for call, caller in self.program.call_sites(fn) if fn is not None else []:
                     todo.append((call, caller))
                 continue

@@ -756,3 +756,48 @@ def test_a_rebound_run_config_read_elsewhere_is_reported_once_where_it_is_read()
     assert (d.code, d.line) == ("TFM601", 16)
     assert "`run_config` (a TF1 config/spec value) is also used here" in d.message
     assert "(line 15)" in d.message and "delete this use" in d.message
+
+
+# ---- sweep 6: a helper returning one of several Estimators -------------------------------------------------------------
+SEVERAL_RETURNED = '''\
+import sys
+
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0]]}, [1])).batch(1)
+
+
+def build_estimator(model_type):
+    cols = [tf.feature_column.numeric_column("x")]
+    if model_type == "wide":
+        return tf.estimator.LinearClassifier(model_dir="/tmp/m", feature_columns=cols)
+    return tf.estimator.DNNClassifier(model_dir="/tmp/m", feature_columns=cols, hidden_units=[3])
+
+
+def main(args):
+    model = build_estimator(args[0])
+    model.train(input_fn=input_fn, max_steps=2)
+    for r in model.predict(input_fn=input_fn):
+        print(r["class_ids"][0])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+'''
+
+
+def test_a_helper_returning_one_of_several_estimators_is_reported_once_at_the_helper():
+    # was: "`model` (an Estimator) is used here in a way tfmigrate does not convert (only train / evaluate /
+    # train_and_evaluate / predict are converted yet)" at the predict call, which is one of those
+    [d] = blocked(SEVERAL_RETURNED).diagnostics
+    assert (d.code, d.line) == ("TFM601", 10)
+    assert "`build_estimator` returns one of 2 Estimators (lines 13, 14), chosen at run time" in d.message
+
+
+def test_implicitly_concatenated_strings_are_one_literal():
+    from tfmigrate.rules._args import literal
+    import libcst as cst
+
+    assert literal(cst.parse_expression("'A/5' 'PC'")) == "A/5PC"
