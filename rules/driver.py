@@ -609,6 +609,12 @@ class Analysis:
             raise Blocked(CODE_KIND, "TPUEstimator(config=tf.estimator.RunConfig(...)): TF1 raised ValueError "
                                      "(`config` must be a tf.compat.v1.estimator.tpu.RunConfig)", node)
         if isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
+            unknown = [a for a in node.args if a.keyword is not None and a.keyword.value not in _RUN_CONFIG]
+            if unknown:  # _RUN_CONFIG is TF 2.15's whole signature
+                raise Blocked(CODE, f"RunConfig has no argument '{unknown[0].keyword.value}': tf.estimator.RunConfig "
+                                    "(TF 2.15) raises TypeError for it, so the original does not run there either; "
+                                    "pass only RunConfig's arguments (a strategy goes in train_distribute=...)",
+                              unknown[0])
             return bind_values(node, _RUN_CONFIG, "RunConfig", file, r.value.env)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "replace":
             base = self.config_values(Value(node.func.value, file, r.value.env), trail, tpu=tpu)

@@ -801,3 +801,12 @@ def test_implicitly_concatenated_strings_are_one_literal():
     import libcst as cst
 
     assert literal(cst.parse_expression("'A/5' 'PC'")) == "A/5PC"
+
+
+def test_a_run_config_argument_tf2_15_lacks_says_so():
+    from _helpers import program
+
+    src = program(run_config='config = tf.estimator.RunConfig(model_dir="/tmp/m", distribute=None)')
+    [d] = blocked(src).diagnostics
+    assert d.code == "TFM601" and "RunConfig has no argument 'distribute'" in d.message
+    assert "raises TypeError" in d.message and "train_distribute=" in d.message
