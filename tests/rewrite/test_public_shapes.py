@@ -810,3 +810,11 @@ def test_a_run_config_argument_tf2_15_lacks_says_so():
     [d] = blocked(src).diagnostics
     assert d.code == "TFM601" and "RunConfig has no argument 'distribute'" in d.message
     assert "raises TypeError" in d.message and "train_distribute=" in d.message
+
+
+def test_a_keras_optimizer_given_to_a_v2_canned_estimator_says_tf2_15_refused_it():
+    src = CANNED_RUN.replace("hidden_units=hidden_units or [4])",
+                             "hidden_units=hidden_units or [4], optimizer=tf.keras.optimizers.Adam(0.01))")
+    [d] = blocked(src).diagnostics
+    assert d.code == "TFM620" and "TF 2.15's v2 canned estimators raise ValueError" in d.message
+    assert "tf.keras.optimizers.legacy.Adam(...)" in d.message and "Adagrad, SGD, Ftrl" in d.message
