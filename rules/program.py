@@ -1524,7 +1524,7 @@ def _used_in_code(text: str, words: frozenset[str]) -> bool:
     found = re.compile("|".join(rf"\b{re.escape(w)}\s*\." for w in sorted(words)))
     if found.search(text) is None:
         return False
-    blanked = emit._STRING_OR_COMMENT.sub(lambda m: emit._NOT_NEWLINE.sub(" ", m.group()), text)
+    blanked = emit._STRING_OR_COMMENT.sub(_blank_match, text)
     for m in found.finditer(blanked):
         start = blanked.rfind("\n", 0, m.start()) + 1
         end = blanked.find("\n", m.end())
@@ -1532,6 +1532,10 @@ def _used_in_code(text: str, words: frozenset[str]) -> bool:
         if _IMPORT_WORD.search(line) is None and not (start >= 2 and blanked[start - 2] == "\\"):
             return True
     return False
+
+
+def _blank_match(m: re.Match) -> str:
+    return emit.blank(m.group())
 
 
 _IMPORT_WORD = re.compile(r"\bimport\b")
@@ -1756,6 +1760,7 @@ class _Settled:
         self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
         self.words, self.bindings = words, table.bindings
         self._known: dict[str, bool] = {}
+        self._references: dict[str, bool] = {}  # _rewritten's answers
         self.accepted: dict[str, frozenset[str]] = {}  # text → the bindings it names (as name_uses counts them)
 
     def __call__(self, text: str, expression: bool = False, masked: str | None = None) -> bool:
@@ -1771,20 +1776,34 @@ class _Settled:
 
     def _settled(self, text: str, expression: bool, masked: str) -> bool:
         lines, line, last = [], 1, 0
-        for m in self.words.pattern.finditer(masked):  # the lines the words are on (in code): the walk's
-            line += masked.count("\n", last, m.start())
-            last = m.start()
-            if not lines or lines[-1] != line:
-                lines.append(line)
+        find, count, newline = self.words.find, masked.count, masked.find
+        m = find(masked)
+        while m is not None:  # the lines the words are on (in code): the walk's
+            at = m.start()
+            line += count("\n", last, at)
+            lines.append(line)
+            last = newline("\n", at)  # (the rest of this line holds no other line's word)
+            if last < 0:
+                break
+            m = find(masked, last)
         read = _ast_read(text, tuple(lines))
         if read is None or expression and read.dotted:
             return False
-        resolvable, bindings = self.leftover._resolvable, self.bindings
-        if any(resolvable(imports.dotted_expression(name)) is not None
-               for name in read.references if name.partition(".")[0] in bindings):
+        bindings = self.bindings
+        if any(self._rewritten(name) for name in read.references if name.partition(".")[0] in bindings):
             return False
         self.accepted[text] = frozenset(name for name in read.uses if name in bindings)
         return True
+
+    def _rewritten(self, name: str) -> bool:
+        """Whether the leftover-name pass rewrites (or blocks on) the reference `name` (a Name or dotted chain)
+        asked outside every function: the same answer for the same name, so asked once per name (each ask builds
+        the chain's nodes)."""
+        known = self._references.get(name)
+        if known is None:
+            known = self._references[name] = \
+                self.leftover._resolvable(imports.dotted_expression(name)) is not None
+        return known
 
     def uses(self, texts) -> dict[str, int]:
         """The bindings named (as imports.name_uses counts Names) in the texts kept as text."""
