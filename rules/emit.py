@@ -106,7 +106,18 @@ class CodeWords:
         known = self._masked.get(text)
         if known is not None:
             return known
-        if self.find(text) is None:
+        core = text.rstrip("\n")
+        if len(core) != len(text):
+            # the text without its trailing newlines, masked, with them (no string literal or comment the scan finds
+            # ends in a newline or reaches past the last code): a part is asked about with and without them
+            inner = self.masked(core)
+            if inner is core:
+                known = text
+                if core in self._clean:
+                    self._clean.add(text)
+            else:
+                known = inner + text[len(core):]
+        elif self.find(text) is None:
             self._clean.add(text)
             known = text  # nothing to hide
         else:

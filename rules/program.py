@@ -1767,11 +1767,16 @@ class _Settled:
         """Whether `text` (module statements, or a class's when indented; with `expression`, an expression put in
         place of another, whose surroundings are not known: not when it is a bare dotted chain, which an enclosing
         attribute would extend), which names a binding in code, may stay text. `masked`: words.masked(text)."""
-        key = f"({text}" if expression else text
+        # one answer for a text whatever its trailing newlines (the passes ask about a part as rendered, stripped,
+        # or with the one newline a text block ends in): the same statements, the same Names
+        core = text.rstrip("\n")
+        key = f"({core}" if expression else core
         known = self._known.get(key)
         if known is None:
-            known = self._known[key] = self._settled(text, expression,
-                                                     self.words.masked(text) if masked is None else masked)
+            known = self._known[key] = self._settled(core, expression, self.words.masked(core) if masked is None
+                                                     else masked[:len(core)])
+        if known and text is not core:
+            self.accepted[text] = self.accepted[core]
         return known
 
     def _settled(self, text: str, expression: bool, masked: str) -> bool:
@@ -1813,6 +1818,8 @@ class _Settled:
         accepted = self.accepted
         for text in texts:
             names = accepted.get(text)
+            if names is None:  # (a text block's text: the part asked about, and a newline)
+                names = accepted.get(text.rstrip("\n"))
             if names:
                 counts.update(names)
         return counts
