@@ -1672,6 +1672,71 @@ def _ast_read(text: str, lines: tuple[int, ...] | None = None) -> _Read | None:
                  type(top) is ast.Name)
 
 
+_CONTINUING = re.compile(r"(?:else|elif|except|finally)\b")
+_ONE_LINE_STRING = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
+_TRIPLE_QUOTES = ('"' * 3, "'" * 3)
+
+
+def _statement_starts(lines: list[str], first: int, end: int, indent: str) -> list[int] | None:
+    """The indices among lines[first:end] (masked: no plain string or comment; f-strings on one line) where a
+    statement at `indent` starts: a line at that indentation outside brackets and continuations, not an
+    `else:`-like clause of the statement before nor a def under its decorators. None when the brackets do not
+    balance."""
+    starts: list[int] = []
+    depth, continued, decorated, width = 0, False, False, len(indent)
+    for i in range(first, end):
+        line = lines[i]
+        if (not depth and not continued and line.startswith(indent)
+                and line[width:width + 1] not in ("", " ", "\t", ")", "]", "}")):
+            if not decorated and not _CONTINUING.match(line, width):
+                starts.append(i)
+            decorated = line.startswith("@", width)
+        code = _ONE_LINE_STRING.sub("", line) if "'" in line or '"' in line else line
+        depth += code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") \
+            - code.count("}")
+        continued = line.endswith("\\")
+        if depth < 0:
+            return None
+    return starts if not depth else None
+
+
+def _ast_read_lines(text: str, lines: tuple[int, ...]) -> _Read | None:
+    """`_ast_read(text, lines)` for module statements (not indented) without parsing the statements that reach
+    none of `lines` (a model class of ~200 lines has its words on 2-6): the text parsed is the text with those
+    top-level statements, and those of a class body, made blank lines (same line numbers). The nodes `_ast_read`
+    reads are those reaching the lines, and each statement kept parses as in the whole text: the same Names.
+    `dotted` is not told (False). Statements are found in the text with its strings and comments blanked
+    (emit.mask); where that cannot be vouched for (a multi-line f-string, brackets that do not balance) or the
+    text so made does not parse, the whole text is read as before."""
+    masked = emit.mask(text) if lines and not text.startswith(" ") else None
+    if masked is None or any(quotes in masked for quotes in _TRIPLE_QUOTES):
+        return _ast_read(text, lines)
+    code = masked.split("\n")
+    top = _statement_starts(code, 0, len(code), "")
+    if not top or top[0] != 0:
+        return _ast_read(text, lines)
+    kept = [False] * len(code)
+    wanted = {line - 1 for line in lines}
+    for a, b in zip(top, [*top[1:], len(code)]):
+        if not any(a <= i < b for i in wanted):
+            continue
+        body = _statement_starts(code, a + 1, b, "    ") if code[a].startswith("class ") else None
+        if not body or any(a <= i < body[0] for i in wanted):
+            kept[a:b] = [True] * (b - a)
+            continue
+        kept[a:body[0]] = [True] * (body[0] - a)  # the class's header (and docstring)
+        for c, d in zip(body, [*body[1:], b]):
+            if any(c <= i < d for i in wanted):
+                kept[c:d] = [True] * (d - c)
+    if sum(kept) * 4 > len(code) * 3:
+        return _ast_read(text, lines)  # (most of the text: read as it is)
+    skeleton = "\n".join(line if keep else "" for line, keep in zip(text.split("\n"), kept))
+    read = _ast_read(skeleton, lines)
+    if read is None:
+        return _ast_read(text, lines)
+    return dataclasses.replace(read, dotted=False)
+
+
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=(), settled: _Settled | None = None) -> cst.Module:
     alias = tf_name if imported else None
@@ -1791,7 +1856,7 @@ class _Settled:
             if last < 0:
                 break
             m = find(masked, last)
-        read = _ast_read(text, tuple(lines))
+        read = _ast_read(text, tuple(lines)) if expression else _ast_read_lines(text, tuple(lines))
         if read is None or expression and read.dotted:
             return False
         bindings = self.bindings
