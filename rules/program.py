@@ -1701,8 +1701,9 @@ def _statement_starts(lines: list[str], first: int, end: int, indent: str) -> li
 
 
 def _ast_read_lines(text: str, lines: tuple[int, ...]) -> _Read | None:
-    """`_ast_read(text, lines)` for module statements (not indented) without parsing the statements that reach
-    none of `lines` (a model class of ~200 lines has its words on 2-6): the text parsed is the text with those
+    """`_ast_read(text, lines)` for module statements (not indented) and lines that hold code (the words' lines)
+    without parsing the statements that reach none of `lines` (a model class of ~200 lines has its words on 2-6):
+    the text parsed is the text with those
     top-level statements, and those of a class body, made blank lines (same line numbers). The nodes `_ast_read`
     reads are those reaching the lines, and each statement kept parses as in the whole text: the same Names.
     `dotted` is not told (False). Statements are found in the text with its strings and comments blanked
