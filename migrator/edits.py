@@ -230,8 +230,10 @@ class _Apply(Transformer):
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
-        updated = super().on_leave(original_node, updated_node)
         key = id(original_node)
+        if updated_node is original_node and key not in self.keep:
+            return updated_node  # not entered and not edited (on_visit noted a statement's original)
+        updated = super().on_leave(original_node, updated_node)
         for fn in self.edits.transforms.get(key, ()):
             updated = fn(updated)
         text = self.edits.expressions.get(key)

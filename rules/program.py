@@ -1663,7 +1663,7 @@ def _used_in_code(text: str, words: frozenset[str]) -> bool:
     found = re.compile("|".join(rf"\b{re.escape(w)}\s*\." for w in sorted(words)))
     if found.search(text) is None:
         return False
-    blanked = emit._STRING_OR_COMMENT.sub(lambda m: emit._NOT_NEWLINE.sub(" ", m.group()), text)
+    blanked = emit._STRING_OR_COMMENT.sub(_blank_match, text)
     for m in found.finditer(blanked):
         start = blanked.rfind("\n", 0, m.start()) + 1
         end = blanked.find("\n", m.end())
@@ -1671,6 +1671,10 @@ def _used_in_code(text: str, words: frozenset[str]) -> bool:
         if _IMPORT_WORD.search(line) is None and not (start >= 2 and blanked[start - 2] == "\\"):
             return True
     return False
+
+
+def _blank_match(m: re.Match) -> str:
+    return emit.blank(m.group())
 
 
 _IMPORT_WORD = re.compile(r"\bimport\b")
@@ -1807,6 +1811,72 @@ def _ast_read(text: str, lines: tuple[int, ...] | None = None) -> _Read | None:
                  type(top) is ast.Name)
 
 
+_CONTINUING = re.compile(r"(?:else|elif|except|finally)\b")
+_ONE_LINE_STRING = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
+_TRIPLE_QUOTES = ('"' * 3, "'" * 3)
+
+
+def _statement_starts(lines: list[str], first: int, end: int, indent: str) -> list[int] | None:
+    """The indices among lines[first:end] (masked: no plain string or comment; f-strings on one line) where a
+    statement at `indent` starts: a line at that indentation outside brackets and continuations, not an
+    `else:`-like clause of the statement before nor a def under its decorators. None when the brackets do not
+    balance."""
+    starts: list[int] = []
+    depth, continued, decorated, width = 0, False, False, len(indent)
+    for i in range(first, end):
+        line = lines[i]
+        if (not depth and not continued and line.startswith(indent)
+                and line[width:width + 1] not in ("", " ", "\t", ")", "]", "}")):
+            if not decorated and not _CONTINUING.match(line, width):
+                starts.append(i)
+            decorated = line.startswith("@", width)
+        code = _ONE_LINE_STRING.sub("", line) if "'" in line or '"' in line else line
+        depth += code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") \
+            - code.count("}")
+        continued = line.endswith("\\")
+        if depth < 0:
+            return None
+    return starts if not depth else None
+
+
+def _ast_read_lines(text: str, lines: tuple[int, ...]) -> _Read | None:
+    """`_ast_read(text, lines)` for module statements (not indented) and lines that hold code (the words' lines)
+    without parsing the statements that reach none of `lines` (a model class of ~200 lines has its words on 2-6):
+    the text parsed is the text with those
+    top-level statements, and those of a class body, made blank lines (same line numbers). The nodes `_ast_read`
+    reads are those reaching the lines, and each statement kept parses as in the whole text: the same Names.
+    `dotted` is not told (False). Statements are found in the text with its strings and comments blanked
+    (emit.mask); where that cannot be vouched for (a multi-line f-string, brackets that do not balance) or the
+    text so made does not parse, the whole text is read as before."""
+    masked = emit.mask(text) if lines and not text.startswith(" ") else None
+    if masked is None or any(quotes in masked for quotes in _TRIPLE_QUOTES):
+        return _ast_read(text, lines)
+    code = masked.split("\n")
+    top = _statement_starts(code, 0, len(code), "")
+    if not top or top[0] != 0:
+        return _ast_read(text, lines)
+    kept = [False] * len(code)
+    wanted = {line - 1 for line in lines}
+    for a, b in zip(top, [*top[1:], len(code)]):
+        if not any(a <= i < b for i in wanted):
+            continue
+        body = _statement_starts(code, a + 1, b, "    ") if code[a].startswith("class ") else None
+        if not body or any(a <= i < body[0] for i in wanted):
+            kept[a:b] = [True] * (b - a)
+            continue
+        kept[a:body[0]] = [True] * (body[0] - a)  # the class's header (and docstring)
+        for c, d in zip(body, [*body[1:], b]):
+            if any(c <= i < d for i in wanted):
+                kept[c:d] = [True] * (d - c)
+    if sum(kept) * 4 > len(code) * 3:
+        return _ast_read(text, lines)  # (most of the text: read as it is)
+    skeleton = "\n".join(line if keep else "" for line, keep in zip(text.split("\n"), kept))
+    read = _ast_read(skeleton, lines)
+    if read is None:
+        return _ast_read(text, lines)
+    return dataclasses.replace(read, dotted=False)
+
+
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=(), settled: _Settled | None = None) -> cst.Module:
     alias = tf_name if imported else None
@@ -1895,35 +1965,55 @@ class _Settled:
         self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
         self.words, self.bindings = words, table.bindings
         self._known: dict[str, bool] = {}
+        self._references: dict[str, bool] = {}  # _rewritten's answers
         self.accepted: dict[str, frozenset[str]] = {}  # text → the bindings it names (as name_uses counts them)
 
     def __call__(self, text: str, expression: bool = False, masked: str | None = None) -> bool:
         """Whether `text` (module statements, or a class's when indented; with `expression`, an expression put in
         place of another, whose surroundings are not known: not when it is a bare dotted chain, which an enclosing
         attribute would extend), which names a binding in code, may stay text. `masked`: words.masked(text)."""
-        key = f"({text}" if expression else text
+        # one answer for a text whatever its trailing newlines (the passes ask about a part as rendered, stripped,
+        # or with the one newline a text block ends in): the same statements, the same Names
+        core = text.rstrip("\n")
+        key = f"({core}" if expression else core
         known = self._known.get(key)
         if known is None:
-            known = self._known[key] = self._settled(text, expression,
-                                                     self.words.masked(text) if masked is None else masked)
+            known = self._known[key] = self._settled(core, expression, self.words.masked(core) if masked is None
+                                                     else masked[:len(core)])
+        if known and text is not core:
+            self.accepted[text] = self.accepted[core]
         return known
 
     def _settled(self, text: str, expression: bool, masked: str) -> bool:
         lines, line, last = [], 1, 0
-        for m in self.words.pattern.finditer(masked):  # the lines the words are on (in code): the walk's
-            line += masked.count("\n", last, m.start())
-            last = m.start()
-            if not lines or lines[-1] != line:
-                lines.append(line)
-        read = _ast_read(text, tuple(lines))
+        find, count, newline = self.words.find, masked.count, masked.find
+        m = find(masked)
+        while m is not None:  # the lines the words are on (in code): the walk's
+            at = m.start()
+            line += count("\n", last, at)
+            lines.append(line)
+            last = newline("\n", at)  # (the rest of this line holds no other line's word)
+            if last < 0:
+                break
+            m = find(masked, last)
+        read = _ast_read(text, tuple(lines)) if expression else _ast_read_lines(text, tuple(lines))
         if read is None or expression and read.dotted:
             return False
-        resolvable, bindings = self.leftover._resolvable, self.bindings
-        if any(resolvable(imports.dotted_expression(name)) is not None
-               for name in read.references if name.partition(".")[0] in bindings):
+        bindings = self.bindings
+        if any(self._rewritten(name) for name in read.references if name.partition(".")[0] in bindings):
             return False
         self.accepted[text] = frozenset(name for name in read.uses if name in bindings)
         return True
+
+    def _rewritten(self, name: str) -> bool:
+        """Whether the leftover-name pass rewrites (or blocks on) the reference `name` (a Name or dotted chain)
+        asked outside every function: the same answer for the same name, so asked once per name (each ask builds
+        the chain's nodes)."""
+        known = self._references.get(name)
+        if known is None:
+            known = self._references[name] = \
+                self.leftover._resolvable(imports.dotted_expression(name)) is not None
+        return known
 
     def uses(self, texts) -> dict[str, int]:
         """The bindings named (as imports.name_uses counts Names) in the texts kept as text."""
@@ -1933,6 +2023,8 @@ class _Settled:
         accepted = self.accepted
         for text in texts:
             names = accepted.get(text)
+            if names is None:  # (a text block's text: the part asked about, and a newline)
+                names = accepted.get(text.rstrip("\n"))
             if names:
                 counts.update(names)
         return counts
