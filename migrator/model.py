@@ -28,6 +28,7 @@ _EMPTY = cst.Module(body=[])
 _KINDS: dict[type, tuple] = {}
 _FOREVER = 1 << 60
 _MAX_DEPTH = 24
+_NAME = cst.Name
 
 
 def code(node: cst.CSTNode) -> str:
@@ -128,10 +129,11 @@ class _Indexer(Visitor):
         self.order = 0
         self.block_path: tuple[int, ...] = ()  # the ids of the blocks around the node being visited
         self.statement_stack: list[cst.CSTNode] = []
-        self.stack: list[cst.CSTNode] = []
+        self.stack: list[cst.CSTNode | None] = [None]  # the node being visited on top (None: above the module)
         self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
         self._parents, self._orders, self._scopes = index.parents, index.orders, index.scopes
         self._blocks, self._statements = index.blocks, index.statements
+        self._names, self._loads, self._stores = index.names, index.loads, index.stores
 
     # -- generic bookkeeping ------------------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -144,14 +146,35 @@ class _Indexer(Visitor):
                                    self._method(self._visit_cache, "visit_", kind),
                                    self._method(self._leave_cache, "leave_", kind), walked_fields(kind))
         statement, visit, leave, fields = info
-        self.order += 1
+        self.order = order = self.order + 1
         key = id(node)
         stack = self.stack
-        self._parents[key] = stack[-1] if stack else None
-        self._orders[key] = self.order
+        self._parents[key] = stack[-1]  # (the stack starts with None: the module's parent)
+        self._orders[key] = order
         self._scopes[key] = self.scope
         self._blocks[key] = self.block_path
         statements = self.statement_stack
+        if not fields:  # a leaf (a Name, a number, a string: a third of the nodes): no child to be the parent of
+            if statements:
+                self._statements[key] = statements[-1]
+            if kind is _NAME:  # a Name (half the leaves), inline: every Name of the file, and the reads
+                value = node.value
+                found = self._names.get(value)
+                if found is None:
+                    self._names[value] = [node]
+                else:
+                    found.append(node)
+                if key not in self._stores and key not in self.skip:
+                    found = self._loads.get(value)
+                    if found is None:
+                        self._loads[value] = [node]
+                    else:
+                        found.append(node)
+            elif visit is not None:
+                visit(self, node)
+            if leave is not None:
+                leave(self, node)
+            return False
         if statement:
             statements.append(node)
         if statements:
@@ -348,20 +371,6 @@ class _Indexer(Visitor):
             joined = f"{base}.{name}" if base and not base.endswith(".") else f"{base}{name}"
             self.bind(local, "from", alias, target=joined)
         return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        index, value, key = self.index, node.value, id(node)
-        found = index.names.get(value)
-        if found is None:
-            index.names[value] = [node]
-        else:
-            found.append(node)
-        if key not in index.stores and key not in self.skip:
-            found = index.loads.get(value)
-            if found is None:
-                index.loads[value] = [node]
-            else:
-                found.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.skip.add(id(node.attr))
