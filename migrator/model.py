@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walked_fields
+from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -954,7 +954,7 @@ class _FreeNames(ValueNames):
 
     def visit_Param(self, n: cst.Param) -> bool:
         if n.default is not None:
-            n.default.visit(self)
+            walk(n.default, self)
         return False
 
     def _comp(self, n) -> None:
@@ -980,7 +980,7 @@ def free_names(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes read as values in an expression (not attribute names or keywords; lambda/comprehension-local
     names excluded)."""
     found: list[cst.Name] = []
-    node.visit(_FreeNames(found))
+    walk(node, _FreeNames(found))
     return found
 
 
@@ -1010,7 +1010,7 @@ def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     """The outermost attribute chains in a subtree (`a.b.c`, not also `a.b`)."""
     visitor = _Attributes()
-    node.visit(visitor)
+    walk(node, visitor)
     return visitor.found
 
 

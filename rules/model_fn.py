@@ -141,7 +141,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tfmigrate.visitors import Transformer, ValueNames, Visitor
+from tfmigrate.visitors import SubtreeMemo, Transformer, ValueNames, Visitor, walk
 
 from tfmigrate.diagnostics import Blocked
 
@@ -2959,7 +2959,7 @@ class _LambdaNames(Visitor):
 def _lambda_names(node: cst.CSTNode) -> set[str]:
     """Names a lambda's body reads that are not its own parameters (free names skip lambdas)."""
     found: set[str] = set()
-    node.visit(_LambdaNames(found))
+    walk(node, _LambdaNames(found))
     return found
 
 
@@ -2969,7 +2969,7 @@ class _FreeNameNodes(ValueNames):
 
     def _comprehension(self, n) -> bool:
         # the first iterable is read where the comprehension stands; its targets are local to it
-        n.for_in.iter.visit(self)
+        walk(n.for_in.iter, self)
         bound, inner, comp = set(), [], n.for_in
         while comp is not None:
             bound.update(t.value for t in _free_name_nodes(comp.target))
@@ -3049,11 +3049,15 @@ def _ast_free_names(node: ast.AST, found: set[str]) -> None:
             stack.extend(ast.iter_child_nodes(n))
 
 
-def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
-    """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
+def _free_names_walk(node: cst.CSTNode) -> list[cst.Name]:
     found: list[cst.Name] = []
-    node.visit(_FreeNameNodes(found))
+    walk(node, _FreeNameNodes(found))
     return found
+
+
+# Name nodes used as values (not attribute names, keywords, or inside lambdas); remembered (asked again for the
+# same expressions)
+_free_name_nodes = SubtreeMemo(_free_names_walk)
 
 
 class _ReplaceNames(Transformer):
@@ -3110,9 +3114,9 @@ class _NamesAndAssignCounts(Visitor):
 
 def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
     """Every name in the function, and how often each is assigned in its body (one walk)."""
-    walk = _NamesAndAssignCounts()
-    fn.visit(walk)
-    return walk.names, walk.counts
+    names = _NamesAndAssignCounts()
+    walk(fn, names)
+    return names.names, names.counts
 
 
 class _AllNameNodes(Visitor):
@@ -3125,7 +3129,7 @@ class _AllNameNodes(Visitor):
 
 def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     found: list[cst.Name] = []
-    node.visit(_AllNameNodes(found))
+    walk(node, _AllNameNodes(found))
     return found
 
 
@@ -3191,11 +3195,15 @@ def _names_its_output(path: str) -> bool:
         and not path.startswith("assert")
 
 
-def calls_in(node) -> list[cst.Call]:
-    """Every call in `node`'s subtree, in walk order (rules/program.py uses it too)."""
+def _calls_in(node) -> list[cst.Call]:
     found: list[cst.Call] = []
-    node.visit(_Calls(found))
+    walk(node, _Calls(found))
     return found
+
+
+# Every call in a subtree, in walk order (rules/program.py uses it too); remembered: the model_fn's calls are asked
+# for by several checks (half of the walks' nodes were walked again)
+calls_in = SubtreeMemo(_calls_in)
 
 
 _VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template", "nn.static_rnn", "nn.dynamic_rnn",
@@ -3264,7 +3272,7 @@ def _names_read_anywhere(node) -> set[str]:
     """Identifiers used as names anywhere below `node`, lambdas and nested defs included (attribute names and
     keywords are not names)."""
     found: set[str] = set()
-    node.visit(_NamesRead(found))
+    walk(node, _NamesRead(found))
     return found
 
 
@@ -3351,10 +3359,10 @@ class _Returns(Visitor):
 
 
 def _has_return(statements) -> bool:
-    walk = _Returns()
+    returns = _Returns()
     for stmt in statements:
-        stmt.visit(walk)
-    return bool(walk.found)
+        walk(stmt, returns)
+    return bool(returns.found)
 
 
 def _debug_print(value, module_names) -> bool:
