@@ -60,7 +60,14 @@ class Binding:
     target: str = ""  # import/from: the dotted name it stands for ("." prefixes for relative imports)
 
 
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Node classes tested by exact type (`type(x) in ...`): isinstance against LibCST's classes (ABCMeta) runs
+# ABCMeta.__instancecheck__ for every node that is not of the class itself, the hot checks' usual answer. LibCST's
+# node classes have no subclasses (tests/rewrite/test_walk.py checks these), so the answers are the same.
+_LOOPS = frozenset({cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_DEFS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+_FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+_ATOMS = frozenset({cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.SimpleString, cst.Integer, cst.Float,
+                    cst.Dict, cst.List, cst.Tuple})
 
 
 def rebinding_loop(name: cst.Name, bindings, file, at: cst.CSTNode, at_file) -> cst.CSTNode | None:
@@ -68,8 +75,8 @@ def rebinding_loop(name: cst.Name, bindings, file, at: cst.CSTNode, at_file) -> 
     that does not hold `at`, else None: what `name` holds at `at` is the last iteration's value, not the one read
     here."""
     node = file.parent(name)
-    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if isinstance(node, _LOOPS) and not (at_file is file and file.inside(at, {id(node)})):
+    while node is not None and type(node) not in _DEFS:
+        if type(node) in _LOOPS and not (at_file is file and file.inside(at, {id(node)})):
             if any(b.scope.file is file and (file.inside(b.node, {id(node)}) or file.inside(b.statement, {id(node)}))
                    for b in bindings):
                 return node
@@ -611,7 +618,8 @@ class Program:
         node, file = v.node, v.file
         if depth > _MAX_DEPTH:
             return Resolved(v, trail)
-        if isinstance(node, cst.Name):
+        kind = type(node)
+        if kind is cst.Name:
             bound = v.arg(node.value)
             if bound is not None:
                 return self._resolve(bound, trail, depth + 1)
@@ -625,9 +633,9 @@ class Program:
                     return self._binding(b, Value(b.node, index), trail, depth + 1)
                 return Resolved(v, trail, stopped_at=node)
             return self._binding(found[0], v, trail, depth)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self._attribute(v, trail, depth)
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             fn = self.callee(Value(node.func, file, v.env), depth)
             if fn is not None and isinstance(fn.node, cst.FunctionDef):
                 returns = fn.file.function_scopes[id(fn.node)].returns
@@ -734,7 +742,7 @@ class Program:
     # ---- functions ------------------------------------------------------------------------------------------
     def callee(self, func: Value, depth: int) -> FunctionRef | None:
         r = self._resolve(func, (), depth + 1)
-        if isinstance(r.node, (cst.FunctionDef, cst.Lambda)):
+        if type(r.node) in _FUNCTIONS:
             return FunctionRef(r.node, r.value.file, trail=r.trail, via=func)
         return None
 
@@ -927,14 +935,13 @@ def _same_import(program: Program, a: list[Binding], b: list[Binding]) -> bool:
 
 
 def _is_atom(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.SimpleString, cst.Integer,
-                             cst.Float, cst.Dict, cst.List, cst.Tuple))
+    return type(node) in _ATOMS
 
 
 def _is_dotted(node: cst.CSTNode) -> bool:
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         node = node.value
-    return isinstance(node, cst.Name)
+    return type(node) is cst.Name
 
 
 class _FreeNames(ValueNames):
