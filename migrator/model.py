@@ -569,7 +569,7 @@ class Program:
         known = self._qualified.get(key)
         if known is not None and known[0] is node and known[1] is file:  # (the rules ask about most calls twice)
             return known[2]
-        full = get_full_name_for_node(node) if _is_dotted(node) else None
+        full = _dotted(node)
         target = None
         if full is not None:
             root, _, rest = full.partition(".")
@@ -588,8 +588,8 @@ class Program:
         b = found[-1]  # `if tf.__version__ ...: tf = tf.compat.v1`: the most recent meaning wins
         if b.kind in ("import", "from"):
             return self.absolute(b.target, file)
-        if b.kind == "assign" and not b.unpack and b.value is not None and _is_dotted(b.value):
-            full = get_full_name_for_node(b.value)
+        full = _dotted(b.value) if b.kind == "assign" and not b.unpack else None
+        if full is not None:
             root, _, rest = full.partition(".")
             target = self._import_target(root, b.statement, file, depth + 1) if root != name or b.statement is not at else None
             if target is None:
@@ -942,6 +942,19 @@ def _is_dotted(node: cst.CSTNode) -> bool:
     while type(node) is cst.Attribute:
         node = node.value
     return type(node) is cst.Name
+
+
+def _dotted(node: cst.CSTNode | None) -> str | None:
+    """`get_full_name_for_node` of a pure `a.b.c` chain (the same text), None for anything else: read along the
+    chain, without that helper's isinstance tests at each link."""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
 
 
 class _FreeNames(ValueNames):
