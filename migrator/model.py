@@ -1014,17 +1014,22 @@ def target_names(target) -> list[cst.Name]:
     return []
 
 
+class _Substitute(Transformer):
+    """_substitute's transform (one class, not one a call: making a LibCST visitor class costs more than most of
+    these walks)."""
+
+    def __init__(self, replaced: dict[int, str]):
+        self.replaced = replaced
+
+    def leave_Name(self, original, updated):
+        text = self.replaced.get(id(original))
+        return cst.parse_expression(text) if text is not None else updated
+
+    leave_Attribute = leave_Name
+
+
 def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
-    class _R(Transformer):
-        def leave_Name(self, original, updated):
-            text = replaced.get(id(original))
-            return cst.parse_expression(text) if text is not None else updated
-
-        def leave_Attribute(self, original, updated):
-            text = replaced.get(id(original))
-            return cst.parse_expression(text) if text is not None else updated
-
-    return node.visit(_R())
+    return node.visit(_Substitute(replaced))
 
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
