@@ -189,26 +189,6 @@ def walk(node: cst.CSTNode, visitor: Visitor) -> None:
         visitor.on_leave(node)
 
 
-class SubtreeMemo:
-    """`fn(node)` (a list computed from the subtree alone) remembered by node identity: LibCST nodes are
-    immutable, and the rules ask about the same subtree again (the calls in a model_fn, from two rules). Holds
-    at most `size` nodes alive; each call gets a new list."""
-
-    def __init__(self, fn, size: int = 256):
-        self.fn, self.size = fn, size
-        self.known: dict[int, tuple] = {}
-
-    def __call__(self, node: cst.CSTNode) -> list:
-        known = self.known.get(id(node))
-        if known is not None and known[0] is node:
-            return list(known[1])
-        found = self.fn(node)
-        if len(self.known) >= self.size:
-            self.known.clear()
-        self.known[id(node)] = (node, tuple(found))  # (the node kept: its id stays its own)
-        return found
-
-
 _IS_TRIVIA: dict[type, bool] = {}
 
 

@@ -141,7 +141,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tfmigrate.visitors import SubtreeMemo, Transformer, ValueNames, Visitor, walk
+from tfmigrate.visitors import Transformer, ValueNames, Visitor, walk
 
 from tfmigrate.diagnostics import Blocked
 
@@ -3050,15 +3050,11 @@ def _ast_free_names(node: ast.AST, found: set[str]) -> None:
             stack.extend(ast.iter_child_nodes(n))
 
 
-def _free_names_walk(node: cst.CSTNode) -> list[cst.Name]:
+def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
+    """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
     found: list[cst.Name] = []
     walk(node, _FreeNameNodes(found))
     return found
-
-
-# Name nodes used as values (not attribute names, keywords, or inside lambdas); remembered (asked again for the
-# same expressions)
-_free_name_nodes = SubtreeMemo(_free_names_walk)
 
 
 class _ReplaceNames(Transformer):
@@ -3196,15 +3192,11 @@ def _names_its_output(path: str) -> bool:
         and not path.startswith("assert")
 
 
-def _calls_in(node) -> list[cst.Call]:
+def calls_in(node) -> list[cst.Call]:
+    """Every call in `node`'s subtree, in walk order (rules/program.py uses it too)."""
     found: list[cst.Call] = []
     walk(node, _Calls(found))
     return found
-
-
-# Every call in a subtree, in walk order (rules/program.py uses it too); remembered: the model_fn's calls are asked
-# for by several checks (half of the walks' nodes were walked again)
-calls_in = SubtreeMemo(_calls_in)
 
 
 _VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template", "nn.static_rnn", "nn.dynamic_rnn",

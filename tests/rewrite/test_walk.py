@@ -157,17 +157,6 @@ def test_walk_is_libcst_visit_for_a_visitor():
         assert fast.seen == slow.seen
 
 
-def test_subtree_memo_is_by_identity_and_hands_out_new_lists():
-    from tfmigrate.rules.model_fn import calls_in
-
-    a, b = cst.parse_expression("f(g(x), h())"), cst.parse_expression("f(g(x), h())")
-    first = calls_in(a)
-    assert [id(c) for c in first] == [id(c) for c in calls_in(a)] and len(first) == 3
-    first.clear()  # a caller's list is its own
-    assert len(calls_in(a)) == 3
-    assert {id(c) for c in calls_in(b)}.isdisjoint(id(c) for c in calls_in(a))  # equal code, other nodes
-
-
 def test_node_classes_tested_by_exact_type_have_no_subclasses():
     """model.py, model_fn.py test LibCST node classes by exact type (`type(x) is cst.Name`, `type(x) in {...}`)
     instead of isinstance (ABCMeta's check, slow on a miss): the same answer while no concrete LibCST node
