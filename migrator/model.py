@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walked_fields
+from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -28,6 +28,7 @@ _EMPTY = cst.Module(body=[])
 _KINDS: dict[type, tuple] = {}
 _FOREVER = 1 << 60
 _MAX_DEPTH = 24
+_NAME = cst.Name
 
 
 def code(node: cst.CSTNode) -> str:
@@ -59,7 +60,14 @@ class Binding:
     target: str = ""  # import/from: the dotted name it stands for ("." prefixes for relative imports)
 
 
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Node classes tested by exact type (`type(x) in ...`): isinstance against LibCST's classes (ABCMeta) runs
+# ABCMeta.__instancecheck__ for every node that is not of the class itself, the hot checks' usual answer. LibCST's
+# node classes have no subclasses (tests/rewrite/test_walk.py checks these), so the answers are the same.
+_LOOPS = frozenset({cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_DEFS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+_FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+_ATOMS = frozenset({cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.SimpleString, cst.Integer, cst.Float,
+                    cst.Dict, cst.List, cst.Tuple})
 
 
 def rebinding_loop(name: cst.Name, bindings, file, at: cst.CSTNode, at_file) -> cst.CSTNode | None:
@@ -67,8 +75,8 @@ def rebinding_loop(name: cst.Name, bindings, file, at: cst.CSTNode, at_file) -> 
     that does not hold `at`, else None: what `name` holds at `at` is the last iteration's value, not the one read
     here."""
     node = file.parent(name)
-    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if isinstance(node, _LOOPS) and not (at_file is file and file.inside(at, {id(node)})):
+    while node is not None and type(node) not in _DEFS:
+        if type(node) in _LOOPS and not (at_file is file and file.inside(at, {id(node)})):
             if any(b.scope.file is file and (file.inside(b.node, {id(node)}) or file.inside(b.statement, {id(node)}))
                    for b in bindings):
                 return node
@@ -128,12 +136,13 @@ class _Indexer(Visitor):
         self.order = 0
         self.block_path: tuple[int, ...] = ()  # the ids of the blocks around the node being visited
         self.statement_stack: list[cst.CSTNode] = []
-        self.stack: list[cst.CSTNode] = []
+        self.stack: list[cst.CSTNode | None] = [None]  # the node being visited on top (None: above the module)
         self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
         self.valued: list[list[Binding]] = []  # bindings of the assignments being walked (ordered after their value)
         self.collecting: list[Binding] | None = None
         self._parents, self._orders, self._scopes = index.parents, index.orders, index.scopes
         self._blocks, self._statements = index.blocks, index.statements
+        self._names, self._loads, self._stores = index.names, index.loads, index.stores
 
     # -- generic bookkeeping ------------------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -146,14 +155,35 @@ class _Indexer(Visitor):
                                    self._method(self._visit_cache, "visit_", kind),
                                    self._method(self._leave_cache, "leave_", kind), walked_fields(kind))
         statement, visit, leave, fields = info
-        self.order += 1
+        self.order = order = self.order + 1
         key = id(node)
         stack = self.stack
-        self._parents[key] = stack[-1] if stack else None
-        self._orders[key] = self.order
+        self._parents[key] = stack[-1]  # (the stack starts with None: the module's parent)
+        self._orders[key] = order
         self._scopes[key] = self.scope
         self._blocks[key] = self.block_path
         statements = self.statement_stack
+        if not fields:  # a leaf (a Name, a number, a string: a third of the nodes): no child to be the parent of
+            if statements:
+                self._statements[key] = statements[-1]
+            if kind is _NAME:  # a Name (half the leaves), inline: every Name of the file, and the reads
+                value = node.value
+                found = self._names.get(value)
+                if found is None:
+                    self._names[value] = [node]
+                else:
+                    found.append(node)
+                if key not in self._stores and key not in self.skip:
+                    found = self._loads.get(value)
+                    if found is None:
+                        self._loads[value] = [node]
+                    else:
+                        found.append(node)
+            elif visit is not None:
+                visit(self, node)
+            if leave is not None:
+                leave(self, node)
+            return False
         if statement:
             statements.append(node)
         if statements:
@@ -367,20 +397,6 @@ class _Indexer(Visitor):
             self.bind(local, "from", alias, target=joined)
         return False
 
-    def visit_Name(self, node: cst.Name) -> None:
-        index, value, key = self.index, node.value, id(node)
-        found = index.names.get(value)
-        if found is None:
-            index.names[value] = [node]
-        else:
-            found.append(node)
-        if key not in index.stores and key not in self.skip:
-            found = index.loads.get(value)
-            if found is None:
-                index.loads[value] = [node]
-            else:
-                found.append(node)
-
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.skip.add(id(node.attr))
 
@@ -571,7 +587,7 @@ class Program:
         known = self._qualified.get(key)
         if known is not None and known[0] is node and known[1] is file:  # (the rules ask about most calls twice)
             return known[2]
-        full = get_full_name_for_node(node) if _is_dotted(node) else None
+        full = _dotted(node)
         target = None
         if full is not None:
             root, _, rest = full.partition(".")
@@ -590,8 +606,8 @@ class Program:
         b = found[-1]  # `if tf.__version__ ...: tf = tf.compat.v1`: the most recent meaning wins
         if b.kind in ("import", "from"):
             return self.absolute(b.target, file)
-        if b.kind == "assign" and not b.unpack and b.value is not None and _is_dotted(b.value):
-            full = get_full_name_for_node(b.value)
+        full = _dotted(b.value) if b.kind == "assign" and not b.unpack else None
+        if full is not None:
             root, _, rest = full.partition(".")
             target = self._import_target(root, b.statement, file, depth + 1) if root != name or b.statement is not at else None
             if target is None:
@@ -620,7 +636,8 @@ class Program:
         node, file = v.node, v.file
         if depth > _MAX_DEPTH:
             return Resolved(v, trail)
-        if isinstance(node, cst.Name):
+        kind = type(node)
+        if kind is cst.Name:
             bound = v.arg(node.value)
             if bound is not None:
                 return self._resolve(bound, trail, depth + 1)
@@ -634,9 +651,9 @@ class Program:
                     return self._binding(b, Value(b.node, index), trail, depth + 1)
                 return Resolved(v, trail, stopped_at=node)
             return self._binding(found[0], v, trail, depth)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self._attribute(v, trail, depth)
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             fn = self.callee(Value(node.func, file, v.env), depth)
             if fn is not None and isinstance(fn.node, cst.FunctionDef):
                 returns = fn.file.function_scopes[id(fn.node)].returns
@@ -743,7 +760,7 @@ class Program:
     # ---- functions ------------------------------------------------------------------------------------------
     def callee(self, func: Value, depth: int) -> FunctionRef | None:
         r = self._resolve(func, (), depth + 1)
-        if isinstance(r.node, (cst.FunctionDef, cst.Lambda)):
+        if type(r.node) in _FUNCTIONS:
             return FunctionRef(r.node, r.value.file, trail=r.trail, via=func)
         return None
 
@@ -936,14 +953,26 @@ def _same_import(program: Program, a: list[Binding], b: list[Binding]) -> bool:
 
 
 def _is_atom(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.SimpleString, cst.Integer,
-                             cst.Float, cst.Dict, cst.List, cst.Tuple))
+    return type(node) in _ATOMS
 
 
 def _is_dotted(node: cst.CSTNode) -> bool:
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         node = node.value
-    return isinstance(node, cst.Name)
+    return type(node) is cst.Name
+
+
+def _dotted(node: cst.CSTNode | None) -> str | None:
+    """`get_full_name_for_node` of a pure `a.b.c` chain (the same text), None for anything else: read along the
+    chain, without that helper's isinstance tests at each link."""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
 
 
 class _FreeNames(ValueNames):
@@ -963,7 +992,7 @@ class _FreeNames(ValueNames):
 
     def visit_Param(self, n: cst.Param) -> bool:
         if n.default is not None:
-            n.default.visit(self)
+            walk(n.default, self)
         return False
 
     def _comp(self, n) -> None:
@@ -989,7 +1018,7 @@ def free_names(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes read as values in an expression (not attribute names or keywords; lambda/comprehension-local
     names excluded)."""
     found: list[cst.Name] = []
-    node.visit(_FreeNames(found))
+    walk(node, _FreeNames(found))
     return found
 
 
@@ -1003,23 +1032,28 @@ def target_names(target) -> list[cst.Name]:
     return []
 
 
+class _Substitute(Transformer):
+    """_substitute's transform (one class, not one a call: making a LibCST visitor class costs more than most of
+    these walks)."""
+
+    def __init__(self, replaced: dict[int, str]):
+        self.replaced = replaced
+
+    def leave_Name(self, original, updated):
+        text = self.replaced.get(id(original))
+        return cst.parse_expression(text) if text is not None else updated
+
+    leave_Attribute = leave_Name
+
+
 def _substitute(node: cst.CSTNode, replaced: dict[int, str]) -> cst.CSTNode:
-    class _R(Transformer):
-        def leave_Name(self, original, updated):
-            text = replaced.get(id(original))
-            return cst.parse_expression(text) if text is not None else updated
-
-        def leave_Attribute(self, original, updated):
-            text = replaced.get(id(original))
-            return cst.parse_expression(text) if text is not None else updated
-
-    return node.visit(_R())
+    return node.visit(_Substitute(replaced))
 
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     """The outermost attribute chains in a subtree (`a.b.c`, not also `a.b`)."""
     visitor = _Attributes()
-    node.visit(visitor)
+    walk(node, visitor)
     return visitor.found
 
 

@@ -130,24 +130,24 @@ class Visitor(_Dispatch, cst.CSTVisitor):
     that the walk does not enter TRIVIA (layout and punctuation nodes)."""
 
     _leaves = False  # whether leaving a node can do anything (an on_leave of its own, or a leave_ method)
+    _plans: dict = {}  # per class: node type → (its visit_ method or None, walked_fields): one lookup a node
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _refuse_trivia_methods(cls)
+        cls._plans = {}
         cls._leaves = any("on_leave" in vars(klass) or any(name.startswith("leave_") for name in vars(klass))
                           for klass in cls.__mro__
                           if klass not in _VISITOR_BASES and not klass.__module__.startswith("libcst"))
 
     def on_visit(self, node) -> bool:
         kind = type(node)
-        fn = self._visit_cache.get(kind, _MISSING)
-        if fn is _MISSING:
-            fn = self._method(self._visit_cache, "visit_", kind)
+        plan = self._plans.get(kind)
+        if plan is None:
+            plan = self._plans[kind] = (self._method(self._visit_cache, "visit_", kind), walked_fields(kind))
+        fn, fields = plan
         if fn is not None and fn(self, node) is False:
             return False
-        fields = _WALK.get(kind)
-        if fields is None:
-            fields = walked_fields(kind)
         if fields:  # the children, as LibCST's `visit` would walk them (a visitor's on_visit, the child's
             # children, its on_leave), without LibCST's per-node checks, rebuilding nothing, not entering TRIVIA
             on_visit = self.on_visit
@@ -180,6 +180,15 @@ _VISITOR_BASES = frozenset({Visitor, _Dispatch, object})
 _SENTINEL = cst.MaybeSentinel
 
 
+def walk(node: cst.CSTNode, visitor: Visitor) -> None:
+    """`node.visit(visitor)` for a read-only Visitor (what LibCST's `visit` does for one: on_visit, the children if
+    it says so, on_leave), without that method's two ABC isinstance checks of the visitor and of the result."""
+    if visitor.on_visit(node):
+        node._visit_and_replace_children(visitor)
+    if visitor._leaves:
+        visitor.on_leave(node)
+
+
 _IS_TRIVIA: dict[type, bool] = {}
 
 
@@ -191,11 +200,11 @@ class ValueNames(Visitor):
         self.found = found
 
     def visit_Attribute(self, n: cst.Attribute) -> bool:
-        n.value.visit(self)
+        walk(n.value, self)
         return False
 
     def visit_Arg(self, n: cst.Arg) -> bool:
-        n.value.visit(self)
+        walk(n.value, self)
         return False
 
 

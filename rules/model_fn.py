@@ -141,7 +141,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tfmigrate.visitors import Transformer, ValueNames, Visitor
+from tfmigrate.visitors import Transformer, ValueNames, Visitor, walk
 
 from tfmigrate.diagnostics import Blocked
 
@@ -349,9 +349,9 @@ class _Interpreter:
         self.helpers: dict[str, cst.FunctionDef] = dict(helpers or {})
         self.module_models: set[str] = set()
         for stmt in module.body if module is not None else []:
-            if isinstance(stmt, cst.FunctionDef) and helpers is None:
+            if type(stmt) is cst.FunctionDef and helpers is None:  # (exact types: see _LITERALS)
                 self.helpers[stmt.name.value] = stmt
-            elif isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
+            elif type(stmt) is cst.SimpleStatementLine and type(stmt.body[0]) is cst.Assign:
                 assign = stmt.body[0]
                 if isinstance(assign.value, cst.Call) and names.of(assign.value) in _KERAS_MODELS:
                     self.module_models |= {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
@@ -875,12 +875,13 @@ class _Interpreter:
         if len(stmt.body) != 1:
             raise Blocked(CODE, "several statements on one line are not converted", stmt)
         small = stmt.body[0]
-        if isinstance(small, cst.Return):
+        kind = type(small)  # (exact types: see _LITERALS)
+        if kind is cst.Return:
             self.returns(small)
             return
-        if isinstance(small, cst.Pass):
+        if kind is cst.Pass:
             return
-        if isinstance(small, (cst.Import, cst.ImportFrom)) and _imports_tensorflow_only(small):
+        if (kind is cst.Import or kind is cst.ImportFrom) and _imports_tensorflow_only(small):
             # `import tensorflow as tf` inside the model_fn, repeating a module-level import: the names mean what
             # the module's import makes them mean (the converted module keeps its TensorFlow import); the
             # statement goes with the model_fn. Another binding would change what the body's names mean: blocked.
@@ -896,20 +897,20 @@ class _Interpreter:
                                         "which no module-level import does: import it at module level (the "
                                         "converted model reads the module's names)", stmt)
             return
-        if isinstance(small, cst.Assert):  # `assert mode == ModeKeys.TRAIN`: the other modes stop here
+        if kind is cst.Assert:  # `assert mode == ModeKeys.TRAIN`: the other modes stop here
             modes = self.mode_set(small.test)
             if modes is None:
                 raise Blocked(CODE, f"`assert {code(small.test)}` is not converted: only asserts on mode are", stmt)
             self.live = self.live - (self.active - modes)
             self.active = self.active & modes
             return
-        if isinstance(small, cst.Expr):
+        if kind is cst.Expr:
             self.expression(small.value, stmt)
             return
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Tuple):
+        if kind is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Tuple:
             self.tuple_assign(small.targets[0].target, small.value, stmt)
             return
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+        if not (kind is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name):
             raise Blocked(CODE, f"statement `{code(small).strip()}` in model_fn is not converted", stmt)
         target = small.targets[0].target.value
         value = small.value
@@ -2970,7 +2971,7 @@ class _LambdaNames(Visitor):
 def _lambda_names(node: cst.CSTNode) -> set[str]:
     """Names a lambda's body reads that are not its own parameters (free names skip lambdas)."""
     found: set[str] = set()
-    node.visit(_LambdaNames(found))
+    walk(node, _LambdaNames(found))
     return found
 
 
@@ -2980,7 +2981,7 @@ class _FreeNameNodes(ValueNames):
 
     def _comprehension(self, n) -> bool:
         # the first iterable is read where the comprehension stands; its targets are local to it
-        n.for_in.iter.visit(self)
+        walk(n.for_in.iter, self)
         bound, inner, comp = set(), [], n.for_in
         while comp is not None:
             bound.update(t.value for t in _free_name_nodes(comp.target))
@@ -3063,7 +3064,7 @@ def _ast_free_names(node: ast.AST, found: set[str]) -> None:
 def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
     found: list[cst.Name] = []
-    node.visit(_FreeNameNodes(found))
+    walk(node, _FreeNameNodes(found))
     return found
 
 
@@ -3121,9 +3122,9 @@ class _NamesAndAssignCounts(Visitor):
 
 def _names_and_assign_counts(fn: cst.FunctionDef) -> tuple[set[str], dict[str, int]]:
     """Every name in the function, and how often each is assigned in its body (one walk)."""
-    walk = _NamesAndAssignCounts()
-    fn.visit(walk)
-    return walk.names, walk.counts
+    names = _NamesAndAssignCounts()
+    walk(fn, names)
+    return names.names, names.counts
 
 
 class _AllNameNodes(Visitor):
@@ -3136,7 +3137,7 @@ class _AllNameNodes(Visitor):
 
 def _all_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     found: list[cst.Name] = []
-    node.visit(_AllNameNodes(found))
+    walk(node, _AllNameNodes(found))
     return found
 
 
@@ -3205,7 +3206,7 @@ def _names_its_output(path: str) -> bool:
 def calls_in(node) -> list[cst.Call]:
     """Every call in `node`'s subtree, in walk order (rules/program.py uses it too)."""
     found: list[cst.Call] = []
-    node.visit(_Calls(found))
+    walk(node, _Calls(found))
     return found
 
 
@@ -3275,33 +3276,39 @@ def _names_read_anywhere(node) -> set[str]:
     """Identifiers used as names anywhere below `node`, lambdas and nested defs included (attribute names and
     keywords are not names)."""
     found: set[str] = set()
-    node.visit(_NamesRead(found))
+    walk(node, _NamesRead(found))
     return found
 
 
 _STATIC_CALLS = frozenset({"int", "float", "str", "bool", "len", "min", "max", "abs", "round", "tuple", "list"})
 
 
+# _static's literal classes, tested by exact type: isinstance against LibCST's classes (ABCMeta) runs
+# ABCMeta.__instancecheck__ for each miss; LibCST's node classes have no subclasses (tests/rewrite/test_walk.py)
+_LITERALS = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString})
+
+
 def _static(node, allowed: set[str]) -> bool:
     """A value the model's `__init__` can compute too, the same every time it is read: literals, names in
     `allowed` (params, module names), their attributes and items, arithmetic on them, `params.get(...)` and a
     few pure builtins. Never a TF call (a variable, a random tensor) or anything reading features/labels/mode."""
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+    kind = type(node)  # (exact types, not isinstance: see _LITERALS)
+    if kind in _LITERALS:
         return True
-    if isinstance(node, cst.Name):
+    if kind is cst.Name:
         return node.value in allowed or node.value in ("True", "False", "None")
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         return _static(node.value, allowed)
-    if isinstance(node, cst.Subscript):
+    if kind is cst.Subscript:
         return _static(node.value, allowed) and all(
             isinstance(e.slice, cst.Index) and _static(e.slice.value, allowed) for e in node.slice)
-    if isinstance(node, (cst.List, cst.Tuple)):
+    if kind is cst.List or kind is cst.Tuple:
         return all(isinstance(e, cst.Element) and _static(e.value, allowed) for e in node.elements)
-    if isinstance(node, cst.BinaryOperation):
+    if kind is cst.BinaryOperation:
         return _static(node.left, allowed) and _static(node.right, allowed)
-    if isinstance(node, cst.UnaryOperation):
+    if kind is cst.UnaryOperation:
         return _static(node.expression, allowed)
-    if isinstance(node, cst.Call):
+    if kind is cst.Call:
         func = node.func
         pure = (isinstance(func, cst.Name) and func.value in _STATIC_CALLS and func.value in _BUILTINS
                 and func.value not in allowed - _STATIC_CALLS) or (
@@ -3362,10 +3369,10 @@ class _Returns(Visitor):
 
 
 def _has_return(statements) -> bool:
-    walk = _Returns()
+    returns = _Returns()
     for stmt in statements:
-        stmt.visit(walk)
-    return bool(walk.found)
+        walk(stmt, returns)
+    return bool(returns.found)
 
 
 def _debug_print(value, module_names) -> bool:

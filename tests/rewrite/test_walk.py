@@ -143,3 +143,29 @@ def test_trivia_methods_read_from_the_mro_as_issubclass_would():
     expected = {f"{prefix}_{name}" for prefix in ("visit", "leave") for name in dir(cst)
                 if isinstance(getattr(cst, name), type) and issubclass(getattr(cst, name), TRIVIA)}
     assert visitors._TRIVIA_METHODS == expected
+
+
+def test_walk_is_libcst_visit_for_a_visitor():
+    """visitors.walk (the read-only walks' entry) sees the same nodes in the same order as `node.visit`."""
+    from tfmigrate.visitors import walk
+
+    module = cst.parse_module(EXTRA.split("type T = int")[0])
+    for node in [module, module.body[0], *_nodes(module)[:40]]:
+        fast, slow = Fast(), Fast()
+        walk(node, fast)
+        node.visit(slow)
+        assert fast.seen == slow.seen
+
+
+def test_node_classes_tested_by_exact_type_have_no_subclasses():
+    """model.py, model_fn.py test LibCST node classes by exact type (`type(x) is cst.Name`, `type(x) in {...}`)
+    instead of isinstance (ABCMeta's check, slow on a miss): the same answer while no concrete LibCST node
+    class has a subclass, LibCST's own or one made by the rules."""
+    import inspect
+
+    import tfmigrate.rules  # noqa: F401 - the rules' modules, in case one subclassed a node class
+
+    concrete = [getattr(cst, n) for n in dir(cst) if isinstance(getattr(cst, n), type)
+                and issubclass(getattr(cst, n), cst.CSTNode) and not inspect.isabstract(getattr(cst, n))]
+    assert len(concrete) > 100
+    assert [c for c in concrete if c.__subclasses__()] == []
