@@ -257,3 +257,112 @@ def test_a_local_assigned_again_by_an_augmented_assignment_is_reported_as_writte
     forward = 'units = 4\nunits *= 2\n' + FORWARD
     [found] = blocked(program(forward=forward)).diagnostics
     assert (found.code, found.line) == ("TFM501", 15) and "`units *= 2`" in found.message
+
+
+# ---- several blockers inside one block of the model_fn ------------------------------------------------------------
+BLOCKS = '''\
+import tensorflow as tf
+
+HIDDEN = [8, 4]
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    net = features["x"]
+    with tf.compat.v1.variable_scope("tower"):
+        tf.compat.v1.set_random_seed(3)
+        net = tf.compat.v1.layers.dense(net, 4)
+        counter = tf.Variable(0.0)
+    for units in HIDDEN:
+        net = tf.compat.v1.layers.dense(net, units)
+        tf.compat.v1.add_to_collection("nets", net)
+        weights = tf.compat.v1.get_variable("w", [units])
+    logits = tf.compat.v1.layers.dense(net, 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):
+        tf.compat.v1.set_random_seed(5)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        while train_op is None:
+            pass
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m")
+est.train(input_fn, max_steps=2)
+'''
+BLOCK_LINES = {13: "    with tf.compat.v1.variable_scope(\"tower\"):\n        tf.compat.v1.set_random_seed(3)\n",
+               15: "        counter = tf.Variable(0.0)\n",
+               18: "        tf.compat.v1.add_to_collection(\"nets\", net)\n",
+               19: "        weights = tf.compat.v1.get_variable(\"w\", [units])\n",
+               24: "        tf.compat.v1.set_random_seed(5)\n",
+               27: "        while train_op is None:\n            pass\n"}
+
+
+def test_each_blocker_inside_a_with_or_a_for_block_is_reported_at_its_own_line():
+    # before, the variable_scope's first statement alone was reported: its other blocker, the loop's two and the
+    # control_dependencies block's two were found one re-run at a time
+    assert [(c, line) for c, line, _ in found(BLOCKS)] == [("TFM501", 13), ("TFM811", 15), ("TFM501", 18),
+                                                          ("TFM501", 19), ("TFM501", 24), ("TFM501", 27)]
+
+
+def test_fixing_one_blocker_of_a_block_leaves_exactly_the_others():
+    # no blocker hid another or followed from one: each removed alone takes exactly its own diagnostic away
+    for line, text in BLOCK_LINES.items():
+        fixed = BLOCKS.replace(text, "    with tf.compat.v1.variable_scope(\"tower\"):\n" if line == 13 else "")
+        shift = text.count("\n") - (1 if line == 13 else 0)
+        want = sorted(n - (shift if n > line else 0) for n in BLOCK_LINES if n != line)
+        assert [n for _, n, _ in found(fixed)] == want, line
+    clean = BLOCKS
+    for line, text in BLOCK_LINES.items():
+        clean = clean.replace(text, "    with tf.compat.v1.variable_scope(\"tower\"):\n" if line == 13 else "")
+    assert rewrite(clean).status == "changed"
+
+
+MODE_ARMS = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    net = tf.compat.v1.layers.dense(features["x"], 4)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        tf.compat.v1.set_random_seed(3)
+        net = tf.compat.v1.layers.dropout(net, 0.5, training=True)
+        while net is None:
+            pass
+    else:
+        tf.compat.v1.set_random_seed(4)
+    logits = tf.compat.v1.layers.dense(net, 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def main():
+    est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+    est.train(input_fn, max_steps=2)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_each_blocker_in_the_arms_of_a_mode_branch_is_reported_and_none_that_follows_from_one():
+    # the seed (11), the layer built in TRAIN only (12) and the other arm's seed (16); the while loop reads the `net`
+    # the blocked line 12 binds: what it would report follows from that blocker (it is reported once that is fixed)
+    assert [(c, line) for c, line, _ in found(MODE_ARMS)] == [("TFM501", 11), ("TFM501", 12), ("TFM501", 16)]
+    fixed = MODE_ARMS.replace("        net = tf.compat.v1.layers.dropout(net, 0.5, training=True)\n", "")
+    assert [(c, line) for c, line, _ in found(fixed)] == [("TFM501", 11), ("TFM501", 12), ("TFM501", 15)]
+    # the arm's layer read after the `if` (`logits` reads `net`): a statement reading a name the blocked line bound
+    # is skipped, never reported for it
+    assert "logits" not in " ".join(d.message for d in blocked(MODE_ARMS).diagnostics)
