@@ -278,6 +278,8 @@ class Site:
     dropped_loggers: set = field(default_factory=set)  # LoggingTensorHooks dropped with a note, by id(call)
     counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
+    # its model_fn or params are blocked: not converted, only its uses are analysed (for their own blockers)
+    unconverted: bool = False
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -422,46 +424,34 @@ class Analysis:
         warm_start, warm_trail = {}, []
         if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
             warm_start, warm_trail = self.warm_start(args["warm_start_from"])
-        fn = self.program.function_of(args["model_fn"])
-        if fn is None or not isinstance(fn.node, cst.FunctionDef):
-            method = _method_model_fn(args["model_fn"])
-            if method is not None:
-                raise Blocked(CODE, method, args["model_fn"].node)
-            r = self.program.resolve(args["model_fn"])
-            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}`: {self.why(r, 'a function')}",
-                          args["model_fn"].node)
-        if fn.bound:
-            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}` binds {', '.join(fn.bound)} with "
-                                "functools.partial; not converted yet", args["model_fn"].node)
-        factory = None
-        if fn.file.scope_of(fn.node).kind != "module":
-            factory = closure_factory(fn) or _same_function(fn, call, file)
-            if factory is None:
-                raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function that does "
-                                    "not simply return it; define it at module level or in a factory that ends "
-                                    f"with `return {fn.node.name.value}`", fn.node)
-        params_value = args.get("params")
-        if params_value is not None and not is_literal(params_value.node, None):
-            why: list = []
-            params = self.program.render(params_value, call, file, why)
-            if params is None:
-                raise Blocked(CODE, f"params `{code(params_value.node)}` is not visible where the Estimator is "
-                                    "built", params_value.node)
-        else:
-            params = "{}"
-        if tpu is not None:  # what TPUEstimator added to the model_fn's copy of params on CPU
-            params = tpu_rules.model_params(self, params, tpu, call, file)
+        # the model_fn's and the params' blockers are collected: the Estimator's configuration and uses are analysed
+        # on (an unconverted Site that only they see), so that their own blockers are reported with these
+        own: list[Blocked] = []
+        try:
+            fn, factory = self._model_fn(args, call, file)
+        except Blocked as blocked:
+            own.append(blocked)
+            fn = factory = None
+        try:
+            params_value, params = self._params(args, call, file, tpu)
+        except Blocked as blocked:
+            own.append(blocked)
+            params_value, params = None, "{}"
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
-        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
+        try:
+            run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
+        except Blocked as blocked:  # (a TPUEstimator without its RunConfig)
+            own.append(blocked)
+            run_config = {}
         site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
         site.errors = unconverted
         site.tpu = tpu
         site.factory = factory
         site.consumed.extend(trail)
         site.consumed.extend(warm_trail)
-        if factory is None:  # `fn = model_fn` / `fn = trainer.model.model_fn`: the def it names becomes a builder
-            aliases = [b for b in fn.trail if b.kind == "assign"]
+        if factory is None and fn is not None:  # `fn = model_fn` / `fn = trainer.model.model_fn`: the def it names
+            aliases = [b for b in fn.trail if b.kind == "assign"]  # becomes a builder
             site.consumed.extend(aliases)
             self.model_fn_aliases.update(id(b) for b in aliases)
         site.warm_start = warm_start
@@ -483,10 +473,50 @@ class Analysis:
             self.errors.extend(site.errors)
         site.target = strategies.choose_target(self.options.target, site.strategy, call)
         if warm_start and site.strategy.parameter_server:
-            raise Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
-                                "sharded over the ps tasks)", args["warm_start_from"].node)
-        self.sites.append(site)
+            own.append(Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
+                                     "sharded over the ps tasks)", args["warm_start_from"].node))
         self._site_by_call[id(call)] = site
+        if own:
+            site.unconverted = True  # its uses are analysed (site_of finds it); nothing else sees it
+            raise Blocked.many(own)
+        self.sites.append(site)
+
+    def _model_fn(self, args: dict[str, Value], call: cst.Call, file: FileIndex) -> tuple[FunctionRef, tuple | None]:
+        """The Estimator's model_fn def, and its factory when it is a closure (else None)."""
+        fn = self.program.function_of(args["model_fn"])
+        if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            method = _method_model_fn(args["model_fn"])
+            if method is not None:
+                raise Blocked(CODE, method, args["model_fn"].node)
+            r = self.program.resolve(args["model_fn"])
+            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}`: {self.why(r, 'a function')}",
+                          args["model_fn"].node)
+        if fn.bound:
+            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}` binds {', '.join(fn.bound)} with "
+                                "functools.partial; not converted yet", args["model_fn"].node)
+        factory = None
+        if fn.file.scope_of(fn.node).kind != "module":
+            factory = closure_factory(fn) or _same_function(fn, call, file)
+            if factory is None:
+                raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function that does "
+                                    "not simply return it; define it at module level or in a factory that ends "
+                                    f"with `return {fn.node.name.value}`", fn.node)
+        return fn, factory
+
+    def _params(self, args: dict[str, Value], call: cst.Call, file: FileIndex, tpu) -> tuple[Value | None, str]:
+        """The Estimator's params: (the value as written, its code where the Estimator is built)."""
+        params_value = args.get("params")
+        if params_value is not None and not is_literal(params_value.node, None):
+            why: list = []
+            params = self.program.render(params_value, call, file, why)
+            if params is None:
+                raise Blocked(CODE, f"params `{code(params_value.node)}` is not visible where the Estimator is "
+                                    "built", params_value.node)
+        else:
+            params = "{}"
+        if tpu is not None:  # what TPUEstimator added to the model_fn's copy of params on CPU
+            params = tpu_rules.model_params(self, params, tpu, call, file)
+        return params_value, params
 
     def warm_start(self, value: Value) -> tuple[dict[str, Value], list]:
         """Estimator(warm_start_from=path | WarmStartSettings(...)): what the generated loader needs."""
@@ -679,8 +709,8 @@ class Analysis:
             try:
                 use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
                 exporters = use.evaluate.pop("exporters", None)
-                if exporters is not None and not errors:  # (their checks read the TrainSpec's max_steps)
-                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
+                if exporters is not None:  # (a BestExporter's check reads the TrainSpec's max_steps: not when blocked)
+                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"), train_read=not errors)
             except Blocked as blocked:
                 errors.append(blocked)
             if errors:
@@ -868,7 +898,7 @@ class Analysis:
                     args[key] = stop[key]
         return args
 
-    def exporters(self, value: Value, site: Site, max_steps=None) -> list:
+    def exporters(self, value: Value, site: Site, max_steps=None, train_read: bool = True) -> list:
         """EvalSpec(exporters=...): FinalExporter / LatestExporter (and a BestExporter when the final evaluation was
         the only one) export the model the final evaluation saw to model_dir/export/<name>/<timestamp>, as the
         Estimator's last export did."""
@@ -891,7 +921,7 @@ class Analysis:
             if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
                 raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
                                     "LatestExporter and BestExporter are", item.node)
-            if kind == "BestExporter":
+            if kind == "BestExporter" and train_read:
                 why = self.evaluated_more_than_once(site, max_steps)
                 if why:
                     raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
@@ -1313,6 +1343,8 @@ class Analysis:
             reported = {id(x.node) for e in self.errors for x in e.errors if x.node is not None}
             stray = [n for n in file.loads_of(self.program, b)
                      if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported)]
+            if stray and self._holds_reported(b):
+                continue  # its own statement holds a reported blocker (an exporter not converted): reads follow it
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert", stray[0]))
@@ -1323,6 +1355,12 @@ class Analysis:
             self._guard(self._model_fn_reads, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _holds_reported(self, b: Binding) -> bool:
+        """A blocker already reported names a node of `b`'s statement."""
+        statement = {id(b.statement)}
+        return any(x.node is not None and self.program.file_of(x.node) is b.scope.file
+                   and b.scope.file.inside(x.node, statement) for e in self.errors for x in e.errors)
 
     def _model_fn_reads(self, site: Site, covered: set[int]) -> None:
         """The model_fn's def becomes the model's builder: its name read anywhere but in the converted Estimator

@@ -92,8 +92,11 @@ def test_train_and_evaluate_reports_its_train_spec_and_eval_spec_blockers_and_no
     # both specs' blockers; the specs' names read by the reported call are not "also used here" again
     src = program(drive=TRAIN_AND_EVALUATE)
     diagnostics = blocked(src).diagnostics
-    assert [(d.code, d.line) for d in diagnostics] == [("TFM601", 26)]  # TrainSpec(saving_listeners=...)
-    assert "saving_listeners" in diagnostics[0].message
+    # TrainSpec(saving_listeners=...); the exporter's receiver (`lambda: None`), a blocker of its own, with it; the
+    # BestExporter's check, which reads the TrainSpec's max_steps, only once the TrainSpec is read
+    assert [(d.code, d.line) for d in diagnostics] == [("TFM601", 26), ("TFM601", 27)]
+    assert "saving_listeners" in diagnostics[0].message and "serving_input_receiver_fn `lambda: None`" in \
+        diagnostics[1].message
     # the TrainSpec fixed: the EvalSpec's BestExporter is what remains
     fixed = blocked(program(drive=TRAIN_AND_EVALUATE.replace(", saving_listeners=[object()]", ""))).diagnostics
     assert [(d.code, d.line) for d in fixed] == [("TFM601", 28)] and "BestExporter" in fixed[0].message
@@ -366,3 +369,124 @@ def test_each_blocker_in_the_arms_of_a_mode_branch_is_reported_and_none_that_fol
     # the arm's layer read after the `if` (`logits` reads `net`): a statement reading a name the blocked line bound
     # is skipped, never reported for it
     assert "logits" not in " ".join(d.message for d in blocked(MODE_ARMS).diagnostics)
+
+
+# ---- a canned Estimator: every column's blocker, and its other arguments' --------------------------------------
+CANNED = '''\
+import tensorflow as tf
+
+SIZE = compute_size()
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"a": [1.0], "b": [2.0], "c": [[3.0]]}, [1.0])).batch(1)
+
+
+def feature_columns():
+    return [
+        tf.feature_column.numeric_column("a", shape=SIZE),
+        tf.feature_column.numeric_column("b"),
+        tf.feature_column.sequence_numeric_column("c"),
+    ]
+
+
+def main():
+    regressor = tf.estimator.DNNRegressor(
+        hidden_units=[4], feature_columns=feature_columns(), model_dir="/tmp/m",
+        loss_reduction=tf.compat.v1.losses.Reduction.NONE)
+    regressor.train(input_fn, max_steps=2, saving_listeners=[object()])
+
+
+main()
+'''
+
+
+def test_a_canned_estimator_reports_each_column_and_each_argument_and_its_uses():
+    # before: the first column alone (line 12); now the third column (14), the loss_reduction (21) and the train
+    # call's saving_listeners (22), each at its line
+    assert [(c, line) for c, line, _ in found(CANNED)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
+                                                          ("TFM601", 22)]
+    # the good column and the rest convert once the blockers are gone
+    fixed = CANNED.replace("shape=SIZE", "shape=1").replace(
+        '        tf.feature_column.sequence_numeric_column("c"),\n', "").replace(
+        ",\n        loss_reduction=tf.compat.v1.losses.Reduction.NONE", "").replace(
+        ", saving_listeners=[object()]", "")
+    assert rewrite(fixed).status == "changed"
+
+
+TWO_ESTIMATORS = LOOP_VOCABULARIES + '''
+crossed = tf.feature_column.crossed_column(["colour", "size"], hash_bucket_size=10)
+wide = tf.estimator.LinearClassifier(feature_columns=columns + [crossed], optimizer=make_optimizer())
+wide.train(input_fn, max_steps=2, saving_listeners=[object()])
+'''
+
+
+def test_two_estimators_sharing_a_blocked_column_get_one_diagnostic_naming_both():
+    # the loop's run-time vocabulary (line 18) blocks both Estimators: said once, with both Estimators' lines (was
+    # once per Estimator, the same but for that line); the second one's own blockers each at their line
+    found_ = blocked(TWO_ESTIMATORS).diagnostics
+    assert [(d.code, d.line) for d in found_] == [("TFM622", 18), ("TFM620", 23), ("TFM601", 24)]
+    assert "where the Estimators are built (lines 19, 23)" in found_[0].message
+    assert "loop at line 16 (`for key in KEYS:`)" in found_[0].message
+    # one Estimator, as before: its line alone
+    [one] = blocked(LOOP_VOCABULARIES).diagnostics
+    assert "where the Estimator is built (line 19)" in one.message
+
+
+def test_no_file_gets_the_same_diagnostic_twice():
+    for src in (SEVERAL, BLOCKS, MODE_ARMS, CANNED, TWO_ESTIMATORS, LOOP_VOCABULARIES, HELPERS_ONLY):
+        found_ = [(d.code, d.line, d.col, d.message) for d in blocked(src).diagnostics]
+        assert len(set(found_)) == len(found_)
+
+
+# ---- a blocked model_fn or params does not hide the Estimator's uses -------------------------------------------
+USES = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def build_estimator(hparams):
+    config = tf.estimator.RunConfig(model_dir="/tmp/m", device_fn=lambda op: "")
+    return tf.estimator.Estimator(model_fn=model_fn if hparams.deep else linear_fn, config=config)
+
+
+def main(hparams):
+    estimator = build_estimator(hparams)
+    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=3, saving_listeners=[Listener()])
+    exporter = tf.estimator.LatestExporter("x", serving_input_receiver_fn=lambda: None, assets_extra={"a": "b"})
+    eval_spec = tf.estimator.EvalSpec(input_fn, exporters=[exporter])
+    tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+'''
+
+
+def test_a_model_fn_chosen_at_run_time_does_not_hide_the_estimators_config_and_uses():
+    # before: the RunConfig setting and the model_fn only; the specs' blockers came one re-run later, and the
+    # exporter's with an "`exporter` is also used here" that its own blocker already said
+    result = blocked(USES)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("TFM601", 17), ("TFM601", 18), ("TFM601", 23),
+                                                              ("TFM601", 24)]
+    assert "model_fn if hparams.deep else linear_fn" in result.diagnostics[1].message
+    assert not any("also used here" in d.message for d in result.diagnostics)
+
+
+def test_uses_of_an_estimator_with_a_partial_model_fn_in_main_are_each_reported():
+    src = program(estimator="est = tf.estimator.Estimator(functools.partial(model_fn, scale=2), config=config)",
+                  header="import functools\n\nimport tensorflow as tf",
+                  drive="est.train(train_input_fn, max_steps=2, saving_listeners=[object()])\n"
+                        "est.evaluate(eval_input_fn, steps=1, hooks=[CustomHook()])\n")
+    # before: the model_fn's blocker alone (27); now the train call's saving_listeners (28) and evaluate's hook (29)
+    assert [(d.code, d.line) for d in blocked(src).diagnostics] == [("TFM601", 27), ("TFM601", 28), ("TFM611", 29)]
+    # the model_fn fixed, the uses' blockers are what remains
+    fixed = src.replace("functools.partial(model_fn, scale=2)", "model_fn")
+    assert [(d.code, d.line) for d in blocked(fixed).diagnostics] == [("TFM601", 28), ("TFM611", 29)]
