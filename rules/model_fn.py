@@ -2156,19 +2156,7 @@ class _Interpreter:
                 raise Blocked(CODE, "nested loops in the forward pass are not converted", inner)
             if not isinstance(inner, cst.SimpleStatementLine):
                 raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside a forward loop is not converted", inner)
-            small = inner.body[0] if len(inner.body) == 1 else None
-            value = getattr(small, "value", None)
-            path = self.tf(value) if isinstance(value, cst.Call) else None
-            if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
-                return
-            found = layers.kind_of(path)
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
-                    or (found and found[0] != "functional"):
-                raise Blocked(CODE, f"`{code(inner).strip()}` inside a forward loop is not converted: a loop may "
-                                    "only compute forward values (functional tf.compat.v1.layers calls and tensor ops)",
-                              inner)
-            self.simple(inner)
+            self.forward_only(inner, "a forward loop", "a loop")
 
         tainted: set[str] = set()
         errors = self.each(stmt.body.body, inner_statement, tainted)
@@ -2199,6 +2187,23 @@ class _Interpreter:
                                                 body=stmt.body.with_changes(body=loop.body)))
         if errors:  # the loop's other statements are converted as they would be without the blocked ones
             raise self.blocked_inside(errors, tainted)
+
+    def forward_only(self, inner: cst.SimpleStatementLine, where: str, what: str, branch: bool = False) -> None:
+        """A statement of a forward loop or of a static `if` (`where`), which may only compute forward values:
+        dropped (a summary), or interpreted; else Blocked. An `if` arm may not call a layer helper or build the spec."""
+        small = inner.body[0] if len(inner.body) == 1 else None
+        value = getattr(small, "value", None)
+        path = self.tf(value) if isinstance(value, cst.Call) else None
+        if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
+            return
+        found = layers.kind_of(path)
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
+                or (found and found[0] != "functional") or branch and (self.layer_helper(value) is not None or (
+                    isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec")):
+            raise Blocked(CODE, f"`{code(inner).strip()}` inside {where} is not converted: {what} may only compute "
+                                "forward values (functional tf.compat.v1.layers calls and tensor ops)", inner)
+        self.simple(inner)
 
     # ---- mode branches and EstimatorSpecs --------------------------------------------------------------------
     def mode_branch(self, stmt: cst.If) -> None:
@@ -2270,20 +2275,7 @@ class _Interpreter:
                 if not isinstance(inner, cst.SimpleStatementLine):
                     raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
                                         "is not converted: a static `if` may only compute forward values", inner)
-                small = inner.body[0] if len(inner.body) == 1 else None
-                value = getattr(small, "value", None)
-                path = self.tf(value) if isinstance(value, cst.Call) else None
-                if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
-                    return
-                found = layers.kind_of(path)
-                if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                        and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
-                        or (found and found[0] != "functional") or self.layer_helper(value) is not None \
-                        or (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
-                    raise Blocked(CODE, f"`{code(inner).strip()}` inside `if {code(stmt.test)}:` is not converted: "
-                                        "a static `if` may only compute forward values (functional "
-                                        "tf.compat.v1.layers calls and tensor ops)", inner)
-                self.simple(inner)
+                self.forward_only(inner, f"`if {code(stmt.test)}:`", "a static `if`", branch=True)
 
             try:
                 errors += self.each(body, inner_statement, tainted)
@@ -2455,8 +2447,10 @@ class _Interpreter:
             return
         else:
             body = stmt.orelse.body.body if stmt.orelse is not None else ()
-        for inner in body:
-            self.statement(inner)
+        tainted: set[str] = set()
+        errors = self.each(body, tainted=tainted)
+        if errors:
+            raise self.blocked_inside(errors, tainted)
 
     def tpu_spec_args(self, args: dict) -> dict:
         """TPUEstimatorSpec's arguments as the EstimatorSpec it became on CPU (as_estimator_spec)."""

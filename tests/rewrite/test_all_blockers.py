@@ -326,6 +326,13 @@ def test_fixing_one_blocker_of_a_block_leaves_exactly_the_others():
     assert rewrite(clean).status == "changed"
 
 
+# the end of the model_fns below: loss, training op, spec
+TAIL = '''\
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+'''
 MODE_ARMS = '''\
 import tensorflow as tf
 
@@ -344,11 +351,7 @@ def model_fn(features, labels, mode, params):
     else:
         tf.compat.v1.set_random_seed(4)
     logits = tf.compat.v1.layers.dense(net, 1)
-    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
+''' + TAIL + '''
 
 def main():
     est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
@@ -450,11 +453,7 @@ def input_fn():
 
 def model_fn(features, labels, mode, params):
     logits = tf.compat.v1.layers.dense(features["x"], 1)
-    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
+''' + TAIL + '''
 
 def build_estimator(hparams):
     config = tf.estimator.RunConfig(model_dir="/tmp/m", device_fn=lambda op: "")
