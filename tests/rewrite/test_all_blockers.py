@@ -489,3 +489,12 @@ def test_uses_of_an_estimator_with_a_partial_model_fn_in_main_are_each_reported(
     # the model_fn fixed, the uses' blockers are what remains
     fixed = src.replace("functools.partial(model_fn, scale=2)", "model_fn")
     assert [(d.code, d.line) for d in blocked(fixed).diagnostics] == [("TFM601", 28), ("TFM611", 29)]
+
+
+def test_each_blocker_in_the_use_tpu_false_arm_of_a_tpu_model_fn_is_reported():
+    from test_tpu_estimator import MODEL_FN, tpu_program
+
+    cross_shard = "        optimizer = tf.compat.v1.tpu.CrossShardOptimizer(optimizer)\n"
+    model_fn = MODEL_FN.replace(cross_shard, cross_shard + "    else:\n        tf.compat.v1.set_random_seed(1)\n"
+                                                           "        while labels is None:\n            pass\n")
+    assert [(c, line) for c, line, _ in found(tpu_program(model_fn=model_fn))] == [("TFM501", 27), ("TFM501", 28)]
