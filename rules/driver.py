@@ -911,51 +911,56 @@ class Analysis:
         if "model_dir" not in site.run_config or is_literal(site.run_config["model_dir"].node, None):
             raise Blocked(CODE, "EvalSpec exporters without a model_dir: the Estimator exported under a temporary "
                                 "directory; give RunConfig(model_dir=...)", value.node)
-        found = []
+        found, errors = [], []  # each exporter's blocker, at its own line
         for item in items:
-            e = self.program.resolve(item)
-            site.consumed.extend(b for b in e.trail if b.kind == "assign")
-            node = e.node
-            path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
-            kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
-            if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
-                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
-                                    "LatestExporter and BestExporter are", item.node)
-            if kind == "BestExporter" and train_read:
-                why = self.evaluated_more_than_once(site, max_steps)
-                if why:
-                    raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
-                                        "evaluated at the first checkpoint saved during training, then every "
-                                        "throttle_secs, and after training, exporting whenever the loss improved; "
-                                        "the migrated program evaluates once, after training. That is the same "
-                                        "export only when the final evaluation was the only one: "
-                                        "RunConfig(save_checkpoints_steps=N) with N >= max_steps, known at rewrite "
-                                        f"time, one process ({why})", item.node)
-            signature = {"LatestExporter": ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
-                                            "exports_to_keep"],
-                         "BestExporter": ["name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn",
-                                          "assets_extra", "as_text", "exports_to_keep"]
-                         }.get(kind, ["name", "serving_input_receiver_fn", "assets_extra", "as_text"])
-            args = bind_values(node, signature, kind, e.value.file, e.value.env)
-            if kind == "BestExporter":
-                args.setdefault("name", Value(cst.SimpleString('"best_exporter"'), e.value.file, e.value.env))
-                self.notes.append((CODE, "BestExporter: the Estimator's only evaluation was the final one "
-                                         "(save_checkpoints_steps >= max_steps) and a BestExporter's first export is "
-                                         "unconditional (compare_fn is not consulted), so it exported the trained "
-                                         "model once, as the migrated program does", node))
-            if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
-                raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
-            if "as_text" in args and not is_literal(args["as_text"].node, False):
-                raise Blocked(CODE, f"{kind}(as_text=...) is not converted: the migrated SavedModel is binary",
-                              args["as_text"].node)
-            if "name" not in args or "serving_input_receiver_fn" not in args:
-                raise Blocked(CODE, f"{kind} without name or serving_input_receiver_fn", node)
-            receiver = self.receiver(args["serving_input_receiver_fn"], site)
-            if kind == "LatestExporter":
-                self.notes.append((CODE, "LatestExporter: the migrated program evaluates once, after training, and "
-                                         "exports that model (the last of the Estimator's exports); exports of "
-                                         "evaluations during training are not made", node))
-            found.append((args["name"], receiver))
+            try:
+                e = self.program.resolve(item)
+                site.consumed.extend(b for b in e.trail if b.kind == "assign")
+                node = e.node
+                path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
+                kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
+                if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
+                    raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
+                                        "LatestExporter and BestExporter are", item.node)
+                if kind == "BestExporter" and train_read:
+                    why = self.evaluated_more_than_once(site, max_steps)
+                    if why:
+                        raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
+                                            "evaluated at the first checkpoint saved during training, then every "
+                                            "throttle_secs, and after training, exporting whenever the loss improved; "
+                                            "the migrated program evaluates once, after training. That is the same "
+                                            "export only when the final evaluation was the only one: "
+                                            "RunConfig(save_checkpoints_steps=N) with N >= max_steps, known at rewrite "
+                                            f"time, one process ({why})", item.node)
+                signature = {"LatestExporter": ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
+                                                "exports_to_keep"],
+                             "BestExporter": ["name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn",
+                                              "assets_extra", "as_text", "exports_to_keep"]
+                             }.get(kind, ["name", "serving_input_receiver_fn", "assets_extra", "as_text"])
+                args = bind_values(node, signature, kind, e.value.file, e.value.env)
+                if kind == "BestExporter":
+                    args.setdefault("name", Value(cst.SimpleString('"best_exporter"'), e.value.file, e.value.env))
+                    self.notes.append((CODE, "BestExporter: the Estimator's only evaluation was the final one "
+                                             "(save_checkpoints_steps >= max_steps) and a BestExporter's first export "
+                                             "is unconditional (compare_fn is not consulted), so it exported the "
+                                             "trained model once, as the migrated program does", node))
+                if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
+                    raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
+                if "as_text" in args and not is_literal(args["as_text"].node, False):
+                    raise Blocked(CODE, f"{kind}(as_text=...) is not converted: the migrated SavedModel is binary",
+                                  args["as_text"].node)
+                if "name" not in args or "serving_input_receiver_fn" not in args:
+                    raise Blocked(CODE, f"{kind} without name or serving_input_receiver_fn", node)
+                receiver = self.receiver(args["serving_input_receiver_fn"], site)
+                if kind == "LatestExporter":
+                    self.notes.append((CODE, "LatestExporter: the migrated program evaluates once, after training, and "
+                                             "exports that model (the last of the Estimator's exports); exports of "
+                                             "evaluations during training are not made", node))
+                found.append((args["name"], receiver))
+            except Blocked as error:
+                errors.append(error)
+        if errors:
+            raise Blocked.many(errors)
         return found
 
     def evaluated_more_than_once(self, site: Site, max_steps: Value | None) -> str | None:
@@ -1068,75 +1073,82 @@ class Analysis:
         trail = list(r.trail)
         stop: dict[str, Value] = {}
         callbacks: list[Value] = []  # SessionRunHook subclasses, converted to keras callbacks (Keras fit)
+        errors: list[Blocked] = []  # each hook's blocker, at its own line
         for element in r.node.elements:
-            if isinstance(element, cst.StarredElement):
-                raise Blocked(hook_rules.CODE, "a starred hook list is not converted", element)
-            h = self.program.resolve(Value(element.value, r.value.file, r.value.env))
-            trail.extend(h.trail)
-            call = h.node
-            kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
-            if kind == hook_rules.STEP_COUNTER and where == "train":
-                site.counters[id(call)] = self.step_counter(call, h.value, site)
-                callbacks.append(Value(call, h.value.file, h.value.env))
-            elif kind == hook_rules.SUMMARY:
-                args = bind_values(call, hook_rules.SUMMARY_ARGS, "SummarySaverHook", h.value.file, h.value.env)
-                given = {k for k, v in args.items() if not is_literal(v.node, None)}
-                scaffold = args.get("scaffold")
-                scaffold_only = "summary_op" not in given and scaffold is not None and isinstance(scaffold.node, cst.Call) \
-                    and self.tf(scaffold.node.func, h.value.file) == "train.Scaffold" and not scaffold.node.args
-                blocked, message = hook_rules.summary_outside(where, scaffold_only,
-                                                              len(given & {"summary_op", "scaffold"}))
-                if blocked:
-                    raise Blocked(hook_rules.CODE, message, call)
-                if not any(n[2] is call for n in self.notes):
-                    self.notes.append((hook_rules.CODE, message, call))
-            elif kind in hook_rules.OBSERVING:
-                if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
-                    self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
-            elif kind == hook_rules.LOGGING and where != "train":
-                if not any(n[2] is call for n in self.notes):
-                    self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
-            elif kind == hook_rules.LOGGING:
-                try:
-                    site.loggers[id(call)] = self.logging_hook(call, h.value, site)
-                    site.logger_calls[id(call)] = call
-                except Blocked as error:  # it only logs: dropped with the note, the file still converts
-                    if not hook_rules.is_logging_drop(error):
-                        raise
-                    self.drop_logger(site, call, error)
-                    continue
-                callbacks.append(Value(call, h.value.file, h.value.env))
-            elif kind == hook_rules.STOP and where == "train":
-                args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
-                given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
-                if len(given) != 1 or "last_step" in stop or "num_steps" in stop:
-                    raise Blocked(hook_rules.CODE, "StopAtStepHook is converted with exactly one of num_steps or "
-                                                   "last_step, once per training", call)
-                stop = given
-                if "num_steps" in given:
-                    stop = {"num_steps": Relative(given["num_steps"])}
-                    if site.target != "keras" and resumes(site):
-                        self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
-                                                            "steps: the same on a fresh model_dir; the custom loop "
-                                                            "resumed from a checkpoint trains up to step N", call))
-            elif kind == hook_rules.SAVER and where == "train":
-                if "checkpoint" in stop:
-                    raise Blocked(hook_rules.CODE, "a second CheckpointSaverHook on one training is not converted",
-                                  call)
-                stop["checkpoint"] = self.saver_hook(call, h.value, site)
-            elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
-                if where != "train":
-                    raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a SessionRunHook "
-                                                   "subclass is converted on training only (a Keras callback's "
-                                                   "on_test_* methods run at other points than the Estimator's "
-                                                   "evaluation hooks)", element.value)
-                plan = self._hook_class(call, h.value.file)
-                site.callback_plans[id(plan.cls)] = plan
-                # the instance as the program wrote it: a name holding it stays (the program may read it later)
-                callbacks.append(Value(element.value, r.value.file, r.value.env))
-                trail = trail[:len(trail) - len(h.trail)]
-            else:
-                raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+            try:
+                if isinstance(element, cst.StarredElement):
+                    raise Blocked(hook_rules.CODE, "a starred hook list is not converted", element)
+                h = self.program.resolve(Value(element.value, r.value.file, r.value.env))
+                trail.extend(h.trail)
+                call = h.node
+                kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
+                if kind == hook_rules.STEP_COUNTER and where == "train":
+                    site.counters[id(call)] = self.step_counter(call, h.value, site)
+                    callbacks.append(Value(call, h.value.file, h.value.env))
+                elif kind == hook_rules.SUMMARY:
+                    args = bind_values(call, hook_rules.SUMMARY_ARGS, "SummarySaverHook", h.value.file, h.value.env)
+                    given = {k for k, v in args.items() if not is_literal(v.node, None)}
+                    scaffold = args.get("scaffold")
+                    scaffold_only = "summary_op" not in given and scaffold is not None \
+                        and isinstance(scaffold.node, cst.Call) \
+                        and self.tf(scaffold.node.func, h.value.file) == "train.Scaffold" and not scaffold.node.args
+                    blocked, message = hook_rules.summary_outside(where, scaffold_only,
+                                                                  len(given & {"summary_op", "scaffold"}))
+                    if blocked:
+                        raise Blocked(hook_rules.CODE, message, call)
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hook_rules.CODE, message, call))
+                elif kind in hook_rules.OBSERVING:
+                    if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
+                        self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
+                elif kind == hook_rules.LOGGING and where != "train":
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
+                elif kind == hook_rules.LOGGING:
+                    try:
+                        site.loggers[id(call)] = self.logging_hook(call, h.value, site)
+                        site.logger_calls[id(call)] = call
+                    except Blocked as error:  # it only logs: dropped with the note, the file still converts
+                        if not hook_rules.is_logging_drop(error):
+                            raise
+                        self.drop_logger(site, call, error)
+                        continue
+                    callbacks.append(Value(call, h.value.file, h.value.env))
+                elif kind == hook_rules.STOP and where == "train":
+                    args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
+                    given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+                    if len(given) != 1 or "last_step" in stop or "num_steps" in stop:
+                        raise Blocked(hook_rules.CODE, "StopAtStepHook is converted with exactly one of num_steps or "
+                                                       "last_step, once per training", call)
+                    stop = given
+                    if "num_steps" in given:
+                        stop = {"num_steps": Relative(given["num_steps"])}
+                        if site.target != "keras" and resumes(site):
+                            self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
+                                                                "steps: the same on a fresh model_dir; the custom loop "
+                                                                "resumed from a checkpoint trains up to step N", call))
+                elif kind == hook_rules.SAVER and where == "train":
+                    if "checkpoint" in stop:
+                        raise Blocked(hook_rules.CODE, "a second CheckpointSaverHook on one training is not converted",
+                                      call)
+                    stop["checkpoint"] = self.saver_hook(call, h.value, site)
+                elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
+                    if where != "train":
+                        raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a "
+                                                       "SessionRunHook subclass is converted on training only (a "
+                                                       "Keras callback's on_test_* methods run at other points than "
+                                                       "the Estimator's evaluation hooks)", element.value)
+                    plan = self._hook_class(call, h.value.file)
+                    site.callback_plans[id(plan.cls)] = plan
+                    # the instance as the program wrote it: a name holding it stays (the program may read it later)
+                    callbacks.append(Value(element.value, r.value.file, r.value.env))
+                    trail = trail[:len(trail) - len(h.trail)]
+                else:
+                    raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+            except Blocked as error:
+                errors.append(error)
+        if errors:
+            raise Blocked.many(errors)
         site.consumed.extend(b for b in trail if b.kind in ("assign", "def"))
         if callbacks:
             from . import canned

@@ -498,3 +498,39 @@ def test_each_blocker_in_the_use_tpu_false_arm_of_a_tpu_model_fn_is_reported():
     model_fn = MODEL_FN.replace(cross_shard, cross_shard + "    else:\n        tf.compat.v1.set_random_seed(1)\n"
                                                            "        while labels is None:\n            pass\n")
     assert [(c, line) for c, line, _ in found(tpu_program(model_fn=model_fn))] == [("TFM501", 27), ("TFM501", 28)]
+
+
+HOOKS_AND_EXPORTERS = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions={"y": logits})
+
+
+def serving():
+    return tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        {"x": tf.io.FixedLenFeature([2], tf.float32)})()
+
+
+est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+hooks = [tf.compat.v1.train.FeedFnHook(lambda: {}), tf.compat.v1.train.FinalOpsHook(final_ops=[])]
+train_spec = tf.estimator.TrainSpec(input_fn, max_steps=3, hooks=hooks)
+exporters = [tf.estimator.LatestExporter("a", serving, assets_extra={"x": "y"}),
+             tf.estimator.FinalExporter("b", serving, as_text=True)]
+tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(input_fn, exporters=exporters))
+'''
+
+
+def test_each_hook_and_each_exporter_of_one_list_is_reported():
+    # before: the first hook (22) and, the TrainSpec blocked, none of the exporters; now each at its own place
+    assert [(c, line, col) for c, line, col in found(HOOKS_AND_EXPORTERS)] == [
+        ("TFM611", 22, 9), ("TFM611", 22, 52), ("TFM601", 24, 68), ("TFM601", 25, 62)]
