@@ -534,3 +534,25 @@ def test_each_hook_and_each_exporter_of_one_list_is_reported():
     # before: the first hook (22) and, the TrainSpec blocked, none of the exporters; now each at its own place
     assert [(c, line, col) for c, line, col in found(HOOKS_AND_EXPORTERS)] == [
         ("TFM611", 22, 9), ("TFM611", 22, 52), ("TFM601", 24, 68), ("TFM601", 25, 62)]
+
+
+MODEL_TO_ESTIMATOR = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,), name="x")])
+model.compile(optimizer="sgd", loss="mse")
+model.compile(optimizer="adam", loss="mse")
+config = tf.estimator.RunConfig(model_dir="/tmp/m", device_fn=lambda op: "")
+est = tf.keras.estimator.model_to_estimator(keras_model=model, config=config)
+est.train(input_fn, max_steps=2, saving_listeners=[object()])
+'''
+
+
+def test_a_model_to_estimator_whose_model_is_blocked_still_reports_its_config_and_uses():
+    # before: the model compiled twice (12) alone; now its RunConfig setting (11) and its train call's (13) too
+    assert [(c, line) for c, line, _ in found(MODEL_TO_ESTIMATOR)] == [("TFM601", 11), ("TFM603", 12), ("TFM601", 13)]
