@@ -1414,19 +1414,27 @@ class _Interpreter:
         for n in [*values, *counts]:
             key = rename.get(n, n)
             self.assign_counts[key] = self.assign_counts.get(key, 0) + (counts.get(n, 0) or 1)
+        written = {id(new_stmt): original for new_stmt, original in pieces}
+
+        def inlined(new_stmt) -> None:
+            original = written[id(new_stmt)]
+            try:
+                self.statement(new_stmt)
+            except Blocked as blocked:  # point at the helper's own line (a renamed copy has no position)
+                raise Blocked.many([e if "inlines)" in e.message else  # already said by a helper this one calls
+                                    Blocked(e.code, f"{e.message} (in {name}(), which the model_fn calls and "
+                                                    "tfmigrate inlines)",
+                                            e.node if new_stmt is original and e.node is not None else original)
+                                    for e in blocked.errors]) from None
+
         self.inlining.append(name)
-        try:
-            for new_stmt, original in pieces:
-                try:
-                    self.statement(new_stmt)
-                except Blocked as blocked:  # point at the helper's own line (a renamed copy has no position)
-                    node = blocked.node if new_stmt is original and blocked.node is not None else original
-                    if "inlines)" in blocked.message:  # already said by a helper this one calls
-                        raise
-                    raise Blocked(blocked.code, f"{blocked.message} (in {name}(), which the model_fn calls and "
-                                                "tfmigrate inlines)", node) from None
+        tainted: set[str] = set()
+        try:  # each statement's blockers, as in the model_fn's own body
+            errors = self.each([new_stmt for new_stmt, _ in pieces], inlined, tainted)
         finally:
             self.inlining.pop()
+        if errors:
+            raise Blocked.many(errors)
         if fn not in self.inlined_helpers and self.helpers.get(name) is fn and name not in self.nested_helpers:
             self.inlined_helpers.append(fn)
 

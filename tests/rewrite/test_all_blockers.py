@@ -556,3 +556,39 @@ est.train(input_fn, max_steps=2, saving_listeners=[object()])
 def test_a_model_to_estimator_whose_model_is_blocked_still_reports_its_config_and_uses():
     # before: the model compiled twice (12) alone; now its RunConfig setting (11) and its train call's (13) too
     assert [(c, line) for c, line, _ in found(MODEL_TO_ESTIMATOR)] == [("TFM601", 11), ("TFM603", 12), ("TFM601", 13)]
+
+
+INLINED_HELPER = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def tower(inputs, units):
+    tf.compat.v1.set_random_seed(1)
+    hidden = tf.compat.v1.layers.dense(inputs, units)
+    tf.compat.v1.add_to_collection("towers", hidden)
+    return tf.compat.v1.layers.dense(hidden, 1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tower(features["x"], 4)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+est.train(input_fn, max_steps=2)
+'''
+
+
+def test_each_blocker_of_a_network_helper_the_model_fn_inlines_is_reported_once():
+    # before: the helper's seed alone, twice (the model_fn rule's TFM501 and the helper-seed TFM001 at one place);
+    # now the seed once and the helper's other statement (11)
+    found_ = blocked(INLINED_HELPER).diagnostics
+    assert [(d.code, d.line) for d in found_] == [("TFM501", 9), ("TFM501", 11)]
+    assert all("(in tower(), which the model_fn calls and tfmigrate inlines)" in d.message for d in found_)
