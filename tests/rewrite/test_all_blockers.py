@@ -592,3 +592,21 @@ def test_each_blocker_of_a_network_helper_the_model_fn_inlines_is_reported_once(
     found_ = blocked(INLINED_HELPER).diagnostics
     assert [(d.code, d.line) for d in found_] == [("TFM501", 9), ("TFM501", 11)]
     assert all("(in tower(), which the model_fn calls and tfmigrate inlines)" in d.message for d in found_)
+
+
+def test_one_construct_blocking_at_several_places_is_one_blocker_naming_them():
+    from tfmigrate.diagnostics import Blocked
+
+    node, other = object(), object()
+    one, several = "`{{v}}` read where the Estimator is built (line {places})", "`{{v}}` read where the " \
+                                                                                 "Estimators are built (lines {places})"
+    a, b, c = (Blocked.at_places("TFM622", one, several, line, node) for line in ("3", "7", "3"))
+    d = Blocked.at_places("TFM622", one, several, "9", other)
+    merged = Blocked.many([a, Blocked.many([b, d]), c])
+    assert [(e.message, e.node) for e in merged.errors] == [
+        ("`{v}` read where the Estimators are built (lines 3, 7)", node),
+        ("`{v}` read where the Estimator is built (line 9)", other)]
+    assert a.message == "`{v}` read where the Estimator is built (line 3)"  # the originals are left as they were
+    wrapped = Blocked.many([b.wrapped("TFM622", "column {x}: ", ".", node), a.wrapped("TFM622", "column {x}: ", ".",
+                                                                                      node)])
+    assert [e.message for e in wrapped.errors] == ["column {x}: `{v}` read where the Estimators are built (lines 7, 3)."]
