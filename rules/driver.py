@@ -421,12 +421,15 @@ class Analysis:
             args = bind_values(call, _ESTIMATOR, "Estimator", file)
         if "model_fn" not in args:
             raise Blocked(CODE, "Estimator(...) without model_fn", call)
+        # the model_fn's, the params' and the warm start's blockers are collected: the Estimator's configuration and
+        # uses are analysed on (an unconverted Site that only they see), so that their own blockers are reported too
+        own: list[Blocked] = []
         warm_start, warm_trail = {}, []
         if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
-            warm_start, warm_trail = self.warm_start(args["warm_start_from"])
-        # the model_fn's and the params' blockers are collected: the Estimator's configuration and uses are analysed
-        # on (an unconverted Site that only they see), so that their own blockers are reported with these
-        own: list[Blocked] = []
+            try:
+                warm_start, warm_trail = self.warm_start(args["warm_start_from"])
+            except Blocked as blocked:
+                own.append(blocked)
         try:
             fn, factory = self._model_fn(args, call, file)
         except Blocked as blocked:

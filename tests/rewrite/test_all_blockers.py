@@ -610,3 +610,13 @@ def test_one_construct_blocking_at_several_places_is_one_blocker_naming_them():
     wrapped = Blocked.many([b.wrapped("TFM622", "column {x}: ", ".", node), a.wrapped("TFM622", "column {x}: ", ".",
                                                                                       node)])
     assert [e.message for e in wrapped.errors] == ["column {x}: `{v}` read where the Estimators are built (lines 7, 3)."]
+
+
+def test_a_warm_start_not_converted_does_not_hide_the_estimators_uses():
+    src = program(estimator='est = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from='
+                            'tf.estimator.WarmStartSettings("/tmp/w", var_name_to_vocab_info={"v": None}))',
+                  drive="est.train(train_input_fn, max_steps=2, saving_listeners=[object()])\n")
+    # before: the WarmStartSettings' blocker alone; now the train call's too
+    found_ = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found_] == [("TFM601", 25), ("TFM601", 26)]
+    assert "var_name_to_vocab_info" in found_[0].message and "saving_listeners" in found_[1].message
