@@ -485,12 +485,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     s = Site(call, file, model, call, params, None, run_config)
     s.consumed.extend(run_trail)
     s.removable.extend(reader.removable())
-    try:
-        analysis.strategy(s)
-    except Blocked as blocked:  # its uses analysed under the default strategy, as a model_fn Estimator's (driver.py)
-        errors.append(blocked)
-        s.original_kinds = strategies.original_kinds(None, lambda n: analysis.tf(n, file))
-        s.strategy = strategies.convert(None, lambda n: analysis.tf(n, file))
+    analysis.strategy_or_default(s, errors)
     sparse = [c for c in (*dnn_columns, *linear_columns) if c.embedding is not None
               or (c.categorical is not None and not c.indicator and c in linear_columns)]
     if s.strategy.parameter_server and not errors:

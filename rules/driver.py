@@ -460,16 +460,7 @@ class Analysis:
         site.warm_start = warm_start
         if subclass is not None:
             site.consumed.append(subclass[0])
-        try:
-            self.strategy(site)
-        except Blocked as blocked:
-            # the strategy is not converted: analysed on under the default strategy, to report its model_fn's and
-            # uses' blockers with this one
-            site.errors.append(blocked)
-            site.strategy_blocked = blocked.message
-            site.strategy_value = site.strategy_binding = None
-            site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
-            site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
+        self.strategy_or_default(site, site.errors)
         if site.errors:
             # analysed on as if without those settings (their blockers leave its files unchanged): its model_fn
             # and uses get their own diagnostics too
@@ -666,6 +657,18 @@ class Analysis:
                 out[key] = Choice(Value(node.test, file, env), va or default, vb or default, node)
             return out
         raise Blocked(CODE, f"config=`{code(value.node)}`: {self.why(r, 'a tf.estimator.RunConfig')}", value.node)
+
+    def strategy_or_default(self, site: Site, errors: list) -> None:
+        """The site's strategy; one not converted is a blocker added to `errors`, and the site is analysed on under
+        the default strategy, to report its model_fn's and uses' blockers with this one."""
+        try:
+            self.strategy(site)
+        except Blocked as blocked:
+            errors.append(blocked)
+            site.strategy_blocked = blocked.message
+            site.strategy_value = site.strategy_binding = None
+            site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
+            site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
 
     def strategy(self, site: Site) -> None:
         node = site.run_config.get("train_distribute")

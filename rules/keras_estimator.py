@@ -227,12 +227,7 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
     run_config = analysis.run_config(args, call, file, run_trail, unconverted=errors)
     s = Site(call, file, model, call, "", None, run_config)
     s.consumed.extend(run_trail)
-    try:
-        analysis.strategy(s)
-    except Blocked as blocked:  # its uses analysed under the default strategy, as a model_fn Estimator's (driver.py)
-        errors.append(blocked)
-        s.original_kinds = strategies.original_kinds(None, lambda n: analysis.tf(n, file))
-        s.strategy = strategies.convert(None, lambda n: analysis.tf(n, file))
+    analysis.strategy_or_default(s, errors)
     if s.strategy.kinds != {"default"} or s.original_kinds - {"default"}:
         errors.append(Blocked(CODE, "model_to_estimator under a distribution strategy is not converted yet (Keras 2 "
                                     "scaled the loss per replica inside the Estimator); migrate it in one process (no "
