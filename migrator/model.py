@@ -130,6 +130,8 @@ class _Indexer(Visitor):
         self.statement_stack: list[cst.CSTNode] = []
         self.stack: list[cst.CSTNode] = []
         self.skip: set[int] = set()  # attribute and keyword names: not reads of a variable
+        self.valued: list[list[Binding]] = []  # bindings of the assignments being walked (ordered after their value)
+        self.collecting: list[Binding] | None = None
         self._parents, self._orders, self._scopes = index.parents, index.orders, index.scopes
         self._blocks, self._statements = index.blocks, index.statements
 
@@ -183,6 +185,8 @@ class _Indexer(Visitor):
         b = Binding(name, kind, node, statement, scope, self.order, self.block_path, value, unpack, target)
         scope.bindings.setdefault(name, []).append(b)
         self.index.stores.add(id(node))
+        if self.collecting is not None:
+            self.collecting.append(b)
 
     def bind_target(self, target, kind: str, value, unpack=()) -> None:
         if isinstance(target, cst.Name):
@@ -298,12 +302,26 @@ class _Indexer(Visitor):
 
     # -- bindings -------------------------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.collecting = []
         for t in node.targets:
             self.bind_target(t.target, "assign", node.value)
+        self.valued.append(self.collecting)
+        self.collecting = None
+
+    def leave_Assign(self, node) -> None:
+        """An assignment's bindings take effect after its value: in `x = x.replace(...)` the `x` read on the right
+        is the earlier binding (ordered at the statement, it was this one, and resolving it never ended)."""
+        for b in self.valued.pop():
+            b.order = self.order
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.collecting = []
         if node.value is not None:
             self.bind_target(node.target, "assign", node.value)
+        self.valued.append(self.collecting)
+        self.collecting = None
+
+    leave_AnnAssign = leave_Assign
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.bind_target(node.target, "augassign", None)

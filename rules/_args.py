@@ -56,6 +56,8 @@ def literal(node: cst.BaseExpression | None):
         return float(node.value.replace("_", ""))
     if isinstance(node, cst.SimpleString):
         return node.evaluated_value
+    if isinstance(node, cst.ConcatenatedString) and node.evaluated_value is not None:
+        return node.evaluated_value  # 'a' 'b': one string (an f-string part has no static value)
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):

@@ -1162,6 +1162,14 @@ class _Reader:
                                 f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
                                 f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
                           at)
+        if not v1 and legacy is None and path and path.startswith(("keras.optimizers.", "optimizers.")) \
+                and path.count(".") == path.startswith("keras.") + 1:
+            # TF 2.15's canned get_optimizer_instance_v2, in the Estimator's graph: ValueError for a Keras 2.11+
+            # optimizer ("Please set your optimizer as an instance of `tf.keras.optimizers.legacy.Optimizer`")
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: TF 2.15's v2 canned estimators raise ValueError for "
+                                "this Keras optimizer (they take tf.keras.optimizers.legacy.* only), so the original "
+                                f"does not run there: write tf.keras.optimizers.legacy.{path.rsplit('.', 1)[-1]}(...) "
+                                f"(tfmigrate converts the legacy {', '.join(optimizers.LEGACY)})", at)
         if v1 and name is None or not v1 and legacy is None:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "

@@ -633,6 +633,12 @@ class Analysis:
             raise Blocked(CODE_KIND, "TPUEstimator(config=tf.estimator.RunConfig(...)): TF1 raised ValueError "
                                      "(`config` must be a tf.compat.v1.estimator.tpu.RunConfig)", node)
         if isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
+            unknown = [a for a in node.args if a.keyword is not None and a.keyword.value not in _RUN_CONFIG]
+            if unknown:  # _RUN_CONFIG is TF 2.15's whole signature
+                raise Blocked(CODE, f"RunConfig has no argument '{unknown[0].keyword.value}': tf.estimator.RunConfig "
+                                    "(TF 2.15) raises TypeError for it, so the original does not run there either; "
+                                    "pass only RunConfig's arguments (a strategy goes in train_distribute=...)",
+                              unknown[0])
             return bind_values(node, _RUN_CONFIG, "RunConfig", file, r.value.env)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "replace":
             base = self.config_values(Value(node.func.value, file, r.value.env), trail, tpu=tpu)
@@ -1352,20 +1358,27 @@ class Analysis:
             if id(b.statement) not in gone and id(b) not in optional:
                 self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {self._what(b)} and is still needed by "
                                                  "other code on this line; split the statement", b.statement))
-        for b in {id(b): b for site in self.sites for b in site.consumed}.values():
+        consumed = {id(b): b for site in self.sites for b in site.consumed}
+        for b in consumed.values():
             if id(b) in doomed:
                 continue
             file = b.scope.file
+            # a read in the statement that rebinds the name (`config = config.replace(...)`) is the chain: the later
+            # binding's own stray reads are reported, not this one again
+            chained = {id(c.statement) for c in consumed.values() if c.name == b.name and c is not b}
             # a read inside a call already reported (train_and_evaluate blocked by its EvalSpec), or at a node a
             # blocker names (the BestExporter in EvalSpec(exporters=[...])), is that blocker's
             reported = {id(x.node) for e in self.errors for x in e.errors if x.node is not None}
             stray = [n for n in file.loads_of(self.program, b)
-                     if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported)]
+                     if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported | chained)]
             if stray and self._holds_reported(b):
                 continue  # its own statement holds a reported blocker (an exporter not converted): reads follow it
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
-                                                 "tfmigrate does not convert", stray[0]))
+                                                 "tfmigrate does not convert: the conversion replaces the statement "
+                                                 f"that builds it (line {self.line(b.statement, file)}); keep what "
+                                                 "this code needs in a variable of its own, or delete this use",
+                                           stray[0]))
         for site in self.sites:
             self._guard(self._holders, site, covered | gone | self._failed)
         for site in {id(s.model_fn.node): s for s in self.sites
@@ -1536,6 +1549,21 @@ class Analysis:
         self.dropped_params.append((fn.node, fn.file, param))
         return True
 
+    def _one_returned(self, fn, file: FileIndex) -> bool:
+        """A helper returning one of several Estimators (`if model_type == "wide": return LinearClassifier(...)`):
+        which one its caller drives is chosen at run time; reported once, at the helper."""
+        built = {id(s.call) for s in self.sites}
+        returns = [r.value for r in file.function_scopes[id(fn)].returns if id(r.value) in built] if fn else []
+        if len(returns) < 2:
+            return False
+        lines = ", ".join(str(self.line(r, file)) for r in returns)
+        message = (f"`{fn.name.value}` returns one of {len(returns)} Estimators (lines {lines}), chosen at run time: "
+                   "tfmigrate converts the Estimator a name holds, one per name; build the one this program trains "
+                   "(or each, under its own name and function) and drive it")
+        if not any(x.message == message for e in self.errors for x in e.errors):
+            raise Blocked(CODE, message, fn)
+        return True  # reported with another of its Estimators
+
     def _holders(self, site: Site, covered: set[int]) -> None:
         """Every read of a variable holding this Estimator must be a converted use (or pass it on)."""
         handled = {id(use.receiver) for use in site.uses}
@@ -1560,6 +1588,8 @@ class Analysis:
                 continue
             if isinstance(parent, cst.Return):
                 fn = file.enclosing_function(expr)
+                if self._one_returned(fn, file):
+                    return
                 for call, caller in self.program.call_sites(fn) if fn is not None else []:
                     todo.append((call, caller))
                 continue

@@ -368,6 +368,17 @@ class _Interpreter:
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
         params = [p.name.value for p in fn.params.params]
+        canonical = ["features", "labels", "mode", "params", "config"]
+        if set(params) <= set(canonical) and params != canonical[:len(params)]:
+            # the Estimator passes them by name (TF 2.15: model_fn(features=..., **{labels, mode, params, config}))
+            missing = [n for n in ("labels", "mode") if n not in params]
+            raise Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
+                                "parameter is what its name says, and the conversion reads them in the order "
+                                "(features, labels, mode[, params[, config]]): write them in that order"
+                                + (f", adding {' and '.join(f'`{n}`' for n in missing)}" if missing else "")
+                                + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
+                                   "labels; with one that does not, labels is None)" if "labels" in missing else ""),
+                          fn)
         if (isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.kwonly_params
                 or fn.params.posonly_params or not 3 <= len(params) <= 5):
             raise Blocked(CODE, "model_fn must take (features, labels, mode[, params[, config]])", fn)

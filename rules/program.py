@@ -546,9 +546,21 @@ def migrate(module: cst.Module, context) -> cst.Module:
         # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
         # (linked), never left to fail at import
         context.link(*(f.path for f in importers))
+        # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
+        seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
+        if seed_errors:
+            _raise(seed_errors, file, program)
+        new_module = module
+        if seed_drops:
+            edits = Edits()
+            for line, _ in seed_drops:
+                edits.delete(line)
+            new_module = edits.apply(module, file.parent)
         alias, imported = _tf2_alias(module, table)
-        new_module, tf_name = _fix_imports(module, table, alias, imported, "", file)
+        new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file)
         context.replace_text(TF, tf_name)
+        for _, note in seed_drops:
+            context.note(*note)
         return new_module
     names = TFNames(program=program, file=file)
 
@@ -621,7 +633,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/hooks.py)
             notes.extend((hooks.CODE, hooks.PS_NAN_NOTE, s.call) for s in sites if s.file is file)
     edits = Edits()
-    seed_drops, seed_errors = _random_seeds(names, file, mine)
+    seed_drops, seed_errors = _random_seeds(names, file, mine, analysis)
     # a helper the model_fn inlines: its seed is the model_fn rule's blocker already (one finding, once)
     named = {id(x.node) for e in errors for x in e.errors if x.node is not None}
     errors += [e for e in seed_errors if not file.inside(e.node, named)]
@@ -786,21 +798,20 @@ def _graph_mode_switches(names: TFNames, edits: Edits, file) -> list:
 _SEED_SETTERS = ("set_random_seed", "random.set_random_seed", "random.set_seed")
 
 
-def _random_seeds(names: TFNames, file, mine) -> tuple[list, list]:
+def _random_seeds(names: TFNames, file, mine, analysis) -> tuple[list, list]:
     """`tf.compat.v1.set_random_seed(s)` statements of a file whose Estimator converts → ([(line, note)] to drop,
     [blockers]). The Estimator built each of its graphs anew with the graph seed RunConfig(tf_random_seed) (None by
-    default), so a call in the code that builds and drives it (module level, the functions that build the Estimator or
-    call train/evaluate) never reached its model or input pipeline (TF 2.15, measured: the initial weights differ
-    from run to run): dropped with a note, never turned into tf.random.set_seed, which would seed the migrated model.
-    A call inside a function the Estimator may run in its graph (an input_fn, a helper) seeded that graph from there
-    on: reported, with the two cases. In the model_fn itself the model_fn rule reports it (rules/model_fn.py)."""
+    default), so a call in the code that builds and drives it never reached its model or input pipeline (TF 2.15,
+    measured: the initial weights differ from run to run): dropped with a note, never turned into tf.random.set_seed,
+    which would seed the migrated model. Where a call can run is found from the program's calls (_SeedReach): only
+    from driver code (module level, `main` run by app.run, the functions that build the Estimator or call
+    train/evaluate, and what only they call) → dropped; from a function the Estimator runs in its graph (an input_fn,
+    or a helper it calls, in any file) → reported, the seed belongs in RunConfig; from both, or from callers the tool
+    cannot follow → reported with the two cases and why. In the model_fn itself the model_fn rule reports it
+    (rules/model_fn.py)."""
     drops, errors = [], []
-    drivers, model_fns = {id(None)}, set()  # module level runs outside the Estimator too
-    for site in mine:
-        model_fns.add(id(site.model_fn.node))
-        for node, where in [(site.call, site.file), *((u.call, u.file) for u in site.uses)]:
-            if where is file:
-                drivers.add(id(file.enclosing_function(node)))
+    model_fns = {id(site.model_fn.node) for site in mine}
+    reach = None
     for word in ("set_random_seed", "set_seed"):
         for name in file.names.get(word, ()):
             attr = file.parents.get(id(name))
@@ -820,7 +831,10 @@ def _random_seeds(names: TFNames, file, mine) -> tuple[list, list]:
             expr = file.parents.get(id(call))
             line = file.parents.get(id(expr)) if isinstance(expr, cst.Expr) else None
             statement = isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
-            if statement and id(fn) in drivers:
+            reach = reach or _SeedReach(analysis)
+            runs = reach.runs(call, file)
+            kinds = {kind for kind, _ in runs}
+            if statement and kinds == {"driver"}:
                 drops.append((line, (imports.CODE, f"{text} dropped: called outside the model_fn and input_fns, it "
                                                    "never reached the Estimator, which built each of its graphs with "
                                                    "RunConfig(tf_random_seed=...) as their seed, None unless given "
@@ -832,14 +846,139 @@ def _random_seeds(names: TFNames, file, mine) -> tuple[list, list]:
                                                    "with tf.random.set_seed", call)))
                 continue
             where = f"in `{fn.name.value}`" if fn is not None else "here"
-            errors.append(Blocked(imports.CODE, f"{text} {where} is not converted: if `{fn.name.value if fn else 'it'}` "
-                                                "runs inside the Estimator (an input_fn, a function the model_fn "
-                                                "calls), it seeded the Estimator's graph from that point on: move the "
-                                                "seed to RunConfig(tf_random_seed=...), converted to "
-                                                "keras.utils.set_random_seed, and delete this call; if it runs outside "
-                                                "the Estimator, it never reached its graphs: delete it"
-                                                + ("" if statement else " (its value is used here)"), call))
+            used = "" if statement else " (its value is used here)"
+            inside = [why for kind, why in runs if kind == "estimator"]
+            if kinds == {"estimator"}:
+                errors.append(Blocked(imports.CODE, f"{text} {where} runs inside the Estimator ({'; '.join(inside)}): "
+                                                    "it seeded the Estimator's graph from that point on and is not "
+                                                    "converted: move the seed to RunConfig(tf_random_seed=...), "
+                                                    "converted to keras.utils.set_random_seed, and delete this call"
+                                                    + used, call))
+                continue
+            if "estimator" in kinds and "driver" in kinds:
+                outside = [why for kind, why in runs if kind == "driver"]
+                why = f"it runs both outside the Estimator ({'; '.join(outside)}) and inside it ({'; '.join(inside)})"
+            else:
+                why = "; ".join(dict.fromkeys(why for kind, why in runs if kind == "unknown"))
+            name_of = fn.name.value if fn is not None else "it"
+            errors.append(Blocked(imports.CODE, f"{text} {where} is not converted ({why}): if `{name_of}` runs inside "
+                                                "the Estimator (an input_fn, a function the model_fn calls), it seeded "
+                                                "the Estimator's graph from that point on: move the seed to "
+                                                "RunConfig(tf_random_seed=...), converted to keras.utils.set_random_seed, "
+                                                "and delete this call; if it runs outside the Estimator, it never "
+                                                "reached its graphs: delete it" + used, call))
     return drops, errors
+
+
+class _SeedReach:
+    """Where a call can run, from the program's calls: ("driver", how) for code that builds and drives the Estimator,
+    ("estimator", which function) for code the Estimator runs in its graphs, ("unknown", why) otherwise."""
+
+    _DEPTH = 12
+
+    def __init__(self, analysis):
+        self.program = program = analysis.program
+        self.inside: dict[int, str] = {}  # functions the Estimator runs (model_fns, input_fns, receivers) → label
+        self.drivers: set[int] = set()  # functions that build an Estimator or call its train/evaluate/...
+        for site in analysis.sites:
+            self.inside[id(site.model_fn.node)] = "the model_fn"
+            self.drivers.add(id(self._enclosing(site.call, site.file)))
+            for use in site.uses:
+                self.drivers.add(id(self._enclosing(use.call, use.file)))
+                for args in (use.train, use.evaluate, use.predict):
+                    value = args.get("input_fn")
+                    fn = program.function_of(value) if value is not None else None
+                    if fn is not None:
+                        self.inside.setdefault(id(fn.node), "an input_fn")
+            for receiver in site.receivers.values():
+                self.inside.setdefault(id(receiver.fn.node), "a serving_input_receiver_fn")
+        self.drivers.discard(id(None))
+
+    def runs(self, call: cst.Call, file) -> list[tuple[str, str]]:
+        return self._runs(self._enclosing(call, file), file, call, frozenset())
+
+    @staticmethod
+    def _enclosing(node, file):
+        """The def or lambda whose body holds `node` (None at module level)."""
+        node = file.parents.get(id(node))
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            node = file.parents.get(id(node))
+        return node
+
+    def _label(self, fn, file) -> str:
+        return f"`{fn.name.value}`" if isinstance(fn, cst.FunctionDef) else \
+            f"a lambda ({self._at(fn, file)})"
+
+    def _runs(self, fn, file, via, seen: frozenset) -> list[tuple[str, str]]:
+        at = self._at(via, file)
+        if fn is None:
+            return [("driver", f"module level {at}")]
+        if id(fn) in self.inside:
+            return [("estimator", f"{self.inside[id(fn)]} {self._label(fn, file)} {at}")]
+        if id(fn) in self.drivers:
+            return [("driver", f"{self._label(fn, file)} {at}")]
+        if id(fn) in seen:
+            return []  # a recursive call: the other callers decide
+        if len(seen) >= self._DEPTH or isinstance(fn, cst.Lambda):
+            return [("unknown", f"it is called from {self._label(fn, file)}, whose callers are not followed")]
+        seen = seen | {id(fn)}
+        found, hop = [], f" → {self._label(fn, file)} {at}"
+        for call, where in self.program.call_sites(fn):
+            found += self._runs(self._enclosing(call, where), where, call, seen)
+        for ref, where in self._references(fn, file):
+            run = self._app_run(ref, where)
+            if run is not None:
+                found += self._runs(self._enclosing(run, where), where, run, seen)
+            else:
+                found.append(("unknown", f"`{fn.name.value}` is passed as a value at {self._at(ref, where)}"))
+        if not found and fn.name.value == "main" and self._enclosing(fn, file) is None:
+            runs = [c for c in file.calls if not c.args and self._is_app_run(c, file)]
+            for run in runs:  # `tf.compat.v1.app.run()` runs the module's main
+                found += self._runs(self._enclosing(run, file), file, run, seen)
+        found = [(kind, why + hop if kind != "unknown" else why) for kind, why in found]
+        return found or [("unknown", f"`{fn.name.value}` is not called in the files rewritten")]
+
+    def _at(self, node, where) -> str:
+        """`line N` (`task.py line N` when the run has several files)."""
+        from tfmigrate.engine import position_in
+
+        short = f"{where.path.rsplit('/', 1)[-1]} " if len(self.program.files) > 1 else ""
+        return f"{short}line {position_in(where.module, node)[0]}"
+
+    def _references(self, fn, file) -> list:
+        """`fn` read as a value (not called): `app.run(main)`, `run_with(set_seeds)`, across the program's files."""
+        found = []
+        for where in self.program.files:
+            loads = {id(n) for n in where.loads.get(fn.name.value, ())}
+            for name in where.names.get(fn.name.value, ()):
+                if name is fn.name:
+                    continue
+                expr, parent = name, where.parents.get(id(name))
+                if isinstance(parent, cst.Attribute) and parent.attr is name:
+                    expr, parent = parent, where.parents.get(id(parent))
+                elif id(name) not in loads:
+                    continue
+                if isinstance(parent, cst.Call) and parent.func is expr or isinstance(parent, cst.Attribute) or \
+                        isinstance(parent, (cst.ImportAlias, cst.ImportFrom)):
+                    continue
+                target = self.program.function_of(Value(expr, where))
+                if target is not None and target.node is fn:
+                    found.append((expr, where))
+        return found
+
+    def _app_run(self, ref, where):
+        """The `app.run(main)` / `app.run(main=main)` call `ref` is the main of, or None."""
+        arg = where.parents.get(id(ref))
+        call = where.parents.get(id(arg))
+        if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and self._is_app_run(call, where) \
+                and (arg.keyword is None and call.args[0] is arg or arg.keyword is not None
+                     and arg.keyword.value == "main"):
+            return call
+        return None
+
+    def _is_app_run(self, call, where) -> bool:
+        name = self.program.qualified(call.func, where) or ""
+        return name in ("absl.app.run", "tensorflow.app.run", "tensorflow.compat.v1.app.run")
 
 
 def _raise(errors: list, file, program) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, rewrite
+from _helpers import blocked, converted, rewrite
 
 
 def codes(src: str) -> set[str]:
@@ -673,3 +673,148 @@ def test_a_tensorflow_object_in_the_wrong_positional_place_is_named_as_such():
     text = messages(MISPLACED_EXPORTER)
     assert "positional argument is in its parameter's place" in text
     assert "pass tensorflow" not in text
+
+
+# ---- sweep 6: a RunConfig rebound to its own replace() ----------------------------------------------------------
+CANNED_RUN = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0]]}, [[1.0]])).batch(1)
+
+
+def build_estimator(config, hidden_units=None):
+    cols = [tf.feature_column.numeric_column("x")]
+    return tf.estimator.DNNRegressor(config=config, feature_columns=cols, hidden_units=hidden_units or [4])
+
+
+def run(model_dir):
+    run_config = tf.estimator.RunConfig(tf_random_seed=3)
+    run_config = run_config.replace(model_dir=model_dir)
+    estimator = build_estimator(config=run_config, hidden_units=[3])
+    estimator.train(input_fn, max_steps=2)
+
+
+if __name__ == "__main__":
+    run("/tmp/m")
+'''
+
+
+def test_a_run_config_rebound_to_its_own_replace_converts():
+    # `run_config = run_config.replace(model_dir=...)`: the name on the right is the RunConfig bound before (it was
+    # resolved to the statement's own binding, and the analysis recursed until Python's limit: "internal error")
+    out = converted(CANNED_RUN)
+    assert "keras.utils.set_random_seed(3)" in out
+    assert 'restore_model_dir(model_dir' in out or "model_dir" in out.split("def run(model_dir):", 1)[1]
+
+
+def test_a_name_read_in_its_own_assignment_is_the_earlier_binding():
+    import libcst as cst
+
+    from tfmigrate.model import FileIndex, Program, Value
+
+    module = cst.parse_module("def f(a):\n    x = make(a)\n    x = x.replace(b=1)\n    y = (x := x + 1)\n    return x\n")
+    index = FileIndex(module, "m.py", "m")
+    program = Program([index])
+    second = index.calls[1]  # x.replace(b=1)
+    assert program.resolve(Value(second.func.value, index)).node is index.calls[0]
+
+
+def test_a_walrus_in_a_test_is_bound_for_the_block_after_it():
+    import libcst as cst
+
+    from tfmigrate.model import FileIndex, Program, Value
+
+    module = cst.parse_module("def f(a):\n    if (m := make(a)):\n        z = m.get()\n    return z\n")
+    index = FileIndex(module, "m.py", "m")
+    program = Program([index])
+    get = index.calls[1]  # m.get()
+    assert program.resolve(Value(get.func.value, index)).node is index.calls[0]
+
+
+# ---- sweep 6: a model_fn whose parameters are not in the positional order -------------------------------------------
+@pytest.mark.parametrize("signature, missing", [
+    ("features, mode, params", "adding `labels`"),  # mode tests were reported as "only tests on mode are converted"
+    ("features, labels, params, mode", None),  # params read as the mode: it converted, silently
+    ("features, mode, labels, params", None),
+])
+def test_a_model_fn_taking_its_arguments_by_name_out_of_order_is_reported_as_such(signature, missing):
+    from _helpers import program
+
+    [d] = blocked(program(signature=signature)).diagnostics
+    assert (d.code, d.line) == ("TFM501", 13)
+    assert f"model_fn({signature})" in d.message and "passes its arguments by name" in d.message
+    assert "write them in that order" in d.message
+    assert (missing in d.message) if missing else "adding" not in d.message
+
+
+def test_a_rebound_run_config_read_elsewhere_is_reported_once_where_it_is_read():
+    # the read of the first binding inside `run_config = run_config.replace(...)` is the chain, not a stray use
+    src = CANNED_RUN.replace("    estimator = build_estimator", "    print(run_config.model_dir)\n    estimator = build_estimator")
+    [d] = blocked(src).diagnostics
+    assert (d.code, d.line) == ("TFM601", 16)
+    assert "`run_config` (a TF1 config/spec value) is also used here" in d.message
+    assert "(line 15)" in d.message and "delete this use" in d.message
+
+
+# ---- sweep 6: a helper returning one of several Estimators -------------------------------------------------------------
+SEVERAL_RETURNED = '''\
+import sys
+
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0]]}, [1])).batch(1)
+
+
+def build_estimator(model_type):
+    cols = [tf.feature_column.numeric_column("x")]
+    if model_type == "wide":
+        return tf.estimator.LinearClassifier(model_dir="/tmp/m", feature_columns=cols)
+    return tf.estimator.DNNClassifier(model_dir="/tmp/m", feature_columns=cols, hidden_units=[3])
+
+
+def main(args):
+    model = build_estimator(args[0])
+    model.train(input_fn=input_fn, max_steps=2)
+    for r in model.predict(input_fn=input_fn):
+        print(r["class_ids"][0])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+'''
+
+
+def test_a_helper_returning_one_of_several_estimators_is_reported_once_at_the_helper():
+    # was: "`model` (an Estimator) is used here in a way tfmigrate does not convert (only train / evaluate /
+    # train_and_evaluate / predict are converted yet)" at the predict call, which is one of those
+    [d] = blocked(SEVERAL_RETURNED).diagnostics
+    assert (d.code, d.line) == ("TFM601", 10)
+    assert "`build_estimator` returns one of 2 Estimators (lines 13, 14), chosen at run time" in d.message
+
+
+def test_implicitly_concatenated_strings_are_one_literal():
+    from tfmigrate.rules._args import literal
+    import libcst as cst
+
+    assert literal(cst.parse_expression("'A/5' 'PC'")) == "A/5PC"
+
+
+def test_a_run_config_argument_tf2_15_lacks_says_so():
+    from _helpers import program
+
+    src = program(run_config='config = tf.estimator.RunConfig(model_dir="/tmp/m", distribute=None)')
+    [d] = blocked(src).diagnostics
+    assert d.code == "TFM601" and "RunConfig has no argument 'distribute'" in d.message
+    assert "raises TypeError" in d.message and "train_distribute=" in d.message
+
+
+def test_a_keras_optimizer_given_to_a_v2_canned_estimator_says_tf2_15_refused_it():
+    src = CANNED_RUN.replace("hidden_units=hidden_units or [4])",
+                             "hidden_units=hidden_units or [4], optimizer=tf.keras.optimizers.Adam(0.01))")
+    [d] = blocked(src).diagnostics
+    assert d.code == "TFM620" and "TF 2.15's v2 canned estimators raise ValueError" in d.message
+    assert "tf.keras.optimizers.legacy.Adam(...)" in d.message and "Adagrad, SGD, Ftrl" in d.message
