@@ -578,7 +578,9 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         for migration in MIGRATIONS:
             new = migration(new, context)
     except Blocked as blocked:
-        diags = [_diagnostic(e, module, path, context, "error") for e in blocked.errors]
+        # one finding once: two blockers of distinct nodes at one place (a statement and its substituted copy, one
+        # construct reached from two Estimators) with one message are one diagnostic
+        diags = list(dict.fromkeys(_diagnostic(e, module, path, context, "error") for e in blocked.errors))
         return FileResult(path, "blocked", data, data, diagnostics=diags, linked=context.linked)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")
@@ -594,7 +596,8 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
 
     position = _Positions(module, [node for _, _, node in context.notes], text, file.parents if file else None,
                           scan)
-    diags = [Diagnostic(code, msg, *position(node), "note", path) for code, msg, node in context.notes]
+    diags = list(dict.fromkeys(Diagnostic(code, msg, *position(node), "note", path)
+                               for code, msg, node in context.notes))
     if new is module and not context.text_replacements:  # no rule changed the tree: LibCST renders it byte-exact
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     from .spans import render_reusing

@@ -400,83 +400,108 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     family, kind = _CLASSES[name]
     args = bind_values(call, _SIGNATURES[(name, v1)], name, file, rule=CODE)
     reader = _Reader(analysis, call, file)
+    # every argument's blockers are collected (each column's too), each at its own line; what depends on a blocked
+    # value is not checked (its findings would follow from that blocker)
+    errors: list[Blocked] = []
+
+    def attempt(fn, *fn_args, default=None):
+        try:
+            return fn(*fn_args)
+        except Blocked as blocked:
+            errors.append(blocked)
+            return default
+
     for key, why in _NONE_ONLY.items():
         if key in args and not is_literal(args[key].node, None):
-            raise Blocked(CODE, f"{name}({key}=...): {why}", args[key].node)
-    batch_norm = heads.batch_norm(reader, args.get("batch_norm"), name)
+            errors.append(Blocked(CODE, f"{name}({key}=...): {why}", args[key].node))
+    batch_norm = attempt(heads.batch_norm, reader, args.get("batch_norm"), name, default=False)
     prefix = "dnn_" if family == "combined" else ""
     dnn_key = "dnn_feature_columns" if family == "combined" else "feature_columns" if family == "dnn" else None
     linear_key = "linear_feature_columns" if family == "combined" else "feature_columns" if family == "linear" else None
     given = lambda key: key is not None and key in args and not is_literal(args[key].node, None)  # noqa: E731
     if family != "baseline" and not (given(dnn_key) or given(linear_key)):
         raise Blocked(CODE, f"{name} needs feature columns", call)
-    dnn_columns = reader.columns(args[dnn_key]) if given(dnn_key) else []
-    linear_columns = reader.columns(args[linear_key], linear=True) if given(linear_key) else []
-    if dnn_columns and f"{prefix}hidden_units" not in args:
-        raise Blocked(CODE, f"{name} needs {prefix}hidden_units", call)
+    column_errors = len(errors)
+    dnn_columns = attempt(reader.columns, args[dnn_key], default=[]) if given(dnn_key) else []
+    linear_columns = attempt(reader.columns, args[linear_key], True, default=[]) if given(linear_key) else []
+    columns_read = len(errors) == column_errors
+    if given(dnn_key) and f"{prefix}hidden_units" not in args:
+        errors.append(Blocked(CODE, f"{name} needs {prefix}hidden_units", call))
     sparse = next((c for c in linear_columns if c.dense_only or c.indicator or c.embedding), None)
     if sparse is not None:
-        raise Blocked(CODE_COLUMNS, f"{name} over the dense column '{sparse.name}' (an indicator or embedding column) "
-                                    "in its linear model is not converted yet: pass its categorical column itself "
-                                    "(TF1 gave it one weight row per bucket)", args[linear_key].node)
-    model_combiner = reader.sparse_combiner(args.get(f"{'linear_' if family == 'combined' else ''}sparse_combiner"))
+        errors.append(Blocked(CODE_COLUMNS, f"{name} over the dense column '{sparse.name}' (an indicator or embedding "
+                                            "column) in its linear model is not converted yet: pass its categorical "
+                                            "column itself (TF1 gave it one weight row per bucket)",
+                              args[linear_key].node))
+    model_combiner = attempt(reader.sparse_combiner,
+                             args.get(f"{'linear_' if family == 'combined' else ''}sparse_combiner"), default="sum")
+    n_classes = None
     if kind == "classifier":
-        n_classes = reader.integer(args.get("n_classes"), 2, "n_classes")
+        n_classes = attempt(reader.integer, args.get("n_classes"), 2, "n_classes", default=2)
         if n_classes < 2:
-            raise Blocked(CODE, f"{name}(n_classes={n_classes}): n_classes must be at least 2", call)
-        head, units = ("binary", 1) if n_classes == 2 else ("multi_class", n_classes)
+            errors.append(Blocked(CODE, f"{name}(n_classes={n_classes}): n_classes must be at least 2", call))
+        head, units = ("binary", 1) if n_classes <= 2 else ("multi_class", n_classes)
     else:
-        units = reader.integer(args.get("label_dimension"), 1, "label_dimension")
+        units = attempt(reader.integer, args.get("label_dimension"), 1, "label_dimension", default=1)
         if units < 1:  # the regression head's check when the Estimator was built
-            raise Blocked(CODE, f"{name}(label_dimension={units}): TF 2.15 raises \"ValueError: Invalid "
-                                f"label_dimension {units}\", so the original never trained", args["label_dimension"].node)
+            errors.append(Blocked(CODE, f"{name}(label_dimension={units}): TF 2.15 raises \"ValueError: Invalid "
+                                        f"label_dimension {units}\", so the original never trained",
+                                  args["label_dimension"].node))
+            units = 1
         head = "regression"
     model = CannedModel(call, file, name, v1, family, head, units, dnn_columns, linear_columns, anchor=reader.anchor)
     model.sparse_combiner = model_combiner
-    model.reduction = reader.reduction(args.get("loss_reduction"), v1)
-    model.head_plan = heads.read(reader, args, name, kind, head, v1, n_classes if kind == "classifier" else None)
+    model.reduction = attempt(reader.reduction, args.get("loss_reduction"), v1)
+    model.head_plan = attempt(heads.read, reader, args, name, kind, head, v1, n_classes)
     model.batch_norm = batch_norm and bool(dnn_columns)
-    if dnn_columns:
-        model.hidden_units = reader.carry("hidden_units", args[f"{prefix}hidden_units"])
+    if dnn_columns or not columns_read and given(dnn_key):
+        if f"{prefix}hidden_units" in args:
+            model.hidden_units = attempt(reader.carry, "hidden_units", args[f"{prefix}hidden_units"])
         activation = args.get(f"{prefix}activation_fn")
-        model.activation = reader.carry("activation_fn", activation) if activation is not None else \
+        model.activation = attempt(reader.carry, "activation_fn", activation) if activation is not None else \
             generated("tf.nn.relu")
         dropout = args.get(f"{prefix}dropout")
         if dropout is not None and not is_literal(dropout.node, None, 0, 0.0):
-            model.dropout = reader.carry("dropout", dropout)
+            model.dropout = attempt(reader.carry, "dropout", dropout)
             model.notes.append((CODE, "dropout converted: Keras draws its dropout masks from another random "
                                       "stream than TF1, so `tfmigrate verify` cannot match such runs step by step; "
                                       "check the migration with dropout=None, then put it back", dropout.node))
     if family != "combined":
         columns = dnn_columns or linear_columns
-        count = None if any(c.runtime for c in columns) else len(columns) or None
-        model.optimizer = reader.optimizer(args.get("optimizer"), family, v1, count)
-        model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
-                                                 args["optimizer"].node if "optimizer" in args else call))
-        model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
+        # (columns not read: their number is not known; the optimizer's own blockers are still reported)
+        count = 1 if not columns_read else None if any(c.runtime for c in columns) else len(columns) or None
+        model.optimizer = attempt(reader.optimizer, args.get("optimizer"), family, v1, count)
+        if model.optimizer is not None:
+            model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
+                                                     args["optimizer"].node if "optimizer" in args else call))
+            model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
     else:
-        model.optimizer, model.support = reader.combined_optimizer(args, v1, dnn_columns, linear_columns)
+        model.optimizer, model.support = attempt(reader.combined_optimizer, args, v1, dnn_columns, linear_columns,
+                                                 default=(None, []))
         model.notes.extend(reader.column_notes)
     run_trail: list[Binding] = []
-    run_config = analysis.run_config(args, call, file, run_trail)
+    run_config = analysis.run_config(args, call, file, run_trail, unconverted=errors)
     params = "{" + ", ".join(f'"{k}": {v}' for k, v in reader.params.items()) + "}"
     s = Site(call, file, model, call, params, None, run_config)
     s.consumed.extend(run_trail)
     s.removable.extend(reader.removable())
-    analysis.strategy(s)
+    analysis.strategy_or_default(s, errors)
     sparse = [c for c in (*dnn_columns, *linear_columns) if c.embedding is not None
               or (c.categorical is not None and not c.indicator and c in linear_columns)]
-    if s.strategy.parameter_server:
-        _parameter_server(model, reader, args)
+    if s.strategy.parameter_server and not errors:
+        attempt(_parameter_server, model, reader, args)
     if model.batch_norm and s.strategy.kinds != {"default"}:
-        raise Blocked(CODE, f"{name}(batch_norm=True) under a distribution strategy is not converted yet: TF1 kept "
-                            "BatchNormalization's moving averages per replica and saved (and evaluated) their mean "
-                            "across workers, which the migrated loop does not reproduce; check the migration in one "
-                            "process, or drop batch_norm", args["batch_norm"].node)
-    s.target = strategies.choose_target(_sparse_target(sparse, s.strategy.kinds, analysis.options.target, model, call),
-                                        s.strategy, call)
-    analysis.sites.append(s)
+        errors.append(Blocked(CODE, f"{name}(batch_norm=True) under a distribution strategy is not converted yet: TF1 "
+                                    "kept BatchNormalization's moving averages per replica and saved (and evaluated) "
+                                    "their mean across workers, which the migrated loop does not reproduce; check the "
+                                    "migration in one process, or drop batch_norm", args["batch_norm"].node))
+    s.target = attempt(strategies.choose_target, _sparse_target(sparse, s.strategy.kinds, analysis.options.target,
+                                                                model, call), s.strategy, call, default="ctl")
     analysis._site_by_call[id(call)] = s
+    if errors:
+        s.unconverted = True  # its uses are analysed (for their own blockers); nothing else sees it
+        raise Blocked.many(errors)
+    analysis.sites.append(s)
 
 
 _PS_TASK_COUNT = '''
@@ -620,13 +645,17 @@ class _Reader:
             if loop is not None:
                 loop_node, loop_file = loop
                 head = code(loop_node).split("\n")[0].strip()
-                error = Blocked(CODE_COLUMNS, f"`{name}` takes a new run-time value on each pass of the loop at line "
-                                              f"{self.analysis.line(loop_node, loop_file)} (`{head[:60]}`), one per column built "
-                                              "there; the migrated model reads run-time column values where the "
-                                              f"Estimator is built (line {self.analysis.line(self.call, self.file)}), where "
-                                              f"`{name}` holds the last pass's value only: write each column's value "
-                                              "as a literal (or an expression over constants), or build the columns "
-                                              "where the Estimator is built", value.node)
+                before = (f"`{name}` takes a new run-time value on each pass of the loop at line "
+                          f"{self.analysis.line(loop_node, loop_file)} (`{head[:60]}`), one per column built there; "
+                          "the migrated model reads run-time column values where the ").replace("{", "{{").replace(
+                    "}", "}}")
+                after = (f"where `{name}` holds the last pass's value only: write each column's value as a literal (or "
+                         "an expression over constants), or build the columns where the Estimator is built").replace(
+                    "{", "{{").replace("}", "}}")
+                # a column shared by several Estimators: one blocker naming each of them (Blocked.many)
+                error = Blocked.at_places(CODE_COLUMNS, before + "Estimator is built (line {places}), " + after,
+                                          before + "Estimators are built (lines {places}), " + after,
+                                          str(self.analysis.line(self.call, self.file)), value.node)
                 error.loop = True
                 raise error
             raise Blocked(CODE_COLUMNS, f"`{code(value.node)[:60]}` uses `{name}`, which tfmigrate cannot follow to "
@@ -833,15 +862,22 @@ class _Reader:
     def columns(self, value: Value, linear: bool = False) -> list[Column]:
         out: dict[str, Column] = {}
         groups: list[Column] = []
+        errors: list[Blocked] = []  # each column's blocker, at its own line
         for item in self.items(value, "feature_columns"):
-            column = self.column(item, linear)
+            try:
+                column = self.column(item, linear)
+            except Blocked as blocked:
+                errors.append(blocked)
+                continue
             if column.runtime is not None:
                 groups.append(column)
                 continue
             if column.name in out:
-                raise Blocked(CODE_COLUMNS, f"feature column '{column.name}' is given twice (TF1 refused duplicate "
-                                            "column names)", item.node)
+                errors.append(Blocked(CODE_COLUMNS, f"feature column '{column.name}' is given twice (TF1 refused "
+                                                    "duplicate column names)", item.node))
             out[column.name] = column
+        if errors:
+            raise Blocked.many(errors)
         if not out and not groups:
             raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
         return [*(out[k] for k in sorted(out)), *groups]  # input_layer and linear_model order: sorted by name

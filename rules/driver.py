@@ -278,6 +278,8 @@ class Site:
     dropped_loggers: set = field(default_factory=set)  # LoggingTensorHooks dropped with a note, by id(call)
     counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
+    # its model_fn or params are blocked: not converted, only its uses are analysed (for their own blockers)
+    unconverted: bool = False
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -419,9 +421,62 @@ class Analysis:
             args = bind_values(call, _ESTIMATOR, "Estimator", file)
         if "model_fn" not in args:
             raise Blocked(CODE, "Estimator(...) without model_fn", call)
+        # the model_fn's, the params' and the warm start's blockers are collected: the Estimator's configuration and
+        # uses are analysed on (an unconverted Site that only they see), so that their own blockers are reported too
+        own: list[Blocked] = []
         warm_start, warm_trail = {}, []
         if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
-            warm_start, warm_trail = self.warm_start(args["warm_start_from"])
+            try:
+                warm_start, warm_trail = self.warm_start(args["warm_start_from"])
+            except Blocked as blocked:
+                own.append(blocked)
+        try:
+            fn, factory = self._model_fn(args, call, file)
+        except Blocked as blocked:
+            own.append(blocked)
+            fn = factory = None
+        try:
+            params_value, params = self._params(args, call, file, tpu)
+        except Blocked as blocked:
+            own.append(blocked)
+            params_value, params = None, "{}"
+        trail: list[Binding] = []
+        unconverted: list[Blocked] = []
+        try:
+            run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
+        except Blocked as blocked:  # (a TPUEstimator without its RunConfig)
+            own.append(blocked)
+            run_config = {}
+        site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site.errors = unconverted
+        site.tpu = tpu
+        site.factory = factory
+        site.consumed.extend(trail)
+        site.consumed.extend(warm_trail)
+        if factory is None and fn is not None:  # `fn = model_fn` / `fn = trainer.model.model_fn`: the def it names
+            aliases = [b for b in fn.trail if b.kind == "assign"]  # becomes a builder
+            site.consumed.extend(aliases)
+            self.model_fn_aliases.update(id(b) for b in aliases)
+        site.warm_start = warm_start
+        if subclass is not None:
+            site.consumed.append(subclass[0])
+        self.strategy_or_default(site, site.errors)
+        if site.errors:
+            # analysed on as if without those settings (their blockers leave its files unchanged): its model_fn
+            # and uses get their own diagnostics too
+            self.errors.extend(site.errors)
+        site.target = strategies.choose_target(self.options.target, site.strategy, call)
+        if warm_start and site.strategy.parameter_server:
+            own.append(Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
+                                     "sharded over the ps tasks)", args["warm_start_from"].node))
+        self._site_by_call[id(call)] = site
+        if own:
+            site.unconverted = True  # its uses are analysed (site_of finds it); nothing else sees it
+            raise Blocked.many(own)
+        self.sites.append(site)
+
+    def _model_fn(self, args: dict[str, Value], call: cst.Call, file: FileIndex) -> tuple[FunctionRef, tuple | None]:
+        """The Estimator's model_fn def, and its factory when it is a closure (else None)."""
         fn = self.program.function_of(args["model_fn"])
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
             method = _method_model_fn(args["model_fn"])
@@ -440,6 +495,10 @@ class Analysis:
                 raise Blocked(CODE, f"model_fn `{fn.node.name.value}` is defined inside another function that does "
                                     "not simply return it; define it at module level or in a factory that ends "
                                     f"with `return {fn.node.name.value}`", fn.node)
+        return fn, factory
+
+    def _params(self, args: dict[str, Value], call: cst.Call, file: FileIndex, tpu) -> tuple[Value | None, str]:
+        """The Estimator's params: (the value as written, its code where the Estimator is built)."""
         params_value = args.get("params")
         if params_value is not None and not is_literal(params_value.node, None):
             why: list = []
@@ -451,42 +510,7 @@ class Analysis:
             params = "{}"
         if tpu is not None:  # what TPUEstimator added to the model_fn's copy of params on CPU
             params = tpu_rules.model_params(self, params, tpu, call, file)
-        trail: list[Binding] = []
-        unconverted: list[Blocked] = []
-        run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
-        site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
-        site.errors = unconverted
-        site.tpu = tpu
-        site.factory = factory
-        site.consumed.extend(trail)
-        site.consumed.extend(warm_trail)
-        if factory is None:  # `fn = model_fn` / `fn = trainer.model.model_fn`: the def it names becomes a builder
-            aliases = [b for b in fn.trail if b.kind == "assign"]
-            site.consumed.extend(aliases)
-            self.model_fn_aliases.update(id(b) for b in aliases)
-        site.warm_start = warm_start
-        if subclass is not None:
-            site.consumed.append(subclass[0])
-        try:
-            self.strategy(site)
-        except Blocked as blocked:
-            # the strategy is not converted: analysed on under the default strategy, to report its model_fn's and
-            # uses' blockers with this one
-            site.errors.append(blocked)
-            site.strategy_blocked = blocked.message
-            site.strategy_value = site.strategy_binding = None
-            site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
-            site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
-        if site.errors:
-            # analysed on as if without those settings (their blockers leave its files unchanged): its model_fn
-            # and uses get their own diagnostics too
-            self.errors.extend(site.errors)
-        site.target = strategies.choose_target(self.options.target, site.strategy, call)
-        if warm_start and site.strategy.parameter_server:
-            raise Blocked(CODE, "warm_start_from under parameter servers is not converted yet (the weights are "
-                                "sharded over the ps tasks)", args["warm_start_from"].node)
-        self.sites.append(site)
-        self._site_by_call[id(call)] = site
+        return params_value, params
 
     def warm_start(self, value: Value) -> tuple[dict[str, Value], list]:
         """Estimator(warm_start_from=path | WarmStartSettings(...)): what the generated loader needs."""
@@ -640,6 +664,18 @@ class Analysis:
             return out
         raise Blocked(CODE, f"config=`{code(value.node)}`: {self.why(r, 'a tf.estimator.RunConfig')}", value.node)
 
+    def strategy_or_default(self, site: Site, errors: list) -> None:
+        """The site's strategy; one not converted is a blocker added to `errors`, and the site is analysed on under
+        the default strategy, to report its model_fn's and uses' blockers with this one."""
+        try:
+            self.strategy(site)
+        except Blocked as blocked:
+            errors.append(blocked)
+            site.strategy_blocked = blocked.message
+            site.strategy_value = site.strategy_binding = None
+            site.original_kinds = strategies.original_kinds(None, lambda n: self.tf(n, site.file))
+            site.strategy = strategies.convert(None, lambda n: self.tf(n, site.file))
+
     def strategy(self, site: Site) -> None:
         node = site.run_config.get("train_distribute")
         tf_of = (lambda n: self.tf(n, site.file))
@@ -685,8 +721,8 @@ class Analysis:
             try:
                 use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
                 exporters = use.evaluate.pop("exporters", None)
-                if exporters is not None and not errors:  # (their checks read the TrainSpec's max_steps)
-                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"))
+                if exporters is not None:  # (a BestExporter's check reads the TrainSpec's max_steps: not when blocked)
+                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"), train_read=not errors)
             except Blocked as blocked:
                 errors.append(blocked)
             if errors:
@@ -874,7 +910,7 @@ class Analysis:
                     args[key] = stop[key]
         return args
 
-    def exporters(self, value: Value, site: Site, max_steps=None) -> list:
+    def exporters(self, value: Value, site: Site, max_steps=None, train_read: bool = True) -> list:
         """EvalSpec(exporters=...): FinalExporter / LatestExporter (and a BestExporter when the final evaluation was
         the only one) export the model the final evaluation saw to model_dir/export/<name>/<timestamp>, as the
         Estimator's last export did."""
@@ -887,51 +923,56 @@ class Analysis:
         if "model_dir" not in site.run_config or is_literal(site.run_config["model_dir"].node, None):
             raise Blocked(CODE, "EvalSpec exporters without a model_dir: the Estimator exported under a temporary "
                                 "directory; give RunConfig(model_dir=...)", value.node)
-        found = []
+        found, errors = [], []  # each exporter's blocker, at its own line
         for item in items:
-            e = self.program.resolve(item)
-            site.consumed.extend(b for b in e.trail if b.kind == "assign")
-            node = e.node
-            path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
-            kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
-            if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
-                raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
-                                    "LatestExporter and BestExporter are", item.node)
-            if kind == "BestExporter":
-                why = self.evaluated_more_than_once(site, max_steps)
-                if why:
-                    raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
-                                        "evaluated at the first checkpoint saved during training, then every "
-                                        "throttle_secs, and after training, exporting whenever the loss improved; "
-                                        "the migrated program evaluates once, after training. That is the same "
-                                        "export only when the final evaluation was the only one: "
-                                        "RunConfig(save_checkpoints_steps=N) with N >= max_steps, known at rewrite "
-                                        f"time, one process ({why})", item.node)
-            signature = {"LatestExporter": ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
-                                            "exports_to_keep"],
-                         "BestExporter": ["name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn",
-                                          "assets_extra", "as_text", "exports_to_keep"]
-                         }.get(kind, ["name", "serving_input_receiver_fn", "assets_extra", "as_text"])
-            args = bind_values(node, signature, kind, e.value.file, e.value.env)
-            if kind == "BestExporter":
-                args.setdefault("name", Value(cst.SimpleString('"best_exporter"'), e.value.file, e.value.env))
-                self.notes.append((CODE, "BestExporter: the Estimator's only evaluation was the final one "
-                                         "(save_checkpoints_steps >= max_steps) and a BestExporter's first export is "
-                                         "unconditional (compare_fn is not consulted), so it exported the trained "
-                                         "model once, as the migrated program does", node))
-            if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
-                raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
-            if "as_text" in args and not is_literal(args["as_text"].node, False):
-                raise Blocked(CODE, f"{kind}(as_text=...) is not converted: the migrated SavedModel is binary",
-                              args["as_text"].node)
-            if "name" not in args or "serving_input_receiver_fn" not in args:
-                raise Blocked(CODE, f"{kind} without name or serving_input_receiver_fn", node)
-            receiver = self.receiver(args["serving_input_receiver_fn"], site)
-            if kind == "LatestExporter":
-                self.notes.append((CODE, "LatestExporter: the migrated program evaluates once, after training, and "
-                                         "exports that model (the last of the Estimator's exports); exports of "
-                                         "evaluations during training are not made", node))
-            found.append((args["name"], receiver))
+            try:
+                e = self.program.resolve(item)
+                site.consumed.extend(b for b in e.trail if b.kind == "assign")
+                node = e.node
+                path = self.tf(node.func, e.value.file) if isinstance(node, cst.Call) else None
+                kind = path.rsplit(".", 1)[-1] if path and path.startswith("estimator.") else None
+                if kind not in ("FinalExporter", "LatestExporter", "BestExporter"):
+                    raise Blocked(CODE, f"exporter `{code(item.node)[:60]}` is not converted: only FinalExporter, "
+                                        "LatestExporter and BestExporter are", item.node)
+                if kind == "BestExporter" and train_read:
+                    why = self.evaluated_more_than_once(site, max_steps)
+                    if why:
+                        raise Blocked(CODE, f"BestExporter `{code(item.node)[:60]}` is not converted: the Estimator "
+                                            "evaluated at the first checkpoint saved during training, then every "
+                                            "throttle_secs, and after training, exporting whenever the loss improved; "
+                                            "the migrated program evaluates once, after training. That is the same "
+                                            "export only when the final evaluation was the only one: "
+                                            "RunConfig(save_checkpoints_steps=N) with N >= max_steps, known at rewrite "
+                                            f"time, one process ({why})", item.node)
+                signature = {"LatestExporter": ["name", "serving_input_receiver_fn", "assets_extra", "as_text",
+                                                "exports_to_keep"],
+                             "BestExporter": ["name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn",
+                                              "assets_extra", "as_text", "exports_to_keep"]
+                             }.get(kind, ["name", "serving_input_receiver_fn", "assets_extra", "as_text"])
+                args = bind_values(node, signature, kind, e.value.file, e.value.env)
+                if kind == "BestExporter":
+                    args.setdefault("name", Value(cst.SimpleString('"best_exporter"'), e.value.file, e.value.env))
+                    self.notes.append((CODE, "BestExporter: the Estimator's only evaluation was the final one "
+                                             "(save_checkpoints_steps >= max_steps) and a BestExporter's first export "
+                                             "is unconditional (compare_fn is not consulted), so it exported the "
+                                             "trained model once, as the migrated program does", node))
+                if "assets_extra" in args and not is_literal(args["assets_extra"].node, None):
+                    raise Blocked(CODE, f"{kind}(assets_extra=...) is not converted", args["assets_extra"].node)
+                if "as_text" in args and not is_literal(args["as_text"].node, False):
+                    raise Blocked(CODE, f"{kind}(as_text=...) is not converted: the migrated SavedModel is binary",
+                                  args["as_text"].node)
+                if "name" not in args or "serving_input_receiver_fn" not in args:
+                    raise Blocked(CODE, f"{kind} without name or serving_input_receiver_fn", node)
+                receiver = self.receiver(args["serving_input_receiver_fn"], site)
+                if kind == "LatestExporter":
+                    self.notes.append((CODE, "LatestExporter: the migrated program evaluates once, after training, and "
+                                             "exports that model (the last of the Estimator's exports); exports of "
+                                             "evaluations during training are not made", node))
+                found.append((args["name"], receiver))
+            except Blocked as error:
+                errors.append(error)
+        if errors:
+            raise Blocked.many(errors)
         return found
 
     def evaluated_more_than_once(self, site: Site, max_steps: Value | None) -> str | None:
@@ -1044,75 +1085,82 @@ class Analysis:
         trail = list(r.trail)
         stop: dict[str, Value] = {}
         callbacks: list[Value] = []  # SessionRunHook subclasses, converted to keras callbacks (Keras fit)
+        errors: list[Blocked] = []  # each hook's blocker, at its own line
         for element in r.node.elements:
-            if isinstance(element, cst.StarredElement):
-                raise Blocked(hook_rules.CODE, "a starred hook list is not converted", element)
-            h = self.program.resolve(Value(element.value, r.value.file, r.value.env))
-            trail.extend(h.trail)
-            call = h.node
-            kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
-            if kind == hook_rules.STEP_COUNTER and where == "train":
-                site.counters[id(call)] = self.step_counter(call, h.value, site)
-                callbacks.append(Value(call, h.value.file, h.value.env))
-            elif kind == hook_rules.SUMMARY:
-                args = bind_values(call, hook_rules.SUMMARY_ARGS, "SummarySaverHook", h.value.file, h.value.env)
-                given = {k for k, v in args.items() if not is_literal(v.node, None)}
-                scaffold = args.get("scaffold")
-                scaffold_only = "summary_op" not in given and scaffold is not None and isinstance(scaffold.node, cst.Call) \
-                    and self.tf(scaffold.node.func, h.value.file) == "train.Scaffold" and not scaffold.node.args
-                blocked, message = hook_rules.summary_outside(where, scaffold_only,
-                                                              len(given & {"summary_op", "scaffold"}))
-                if blocked:
-                    raise Blocked(hook_rules.CODE, message, call)
-                if not any(n[2] is call for n in self.notes):
-                    self.notes.append((hook_rules.CODE, message, call))
-            elif kind in hook_rules.OBSERVING:
-                if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
-                    self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
-            elif kind == hook_rules.LOGGING and where != "train":
-                if not any(n[2] is call for n in self.notes):
-                    self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
-            elif kind == hook_rules.LOGGING:
-                try:
-                    site.loggers[id(call)] = self.logging_hook(call, h.value, site)
-                    site.logger_calls[id(call)] = call
-                except Blocked as error:  # it only logs: dropped with the note, the file still converts
-                    if not hook_rules.is_logging_drop(error):
-                        raise
-                    self.drop_logger(site, call, error)
-                    continue
-                callbacks.append(Value(call, h.value.file, h.value.env))
-            elif kind == hook_rules.STOP and where == "train":
-                args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
-                given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
-                if len(given) != 1 or "last_step" in stop or "num_steps" in stop:
-                    raise Blocked(hook_rules.CODE, "StopAtStepHook is converted with exactly one of num_steps or "
-                                                   "last_step, once per training", call)
-                stop = given
-                if "num_steps" in given:
-                    stop = {"num_steps": Relative(given["num_steps"])}
-                    if site.target != "keras" and resumes(site):
-                        self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
-                                                            "steps: the same on a fresh model_dir; the custom loop "
-                                                            "resumed from a checkpoint trains up to step N", call))
-            elif kind == hook_rules.SAVER and where == "train":
-                if "checkpoint" in stop:
-                    raise Blocked(hook_rules.CODE, "a second CheckpointSaverHook on one training is not converted",
-                                  call)
-                stop["checkpoint"] = self.saver_hook(call, h.value, site)
-            elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
-                if where != "train":
-                    raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a SessionRunHook "
-                                                   "subclass is converted on training only (a Keras callback's "
-                                                   "on_test_* methods run at other points than the Estimator's "
-                                                   "evaluation hooks)", element.value)
-                plan = self._hook_class(call, h.value.file)
-                site.callback_plans[id(plan.cls)] = plan
-                # the instance as the program wrote it: a name holding it stays (the program may read it later)
-                callbacks.append(Value(element.value, r.value.file, r.value.env))
-                trail = trail[:len(trail) - len(h.trail)]
-            else:
-                raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+            try:
+                if isinstance(element, cst.StarredElement):
+                    raise Blocked(hook_rules.CODE, "a starred hook list is not converted", element)
+                h = self.program.resolve(Value(element.value, r.value.file, r.value.env))
+                trail.extend(h.trail)
+                call = h.node
+                kind = hook_rules.hook_kind(self.tf(call.func, h.value.file)) if isinstance(call, cst.Call) else None
+                if kind == hook_rules.STEP_COUNTER and where == "train":
+                    site.counters[id(call)] = self.step_counter(call, h.value, site)
+                    callbacks.append(Value(call, h.value.file, h.value.env))
+                elif kind == hook_rules.SUMMARY:
+                    args = bind_values(call, hook_rules.SUMMARY_ARGS, "SummarySaverHook", h.value.file, h.value.env)
+                    given = {k for k, v in args.items() if not is_literal(v.node, None)}
+                    scaffold = args.get("scaffold")
+                    scaffold_only = "summary_op" not in given and scaffold is not None \
+                        and isinstance(scaffold.node, cst.Call) \
+                        and self.tf(scaffold.node.func, h.value.file) == "train.Scaffold" and not scaffold.node.args
+                    blocked, message = hook_rules.summary_outside(where, scaffold_only,
+                                                                  len(given & {"summary_op", "scaffold"}))
+                    if blocked:
+                        raise Blocked(hook_rules.CODE, message, call)
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hook_rules.CODE, message, call))
+                elif kind in hook_rules.OBSERVING:
+                    if not any(n[2] is call for n in self.notes):  # one note per hook, however often it is attached
+                        self.notes.append((hook_rules.CODE, hook_rules.dropped_note(kind), call))
+                elif kind == hook_rules.LOGGING and where != "train":
+                    if not any(n[2] is call for n in self.notes):
+                        self.notes.append((hook_rules.CODE, hook_rules.logging_eval_note(), call))
+                elif kind == hook_rules.LOGGING:
+                    try:
+                        site.loggers[id(call)] = self.logging_hook(call, h.value, site)
+                        site.logger_calls[id(call)] = call
+                    except Blocked as error:  # it only logs: dropped with the note, the file still converts
+                        if not hook_rules.is_logging_drop(error):
+                            raise
+                        self.drop_logger(site, call, error)
+                        continue
+                    callbacks.append(Value(call, h.value.file, h.value.env))
+                elif kind == hook_rules.STOP and where == "train":
+                    args = bind_values(call, ["num_steps", "last_step"], "StopAtStepHook", h.value.file, h.value.env)
+                    given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+                    if len(given) != 1 or "last_step" in stop or "num_steps" in stop:
+                        raise Blocked(hook_rules.CODE, "StopAtStepHook is converted with exactly one of num_steps or "
+                                                       "last_step, once per training", call)
+                    stop = given
+                    if "num_steps" in given:
+                        stop = {"num_steps": Relative(given["num_steps"])}
+                        if site.target != "keras" and resumes(site):
+                            self.notes.append((hook_rules.CODE, "StopAtStepHook(num_steps=N) converted as N training "
+                                                                "steps: the same on a fresh model_dir; the custom loop "
+                                                                "resumed from a checkpoint trains up to step N", call))
+                elif kind == hook_rules.SAVER and where == "train":
+                    if "checkpoint" in stop:
+                        raise Blocked(hook_rules.CODE, "a second CheckpointSaverHook on one training is not converted",
+                                      call)
+                    stop["checkpoint"] = self.saver_hook(call, h.value, site)
+                elif kind is None and isinstance(call, cst.Call) and self._hook_class(call, h.value.file) is not None:
+                    if where != "train":
+                        raise Blocked(hook_rules.CODE, f"hook `{code(element.value)[:60]}` on {where}: a "
+                                                       "SessionRunHook subclass is converted on training only (a "
+                                                       "Keras callback's on_test_* methods run at other points than "
+                                                       "the Estimator's evaluation hooks)", element.value)
+                    plan = self._hook_class(call, h.value.file)
+                    site.callback_plans[id(plan.cls)] = plan
+                    # the instance as the program wrote it: a name holding it stays (the program may read it later)
+                    callbacks.append(Value(element.value, r.value.file, r.value.env))
+                    trail = trail[:len(trail) - len(h.trail)]
+                else:
+                    raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+            except Blocked as error:
+                errors.append(error)
+        if errors:
+            raise Blocked.many(errors)
         site.consumed.extend(b for b in trail if b.kind in ("assign", "def"))
         if callbacks:
             from . import canned
@@ -1323,6 +1371,8 @@ class Analysis:
             reported = {id(x.node) for e in self.errors for x in e.errors if x.node is not None}
             stray = [n for n in file.loads_of(self.program, b)
                      if not self.program.file_of(n).inside(n, covered | gone | self._failed | reported | chained)]
+            if stray and self._holds_reported(b):
+                continue  # its own statement holds a reported blocker (an exporter not converted): reads follow it
             if stray:
                 self.errors.append(Blocked(CODE, f"`{b.name}` (a TF1 {self._what(b)}) is also used here, in a way "
                                                  "tfmigrate does not convert: the conversion replaces the statement "
@@ -1336,6 +1386,12 @@ class Analysis:
             self._guard(self._model_fn_reads, site, covered | gone | self._failed)
         for plan in {key: plan for site in self.sites for key, plan in site.receivers.items()}.values():
             self._guard(self._receiver_reads, plan, covered | gone)
+
+    def _holds_reported(self, b: Binding) -> bool:
+        """A blocker already reported names a node of `b`'s statement."""
+        statement = {id(b.statement)}
+        return any(x.node is not None and self.program.file_of(x.node) is b.scope.file
+                   and b.scope.file.inside(x.node, statement) for e in self.errors for x in e.errors)
 
     def _model_fn_reads(self, site: Site, covered: set[int]) -> None:
         """The model_fn's def becomes the model's builder: its name read anywhere but in the converted Estimator

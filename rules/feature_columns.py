@@ -425,9 +425,9 @@ class ColumnReader:
             try:
                 return self.reader.runtime_value(key, value, f"{check}({{}}{extra})")
             except Blocked as blocked:
-                raise Blocked(CODE_COLUMNS, f"{runtime.message}; tfmigrate can pass a run-time value to the model "
-                                            f"when it is visible where the Estimator is built, and {blocked.message}",
-                              value.node) from None
+                raise blocked.wrapped(CODE_COLUMNS, f"{runtime.message}; tfmigrate can pass a run-time value to the "
+                                                    "model when it is visible where the Estimator is built, and ", "",
+                                      value.node) from None
 
     # ---- vocabularies ---------------------------------------------------------------------------------------------
     def unchanged(self, r, what: str, value: Value) -> None:
@@ -468,11 +468,11 @@ class ColumnReader:
                                                  f"vocabulary_list({{}}, {key!r})")
             except Blocked as blocked:
                 if getattr(blocked, "loop", False):  # the whole story: a value per pass of a loop
-                    raise Blocked(CODE_COLUMNS, f"vocabulary_list `{code(value.node)[:60]}` is computed at run time "
-                                                f"and {blocked.message}", value.node) from None
-                raise Blocked(CODE_COLUMNS, f"{runtime.message}; a run-time vocabulary is converted when it is "
-                                            f"visible where the Estimator is built, and {blocked.message}",
-                              value.node) from None
+                    raise blocked.wrapped(CODE_COLUMNS, f"vocabulary_list `{code(value.node)[:60]}` is computed at "
+                                                        "run time and ", "", value.node) from None
+                raise blocked.wrapped(CODE_COLUMNS, f"{runtime.message}; a run-time vocabulary is converted when it "
+                                                    "is visible where the Estimator is built, and ", "",
+                                      value.node) from None
         except Blocked:
             pass  # read statically below, with its own message
         del self.reader.trail[trail:]

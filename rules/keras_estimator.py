@@ -209,14 +209,49 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
     from . import strategy as strategies
     from .driver import Site, bind_values
 
-    program = analysis.program
     args = bind_values(call, _SIGNATURE, "model_to_estimator", file)
+    # every blocker of the call is collected: its arguments', its model's, its RunConfig's and strategy's; the
+    # Estimator's uses are analysed on (an unconverted Site only they see) for their own
+    errors: list[Blocked] = []
     for key, why in _NOT_CONVERTED.items():
         if key in args and not is_literal(args[key].node, None):
-            raise Blocked(CODE, f"model_to_estimator({key}=...) is not converted: {why}", args[key].node)
+            errors.append(Blocked(CODE, f"model_to_estimator({key}=...) is not converted: {why}", args[key].node))
     if "keras_model" not in args or is_literal(args["keras_model"].node, None):
-        raise Blocked(CODE, "model_to_estimator without keras_model is not converted", call)
-    value = args["keras_model"]
+        raise Blocked.many([*errors, Blocked(CODE, "model_to_estimator without keras_model is not converted", call)])
+    try:
+        model = _compiled_model(analysis, call, args["keras_model"])
+    except Blocked as blocked:
+        errors.append(blocked)
+        model = KerasModel(call, file, args["keras_model"], None, file, None, None)
+    run_trail: list = []
+    run_config = analysis.run_config(args, call, file, run_trail, unconverted=errors)
+    s = Site(call, file, model, call, "", None, run_config)
+    s.consumed.extend(run_trail)
+    analysis.strategy_or_default(s, errors)
+    if s.strategy.kinds != {"default"} or s.original_kinds - {"default"}:
+        errors.append(Blocked(CODE, "model_to_estimator under a distribution strategy is not converted yet (Keras 2 "
+                                    "scaled the loss per replica inside the Estimator); migrate it in one process (no "
+                                    "train_distribute)", call))
+    s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
+    if s.target != "keras":
+        errors.append(Blocked(CODE, "model_to_estimator is converted to the Keras target only (the model already is "
+                                    "a Keras model): rewrite with --target keras", call))
+    analysis._site_by_call[id(call)] = s
+    if errors:
+        s.unconverted = True
+        raise Blocked.many(errors)
+    if "model_dir" in run_config:
+        analysis.notes.append((CODE, "the migrated fit writes the Estimator's model.ckpt-<step> checkpoints to "
+                                  "model_dir (EstimatorCheckpoints) and resumes from the newest of them "
+                                  "(restore_model_dir); a checkpoint the Estimator itself wrote there is not read: "
+                                  "the migrated program stops with an error naming it (start from a fresh model_dir)",
+                               call))
+    analysis.sites.append(s)
+
+
+def _compiled_model(analysis, call: cst.Call, value: Value) -> KerasModel:
+    """The compiled Keras model model_to_estimator wraps, or Blocked."""
+    program = analysis.program
     r = program.resolve(value)
     built = r.node
     if r.ambiguous or not isinstance(built, cst.Call) or analysis.tf(built.func, r.value.file) not in _MODELS:
@@ -249,28 +284,7 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
         raise Blocked(CODE, "Model.compile(metrics=...) before model_to_estimator is converted when it is a list "
                             "written in the call (evaluate() gets global_step added to it)", compiled["metrics"])
     # the compile call's file is the model's: the program's files that hold it migrate as one unit
-    model = KerasModel(call, compile_file, value, compiled["optimizer"], compile_file, compile_call, plan)
-    run_trail: list = []
-    run_config = analysis.run_config(args, call, file, run_trail)
-    s = Site(call, file, model, call, "", None, run_config)
-    s.consumed.extend(run_trail)
-    analysis.strategy(s)
-    if s.strategy.kinds != {"default"} or s.original_kinds - {"default"}:
-        raise Blocked(CODE, "model_to_estimator under a distribution strategy is not converted yet (Keras 2 scaled "
-                            "the loss per replica inside the Estimator); migrate it in one process (no "
-                            "train_distribute)", call)
-    s.target = strategies.choose_target(analysis.options.target, s.strategy, call)
-    if s.target != "keras":
-        raise Blocked(CODE, "model_to_estimator is converted to the Keras target only (the model already is a "
-                            "Keras model): rewrite with --target keras", call)
-    if "model_dir" in run_config:
-        analysis.notes.append((CODE, "the migrated fit writes the Estimator's model.ckpt-<step> checkpoints to "
-                                  "model_dir (EstimatorCheckpoints) and resumes from the newest of them "
-                                  "(restore_model_dir); a checkpoint the Estimator itself wrote there is not read: "
-                                  "the migrated program stops with an error naming it (start from a fresh model_dir)",
-                               call))
-    analysis.sites.append(s)
-    analysis._site_by_call[id(call)] = s
+    return KerasModel(call, compile_file, value, compiled["optimizer"], compile_file, compile_call, plan)
 
 
 def _only_compiled_and_wrapped(analysis, value: Value, r, compile_call: cst.Call) -> None:

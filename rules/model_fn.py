@@ -742,34 +742,57 @@ class _Interpreter:
         if body and _docstring(body[0]) is not None:
             self.docstring = _docstring(body[0])
             body = body[1:]
-        errors: list[Blocked] = []
-        tainted: set[str] = set()  # names bound by a statement that blocked, and by the statements reading them
-        for stmt in self.static_locals(body):
-            if errors and _names_read_anywhere(stmt) & tainted:
-                # it reads a value the blocked statement made: whatever it reports would follow from that blocker
-                tainted |= _statement_targets(stmt)
-                continue
-            saved = dict(self.__dict__)
-            try:
-                self.statement(stmt)
-            except Blocked as blocked:
-                # every blocker of the model_fn is reported, each at its own line, not only the first: the walk
-                # goes on with the state from before the statement, past what the blocked statement bound
-                errors.extend(self.as_written(e, stmt) for e in blocked.errors)
-                self.__dict__.update(saved)
-                tainted |= _statement_targets(stmt)
-                if not isinstance(stmt, cst.FunctionDef) and _has_return([stmt]):  # which branches return: unknown
-                    break
-            except Exception:
-                if not errors:
-                    raise
-                break  # a state the blocked statement left half-made: what was found is reported
+        errors = self.each(self.static_locals(body))
         if errors:
             raise Blocked.many(errors)
         if self.pending_spec is not None:
             self.unreturned_spec()
         if self.live:
             raise Blocked(CODE, "model_fn has no final `return EstimatorSpec(...)`", self.fn)
+
+    def each(self, stmts, handle=None, tainted: set[str] | None = None) -> list[Blocked]:
+        """Interpret `stmts` in order (each with `handle`, by default `statement`) and return every blocker found,
+        each at its own line, not only the first: after a blocked statement the walk goes on with the state from
+        before it, past the statements that read what it bound (whatever they report would follow from that
+        blocker). A block of a branch, loop or `with` is walked so too; `tainted` (names bound by a blocked
+        statement) may be shared by the arms of one `if`."""
+        handle = handle or self.statement
+        errors: list[Blocked] = []
+        tainted = set() if tainted is None else tainted
+        for stmt in stmts:
+            if tainted and _names_read_anywhere(stmt) & tainted:
+                tainted |= _statement_targets(stmt)
+                continue
+            saved = dict(self.__dict__)
+            try:
+                handle(stmt)
+            except Blocked as blocked:
+                errors.extend(self.as_written(e, stmt) for e in blocked.errors)
+                kept = getattr(blocked, "kept", None)
+                if kept is not None:  # a block whose other statements were interpreted: their state stays
+                    tainted |= kept
+                    continue
+                self.__dict__.update(saved)
+                tainted |= _statement_targets(stmt)
+                if not isinstance(stmt, cst.FunctionDef) and _has_return([stmt]):  # which branches return: unknown
+                    tainted.add(_RETURNED)
+                    break
+            except Exception:
+                if not errors:
+                    raise
+                tainted.add(_RETURNED)
+                break  # a state the blocked statement left half-made: what was found is reported
+        return errors
+
+    @staticmethod
+    def blocked_inside(errors: list[Blocked], tainted: set[str]) -> Blocked:
+        """The blockers of statements inside a block (a branch, a `with`) whose other statements were interpreted:
+        the walk around it goes on with their state, past what the blocked ones bound (`tainted`), unless one of
+        them held a return (which branches return is then unknown)."""
+        out = Blocked.many(errors)
+        if _RETURNED not in tainted:
+            out.kept = frozenset(tainted)
+        return out
 
     def as_written(self, error: Blocked, stmt) -> Blocked:
         """A blocker of a statement the static locals were substituted in, at the statement as written when its node
@@ -1403,19 +1426,27 @@ class _Interpreter:
         for n in [*values, *counts]:
             key = rename.get(n, n)
             self.assign_counts[key] = self.assign_counts.get(key, 0) + (counts.get(n, 0) or 1)
+        written = {id(new_stmt): original for new_stmt, original in pieces}
+
+        def inlined(new_stmt) -> None:
+            original = written[id(new_stmt)]
+            try:
+                self.statement(new_stmt)
+            except Blocked as blocked:  # point at the helper's own line (a renamed copy has no position)
+                raise Blocked.many([e if "inlines)" in e.message else  # already said by a helper this one calls
+                                    Blocked(e.code, f"{e.message} (in {name}(), which the model_fn calls and "
+                                                    "tfmigrate inlines)",
+                                            e.node if new_stmt is original and e.node is not None else original)
+                                    for e in blocked.errors]) from None
+
         self.inlining.append(name)
-        try:
-            for new_stmt, original in pieces:
-                try:
-                    self.statement(new_stmt)
-                except Blocked as blocked:  # point at the helper's own line (a renamed copy has no position)
-                    node = blocked.node if new_stmt is original and blocked.node is not None else original
-                    if "inlines)" in blocked.message:  # already said by a helper this one calls
-                        raise
-                    raise Blocked(blocked.code, f"{blocked.message} (in {name}(), which the model_fn calls and "
-                                                "tfmigrate inlines)", node) from None
+        tainted: set[str] = set()
+        try:  # each statement's blockers, as in the model_fn's own body
+            errors = self.each([new_stmt for new_stmt, _ in pieces], inlined, tainted)
         finally:
             self.inlining.pop()
+        if errors:
+            raise Blocked.many(errors)
         if fn not in self.inlined_helpers and self.helpers.get(name) is fn and name not in self.nested_helpers:
             self.inlined_helpers.append(fn)
 
@@ -2069,10 +2100,17 @@ class _Interpreter:
         if not ok:
             raise Blocked(CODE, "only `with tf.control_dependencies(update_ops):` around the training op is converted", stmt)
         before = self.train_op_count
-        for inner in stmt.body.body:  # Keras updates batch-norm moving statistics itself
+
+        def inner_statement(inner) -> None:  # Keras updates batch-norm moving statistics itself
             if isinstance(inner, cst.SimpleStatementLine) and any(isinstance(s, cst.Return) for s in inner.body):
                 raise Blocked(CODE, "a return inside control_dependencies is not converted", inner)
             self.statement(inner)
+
+        tainted: set[str] = set()
+        errors = self.each(stmt.body.body, inner_statement, tainted)
+        if errors:  # (the training op's statement among them: not "must assign the training op" besides)
+            self.update_ops_run = self.update_ops_run or self.train_op_count != before
+            raise self.blocked_inside(errors, tainted)
         if self.train_op_count == before:
             raise Blocked(CODE, "control_dependencies block must assign the training op", stmt)
         self.update_ops_run = True
@@ -2088,10 +2126,12 @@ class _Interpreter:
         self.notes.append((variables.CODE, f"variable_scope('{name}') flattened: Keras names weights by layer", call))
         self.pending_leading = [*self.pending_leading, *stmt.leading_lines]
         self.scope_depth += 1
-        for inner in stmt.body.body:
-            self.statement(inner)
+        tainted: set[str] = set()
+        errors = self.each(stmt.body.body, tainted=tainted)
         self.scope_depth -= 1
         self.scope_partitioner = outer
+        if errors:
+            raise self.blocked_inside(errors, tainted)
 
     def get_variable(self, target: str, call: cst.Call, stmt_leading) -> None:
         """A weight of the model; its comments move to the next forward statement."""
@@ -2130,25 +2170,19 @@ class _Interpreter:
         if clash:
             raise Blocked(CODE, f"the loop variable `{sorted(clash)[0]}` reuses a name of the model_fn", stmt.target)
         self.loop = _Loop(stmt, frozenset(targets))
-        for inner in stmt.body.body:
+
+        def inner_statement(inner) -> None:
             if isinstance(inner, cst.For):
                 raise Blocked(CODE, "nested loops in the forward pass are not converted", inner)
             if not isinstance(inner, cst.SimpleStatementLine):
                 raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside a forward loop is not converted", inner)
-            small = inner.body[0] if len(inner.body) == 1 else None
-            value = getattr(small, "value", None)
-            path = self.tf(value) if isinstance(value, cst.Call) else None
-            if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
-                continue
-            found = layers.kind_of(path)
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
-                    or (found and found[0] != "functional"):
-                raise Blocked(CODE, f"`{code(inner).strip()}` inside a forward loop is not converted: a loop may "
-                                    "only compute forward values (functional tf.compat.v1.layers calls and tensor ops)",
-                              inner)
-            self.simple(inner)
+            self.forward_only(inner, "a forward loop", "a loop")
+
+        tainted: set[str] = set()
+        errors = self.each(stmt.body.body, inner_statement, tainted)
         loop, self.loop = self.loop, None
+        if errors and not loop.body:
+            raise Blocked.many(errors)
         if not loop.body:
             raise Blocked(CODE, "a loop without forward statements is not converted", stmt)
         new_target, new_iter = stmt.target, stmt.iter
@@ -2156,7 +2190,7 @@ class _Interpreter:
             self.runtime_names = True
             for name in ("tf1_name", "tf1_names"):
                 if name in self.module_names or name in targets or name == self.params:
-                    raise Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt)
+                    errors.append(Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt))
             header = f"for {code(stmt.target)} in {code(stmt.iter)}:"
             init = [f"self.{attr} = []" for attr, _, _ in loop.sites]
             init += [header] + ["    " + wrap_call(f"self.{attr}.append({ctor})", "    ", 92)
@@ -2171,6 +2205,25 @@ class _Interpreter:
             new_iter = cst.parse_expression(f"zip({code(stmt.iter)}, {', '.join(f'self.{a}' for a, _, _ in loop.sites)})")
         self.call_body.append(stmt.with_changes(target=new_target, iter=new_iter,
                                                 body=stmt.body.with_changes(body=loop.body)))
+        if errors:  # the loop's other statements are converted as they would be without the blocked ones
+            raise self.blocked_inside(errors, tainted)
+
+    def forward_only(self, inner: cst.SimpleStatementLine, where: str, what: str, branch: bool = False) -> None:
+        """A statement of a forward loop or of a static `if` (`where`), which may only compute forward values:
+        dropped (a summary), or interpreted; else Blocked. An `if` arm may not call a layer helper or build the spec."""
+        small = inner.body[0] if len(inner.body) == 1 else None
+        value = getattr(small, "value", None)
+        path = self.tf(value) if isinstance(value, cst.Call) else None
+        if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
+            return
+        found = layers.kind_of(path)
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
+                or (found and found[0] != "functional") or branch and (self.layer_helper(value) is not None or (
+                    isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec")):
+            raise Blocked(CODE, f"`{code(inner).strip()}` inside {where} is not converted: {what} may only compute "
+                                "forward values (functional tf.compat.v1.layers calls and tensor ops)", inner)
+        self.simple(inner)
 
     # ---- mode branches and EstimatorSpecs --------------------------------------------------------------------
     def mode_branch(self, stmt: cst.If) -> None:
@@ -2194,14 +2247,15 @@ class _Interpreter:
                 continue
             arms.append((remaining, node.orelse.body.body))
             break
-        outer = self.active
+        outer, errors, tainted = self.active, [], set()
         for modes, body in arms:
             if not modes:
                 continue  # the arm never runs (those modes returned or were tested before)
             self.active = modes
-            for inner in body:
-                self.statement(inner)
+            errors += self.each(body, tainted=tainted)
         self.active = outer & self.live
+        if errors:
+            raise self.blocked_inside(errors, tainted)
 
     def static_test(self, stmt: cst.If) -> bool:
         """Every test of the if/elif chain reads only values `__init__` and `call()` see too, the same each time
@@ -2224,37 +2278,27 @@ class _Interpreter:
             raise Blocked(CODE, f"`if {code(stmt.test)}:` {where} is not converted: a static `if` is converted "
                                 "around forward statements (choosing the loss or optimizer by configuration is not "
                                 "converted yet; build them without the `if`)", stmt)
-        arms, node = [], stmt
+        arms, node, errors, tainted = [], stmt, [], set()
         while node is not None:
             test = node.test if isinstance(node, cst.If) else None
             body = node.body.body
             self.loop = _Loop(stmt, frozenset(), branch=True)
+
+            def inner_statement(inner, node=node, test=test) -> None:
+                if isinstance(inner, cst.For) and inner.orelse is None and node is stmt:
+                    # the same layers, TF1 names and forward pass, in a form that converts (a list of layers)
+                    iterable = f"{code(inner.iter)} if {code(test)} else []"
+                    raise Blocked(CODE, f"a loop inside `if {code(test)}:` is not converted: a static `if` may "
+                                        "only compute forward values; write the loop outside the `if`, over an "
+                                        f"empty list when the condition is false: `for {code(inner.target)} in "
+                                        f"{iterable}:` where the loop was (the same layers and TF1 names)", inner)
+                if not isinstance(inner, cst.SimpleStatementLine):
+                    raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
+                                        "is not converted: a static `if` may only compute forward values", inner)
+                self.forward_only(inner, f"`if {code(stmt.test)}:`", "a static `if`", branch=True)
+
             try:
-                for inner in body:
-                    if isinstance(inner, cst.For) and inner.orelse is None and node is stmt:
-                        # the same layers, TF1 names and forward pass, in a form that converts (a list of layers)
-                        iterable = f"{code(inner.iter)} if {code(test)} else []"
-                        raise Blocked(CODE, f"a loop inside `if {code(test)}:` is not converted: a static `if` may "
-                                            "only compute forward values; write the loop outside the `if`, over an "
-                                            f"empty list when the condition is false: `for {code(inner.target)} in "
-                                            f"{iterable}:` where the loop was (the same layers and TF1 names)", inner)
-                    if not isinstance(inner, cst.SimpleStatementLine):
-                        raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside `if {code(stmt.test)}:` "
-                                            "is not converted: a static `if` may only compute forward values", inner)
-                    small = inner.body[0] if len(inner.body) == 1 else None
-                    value = getattr(small, "value", None)
-                    path = self.tf(value) if isinstance(value, cst.Call) else None
-                    if isinstance(small, (cst.Expr, cst.Assign)) and self.drop(path, value):
-                        continue
-                    found = layers.kind_of(path)
-                    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                            and isinstance(small.targets[0].target, cst.Name)) or path == "get_variable" \
-                            or (found and found[0] != "functional") or self.layer_helper(value) is not None \
-                            or (isinstance(value, cst.Call) and self.tf(value) == "estimator.EstimatorSpec"):
-                        raise Blocked(CODE, f"`{code(inner).strip()}` inside `if {code(stmt.test)}:` is not converted: "
-                                            "a static `if` may only compute forward values (functional "
-                                            "tf.compat.v1.layers calls and tensor ops)", inner)
-                    self.simple(inner)
+                errors += self.each(body, inner_statement, tainted)
             finally:
                 arm, self.loop = self.loop, None
             self.list_attrs |= {attr for attr, _, _ in arm.sites}
@@ -2264,7 +2308,7 @@ class _Interpreter:
             self.runtime_names = True
             for name in ("tf1_name", "tf1_names"):
                 if name in self.module_names or name == self.params:
-                    raise Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt)
+                    errors.append(Blocked(CODE, f"`{name}` is taken; the generated layer naming needs it", stmt))
             init, built = [], list(arms)
             while not built[-1][2].sites:  # trailing arms that build nothing need no branch in __init__
                 built.pop()
@@ -2285,6 +2329,8 @@ class _Interpreter:
             return node.with_changes(body=body, orelse=rebuilt(node.orelse, index + 1))
 
         self.call_body.append(rebuilt(stmt, 0))
+        if errors:  # the arms' other statements are converted as they would be without the blocked ones
+            raise self.blocked_inside(errors, tainted)
 
     def returns(self, ret: cst.Return) -> None:
         self.spec(ret.value, self.active)
@@ -2421,8 +2467,10 @@ class _Interpreter:
             return
         else:
             body = stmt.orelse.body.body if stmt.orelse is not None else ()
-        for inner in body:
-            self.statement(inner)
+        tainted: set[str] = set()
+        errors = self.each(body, tainted=tainted)
+        if errors:
+            raise self.blocked_inside(errors, tainted)
 
     def tpu_spec_args(self, args: dict) -> dict:
         """TPUEstimatorSpec's arguments as the EstimatorSpec it became on CPU (as_estimator_spec)."""
@@ -3258,6 +3306,9 @@ def _counterpart(copy, original, target):
         if found is not None:
             return found
     return None
+
+
+_RETURNED = "<return>"  # (in a walk's blocked names: it stopped at a blocked statement holding a return)
 
 
 def _walk_statements(node):

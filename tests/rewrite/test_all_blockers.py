@@ -92,8 +92,11 @@ def test_train_and_evaluate_reports_its_train_spec_and_eval_spec_blockers_and_no
     # both specs' blockers; the specs' names read by the reported call are not "also used here" again
     src = program(drive=TRAIN_AND_EVALUATE)
     diagnostics = blocked(src).diagnostics
-    assert [(d.code, d.line) for d in diagnostics] == [("TFM601", 26)]  # TrainSpec(saving_listeners=...)
-    assert "saving_listeners" in diagnostics[0].message
+    # TrainSpec(saving_listeners=...); the exporter's receiver (`lambda: None`), a blocker of its own, with it; the
+    # BestExporter's check, which reads the TrainSpec's max_steps, only once the TrainSpec is read
+    assert [(d.code, d.line) for d in diagnostics] == [("TFM601", 26), ("TFM601", 27)]
+    assert "saving_listeners" in diagnostics[0].message and "serving_input_receiver_fn `lambda: None`" in \
+        diagnostics[1].message
     # the TrainSpec fixed: the EvalSpec's BestExporter is what remains
     fixed = blocked(program(drive=TRAIN_AND_EVALUATE.replace(", saving_listeners=[object()]", ""))).diagnostics
     assert [(d.code, d.line) for d in fixed] == [("TFM601", 28)] and "BestExporter" in fixed[0].message
@@ -257,3 +260,363 @@ def test_a_local_assigned_again_by_an_augmented_assignment_is_reported_as_writte
     forward = 'units = 4\nunits *= 2\n' + FORWARD
     [found] = blocked(program(forward=forward)).diagnostics
     assert (found.code, found.line) == ("TFM501", 15) and "`units *= 2`" in found.message
+
+
+# ---- several blockers inside one block of the model_fn ------------------------------------------------------------
+BLOCKS = '''\
+import tensorflow as tf
+
+HIDDEN = [8, 4]
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    net = features["x"]
+    with tf.compat.v1.variable_scope("tower"):
+        tf.compat.v1.set_random_seed(3)
+        net = tf.compat.v1.layers.dense(net, 4)
+        counter = tf.Variable(0.0)
+    for units in HIDDEN:
+        net = tf.compat.v1.layers.dense(net, units)
+        tf.compat.v1.add_to_collection("nets", net)
+        weights = tf.compat.v1.get_variable("w", [units])
+    logits = tf.compat.v1.layers.dense(net, 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):
+        tf.compat.v1.set_random_seed(5)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        while train_op is None:
+            pass
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m")
+est.train(input_fn, max_steps=2)
+'''
+BLOCK_LINES = {13: "    with tf.compat.v1.variable_scope(\"tower\"):\n        tf.compat.v1.set_random_seed(3)\n",
+               15: "        counter = tf.Variable(0.0)\n",
+               18: "        tf.compat.v1.add_to_collection(\"nets\", net)\n",
+               19: "        weights = tf.compat.v1.get_variable(\"w\", [units])\n",
+               24: "        tf.compat.v1.set_random_seed(5)\n",
+               27: "        while train_op is None:\n            pass\n"}
+
+
+def test_each_blocker_inside_a_with_or_a_for_block_is_reported_at_its_own_line():
+    # before, the variable_scope's first statement alone was reported: its other blocker, the loop's two and the
+    # control_dependencies block's two were found one re-run at a time
+    assert [(c, line) for c, line, _ in found(BLOCKS)] == [("TFM501", 13), ("TFM811", 15), ("TFM501", 18),
+                                                          ("TFM501", 19), ("TFM501", 24), ("TFM501", 27)]
+
+
+def test_fixing_one_blocker_of_a_block_leaves_exactly_the_others():
+    # no blocker hid another or followed from one: each removed alone takes exactly its own diagnostic away
+    for line, text in BLOCK_LINES.items():
+        fixed = BLOCKS.replace(text, "    with tf.compat.v1.variable_scope(\"tower\"):\n" if line == 13 else "")
+        shift = text.count("\n") - (1 if line == 13 else 0)
+        want = sorted(n - (shift if n > line else 0) for n in BLOCK_LINES if n != line)
+        assert [n for _, n, _ in found(fixed)] == want, line
+    clean = BLOCKS
+    for line, text in BLOCK_LINES.items():
+        clean = clean.replace(text, "    with tf.compat.v1.variable_scope(\"tower\"):\n" if line == 13 else "")
+    assert rewrite(clean).status == "changed"
+
+
+# the end of the model_fns below: loss, training op, spec
+TAIL = '''\
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+'''
+MODE_ARMS = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    net = tf.compat.v1.layers.dense(features["x"], 4)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        tf.compat.v1.set_random_seed(3)
+        net = tf.compat.v1.layers.dropout(net, 0.5, training=True)
+        while net is None:
+            pass
+    else:
+        tf.compat.v1.set_random_seed(4)
+    logits = tf.compat.v1.layers.dense(net, 1)
+''' + TAIL + '''
+
+def main():
+    est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+    est.train(input_fn, max_steps=2)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_each_blocker_in_the_arms_of_a_mode_branch_is_reported_and_none_that_follows_from_one():
+    # the seed (11), the layer built in TRAIN only (12) and the other arm's seed (16); the while loop reads the `net`
+    # the blocked line 12 binds: what it would report follows from that blocker (it is reported once that is fixed)
+    assert [(c, line) for c, line, _ in found(MODE_ARMS)] == [("TFM501", 11), ("TFM501", 12), ("TFM501", 16)]
+    fixed = MODE_ARMS.replace("        net = tf.compat.v1.layers.dropout(net, 0.5, training=True)\n", "")
+    assert [(c, line) for c, line, _ in found(fixed)] == [("TFM501", 11), ("TFM501", 12), ("TFM501", 15)]
+    # the arm's layer read after the `if` (`logits` reads `net`): a statement reading a name the blocked line bound
+    # is skipped, never reported for it
+    assert "logits" not in " ".join(d.message for d in blocked(MODE_ARMS).diagnostics)
+
+
+# ---- a canned Estimator: every column's blocker, and its other arguments' --------------------------------------
+CANNED = '''\
+import tensorflow as tf
+
+SIZE = compute_size()
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"a": [1.0], "b": [2.0], "c": [[3.0]]}, [1.0])).batch(1)
+
+
+def feature_columns():
+    return [
+        tf.feature_column.numeric_column("a", shape=SIZE),
+        tf.feature_column.numeric_column("b"),
+        tf.feature_column.sequence_numeric_column("c"),
+    ]
+
+
+def main():
+    regressor = tf.estimator.DNNRegressor(
+        hidden_units=[4], feature_columns=feature_columns(), model_dir="/tmp/m",
+        loss_reduction=tf.compat.v1.losses.Reduction.NONE)
+    regressor.train(input_fn, max_steps=2, saving_listeners=[object()])
+
+
+main()
+'''
+
+
+def test_a_canned_estimator_reports_each_column_and_each_argument_and_its_uses():
+    # before: the first column alone (line 12); now the third column (14), the loss_reduction (21) and the train
+    # call's saving_listeners (22), each at its line
+    assert [(c, line) for c, line, _ in found(CANNED)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
+                                                          ("TFM601", 22)]
+    # the good column and the rest convert once the blockers are gone
+    fixed = CANNED.replace("shape=SIZE", "shape=1").replace(
+        '        tf.feature_column.sequence_numeric_column("c"),\n', "").replace(
+        ",\n        loss_reduction=tf.compat.v1.losses.Reduction.NONE", "").replace(
+        ", saving_listeners=[object()]", "")
+    assert rewrite(fixed).status == "changed"
+
+
+TWO_ESTIMATORS = LOOP_VOCABULARIES + '''
+crossed = tf.feature_column.crossed_column(["colour", "size"], hash_bucket_size=10)
+wide = tf.estimator.LinearClassifier(feature_columns=columns + [crossed], optimizer=make_optimizer())
+wide.train(input_fn, max_steps=2, saving_listeners=[object()])
+'''
+
+
+def test_two_estimators_sharing_a_blocked_column_get_one_diagnostic_naming_both():
+    # the loop's run-time vocabulary (line 18) blocks both Estimators: said once, with both Estimators' lines (was
+    # once per Estimator, the same but for that line); the second one's own blockers each at their line
+    found_ = blocked(TWO_ESTIMATORS).diagnostics
+    assert [(d.code, d.line) for d in found_] == [("TFM622", 18), ("TFM620", 23), ("TFM601", 24)]
+    assert "where the Estimators are built (lines 19, 23)" in found_[0].message
+    assert "loop at line 16 (`for key in KEYS:`)" in found_[0].message
+    # one Estimator, as before: its line alone
+    [one] = blocked(LOOP_VOCABULARIES).diagnostics
+    assert "where the Estimator is built (line 19)" in one.message
+
+
+def test_no_file_gets_the_same_diagnostic_twice():
+    for src in (SEVERAL, BLOCKS, MODE_ARMS, CANNED, TWO_ESTIMATORS, LOOP_VOCABULARIES, HELPERS_ONLY):
+        found_ = [(d.code, d.line, d.col, d.message) for d in blocked(src).diagnostics]
+        assert len(set(found_)) == len(found_)
+
+
+# ---- a blocked model_fn or params does not hide the Estimator's uses -------------------------------------------
+USES = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+''' + TAIL + '''
+
+def build_estimator(hparams):
+    config = tf.estimator.RunConfig(model_dir="/tmp/m", device_fn=lambda op: "")
+    return tf.estimator.Estimator(model_fn=model_fn if hparams.deep else linear_fn, config=config)
+
+
+def main(hparams):
+    estimator = build_estimator(hparams)
+    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=3, saving_listeners=[Listener()])
+    exporter = tf.estimator.LatestExporter("x", serving_input_receiver_fn=lambda: None, assets_extra={"a": "b"})
+    eval_spec = tf.estimator.EvalSpec(input_fn, exporters=[exporter])
+    tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+'''
+
+
+def test_a_model_fn_chosen_at_run_time_does_not_hide_the_estimators_config_and_uses():
+    # before: the RunConfig setting and the model_fn only; the specs' blockers came one re-run later, and the
+    # exporter's with an "`exporter` is also used here" that its own blocker already said
+    result = blocked(USES)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("TFM601", 17), ("TFM601", 18), ("TFM601", 23),
+                                                              ("TFM601", 24)]
+    assert "model_fn if hparams.deep else linear_fn" in result.diagnostics[1].message
+    assert not any("also used here" in d.message for d in result.diagnostics)
+
+
+def test_uses_of_an_estimator_with_a_partial_model_fn_in_main_are_each_reported():
+    src = program(estimator="est = tf.estimator.Estimator(functools.partial(model_fn, scale=2), config=config)",
+                  header="import functools\n\nimport tensorflow as tf",
+                  drive="est.train(train_input_fn, max_steps=2, saving_listeners=[object()])\n"
+                        "est.evaluate(eval_input_fn, steps=1, hooks=[CustomHook()])\n")
+    # before: the model_fn's blocker alone (27); now the train call's saving_listeners (28) and evaluate's hook (29)
+    assert [(d.code, d.line) for d in blocked(src).diagnostics] == [("TFM601", 27), ("TFM601", 28), ("TFM611", 29)]
+    # the model_fn fixed, the uses' blockers are what remains
+    fixed = src.replace("functools.partial(model_fn, scale=2)", "model_fn")
+    assert [(d.code, d.line) for d in blocked(fixed).diagnostics] == [("TFM601", 28), ("TFM611", 29)]
+
+
+def test_each_blocker_in_the_use_tpu_false_arm_of_a_tpu_model_fn_is_reported():
+    from test_tpu_estimator import MODEL_FN, tpu_program
+
+    cross_shard = "        optimizer = tf.compat.v1.tpu.CrossShardOptimizer(optimizer)\n"
+    model_fn = MODEL_FN.replace(cross_shard, cross_shard + "    else:\n        tf.compat.v1.set_random_seed(1)\n"
+                                                           "        while labels is None:\n            pass\n")
+    assert [(c, line) for c, line, _ in found(tpu_program(model_fn=model_fn))] == [("TFM501", 27), ("TFM501", 28)]
+
+
+HOOKS_AND_EXPORTERS = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions={"y": logits})
+
+
+def serving():
+    return tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        {"x": tf.io.FixedLenFeature([2], tf.float32)})()
+
+
+est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+hooks = [tf.compat.v1.train.FeedFnHook(lambda: {}), tf.compat.v1.train.FinalOpsHook(final_ops=[])]
+train_spec = tf.estimator.TrainSpec(input_fn, max_steps=3, hooks=hooks)
+exporters = [tf.estimator.LatestExporter("a", serving, assets_extra={"x": "y"}),
+             tf.estimator.FinalExporter("b", serving, as_text=True)]
+tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(input_fn, exporters=exporters))
+'''
+
+
+def test_each_hook_and_each_exporter_of_one_list_is_reported():
+    # before: the first hook (22) and, the TrainSpec blocked, none of the exporters; now each at its own place
+    assert [(c, line, col) for c, line, col in found(HOOKS_AND_EXPORTERS)] == [
+        ("TFM611", 22, 9), ("TFM611", 22, 52), ("TFM601", 24, 68), ("TFM601", 25, 62)]
+
+
+MODEL_TO_ESTIMATOR = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,), name="x")])
+model.compile(optimizer="sgd", loss="mse")
+model.compile(optimizer="adam", loss="mse")
+config = tf.estimator.RunConfig(model_dir="/tmp/m", device_fn=lambda op: "")
+est = tf.keras.estimator.model_to_estimator(keras_model=model, config=config)
+est.train(input_fn, max_steps=2, saving_listeners=[object()])
+'''
+
+
+def test_a_model_to_estimator_whose_model_is_blocked_still_reports_its_config_and_uses():
+    # before: the model compiled twice (12) alone; now its RunConfig setting (11) and its train call's (13) too
+    assert [(c, line) for c, line, _ in found(MODEL_TO_ESTIMATOR)] == [("TFM601", 11), ("TFM603", 12), ("TFM601", 13)]
+
+
+INLINED_HELPER = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def tower(inputs, units):
+    tf.compat.v1.set_random_seed(1)
+    hidden = tf.compat.v1.layers.dense(inputs, units)
+    tf.compat.v1.add_to_collection("towers", hidden)
+    return tf.compat.v1.layers.dense(hidden, 1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tower(features["x"], 4)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+est.train(input_fn, max_steps=2)
+'''
+
+
+def test_each_blocker_of_a_network_helper_the_model_fn_inlines_is_reported_once():
+    # before: the helper's seed alone, twice (the model_fn rule's TFM501 and the helper-seed TFM001 at one place);
+    # now the seed once and the helper's other statement (11)
+    found_ = blocked(INLINED_HELPER).diagnostics
+    assert [(d.code, d.line) for d in found_] == [("TFM501", 9), ("TFM501", 11)]
+    assert all("(in tower(), which the model_fn calls and tfmigrate inlines)" in d.message for d in found_)
+
+
+def test_one_construct_blocking_at_several_places_is_one_blocker_naming_them():
+    from tfmigrate.diagnostics import Blocked
+
+    node, other = object(), object()
+    one, several = "`{{v}}` read where the Estimator is built (line {places})", "`{{v}}` read where the " \
+                                                                                 "Estimators are built (lines {places})"
+    a, b, c = (Blocked.at_places("TFM622", one, several, line, node) for line in ("3", "7", "3"))
+    d = Blocked.at_places("TFM622", one, several, "9", other)
+    merged = Blocked.many([a, Blocked.many([b, d]), c])
+    assert [(e.message, e.node) for e in merged.errors] == [
+        ("`{v}` read where the Estimators are built (lines 3, 7)", node),
+        ("`{v}` read where the Estimator is built (line 9)", other)]
+    assert a.message == "`{v}` read where the Estimator is built (line 3)"  # the originals are left as they were
+    wrapped = Blocked.many([b.wrapped("TFM622", "column {x}: ", ".", node), a.wrapped("TFM622", "column {x}: ", ".",
+                                                                                      node)])
+    assert [e.message for e in wrapped.errors] == ["column {x}: `{v}` read where the Estimators are built (lines 7, 3)."]
+
+
+def test_a_warm_start_not_converted_does_not_hide_the_estimators_uses():
+    src = program(estimator='est = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from='
+                            'tf.estimator.WarmStartSettings("/tmp/w", var_name_to_vocab_info={"v": None}))',
+                  drive="est.train(train_input_fn, max_steps=2, saving_listeners=[object()])\n")
+    # before: the WarmStartSettings' blocker alone; now the train call's too
+    found_ = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found_] == [("TFM601", 25), ("TFM601", 26)]
+    assert "var_name_to_vocab_info" in found_[0].message and "saving_listeners" in found_[1].message

@@ -127,7 +127,9 @@ def test_tpu_contrib_and_unbound_estimator_names_are_flagged_not_passed_over():
     tpu = "import tensorflow as tf\n\nest = tf.contrib.tpu.TPUEstimator(model_fn=f, use_tpu=False)\n"
     assert [d.message for d in blocked(tpu).diagnostics] == [
         "model_fn=`f`: tfmigrate cannot follow `f` to a function (a parameter with several callers, a global, or a "
-        "name from a module outside the migrated files); pass the files that define it too"]
+        "name from a module outside the migrated files); pass the files that define it too",
+        # its missing RunConfig, a blocker of its own (issue 12: every blocker), no longer hidden by the model_fn's
+        "TPUEstimator without config: TF1 raised ValueError (`config` must be a tf.compat.v1.estimator.tpu.RunConfig)"]
     unbound = ("from tensorflow.keras import Sequential\n\nmodel = Sequential()\n"
                "est = tf.keras.estimator.model_to_estimator(model)\n")
     assert {d.code for d in blocked(unbound).diagnostics} == {"TFM604"}
