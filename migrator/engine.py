@@ -343,11 +343,63 @@ def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileRe
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return FileResult(path, "failed", data, data, error=f"cannot decode: {exc}")
     try:
-        module = cst.parse_module(text)
+        with parse_checks():
+            module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         line, col, message = syntax_error_position(text, path, exc)
         return FileResult(path, "failed", data, data, error=f"syntax error: {message}", error_at=(line, col))
     return text, encoding, module
+
+
+_LEXICAL: frozenset | None = None  # (_lexical_nodes)
+
+
+def _lexical_nodes() -> frozenset:
+    """The LibCST node classes whose `_validate` cannot fail on a tree its parser built: CSTNode's no-op; a
+    whitespace, newline or comment token's text matched against the form its tokenizer matched; an expression's
+    count of left and right parentheses (_BaseParenthesizedNode's check), which the grammar adds in pairs."""
+    global _LEXICAL
+    if _LEXICAL is None:
+        import libcst as cst
+
+        found, stack = set(), [cst.CSTNode]
+        while stack:
+            for cls in stack.pop().__subclasses__():
+                if cls not in found:
+                    found.add(cls)
+                    stack.append(cls)
+        _LEXICAL = frozenset({cls for cls in found if cls._validate is cst.CSTNode._validate
+                              or cls._validate.__qualname__ == "_BaseParenthesizedNode._validate"}
+                             | {cst.SimpleWhitespace, cst.Newline, cst.Comment})
+    return _LEXICAL
+
+
+@contextlib.contextmanager
+def parse_checks():
+    """While LibCST parses, its nodes skip the validation that cannot fail on a tree the parser built.
+
+    Every node's __init__ calls CSTNode.__post_init__, which only calls `_validate` (no node class overrides
+    it); ~13% of a parse of the corpus is spent there, most of it on the classes skipped here (_lexical_nodes) and
+    on names, whose check is kept but for the parentheses (str.isidentifier first). Every other check still runs,
+    so a tree LibCST rejects today is rejected the same way (a non-ASCII name its tokenizer accepts and
+    str.isidentifier does not; `a if b else(lambda: c)`, whose IfExp check raises a TypeError):
+    tests/speed/test_parse_checks.py compares both parses. The class attribute is swapped for the parse only and
+    restored: process-wide, but the tool parses in one thread per process (its pool is processes), and a node
+    another thread built meanwhile would skip only these checks."""
+    import libcst as cst
+
+    def post_init(node, _skip=_lexical_nodes(), _name=cst.Name) -> None:
+        kind = type(node)
+        if kind in _skip or (kind is _name and node.value.isidentifier()):
+            return
+        node._validate()
+
+    saved = cst.CSTNode.__dict__["__post_init__"]
+    cst.CSTNode.__post_init__ = post_init
+    try:
+        yield
+    finally:
+        cst.CSTNode.__post_init__ = saved
 
 
 def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
