@@ -348,7 +348,39 @@ def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileRe
     except cst.ParserSyntaxError as exc:
         line, col, message = syntax_error_position(text, path, exc)
         return FileResult(path, "failed", data, data, error=f"syntax error: {message}", error_at=(line, col))
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as exc:  # LibCST's own defects on code it tokenized (a validation it fails, a TypeError)
+        line, col, message = _unparsable(text, path, exc)
+        return FileResult(path, "failed", data, data, error=message, error_at=(line, col))
     return text, encoding, module
+
+
+def _unparsable(text: str, path: str, exc: Exception) -> tuple[int, int, str]:
+    """Where and why LibCST failed on a file it read without a syntax error (`x = a if b else(lambda: c)` makes
+    LibCST 1.9 raise a TypeError; a name its tokenizer accepts and Python does not fails its validation): Python's
+    own error when Python rejects the file too, else the first top-level statement LibCST cannot build alone."""
+    import ast
+
+    import libcst as cst
+
+    why = f"{type(exc).__name__}: {exc}".strip()
+    try:
+        tree = compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        return err.lineno or 1, max(0, (err.offset or 1) - 1), f"syntax error: {err.msg}"
+    except (ValueError, MemoryError, RecursionError):
+        return 1, 0, f"LibCST cannot parse this file (Python accepts it): {why}"
+    lines = text.splitlines(keepends=True)
+    for statement in tree.body:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        try:
+            with parse_checks():
+                cst.parse_module("".join(lines[first - 1:statement.end_lineno]))
+        except Exception:
+            return first, 0, (f"LibCST cannot parse the statement at line {first} (Python accepts it): {why}; "
+                              "the file is left as it is (rewriting that statement another way lets it be migrated)")
+    return 1, 0, f"LibCST cannot parse this file (Python accepts it): {why}"
 
 
 _LEXICAL: frozenset | None = None  # (_lexical_nodes)

@@ -140,6 +140,20 @@ def test_syntax_error_exits_2_with_one_position(tmp_path):
     assert f.read_bytes().startswith(b"import tensorflow")
 
 
+def test_code_libcst_fails_on_is_its_failure_at_the_statement_not_an_internal_error(tmp_path):
+    """Python accepts `else(lambda ...)` without a space; LibCST 1.9 raises a TypeError building it. The file is
+    failed at that statement, said to be LibCST's, and left as it was (was: "internal error: TypeError ...")."""
+    data = (b"import tensorflow as tf\n\ndef pick(a):\n    return 1\n\nf = 1 if True else(lambda v: v)\n"
+            b"est = tf.estimator.Estimator(model_fn=pick)\n")
+    f = write(tmp_path / "odd.py", data)
+    proc = run(f)
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert f"{f}:6:1: error: LibCST cannot parse the statement at line 6 (Python accepts it): TypeError" in err, err
+    assert "internal error" not in err
+    assert f.read_bytes() == data
+
+
 def test_missing_path_exits_2(tmp_path):
     proc = run_process(tmp_path / "nope.py")
     assert proc.returncode == 2

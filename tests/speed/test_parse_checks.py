@@ -82,8 +82,8 @@ def test_post_init_only_validates():
 
 def test_parse_source_restores_the_checks():
     post_init = cst.CSTNode.__dict__["__post_init__"]
-    with pytest.raises(TypeError):  # what `rewrite` reports today as an internal error
-        engine.parse_source(b"x = a if b else(lambda v: v)\n", "t.py")
+    failed = engine.parse_source(b"x = a if b else(lambda v: v)\n", "t.py")  # LibCST raises a TypeError in it
+    assert failed.status == "failed" and failed.error.startswith("LibCST cannot parse the statement at line 1")
     assert engine.parse_source(b"x = (\n", "t.py").status == "failed"
     assert cst.CSTNode.__dict__["__post_init__"] is post_init
     built = cst.Name("x")  # a node built outside a parse is checked as before
