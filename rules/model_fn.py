@@ -534,7 +534,24 @@ class _Interpreter:
                 what = f"`{name}`, computed from labels,"
             elif name in self.dropped:
                 what = f"`{name}` (a summary, dropped)"
+            if name == self.mode and not isinstance(node, str):
+                passed = self.mode_passed_to(node)
+                if passed is not None:
+                    fn = code(passed.func)
+                    raise Blocked(CODE, f"{where} passes mode to `{fn}()`, a function tfmigrate does not inline here "
+                                        "(it is not defined in the model_fn's own module), so the converted model "
+                                        f"cannot see mode; define `{fn}` in the model_fn's module: a helper there "
+                                        "taking mode, or a bool such as `mode == tf.estimator.ModeKeys.TRAIN` for "
+                                        "its training flag, is converted", report or node)
             raise Blocked(CODE, f"{where} uses {what}, which the converted model cannot see", report or node)
+
+    def mode_passed_to(self, node: cst.CSTNode) -> cst.Call | None:
+        """The first call in `node` given `mode` itself as an argument (`network(features, mode)`), or None."""
+        for call in calls_in(node):
+            if isinstance(call.func, (cst.Name, cst.Attribute)) and self.tf(call.func) is None and any(
+                    isinstance(a.value, cst.Name) and a.value.value == self.mode for a in call.args):
+                return call
+        return None
 
     def bind_name(self, target: str, kind: str, payload=None) -> None:
         per_mode = self.bindings.setdefault(target, {})

@@ -856,3 +856,22 @@ def test_a_config_parameter_of_a_helper_called_twice_names_the_calls():
     message = messages(src)
     assert "`fit_with`, which is called from 2 places (" in message and ":22, snippet.py:23)" in message, message
     assert "build the value inside `fit_with`" in message
+
+
+def test_mode_passed_to_a_network_of_a_module_outside_the_run_says_what_to_do():
+    # issue 12: `logits = network(features, mode)` with network() out of sight named no action
+    src = (_TRAIN_HELPER.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nfrom nets import network\n", 1)
+           .replace('prediction = tf.compat.v1.layers.dense(features["x"], 1)', "prediction = network(features, mode)")) + "\n\nfit_with(tf.estimator.RunConfig(), 3)\n"
+    message = messages(src)
+    assert "`prediction = ...` passes mode to `network()`, a function tfmigrate does not inline here" in message
+    assert "define `network` in the model_fn's module" in message
+    # what the message promises: the same helper in the model_fn's module, given mode or a training bool, converts
+    helper = ('\n\ndef network(features, mode):\n    hidden = tf.compat.v1.layers.dense(features["x"], 4)\n'
+              "    hidden = tf.compat.v1.layers.dropout(hidden, 0.1, training=mode == tf.estimator.ModeKeys.TRAIN)\n"
+              "    return tf.compat.v1.layers.dense(hidden, 1)\n")
+    inline = src.replace("\nfrom nets import network\n", helper)
+    assert "tf.estimator" not in converted(inline)
+    flag = (inline.replace("def network(features, mode):", "def network(features, training):")
+            .replace("training=mode == tf.estimator.ModeKeys.TRAIN", "training=training")
+            .replace("network(features, mode)", "network(features, mode == tf.estimator.ModeKeys.TRAIN)"))
+    assert "tf.estimator" not in converted(flag)
