@@ -369,16 +369,20 @@ class _Interpreter:
         self.profile = profile
         params = [p.name.value for p in fn.params.params]
         canonical = ["features", "labels", "mode", "params", "config"]
+        self.signature_blocked: Blocked | None = None  # reported with the body's own blockers (run)
         if set(params) <= set(canonical) and params != canonical[:len(params)]:
             # the Estimator passes them by name (TF 2.15: model_fn(features=..., **{labels, mode, params, config}))
             missing = [n for n in ("labels", "mode") if n not in params]
-            raise Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
+            self.signature_blocked = Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
                                 "parameter is what its name says, and the conversion reads them in the order "
                                 "(features, labels, mode[, params[, config]]): write them in that order"
                                 + (f", adding {' and '.join(f'`{n}`' for n in missing)}" if missing else "")
                                 + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
                                    "labels; with one that does not, labels is None)" if "labels" in missing else ""),
                           fn)
+            # the body is still walked, each name read as what the Estimator passed by it, so its own blockers are
+            # reported too (and none that the reordered signature would not have)
+            params = [n for n in canonical if n in params or n in missing]
         if (isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.kwonly_params
                 or fn.params.posonly_params or not 3 <= len(params) <= 5):
             raise Blocked(CODE, "model_fn must take (features, labels, mode[, params[, config]])", fn)
@@ -760,6 +764,8 @@ class _Interpreter:
             self.docstring = _docstring(body[0])
             body = body[1:]
         errors = self.each(self.static_locals(body))
+        if self.signature_blocked is not None:
+            raise Blocked.many([self.signature_blocked, *errors])
         if errors:
             raise Blocked.many(errors)
         if self.pending_spec is not None:
