@@ -624,35 +624,17 @@ def test_a_warm_start_not_converted_does_not_hide_the_estimators_uses():
 
 def test_a_model_fn_signature_blocker_does_not_hide_the_body_blockers():
     # issue 12: model_fn(features, mode) was one blocker; the body's own went unreported until it was fixed
-    from _helpers import blocked as _blocked
+    from test_public_shapes import _TRAIN_HELPER
 
-    src = '''\
-import tensorflow as tf
-
-
-def model_fn(mode, features, labels):
-    prediction = tf.compat.v1.layers.dense(features["x"], 1)
-    if prediction.shape[0] > 2:
-        prediction = prediction * 2.0
-    loss = tf.compat.v1.losses.mean_squared_error(labels, prediction)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
-
-
-def input_fn():
-    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[0.5]] * 8)).batch(4).repeat()
-
-
-est = tf.estimator.Estimator(model_fn=model_fn)
-est.train(input_fn=input_fn, max_steps=3)
-'''
-    found = [(d.line, d.message) for d in _blocked(src).diagnostics if d.severity == "error"]
+    src = (_TRAIN_HELPER.replace("def model_fn(features, labels, mode):", "def model_fn(mode, features, labels):")
+           .replace('features["x"], 1)\n', 'features["x"], 1)\n    if prediction.shape[0] > 2:\n'
+                    "        prediction = prediction * 2.0\n") + "\n\nfit_with(tf.estimator.RunConfig(), 3)\n")
+    found = [(d.line, d.message) for d in blocked(src).diagnostics if d.severity == "error"]
     assert [line for line, _ in found] == [4, 6], found
     assert found[0][1].startswith("model_fn(mode, features, labels): the Estimator passes its arguments by name")
     assert found[1][1].startswith("`if prediction.shape[0] > 2:` is not converted")
     # no follow-on blocker for a name the signature would have bound: without `labels` among the parameters, the
     # body's `labels` is the one the reordered signature adds
-    missing = _blocked(src.replace("def model_fn(mode, features, labels):", "def model_fn(mode, features):"))
+    missing = blocked(src.replace("def model_fn(mode, features, labels):", "def model_fn(mode, features):"))
     lines = [d.line for d in missing.diagnostics if d.severity == "error"]
     assert lines == [4, 6], [d.format() for d in missing.diagnostics]
