@@ -549,7 +549,7 @@ class Analysis:
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
-            outside = self._imported_from_outside(r)
+            outside = self._imported_from_outside(r) or self._unfollowed_parameter(r, name, what)
             if outside:
                 return outside
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
@@ -569,6 +569,25 @@ class Analysis:
                 break
             root, file = rr.node, rr.value.file
         return f"`{code(r.node)[:60]}` is not {what} tfmigrate can see"
+
+    def _unfollowed_parameter(self, r: Resolved, name: str, what: str) -> str | None:
+        """A parameter of a def called nowhere in the run, or from several places: which, and what to do."""
+        last = r.trail[-1] if r.trail else None
+        if not isinstance(r.stopped_at, cst.Param) or last is None or last.node is not r.stopped_at \
+                or last.kind != "param" or not isinstance(last.scope.node, cst.FunctionDef):
+            return None
+        fn = last.scope.node.name.value
+        sites = self.program.call_sites(last.scope.node)
+        if not sites:
+            return (f"`{name}` is a parameter of `{fn}`, which is never called in the files given, so tfmigrate "
+                    f"cannot see what `{name}` holds (it needs {what}); pass the file or package that calls `{fn}` in the same run, "
+                    f"or build the value inside `{fn}`")
+        if len(sites) > 1:
+            lines = ", ".join(f"{f.path.rpartition('/')[2]}:{self.line(c, f)}" for c, f in sites[:4])
+            return (f"`{name}` is a parameter of `{fn}`, which is called from {len(sites)} places ({lines}), so "
+                    f"tfmigrate cannot tell what `{name}` holds (it needs {what}); build the value inside `{fn}`, or give `{fn}` one "
+                    "caller")
+        return None
 
     def _imported_from_outside(self, r: Resolved) -> str | None:
         """`from model.net import model_fn` of a module the run does not hold: the file to pass, or None."""

@@ -369,16 +369,20 @@ class _Interpreter:
         self.profile = profile
         params = [p.name.value for p in fn.params.params]
         canonical = ["features", "labels", "mode", "params", "config"]
+        self.signature_blocked: Blocked | None = None  # reported with the body's own blockers (run)
         if set(params) <= set(canonical) and params != canonical[:len(params)]:
             # the Estimator passes them by name (TF 2.15: model_fn(features=..., **{labels, mode, params, config}))
             missing = [n for n in ("labels", "mode") if n not in params]
-            raise Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
+            self.signature_blocked = Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
                                 "parameter is what its name says, and the conversion reads them in the order "
                                 "(features, labels, mode[, params[, config]]): write them in that order"
                                 + (f", adding {' and '.join(f'`{n}`' for n in missing)}" if missing else "")
                                 + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
                                    "labels; with one that does not, labels is None)" if "labels" in missing else ""),
                           fn)
+            # the body is still walked, each name read as what the Estimator passed by it, so its own blockers are
+            # reported too (and none that the reordered signature would not have)
+            params = [n for n in canonical if n in params or n in missing]
         if (isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.kwonly_params
                 or fn.params.posonly_params or not 3 <= len(params) <= 5):
             raise Blocked(CODE, "model_fn must take (features, labels, mode[, params[, config]])", fn)
@@ -534,7 +538,24 @@ class _Interpreter:
                 what = f"`{name}`, computed from labels,"
             elif name in self.dropped:
                 what = f"`{name}` (a summary, dropped)"
+            if name == self.mode and not isinstance(node, str):
+                passed = self.mode_passed_to(node)
+                if passed is not None:
+                    fn = code(passed.func)
+                    raise Blocked(CODE, f"{where} passes mode to `{fn}()`, a function tfmigrate does not inline here "
+                                        "(it is not defined in the model_fn's own module), so the converted model "
+                                        f"cannot see mode; define `{fn}` in the model_fn's module: a helper there "
+                                        "taking mode, or a bool such as `mode == tf.estimator.ModeKeys.TRAIN` for "
+                                        "its training flag, is converted", report or node)
             raise Blocked(CODE, f"{where} uses {what}, which the converted model cannot see", report or node)
+
+    def mode_passed_to(self, node: cst.CSTNode) -> cst.Call | None:
+        """The first call in `node` given `mode` itself as an argument (`network(features, mode)`), or None."""
+        for call in calls_in(node):
+            if isinstance(call.func, (cst.Name, cst.Attribute)) and self.tf(call.func) is None and any(
+                    isinstance(a.value, cst.Name) and a.value.value == self.mode for a in call.args):
+                return call
+        return None
 
     def bind_name(self, target: str, kind: str, payload=None) -> None:
         per_mode = self.bindings.setdefault(target, {})
@@ -743,6 +764,8 @@ class _Interpreter:
             self.docstring = _docstring(body[0])
             body = body[1:]
         errors = self.each(self.static_locals(body))
+        if self.signature_blocked is not None:
+            raise Blocked.many([self.signature_blocked, *errors])
         if errors:
             raise Blocked.many(errors)
         if self.pending_spec is not None:

@@ -620,3 +620,21 @@ def test_a_warm_start_not_converted_does_not_hide_the_estimators_uses():
     found_ = blocked(src).diagnostics
     assert [(d.code, d.line) for d in found_] == [("TFM601", 25), ("TFM601", 26)]
     assert "var_name_to_vocab_info" in found_[0].message and "saving_listeners" in found_[1].message
+
+
+def test_a_model_fn_signature_blocker_does_not_hide_the_body_blockers():
+    # issue 12: model_fn(features, mode) was one blocker; the body's own went unreported until it was fixed
+    from test_public_shapes import _TRAIN_HELPER
+
+    src = (_TRAIN_HELPER.replace("def model_fn(features, labels, mode):", "def model_fn(mode, features, labels):")
+           .replace('features["x"], 1)\n', 'features["x"], 1)\n    if prediction.shape[0] > 2:\n'
+                    "        prediction = prediction * 2.0\n") + "\n\nfit_with(tf.estimator.RunConfig(), 3)\n")
+    found = [(d.line, d.message) for d in blocked(src).diagnostics if d.severity == "error"]
+    assert [line for line, _ in found] == [4, 6], found
+    assert found[0][1].startswith("model_fn(mode, features, labels): the Estimator passes its arguments by name")
+    assert found[1][1].startswith("`if prediction.shape[0] > 2:` is not converted")
+    # no follow-on blocker for a name the signature would have bound: without `labels` among the parameters, the
+    # body's `labels` is the one the reordered signature adds
+    missing = blocked(src.replace("def model_fn(mode, features, labels):", "def model_fn(mode, features):"))
+    lines = [d.line for d in missing.diagnostics if d.severity == "error"]
+    assert lines == [4, 6], [d.format() for d in missing.diagnostics]

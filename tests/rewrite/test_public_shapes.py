@@ -818,3 +818,60 @@ def test_a_keras_optimizer_given_to_a_v2_canned_estimator_says_tf2_15_refused_it
     [d] = blocked(src).diagnostics
     assert d.code == "TFM620" and "TF 2.15's v2 canned estimators raise ValueError" in d.message
     assert "tf.keras.optimizers.legacy.Adam(...)" in d.message and "Adagrad, SGD, Ftrl" in d.message
+
+
+_TRAIN_HELPER = '''\
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode):
+    prediction = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, prediction)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[0.5]] * 8)).batch(4).repeat()
+
+
+def fit_with(config, steps):
+    est = tf.estimator.Estimator(model_fn=model_fn, config=config)
+    est.train(input_fn=input_fn, max_steps=steps)
+'''
+
+
+def test_a_config_parameter_of_a_helper_nobody_calls_says_so_and_what_to_do():
+    # issue 12: not "a parameter with several callers" when there is no caller at all
+    message = messages(_TRAIN_HELPER)
+    assert "several callers" not in message
+    assert "`config` is a parameter of `fit_with`, which is never called in the files given" in message
+    assert "pass the file or package that calls `fit_with` in the same run" in message
+
+
+def test_a_config_parameter_of_a_helper_called_twice_names_the_calls():
+    src = _TRAIN_HELPER + ("\n\ndef main():\n    fit_with(tf.estimator.RunConfig(tf_random_seed=1), 5)\n"
+                           "    fit_with(tf.estimator.RunConfig(tf_random_seed=2), 9)\n")
+    message = messages(src)
+    assert "`fit_with`, which is called from 2 places (" in message and ":22, snippet.py:23)" in message, message
+    assert "build the value inside `fit_with`" in message
+
+
+def test_mode_passed_to_a_network_of_a_module_outside_the_run_says_what_to_do():
+    # issue 12: `logits = network(features, mode)` with network() out of sight named no action
+    src = (_TRAIN_HELPER.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nfrom nets import network\n", 1)
+           .replace('prediction = tf.compat.v1.layers.dense(features["x"], 1)', "prediction = network(features, mode)")) + "\n\nfit_with(tf.estimator.RunConfig(), 3)\n"
+    message = messages(src)
+    assert "`prediction = ...` passes mode to `network()`, a function tfmigrate does not inline here" in message
+    assert "define `network` in the model_fn's module" in message
+    # what the message promises: the same helper in the model_fn's module, given mode or a training bool, converts
+    helper = ('\n\ndef network(features, mode):\n    hidden = tf.compat.v1.layers.dense(features["x"], 4)\n'
+              "    hidden = tf.compat.v1.layers.dropout(hidden, 0.1, training=mode == tf.estimator.ModeKeys.TRAIN)\n"
+              "    return tf.compat.v1.layers.dense(hidden, 1)\n")
+    inline = src.replace("\nfrom nets import network\n", helper)
+    assert "tf.estimator" not in converted(inline)
+    flag = (inline.replace("def network(features, mode):", "def network(features, training):")
+            .replace("training=mode == tf.estimator.ModeKeys.TRAIN", "training=training")
+            .replace("network(features, mode)", "network(features, mode == tf.estimator.ModeKeys.TRAIN)"))
+    assert "tf.estimator" not in converted(flag)
