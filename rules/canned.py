@@ -475,7 +475,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
                                                      args["optimizer"].node if "optimizer" in args else call))
             model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
-    else:
+    elif columns_read:  # (else each optimizer's rate depends on a column list its blocker left unknown)
         model.optimizer, model.support = attempt(reader.combined_optimizer, args, v1, dnn_columns, linear_columns,
                                                  default=(None, []))
         model.notes.extend(reader.column_notes)

@@ -417,6 +417,17 @@ def test_a_canned_estimator_reports_each_column_and_each_argument_and_its_uses()
     assert rewrite(fixed).status == "changed"
 
 
+def test_a_wide_and_deep_estimator_whose_columns_are_blocked_reports_them_not_an_internal_error():
+    # both column lists blocked: the two optimizers' rates depend on lists left unknown (was an IndexError, the
+    # file failed as tfmigrate's internal error; found on a public TFX trainer)
+    src = CANNED.replace(
+        "tf.estimator.DNNRegressor(\n        hidden_units=[4], feature_columns=feature_columns(),",
+        "tf.estimator.DNNLinearCombinedRegressor(\n        dnn_hidden_units=[4], dnn_feature_columns=feature_columns(), "
+        "linear_feature_columns=feature_columns()[:1],")
+    assert "DNNLinearCombinedRegressor" in src
+    assert ("TFM622", 12) in [(c, line) for c, line, _ in found(src)]
+
+
 TWO_ESTIMATORS = LOOP_VOCABULARIES + '''
 crossed = tf.feature_column.crossed_column(["colour", "size"], hash_bucket_size=10)
 wide = tf.estimator.LinearClassifier(feature_columns=columns + [crossed], optimizer=make_optimizer())
