@@ -229,6 +229,23 @@ class _Done(Exception):
 def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None = None, indents=()):
     """Token ranges from one codegen of `module` (or of a statement of `owner` inside blocks of those `indents`),
     stopped once every wanted node is done."""
+    global _TOKEN_STATE
+    if _TOKEN_STATE is None:
+        _TOKEN_STATE = _token_state_class()
+    state = _TOKEN_STATE(owner or module, wanted)
+    state.indent_tokens.extend(indents)
+    try:
+        module._codegen(state)
+    except _Done:
+        pass
+    return state
+
+
+_TOKEN_STATE = None  # _token_positions' CodegenState subclass: made once (a class made per call costs ~15 us)
+
+
+def _token_state_class():
+    """The CodegenState subclass _token_positions runs (made on first use: LibCST is imported lazily)."""
     from libcst import IndentedBlock
     from libcst._nodes.internal import CodegenState
     from libcst.metadata.position_provider import NEWLINE_RE
@@ -237,7 +254,7 @@ def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None 
         """Records, per node, the token index where its range starts and ends (PositionProvider's rules: a
         syntactic range when the node records one, else the whitespace-inclusive one, never overwritten)."""
 
-        def __init__(self, module: cst.Module):
+        def __init__(self, module: cst.Module, wanted):
             super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
             self.first_line = 1  # the line the first token starts on (column 0)
             self.ranges: dict[int, tuple[int, int]] = {}
@@ -309,13 +326,7 @@ def _token_positions(module: cst.CSTNode, wanted=None, owner: cst.Module | None 
             self.state.done(self.node)
             return False
 
-    state = _State(owner or module)
-    state.indent_tokens.extend(indents)
-    try:
-        module._codegen(state)
-    except _Done:
-        pass
-    return state
+    return _State
 
 
 def position_in(module: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]:

@@ -311,9 +311,10 @@ class Analysis:
         # resolved to look for it
         subclasses = any(self.tf(b.value, file) == "estimator.Estimator" for file in self.program.files
                          for scope in file.class_scopes.values() for b in scope.node.bases)
+        paths: dict[int, str | None] = {}  # each call's TF path, for the second loop's _use (the calls stay alive)
         for file in self.program.files:
             for call in file.calls:
-                path = self.tf(call, file)
+                path = paths[id(call)] = self.tf(call, file)
                 if path == "estimator.Estimator":
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
@@ -337,7 +338,8 @@ class Analysis:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
         for file in self.program.files:
             for call in file.calls:
-                if self._guard(self._use, call, file) is False:
+                path = paths[id(call)] if id(call) in paths else self.tf(call, file)
+                if self._guard(self._use, call, file, path) is False:
                     self._failed.add(id(call))  # reported; the Estimator's holder check skips it
         for site in self.sites:
             if site.tpu is not None:
@@ -719,8 +721,8 @@ class Analysis:
             site.strategy = strategies.convert(plan_node, tf_of)
 
     # ---- what drives it --------------------------------------------------------------------------------------
-    def _use(self, call: cst.Call, file: FileIndex) -> None:
-        path = self.tf(call, file)
+    def _use(self, call: cst.Call, file: FileIndex, path: str | None) -> None:
+        """A use of an Estimator (`path`: the call's TF path, `self.tf(call, file)`)."""
         if path == "estimator.train_and_evaluate":
             args = bind_values(call, ["estimator", "train_spec", "eval_spec"], "train_and_evaluate", file)
             if "estimator" not in args or "train_spec" not in args or "eval_spec" not in args:

@@ -379,28 +379,33 @@ def name_uses(module: cst.Module, skip_ids: set[int], boring=None) -> Counter:
     """How often each name is read outside import lines and the statements in `skip_ids` (one visit); subtrees
     `boring(node)` says hold none of the names asked about are not entered."""
     counts: Counter = Counter()
-
-    class _V(Visitor):
-        def on_visit(self, node) -> bool:
-            if boring is not None and boring(node):
-                return False
-            return super().on_visit(node)
-
-        def visit_Import(self, node) -> bool:
-            return False
-
-        def visit_ImportFrom(self, node) -> bool:
-            return False
-
-        def visit_SimpleStatementLine(self, node) -> bool:
-            return id(node) not in skip_ids
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            counts[node.value] += 1
-
-    module.visit(_V())
+    module.visit(_NameUses(counts, skip_ids, boring))
     return counts
+
+
+class _NameUses(Visitor):
+    """name_uses' walk (one class for every call: a class made per call costs its creation and its dispatch cache)."""
+
+    def __init__(self, counts: Counter, skip_ids: set[int], boring):
+        self.counts, self.skip_ids, self.boring = counts, skip_ids, boring
+
+    def on_visit(self, node) -> bool:
+        if self.boring is not None and self.boring(node):
+            return False
+        return super().on_visit(node)
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node) -> bool:
+        return id(node) not in self.skip_ids
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.counts[node.value] += 1

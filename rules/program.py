@@ -747,24 +747,30 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
                         break
                     key = id(parent)
 
-    class _Find(Visitor):
-        def on_visit(self, node) -> bool:
-            if (wanted is not None and id(node) not in wanted and id(node) in file.orders
-                    and not isinstance(node, (cst.Import, cst.ImportFrom))):
-                return False
-            return super().on_visit(node)
+    module.visit(_ModeKeysFind(wanted, file, skipped, names, edits))
 
-        def visit_FunctionDef(self, node) -> bool:
-            return id(node) not in skipped
 
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            path = names.of(node)
-            if path in _MODE_KEYS:
-                edits.replace(node, _MODE_KEYS[path])
-                return False
-            return True
+class _ModeKeysFind(Visitor):
+    """_mode_keys' walk (one class for every call: a class made per call costs its creation and dispatch cache)."""
 
-    module.visit(_Find())
+    def __init__(self, wanted, file, skipped, names, edits):
+        self.wanted, self.file, self.skipped, self.names, self.edits = wanted, file, skipped, names, edits
+
+    def on_visit(self, node) -> bool:
+        if (self.wanted is not None and id(node) not in self.wanted and id(node) in self.file.orders
+                and not isinstance(node, (cst.Import, cst.ImportFrom))):
+            return False
+        return super().on_visit(node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        return id(node) not in self.skipped
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        path = self.names.of(node)
+        if path in _MODE_KEYS:
+            self.edits.replace(node, _MODE_KEYS[path])
+            return False
+        return True
 
 
 _GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_eager_execution",

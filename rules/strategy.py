@@ -99,38 +99,44 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
         swaps.append(value)
         return cst.Name(f"{marker}{len(swaps)}__")
 
-    class _Rewrite(Transformer):
-        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-            path = tf_path_of(original)
-            if path is None:
-                return updated
-            kind = _KINDS.get(path)
-            if kind is None:
-                raise Blocked(CODE, f"tf.{path} as train_distribute is not converted", original)
-            kinds.add(kind)
-            if kind == "parameter-server":
-                args = bind(original, ["cluster_resolver"], f"tf.{path}", CODE)
-                if "cluster_resolver" in args and not is_literal(args["cluster_resolver"], None):
-                    raise Blocked(CODE, "a ParameterServerStrategy with its own cluster resolver is not converted "
-                                        "(the generated strategy reads TF_CONFIG, as the Estimator did)", original)
-                return text(PS_EXPRESSION)
-            name, signature = _TF2_CTOR[kind]
-            args = bind(original, signature, f"tf.{path}", CODE)
-            return text(f"{generated(name)}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
-
-        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-            if original.value == "None":
-                kinds.add("default")
-                return text(generated(_OPTION_CODE["default"]))
-            return updated
-
-    new = node.visit(_Rewrite())
+    new = node.visit(_StrategyRewrite(tf_path_of, kinds, text))
     if not kinds:
         raise Blocked(CODE, f"cannot tell which strategy `{code(node)}` builds", node)
     rendered = code(new)
     for i, value in enumerate(swaps, 1):
         rendered = rendered.replace(f"{marker}{i}__", value)
     return StrategyPlan(kinds, rendered)
+
+
+class _StrategyRewrite(Transformer):
+    """convert's rewrite (one class for every call: a class made per call costs its creation and dispatch cache)."""
+
+    def __init__(self, tf_path_of, kinds: set[str], text):
+        self.tf_path_of, self.kinds, self.text = tf_path_of, kinds, text
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        path = self.tf_path_of(original)
+        if path is None:
+            return updated
+        kind = _KINDS.get(path)
+        if kind is None:
+            raise Blocked(CODE, f"tf.{path} as train_distribute is not converted", original)
+        self.kinds.add(kind)
+        if kind == "parameter-server":
+            args = bind(original, ["cluster_resolver"], f"tf.{path}", CODE)
+            if "cluster_resolver" in args and not is_literal(args["cluster_resolver"], None):
+                raise Blocked(CODE, "a ParameterServerStrategy with its own cluster resolver is not converted "
+                                    "(the generated strategy reads TF_CONFIG, as the Estimator did)", original)
+            return self.text(PS_EXPRESSION)
+        name, signature = _TF2_CTOR[kind]
+        args = bind(original, signature, f"tf.{path}", CODE)
+        return self.text(f"{generated(name)}({', '.join(f'{k}={code(v)}' for k, v in args.items())})")
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if original.value == "None":
+            self.kinds.add("default")
+            return self.text(generated(_OPTION_CODE["default"]))
+        return updated
 
 
 def from_option(option: str) -> StrategyPlan:
