@@ -371,16 +371,13 @@ def _unparsable(text: str, path: str, exc: Exception) -> tuple[int, int, str]:
     """Where and why LibCST failed on a file it read without a syntax error (`x = a if b else(lambda: c)` makes
     LibCST 1.9 raise a TypeError; a name its tokenizer accepts and Python does not fails its validation): Python's
     own error when Python rejects the file too, else the first top-level statement LibCST cannot build alone."""
-    import ast
-
     import libcst as cst
 
     why = f"{type(exc).__name__}: {exc}".strip()
-    try:
-        tree = compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as err:
-        return err.lineno or 1, max(0, (err.offset or 1) - 1), f"syntax error: {err.msg}"
-    except (ValueError, MemoryError, RecursionError):
+    tree = _python_parse(text, path)
+    if isinstance(tree, SyntaxError):
+        return tree.lineno or 1, max(0, (tree.offset or 1) - 1), f"syntax error: {tree.msg}"
+    if tree is None:
         return 1, 0, f"LibCST cannot parse this file (Python accepts it): {why}"
     lines = text.splitlines(keepends=True)
     for statement in tree.body:
@@ -445,21 +442,27 @@ def parse_checks():
         cst.CSTNode.__post_init__ = saved
 
 
+def _python_parse(text: str, path: str):
+    """CPython's own parse of the text: its tree, its SyntaxError, or None when it cannot say (a null byte, ...)."""
+    import ast
+
+    try:
+        return compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        return err
+    except (ValueError, MemoryError, RecursionError):
+        return None
+
+
 def syntax_error_position(text: str, path: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
     """One position for a syntax error: the offending line and 0-based column.
 
     LibCST's native parser reports where its parser gave up (often the start of the next line, and a second,
     different position inside its message); CPython's own parser names the offending token, so ask it first.
     Source that CPython accepts but LibCST cannot parse keeps LibCST's position and says so."""
-    try:
-        import ast
-
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as err:
-        line, offset = err.lineno or 1, err.offset or 1
-        return line, max(0, offset - 1), err.msg
-    except (ValueError, MemoryError, RecursionError):
-        pass
+    err = _python_parse(text, path)
+    if isinstance(err, SyntaxError):
+        return err.lineno or 1, max(0, (err.offset or 1) - 1), err.msg
     message = re.sub(r"^(parser|tokenizer) error: (error at \d+:\d+: )?", "", exc.message)
     return exc.raw_line, exc.raw_column, f"LibCST cannot parse this (Python accepts it): {message}"
 
