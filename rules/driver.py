@@ -301,6 +301,9 @@ class Analysis:
         self.dropped_params: list = []  # (def, file, parameter name)
         self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)
         self.model_fn_aliases: set[int] = set()  # `fn = model_fn` bindings, which go with the converted model_fn
+        # id(def) → the model_fn every Estimator of the run is built with (model_fn=, first positional, a subclass'
+        # super().__init__), converted or not: what is a model_fn is what is passed to an Estimator
+        self.model_fn_defs: dict[int, FunctionRef] = {}
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -437,6 +440,8 @@ class Analysis:
         except Blocked as blocked:
             own.append(blocked)
             fn = factory = None
+        if fn is not None:
+            self.model_fn_defs[id(fn.node)] = fn
         try:
             params_value, params = self._params(args, call, file, tpu)
         except Blocked as blocked:

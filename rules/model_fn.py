@@ -547,7 +547,53 @@ class _Interpreter:
                                         f"cannot see mode; define `{fn}` in the model_fn's module: a helper there "
                                         "taking mode, or a bool such as `mode == tf.estimator.ModeKeys.TRAIN` for "
                                         "its training flag, is converted", report or node)
+            if name in self.training_aliases and not isinstance(node, str):
+                found = self.name_passed_to(node, name)
+                if found is not None:
+                    raise Blocked(CODE, self.flag_passed_message(where, name, *found), report or node)
             raise Blocked(CODE, f"{where} uses {what}, which the converted model cannot see", report or node)
+
+    def name_passed_to(self, node: cst.CSTNode, name: str) -> tuple[cst.Call, cst.Arg, int] | None:
+        """The first call in `node` given the local `name` itself as an argument: (call, argument, its position)."""
+        for call in calls_in(node):
+            if isinstance(call.func, (cst.Name, cst.Attribute)) and self.tf(call.func) is None:
+                for i, arg in enumerate(call.args):
+                    if isinstance(arg.value, cst.Name) and arg.value.value == name and not arg.star:
+                        return call, arg, i
+        return None
+
+    def flag_passed_message(self, where: str, name: str, call: cst.Call, arg: cst.Arg, index: int) -> str:
+        """Why a training flag (`is_training = mode == ModeKeys.TRAIN`) given to a helper tfmigrate does not inline
+        blocks: the helper, the argument, where the helper is, and the two forms that convert."""
+        from tfmigrate.model import Value
+
+        fn = code(call.func)
+        program, file = self.names.program, self.names.file
+        ref = program.callee(Value(call.func, file), 0) if program is not None and file is not None else None
+        param = None
+        if ref is not None and isinstance(ref.node, cst.FunctionDef):
+            params = ref.params
+            param = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            there = (f"defined in {ref.file.path}, not the model_fn's module" if ref.file is not file else
+                     "a function tfmigrate does not inline")
+        else:
+            root = fn.split(".")[0]
+            bindings = program.lookup(root, call, file) if program is not None and file is not None else []
+            imported = next((b for b in bindings if b.kind in ("import", "from")), None)
+            source = None if imported is None else program.absolute(imported.target, file)
+            if imported is not None and imported.kind == "from" and root == fn:  # `from lib import net`: lib
+                source = source.rpartition(".")[0] or source
+            there = (f"imported from `{source}`, which is not among the migrated files" if source else
+                     "not a def of the migrated files")
+        argument = f"`{arg.keyword.value}=`" if arg.keyword is not None else f"its argument {index + 1}"
+        if param is not None and (arg.keyword is None or param != arg.keyword.value):
+            argument += f" (parameter `{param}`)"
+        short = fn.rsplit(".", 1)[-1]
+        return (f"{where} passes the training flag `{name}` (mode == ModeKeys.TRAIN) to `{fn}()` as {argument}; "
+                f"`{fn}` is {there}, so the converted model cannot give it Keras' training flag. What converts: "
+                f"`{short}` defined in the model_fn's own module (a helper there taking the flag is inlined into the "
+                f"Keras model), or its layers built in the model_fn with `training={name}` passed to the Keras "
+                "layers that take it (Dropout, BatchNormalization)")
 
     def mode_passed_to(self, node: cst.CSTNode) -> cst.Call | None:
         """The first call in `node` given `mode` itself as an argument (`network(features, mode)`), or None."""

@@ -49,7 +49,7 @@ from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits, TextBlocks, render_lines
-from tfmigrate.model import Value
+from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
@@ -514,7 +514,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
         # name rooted in nothing bound is still reported (TFM604), never passed over. A file that drives an
         # Estimator of another file (`est = helpers.make_estimator(); est.train(...)`) or feeds one is in `mine`:
         # converted with it like any driver file, TensorFlow import or not
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False,
+                                   analysis=analysis)
         return module
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
                                                           *(r.file for r in s.receivers.values()),
@@ -525,8 +526,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if not mine:
         if errors:
             _raise(errors, file, program)
+        helpers = _foreign_model_fn_helpers(file, analysis)
+        if helpers:
+            raise Blocked.many(helpers)
         try:
-            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
         except Blocked:
             # an Estimator of another file of the unit that reads this one (its input functions) is blocked
             # itself: say that file blocked, as for any file of a unit left unchanged
@@ -1264,13 +1268,90 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
         ref = program.callee(Value(call.func, fn.file), 0)
         if ref is None or ref.file is fn.file or not isinstance(ref.node, cst.FunctionDef):
             continue
-        there = TFNames(program=program, file=ref.file)
-        for inner in model_fn.calls_in(ref.node):
-            path = there.of(inner)
-            if path and (layers.kind_of(path) or path == "get_variable" or model_fn.makes_variables(path)):
-                raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
-                                             f"({ref.file.path}): a network helper is converted when it is defined "
-                                             "in the model_fn's own module; move it there", call)
+        if _builds_layers(ref, program):
+            flags = _flag_arguments(call, fn.node, ref.params)
+            raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
+                                         f"({ref.file.path}): a network helper is converted when it is defined "
+                                         "in the model_fn's own module; move it there"
+                          + (f" (it is given {flags}: a helper there taking mode or the training flag is inlined "
+                             "with it as Keras' training flag), or build its layers in the model_fn, passing "
+                             "`training=` to the Keras layers that take it" if flags else ""), call)
+
+
+def _flag_arguments(call: cst.Call, fn: cst.FunctionDef, params: list[str]) -> str:
+    """The arguments of a model_fn's `call` carrying its mode or a flag computed from it, said for a message
+    ("`is_training` (computed from mode) as its parameter `training`"); "" for none."""
+    carried = _mode_names(fn)
+    return ", ".join(
+        f"`{a.value.value}`{'' if a.value.value == 'mode' else ' (computed from mode)'} as its "
+        + (f"parameter `{a.keyword.value if a.keyword else params[i]}`" if a.keyword or i < len(params)
+           else f"argument {i + 1}")
+        for i, a in enumerate(call.args) if isinstance(a.value, cst.Name) and a.value.value in carried and not a.star)
+
+
+def _builds_layers(ref, program) -> bool:
+    """The def `ref` calls a TF1 / Keras layer, get_variable or another variable-making API."""
+    there = TFNames(program=program, file=ref.file)
+    for inner in model_fn.calls_in(ref.node):
+        path = there.of(inner)
+        if path and (layers.kind_of(path) or path == "get_variable" or model_fn.makes_variables(path)):
+            return True
+    return False
+
+
+def _mode_names(fn: cst.FunctionDef) -> set[str]:
+    """The model_fn's `mode` parameter (the Estimator passes it by name) and the names its body assigns from an
+    expression reading mode (`is_training = mode == tf.estimator.ModeKeys.TRAIN`), transitively."""
+    if "mode" not in {p.name.value for p in fn.params.params}:
+        return set()
+    names, assigns = {"mode"}, []
+
+    class _V(Visitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            targets = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+            if targets:
+                assigns.append((targets, {n.value for n in model_fn._free_name_nodes(node.value)}))
+
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+    fn.visit(_V())
+    grown = True
+    while grown:
+        grown = False
+        for targets, read in assigns:
+            if read & names and not set(targets) <= names:
+                names.update(targets)
+                grown = True
+    return names
+
+
+def _foreign_model_fn_helpers(file, analysis) -> list[Blocked]:
+    """Functions of `file` (a module in no Estimator's unit) that a model_fn of another module calls with its mode
+    (or a flag computed from it), or that build layers or variables. The model_fn is blocked at that call (the
+    model_fn rule); this module gets the same cause at the helper's def: what a function is follows from the
+    Estimator it serves (a `def f(features, mode)` here is such a helper, not a model_fn of its own)."""
+    program, out = analysis.program, []
+    for name, helper in _module_functions(file).items():
+        for call, where in program.call_sites(helper):
+            scope, fn = where.scope_of(call), None
+            while scope is not None:  # the outermost model_fn holding the call
+                fn = scope.node if id(scope.node) in analysis.model_fn_defs else fn
+                scope = scope.parent
+            if fn is None or where is file:
+                continue
+            ref = analysis.model_fn_defs[id(fn)]
+            what = _flag_arguments(call, fn, FunctionRef(helper, file).params)
+            if not what and not _builds_layers(FunctionRef(helper, file), program):
+                continue
+            at = f"{where.path}:{analysis.line(call, where)}"
+            out.append(Blocked(model_fn.CODE, (
+                f"`{name}` is a helper of the model_fn `{fn.name.value}` ({at} calls it"
+                + (f", passing it {what}" if what else "; it builds layers or variables")
+                + f"), not a model_fn; tfmigrate converts such a helper (inlined into the Keras model) only when it "
+                f"is defined in the model_fn's own module: move `{name}` into {ref.file.path}"), helper.name))
+            break
+    return out
 
 
 
@@ -1465,7 +1546,7 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
 
 
 def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None,
-                               drives: bool = True) -> None:
+                               drives: bool = True, analysis=None) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
     under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
@@ -1496,8 +1577,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             generic.append(finding)
             errors.append(finding)
             holders[id(finding)] = self.defs[0].name.value if self.defs else None
-            for fn in self.defs:  # the outermost model_fn-shaped def holds it
-                if _model_fn_shaped(fn):
+            for fn in self.defs:  # the outermost model_fn holds it
+                if _unbuilt_model_fn(fn, names, file, program, analysis):
                     model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
                     break
 
@@ -1565,7 +1646,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     elif model_fns:
         # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
         inside = {id(e) for _, found in model_fns.values() for e in found}
-        errors = [Blocked(estimator.CODE, f"`{fn.name.value}(features, labels, mode, ...)` is a model_fn no Estimator "
+        errors = [Blocked(estimator.CODE, f"`{fn.name.value}({_signature(fn)})` is a model_fn no Estimator "
                                           "in the migrated files is built with: run tfmigrate on this file together "
                                           "with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
@@ -1603,11 +1684,35 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
     return out
 
 
-def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
-    """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
-    names = [p.name.value for p in fn.params.params]
-    names = names[1:] if names[:1] == ["self"] else names
-    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+def _unbuilt_model_fn(fn: cst.FunctionDef, names: TFNames, file, program, analysis) -> bool:
+    """Whether `fn`, holding Estimator API in a file no Estimator of the run converts, is a model_fn: one an
+    Estimator of the run is built with (`model_fn=`, first positional, a subclass' `super().__init__`), or, for an
+    Estimator built outside the run, a def nothing in the run calls that returns an EstimatorSpec. A function the
+    run calls is a helper of its caller (`def build_layers(features, mode)`), whatever its parameters are named."""
+    if analysis is not None and id(fn) in analysis.model_fn_defs:
+        return True
+    if program is not None and program.call_sites(fn):
+        return False
+    scope = file.function_scopes.get(id(fn)) if file is not None else None
+    if scope is None:
+        return False
+
+    def spec(value) -> bool:
+        if isinstance(value, cst.Name):  # `spec = tf.estimator.EstimatorSpec(...)`; `return spec`
+            return any(b.kind == "assign" and not b.unpack and spec(b.value) for b in scope.bindings.get(value.value, [])
+                       if not isinstance(b.value, cst.Name))
+        return isinstance(value, cst.Call) and (names.of(value.func) or "").endswith("EstimatorSpec")
+
+    return any(spec(r.value) for r in scope.returns)
+
+
+def _signature(fn: cst.FunctionDef) -> str:
+    """The def's parameters as written, without defaults and annotations (`features, labels, mode, params`)."""
+    p = fn.params
+    star = [f"*{p.star_arg.name.value}"] if isinstance(p.star_arg, cst.Param) else (["*"] if p.kwonly_params else [])
+    kwargs = [f"**{p.star_kwarg.name.value}"] if p.star_kwarg is not None else []
+    return ", ".join([*(x.name.value for x in [*p.posonly_params, *p.params]), *star,
+                      *(x.name.value for x in p.kwonly_params), *kwargs])
 
 
 

@@ -393,7 +393,7 @@ def test_a_file_holding_only_a_model_fn_is_reported_once_at_the_model_fn():
     # the model_fn's module passed alone: one finding at the def naming the cause (was one per Estimator name in it)
     found = blocked(MODEL_FN_ONLY).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM601", 4)]
-    assert found[0].message.startswith("`regression_fn(features, labels, mode, ...)` is a model_fn no Estimator in "
+    assert found[0].message.startswith("`regression_fn(features, labels, mode, params)` is a model_fn no Estimator in "
                                        "the migrated files is built with: run tfmigrate on this file together")
     # Estimator names outside it are still reported on their own
     found = blocked(MODEL_FN_ONLY + "\n\nconfig = tf.estimator.RunConfig(model_dir='/tmp/m')\n").diagnostics
