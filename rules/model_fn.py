@@ -540,6 +540,11 @@ class _Interpreter:
                 what = f"`{name}` (a summary, dropped)"
             if name == self.mode and not isinstance(node, str):
                 passed = self.mode_passed_to(node)
+                if passed is not None and self.builds_no_layers(passed):  # moving it would not convert it
+                    index = next(i for i, a in enumerate(passed.args)
+                                 if isinstance(a.value, cst.Name) and a.value.value == self.mode)
+                    raise Blocked(CODE, self.flag_passed_message(where, name, passed, passed.args[index], index),
+                                  report or node)
                 if passed is not None:
                     fn = code(passed.func)
                     raise Blocked(CODE, f"{where} passes mode to `{fn}()`, a function tfmigrate does not inline here "
@@ -562,20 +567,36 @@ class _Interpreter:
                         return call, arg, i
         return None
 
+    def callee(self, call: cst.Call):
+        """The def of the migrated files `call` calls (a FunctionRef), or None."""
+        from tfmigrate.model import Value
+
+        program, file = self.names.program, self.names.file
+        ref = program.callee(Value(call.func, file), 0) if program is not None and file is not None else None
+        return ref if ref is not None and isinstance(ref.node, cst.FunctionDef) else None
+
+    def builds_no_layers(self, call: cst.Call) -> bool:
+        ref = self.callee(call)
+        return ref is not None and not builds_layers(ref, self.names.program)
+
     def flag_passed_message(self, where: str, name: str, call: cst.Call, arg: cst.Arg, index: int) -> str:
         """Why a training flag (`is_training = mode == ModeKeys.TRAIN`) given to a helper tfmigrate does not inline
         blocks: the helper, the argument, where the helper is, and the two forms that convert."""
-        from tfmigrate.model import Value
-
         fn = code(call.func)
+        short = fn.rsplit(".", 1)[-1]
         program, file = self.names.program, self.names.file
-        ref = program.callee(Value(call.func, file), 0) if program is not None and file is not None else None
-        param = None
-        if ref is not None and isinstance(ref.node, cst.FunctionDef):
+        ref = self.callee(call)
+        param, builds = None, None
+        in_layers = (f"or its layers built in the model_fn with `training={name}` passed to the Keras layers that "
+                     "take it (Dropout, BatchNormalization; tf.compat.v1.layers dropout/batch_normalization too)")
+        if ref is not None:
             params = ref.params
             param = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            builds = builds_layers(ref, program)
             there = (f"defined in {ref.file.path}, not the model_fn's module" if ref.file is not file else
-                     "a function tfmigrate does not inline")
+                     "a function of this module" + (" that builds layers but is not called as `y = "
+                                                    f"{short}(...)`, the statement a network helper is inlined from"
+                                                    if builds else " that builds no layers"))
         else:
             root = fn.split(".")[0]
             bindings = program.lookup(root, call, file) if program is not None and file is not None else []
@@ -588,12 +609,17 @@ class _Interpreter:
         argument = f"`{arg.keyword.value}=`" if arg.keyword is not None else f"its argument {index + 1}"
         if param is not None and (arg.keyword is None or param != arg.keyword.value):
             argument += f" (parameter `{param}`)"
-        short = fn.rsplit(".", 1)[-1]
-        return (f"{where} passes the training flag `{name}` (mode == ModeKeys.TRAIN) to `{fn}()` as {argument}; "
+        moved = (f"`{short}` defined in the model_fn's own module and called as `y = {short}(...)` (a network "
+                 "helper there, one that builds layers, is inlined into the Keras model with the flag as its "
+                 f"training flag), {in_layers}")
+        if builds is False:  # a function computing with the flag: only layers given `training=` carry it
+            moved = (f"the flag given to layers in the model_fn, `training={name}` on the Keras layers that take it "
+                     "(Dropout, BatchNormalization; tf.compat.v1.layers dropout/batch_normalization too): a function "
+                     "that computes with the flag without layers is not converted, wherever it is defined")
+        flag = "mode" if name == self.mode else f"the training flag `{name}` (mode == ModeKeys.TRAIN)"
+        return (f"{where} passes {flag} to `{fn}()` as {argument}; "
                 f"`{fn}` is {there}, so the converted model cannot give it Keras' training flag. What converts: "
-                f"`{short}` defined in the model_fn's own module (a helper there taking the flag is inlined into the "
-                f"Keras model), or its layers built in the model_fn with `training={name}` passed to the Keras "
-                "layers that take it (Dropout, BatchNormalization)")
+                f"{moved}")
 
     def mode_passed_to(self, node: cst.CSTNode) -> cst.Call | None:
         """The first call in `node` given `mode` itself as an argument (`network(features, mode)`), or None."""
@@ -3516,6 +3542,16 @@ def _debug_print(value, module_names) -> bool:
         return False
 
     return all(not arg.star and pure(arg.value) for arg in value.args)
+
+
+def builds_layers(ref, program) -> bool:
+    """The def `ref` (a FunctionRef) calls a TF1 / Keras layer, get_variable or another variable-making API."""
+    there = TFNames(program=program, file=ref.file)
+    for inner in calls_in(ref.node):
+        path = there.of(inner)
+        if path and (layers.kind_of(path) or path == "get_variable" or makes_variables(path)):
+            return True
+    return False
 
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],

@@ -1268,7 +1268,7 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
         ref = program.callee(Value(call.func, fn.file), 0)
         if ref is None or ref.file is fn.file or not isinstance(ref.node, cst.FunctionDef):
             continue
-        if _builds_layers(ref, program):
+        if model_fn.builds_layers(ref, program):
             flags = _flag_arguments(call, fn.node, ref.params)
             raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
                                          f"({ref.file.path}): a network helper is converted when it is defined "
@@ -1287,16 +1287,6 @@ def _flag_arguments(call: cst.Call, fn: cst.FunctionDef, params: list[str]) -> s
         + (f"parameter `{a.keyword.value if a.keyword else params[i]}`" if a.keyword or i < len(params)
            else f"argument {i + 1}")
         for i, a in enumerate(call.args) if isinstance(a.value, cst.Name) and a.value.value in carried and not a.star)
-
-
-def _builds_layers(ref, program) -> bool:
-    """The def `ref` calls a TF1 / Keras layer, get_variable or another variable-making API."""
-    there = TFNames(program=program, file=ref.file)
-    for inner in model_fn.calls_in(ref.node):
-        path = there.of(inner)
-        if path and (layers.kind_of(path) or path == "get_variable" or model_fn.makes_variables(path)):
-            return True
-    return False
 
 
 def _mode_names(fn: cst.FunctionDef) -> set[str]:
@@ -1342,14 +1332,19 @@ def _foreign_model_fn_helpers(file, analysis) -> list[Blocked]:
                 continue
             ref = analysis.model_fn_defs[id(fn)]
             what = _flag_arguments(call, fn, FunctionRef(helper, file).params)
-            if not what and not _builds_layers(FunctionRef(helper, file), program):
+            builds = model_fn.builds_layers(FunctionRef(helper, file), program)
+            if not what and not builds:
                 continue
             at = f"{where.path}:{analysis.line(call, where)}"
-            out.append(Blocked(model_fn.CODE, (
-                f"`{name}` is a helper of the model_fn `{fn.name.value}` ({at} calls it"
-                + (f", passing it {what}" if what else "; it builds layers or variables")
-                + f"), not a model_fn; tfmigrate converts such a helper (inlined into the Keras model) only when it "
-                f"is defined in the model_fn's own module: move `{name}` into {ref.file.path}"), helper.name))
+            head = (f"`{name}` is a helper of the model_fn `{fn.name.value}` ({at} calls it"
+                    + (f", passing it {what}" if what else "; it builds layers or variables") + "), not a model_fn; ")
+            out.append(Blocked(model_fn.CODE, head + (
+                "tfmigrate converts such a helper (a network helper, inlined into the Keras model) only when it is "
+                f"defined in the model_fn's own module: move `{name}` into {ref.file.path} and call it there as "
+                f"`y = {name}(...)`" if builds else
+                "it builds no layers, and a function computing with mode or the training flag is not converted, "
+                "wherever it is defined: give the flag to the model_fn's Keras layers as `training=` instead "
+                f"(the finding at {at})"), helper.name))
             break
     return out
 
