@@ -200,6 +200,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if parameter_server:
         parts.append(env.get_template("ps_strategy.py.j2").render())
     named = emit.code_words(words)  # the words in code, not in docstrings or comments
+    if indent:  # nested in a function: the generated docstrings' lines follow the block's indentation
+        parts = [_indent_docstrings(part, indent, plan.docstring) for part in parts]
     if blocks is not None and not indent:
         parts = [_spliced_text(part, plan.call_body, named, blocks) if _FORWARD_PASS in part else part
                  for part in parts]
@@ -223,6 +225,34 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+def _indent_docstrings(text: str, indent: str, keep: str | None = None) -> str:
+    """`text` (generated module-level code) with `indent` added to the continuation lines of its multi-line
+    docstrings (the blank ones stay empty): placed in a nested block, LibCST indents every line but those inside a
+    string, so a docstring would keep the template's indentation. `keep`: a docstring copied from the user's
+    code (already indented as written there), left as it is. Text `ast` does not read is returned unchanged."""
+    import ast
+
+    if '"""' not in text:
+        return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.split("\n")
+    extra: list[int] = []  # 0-based indices of the continuation lines to indent
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str) and first.end_lineno > first.lineno
+                    and (keep is None or ast.get_source_segment(text, first.value) != keep)):
+                extra.extend(range(first.lineno, first.end_lineno))
+    for i in extra:
+        if lines[i].strip():
+            lines[i] = indent + lines[i]
+    return "\n".join(lines)
 
 
 _FORWARD_PASS_LINE = "        __tfmigrate_forward_pass__\n"  # (model_class.py.j2: in `call`, a method of a class)

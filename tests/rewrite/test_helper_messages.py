@@ -173,3 +173,55 @@ def test_a_model_fn_alone_is_known_by_the_spec_it_returns_and_named_with_its_sig
     wrapped = src + ("\n\ndef wrapper(features, labels, mode, params):\n"
                      "    return my_fn(features, labels, mode)\n")
     assert "`my_fn(" not in "\n".join(d.message for d in rewrite(wrapped).diagnostics)
+
+
+CLOSURE = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[1.0]] * 8))
+    return ds.repeat().batch(4)
+
+
+def build_model_fn(units):
+    def model_fn(features, labels, mode):
+        DOC
+        logits = tf.compat.v1.layers.dense(features["x"], units)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions=logits)
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        step = tf.compat.v1.train.get_global_step()
+        train_op = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss, global_step=step)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    return model_fn
+
+
+def main():
+    est = tf.estimator.Estimator(model_fn=build_model_fn(1), model_dir="/tmp/m")
+    est.train(input_fn=input_fn, max_steps=3)
+'''
+USER_DOC = '"""A linear model.\n\n        Its continuation lines are the user\'s, kept as written.\n        """'
+
+
+@pytest.mark.parametrize("target", ["keras", "ctl"])
+@pytest.mark.parametrize("doc", ["", USER_DOC])
+def test_generated_docstrings_in_a_closure_model_fn_are_indented_like_their_block(target, doc):
+    import ast
+
+    src = CLOSURE.replace("        DOC\n", f"        {doc}\n" if doc else "")
+    out = converted(src, target=target)
+    lines = out.split("\n")
+    tree = ast.parse(out)
+    docstrings = [n.body[0] for n in ast.walk(tree)
+                  if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr)
+                  and isinstance(n.body[0].value, ast.Constant) and isinstance(n.body[0].value.value, str)
+                  and n.body[0].end_lineno > n.body[0].lineno]
+    nested = [d for d in docstrings if d.col_offset > 4]  # in the factory's methods (4: its own functions)
+    assert nested, out
+    for d in nested:
+        for line in lines[d.lineno:d.end_lineno]:  # the continuation lines
+            assert not line.strip() or len(line) - len(line.lstrip()) >= d.col_offset, (d.lineno, line)
+    if doc:  # the user's docstring, the converted model's, stays as written
+        assert USER_DOC in out
