@@ -1712,11 +1712,16 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
 def _unbuilt_model_fn(fn: cst.FunctionDef, names: TFNames, file, program, analysis) -> bool:
     """Whether `fn`, holding Estimator API in a file no Estimator of the run converts, is a model_fn: one an
     Estimator of the run is built with (`model_fn=`, first positional, a subclass' `super().__init__`), or, for an
-    Estimator built outside the run, a def nothing in the run calls that returns an EstimatorSpec. A function the
-    run calls is a helper of its caller (`def build_layers(features, mode)`), whatever its parameters are named."""
+    Estimator built outside the run, a def nothing in the run calls that returns an EstimatorSpec and can take
+    `features` (the Estimator calls `model_fn(features=features, ...)` and raises ValueError for a model_fn
+    without it). A function the run calls is a helper of its caller (`def build_layers(features, mode)`), and one
+    returning a spec without `features` builds specs for a model_fn (`def spec(mode, loss)`)."""
     if analysis is not None and id(fn) in analysis.model_fn_defs:
         return True
     if program is not None and program.call_sites(fn):
+        return False
+    p = fn.params
+    if p.star_kwarg is None and "features" not in {x.name.value for x in [*p.params, *p.kwonly_params]}:
         return False
     scope = file.function_scopes.get(id(fn)) if file is not None else None
     if scope is None:
