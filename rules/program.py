@@ -557,7 +557,13 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if errors:
             _raise(errors, file, program)
         helpers = _foreign_model_fn_helpers(file, analysis)
-        if helpers:
+        if helpers:  # each helper's own finding stands for what is inside it; other Estimator API is reported too
+            inside = {id(h.helper) for h in helpers}
+            try:
+                _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program,
+                                           analysis=analysis)
+            except Blocked as found:
+                helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
             raise Blocked.many(helpers)
         try:
             _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
@@ -1375,6 +1381,7 @@ def _foreign_model_fn_helpers(file, analysis) -> list[Blocked]:
                 "it builds no layers, and a function computing with mode or the training flag is not converted, "
                 "wherever it is defined: give the flag to the model_fn's Keras layers as `training=` instead "
                 f"(the finding at {at})"), helper.name))
+            out[-1].helper = helper
             break
     return out
 

@@ -225,3 +225,10 @@ def test_generated_docstrings_in_a_closure_model_fn_are_indented_like_their_bloc
             assert not line.strip() or len(line) - len(line.lstrip()) >= d.col_offset, (d.lineno, line)
     if doc:  # the user's docstring, the converted model's, stays as written
         assert USER_DOC in out
+
+
+def test_estimator_api_outside_the_helper_is_reported_beside_it(tmp_path):
+    helper = KERAS_HELPER + '\n\nCONFIG = tf.estimator.RunConfig(model_dir="/tmp/x")\n'
+    results = _package(tmp_path, "    logits = nets.build_layers(features, mode)\n", helper)
+    found = [(d.code, d.line) for d in results["nets.py"].diagnostics]
+    assert found == [("TFM501", 4), ("TFM601", 10)], [d.format() for d in results["nets.py"].diagnostics]
