@@ -26,6 +26,13 @@ parameter named for an Estimator that nothing in the run calls (`def fit(estimat
 an Estimator subclass nothing in the run builds (instead of every Estimator name its model_fn uses). Names of
 scikit-learn and boosting-library estimators are not taken for Estimators.
 
+What a model_fn is follows from what is passed to an Estimator (`model_fn=`, the first positional argument, a
+subclass' `super().__init__`: driver.Analysis.model_fn_defs), never from parameter names: a def a model_fn of another
+module calls with its mode, a flag computed from it, or that builds layers (`nets.build_layers(features, mode)`) is
+that model_fn's helper and gets its own TFM501 at its def, naming the call and what converts (a network helper moved
+into the model_fn's module), beside the model_fn's finding at the call. Only for an Estimator built outside the run
+is a def nothing in the run calls, that returns an EstimatorSpec and takes `features`, reported as a model_fn (TFM601).
+
 Star imports: a model_fn name bound nowhere in a module that has `from X import *` of a module other than
 TensorFlow is that import's (a module global): the converted model, written into the same module, reads it as the
 model_fn did (`_star_imported`).
