@@ -220,6 +220,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from . import feature_columns as fcols
@@ -1085,7 +1086,7 @@ class _Reader:
             return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
         ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
                 "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
-        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, generated(WIDE_DEEP_OPTIMIZER)]
+        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, shared(generated(WIDE_DEEP_OPTIMIZER))]
 
     def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
                   default: str | None = None) -> optimizers.OptimizerPlan:
@@ -1325,7 +1326,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
            words=(), quiet: dict | None = None) -> list[cst.BaseStatement]:
     """Module-level statements for the canned models of one anchor: support code not yet emitted in the file, then
     each model class and its builder (Keras) or trainer (custom loop)."""
-    from .program import _templates
+    from .program import _templates, support
 
     env = _templates()
     parts = []
@@ -1355,25 +1356,22 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             needed.append("BaselineBias")
         if plan.model.batch_norm:
             needed.append("TF1BatchNormalization")
-    support = env.get_template("canned_support.py.j2")
-    column_support = env.get_template("feature_columns.py.j2")
-    head_support = env.get_template("canned_head.py.j2")
     for item in dict.fromkeys(needed):
         if item in support_done:
             continue
         support_done.add(item)
         if item in fcols.SUPPORT_PARTS:
-            parts.append(column_support.render(part=item))
+            parts.append(support("feature_columns.py.j2", part=item))
         elif item in _SUPPORT_NAMES:
-            parts.append(support.render(part=item))
+            parts.append(support("canned_support.py.j2", part=item))
         elif item in heads.HEAD_PARTS:
             # labels of [batch, label_dimension] in HeadMetric when a regressor of this file has more than one
-            parts.append(head_support.render(part=item, label_dimension=LABEL_DIMENSION in support_done))
+            parts.append(support("canned_head.py.j2", part=item, label_dimension=LABEL_DIMENSION in support_done))
         elif item == "EstimatorCheckpoints":
-            parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
+            parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
-            parts.append(env.get_template("estimator_restore.py.j2").render(
-                part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
+            parts.append(support("estimator_restore.py.j2", part="slots",
+                                 canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
@@ -1421,7 +1419,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
             if model.partitioner is not None:
-                parts.append(generated(_PS_TASK_COUNT).strip("\n"))
+                parts.append(shared(generated(_PS_TASK_COUNT)).strip("\n"))
                 parts.append(f"VARIABLE_PARTITIONER = {wrap_call(model.partitioner.tf2, width=96)}")
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder,
                                                                       parameter_server=model.parameter_server,
@@ -1430,7 +1428,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                                                                       until_end=plan.until_end, callbacks=False,
                                                                       saver=False))
             if model.parameter_server:
-                parts.append(env.get_template("ps_strategy.py.j2").render())
+                parts.append(support("ps_strategy.py.j2"))
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them

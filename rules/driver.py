@@ -2085,10 +2085,9 @@ class Emitter:
                                                                  if u.file is self.file]
         checkpoints = []
         if any(keras_resumes(s) for s in fed):  # the Estimator's checkpoints, written and read back by the fit
-            from .program import _templates
+            from .program import support
 
-            checkpoints = [_templates().get_template(name).render()
-                           for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
+            checkpoints = [support(name) for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
                       for text in keras_estimator.support(compiled, fed, checkpoints)]
         edits.insert_statements_above(self.support_anchor(nodes), statements)
@@ -2099,12 +2098,12 @@ class Emitter:
         """Keras target: the NanLossCheck callback class (templates/nan_loss_check.py.j2), once, above the first
         module-level statement of this file that trains an Estimator: every Estimator's training raised
         NanLossDuringTrainingError after the first step whose loss was NaN (rules/hooks.py)."""
-        from .program import _templates
+        from .program import support
 
         nodes = training_calls(self.analysis, self.file)
         if not nodes:
             return
-        text = _templates().get_template("nan_loss_check.py.j2").render()
+        text = support("nan_loss_check.py.j2")
         # right above the statement that trains: the class needs nothing the module binds before it (after the
         # imports could be above a `tf = tf.compat.v1` the conversion rewrites)
         edits.insert_statements_above(self.support_anchor(nodes, after_imports=False), [

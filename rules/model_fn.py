@@ -144,6 +144,7 @@ import libcst as cst
 from tfmigrate.visitors import Transformer, ValueNames, Visitor, walk
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
 
 from . import export_outputs as export_rules
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
@@ -3288,7 +3289,7 @@ _INPUT_LAYER = "feature_column.input_layer"
 INPUT_LAYER_ARGS = _INPUT_LAYER_ARGS = ["features", "feature_columns", "weight_collections", "trainable",
                                         "cols_to_vars", "cols_to_output_tensors"]
 _NUMERIC_COLUMNS_INPUT = "numeric_columns_input"
-_NUMERIC_COLUMNS_SUPPORT = generated('''\
+_NUMERIC_COLUMNS_SUPPORT = shared(generated('''\
 def numeric_columns_input(features, columns):
     """tf.compat.v1.feature_column.input_layer(features, columns) over numeric_columns, as TF1 computed it: the
     columns in name order, each value (a last axis added at rank 1, then normalizer_fn, then float32) flattened to
@@ -3307,7 +3308,7 @@ def numeric_columns_input(features, columns):
             size *= dim
         parts.append(tf.reshape(tf.cast(value, tf.float32), [-1, size]))
     return tf.concat(parts, axis=1)
-''').rstrip("\n")
+''').rstrip("\n"))
 
 
 def input_layer_calls(fn: cst.FunctionDef, names) -> list[cst.Call]:

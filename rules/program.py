@@ -55,7 +55,7 @@ from libcst.helpers import get_full_name_for_node
 from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.edits import Edits, TextBlocks, render_lines
+from tfmigrate.edits import SHARED, Edits, TextBlocks, render_lines, shared
 from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
@@ -86,6 +86,13 @@ def _templates():
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
+
+
+@lru_cache(maxsize=None)
+def support(template: str, **values) -> str:
+    """A template's text that holds nothing of the file (support code: the same in every file that needs it),
+    rendered once and registered as such (edits.shared)."""
+    return shared(_templates().get_template(template).render(**values))
 
 
 def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
@@ -176,9 +183,13 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         leading = [*leading, cst.EmptyLine(comment=cst.Comment(f"# TF1: {plan.partitioner.tf1}"))]
         parts.append(f"VARIABLE_PARTITIONER = {wrap_call(plan.partitioner.tf2, width=96)}")
     if plan.mod_rows:
-        parts.append(generated(partitioners.TF1_MOD_ROWS).strip("\n"))
+        parts.append(shared(generated(partitioners.TF1_MOD_ROWS)).strip("\n"))
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
+    at = len(parts)  # the model class and the module-level code only it needs, each a part (support: compiled once)
+    parts.extend(plan.support)
+    if resuming or restoring:
+        parts.append(support("estimator_restore.py.j2", part="slots", canned=None))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
@@ -186,14 +197,16 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                    restoring=restoring))
     if uses_tf1_batch_norm(plan) and (support_done is None or layers.TF1_BATCH_NORM not in support_done):
         # generated once per file (a canned DNN's batch_norm uses it too)
-        parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part=layers.TF1_BATCH_NORM))
+        parts.insert(at, support("canned_head.py.j2", part=layers.TF1_BATCH_NORM))
+        at += 1
         if support_done is not None:
             support_done.add(layers.TF1_BATCH_NORM)
     if target == "keras":
         if global_step_class:
-            parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
-        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder,
-                                                                  checkpoints=checkpoints))
+            parts.insert(at, support("canned_head.py.j2", part="GlobalStep"))
+        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
+        if checkpoints:
+            parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
@@ -201,11 +214,11 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   resuming=resuming, until_end=until_end,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
-        parts.append(env.get_template("tensor_logger.py.j2").render())
+        parts.append(support("tensor_logger.py.j2"))
     if step_counter:  # StepCounterHooks on training (rules/hooks.py)
-        parts.append(env.get_template("step_counter.py.j2").render())
+        parts.append(support("step_counter.py.j2"))
     if parameter_server:
-        parts.append(env.get_template("ps_strategy.py.j2").render())
+        parts.append(support("ps_strategy.py.j2"))
     named = emit.code_words(words)  # the words in code, not in docstrings or comments
     if indent:  # nested in a function: the generated docstrings' lines follow the block's indentation
         parts = [_indent_docstrings(part, indent, plan.docstring) for part in parts]
@@ -407,12 +420,12 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
     run: list[str] = []
     run_lines: list[str] = []
 
-    def flush() -> None:
+    def flush(standalone: bool = False) -> None:
         if run:
             text = "\n\n\n".join(run) + "\n"
             # (the blank lines between the parts of a run are at its top level: no indentation)
             out.append((blocks.statement(text, _SEPARATOR if out else (), indent,
-                                         "\n\n".join(run_lines) if indent else None), "text", text))
+                                         "\n\n".join(run_lines) if indent else None, standalone), "text", text))
             run.clear()
             run_lines.clear()
 
@@ -426,13 +439,14 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
             out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
-            if hit:  # (settled: a block of its own, the text the import fix-up counts the Names of)
+            own = hit or part in SHARED  # (support code the same in every file: a block of its own, compiled once)
+            if own:  # (settled: a block of its own, the text the import fix-up counts the Names of)
                 flush()
             run.append(part)
             if lines is not None:
                 run_lines.append("".join(lines))
-            if hit:
-                flush()
+            if own:
+                flush(part in SHARED and not indent)
     flush()
     return out
 
@@ -750,8 +764,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
                                        blocks.texts() if blocks is not None else (), settled)
-    for placeholder, text in blocks.swaps if blocks is not None else ():
-        context.replace_text(placeholder, text)  # before TF's swap: the text names TF through its placeholder
+    for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
+        # before TF's swap: the text names TF through its placeholder
+        context.replace_text(placeholder, text, i in blocks.standalone)
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
