@@ -753,3 +753,59 @@ def predict_only():
     messages = [d.message for d in blocked(missing).diagnostics]
     assert any(m.startswith("EvalSpec exporters without a model_dir") for m in messages)
     assert any(m.startswith("estimator.predict() with nothing trained before it") for m in messages)
+
+
+# ---- a RunConfig or strategy in a helper nothing calls does not hide the model_fn's blockers ----------------------
+DEAD_HELPERS = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    while logits is None:
+        pass
+''' + TAIL + '''
+
+def old_config():
+    return tf.estimator.RunConfig(model_dir="/tmp/m", save_checkpoints_steps=10)
+
+
+def old_strategy(devices):
+    return tf.contrib.distribute.MirroredStrategy(devices)
+
+
+def main():
+    est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+    est.train(input_fn, max_steps=2)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_helper_nothing_calls_reports_its_blockers_beside_the_model_fns():
+    # before: the model_fn's while loop alone; the helpers' TF1 constructs (left as written: nothing calls them)
+    # were found once it was fixed, one re-run for each
+    assert [(c, line) for c, line, _ in found(DEAD_HELPERS)] == [("TFM501", 10), ("TFM001", 19), ("TFM001", 23)]
+    messages = [d.message for d in blocked(DEAD_HELPERS).diagnostics]
+    assert messages[1].startswith("tf.estimator.RunConfig is left over after the conversion")
+    assert messages[2].startswith("tf.contrib.distribute.MirroredStrategy has no same-meaning TF2 name")
+    # the model_fn fixed: the helpers' blockers are exactly what remains, each at its line
+    fixed = DEAD_HELPERS.replace("    while logits is None:\n        pass\n", "")
+    assert [(c, line) for c, line, _ in found(fixed)] == [("TFM001", 17), ("TFM001", 21)]
+    # the helpers removed too, it converts
+    clean = fixed[:fixed.index("def old_config")] + fixed[fixed.index("def main"):]
+    assert rewrite(clean).status == "changed"
+
+
+def test_a_helper_that_is_called_is_not_reported_before_its_caller_converts():
+    # `old_config()` read by the Estimator: the driver converts or reports it (its RunConfig goes with the
+    # Estimator's conversion); no leftover finding in it while the model_fn blocks
+    called = DEAD_HELPERS.replace('tf.estimator.Estimator(model_fn, model_dir="/tmp/m")',
+                                  "tf.estimator.Estimator(model_fn, config=old_config())")
+    assert [(c, line) for c, line, _ in found(called)] == [("TFM501", 10), ("TFM001", 23)]
