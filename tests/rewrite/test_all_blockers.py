@@ -809,3 +809,40 @@ def test_a_helper_that_is_called_is_not_reported_before_its_caller_converts():
     called = DEAD_HELPERS.replace('tf.estimator.Estimator(model_fn, model_dir="/tmp/m")',
                                   "tf.estimator.Estimator(model_fn, config=old_config())")
     assert [(c, line) for c, line, _ in found(called)] == [("TFM501", 10), ("TFM001", 23)]
+
+
+# ---- a wide-and-deep Estimator whose columns are blocked still checks its optimizers ------------------------------
+WIDE_DEEP = CANNED.replace(
+    "tf.estimator.DNNRegressor(\n        hidden_units=[4], feature_columns=feature_columns(),",
+    "tf.estimator.DNNLinearCombinedRegressor(\n        dnn_hidden_units=[4], dnn_feature_columns=feature_columns(), "
+    "linear_feature_columns=[tf.feature_column.numeric_column(\"b\")],\n"
+    "        dnn_optimizer=\"Momentum\", linear_optimizer=tf.keras.optimizers.Ftrl(0.1),")
+
+
+def test_a_wide_and_deep_estimator_whose_columns_are_blocked_reports_its_optimizers_own_blockers():
+    # before: the two columns (12, 14), the loss_reduction and the train call; the optimizers were not looked at (their
+    # rates depend on the column lists) and their blockers came one re-run later. Now each optimizer's, at its place
+    assert [(c, line) for c, line, _ in found(WIDE_DEEP)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
+                                                             ("TFM620", 21), ("TFM620", 22), ("TFM601", 23)]
+    messages = sorted((d.col, d.message) for d in blocked(WIDE_DEEP).diagnostics if d.line == 21)
+    assert messages[0][1].startswith("optimizer 'Momentum' is not one the canned estimators accept")
+    assert "tf.keras.optimizers.legacy.Ftrl(...)" in messages[1][1]
+    # the columns fixed: exactly the others remain
+    fixed = WIDE_DEEP.replace("shape=SIZE", "shape=1").replace(
+        '        tf.feature_column.sequence_numeric_column("c"),\n', "")
+    assert found(fixed) == [(c, line - 1, col) for c, line, col in found(WIDE_DEEP) if line > 14]
+
+
+def test_a_wide_and_deep_optimizer_check_that_reads_the_blocked_columns_is_not_made():
+    # a string linear optimizer gets min(0.005, 1/sqrt(number of linear columns)): with the list blocked that is
+    # unknown, and its "columns known only at run time" check would follow from the column's blocker
+    src = WIDE_DEEP.replace('linear_feature_columns=[tf.feature_column.numeric_column("b")]',
+                            "linear_feature_columns=feature_columns()").replace(
+        'dnn_optimizer="Momentum", linear_optimizer=tf.keras.optimizers.Ftrl(0.1)',
+        'dnn_optimizer="Adagrad", linear_optimizer="Ftrl"')
+    assert [(c, line) for c, line, _ in found(src)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 22),
+                                                        ("TFM601", 23)]
+    # an unknown string for it is still its own blocker
+    bad = src.replace('linear_optimizer="Ftrl"', 'linear_optimizer="Ftlr"')
+    assert [(c, line) for c, line, _ in found(bad)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
+                                                        ("TFM620", 22), ("TFM601", 23)]
