@@ -777,15 +777,7 @@ def old_config():
 def old_strategy(devices):
     return tf.contrib.distribute.MirroredStrategy(devices)
 
-
-def main():
-    est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
-    est.train(input_fn, max_steps=2)
-
-
-if __name__ == "__main__":
-    main()
-'''
+''' + MODE_ARMS[MODE_ARMS.index("\ndef main():"):]
 
 
 def test_a_helper_nothing_calls_reports_its_blockers_beside_the_model_fns():
