@@ -476,10 +476,13 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
                                                      args["optimizer"].node if "optimizer" in args else call))
             model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
-    elif columns_read:  # (else each optimizer's rate depends on a column list its blocker left unknown)
+    elif columns_read:
         model.optimizer, model.support = attempt(reader.combined_optimizer, args, v1, dnn_columns, linear_columns,
                                                  default=(None, []))
         model.notes.extend(reader.column_notes)
+    else:  # each optimizer's own blockers; what reads a column list a blocker left unknown (a rate) is not checked
+        attempt(reader.combined_optimizer, args, v1, dnn_columns, linear_columns,
+                {"dnn": given(dnn_key), "linear": given(linear_key)})
     run_trail: list[Binding] = []
     run_config = analysis.run_config(args, call, file, run_trail, unconverted=errors)
     params = "{" + ", ".join(f'"{k}": {v}' for k, v in reader.params.items()) + "}"
@@ -1056,30 +1059,39 @@ class _Reader:
         raise Blocked(CODE, f"loss_reduction=`{code(value.node)[:60]}` is not converted (SUM and "
                             "SUM_OVER_BATCH_SIZE are)", value.node)
 
-    def combined_optimizer(self, args, v1: bool, dnn_columns, linear_columns):
+    def combined_optimizer(self, args, v1: bool, dnn_columns, linear_columns, unread: dict | None = None):
         """DNNLinearCombined: the DNN optimizer (strings at 0.001) on the DNN's variables and the linear one (strings
-        at min(0.005, 1/sqrt(linear columns))) on the linear model's, each its own object, as TF1 built them."""
-        plans = []
+        at min(0.005, 1/sqrt(linear columns))) on the linear model's, each its own object, as TF1 built them.
+        `unread`: a column list was blocked; by part, whether its list was given: each given part's optimizer is
+        checked for its own blockers only (its rate and column checks read the lists), and nothing is planned."""
+        plans, errors = [], []
         runtime = any(c.runtime for c in linear_columns)
         for part, columns, default, rate in (
                 ("dnn", dnn_columns, "Adagrad", "0.001"),
                 ("linear", linear_columns, "Ftrl", repr(min(0.005, 1.0 / math.sqrt(max(len(linear_columns), 1)))))):
-            if not columns:
+            if not (columns if unread is None else unread[part]):
                 continue
             value = args.get(f"{part}_optimizer")
-            if part == "linear" and runtime and (value is None or isinstance(self.resolve(value, part, CODE).node,
-                                                                             cst.SimpleString)):
-                raise Blocked(CODE, "linear_optimizer: its rate min(0.005, 1/sqrt(number of linear columns)) depends "
-                                    "on columns known only at run time; pass the optimizer object",
-                              value.node if value is not None else self.call)
-            plan = self.optimizer(value, part, v1, len(columns), rate=rate, default=default)
-            self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns,
-                                                           value.node if value is not None else self.call))
-            if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
-                raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
-                                    "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet",
-                              value.node if value is not None else self.call)
-            plans.append(plan)
+            at = value.node if value is not None else self.call
+            try:
+                if unread is None and part == "linear" and runtime and (
+                        value is None or isinstance(self.resolve(value, part, CODE).node, cst.SimpleString)):
+                    raise Blocked(CODE, "linear_optimizer: its rate min(0.005, 1/sqrt(number of linear columns)) "
+                                        "depends on columns known only at run time; pass the optimizer object", at)
+                plan = self.optimizer(value, part, v1, len(columns) if unread is None else None, rate=rate,
+                                      default=default)
+                if unread is None:
+                    self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
+                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
+                    raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
+                                        "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet", at)
+                plans.append(plan)
+            except Blocked as blocked:  # each optimizer's blocker, at its place
+                errors.append(blocked)
+        if errors:
+            raise Blocked.many(errors)
+        if unread is not None:
+            return None, []
         support = [p.support_code for p in plans if p.support_code]
         notes = [n for p in plans for n in p.notes]
         if len(plans) == 1:
@@ -1136,7 +1148,9 @@ class _Reader:
 
     def named(self, name: str, rate: str | None, v1: bool, value: Value | None) -> optimizers.OptimizerPlan:
         if name not in _V1_TRAIN:
-            raise Blocked(CODE, f"optimizer '{name}' is not one the canned estimators accept", value and value.node)
+            raise Blocked(CODE, f"optimizer '{name}' is not one the canned estimators accept (TF raised ValueError): "
+                                f"name one of {', '.join(map(repr, _V1_TRAIN))}, or pass the optimizer object",
+                          value and value.node)
         if v1:  # optimizers.get_optimizer_instance: the class at the estimator's rate
             text = f"tf.compat.v1.train.{_V1_TRAIN[name]}(learning_rate={rate})"
         elif rate is None:  # get_optimizer_instance_v2 without a rate: the legacy class's own default

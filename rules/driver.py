@@ -280,6 +280,9 @@ class Site:
     tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
     # its model_fn or params are blocked: not converted, only its uses are analysed (for their own blockers)
     unconverted: bool = False
+    # every argument of its construction is known (not behind `**kwargs` or a subclass not converted): else its
+    # configuration is not, and the uses' checks that read it (a model_dir) are not made
+    config_known: bool = True
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -321,7 +324,7 @@ class Analysis:
                 if path == "estimator.Estimator":
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
-                elif path is None and subclasses and self._subclass_init(call, file) is not None:
+                elif path is None and subclasses and self._estimator_subclass(call, file) is not None:
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
                 elif path in _OTHER_KINDS and _OTHER_KINDS[path] == "canned":
@@ -363,20 +366,28 @@ class Analysis:
         return site if site is not None else r
 
     # ---- an Estimator ----------------------------------------------------------------------------------------
-    def _subclass_init(self, call: cst.Call, file: FileIndex):
-        """For `MyEstimator(...)` where `class MyEstimator(tf.estimator.Estimator)` passes its model_fn to the base
-        `__init__`: (the class binding, the base `__init__` call, its environment). None otherwise."""
+    def _estimator_subclass(self, call: cst.Call, file: FileIndex):
+        """For `MyEstimator(...)` where `class MyEstimator(tf.estimator.Estimator)` is a class of the program: (the
+        class, its file). None otherwise."""
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
+        r = self.program.resolve(Value(call.func, file))
+        if isinstance(r.node, cst.ClassDef) and any(self.tf(b.value, r.value.file) == "estimator.Estimator"
+                                                    for b in r.node.bases):
+            return r.node, r.value.file
+        return None
+
+    def _subclass_init(self, call: cst.Call, file: FileIndex):
+        """For `MyEstimator(...)` where `class MyEstimator(tf.estimator.Estimator)` passes its model_fn to the base
+        `__init__`: (the class binding, the base `__init__` call, its environment). None otherwise; a subclass not
+        converted raises."""
         key = ("subclass", id(call))
         if key in self.program.cache:
             return self.program.cache[key]
         found = None
-        r = self.program.resolve(Value(call.func, file))
-        cls = r.node
-        if isinstance(cls, cst.ClassDef) and any(self.tf(b.value, r.value.file) == "estimator.Estimator"
-                                                 for b in cls.bases):
-            cfile = r.value.file
+        subclass = self._estimator_subclass(call, file)
+        if subclass is not None:
+            cls, cfile = subclass
             scope = cfile.class_scopes[id(cls)]
             init = next((b.node for b in scope.bindings.get("__init__", []) if b.kind == "def"), None)
             if init is None:
@@ -412,34 +423,47 @@ class Analysis:
         return found
 
     def _site(self, call: cst.Call, file: FileIndex, tpu_path: str | None = None) -> None:
-        subclass = self._subclass_init(call, file) if tpu_path is None else None
+        # the Estimator's own argument errors, the model_fn's, the params' and the warm start's blockers are collected:
+        # the Estimator's configuration and uses are analysed on (an unconverted Site that only they see), so that
+        # their own blockers are reported too; what the failed arguments leave unknown is not checked
+        own: list[Blocked] = []
+        subclass, args, known = None, {}, True
+        try:
+            subclass = self._subclass_init(call, file) if tpu_path is None else None
+        except Blocked as blocked:  # a subclass not converted: nothing is known of what it passes to the Estimator
+            own.append(blocked)
+            known = False
         tpu = None
         if tpu_path is not None:
-            args = bind_values(call, tpu_rules.ESTIMATOR, "TPUEstimator", file, rule=CODE_KIND)
-            tpu = tpu_rules.check_estimator(self, args, call, file, tpu_path)
+            args, known = self._estimator_args(call, tpu_rules.ESTIMATOR, "TPUEstimator", file, own, rule=CODE_KIND)
+            try:
+                tpu = tpu_rules.check_estimator(self, args, call, file, tpu_path)
+            except Blocked as blocked:  # not provably use_tpu=False: its uses are still a TPUEstimator's
+                own.append(blocked)
+                tpu = tpu_rules.TPUSite(dict.fromkeys(("train", "eval", "infer")), args.get("use_tpu"), False,
+                                        frozenset())
         elif subclass is not None:
             binding, base_call, env, cfile = subclass
-            args = {k: v for k, v in bind_values(base_call, ["self", *_ESTIMATOR] if _explicit_self(base_call)
-                                                 else _ESTIMATOR, "Estimator.__init__", cfile, env).items()
-                    if k != "self"}
-        else:
-            args = bind_values(call, _ESTIMATOR, "Estimator", file)
-        if "model_fn" not in args:
-            raise Blocked(CODE, "Estimator(...) without model_fn", call)
-        # the model_fn's, the params' and the warm start's blockers are collected: the Estimator's configuration and
-        # uses are analysed on (an unconverted Site that only they see), so that their own blockers are reported too
-        own: list[Blocked] = []
+            args, known = self._estimator_args(base_call, ["self", *_ESTIMATOR] if _explicit_self(base_call)
+                                               else _ESTIMATOR, "Estimator.__init__", cfile, own, env)
+            args.pop("self", None)
+        elif known:
+            args, known = self._estimator_args(call, _ESTIMATOR, "Estimator", file, own)
+        if "model_fn" not in args and known:
+            own.append(Blocked(CODE, "Estimator(...) without model_fn: TF raised TypeError (model_fn is required); "
+                                     "pass the model function as model_fn=...", call))
         warm_start, warm_trail = {}, []
         if "warm_start_from" in args and not is_literal(args["warm_start_from"].node, None):
             try:
                 warm_start, warm_trail = self.warm_start(args["warm_start_from"])
             except Blocked as blocked:
                 own.append(blocked)
+        fn = factory = None
         try:
-            fn, factory = self._model_fn(args, call, file)
+            if "model_fn" in args:
+                fn, factory = self._model_fn(args, call, file)
         except Blocked as blocked:
             own.append(blocked)
-            fn = factory = None
         if fn is not None:
             self.model_fn_defs[id(fn.node)] = fn
         try:
@@ -454,7 +478,9 @@ class Analysis:
         except Blocked as blocked:  # (a TPUEstimator without its RunConfig)
             own.append(blocked)
             run_config = {}
-        site = Site(call, file, fn, args["model_fn"].node, params, params_value, run_config)
+        site = Site(call, file, fn, args["model_fn"].node if "model_fn" in args else call, params, params_value,
+                    run_config)
+        site.config_known = known
         site.errors = unconverted
         site.tpu = tpu
         site.factory = factory
@@ -481,6 +507,42 @@ class Analysis:
             site.unconverted = True  # its uses are analysed (site_of finds it); nothing else sees it
             raise Blocked.many(own)
         self.sites.append(site)
+
+    def _estimator_args(self, call: cst.Call, signature: list[str], what: str, file: FileIndex, own: list, env=(),
+                        rule: str = CODE) -> tuple[dict[str, Value], bool]:
+        """The arguments of an Estimator's construction, and whether every one is known. Its argument errors (each
+        keyword it has no parameter for, too many positional arguments, `*args` / `**kwargs`) go to `own`; the
+        arguments that are certain are still returned, for its configuration and uses to be analysed."""
+        try:
+            return bind_values(call, signature, what, file, env, rule=rule), True
+        except Blocked:
+            pass
+        bound: dict[str, Value] = {}
+        positional, starred = 0, None
+        for arg in call.args:
+            if arg.star:
+                starred = starred or arg
+            elif arg.keyword is not None:
+                if arg.keyword.value in signature:
+                    bound[arg.keyword.value] = Value(arg.value, file, env)
+                else:
+                    own.append(Blocked(rule, f"{what} has no argument '{arg.keyword.value}': TF raised TypeError "
+                                             "for it, so the original does not run either; remove it (the "
+                                             f"arguments are {_names(signature)})", arg))
+            elif starred is None:
+                if positional < len(signature):
+                    bound[signature[positional]] = Value(arg.value, file, env)
+                elif positional == len(signature):
+                    own.append(Blocked(rule, f"{what}: too many positional arguments (TF raised TypeError): its "
+                                             f"arguments are {_names(signature)}, in that order; pass each by "
+                                             "keyword", arg))
+                positional += 1
+        if starred is not None:
+            own.append(Blocked(rule, f"{what}({starred.star}{code(starred.value)}): tfmigrate cannot see which "
+                                     f"arguments `{starred.star}{code(starred.value)}` holds; pass the Estimator's "
+                                     "arguments by keyword",
+                               starred))
+        return bound, starred is None
 
     def _model_fn(self, args: dict[str, Value], call: cst.Call, file: FileIndex) -> tuple[FunctionRef, tuple | None]:
         """The Estimator's model_fn def, and its factory when it is a closure (else None)."""
@@ -894,7 +956,7 @@ class Analysis:
             raise Blocked(CODE, f"estimator.{what}() of an Estimator with warm_start_from {where} is not converted "
                                 "yet: without a checkpoint in model_dir the Estimator warm-started (predict/evaluate) "
                                 "or exported the warm-start checkpoint; train first in this function", use.call)
-        if not has_dir and checkpoint is None:
+        if not has_dir and checkpoint is None and site.config_known:
             if use.kind == "evaluate":
                 return  # a fresh temporary model_dir: the Estimator evaluated its initialisation, as the model does
             raise Blocked(CODE, f"estimator.{what}() {where} is not converted: this Estimator has no model_dir, so "
@@ -946,7 +1008,8 @@ class Analysis:
         site.consumed.extend(b for b in r.trail if b.kind == "assign")
         items = [Value(e.value, r.value.file, r.value.env) for e in r.node.elements] \
             if isinstance(r.node, (cst.List, cst.Tuple)) else [value]
-        if "model_dir" not in site.run_config or is_literal(site.run_config["model_dir"].node, None):
+        if site.config_known and ("model_dir" not in site.run_config
+                                  or is_literal(site.run_config["model_dir"].node, None)):
             raise Blocked(CODE, "EvalSpec exporters without a model_dir: the Estimator exported under a temporary "
                                 "directory; give RunConfig(model_dir=...)", value.node)
         found, errors = [], []  # each exporter's blocker, at its own line
@@ -1863,6 +1926,11 @@ def _explicit_self(call: cst.Call) -> bool:
     """`tf.estimator.Estimator.__init__(self, ...)` passes self; `super().__init__(...)` does not."""
     return not (isinstance(call.func.value, cst.Call) and isinstance(call.func.value.func, cst.Name)
                 and call.func.value.func.value == "super")
+
+
+def _names(signature: list[str]) -> str:
+    """`a`, `b`, `c`: a signature's parameters, `self` left out."""
+    return ", ".join(f"`{n}`" for n in signature if n != "self")
 
 
 def _empty(node) -> bool:

@@ -211,8 +211,35 @@ class LeftoverNames(Transformer):
                 marks.add(id(node))
 
         walk(module)
+        # every reference with no TF2 meaning is reported, each at its place, not only the first the transform meets
+        blockers = [b for b in map(self.blocker, self.found) if b is not None]
+        if blockers:
+            raise Blocked.many(blockers)
         self.found, self.targets = None, marks
         return module.visit(self) if marks else module
+
+    def blockers(self, node: cst.CSTNode) -> list[Blocked]:
+        """Read-only: the blocker of each reference in `node`'s subtree (of the original module) with no TF2
+        meaning, as a rewrite of it would find them."""
+        self.found, self.targets = [], None
+        try:
+            node.visit(self)
+            return [b for b in map(self.blocker, self.found) if b is not None]
+        finally:
+            self.found = None
+
+    def blocker(self, original) -> Blocked | None:
+        """Why a reference the transform rewrites cannot be rewritten (no same-meaning TF2 name), or None."""
+        dotted = self._resolvable(original)
+        if dotted is None or tf2_name(dotted, self.tf2_alias) is not None:
+            return None
+        path = normalise(dotted)
+        if path.startswith("estimator."):
+            # an Estimator API the conversion did not take away: say that, not "no TF2 name"
+            return Blocked(CODE, f"tf.{path} is left over after the conversion: it is converted only as part of an "
+                                 "Estimator program tfmigrate converts (an input_fn passed to train/evaluate/predict, "
+                                 "a spec, a hook); TF2 has no tf.estimator, so use it that way or remove it", original)
+        return Blocked(CODE, f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
 
     def _quiet_new(self, module: cst.Module) -> None:
         """Adds to `quiet` every largest subtree that is not of the original tree (generated code, parsed) and holds
@@ -337,14 +364,7 @@ class LeftoverNames(Transformer):
             return updated
         new = tf2_name(dotted, self.tf2_alias)
         if new is None:
-            path = normalise(dotted)
-            if path.startswith("estimator."):
-                # an Estimator API the conversion did not take away: say that, not "no TF2 name"
-                raise Blocked(CODE, f"tf.{path} is left over after the conversion: it is converted only as part of "
-                                    "an Estimator program tfmigrate converts (an input_fn passed to train/evaluate/"
-                                    "predict, a spec, a hook); TF2 has no tf.estimator, so use it that way or "
-                                    "remove it", original)
-            raise Blocked(CODE, f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
+            raise self.blocker(original)
         return dotted_expression(new)
 
 

@@ -700,6 +700,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     errors += [e for e in seed_errors if not file.inside(e.node, named)]
     errors += _inlined_helpers(plans, by_fn, file, program, edits)
     if errors:
+        errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
         _raise(errors, file, program)
     for line, note in seed_drops:
         edits.delete(line)
@@ -1056,6 +1057,33 @@ def _raise(errors: list, file, program) -> None:
         raise Blocked.many(own)
     others = sorted({program.file_of(e.node).path for e in errors})
     raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
+
+
+def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, program, analysis, errors: list) -> list:
+    """The TF1 names with no TF2 meaning in this file's module-level functions that nothing in the run refers to
+    (an `old_config()` left beside `main`): the conversion leaves those functions as written, so what the
+    leftover-name pass reports in them once the file converts does not depend on its other blockers. Reported with
+    them, each at its place (a user fixing the model_fn would otherwise meet these one re-run later)."""
+    found = [x.node for e in errors for x in e.errors if x.node is not None]
+    found += [n for s in [*analysis.sites, *analysis._site_by_call.values()] for n in
+              (s.call, getattr(s.model_fn, "node", None), *(u.call for u in s.uses)) if n is not None]
+    mine = [n for n in found if (program.file_of(n) or file) is file]
+    unused = []
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.decorators or stmt.name.value == "main":
+            continue  # (a `main` runs through `app.run()` without being named)
+        if sum(len(f.names.get(stmt.name.value, ())) for f in program.files) != 1:
+            continue  # named somewhere besides its def: it may run, converted with what calls it
+        if not any(file.inside(n, {id(stmt)}) or n is stmt for n in mine):
+            unused.append(stmt)
+    if not unused:
+        return []
+    kept, v1_bindings = _compat_names(table)
+    statements = {id(b.statement) for bs in table.bindings.values() for b in bs}
+    kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
+    leftover = imports.LeftoverNames(table, v1_bindings, _tf2_alias(module, table)[0], statements - kept_aliases,
+                                     kept, file)
+    return [b for fn in unused for b in leftover.blockers(fn)]
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:

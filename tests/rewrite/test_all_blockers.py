@@ -649,3 +649,192 @@ def test_a_model_fn_signature_blocker_does_not_hide_the_body_blockers():
     missing = blocked(src.replace("def model_fn(mode, features, labels):", "def model_fn(mode, features):"))
     lines = [d.line for d in missing.diagnostics if d.severity == "error"]
     assert lines == [4, 6], [d.format() for d in missing.diagnostics]
+
+
+# ---- an Estimator that fails before its analysis starts does not hide its uses' blockers --------------------------
+FAILING_ESTIMATOR = '''\
+import tensorflow as tf
+
+SETTINGS = {"model_dir": "/tmp/m"}
+
+
+class CountHook(tf.estimator.SessionRunHook):
+    def after_run(self, run_context, run_values):
+        pass
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+''' + TAIL + '''
+
+def main():
+    est = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m")
+    est.train(input_fn, max_steps=2, saving_listeners=[object()])
+    est.evaluate(input_fn, steps=1, hooks=[CountHook()])
+    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=3, saving_listeners=[object()])
+    exporter = tf.estimator.LatestExporter("x", serving_input_receiver_fn=lambda: None, assets_extra={"a": "b"})
+    tf.estimator.train_and_evaluate(est, train_spec, tf.estimator.EvalSpec(input_fn, exporters=[exporter]))
+    est.predict(input_fn, hooks=[CountHook()])
+'''
+GOOD_ESTIMATOR = 'tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m")'
+TPU_CONFIG = 'config=tf.compat.v1.estimator.tpu.RunConfig(model_dir="/tmp/m")'
+# the Estimator's own error: (the Estimator expression, the error's code, a part of its message)
+ESTIMATOR_FAILURES = {
+    "unknown keyword": ('tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m", bogus=1)', "TFM601",
+                        "Estimator has no argument 'bogus'"),
+    "no model_fn": ('tf.estimator.Estimator(model_dir="/tmp/m")', "TFM601", "Estimator(...) without model_fn"),
+    "too many positional": ('tf.estimator.Estimator(model_fn, "/tmp/m", None, None, None, 3)', "TFM601",
+                            "too many positional arguments"),
+    "keyword unpacking": ("tf.estimator.Estimator(model_fn, **SETTINGS)", "TFM601",
+                          "cannot see which arguments `**SETTINGS` holds"),
+    "tpu use_tpu": (f"tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, {TPU_CONFIG}, use_tpu=True)", "TFM605",
+                    "cannot prove use_tpu is False"),
+    "tpu unknown keyword": (f"tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, {TPU_CONFIG}, use_tpu=False, "
+                            "bogus=2)", "TFM603", "TPUEstimator has no argument 'bogus'"),
+}
+
+
+def test_an_estimator_whose_arguments_fail_still_reports_each_use_at_its_line():
+    # before: the Estimator's error alone; its train, evaluate, TrainSpec, exporter and predict blockers came one
+    # re-run later. Now the Estimator's error and each use's, each once: exactly the fixed program's and that one
+    uses = found(FAILING_ESTIMATOR)
+    assert [(c, line) for c, line, _ in uses] == [("TFM601", 25), ("TFM611", 26), ("TFM601", 27), ("TFM601", 28),
+                                                  ("TFM611", 30)]
+    for case, (estimator, rule, message) in ESTIMATOR_FAILURES.items():
+        src = FAILING_ESTIMATOR.replace(GOOD_ESTIMATOR, estimator)
+        diagnostics = [d for d in blocked(src).diagnostics if d.line == 24]
+        assert [d.code for d in diagnostics] == [rule], (case, [d.format() for d in blocked(src).diagnostics])
+        assert message in diagnostics[0].message, (case, diagnostics[0].message)
+        own = (diagnostics[0].code, 24, diagnostics[0].col)
+        assert found(src) == sorted(uses + [own], key=lambda f: f[1:]), case
+
+
+def test_an_estimator_subclass_that_is_not_converted_still_reports_each_use():
+    subclass = FAILING_ESTIMATOR.replace("def input_fn():", '''\
+class Trainer(tf.estimator.Estimator):
+    def __init__(self, model_dir):
+        super().__init__(model_fn=model_fn, model_dir=model_dir)
+
+    def describe(self):
+        return "trainer"
+
+
+def input_fn():''').replace(GOOD_ESTIMATOR, 'Trainer("/tmp/m")')
+    shifted = [(c, line + 8, col) for c, line, col in found(FAILING_ESTIMATOR)]
+    # before: the subclass's error escaped the analysis: the only diagnostic of the file
+    diagnostics = blocked(subclass).diagnostics
+    assert [(d.code, d.line) for d in diagnostics if d.line < 32] == [("TFM601", 15)]
+    assert "Estimator subclass Trainer defines `describe`" in diagnostics[0].message
+    assert found(subclass) == [("TFM601", 15, diagnostics[0].col)] + shifted
+    # without its extra method the subclass converts: its uses' blockers are what remains
+    assert found(subclass.replace('\n    def describe(self):\n        return "trainer"\n', "")) == [
+        (c, line - 3, col) for c, line, col in shifted]
+
+
+def test_uses_that_depend_on_what_the_failed_estimator_left_unknown_get_no_follow_on_errors():
+    # `**settings` may hold the model_dir: the exporters' and predict's "no model_dir" checks are not made
+    src = FAILING_ESTIMATOR.replace(GOOD_ESTIMATOR, "tf.estimator.Estimator(model_fn, **SETTINGS)").replace(
+        'serving_input_receiver_fn=lambda: None, assets_extra={"a": "b"}',
+        'tf.estimator.export.build_parsing_serving_input_receiver_fn({"x": tf.io.FixedLenFeature([2], tf.float32)})')
+    src = src.replace("    est.predict(input_fn, hooks=[CountHook()])\n", "") + '''
+
+def predict_only():
+    est = tf.estimator.Estimator(model_fn, **SETTINGS)
+    return list(est.predict(input_fn))
+'''
+    assert [(c, line) for c, line, _ in found(src)] == [("TFM601", 24), ("TFM601", 25), ("TFM611", 26),
+                                                        ("TFM601", 27), ("TFM601", 33)]
+    # the same uses of an Estimator whose model_dir is known to be missing: those checks are made
+    missing = src.replace("tf.estimator.Estimator(model_fn, **SETTINGS)", "tf.estimator.Estimator(model_fn, bogus=1)")
+    messages = [d.message for d in blocked(missing).diagnostics]
+    assert any(m.startswith("EvalSpec exporters without a model_dir") for m in messages)
+    assert any(m.startswith("estimator.predict() with nothing trained before it") for m in messages)
+
+
+# ---- a RunConfig or strategy in a helper nothing calls does not hide the model_fn's blockers ----------------------
+DEAD_HELPERS = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1)
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    while logits is None:
+        pass
+''' + TAIL + '''
+
+def old_config():
+    return tf.estimator.RunConfig(model_dir="/tmp/m", save_checkpoints_steps=10)
+
+
+def old_strategy(devices):
+    return tf.contrib.distribute.MirroredStrategy(devices)
+
+''' + MODE_ARMS[MODE_ARMS.index("\ndef main():"):]
+
+
+def test_a_helper_nothing_calls_reports_its_blockers_beside_the_model_fns():
+    # before: the model_fn's while loop alone; the helpers' TF1 constructs (left as written: nothing calls them)
+    # were found once it was fixed, one re-run for each
+    assert [(c, line) for c, line, _ in found(DEAD_HELPERS)] == [("TFM501", 10), ("TFM001", 19), ("TFM001", 23)]
+    messages = [d.message for d in blocked(DEAD_HELPERS).diagnostics]
+    assert messages[1].startswith("tf.estimator.RunConfig is left over after the conversion")
+    assert messages[2].startswith("tf.contrib.distribute.MirroredStrategy has no same-meaning TF2 name")
+    # the model_fn fixed: the helpers' blockers are exactly what remains, each at its line
+    fixed = DEAD_HELPERS.replace("    while logits is None:\n        pass\n", "")
+    assert [(c, line) for c, line, _ in found(fixed)] == [("TFM001", 17), ("TFM001", 21)]
+    # the helpers removed too, it converts
+    clean = fixed[:fixed.index("def old_config")] + fixed[fixed.index("def main"):]
+    assert rewrite(clean).status == "changed"
+
+
+def test_a_helper_that_is_called_is_not_reported_before_its_caller_converts():
+    # `old_config()` read by the Estimator: the driver converts or reports it (its RunConfig goes with the
+    # Estimator's conversion); no leftover finding in it while the model_fn blocks
+    called = DEAD_HELPERS.replace('tf.estimator.Estimator(model_fn, model_dir="/tmp/m")',
+                                  "tf.estimator.Estimator(model_fn, config=old_config())")
+    assert [(c, line) for c, line, _ in found(called)] == [("TFM501", 10), ("TFM001", 23)]
+
+
+# ---- a wide-and-deep Estimator whose columns are blocked still checks its optimizers ------------------------------
+WIDE_DEEP = CANNED.replace(
+    "tf.estimator.DNNRegressor(\n        hidden_units=[4], feature_columns=feature_columns(),",
+    "tf.estimator.DNNLinearCombinedRegressor(\n        dnn_hidden_units=[4], dnn_feature_columns=feature_columns(), "
+    "linear_feature_columns=[tf.feature_column.numeric_column(\"b\")],\n"
+    "        dnn_optimizer=\"Momentum\", linear_optimizer=tf.keras.optimizers.Ftrl(0.1),")
+
+
+def test_a_wide_and_deep_estimator_whose_columns_are_blocked_reports_its_optimizers_own_blockers():
+    # before: the two columns (12, 14), the loss_reduction and the train call; the optimizers were not looked at (their
+    # rates depend on the column lists) and their blockers came one re-run later. Now each optimizer's, at its place
+    assert [(c, line) for c, line, _ in found(WIDE_DEEP)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
+                                                             ("TFM620", 21), ("TFM620", 22), ("TFM601", 23)]
+    messages = sorted((d.col, d.message) for d in blocked(WIDE_DEEP).diagnostics if d.line == 21)
+    assert messages[0][1].startswith("optimizer 'Momentum' is not one the canned estimators accept")
+    assert "tf.keras.optimizers.legacy.Ftrl(...)" in messages[1][1]
+    # the columns fixed: exactly the others remain
+    fixed = WIDE_DEEP.replace("shape=SIZE", "shape=1").replace(
+        '        tf.feature_column.sequence_numeric_column("c"),\n', "")
+    assert found(fixed) == [(c, line - 1, col) for c, line, col in found(WIDE_DEEP) if line > 14]
+
+
+def test_a_wide_and_deep_optimizer_check_that_reads_the_blocked_columns_is_not_made():
+    # a string linear optimizer gets min(0.005, 1/sqrt(number of linear columns)): with the list blocked that is
+    # unknown, and its "columns known only at run time" check would follow from the column's blocker
+    src = WIDE_DEEP.replace('linear_feature_columns=[tf.feature_column.numeric_column("b")]',
+                            "linear_feature_columns=feature_columns()").replace(
+        'dnn_optimizer="Momentum", linear_optimizer=tf.keras.optimizers.Ftrl(0.1)',
+        'dnn_optimizer="Adagrad", linear_optimizer="Ftrl"')
+    assert [(c, line) for c, line, _ in found(src)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 22),
+                                                        ("TFM601", 23)]
+    # an unknown string for it is still its own blocker
+    bad = src.replace('linear_optimizer="Ftrl"', 'linear_optimizer="Ftlr"')
+    assert [(c, line) for c, line, _ in found(bad)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
+                                                        ("TFM620", 22), ("TFM601", 23)]
