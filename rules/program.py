@@ -1183,8 +1183,7 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
     calls = model_fn.input_layer_calls(fn.node, names)
     if not calls:
         return False
-    params = [p.name.value for p in fn.node.params.params]
-    params_name = params[3] if len(params) > 3 else None
+    params_name = model_fn.params_name(fn.node)
     assigned: dict[str, list] = {}
     for stmt in fn.node.body.body:  # the model_fn's own names, assigned at its top level
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
@@ -1607,7 +1606,8 @@ def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
     """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
     names = [p.name.value for p in fn.params.params]
     names = names[1:] if names[:1] == ["self"] else names
-    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+    return len(names) >= 2 and (names[0] == "features" and "mode" in names[1:4]
+                                or {"features", "mode"} <= set(names) <= set(model_fn.MODEL_FN_ARGS))
 
 
 
