@@ -2,6 +2,12 @@
 
 The body is interpreted statement by statement, for the three modes at once.
 
+Parameters: TF 2.15's Estimator passes labels / mode / params / config by name (`_call_model_fn` reads the
+signature), so a model_fn whose parameters all have those names is read by name, in any order
+(`model_fn(mode, params, labels, features)`: fixtures/model_fn_by_name, 200/200 steps within rel 1.4e-6). Blocked:
+no `labels` or no `mode` (add it, anywhere), no `features` and keyword-only parameters (TF1 raised: the Estimator
+reads only the parameters before a `*`).
+
 Forward pass → `call()`, statements kept as written (comments included):
 - `tf.compat.v1.layers` calls (also `tf.layers.*` under `import tensorflow.compat.v1 as tf`), layer objects built
   in the model_fn and called (`tf.compat.v1.layers.Dense(...)`, `tf.keras.layers.Dense(...)`,
