@@ -3312,6 +3312,17 @@ def _signature(fn: cst.FunctionDef) -> tuple[dict[str, str], Blocked | None]:
     return {n: n for n in MODEL_FN_ARGS if n in given or n in missing}, blocked
 
 
+def params_not_taken(fn: cst.FunctionDef, params: cst.CSTNode) -> list[Blocked]:
+    """Estimator(params=...) (not None) for a model_fn that has no `params` among the parameters the Estimator reads
+    (before any `*`): TF 2.15's _verify_model_fn_args raised ValueError when the Estimator was built."""
+    if "params" in (x.name.value for x in fn.params.params):
+        return []
+    return [Blocked(CODE, f"Estimator(params=...) for model_fn `{fn.name.value}`, which takes no `params`: TF 2.15 "
+                          "raises \"ValueError: model_fn (...) does not include params argument, but params (...) is "
+                          "passed to Estimator\", so the original never trained; add `params` to the model_fn (any "
+                          "position: the Estimator passes it by name) or drop params=", params)]
+
+
 def params_name(fn: cst.FunctionDef) -> str | None:
     """The model_fn's parameter the Estimator passes its params dict to (None: it takes none)."""
     given = [x.name.value for x in fn.params.params]

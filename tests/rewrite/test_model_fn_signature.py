@@ -18,6 +18,7 @@ def model_fn(SIGNATURE):
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 '''
 PARAMS_ESTIMATOR = 'est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"lr": 0.1, "units": 1})'
+NO_PARAMS = "est = tf.estimator.Estimator(model_fn=model_fn, config=config)"
 
 
 def body(signature: str) -> str:
@@ -45,15 +46,15 @@ def test_parameters_in_any_order_convert_as_the_canonical_order_does(signature):
 def test_a_subset_without_params_converts_as_the_canonical_order_does(signature):
     src = body(signature).replace('params["units"]', "1").replace('params["lr"]', "0.1")
     assert "params" not in src
-    canonical = converted(program(src.replace(f"({signature})", "(features, labels, mode)")))
-    assert converted(program(src)) == canonical
+    canonical = converted(program(src.replace(f"({signature})", "(features, labels, mode)"), estimator=NO_PARAMS))
+    assert converted(program(src, estimator=NO_PARAMS)) == canonical
 
 
 def test_config_out_of_order_is_not_read_as_params():
     # (features, labels, mode, config) was read by position: `config` as the params dict
     src = body("features, labels, mode, config").replace('params["units"]', "1").replace('params["lr"]', "0.1")
-    out = converted(program(src))
-    assert out == converted(program(src.replace("mode, config)", "mode)")))
+    out = converted(program(src, estimator=NO_PARAMS))
+    assert out == converted(program(src.replace("mode, config)", "mode)"), estimator=NO_PARAMS))
 
 
 def test_params_by_name_feeds_input_layer_columns():
@@ -101,7 +102,26 @@ def test_a_model_fn_without_features_is_reported():
 def test_keyword_only_parameters_are_reported_as_never_passed(signature, names):
     # TF 2.15 reads the model_fn's parameters with getfullargspec().args: keyword-only ones are never passed
     # (checked on TF 2.15: fn_args(def f(features, labels, *, mode, params)) == ("features", "labels"))
-    [d] = blocked(program(body(signature), estimator=PARAMS_ESTIMATOR)).diagnostics
+    [d] = blocked(program(body(signature).replace('params["units"]', "1").replace('params["lr"]', "0.1"),
+                          estimator=NO_PARAMS)).diagnostics
     assert d.code == "TFM501" and d.line == 13
     assert d.message.startswith(f"model_fn takes {names} as keyword-only")
     assert "move them before the `*`" in d.message
+    # with Estimator(params=...), TF1 raised when the Estimator was built: that is what is reported
+    [d] = blocked(program(body(signature), estimator=PARAMS_ESTIMATOR)).diagnostics
+    assert (d.code, d.line) == ("TFM501", 25) and "which takes no `params`" in d.message
+
+
+@pytest.mark.parametrize("signature", ["features, labels, mode", "mode, features, labels", "labels, features, mode, config"])
+def test_params_given_to_an_estimator_whose_model_fn_takes_none_is_reported_as_tf_raised(signature):
+    # TF 2.15's _verify_model_fn_args: ValueError "model_fn (...) does not include params argument, but params (...)
+    # is passed to Estimator" (checked on TF 2.15 with params={})
+    src = body(signature).replace('params["units"]', "1").replace('params["lr"]', "0.1")
+    converted(program(src, estimator=NO_PARAMS))
+    for given in ('params={"lr": 0.1}', "params={}"):
+        [d] = blocked(program(src, estimator=NO_PARAMS.replace("config=config", f"config=config, {given}"))).diagnostics
+        assert (d.code, d.line) == ("TFM501", 25)
+        assert d.message.startswith("Estimator(params=...) for model_fn `model_fn`, which takes no `params`: TF 2.15 "
+                                    "raises")
+    # params=None is what the Estimator's default is
+    converted(program(src, estimator=NO_PARAMS.replace("config=config", "config=config, params=None")))
