@@ -88,7 +88,10 @@ TF 2.15 runs):
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
   min(0.005, 1/sqrt(linear columns))) each update their own part's variables through a generated
   `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
-  per-step state like Adam block there).
+  per-step state like Adam block there). One column list empty or None: TF 2.15 built no such part
+  (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at the combined defaults
+  (a TFM620 note names the unused arguments); fixture canned_wide_only (dnn_feature_columns=[], 100/100 steps, 97
+  bit-equal). Both empty: TF1's ValueError, blocked.
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
   error (`label_dimension` d > 1: logits [batch, d] and a generated `SquaredError` loss, one value per label, since
   the head reduced the [batch, d] squared errors as one set: measured on TF 2.15, v2 SUM_OVER_BATCH_SIZE =
@@ -423,10 +426,14 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     if family != "baseline" and not (given(dnn_key) or given(linear_key)):
         raise Blocked(CODE, f"{name} needs feature columns", call)
     column_errors = len(errors)
-    dnn_columns = attempt(reader.columns, args[dnn_key], default=[]) if given(dnn_key) else []
-    linear_columns = attempt(reader.columns, args[linear_key], True, default=[]) if given(linear_key) else []
+    combined = family == "combined"  # (an empty list there is a part TF1 did not build, as None is)
+    dnn_columns = attempt(reader.columns, args[dnn_key], False, combined, default=None) if given(dnn_key) else []
+    dnn_read, dnn_columns = dnn_columns is not None, dnn_columns or []
+    linear_columns = attempt(reader.columns, args[linear_key], True, combined, default=[]) if given(linear_key) else []
     columns_read = len(errors) == column_errors
-    if given(dnn_key) and f"{prefix}hidden_units" not in args:
+    if combined and columns_read:
+        one_part = attempt(_one_part, name, args, dnn_columns, linear_columns, call)
+    if given(dnn_key) and (dnn_columns or not dnn_read) and f"{prefix}hidden_units" not in args:
         errors.append(Blocked(CODE, f"{name} needs {prefix}hidden_units", call))
     sparse = next((c for c in linear_columns if c.dense_only or c.indicator or c.embedding), None)
     if sparse is not None:
@@ -455,6 +462,8 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     model.reduction = attempt(reader.reduction, args.get("loss_reduction"), v1)
     model.head_plan = attempt(heads.read, reader, args, name, kind, head, v1, n_classes)
     model.batch_norm = batch_norm and bool(dnn_columns)
+    if combined and columns_read and one_part is not None:
+        model.notes.append(one_part)
     if dnn_columns or not columns_read and given(dnn_key):
         if f"{prefix}hidden_units" in args:
             model.hidden_units = attempt(reader.carry, "hidden_units", args[f"{prefix}hidden_units"])
@@ -476,7 +485,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
                                                      args["optimizer"].node if "optimizer" in args else call))
             model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
-    elif columns_read:
+    elif columns_read and (dnn_columns or linear_columns):  # (no columns at all: _one_part's blocker)
         model.optimizer, model.support = attempt(reader.combined_optimizer, args, v1, dnn_columns, linear_columns,
                                                  default=(None, []))
         model.notes.extend(reader.column_notes)
@@ -506,6 +515,27 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         s.unconverted = True  # its uses are analysed (for their own blockers); nothing else sees it
         raise Blocked.many(errors)
     analysis.sites.append(s)
+
+
+def _one_part(name: str, args: dict, dnn_columns: list, linear_columns: list, call: cst.Call):
+    """A DNNLinearCombined estimator with one column list empty (or None): TF 2.15 built that part's logits as None
+    and trained the other part alone, with its own optimizer (`_dnn_linear_combined_model_fn[_v2]`); the note
+    saying so and which arguments went unused (None when both parts are there). Both empty: TF1 raised ValueError."""
+    if dnn_columns and linear_columns:
+        return None
+    if not dnn_columns and not linear_columns:
+        raise Blocked(CODE, f"{name} with no linear_feature_columns and no dnn_feature_columns: TF 2.15 raises "
+                            "\"ValueError: Either linear_feature_columns or dnn_feature_columns must be defined.\", "
+                            "so the original never trained; give it the columns of at least one part", call)
+    gone, kept = ("dnn", "linear") if not dnn_columns else ("linear", "dnn")
+    unused = {"dnn": ["dnn_optimizer", "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout", "batch_norm"],
+              "linear": ["linear_optimizer", "linear_sparse_combiner"]}[gone]
+    unused = [k for k in unused if k in args and not is_literal(args[k].node, None)]
+    return (CODE, f"{name}: {gone}_feature_columns is empty, so TF 2.15 built no {gone.upper()} part and trained the "
+                  f"{kept} part alone with {kept}_optimizer"
+                  + (f" ({', '.join(unused)} unused, dropped)" if unused else "")
+                  + f"; the migrated model is that {kept} part", args[f"{gone}_feature_columns"].node
+            if f"{gone}_feature_columns" in args else call)
 
 
 _PS_TASK_COUNT = '''
@@ -863,7 +893,8 @@ class _Reader:
         return envs
 
     # ---- feature columns -----------------------------------------------------------------------------------------
-    def columns(self, value: Value, linear: bool = False) -> list[Column]:
+    def columns(self, value: Value, linear: bool = False, empty: bool = False) -> list[Column]:
+        """The columns of `value`, sorted as TF1 read them; none is an error unless `empty`."""
         out: dict[str, Column] = {}
         groups: list[Column] = []
         errors: list[Blocked] = []  # each column's blocker, at its own line
@@ -882,7 +913,7 @@ class _Reader:
             out[column.name] = column
         if errors:
             raise Blocked.many(errors)
-        if not out and not groups:
+        if not out and not groups and not empty:
             raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
         return [*(out[k] for k in sorted(out)), *groups]  # input_layer and linear_model order: sorted by name
 

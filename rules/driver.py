@@ -471,6 +471,10 @@ class Analysis:
         except Blocked as blocked:
             own.append(blocked)
             params_value, params = None, "{}"
+        if fn is not None and tpu is None and params_value is not None and not is_literal(params_value.node, None):
+            from .model_fn import params_not_taken
+
+            own.extend(params_not_taken(fn.node, params_value.node))
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
         try:

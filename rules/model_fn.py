@@ -2,6 +2,12 @@
 
 The body is interpreted statement by statement, for the three modes at once.
 
+Parameters: TF 2.15's Estimator passes labels / mode / params / config by name (`_call_model_fn` reads the
+signature), so a model_fn whose parameters all have those names is read by name, in any order
+(`model_fn(mode, params, labels, features)`: fixtures/model_fn_by_name, 200/200 steps within rel 1.4e-6). Blocked:
+no `labels` or no `mode` (add it, anywhere), no `features` and keyword-only parameters (TF1 raised: the Estimator
+reads only the parameters before a `*`).
+
 Forward pass → `call()`, statements kept as written (comments included):
 - `tf.compat.v1.layers` calls (also `tf.layers.*` under `import tensorflow.compat.v1 as tf`), layer objects built
   in the model_fn and called (`tf.compat.v1.layers.Dense(...)`, `tf.keras.layers.Dense(...)`,
@@ -368,30 +374,13 @@ class _Interpreter:
         self.statics: dict[str, cst.BaseExpression] = {}  # `units = params["units"]`: read as the value itself
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
-        params = [p.name.value for p in fn.params.params]
-        canonical = ["features", "labels", "mode", "params", "config"]
-        self.signature_blocked: Blocked | None = None  # reported with the body's own blockers (run)
-        if set(params) <= set(canonical) and params != canonical[:len(params)]:
-            # the Estimator passes them by name (TF 2.15: model_fn(features=..., **{labels, mode, params, config}))
-            missing = [n for n in ("labels", "mode") if n not in params]
-            self.signature_blocked = Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
-                                "parameter is what its name says, and the conversion reads them in the order "
-                                "(features, labels, mode[, params[, config]]): write them in that order"
-                                + (f", adding {' and '.join(f'`{n}`' for n in missing)}" if missing else "")
-                                + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
-                                   "labels; with one that does not, labels is None)" if "labels" in missing else ""),
-                          fn)
-            # the body is still walked, each name read as what the Estimator passed by it, so its own blockers are
-            # reported too (and none that the reordered signature would not have)
-            params = [n for n in canonical if n in params or n in missing]
-        if (isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.kwonly_params
-                or fn.params.posonly_params or not 3 <= len(params) <= 5):
-            raise Blocked(CODE, "model_fn must take (features, labels, mode[, params[, config]])", fn)
-        self.features, self.labels, self.mode = params[:3]
-        self.params = params[3] if len(params) > 3 else "params"
-        if len(params) == 5:
-            self.config = params[4]
-        self.locals = frozenset(params)
+        # each parameter read by its name; a signature the conversion cannot read is reported with the body's own
+        # blockers (run)
+        roles, self.signature_blocked = _signature(fn)
+        self.features, self.labels, self.mode = roles["features"], roles["labels"], roles["mode"]
+        self.params = roles.get("params", "params")
+        self.config = roles.get("config")
+        self.locals = frozenset(roles.values())
         fn_names, self.assign_counts = _names_and_assign_counts(fn)
         self.fn_names = frozenset(fn_names)
         self.forward_exprs: dict[str, cst.BaseExpression] = {}  # layer-free forward values (inlined into predictions)
@@ -3345,6 +3334,74 @@ def _names_its_output(path: str) -> bool:
     return not path.startswith(_NAME_NOT_OUTPUT) and path not in _MULTI_OR_RANDOM and not makes_variables(path) \
         and layers.kind_of(path) is None and not losses.is_loss(path) and not metrics.metric_name(path) \
         and not path.startswith("assert")
+
+
+MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
+
+
+def _signature(fn: cst.FunctionDef) -> tuple[dict[str, str], Blocked | None]:
+    """The model_fn's parameter for each of features, labels, mode[, params][, config] (what the Estimator passes →
+    the parameter's name) and the Blocked its signature gets.
+
+    TF 2.15's Estimator calls `model_fn(features=..., **kwargs)` with labels / mode / params / config each passed by
+    name when the signature has it (`_call_model_fn`, reading `getfullargspec(model_fn).args`), so when every
+    parameter has one of those names each is read by its name, in any order. A missing `labels` or `mode` is
+    reported (the body is still walked with it added, so its own blockers are reported too); keyword-only ones are
+    parameters the Estimator never passed."""
+    p = fn.params
+    given = [x.name.value for x in p.params]
+    shape = "model_fn must take (features, labels, mode[, params[, config]])"
+    if isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None or p.posonly_params:
+        raise Blocked(CODE, shape, fn)
+    if p.kwonly_params:
+        kwonly = [x.name.value for x in p.kwonly_params]
+        raise Blocked(CODE, f"model_fn takes {', '.join(f'`{n}`' for n in kwonly)} as keyword-only: the Estimator "
+                            "passes only the parameters listed before the `*` (TF 2.15 reads them with "
+                            "getfullargspec().args), so TF1 never passed "
+                            + ("them" if len(kwonly) > 1 else "it") + " and raised TypeError (a keyword-only "
+                            "parameter without a default) or ValueError (Estimator(params=...) for a model_fn "
+                            "without a `params` argument); move them before the `*`", p.kwonly_params[0])
+    if not set(given) <= set(MODEL_FN_ARGS):
+        if not 3 <= len(given) <= 5:
+            raise Blocked(CODE, shape, fn)
+        # (read by position; TF1 rejected names other than these when given to an Estimator)
+        return dict(zip(MODEL_FN_ARGS, given)), None
+    missing = [n for n in ("features", "labels", "mode") if n not in given]
+    if "features" in missing:
+        raise Blocked(CODE, f"model_fn({', '.join(given)}) takes no `features`: TF1 raised ValueError (\"model_fn "
+                            "must include features argument\"); add it", fn)
+    blocked = None
+    if missing:
+        blocked = Blocked(CODE, f"model_fn({', '.join(given)}) takes no "
+                          + " and no ".join(f"`{n}`" for n in missing) + ": the conversion reads "
+                          + ("the mode's branches from tests on `mode`" if missing == ["mode"] else
+                             "the loss's labels from `labels`" if missing == ["labels"] else
+                             "the labels from `labels` and the mode's branches from tests on `mode`")
+                          + f", add {' and '.join(f'`{n}`' for n in missing)} (any position: the Estimator passes "
+                          "each by name)"
+                          + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
+                             "labels; with one that does not, labels is None)" if "labels" in missing else ""),
+                          fn)
+    return {n: n for n in MODEL_FN_ARGS if n in given or n in missing}, blocked
+
+
+def params_not_taken(fn: cst.FunctionDef, params: cst.CSTNode) -> list[Blocked]:
+    """Estimator(params=...) (not None) for a model_fn that has no `params` among the parameters the Estimator reads
+    (before any `*`): TF 2.15's _verify_model_fn_args raised ValueError when the Estimator was built."""
+    if "params" in (x.name.value for x in fn.params.params):
+        return []
+    return [Blocked(CODE, f"Estimator(params=...) for model_fn `{fn.name.value}`, which takes no `params`: TF 2.15 "
+                          "raises \"ValueError: model_fn (...) does not include params argument, but params (...) is "
+                          "passed to Estimator\", so the original never trained; add `params` to the model_fn (any "
+                          "position: the Estimator passes it by name) or drop params=", params)]
+
+
+def params_name(fn: cst.FunctionDef) -> str | None:
+    """The model_fn's parameter the Estimator passes its params dict to (None: it takes none)."""
+    given = [x.name.value for x in fn.params.params]
+    if set(given) <= set(MODEL_FN_ARGS):
+        return "params" if "params" in given else None
+    return given[3] if len(given) > 3 else None
 
 
 def calls_in(node) -> list[cst.Call]:

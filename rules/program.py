@@ -1273,8 +1273,7 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
     calls = model_fn.input_layer_calls(fn.node, names)
     if not calls:
         return False
-    params = [p.name.value for p in fn.node.params.params]
-    params_name = params[3] if len(params) > 3 else None
+    params_name = model_fn.params_name(fn.node)
     assigned: dict[str, list] = {}
     for stmt in fn.node.body.body:  # the model_fn's own names, assigned at its top level
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None

@@ -734,19 +734,16 @@ def test_a_walrus_in_a_test_is_bound_for_the_block_after_it():
 
 
 # ---- sweep 6: a model_fn whose parameters are not in the positional order -------------------------------------------
-@pytest.mark.parametrize("signature, missing", [
-    ("features, mode, params", "adding `labels`"),  # mode tests were reported as "only tests on mode are converted"
-    ("features, labels, params, mode", None),  # params read as the mode: it converted, silently
-    ("features, mode, labels, params", None),
-])
-def test_a_model_fn_taking_its_arguments_by_name_out_of_order_is_reported_as_such(signature, missing):
+# (features, labels, params, mode) and (features, mode, labels, params) convert, each parameter read by its name:
+# tests/rewrite/test_model_fn_signature.py
+def test_a_model_fn_taking_its_arguments_by_name_without_labels_is_reported_as_such():
     from _helpers import program
 
-    [d] = blocked(program(signature=signature)).diagnostics
+    # mode tests were reported as "only tests on mode are converted"
+    [d] = blocked(program(signature="features, mode, params")).diagnostics
     assert (d.code, d.line) == ("TFM501", 13)
-    assert f"model_fn({signature})" in d.message and "passes its arguments by name" in d.message
-    assert "write them in that order" in d.message
-    assert (missing in d.message) if missing else "adding" not in d.message
+    assert "model_fn(features, mode, params) takes no `labels`" in d.message
+    assert "add `labels` (any position: the Estimator passes each by name)" in d.message
 
 
 def test_a_rebound_run_config_read_elsewhere_is_reported_once_where_it_is_read():
