@@ -297,6 +297,7 @@ class Analysis:
         self.summary_steps: dict[int, Value] = {}  # RunConfig(save_summary_steps) by id(Estimator call)
         self._site_by_call: dict[int, Site] = {}
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
+        self._ambiguous_reported: set[tuple[int, ...]] = set()  # names holding one of several Estimators
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
         self.dropped_params: list = []  # (def, file, parameter name)
         self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)
@@ -358,6 +359,12 @@ class Analysis:
         r = self.program.resolve(value)
         site = self._site_by_call.get(id(r.node))
         return site if site is not None else r
+
+    def _holds_estimator(self, binding) -> bool:
+        """One of a name's several reaching bindings assigns it an Estimator this run builds."""
+        if binding.kind != "assign" or binding.value is None or binding.unpack:
+            return False
+        return isinstance(self.site_of(Value(binding.value, binding.scope.file)), Site)
 
     # ---- an Estimator ----------------------------------------------------------------------------------------
     def _subclass_init(self, call: cst.Call, file: FileIndex):
@@ -755,6 +762,16 @@ class Analysis:
             return
         site = self.site_of(Value(func.value, file))
         if not isinstance(site, Site):
+            if any(self._holds_estimator(b) for b in site.ambiguous):
+                # `if flag: est = LinearRegressor(...) else: est = Estimator(...)`, then `est.train(...)`: reported
+                # at its first use; the others are not converted either, nor reported again
+                key = tuple(sorted(id(b) for b in site.ambiguous))
+                if key in self._ambiguous_reported:
+                    self._failed.add(id(call))
+                    return
+                self._ambiguous_reported.add(key)
+                raise Blocked(CODE, f"{func.attr.value}() on `{code(func.value)}`: {self.why(site, 'an Estimator')}",
+                              call)
             return
         method = func.attr.value
         if site.tpu is not None and method not in ("train", "evaluate", "predict"):
