@@ -174,6 +174,17 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.experimental.RNNEstimator": "canned",
 }
 # TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+# functions returning a new Estimator around the one they are given, with what the wrapper added and what to do
+_WRAPPERS = {
+    path: what for paths, what in [
+        (("estimator.add_metrics", "contrib.estimator.add_metrics"),
+         "the Estimator it returns also evaluates the metric_fn's metrics; return them from the model_fn's "
+         "eval_metric_ops instead (a canned Estimator: compute them from the migrated model's predictions after "
+         "evaluation) and drive the Estimator itself"),
+        (("contrib.estimator.forward_features",),
+         "the Estimator it returns adds input features to its predictions; drive the Estimator itself and read "
+         "those features from the input next to the migrated predictions"),
+    ] for path in paths}
 _TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
@@ -730,6 +741,12 @@ class Analysis:
     # ---- what drives it --------------------------------------------------------------------------------------
     def _use(self, call: cst.Call, file: FileIndex, path: str | None) -> None:
         """A use of an Estimator (`path`: the call's TF path, `self.tf(call, file)`)."""
+        if path in _WRAPPERS:  # `est = tf.estimator.add_metrics(est, metric_fn)`: the uses of its value are quiet
+            wrapped = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "estimator"), None)
+            inner = self.site_of(Value(wrapped, file)) if wrapped is not None else None
+            if isinstance(inner, Site) or inner is not None and id(inner.node) in self._failed:
+                raise Blocked(CODE, f"tf.{path}(`{code(wrapped)}`, ...) is not converted yet: {_WRAPPERS[path]}; "
+                                    "tfmigrate converts the Estimator, not the one TensorFlow wraps it in", call)
         if path == "estimator.train_and_evaluate":
             args = bind_values(call, ["estimator", "train_spec", "eval_spec"], "train_and_evaluate", file)
             if "estimator" not in args or "train_spec" not in args or "eval_spec" not in args:

@@ -915,3 +915,21 @@ def test_an_estimator_name_bound_in_both_branches_of_an_if_says_which_lines_once
     assert "tf.estimator" not in converted(_CHOSEN.replace("if PREMADE:\n    reg = tf.estimator.LinearRegressor("
                                                             "feature_columns=[tf.feature_column.numeric_column(\"v\", "
                                                             "shape=[2])])\nelse:\n    reg", "reg"))
+
+
+@pytest.mark.parametrize("wrapper", ["tf.estimator.add_metrics", "tf.contrib.estimator.add_metrics"])
+@pytest.mark.parametrize("drive", [
+    "tf.estimator.train_and_evaluate(reg, tf.estimator.TrainSpec(feed, max_steps=3), tf.estimator.EvalSpec(feed))",
+    "reg.train(feed, max_steps=3)\nprint(reg.evaluate(feed, steps=1))",
+])
+def test_an_estimator_wrapped_by_add_metrics_is_reported_at_the_wrapper(wrapper, drive):
+    # a public trainer package rebound its Estimator to `tf.contrib.estimator.add_metrics(estimator, metric)`: the
+    # message blamed a positional argument out of place ("a TensorFlow object stands where the program's own was
+    # expected") and said the name was used in a way not converted
+    src = (_CHOSEN.split("PREMADE = False")[0] + "\ndef extra(labels, predictions):\n"
+           "    return {\"mae\": tf.compat.v1.metrics.mean_absolute_error(labels, predictions)}\n\n\n"
+           f"reg = tf.estimator.Estimator(model_fn=model_fn)\nreg = {wrapper}(reg, extra)\n{drive}\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
+    assert found[0].message.startswith(f"{wrapper}(`reg`, ...) is not converted yet")
+    assert "eval_metric_ops" in found[0].message and "positional" not in found[0].message
