@@ -1160,8 +1160,12 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
                 merged = groups[path] | groups[other]
                 for member in merged:
                     groups[member] = merged
+    # the files needing manual work themselves: not those left unchanged only for another one (TFM600)
+    causes = {p for p, r in results.items() if r.status == "failed"
+              or r.status == "blocked" and any(d.code != "TFM600" for d in r.diagnostics)}
     for path, result in list(results.items()):
-        bad = sorted(p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
+        bad = sorted(p for p in groups[path] if p in causes and p != path) or sorted(
+            p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
         if bad and result.status in ("changed", "unchanged"):
             diag = Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(bad)}, which needs "
                                         "manual work", 1, 0, "error", path)

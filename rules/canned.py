@@ -714,8 +714,13 @@ class _Reader:
         try:
             return literal(node)
         except ValueError:
+            pass
+        try:  # an expression over the program's constants, as Python evaluated it: `list(range(24))`, `int(1e4)`
+            return fcols.ColumnReader(self).constant(value, what)
+        except Blocked:
             raise Blocked(rule, f"{what} `{code(value.node)[:60]}` is not a value tfmigrate can read from the source "
-                                "(a literal, or a name assigned one once)", value.node) from None
+                                "(a literal, a name assigned one once, or an expression over such values)",
+                          value.node) from None
 
     def integer(self, value: Value | None, default: int, what: str) -> int:
         if value is None:

@@ -598,6 +598,8 @@ class Analysis:
             return None
         fn = last.scope.node.name.value
         sites = self.program.call_sites(last.scope.node)
+        if not sites and fn == "estimator_fn" and last.scope.parent is not None and last.scope.parent.kind == "module":
+            return _sagemaker_entry(last.scope.node)
         if not sites:
             return (f"`{name}` is a parameter of `{fn}`, which is never called in the files given, so tfmigrate "
                     f"cannot see what `{name}` holds (it needs {what}); pass the file or package that calls `{fn}` in the same run, "
@@ -1645,6 +1647,9 @@ class Analysis:
                 fn = file.enclosing_function(expr)
                 if self._one_returned(fn, file):
                     return
+                if isinstance(fn, cst.FunctionDef) and fn.name.value == "estimator_fn" \
+                        and file.scope_of(fn).kind == "module" and not self.program.call_sites(fn):
+                    raise Blocked(CODE, _sagemaker_entry(fn), fn)
                 for call, caller in self.program.call_sites(fn) if fn is not None else []:
                     todo.append((call, caller))
                 continue
@@ -1680,6 +1685,18 @@ class Analysis:
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _sagemaker_entry(fn: cst.FunctionDef) -> str:
+    """SageMaker's legacy TensorFlow container calls a module's estimator_fn(run_config, params) itself, with its
+    train_input_fn(training_dir, params) / serving_input_fn(params), and drives the Estimator it returns: no file
+    of the program does, and a Keras model returned in its place would break the container's calls."""
+    params = ", ".join(p.name.value for p in fn.params.params)
+    return (f"`{fn.name.value}({params})` is the entry point of SageMaker's legacy TensorFlow container (it calls "
+            "estimator_fn, train_input_fn, eval_input_fn and serving_input_fn itself and drives the Estimator "
+            "returned), so no file of the program drives this Estimator; make it a script-mode training script "
+            "(build the Estimator, train and export it under `if __name__ == \"__main__\":`) and run tfmigrate on "
+            "that script")
 
 
 def _method_model_fn(value: Value) -> str | None:

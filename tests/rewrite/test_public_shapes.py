@@ -933,3 +933,86 @@ def test_an_estimator_wrapped_by_add_metrics_is_reported_at_the_wrapper(wrapper,
     assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
     assert found[0].message.startswith(f"{wrapper}(`reg`, ...) is not converted yet")
     assert "eval_metric_ops" in found[0].message and "positional" not in found[0].message
+
+
+def test_files_left_unchanged_name_only_the_files_that_need_manual_work(tmp_path):
+    # a public trainer package (columns.py -> builder.py -> run.py): columns.py was said to be left unchanged for
+    # builder.py "which needs manual work", though builder.py was itself only left unchanged for run.py
+    files = {
+        "columns.py": "import tensorflow as tf\n\nCOLUMNS = [tf.feature_column.numeric_column(\"v\", shape=[2])]\n",
+        "builder.py": ("import tensorflow as tf\n\nfrom trainer import columns\n\n\ndef make(config):\n"
+                       "    return tf.estimator.LinearRegressor(feature_columns=columns.COLUMNS, config=config)\n"),
+        "run.py": ("import tensorflow as tf\n\nfrom trainer import builder\n\n\ndef feed():\n"
+                   "    return tf.data.Dataset.from_tensor_slices(({\"v\": [[0.5, 1.5]]}, [[2.0]])).batch(1)\n\n\n"
+                   "def main():\n    config = tf.estimator.RunConfig(tf_random_seed=3)\n    reg = builder.make(config)\n"
+                   "    reg.train(feed, max_steps=2)\n    print(config.model_dir)\n\n\nmain()\n"),
+    }
+    results = _migrate_package(tmp_path / "trainer", files)
+    assert results["run.py"].status == "blocked"
+    assert {d.code for d in results["run.py"].diagnostics} != {"TFM600"}
+    for name in ("columns.py", "builder.py"):
+        assert [(d.code, d.message.replace(f"{tmp_path}/trainer/", "")) for d in results[name].diagnostics] == [
+            ("TFM600", "left unchanged: migrated as one unit with run.py, which needs manual work")], name
+
+
+def test_canned_column_arguments_written_as_expressions_over_constants_convert():
+    # a public trainer wrote its vocabularies `list(range(24))` and its crossed buckets `int(1e4)`: the canned
+    # DNN's indicator columns and the crossed column refused them (TFM622), the linear model's columns did not
+    src = '''\
+import tensorflow as tf
+
+HOURS = tf.feature_column.categorical_column_with_vocabulary_list("h", list(range(4)))
+
+
+def feed():
+    return tf.data.Dataset.from_tensor_slices(({"h": [[1]], "d": [[2]], "v": [[0.5]]}, [[2.0]])).batch(1)
+
+
+reg = tf.estimator.DNNLinearCombinedRegressor(
+    linear_feature_columns=[tf.feature_column.crossed_column(["h", "d"], hash_bucket_size=int(1e2)), HOURS],
+    dnn_feature_columns=[tf.feature_column.indicator_column(HOURS), tf.feature_column.numeric_column("v")],
+    dnn_hidden_units=[3])
+reg.train(feed, max_steps=2)
+'''
+    out = converted(src)
+    assert 'indicator_input(features, "h", [0, 1, 2, 3])' in out
+    assert "crossed_ids([dense_input(features, \"h\"), dense_input(features, \"d\")], 100)" in out
+    # what Python cannot evaluate from the source still says what is accepted
+    found = blocked(src.replace("int(1e2)", "buckets()") + "\n\ndef buckets():\n    return 100\n").diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM622", 11)], found
+    assert "`buckets()` is not a value tfmigrate can read from the source (a literal, a name assigned one once, " \
+           "or an expression over such values)" in found[0].message
+
+
+_SAGEMAKER = '''\
+import tensorflow as tf
+
+
+def estimator_fn(run_config, params):
+    columns = [tf.feature_column.numeric_column("x", shape=[3])]
+    return tf.estimator.LinearClassifier(feature_columns=columns, n_classes=3CONFIG)
+
+
+def train_input_fn(training_dir, params):
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0, 3.0]]}, [1])).batch(1)
+'''
+
+
+@pytest.mark.parametrize("config", ["", ", config=run_config"])
+def test_a_sagemaker_legacy_estimator_fn_is_reported_as_the_container_s_entry_point(config):
+    # SageMaker's legacy container calls estimator_fn(run_config, params) and drives what it returns: the helper was
+    # rewritten to return a Keras model (breaking the container), or its run_config was said to need "the file that
+    # calls estimator_fn"
+    found = blocked(_SAGEMAKER.replace("CONFIG", config)).diagnostics
+    assert [d.code for d in found] == ["TFM601"], found
+    assert "`estimator_fn(run_config, params)` is the entry point of SageMaker's legacy TensorFlow container" \
+        in found[0].message
+    assert "script-mode training script" in found[0].message
+    # the same helper called by the program is an Estimator builder like any other
+    called = _SAGEMAKER.replace("CONFIG", config) + (
+        f"\n\nest = estimator_fn({'tf.estimator.RunConfig(tf_random_seed=1)' if config else None}, {{}})\n"
+        "est.train(lambda: train_input_fn("
+        "'.', {}), max_steps=2)\n")
+    from _helpers import dotted_names
+
+    assert not any(name.startswith("tf.estimator") for name in dotted_names(converted(called)))
