@@ -174,6 +174,8 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.experimental.RNNEstimator": "canned",
 }
 # TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+# what `x = X() if flag else None` is converted for (why(): the hint for `x = None` then `if flag: x = X()`)
+_CHOSEN_OR_NONE = ("a strategy", "warm start")
 # functions returning a new Estimator around the one they are given, with what the wrapper added and what to do
 _WRAPPERS = {
     path: what for paths, what in [
@@ -565,7 +567,14 @@ class Analysis:
     def why(self, r: Resolved, what: str) -> str:
         if r.ambiguous:
             lines = ", ".join(str(self.line(b.statement, b.scope.file)) for b in r.ambiguous)
-            return f"`{r.ambiguous[0].name}` can hold different values here (assigned at lines {lines}); " \
+            name = r.ambiguous[0].name
+            values = [b.value for b in r.ambiguous if b.kind == "assign" and not b.unpack and b.value is not None]
+            given = [v for v in values if not is_literal(v, None)]
+            if what in _CHOSEN_OR_NONE and len(r.ambiguous) == len(values) == 2 and len(given) == 1:
+                # `strategy = None` then `if flag: strategy = X()`: the conditional expression converts
+                return (f"`{name}` can hold different values here (assigned at lines {lines}); assign it once, "
+                        f"as `{name} = {_short(given[0])} if <condition> else None` (which tfmigrate converts)")
+            return f"`{name}` can hold different values here (assigned at lines {lines}); " \
                    f"assign it once so tfmigrate can tell which {what} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
@@ -1213,7 +1222,11 @@ class Analysis:
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
                 else:
-                    raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+                    maker = self.tf(call.func, h.value.file) if isinstance(call, cst.Call) else None
+                    if maker is not None:  # its reads of the Estimator are this report's (`stop_if_...(est, ...)`)
+                        self._failed.add(id(call))
+                    raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value), maker),
+                                  element.value)
             except Blocked as error:
                 errors.append(error)
         if errors:
@@ -1685,6 +1698,14 @@ class Analysis:
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _short(node) -> str:
+    """An expression for a message: a call as `f(...)` when its arguments make it long."""
+    text = code(node)
+    if len(text) > 50 and isinstance(node, cst.Call):
+        return f"{code(node.func)[:50]}(...)"
+    return text[:50]
 
 
 def _sagemaker_entry(fn: cst.FunctionDef) -> str:

@@ -1016,3 +1016,40 @@ def test_a_sagemaker_legacy_estimator_fn_is_reported_as_the_container_s_entry_po
     from _helpers import dotted_names
 
     assert not any(name.startswith("tf.estimator") for name in dotted_names(converted(called)))
+
+
+@pytest.mark.parametrize("maker", ["tf.estimator.experimental.stop_if_no_decrease_hook(reg, 'loss', 100)",
+                                   "tf.estimator.experimental.stop_if_no_increase_hook(reg, 'auc', 50)"])
+def test_an_early_stopping_hook_made_by_tensorflow_says_what_made_it(maker):
+    # a public trainer attached `tf.estimator.experimental.stop_if_no_decrease_hook(est, ...)` through
+    # TrainSpec(hooks=...): the message said a SessionRunHook subclass of the program converts only when attached
+    # through TrainSpec(hooks=...), which it was
+    src = _CHOSEN.split("PREMADE = False")[0] + (
+        f"\nreg = tf.estimator.Estimator(model_fn=model_fn)\nstopper = {maker}\n"
+        "tf.estimator.train_and_evaluate(reg, tf.estimator.TrainSpec(feed, max_steps=3, hooks=[stopper]), "
+        "tf.estimator.EvalSpec(feed, steps=1))\n")
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM611"], found
+    path = maker.split("(")[0]
+    assert found[0].message.startswith(f"hook `stopper` made by {path}(...) is not converted:"), found[0].message
+    assert "SessionRunHook subclass" not in found[0].message and "keras.callbacks.EarlyStopping" in found[0].message
+
+
+def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditional_expression_converts():
+    # `strategy = None` / `if flag: strategy = tf.distribute.MirroredStrategy()` was asked to be "assigned once"
+    # with no word that the conditional expression form converts
+    body = ("def main(flag, path):\n    strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()\n"
+            "    start = None\n    if path:\n        start = tf.estimator.WarmStartSettings(ckpt_to_initialize_from=path, "
+            "vars_to_warm_start='.*dense.*')\n"
+            "    config = tf.estimator.RunConfig(train_distribute=strategy)\n"
+            "    reg = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from=start)\n"
+            "    reg.train(feed, max_steps=3)\n\n\nmain(True, None)\n")
+    src = _CHOSEN.split("PREMADE = False")[0] + body
+    found = {d.code: d.message for d in blocked(src).diagnostics}
+    assert found["TFM701"].endswith("assign it once, as `strategy = tf.distribute.MirroredStrategy() if <condition> "
+                                    "else None` (which tfmigrate converts)"), found
+    assert "`start = tf.estimator.WarmStartSettings(...) if <condition> else None`" in found["TFM601"], found
+    # the form the message gives converts
+    fixed = src.replace("strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()",
+                        "strategy = tf.distribute.MirroredStrategy() if flag else None")
+    assert "TFM701" not in {d.code for d in blocked(fixed).diagnostics}
