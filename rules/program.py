@@ -987,6 +987,18 @@ class _SeedReach:
         return name in ("absl.app.run", "tensorflow.app.run", "tensorflow.compat.v1.app.run")
 
 
+def _star_imports(module: cst.Module) -> list[str]:
+    """`from x import *` statements of a module (as written), in order."""
+    found = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                    found.append(f"from {'.' * len(small.relative)}{code(small.module) if small.module else ''} "
+                                 "import *")
+    return found
+
+
 def _raise(errors: list, file, program) -> None:
     """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too."""
     own = [e for e in errors if (program.file_of(e.node) or file) is file]
@@ -1530,9 +1542,14 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 parts = full.split(".") if full else []
                 if len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:]) \
                         and not program.lookup(parts[0], node, file):
+                    stars = _star_imports(file.module)
+                    how = (f"`{stars[0]}` may bind it, a star import of a module outside the migrated files"
+                           if len(stars) == 1 else f"one of the star imports {', '.join(f'`{s}`' for s in stars)} may "
+                           "bind it, of modules outside the migrated files" if stars else
+                           "imported through code tfmigrate cannot see")
                     errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
-                                                    "bound in this file (imported through code tfmigrate cannot see); "
-                                                    "import TensorFlow explicitly and re-run", node))
+                                                    f"bound in this file ({how}); import TensorFlow explicitly and "
+                                                    "re-run", node))
                     return False
             return True
 

@@ -1053,3 +1053,19 @@ def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditio
     fixed = src.replace("strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()",
                         "strategy = tf.distribute.MirroredStrategy() if flag else None")
     assert "TFM701" not in {d.code for d in blocked(fixed).diagnostics}
+
+
+@pytest.mark.parametrize("stars, said", [
+    ("from settings import *\n", "(`from settings import *` may bind it, a star import of a module outside the "
+                                 "migrated files)"),
+    ("from settings import *\nfrom .helpers import *\n", "(one of the star imports `from settings import *`, "
+                                                         "`from .helpers import *` may bind it"),
+    ("", "(imported through code tfmigrate cannot see)"),
+])
+def test_an_unbound_tf_names_the_star_imports_that_may_bind_it(stars, said):
+    # a public driver took `tf` from `from config import *` / `from utils import *`: the message spoke of "code
+    # tfmigrate cannot see" without naming it
+    src = f"import argparse\n{stars}\n\ndef main():\n    spec = tf.estimator.TrainSpec(lambda: None, max_steps=2)\n"
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM604"], found
+    assert said in found[0].message
