@@ -718,6 +718,10 @@ class _Reader:
         try:  # an expression over the program's constants, as Python evaluated it: `list(range(24))`, `int(1e4)`
             return fcols.ColumnReader(self).constant(value, what)
         except Blocked:
+            name = r.stopped_at.name.value if isinstance(r.stopped_at, cst.Param) else ""
+            unfollowed = self.analysis._unfollowed_parameter(r, name, f"{what}'s value") if name else None
+            if unfollowed:  # `n_classes=classes`, a parameter of a helper called nowhere in the run (or from several)
+                raise Blocked(rule, f"{what} `{code(value.node)[:60]}`: {unfollowed}", value.node) from None
             raise Blocked(rule, f"{what} `{code(value.node)[:60]}` is not a value tfmigrate can read from the source "
                                 "(a literal, a name assigned one once, or an expression over such values)",
                           value.node) from None

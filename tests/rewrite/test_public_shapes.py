@@ -1069,3 +1069,16 @@ def test_an_unbound_tf_names_the_star_imports_that_may_bind_it(stars, said):
     found = blocked(src).diagnostics
     assert [d.code for d in found] == ["TFM604"], found
     assert said in found[0].message
+
+
+def test_a_canned_argument_from_a_parameter_of_a_helper_nobody_calls_says_so():
+    # a public helper `def deep_learning_dnn(df, target, classes)` built DNNClassifier(n_classes=classes) and was
+    # called from nowhere in the run: the message only said `classes` was "not a value tfmigrate can read"
+    src = ("import tensorflow as tf\n\n\ndef fit(frame, classes):\n    feed = lambda: tf.data.Dataset.from_tensor_slices("
+           "(dict(frame), [0])).batch(1)\n    clf = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=["
+           "tf.feature_column.numeric_column('a')], n_classes=classes)\n    clf.train(feed, steps=3)\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM620", 6)], found
+    assert "`classes` is a parameter of `fit`, which is never called in the files given" in found[0].message
+    # called once with a literal, it converts
+    assert "tf.estimator" not in converted(src + "\n\nfit({'a': [1.0]}, 3)\n").split("def fit")[1]
