@@ -1082,3 +1082,18 @@ def test_a_canned_argument_from_a_parameter_of_a_helper_nobody_calls_says_so():
     assert "`classes` is a parameter of `fit`, which is never called in the files given" in found[0].message
     # called once with a literal, it converts
     assert "tf.estimator" not in converted(src + "\n\nfit({'a': [1.0]}, 3)\n").split("def fit")[1]
+
+
+def test_a_global_step_advanced_by_hand_is_named_with_what_to_write():
+    # a public tutorial wrote `tf.group(optimizer.minimize(loss), tf.assign_add(global_step, 1))`: the message said
+    # minimize() "does not advance training", which the program's assign_add did
+    src = _CHOSEN.split("PREMADE = False")[0].replace(
+        "step = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(\n"
+        "        loss, global_step=tf.compat.v1.train.get_global_step())",
+        "step = tf.group(tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(loss),\n"
+        "                    tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1))") + (
+        "\nreg = tf.estimator.Estimator(model_fn=model_fn)\nreg.train(feed, steps=4)\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM301", 7)], found
+    assert "does not advance training" not in found[0].message
+    assert found[0].message.endswith("pass global_step=tf.compat.v1.train.get_global_step() to minimize()")
