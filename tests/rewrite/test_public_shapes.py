@@ -1097,3 +1097,29 @@ def test_a_global_step_advanced_by_hand_is_named_with_what_to_write():
     assert [(d.code, d.line) for d in found] == [("TFM301", 7)], found
     assert "does not advance training" not in found[0].message
     assert found[0].message.endswith("pass global_step=tf.compat.v1.train.get_global_step() to minimize()")
+
+
+def test_a_notebook_using_the_estimator_api_is_reported_not_passed_over(tmp_path):
+    # public Estimator tutorials are often notebooks: a directory of them exited 0 ("no Python files found"), and a
+    # notebook named on the command line was read as Python (a JSON dict parses) and found "unchanged"
+    import json
+
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover_files
+
+    def notebook(name, *cells):
+        path = tmp_path / name
+        path.write_text(json.dumps({"cells": [{"cell_type": "code", "source": list(c)} for c in cells],
+                                    "nbformat": 4, "nbformat_minor": 4}))
+        return path
+
+    notebook("train.ipynb", ["import tensorflow as tf\n"],
+             ["reg = tf.estimator.LinearRegressor(feature_columns=[])\n", "reg.train(feed, steps=2)\n"])
+    notebook("plot.ipynb", ["import matplotlib\n", "print('estimator' )\n".replace("estimator", "plot")])
+    found = discover_files([str(tmp_path)])
+    assert sorted(p.rsplit("/", 1)[-1] for p in found) == ["plot.ipynb", "train.ipynb"]
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(found, Options(), jobs=1)}
+    assert results["plot.ipynb"].status == "skipped"
+    train = results["train.ipynb"]
+    assert train.status == "blocked" and [(d.code, d.line) for d in train.diagnostics] == [("TFM601", 1)]
+    assert "`jupyter nbconvert --to script train.ipynb`" in train.diagnostics[0].message
