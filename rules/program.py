@@ -1613,6 +1613,16 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
             out.append(e)
             continue
         what = e.message.split(" is used but", 1)[0]
+        parent = file.parent(e.node)
+        if isinstance(parent, cst.Assign) and parent.value is e.node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Attribute):
+            # `self.model_cls = tf.estimator.LinearClassifier`, called later as `self.model_cls(...)`
+            target = code(parent.targets[0].target)
+            out.append(Blocked(e.code, f"{what} (the class) is stored in the attribute `{target}` in `{holder}`: "
+                                       "tfmigrate converts an Estimator where its class is called, directly or through "
+                                       f"a local name, not through an object's attribute; call {what}(...) where the "
+                                       "Estimator is built", e.node))
+            continue
         out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
                                    f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
                                    "this file together with the file that calls them and builds the Estimator",

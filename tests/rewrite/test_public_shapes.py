@@ -1123,3 +1123,22 @@ def test_a_notebook_using_the_estimator_api_is_reported_not_passed_over(tmp_path
     train = results["train.ipynb"]
     assert train.status == "blocked" and [(d.code, d.line) for d in train.diagnostics] == [("TFM601", 1)]
     assert "`jupyter nbconvert --to script train.ipynb`" in train.diagnostics[0].message
+
+
+def test_an_estimator_class_stored_in_an_attribute_is_named_as_such():
+    # a public trainer set `self.model_cls = tf.estimator.LinearClassifier` and built `self.model_cls(...)` in
+    # another method: the message said the file "builds no Estimator" and that its builder was in another file
+    src = ("import tensorflow as tf\n\n\nclass Trainer:\n    def __init__(self):\n"
+           "        self.kind = tf.estimator.LinearClassifier\n\n    def run(self, feed):\n"
+           "        clf = self.kind(feature_columns=[tf.feature_column.numeric_column('a')], n_classes=2)\n"
+           "        clf.train(feed, steps=2)\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 6)], found
+    assert found[0].message.startswith("tf.estimator.LinearClassifier (the class) is stored in the attribute "
+                                       "`self.kind` in `__init__`")
+    assert "builds no Estimator" not in found[0].message
+    # through a local name, as the message says, it converts
+    local = ("import tensorflow as tf\n\n\ndef feed():\n    return tf.data.Dataset.from_tensor_slices(({'a': [[1.0]]}, "
+             "[1])).batch(1)\n\n\nkind = tf.estimator.LinearClassifier\nclf = kind(feature_columns=["
+             "tf.feature_column.numeric_column('a')], n_classes=2)\nclf.train(feed, steps=2)\n")
+    assert "clf.fit(" in converted(local)
