@@ -973,7 +973,8 @@ class _Reader:
             raise Blocked(CODE_COLUMNS, "numeric_column key must be a string", args["key"].node)
         shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
         dims = shape if isinstance(shape, list) else [shape]
-        if not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+        # shape=() (or []) is a scalar column, one value per example, as TF1 read it (math.prod(()) == 1)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
             raise Blocked(CODE_COLUMNS, f"numeric_column shape {shape!r} is not a positive integer or a list of "
                                         "them", args["shape"].node)
         normalizer = None

@@ -1142,3 +1142,15 @@ def test_an_estimator_class_stored_in_an_attribute_is_named_as_such():
              "[1])).batch(1)\n\n\nkind = tf.estimator.LinearClassifier\nclf = kind(feature_columns=["
              "tf.feature_column.numeric_column('a')], n_classes=2)\nclf.train(feed, steps=2)\n")
     assert "clf.fit(" in converted(local)
+
+
+@pytest.mark.parametrize("canned", ["DNNClassifier(hidden_units=[2], ", "LinearClassifier("])
+def test_a_numeric_column_of_shape_empty_tuple_is_a_scalar_column(canned):
+    # a public TFX trainer wrote numeric_column(key, shape=()): TF1 read it as one value per example; the canned
+    # DNN refused it ("shape [] is not a positive integer or a list of them")
+    src = ("import tensorflow as tf\n\nKEYS = ['a', 'b']\n\n\ndef feed():\n    return tf.data.Dataset.from_tensor_slices(("
+           "{'a': [1.0], 'b': [2.0]}, [1])).batch(1)\n\n\n"
+           f"clf = tf.estimator.{canned}feature_columns=[tf.feature_column.numeric_column(k, shape=()) for k in KEYS])\n"
+           "clf.train(feed, steps=2)\n")
+    out = converted(src)
+    assert 'numeric_input(features, "a", 1)' in out and 'numeric_input(features, "b", 1)' in out
