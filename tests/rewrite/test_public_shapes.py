@@ -877,25 +877,13 @@ def test_mode_passed_to_a_network_of_a_module_outside_the_run_says_what_to_do():
     assert "tf.estimator" not in converted(flag)
 
 
-_CHOSEN = '''\
-import tensorflow as tf
-
-
-def model_fn(features, labels, mode):
-    out = tf.compat.v1.layers.dense(features["v"], 1)
-    loss = tf.compat.v1.losses.mean_squared_error(labels, out)
-    step = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=step)
-
-
-def feed():
-    return tf.data.Dataset.from_tensor_slices(({"v": [[0.5, 1.5]]}, [[2.0]])).batch(1).repeat()
+# _TRAIN_HELPER's model_fn, its input function named `feed`
+_CHOSEN = _TRAIN_HELPER.split("\n\ndef fit_with")[0].replace("def input_fn():", "def feed():") + '''
 
 
 PREMADE = False
 if PREMADE:
-    reg = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("v", shape=[2])])
+    reg = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("x", shape=[2])])
 else:
     reg = tf.estimator.Estimator(model_fn=model_fn)
 reg.train(input_fn=feed, steps=4)
@@ -908,12 +896,12 @@ def test_an_estimator_name_bound_in_both_branches_of_an_if_says_which_lines_once
     # a public tutorial picked a canned or a custom Estimator under `if flag:` and drove the name after it: the
     # message said the name was used "in a way tfmigrate does not convert", at its last evaluate()
     found = blocked(_CHOSEN).diagnostics
-    assert [(d.code, d.line) for d in found] == [("TFM601", 21)], found
-    assert "`reg` can hold different values here (assigned at lines 18, 20); assign it once" in found[0].message
+    assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
+    assert "`reg` can hold different values here (assigned at lines 19, 21); assign it once" in found[0].message
     assert found[0].message.startswith("train() on `reg`")
     # either branch alone converts
     assert "tf.estimator" not in converted(_CHOSEN.replace("if PREMADE:\n    reg = tf.estimator.LinearRegressor("
-                                                            "feature_columns=[tf.feature_column.numeric_column(\"v\", "
+                                                            "feature_columns=[tf.feature_column.numeric_column(\"x\", "
                                                             "shape=[2])])\nelse:\n    reg", "reg"))
 
 
@@ -930,7 +918,7 @@ def test_an_estimator_wrapped_by_add_metrics_is_reported_at_the_wrapper(wrapper,
            "    return {\"mae\": tf.compat.v1.metrics.mean_absolute_error(labels, predictions)}\n\n\n"
            f"reg = tf.estimator.Estimator(model_fn=model_fn)\nreg = {wrapper}(reg, extra)\n{drive}\n")
     found = blocked(src).diagnostics
-    assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
+    assert [(d.code, d.line) for d in found] == [("TFM601", 23)], found
     assert found[0].message.startswith(f"{wrapper}(`reg`, ...) is not converted yet")
     assert "eval_metric_ops" in found[0].message and "positional" not in found[0].message
 
@@ -1088,10 +1076,10 @@ def test_a_global_step_advanced_by_hand_is_named_with_what_to_write():
     # a public tutorial wrote `tf.group(optimizer.minimize(loss), tf.assign_add(global_step, 1))`: the message said
     # minimize() "does not advance training", which the program's assign_add did
     src = _CHOSEN.split("PREMADE = False")[0].replace(
-        "step = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(\n"
+        "train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(\n"
         "        loss, global_step=tf.compat.v1.train.get_global_step())",
-        "step = tf.group(tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(loss),\n"
-        "                    tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1))") + (
+        "train_op = tf.group(tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss),\n"
+        "                        tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1))") + (
         "\nreg = tf.estimator.Estimator(model_fn=model_fn)\nreg.train(feed, steps=4)\n")
     found = blocked(src).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM301", 7)], found
