@@ -574,8 +574,9 @@ class Analysis:
                 # `strategy = None` then `if flag: strategy = X()`: the conditional expression converts
                 return (f"`{name}` can hold different values here (assigned at lines {lines}); assign it once, "
                         f"as `{name} = {_short(given[0])} if <condition> else None` (which tfmigrate converts)")
+            kind = what.split(" ", 1)[1] if what.startswith(("a ", "an ")) else what  # "which Estimator it is"
             return f"`{name}` can hold different values here (assigned at lines {lines}); " \
-                   f"assign it once so tfmigrate can tell which {what} it is"
+                   f"assign it once so tfmigrate can tell which {kind} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
             outside = self._imported_from_outside(r) or self._unfollowed_parameter(r, name, what)

@@ -899,6 +899,7 @@ def test_an_estimator_name_bound_in_both_branches_of_an_if_says_which_lines_once
     assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
     assert "`reg` can hold different values here (assigned at lines 19, 21); assign it once" in found[0].message
     assert found[0].message.startswith("train() on `reg`")
+    assert found[0].message.endswith("so tfmigrate can tell which Estimator it is")
     # either branch alone converts
     assert "tf.estimator" not in converted(_CHOSEN.replace("if PREMADE:\n    reg = tf.estimator.LinearRegressor("
                                                             "feature_columns=[tf.feature_column.numeric_column(\"x\", "
