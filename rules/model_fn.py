@@ -169,7 +169,7 @@ _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregat
 
 def _without_global_step(method: str) -> str:
     """Why `optimizer.<method>(...)` without global_step= is not converted, and what to write instead."""
-    return (f"{method}() not given the global step (global_step=) is not converted: the Estimator counts training "
+    return (f"{method}() without global_step=<the global step> is not converted: the Estimator counts training "
             f"steps (steps, max_steps, checkpoints) by the global step, which {method}() advances only when given it, "
             "and a global step advanced by hand (tf.compat.v1.assign_add) or not at all is not converted; pass "
             f"global_step=tf.compat.v1.train.get_global_step() to {method}()")
