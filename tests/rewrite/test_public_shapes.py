@@ -1143,3 +1143,21 @@ def test_a_numeric_column_of_shape_empty_tuple_is_a_scalar_column(canned):
            "clf.train(feed, steps=2)\n")
     out = converted(src)
     assert 'numeric_input(features, "a", 1)' in out and 'numeric_input(features, "b", 1)' in out
+
+
+def test_an_estimator_builder_looked_up_at_run_time_says_so():
+    # a public driver picked its builder with getattr(importlib.import_module("model." + name), "build_estimator"):
+    # the message asked for "the files that build it", which tfmigrate could not follow even when given
+    src = ("import importlib\n\nimport tensorflow as tf\n\n\ndef main(name, feed):\n"
+           "    make = getattr(importlib.import_module('nets.' + name), 'make_estimator')\n"
+           "    estimator = make('/tmp/m')\n    print(list(estimator.predict(input_fn=feed)))\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 9)], found
+    assert "`make_estimator`" not in found[0].message  # the name the program calls it by
+    assert "`make` is looked up at run time (`getattr(importlib.import_module('nets.' + name), " in found[0].message
+    assert found[0].message.endswith("import the builder by name (`from <module> import make`), pass its file too, "
+                                     "and re-run")
+    # a builder imported by name keeps the message about the files to pass
+    plain = src.replace("    make = getattr(importlib.import_module('nets.' + name), 'make_estimator')\n", "").replace(
+        "import importlib\n", "from nets import make_estimator as make\n")
+    assert "pass the files that build it too" in messages(plain)
