@@ -349,6 +349,26 @@ def _position(module: cst.Module, pos: tuple[int, int] | None, node: cst.CSTNode
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index) - 1
 
 
+def _notebook(path: str, words) -> FileResult:
+    """A Jupyter notebook is JSON, not Python: one whose code cells use an Estimator word is reported (tfmigrate
+    converts Python files), never passed over; the others are skipped."""
+    import json
+
+    try:
+        data = Path(path).read_bytes()
+        cells = json.loads(data).get("cells", [])
+        code = "\n".join("".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", ""))
+                          for c in cells if isinstance(c, dict) and c.get("cell_type") == "code")
+    except (OSError, ValueError, AttributeError) as exc:
+        return FileResult(path, "failed", error=f"cannot read the notebook: {exc}")
+    if not any(word.decode() in code for word in words):
+        return FileResult(path, "skipped", data, data)
+    return FileResult(path, "blocked", data, data, diagnostics=[Diagnostic(
+        "TFM601", "a Jupyter notebook whose code uses the Estimator API: tfmigrate rewrites Python files, not "
+        f"notebooks; export it (`jupyter nbconvert --to script {Path(path).name}`) and run tfmigrate on the .py",
+        1, 0, "error", path)])
+
+
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
     """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse."""
     import libcst as cst
@@ -882,7 +902,10 @@ def migrate_paths(
     from tfmigrate.rules import NAMES, PREFILTER, PROJECT_WORDS, ROOTS
 
     items = [str(p) for p in paths]
-    results: dict[str, FileResult] = {}
+    results: dict[str, FileResult] = {p: _notebook(p, PREFILTER) for p in items if p.endswith(".ipynb")}
+    for result in results.values():
+        if on_result:
+            on_result(result)
     resolver = Resolver()
     if not prefilter:
         stat_index = None
@@ -916,7 +939,8 @@ def migrate_paths(
                 on_result(result)
 
     while True:
-        failed, datas, passed, unread = _scan(items, prefilter, PREFILTER, stat_index, resolver)
+        failed, datas, passed, unread = _scan([p for p in items if not p.endswith(".ipynb")], prefilter, PREFILTER,
+                                              stat_index, resolver)
         # a program file has a project word in an identifier: one whose words are only in strings and comments
         # (a docstring about Estimators) builds and uses none, so it links like a file without the word — it may
         # still join the one unit that imports it — instead of tying every file it imports into one unit
@@ -1275,8 +1299,12 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
                 merged = groups[path] | groups[other]
                 for member in merged:
                     groups[member] = merged
+    # the files needing manual work themselves: not those left unchanged only for another one (TFM600)
+    causes = {p for p, r in results.items() if r.status == "failed"
+              or r.status == "blocked" and any(d.code != "TFM600" for d in r.diagnostics)}
     for path, result in list(results.items()):
-        bad = sorted(p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
+        bad = sorted(p for p in groups[path] if p in causes and p != path) or sorted(
+            p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
         if bad and result.status in ("changed", "unchanged"):
             diag = Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(bad)}, which needs "
                                         "manual work", 1, 0, "error", path)

@@ -748,8 +748,17 @@ class _Reader:
         try:
             return literal(node)
         except ValueError:
+            pass
+        try:  # an expression over the program's constants, as Python evaluated it: `list(range(24))`, `int(1e4)`
+            return fcols.ColumnReader(self).constant(value, what)
+        except Blocked:
+            name = r.stopped_at.name.value if isinstance(r.stopped_at, cst.Param) else ""
+            unfollowed = self.analysis._unfollowed_parameter(r, name, f"{what}'s value") if name else None
+            if unfollowed:  # `n_classes=classes`, a parameter of a helper called nowhere in the run (or from several)
+                raise Blocked(rule, f"{what} `{code(value.node)[:60]}`: {unfollowed}", value.node) from None
             raise Blocked(rule, f"{what} `{code(value.node)[:60]}` is not a value tfmigrate can read from the source "
-                                "(a literal, or a name assigned one once)", value.node) from None
+                                "(a literal, a name assigned one once, or an expression over such values)",
+                          value.node) from None
 
     def integer(self, value: Value | None, default: int, what: str) -> int:
         if value is None:
@@ -999,7 +1008,8 @@ class _Reader:
             raise Blocked(CODE_COLUMNS, "numeric_column key must be a string", args["key"].node)
         shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
         dims = shape if isinstance(shape, list) else [shape]
-        if not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+        # shape=() (or []) is a scalar column, one value per example, as TF1 read it (math.prod(()) == 1)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
             raise Blocked(CODE_COLUMNS, f"numeric_column shape {shape!r} is not a positive integer or a list of "
                                         "them", args["shape"].node)
         normalizer = None

@@ -174,6 +174,14 @@ _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregat
                   "colocate_gradients_with_ops", "name", "grad_loss"]
 
 
+def _without_global_step(method: str) -> str:
+    """Why `optimizer.<method>(...)` without global_step= is not converted, and what to write instead."""
+    return (f"{method}() without global_step=<the global step> is not converted: the Estimator counts training "
+            f"steps (steps, max_steps, checkpoints) by the global step, which {method}() advances only when given it, "
+            "and a global step advanced by hand (tf.compat.v1.assign_add) or not at all is not converted; pass "
+            f"global_step=tf.compat.v1.train.get_global_step() to {method}()")
+
+
 @dataclass
 class ModelPlan:
     fn_name: str
@@ -2010,7 +2018,7 @@ class _Interpreter:
         if not self.is_loss(args.get("loss"), "minimize"):
             raise Blocked(optimizers.CODE, "minimize() must minimize the loss computed above", call)
         if "global_step" not in args or not self.is_global_step(args["global_step"]):
-            raise Blocked(optimizers.CODE, "minimize() without global_step does not advance training; not converted", call)
+            raise Blocked(optimizers.CODE, _without_global_step("minimize"), call)
         extra = set(args) - {"loss", "global_step", "name"}
         if extra:
             raise Blocked(optimizers.CODE, f"minimize({', '.join(sorted(extra))}=...) is not converted", call)
@@ -2128,8 +2136,7 @@ class _Interpreter:
             raise Blocked(optimizers.CODE, "apply_gradients() is converted on compute_gradients' pairs (optionally "
                                            "transformed) or zip(gradients, trainable_variables)", call)
         if "global_step" not in args or not self.is_global_step(args["global_step"]):
-            raise Blocked(optimizers.CODE, "apply_gradients() without global_step does not advance training; "
-                                           "not converted", call)
+            raise Blocked(optimizers.CODE, _without_global_step("apply_gradients"), call)
         if grads.transforms and self.profile != "keras3":
             raise Blocked(optimizers.CODE, "gradient clipping is converted for Keras 3 programs; parameter-server "
                                            "programs run on tf_keras, where it is not available yet", call)

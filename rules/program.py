@@ -1050,6 +1050,18 @@ class _SeedReach:
         return name in ("absl.app.run", "tensorflow.app.run", "tensorflow.compat.v1.app.run")
 
 
+def _star_imports(module: cst.Module) -> list[str]:
+    """`from x import *` statements of a module (as written), in order."""
+    found = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                    found.append(f"from {'.' * len(small.relative)}{code(small.module) if small.module else ''} "
+                                 "import *")
+    return found
+
+
 def _raise(errors: list, file, program) -> None:
     """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too."""
     own = [e for e in errors if (program.file_of(e.node) or file) is file]
@@ -1574,6 +1586,22 @@ _DRIVER_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export
 _NOT_TF_ESTIMATORS = ("sklearn", "xgboost", "lightgbm", "catboost")
 
 
+def _looked_up_at_run_time(callee, file, program) -> str | None:
+    """The code of a `getattr(...)` / `importlib.import_module(...)` / `__import__(...)` call a called name is bound
+    to (`build = getattr(importlib.import_module(path), "build_estimator")`), else None."""
+    if not isinstance(callee, cst.Name):
+        return None
+    for b in program.lookup(callee.value, callee, file):
+        value = b.value if b.kind == "assign" and not b.unpack else None
+        while isinstance(value, cst.Call):
+            name = get_full_name_for_node(value.func) if isinstance(value.func, (cst.Name, cst.Attribute)) else None
+            if name in ("getattr", "importlib.import_module", "__import__", "import_module"):
+                text = code(b.value)
+                return text if len(text) <= 60 else text[:57] + "..."
+            value = value.args[0].value if value.args else None
+    return None
+
+
 def _driven_estimator(call: cst.Call, file, program) -> str | None:
     """Why `x.train(...)` (evaluate, predict, export) drives an Estimator tfmigrate could not follow, or None: the
     receiver is a parameter named for an Estimator (`def run(estimator)`) of a function nothing in the run calls,
@@ -1590,9 +1618,11 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
     def factory(value) -> str | None:
         callee = value.func if isinstance(value, cst.Call) else None
         full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
-        if not full or "stimator" not in full.lower():
+        if not full:
             return None
         qualified = program.qualified(callee, file) or ""
+        if "stimator" not in full.lower() and "stimator" not in qualified.rpartition(".")[2].lower():
+            return None  # (`from nets import make_estimator as make`: the name it was imported by says it)
         if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
             return None  # not a TF Estimator, or a contrib.learn one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
@@ -1612,9 +1642,19 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
            for b in bindings):
         return None
     if isinstance(receiver, cst.Name):
+        input_fn = any(a.keyword is not None and a.keyword.value == "input_fn" for a in call.args)
         for b in bindings:
             made = factory(b.value) if b.kind == "assign" and b.value is not None and not b.unpack else None
+            if not made and input_fn and b.kind == "assign" and isinstance(b.value, cst.Call) and not b.unpack \
+                    and _looked_up_at_run_time(b.value.func, file, program):
+                made = get_full_name_for_node(b.value.func)  # `x.train(input_fn=...)` on what such a builder made
             if made:
+                lookup = _looked_up_at_run_time(b.value.func, file, program)
+                if lookup:  # `build = getattr(importlib.import_module(name), "build_estimator")`: no file to pass
+                    return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, and `{made}` is "
+                            f"looked up at run time (`{lookup}`), which tfmigrate cannot follow to an Estimator; "
+                            f"import the builder by name (`from <module> import {made}`), pass its file too, and "
+                            "re-run")
                 return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, which tfmigrate cannot "
                         "follow to an Estimator")
     # by its name alone only a parameter (`def run(estimator): estimator.train(...)`), and not for predict, which
@@ -1692,9 +1732,14 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 parts = full.split(".") if full else []
                 if len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:]) \
                         and not program.lookup(parts[0], node, file):
+                    stars = _star_imports(file.module)
+                    how = (f"`{stars[0]}` may bind it, a star import of a module outside the migrated files"
+                           if len(stars) == 1 else f"one of the star imports {', '.join(f'`{s}`' for s in stars)} may "
+                           "bind it, of modules outside the migrated files" if stars else
+                           "imported through code tfmigrate cannot see")
                     errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
-                                                    "bound in this file (imported through code tfmigrate cannot see); "
-                                                    "import TensorFlow explicitly and re-run", node))
+                                                    f"bound in this file ({how}); import TensorFlow explicitly and "
+                                                    "re-run", node))
                     return False
             return True
 
@@ -1709,7 +1754,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
-            if why:
+            if why and why.endswith("re-run"):
+                errors.append(Blocked(estimator.CODE, why, node))
+            elif why:
                 errors.append(Blocked(estimator.CODE, why + " (built outside the migrated files); pass the files that "
                                       "build it too, or build it in this file with tf.estimator.Estimator(model_fn=...), "
                                       "and re-run", node))
@@ -1758,6 +1805,16 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
             out.append(e)
             continue
         what = e.message.split(" is used but", 1)[0]
+        parent = file.parent(e.node)
+        if isinstance(parent, cst.Assign) and parent.value is e.node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Attribute):
+            # `self.model_cls = tf.estimator.LinearClassifier`, called later as `self.model_cls(...)`
+            target = code(parent.targets[0].target)
+            out.append(Blocked(e.code, f"{what} (the class) is stored in the attribute `{target}` in `{holder}`: "
+                                       "tfmigrate converts an Estimator where its class is called, directly or through "
+                                       f"a local name, not through an object's attribute; call {what}(...) where the "
+                                       "Estimator is built", e.node))
+            continue
         out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
                                    f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
                                    "this file together with the file that calls them and builds the Estimator",
