@@ -211,7 +211,11 @@ class LeftoverNames(Transformer):
                 marks.update(stack)
                 marks.add(id(node))
 
-        walk(module)
+        self._walking = True  # (Transformer: on_visit only answers whether to enter; this walk enters)
+        try:
+            walk(module)
+        finally:
+            self._walking = False
         self.found, self.targets = None, marks
         return module.visit(self) if marks else module
 
