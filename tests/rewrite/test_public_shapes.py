@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, converted, rewrite
+from _helpers import blocked, converted, model_fn, rewrite
 
 
 def codes(src: str) -> set[str]:
@@ -1205,21 +1205,15 @@ def test_pandas_input_fn_in_a_helper_module_says_it_is_not_converted_and_what_to
             assert ".batch(batch_size) (128 by default; the last batch short" in d.message
 
 
-BUILDER_MODULE = '''\
+BUILDER_MODULE = f"""\
 import tensorflow as tf
 
 
-def model_fn(features, labels, mode, params):
-    logits = tf.compat.v1.layers.dense(features["x"], 1)
-    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
-    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
-    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
+{model_fn()}
 
 def build_estimator(model_dir):
-    return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir, params={"lr": 0.1})
-'''
+    return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir, params={{"lr": 0.1}})
+"""
 
 BUILDER_TASK = '''\
 import tensorflow as tf
@@ -1256,7 +1250,8 @@ def test_an_estimator_builder_nothing_in_the_run_calls_is_converted_with_a_note(
     out = result.output.decode()
     assert ("return build_model({\"lr\": 0.1})" if target == "keras" else "return ModelTrainer(") in out
     notes = [d for d in result.diagnostics if "returned an Estimator" in d.message]
-    assert [(d.code, d.line, d.severity) for d in notes] == [("TFM601", 12, "note")], [d.format() for d in notes]
+    line = BUILDER_MODULE.splitlines().index("def build_estimator(model_dir):") + 1
+    assert [(d.code, d.line, d.severity) for d in notes] == [("TFM601", line, "note")], [d.format() for d in notes]
     assert notes[0].message.startswith("`build_estimator` returned an Estimator and now returns ")
     assert "nothing in this run calls it: callers elsewhere must train it with " in notes[0].message
     for w in words:
