@@ -2337,7 +2337,7 @@ class Emitter:
         the converted model now: callers outside the run calling train/evaluate(input_fn=...) on it would break.
         The note says what it returns and how the conversion drives it where a caller is in the run. `builder`: the
         model's builder as called here (None for model_to_estimator's Keras model)."""
-        from . import keras_estimator
+        from . import canned
 
         found = self.analysis.uncalled_builders.get(id(site.call))
         if found is None:
@@ -2349,24 +2349,28 @@ class Emitter:
             now = f"the compiled Keras model that `{builder}(...)` builds"
         else:
             now = f"the custom-training-loop trainer `{builder}(...)`"
-        if site.target == "keras" and writes_checkpoints(site):
-            restore = ("restore_model_dir(model, model_dir)" if keras_estimator.is_keras(site) else
-                       "model.restore_model_dir(model_dir, model.optimizer)")
+        after = "; or run tfmigrate on them together with this file"
+        if site.target == "keras" and writes_checkpoints(site) and builder is not None and not canned.is_canned(site):
+            # a model_fn's module holds EstimatorCheckpoints and Model.restore_model_dir whatever drives it
             how = ("`model.fit(dataset, epochs=1, steps_per_epoch=max_steps - initial_step, "
-                   f"callbacks=[EstimatorCheckpoints(model_dir)])` after `initial_step = {restore}` (its variables "
-                   "built first, by calling it on a batch) to resume from model_dir, and evaluate it with "
+                   "callbacks=[EstimatorCheckpoints(model_dir)])` after `initial_step = "
+                   "model.restore_model_dir(model_dir, model.optimizer)` (its variables built first, by calling it "
+                   "on a batch) to resume from model_dir, and evaluate it with "
                    "`model.evaluate(dataset, steps=steps, return_dict=True)`")
         elif site.target == "keras":
             how = ("`model.fit(dataset, epochs=1, steps_per_epoch=max_steps)` and evaluate it with "
                    "`model.evaluate(dataset, steps=steps, return_dict=True)`")
+            if writes_checkpoints(site):  # generated only for a training call tfmigrate converts
+                after = ("; to write and resume from model_dir's checkpoints as the Estimator did, run tfmigrate "
+                         "on the callers together with this file (it generates EstimatorCheckpoints and "
+                         "restore_model_dir only for training calls it converts)")
         else:
             how = ("`trainer.train(lambda input_context: dataset, max_steps=max_steps)` and evaluate it with "
                    "`trainer.evaluate(lambda input_context: dataset, steps=steps)`")
         name = fn.name.value
         self.notes.append((CODE, f"`{name}` returned an Estimator and now returns {now}; nothing in this run calls "
                                  f"it: callers elsewhere must train it with {how}, the dataset being what the input_fn "
-                                 "returned, not with train/evaluate(input_fn=...); or run tfmigrate on them together "
-                                 "with this file", fn.name))
+                                 f"returned, not with train/evaluate(input_fn=...){after}", fn.name))
 
     def warm_start_text(self, site: Site, holder: str, at: cst.CSTNode) -> str:
         """The Estimator initialised these variables from the TF1 checkpoint before training (a checkpoint in

@@ -1249,6 +1249,9 @@ def test_an_estimator_builder_nothing_in_the_run_calls_is_converted_with_a_note(
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     out = result.output.decode()
     assert ("return build_model({\"lr\": 0.1})" if target == "keras" else "return ModelTrainer(") in out
+    # what the note tells callers to use is in the migrated module
+    assert all(name in out for name in (["class EstimatorCheckpoints", "def restore_model_dir"] if target == "keras"
+                                        else ["class ModelTrainer", "def train(", "def evaluate("]))
     notes = [d for d in result.diagnostics if "returned an Estimator" in d.message]
     line = BUILDER_MODULE.splitlines().index("def build_estimator(model_dir):") + 1
     assert [(d.code, d.line, d.severity) for d in notes] == [("TFM601", line, "note")], [d.format() for d in notes]
@@ -1261,3 +1264,20 @@ def test_an_estimator_builder_nothing_in_the_run_calls_is_converted_with_a_note(
     assert results["model.py"].status == "changed" and results["task.py"].status == "changed"
     assert "est.fit(" in results["task.py"].output.decode()
     assert not any("returned an Estimator" in d.message for r in results.values() for d in r.diagnostics)
+
+
+def test_a_canned_estimator_builder_nothing_calls_names_only_what_its_file_holds():
+    # a canned model's module holds no EstimatorCheckpoints / restore_model_dir without a training call to
+    # convert: the note asks for the callers rather than naming classes the file does not define
+    src = ("import tensorflow as tf\n\n\ndef build_estimator(model_dir):\n"
+           "    cols = [tf.feature_column.numeric_column(\"x\")]\n"
+           "    return tf.estimator.LinearRegressor(feature_columns=cols, model_dir=model_dir)\n")
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    notes = [d.message for d in result.diagnostics if "returned an Estimator" in d.message]
+    assert len(notes) == 1 and "`build_linear_regressor(...)`" in notes[0], notes
+    assert "EstimatorCheckpoints(model_dir)" not in notes[0] and "class EstimatorCheckpoints" not in out
+    assert "`model.fit(dataset, epochs=1, steps_per_epoch=max_steps)`" in notes[0]
+    assert notes[0].endswith("run tfmigrate on the callers together with this file (it generates "
+                             "EstimatorCheckpoints and restore_model_dir only for training calls it converts)")
