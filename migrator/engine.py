@@ -1299,6 +1299,20 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
                 merged = groups[path] | groups[other]
                 for member in merged:
                     groups[member] = merged
+    # a finding a unit's file places in another file that reports it itself is that file's, shown once
+    for path, result in list(results.items()):
+        if result.status != "blocked":
+            continue
+        kept = [d for d in result.diagnostics if d.path == path or d.path not in results
+                or d not in results[d.path].diagnostics]
+        if kept:
+            result.diagnostics[:] = kept
+        elif result.diagnostics:
+            others = ", ".join(sorted({d.path for d in result.diagnostics}))
+            results[path] = FileResult(path, "blocked", result.source, result.source, linked=result.linked,
+                                       diagnostics=[Diagnostic("TFM600", f"left unchanged: migrated as one unit with "
+                                                               f"{others}, which needs manual work", 1, 0, "error",
+                                                               path)])
     # the files needing manual work themselves: not those left unchanged only for another one (TFM600)
     causes = {p for p, r in results.items() if r.status == "failed"
               or r.status == "blocked" and any(d.code != "TFM600" for d in r.diagnostics)}

@@ -209,9 +209,15 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     # the same whether the prefilter skipped a file or the rules left it unchanged without a finding
     if results and all(r.status == "skipped" or (r.status == "unchanged" and not r.diagnostics) for r in results) \
             and not settings.quiet:
-        _say(f"note: no file uses a construct tfmigrate converts ({len(results)} Python file{'s' if len(results) != 1 else ''} "
-             "checked): nothing to migrate")
+        _say(f"note: no file uses a construct tfmigrate converts ({_checked(results)} checked): nothing to migrate")
     return _finish(report, settings)
+
+
+def _checked(results) -> str:
+    """What a run looked at: `2 Python files`, `1 notebook`, `3 Python files and 1 notebook`."""
+    notebooks = sum(r.path.endswith(".ipynb") for r in results)
+    counts = [(len(results) - notebooks, "Python file"), (notebooks, "notebook")]
+    return " and ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n) or "0 Python files"
 
 
 def _run_stdin(options: Options, settings: RewriteSettings) -> int:

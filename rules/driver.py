@@ -321,6 +321,9 @@ class Analysis:
         # id(def) → the model_fn every Estimator of the run is built with (model_fn=, first positional, a subclass'
         # super().__init__), converted or not: what is a model_fn is what is passed to an Estimator
         self.model_fn_defs: dict[int, FunctionRef] = {}
+        # id(Estimator call) → (def returning it, its file) when nothing in the run calls that def: a note says what
+        # it returns now and how callers outside the run must drive it
+        self.uncalled_builders: dict[int, tuple[cst.FunctionDef, FileIndex]] = {}
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -1736,7 +1739,10 @@ class Analysis:
                 if isinstance(fn, cst.FunctionDef) and fn.name.value == "estimator_fn" \
                         and file.scope_of(fn).kind == "module" and not self.program.call_sites(fn):
                     raise Blocked(CODE, _sagemaker_entry(fn), fn)
-                for call, caller in self.program.call_sites(fn) if fn is not None else []:
+                callers = self.program.call_sites(fn) if fn is not None else []
+                if isinstance(fn, cst.FunctionDef) and not callers:
+                    self.uncalled_builders[id(site.call)] = (fn, file)
+                for call, caller in callers:
                     todo.append((call, caller))
                 continue
             if expr is site.call and isinstance(parent, (cst.Expr,)):
@@ -2271,6 +2277,7 @@ class Emitter:
         if seed is not None and not is_literal(seed.node, None):
             lines.append(f"keras.utils.set_random_seed({self.render(seed, site.call, 'tf_random_seed')})")
         if keras_estimator.is_keras(site):  # the Estimator was the compiled model, built already: the model itself
+            self.uncalled_note(site, None)
             edits.replace(site.call, self.render(site.model_fn.model, site.call, "keras_model"))
             if lines:  # the Estimator seeded its graphs' ops (dropout, shuffles) from here on
                 edits.insert_before(stmt, lines)
@@ -2289,6 +2296,7 @@ class Emitter:
             strategy_name = self.free_name("strategy", site.call)
             lines.append(f"{strategy_name} = {self.strategy_expression(site)}")
         builder = self.builder(site)
+        self.uncalled_note(site, builder)
         if site.target == "keras":
             for key, why in (("keep_checkpoint_max", "BackupAndRestore keeps the latest checkpoint only"),
                              ("log_step_count_steps", "Keras prints its own progress")):
@@ -2323,6 +2331,46 @@ class Emitter:
             edits.replace(site.call, wrap_call(f"{builder}({', '.join([strategy_name, site.params, *kwargs])})", "", width=80))
         if lines:
             edits.insert_before(stmt, lines)
+
+    def uncalled_note(self, site: Site, builder: str | None) -> None:
+        """A def returning this Estimator that nothing in the run calls (`def build_estimator(model_dir)`) returns
+        the converted model now: callers outside the run calling train/evaluate(input_fn=...) on it would break.
+        The note says what it returns and how the conversion drives it where a caller is in the run. `builder`: the
+        model's builder as called here (None for model_to_estimator's Keras model)."""
+        from . import canned
+
+        found = self.analysis.uncalled_builders.get(id(site.call))
+        if found is None:
+            return
+        fn, _ = found
+        if builder is None:
+            now = "the compiled Keras model it was built from"
+        elif site.target == "keras":
+            now = f"the compiled Keras model that `{builder}(...)` builds"
+        else:
+            now = f"the custom-training-loop trainer `{builder}(...)`"
+        after = "; or run tfmigrate on them together with this file"
+        if site.target == "keras" and writes_checkpoints(site) and builder is not None and not canned.is_canned(site):
+            # a model_fn's module holds EstimatorCheckpoints and Model.restore_model_dir whatever drives it
+            how = ("`model.fit(dataset, epochs=1, steps_per_epoch=max_steps - initial_step, "
+                   "callbacks=[EstimatorCheckpoints(model_dir)])` after `initial_step = "
+                   "model.restore_model_dir(model_dir, model.optimizer)` (its variables built first, by calling it "
+                   "on a batch) to resume from model_dir, and evaluate it with "
+                   "`model.evaluate(dataset, steps=steps, return_dict=True)`")
+        elif site.target == "keras":
+            how = ("`model.fit(dataset, epochs=1, steps_per_epoch=max_steps)` and evaluate it with "
+                   "`model.evaluate(dataset, steps=steps, return_dict=True)`")
+            if writes_checkpoints(site):  # generated only for a training call tfmigrate converts
+                after = ("; to write and resume from model_dir's checkpoints as the Estimator did, run tfmigrate "
+                         "on the callers together with this file (it generates EstimatorCheckpoints and "
+                         "restore_model_dir only for training calls it converts)")
+        else:
+            how = ("`trainer.train(lambda input_context: dataset, max_steps=max_steps)` and evaluate it with "
+                   "`trainer.evaluate(lambda input_context: dataset, steps=steps)`")
+        name = fn.name.value
+        self.notes.append((CODE, f"`{name}` returned an Estimator and now returns {now}; nothing in this run calls "
+                                 f"it: callers elsewhere must train it with {how}, the dataset being what the input_fn "
+                                 f"returned, not with train/evaluate(input_fn=...){after}", fn.name))
 
     def warm_start_text(self, site: Site, holder: str, at: cst.CSTNode) -> str:
         """The Estimator initialised these variables from the TF1 checkpoint before training (a checkpoint in
@@ -2410,6 +2458,8 @@ class Emitter:
                 dataset = numpy_inputs.dataset_text(
                     args, lambda v, what: self.render(v, at, what))
                 return (dataset, False) if infer else (f"lambda input_context: {dataset}", False)
+            if path == numpy_inputs.PANDAS:
+                raise Blocked(CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", r.node.func)  # as in its own file
             if path and path.startswith("estimator.inputs."):
                 raise Blocked(CODE, f"tf.{path} is not converted: its queue-based shuffling has no exact TF2 "
                                     "equivalent; build a tf.data.Dataset (from_tensor_slices) input_fn", r.node)

@@ -32,6 +32,14 @@ from ._args import generated, is_literal
 
 CODE = "TFM601"
 NUMPY = "estimator.inputs.numpy_input_fn"
+PANDAS = "estimator.inputs.pandas_input_fn"
+# pandas_input_fn (tensorflow_estimator 2.15, inputs/pandas_io.py) fed x's columns (the index dropped) as the
+# features and y (a Series; a DataFrame gave a dict of its columns) as the labels through the same queues as
+# numpy_input_fn: num_epochs=1, batch_size=128, queue_capacity=1000 by default, the last batch short
+PANDAS_TODO = ("is not converted (tfmigrate converts numpy_input_fn, not pandas_input_fn): write the input_fn as "
+               "tf.data.Dataset.from_tensor_slices((dict(x), y)) (dict(y) for a DataFrame y), then "
+               ".repeat(num_epochs) (none for 1, the default; .repeat() for None), .shuffle(queue_capacity) if "
+               "shuffle=True, and .batch(batch_size) (128 by default; the last batch short, as in TF1)")
 _ARGS = ["x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads"]
 SHUFFLE_NOTE = ("numpy_input_fn(shuffle=True) converted as a tf.data shuffle over a buffer of queue_capacity rows "
                 "(TF1: a RandomShuffleQueue of that capacity, fed from a random first row): the batches differ from "

@@ -60,8 +60,8 @@ from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
-from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, partitioners, strategy,
-               variables)
+from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs,
+               partitioners, strategy, variables)
 from ._args import TF, code, generated, wrap_call
 from .tfnames import TFNames
 
@@ -1722,6 +1722,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
                 return False
+            if path == numpy_inputs.PANDAS:  # converted with no Estimator: say what to write instead
+                errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
+                return False
             if _estimator_api(path):
                 self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
                                                       "builds converts; migrate it together with the files that build "
@@ -1748,6 +1751,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             learn = _contrib_learn_message(path)
             if learn:
                 errors.append(Blocked(driver.CODE_KIND, learn, node))
+            elif path == numpy_inputs.PANDAS:
+                errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
             elif _estimator_api(path) and path != "estimator":
                 self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
                                                       "builds converts", node))

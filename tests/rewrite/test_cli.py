@@ -68,6 +68,25 @@ def test_nothing_to_do_exits_0(tmp_path):
     assert f.read_bytes() == PLAIN
 
 
+def test_the_nothing_to_do_note_counts_notebooks_as_notebooks(tmp_path):
+    # a run over one Jupyter notebook said "1 Python file checked" (notebooks are looked at since ee2000b)
+    import json
+
+    cell = {"cell_type": "code", "source": ["import numpy as np\n", "print(np.zeros(3))\n"], "metadata": {},
+            "outputs": [], "execution_count": None}
+    notebook = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    nb = write(tmp_path / "one" / "explore.ipynb", notebook)
+    proc = run(nb)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode().strip().splitlines()[0] == (
+        "note: no file uses a construct tfmigrate converts (1 notebook checked): nothing to migrate")
+    write(tmp_path / "one" / "plain.py", PLAIN)
+    write(tmp_path / "one" / "more.ipynb", notebook)
+    proc = run(tmp_path / "one")
+    assert "(1 Python file and 2 notebooks checked)" in proc.stderr.decode(), proc.stderr
+    assert nb.read_bytes() == notebook
+
+
 def test_in_place_rewrite_exits_0(tmp_path):
     """README: 0 done; 1 only for manual work or --check/--diff/stdin changes (ruff/black convention)."""
     f = write(tmp_path / "prog.py", ORIGINAL)

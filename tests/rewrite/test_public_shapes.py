@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, converted, rewrite
+from _helpers import blocked, converted, model_fn, rewrite
 
 
 def codes(src: str) -> set[str]:
@@ -1158,3 +1158,126 @@ def test_an_estimator_builder_looked_up_at_run_time_says_so():
     plain = src.replace("    make = getattr(importlib.import_module('nets.' + name), 'make_estimator')\n", "").replace(
         "import importlib\n", "from nets import make_estimator as make\n")
     assert "pass the files that build it too" in messages(plain)
+
+
+PANDAS_INPUTS = '''\
+import tensorflow as tf
+
+
+def make_input_fn(df, labels, batch_size=32, epochs=1, shuffle=True):
+    return tf.compat.v1.estimator.inputs.pandas_input_fn(
+        x=df, y=labels, batch_size=batch_size, num_epochs=epochs, shuffle=shuffle)
+'''
+
+PANDAS_TASK = '''\
+import pandas as pd
+import tensorflow as tf
+
+from . import inputs
+
+df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+est = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("x")])
+est.train(input_fn=inputs.make_input_fn(df, pd.Series([0.0, 1.0, 0.0, 1.0]), 2, 1, False), steps=2)
+'''
+
+
+def test_pandas_input_fn_in_a_helper_module_says_it_is_not_converted_and_what_to_write(tmp_path):
+    # a public package's __init__ held `make_input_fn` returning pandas_input_fn(...): the message said the
+    # helper was "converted with the Estimator", which pandas_input_fn never is
+    package = tmp_path / "trainer"
+    package.mkdir()
+    (package / "__init__.py").write_text(PANDAS_INPUTS)
+    from tfmigrate.engine import Options, migrate_paths
+
+    for results in ([r for r in migrate_paths([str(package / "__init__.py")], Options(), jobs=1)],
+                    list(_migrate_package(tmp_path / "other", {"inputs.py": PANDAS_INPUTS, "task.py": PANDAS_TASK})
+                         .values())):
+        found = [d for r in results for d in r.diagnostics if d.code != "TFM600"]
+        # once, though the driver's unit reaches it too
+        assert [(d.code, d.line) for d in found] == [("TFM601", 5)], [d.format() for d in found]
+        for d in found:
+            assert "converted with the Estimator" not in d.message
+            assert d.message.startswith("tf.estimator.inputs.pandas_input_fn is not converted")
+            # what TF 2.15's pandas_io fed: x's columns as features, y as labels, num_epochs=1 and a batch of 128
+            # by default, the last batch short
+            assert "tf.data.Dataset.from_tensor_slices((dict(x), y))" in d.message
+            assert ".repeat(num_epochs) (none for 1, the default; .repeat() for None)" in d.message
+            assert ".batch(batch_size) (128 by default; the last batch short" in d.message
+
+
+BUILDER_MODULE = f"""\
+import tensorflow as tf
+
+
+{model_fn()}
+
+def build_estimator(model_dir):
+    return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir, params={{"lr": 0.1}})
+"""
+
+BUILDER_TASK = '''\
+import tensorflow as tf
+
+from . import model
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 8}, [[0.5]] * 8)).batch(2)
+
+
+def main():
+    est = model.build_estimator("/tmp/m")
+    est.train(input_fn=input_fn, max_steps=3)
+    print(est.evaluate(input_fn=input_fn))
+'''
+
+
+@pytest.mark.parametrize("target, words", [
+    ("keras", ["now returns the compiled Keras model that `build_model(...)` builds",
+               "`model.fit(dataset, epochs=1, steps_per_epoch=max_steps - initial_step, "
+               "callbacks=[EstimatorCheckpoints(model_dir)])` after `initial_step = "
+               "model.restore_model_dir(model_dir, model.optimizer)`",
+               "`model.evaluate(dataset, steps=steps, return_dict=True)`"]),
+    ("ctl", ["now returns the custom-training-loop trainer `ModelTrainer(...)`",
+             "`trainer.train(lambda input_context: dataset, max_steps=max_steps)`",
+             "`trainer.evaluate(lambda input_context: dataset, steps=steps)`"]),
+])
+def test_an_estimator_builder_nothing_in_the_run_calls_is_converted_with_a_note(tmp_path, target, words):
+    # a public model module's `build_estimator(...)` returning tf.estimator.Estimator, migrated without its
+    # caller: it now returns the converted model, on which the caller's .train(input_fn=...) breaks
+    result = rewrite(BUILDER_MODULE, target=target)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    assert ("return build_model({\"lr\": 0.1})" if target == "keras" else "return ModelTrainer(") in out
+    # what the note tells callers to use is in the migrated module
+    assert all(name in out for name in (["class EstimatorCheckpoints", "def restore_model_dir"] if target == "keras"
+                                        else ["class ModelTrainer", "def train(", "def evaluate("]))
+    notes = [d for d in result.diagnostics if "returned an Estimator" in d.message]
+    line = BUILDER_MODULE.splitlines().index("def build_estimator(model_dir):") + 1
+    assert [(d.code, d.line, d.severity) for d in notes] == [("TFM601", line, "note")], [d.format() for d in notes]
+    assert notes[0].message.startswith("`build_estimator` returned an Estimator and now returns ")
+    assert "nothing in this run calls it: callers elsewhere must train it with " in notes[0].message
+    for w in words:
+        assert w in notes[0].message
+    # the same module with the driver that calls it: the conversion rewrites the calls, no note
+    results = _migrate_package(tmp_path / "trainer", {"model.py": BUILDER_MODULE, "task.py": BUILDER_TASK})
+    assert results["model.py"].status == "changed" and results["task.py"].status == "changed"
+    assert "est.fit(" in results["task.py"].output.decode()
+    assert not any("returned an Estimator" in d.message for r in results.values() for d in r.diagnostics)
+
+
+def test_a_canned_estimator_builder_nothing_calls_names_only_what_its_file_holds():
+    # a canned model's module holds no EstimatorCheckpoints / restore_model_dir without a training call to
+    # convert: the note asks for the callers rather than naming classes the file does not define
+    src = ("import tensorflow as tf\n\n\ndef build_estimator(model_dir):\n"
+           "    cols = [tf.feature_column.numeric_column(\"x\")]\n"
+           "    return tf.estimator.LinearRegressor(feature_columns=cols, model_dir=model_dir)\n")
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    notes = [d.message for d in result.diagnostics if "returned an Estimator" in d.message]
+    assert len(notes) == 1 and "`build_linear_regressor(...)`" in notes[0], notes
+    assert "EstimatorCheckpoints(model_dir)" not in notes[0] and "class EstimatorCheckpoints" not in out
+    assert "`model.fit(dataset, epochs=1, steps_per_epoch=max_steps)`" in notes[0]
+    assert notes[0].endswith("run tfmigrate on the callers together with this file (it generates "
+                             "EstimatorCheckpoints and restore_model_dir only for training calls it converts)")
