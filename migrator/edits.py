@@ -89,7 +89,7 @@ class Edits:
         placeholder when it may stay text, else its parse."""
         text = text.strip() + "\n"
         if self.blocks is not None and TextBlocks.splices(text) and self.plain(text) and _flat_statement(text):
-            return self.blocks.statement(text, leading)
+            return self.blocks.statement(text, leading, standalone=text.rstrip("\n") in SHARED)
         return cst.parse_module(text).body[0].with_changes(leading_lines=list(leading))
 
     def _track(self, node) -> None:
@@ -188,6 +188,16 @@ def render_lines(text: str, indent: str, top_blank: bool = True) -> list[str] | 
         else:
             out[k] = f"{line}\n"
     return out
+
+
+SHARED: set[str] = set()  # generated module-level code that is the same text in every file needing it
+
+
+def shared(text: str) -> str:
+    """`text`, registered as generated support code the same in every file (TextBlocks.statement's `standalone`:
+    the output check compiles such text once per process)."""
+    SHARED.add(text.strip("\n"))
+    return text
 
 
 _ENTERED = (cst.IndentedBlock, cst.Module, cst.CompFor, cst.Parameters, cst.Param)
@@ -360,6 +370,7 @@ class TextBlocks:
         while self.prefix in source:  # never a name the user's file has
             self.prefix += "x"
         self.swaps: list[tuple[str, str]] = []  # (placeholder line, text), for Context.replace_text
+        self.standalone: set[int] = set()  # swap indexes of module-level text that is the same in every file
         self.code: dict[int, str] = {}  # swap index → the code its text stands for, where the text is not that
         self._names = 0
 
@@ -370,10 +381,14 @@ class TextBlocks:
         last = text.rstrip("\n").rsplit("\n", 1)[-1].lstrip()
         return not last.startswith("#") and not last.endswith("\\")
 
-    def statement(self, text: str, leading=(), indent: str = "", rendered: str | None = None) -> cst.SimpleStatementLine:
+    def statement(self, text: str, leading=(), indent: str = "", rendered: str | None = None,
+                  standalone: bool = False) -> cst.SimpleStatementLine:
         """The placeholder statement for `text` (module-level statements ending in a newline); placed in a block at
-        absolute indentation `indent`, `rendered` is the text as LibCST renders its parse there (render_lines)."""
+        absolute indentation `indent`, `rendered` is the text as LibCST renders its parse there (render_lines).
+        `standalone`: the text is the same in every file that needs it (Context.replace_text)."""
         name = self.name()
+        if standalone and not indent:
+            self.standalone.add(len(self.swaps))
         if rendered is not None and rendered != text:
             self.code[len(self.swaps)] = text
         self.swaps.append((indent + name + "\n", text if rendered is None else rendered))

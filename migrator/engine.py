@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
+import operator
 import os
 import re
 from pathlib import Path
@@ -59,7 +61,7 @@ class Context:
     program: Program | None = None  # the files migrated together (a package); built on demand for one file
     file: FileIndex | None = None
     linked: set[str] = field(default_factory=set)  # other files this file's migration depends on (all or none)
-    text_replacements: list[tuple[str, str]] = field(default_factory=list)
+    text_replacements: list[tuple[str, str, bool]] = field(default_factory=list)
 
     def note(self, code: str, message: str, node: cst.CSTNode | None = None) -> None:
         self.notes.append((code, message, node))
@@ -76,9 +78,11 @@ class Context:
             self.program.add(self.file)
         return self.file
 
-    def replace_text(self, old: str, new: str) -> None:
-        """A textual swap applied to the rendered output (for unique placeholders a rule generated)."""
-        self.text_replacements.append((old, new))
+    def replace_text(self, old: str, new: str, standalone: bool = False) -> None:
+        """A textual swap applied to the rendered output (for unique placeholders a rule generated). `standalone`:
+        `old` is a one-name module-level placeholder line and `new` module-level code that is the same text in
+        every file needing it (generated support code): the output check compiles it once per process."""
+        self.text_replacements.append((old, new, standalone))
 
     def link(self, *paths: str) -> None:
         self.linked.update(paths)
@@ -343,6 +347,26 @@ def _position(module: cst.Module, pos: tuple[int, int] | None, node: cst.CSTNode
     if index < 0:
         return 1, 0
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index) - 1
+
+
+def _notebook(path: str, words) -> FileResult:
+    """A Jupyter notebook is JSON, not Python: one whose code cells use an Estimator word is reported (tfmigrate
+    converts Python files), never passed over; the others are skipped."""
+    import json
+
+    try:
+        data = Path(path).read_bytes()
+        cells = json.loads(data).get("cells", [])
+        code = "\n".join("".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", ""))
+                          for c in cells if isinstance(c, dict) and c.get("cell_type") == "code")
+    except (OSError, ValueError, AttributeError) as exc:
+        return FileResult(path, "failed", error=f"cannot read the notebook: {exc}")
+    if not any(word.decode() in code for word in words):
+        return FileResult(path, "skipped", data, data)
+    return FileResult(path, "blocked", data, data, diagnostics=[Diagnostic(
+        "TFM601", "a Jupyter notebook whose code uses the Estimator API: tfmigrate rewrites Python files, not "
+        f"notebooks; export it (`jupyter nbconvert --to script {Path(path).name}`) and run tfmigrate on the .py",
+        1, 0, "error", path)])
 
 
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
@@ -701,13 +725,12 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     from .spans import render_reusing
 
     found = scan()
-    out_text = render_reusing(new, module, text, found.spans if found is not None else None)
-    for old, replacement in context.text_replacements:
-        out_text = out_text.replace(old, replacement)
+    out_text, pieces = _swap(render_reusing(new, module, text, found.spans if found is not None else None),
+                             context.text_replacements)
     if out_text == text:
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     try:
-        compile(out_text, path, "exec", dont_inherit=True)  # never hand back code that does not parse
+        _check_compiles(out_text, pieces, path)  # never hand back code that does not parse
     except Exception as exc:  # an internal defect, unless the user's own code never compiled: keep their file
         own = _input_error(text, path)
         if own is not None:
@@ -716,6 +739,118 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
                               error_at=(own.lineno or 1, max(0, (own.offset or 1) - 1)))
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
     return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags, linked=context.linked)
+
+
+def _swap(text: str, replacements: list[tuple[str, str, bool]]) -> tuple[str, list[tuple[str, str]] | None]:
+    """`text` with each (old, new, standalone) swapped in, in order, over the whole text; and the same text as
+    pieces [(text, placeholder name where the piece is a standalone swap's `new`, else "")] — None when there is no
+    standalone swap, or the pieces do not join to the same text (an `old` across a piece boundary)."""
+    whole = text
+    for old, new, _ in replacements:
+        whole = whole.replace(old, new)
+    if not any(standalone for _, _, standalone in replacements):
+        return whole, None
+    pieces = [(text, "")]
+    for old, new, standalone in replacements:
+        name = old[:-1] if standalone and old.endswith("\n") and old[:-1].isidentifier() else ""
+        out: list[tuple[str, str]] = []
+        for piece, of in pieces:
+            if old not in piece:
+                out.append((piece, of))
+            elif of or not name:  # (inside a standalone piece, a later swap is part of its text)
+                out.append((piece.replace(old, new), of))
+            else:
+                first, *rest = piece.split(old)
+                out.append((first, ""))
+                for after in rest:
+                    out.extend(((new, name), (after, "")))
+        pieces = out
+    return whole, pieces if "".join(piece for piece, _ in pieces) == whole else None
+
+
+_STANDALONE_COMPILED: set[tuple[int, str]] = set()  # (future flags, text) of standalone pieces that compiled
+_STAND_INS: dict[str, str | None] = {}  # standalone piece → its stand-in's names line (None: never stood in)
+_STATEMENT_GLOBAL = re.compile(r"(?:^|[;:])[ \t\f]*global(?!\w)", re.MULTILINE)  # (or a docstring's line)
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+
+
+def _stand_in(piece: str) -> str | None:
+    """The line standing in for `piece` in the module check: its module-scope names, each read and bound
+    (`(a, b,) = (a, b,)`), so a `global` in the rest of the module meets them as it would meet the piece. None for
+    a piece that does not compile alone, declares a module-scope `global` or annotates a module-scope name (what a
+    stand-in cannot show)."""
+    if piece in _STAND_INS:
+        return _STAND_INS[piece]
+    import ast
+    import dis
+    from types import CodeType
+
+    line = None
+    try:
+        code = compile(piece, "<tfmigrate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        code = None
+    if code is not None and dis.opmap["SETUP_ANNOTATIONS"] not in code.co_code[::2] and not (
+            _STATEMENT_GLOBAL.search(piece) and _module_global(ast.parse(piece))):
+        names, stack = set(), [code]
+        while stack:  # (a walrus in a module-level comprehension binds a module-scope name)
+            unit = stack.pop()
+            names.update(unit.co_names)
+            stack.extend(c for c in unit.co_consts if type(c) is CodeType and c.co_name in _COMPREHENSIONS)
+        listed = "".join(f"{name}, " for name in sorted(names))
+        line = f"({listed}) = ({listed})\n" if names else ""
+        _STANDALONE_COMPILED.add((0, piece))
+    _STAND_INS[piece] = line
+    return line
+
+
+def _module_global(tree) -> bool:
+    import ast
+
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.Global:
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _check_compiles(whole: str, pieces: list[tuple[str, str]] | None, path: str) -> None:
+    """compile() `whole`, the output (raises what compile raises). A standalone piece (`_swap`: the same text in
+    many files) at the start of a line is compiled once per process; the rest is compiled with two lines in its
+    place: `import <its placeholder>` and its stand-in (`_stand_in`). That is exact: the import compiles only as a
+    statement of its own, and found among the module code's names (not in a string) it is a module-level
+    statement; a run of module-level statements that compiles alone compiles in a module but for the module
+    scope's `global` declarations (the stand-in reads and binds the piece's names there) and the `__future__`
+    flags (the piece is compiled under the module's). Any failure compiles `whole`, for the real error and line."""
+    if pieces is None or "barry_as_FLUFL" in whole:
+        compile(whole, path, "exec", dont_inherit=True)
+        return
+    import __future__
+
+    reduced, standalone, before = [], [], "\n"
+    for piece, name in pieces:
+        line = _stand_in(piece) if name and before.endswith("\n") and piece.endswith("\n") else None
+        if line is not None:
+            reduced.append(f"import {name}\n{line}")
+            standalone.append((name, piece))
+        else:
+            reduced.append(piece)
+        before = piece or before
+    try:
+        code = compile("".join(reduced), path, "exec", dont_inherit=True)
+        flags = code.co_flags & functools.reduce(operator.or_, (getattr(__future__, f).compiler_flag
+                                                               for f in __future__.all_feature_names))
+        for name, piece in standalone:
+            if name not in code.co_names:
+                raise ValueError(name)
+            if (flags, piece) not in _STANDALONE_COMPILED:
+                compile(piece, path, "exec", flags=flags, dont_inherit=True)
+                _STANDALONE_COMPILED.add((flags, piece))
+    except Exception:
+        compile(whole, path, "exec", dont_inherit=True)
 
 
 def _input_error(text: str, path: str) -> SyntaxError | None:
@@ -767,7 +902,10 @@ def migrate_paths(
     from tfmigrate.rules import NAMES, PREFILTER, PROJECT_WORDS, ROOTS
 
     items = [str(p) for p in paths]
-    results: dict[str, FileResult] = {}
+    results: dict[str, FileResult] = {p: _notebook(p, PREFILTER) for p in items if p.endswith(".ipynb")}
+    for result in results.values():
+        if on_result:
+            on_result(result)
     resolver = Resolver()
     if not prefilter:
         stat_index = None
@@ -801,7 +939,8 @@ def migrate_paths(
                 on_result(result)
 
     while True:
-        failed, datas, passed, unread = _scan(items, prefilter, PREFILTER, stat_index, resolver)
+        failed, datas, passed, unread = _scan([p for p in items if not p.endswith(".ipynb")], prefilter, PREFILTER,
+                                              stat_index, resolver)
         # a program file has a project word in an identifier: one whose words are only in strings and comments
         # (a docstring about Estimators) builds and uses none, so it links like a file without the word — it may
         # still join the one unit that imports it — instead of tying every file it imports into one unit
@@ -1160,8 +1299,12 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
                 merged = groups[path] | groups[other]
                 for member in merged:
                     groups[member] = merged
+    # the files needing manual work themselves: not those left unchanged only for another one (TFM600)
+    causes = {p for p, r in results.items() if r.status == "failed"
+              or r.status == "blocked" and any(d.code != "TFM600" for d in r.diagnostics)}
     for path, result in list(results.items()):
-        bad = sorted(p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
+        bad = sorted(p for p in groups[path] if p in causes and p != path) or sorted(
+            p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
         if bad and result.status in ("changed", "unchanged"):
             diag = Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(bad)}, which needs "
                                         "manual work", 1, 0, "error", path)

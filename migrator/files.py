@@ -86,7 +86,7 @@ def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclu
                 if link:
                     continue
                 walk(entry.path, prefix + name + "/")
-            elif name.endswith(".py") and not (name in plain_names if only_plain else excluded_entry(directory, name)):
+            elif name.endswith((".py", ".ipynb")) and not (name in plain_names if only_plain else excluded_entry(directory, name)):
                 found.append(prefix + name)
 
     one_directory = False

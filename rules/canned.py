@@ -88,7 +88,10 @@ TF 2.15 runs):
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
   min(0.005, 1/sqrt(linear columns))) each update their own part's variables through a generated
   `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
-  per-step state like Adam block there).
+  per-step state like Adam block there). One column list empty or None: TF 2.15 built no such part
+  (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at the combined defaults
+  (a TFM620 note names the unused arguments); fixture canned_wide_only (dnn_feature_columns=[], 100/100 steps, 97
+  bit-equal). Both empty: TF1's ValueError, blocked.
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
   error (`label_dimension` d > 1: logits [batch, d] and a generated `SquaredError` loss, one value per label, since
   the head reduced the [batch, d] squared errors as one set: measured on TF 2.15, v2 SUM_OVER_BATCH_SIZE =
@@ -220,6 +223,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from . import feature_columns as fcols
@@ -422,10 +426,14 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     if family != "baseline" and not (given(dnn_key) or given(linear_key)):
         raise Blocked(CODE, f"{name} needs feature columns", call)
     column_errors = len(errors)
-    dnn_columns = attempt(reader.columns, args[dnn_key], default=[]) if given(dnn_key) else []
-    linear_columns = attempt(reader.columns, args[linear_key], True, default=[]) if given(linear_key) else []
+    combined = family == "combined"  # (an empty list there is a part TF1 did not build, as None is)
+    dnn_columns = attempt(reader.columns, args[dnn_key], False, combined, default=None) if given(dnn_key) else []
+    dnn_read, dnn_columns = dnn_columns is not None, dnn_columns or []
+    linear_columns = attempt(reader.columns, args[linear_key], True, combined, default=[]) if given(linear_key) else []
     columns_read = len(errors) == column_errors
-    if given(dnn_key) and f"{prefix}hidden_units" not in args:
+    if combined and columns_read:
+        one_part = attempt(_one_part, name, args, dnn_columns, linear_columns, call)
+    if given(dnn_key) and (dnn_columns or not dnn_read) and f"{prefix}hidden_units" not in args:
         errors.append(Blocked(CODE, f"{name} needs {prefix}hidden_units", call))
     sparse = next((c for c in linear_columns if c.dense_only or c.indicator or c.embedding), None)
     if sparse is not None:
@@ -454,6 +462,8 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     model.reduction = attempt(reader.reduction, args.get("loss_reduction"), v1)
     model.head_plan = attempt(heads.read, reader, args, name, kind, head, v1, n_classes)
     model.batch_norm = batch_norm and bool(dnn_columns)
+    if combined and columns_read and one_part is not None:
+        model.notes.append(one_part)
     if dnn_columns or not columns_read and given(dnn_key):
         if f"{prefix}hidden_units" in args:
             model.hidden_units = attempt(reader.carry, "hidden_units", args[f"{prefix}hidden_units"])
@@ -475,7 +485,7 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             model.notes.extend(fcols.check_optimizer(model.optimizer.ctor, family, columns,
                                                      args["optimizer"].node if "optimizer" in args else call))
             model.support = [model.optimizer.support_code] if model.optimizer.support_code else []
-    elif columns_read:
+    elif columns_read and (dnn_columns or linear_columns):  # (no columns at all: _one_part's blocker)
         model.optimizer, model.support = attempt(reader.combined_optimizer, args, v1, dnn_columns, linear_columns,
                                                  default=(None, []))
         model.notes.extend(reader.column_notes)
@@ -505,6 +515,27 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
         s.unconverted = True  # its uses are analysed (for their own blockers); nothing else sees it
         raise Blocked.many(errors)
     analysis.sites.append(s)
+
+
+def _one_part(name: str, args: dict, dnn_columns: list, linear_columns: list, call: cst.Call):
+    """A DNNLinearCombined estimator with one column list empty (or None): TF 2.15 built that part's logits as None
+    and trained the other part alone, with its own optimizer (`_dnn_linear_combined_model_fn[_v2]`); the note
+    saying so and which arguments went unused (None when both parts are there). Both empty: TF1 raised ValueError."""
+    if dnn_columns and linear_columns:
+        return None
+    if not dnn_columns and not linear_columns:
+        raise Blocked(CODE, f"{name} with no linear_feature_columns and no dnn_feature_columns: TF 2.15 raises "
+                            "\"ValueError: Either linear_feature_columns or dnn_feature_columns must be defined.\", "
+                            "so the original never trained; give it the columns of at least one part", call)
+    gone, kept = ("dnn", "linear") if not dnn_columns else ("linear", "dnn")
+    unused = {"dnn": ["dnn_optimizer", "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout", "batch_norm"],
+              "linear": ["linear_optimizer", "linear_sparse_combiner"]}[gone]
+    unused = [k for k in unused if k in args and not is_literal(args[k].node, None)]
+    return (CODE, f"{name}: {gone}_feature_columns is empty, so TF 2.15 built no {gone.upper()} part and trained the "
+                  f"{kept} part alone with {kept}_optimizer"
+                  + (f" ({', '.join(unused)} unused, dropped)" if unused else "")
+                  + f"; the migrated model is that {kept} part", args[f"{gone}_feature_columns"].node
+            if f"{gone}_feature_columns" in args else call)
 
 
 _PS_TASK_COUNT = '''
@@ -717,8 +748,17 @@ class _Reader:
         try:
             return literal(node)
         except ValueError:
+            pass
+        try:  # an expression over the program's constants, as Python evaluated it: `list(range(24))`, `int(1e4)`
+            return fcols.ColumnReader(self).constant(value, what)
+        except Blocked:
+            name = r.stopped_at.name.value if isinstance(r.stopped_at, cst.Param) else ""
+            unfollowed = self.analysis._unfollowed_parameter(r, name, f"{what}'s value") if name else None
+            if unfollowed:  # `n_classes=classes`, a parameter of a helper called nowhere in the run (or from several)
+                raise Blocked(rule, f"{what} `{code(value.node)[:60]}`: {unfollowed}", value.node) from None
             raise Blocked(rule, f"{what} `{code(value.node)[:60]}` is not a value tfmigrate can read from the source "
-                                "(a literal, or a name assigned one once)", value.node) from None
+                                "(a literal, a name assigned one once, or an expression over such values)",
+                          value.node) from None
 
     def integer(self, value: Value | None, default: int, what: str) -> int:
         if value is None:
@@ -862,7 +902,8 @@ class _Reader:
         return envs
 
     # ---- feature columns -----------------------------------------------------------------------------------------
-    def columns(self, value: Value, linear: bool = False) -> list[Column]:
+    def columns(self, value: Value, linear: bool = False, empty: bool = False) -> list[Column]:
+        """The columns of `value`, sorted as TF1 read them; none is an error unless `empty`."""
         out: dict[str, Column] = {}
         groups: list[Column] = []
         errors: list[Blocked] = []  # each column's blocker, at its own line
@@ -881,7 +922,7 @@ class _Reader:
             out[column.name] = column
         if errors:
             raise Blocked.many(errors)
-        if not out and not groups:
+        if not out and not groups and not empty:
             raise Blocked(CODE_COLUMNS, "feature_columns is empty", value.node)
         return [*(out[k] for k in sorted(out)), *groups]  # input_layer and linear_model order: sorted by name
 
@@ -967,7 +1008,8 @@ class _Reader:
             raise Blocked(CODE_COLUMNS, "numeric_column key must be a string", args["key"].node)
         shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
         dims = shape if isinstance(shape, list) else [shape]
-        if not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+        # shape=() (or []) is a scalar column, one value per example, as TF1 read it (math.prod(()) == 1)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
             raise Blocked(CODE_COLUMNS, f"numeric_column shape {shape!r} is not a positive integer or a list of "
                                         "them", args["shape"].node)
         normalizer = None
@@ -1097,7 +1139,7 @@ class _Reader:
             return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
         ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
                 "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
-        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, generated(WIDE_DEEP_OPTIMIZER)]
+        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, shared(generated(WIDE_DEEP_OPTIMIZER))]
 
     def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
                   default: str | None = None) -> optimizers.OptimizerPlan:
@@ -1339,7 +1381,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
            words=(), quiet: dict | None = None) -> list[cst.BaseStatement]:
     """Module-level statements for the canned models of one anchor: support code not yet emitted in the file, then
     each model class and its builder (Keras) or trainer (custom loop)."""
-    from .program import _templates
+    from .program import _templates, support
 
     env = _templates()
     parts = []
@@ -1369,25 +1411,22 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             needed.append("BaselineBias")
         if plan.model.batch_norm:
             needed.append("TF1BatchNormalization")
-    support = env.get_template("canned_support.py.j2")
-    column_support = env.get_template("feature_columns.py.j2")
-    head_support = env.get_template("canned_head.py.j2")
     for item in dict.fromkeys(needed):
         if item in support_done:
             continue
         support_done.add(item)
         if item in fcols.SUPPORT_PARTS:
-            parts.append(column_support.render(part=item))
+            parts.append(support("feature_columns.py.j2", part=item))
         elif item in _SUPPORT_NAMES:
-            parts.append(support.render(part=item))
+            parts.append(support("canned_support.py.j2", part=item))
         elif item in heads.HEAD_PARTS:
             # labels of [batch, label_dimension] in HeadMetric when a regressor of this file has more than one
-            parts.append(head_support.render(part=item, label_dimension=LABEL_DIMENSION in support_done))
+            parts.append(support("canned_head.py.j2", part=item, label_dimension=LABEL_DIMENSION in support_done))
         elif item == "EstimatorCheckpoints":
-            parts.append(env.get_template("estimator_checkpoints.py.j2").render().strip("\n"))
+            parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
-            parts.append(env.get_template("estimator_restore.py.j2").render(
-                part="slots", canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
+            parts.append(support("estimator_restore.py.j2", part="slots",
+                                 canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
@@ -1435,7 +1474,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             parts.append(env.get_template("keras_build.py.j2").render(plan=view, build_fn=builder))
         else:
             if model.partitioner is not None:
-                parts.append(generated(_PS_TASK_COUNT).strip("\n"))
+                parts.append(shared(generated(_PS_TASK_COUNT)).strip("\n"))
                 parts.append(f"VARIABLE_PARTITIONER = {wrap_call(model.partitioner.tf2, width=96)}")
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder,
                                                                       parameter_server=model.parameter_server,
@@ -1444,7 +1483,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
                                                                       until_end=plan.until_end, callbacks=False,
                                                                       saver=False))
             if model.parameter_server:
-                parts.append(env.get_template("ps_strategy.py.j2").render())
+                parts.append(support("ps_strategy.py.j2"))
     from .program import _emit, _quiet_generated
 
     # parts naming none of the file's TF bindings may stay text (program._emit): nothing later changes them

@@ -174,6 +174,19 @@ _OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with w
     "estimator.experimental.RNNEstimator": "canned",
 }
 # TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
+# what `x = X() if flag else None` is converted for (why(): the hint for `x = None` then `if flag: x = X()`)
+_CHOSEN_OR_NONE = ("a strategy", "warm start")
+# functions returning a new Estimator around the one they are given, with what the wrapper added and what to do
+_WRAPPERS = {
+    path: what for paths, what in [
+        (("estimator.add_metrics", "contrib.estimator.add_metrics"),
+         "the Estimator it returns also evaluates the metric_fn's metrics; return them from the model_fn's "
+         "eval_metric_ops instead (a canned Estimator: compute them from the migrated model's predictions after "
+         "evaluation) and drive the Estimator itself"),
+        (("contrib.estimator.forward_features",),
+         "the Estimator it returns adds input features to its predictions; drive the Estimator itself and read "
+         "those features from the input next to the migrated predictions"),
+    ] for path in paths}
 _TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
@@ -300,10 +313,14 @@ class Analysis:
         self.summary_steps: dict[int, Value] = {}  # RunConfig(save_summary_steps) by id(Estimator call)
         self._site_by_call: dict[int, Site] = {}
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
+        self._ambiguous_reported: set[tuple[int, ...]] = set()  # names holding one of several Estimators
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
         self.dropped_params: list = []  # (def, file, parameter name)
         self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)
         self.model_fn_aliases: set[int] = set()  # `fn = model_fn` bindings, which go with the converted model_fn
+        # id(def) → the model_fn every Estimator of the run is built with (model_fn=, first positional, a subclass'
+        # super().__init__), converted or not: what is a model_fn is what is passed to an Estimator
+        self.model_fn_defs: dict[int, FunctionRef] = {}
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -361,6 +378,12 @@ class Analysis:
         r = self.program.resolve(value)
         site = self._site_by_call.get(id(r.node))
         return site if site is not None else r
+
+    def _holds_estimator(self, binding) -> bool:
+        """One of a name's several reaching bindings assigns it an Estimator this run builds."""
+        if binding.kind != "assign" or binding.value is None or binding.unpack:
+            return False
+        return isinstance(self.site_of(Value(binding.value, binding.scope.file)), Site)
 
     # ---- an Estimator ----------------------------------------------------------------------------------------
     def _estimator_subclass(self, call: cst.Call, file: FileIndex):
@@ -461,11 +484,17 @@ class Analysis:
                 fn, factory = self._model_fn(args, call, file)
         except Blocked as blocked:
             own.append(blocked)
+        if fn is not None:
+            self.model_fn_defs[id(fn.node)] = fn
         try:
             params_value, params = self._params(args, call, file, tpu)
         except Blocked as blocked:
             own.append(blocked)
             params_value, params = None, "{}"
+        if fn is not None and tpu is None and params_value is not None and not is_literal(params_value.node, None):
+            from .model_fn import params_not_taken
+
+            own.extend(params_not_taken(fn.node, params_value.node))
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
         try:
@@ -609,8 +638,16 @@ class Analysis:
     def why(self, r: Resolved, what: str) -> str:
         if r.ambiguous:
             lines = ", ".join(str(self.line(b.statement, b.scope.file)) for b in r.ambiguous)
-            return f"`{r.ambiguous[0].name}` can hold different values here (assigned at lines {lines}); " \
-                   f"assign it once so tfmigrate can tell which {what} it is"
+            name = r.ambiguous[0].name
+            values = [b.value for b in r.ambiguous if b.kind == "assign" and not b.unpack and b.value is not None]
+            given = [v for v in values if not is_literal(v, None)]
+            if what in _CHOSEN_OR_NONE and len(r.ambiguous) == len(values) == 2 and len(given) == 1:
+                # `strategy = None` then `if flag: strategy = X()`: the conditional expression converts
+                return (f"`{name}` can hold different values here (assigned at lines {lines}); assign it once, "
+                        f"as `{name} = {_short(given[0])} if <condition> else None` (which tfmigrate converts)")
+            kind = what.split(" ", 1)[1] if what.startswith(("a ", "an ")) else what  # "which Estimator it is"
+            return f"`{name}` can hold different values here (assigned at lines {lines}); " \
+                   f"assign it once so tfmigrate can tell which {kind} it is"
         if r.stopped_at is not None:
             name = code(r.stopped_at) if not isinstance(r.stopped_at, cst.Param) else r.stopped_at.name.value
             outside = self._imported_from_outside(r) or self._unfollowed_parameter(r, name, what)
@@ -642,6 +679,8 @@ class Analysis:
             return None
         fn = last.scope.node.name.value
         sites = self.program.call_sites(last.scope.node)
+        if not sites and fn == "estimator_fn" and last.scope.parent is not None and last.scope.parent.kind == "module":
+            return _sagemaker_entry(last.scope.node)
         if not sites:
             return (f"`{name}` is a parameter of `{fn}`, which is never called in the files given, so tfmigrate "
                     f"cannot see what `{name}` holds (it needs {what}); pass the file or package that calls `{fn}` in the same run, "
@@ -785,6 +824,12 @@ class Analysis:
     # ---- what drives it --------------------------------------------------------------------------------------
     def _use(self, call: cst.Call, file: FileIndex, path: str | None) -> None:
         """A use of an Estimator (`path`: the call's TF path, `self.tf(call, file)`)."""
+        if path in _WRAPPERS:  # `est = tf.estimator.add_metrics(est, metric_fn)`: the uses of its value are quiet
+            wrapped = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "estimator"), None)
+            inner = self.site_of(Value(wrapped, file)) if wrapped is not None else None
+            if isinstance(inner, Site) or inner is not None and id(inner.node) in self._failed:
+                raise Blocked(CODE, f"tf.{path}(`{code(wrapped)}`, ...) is not converted yet: {_WRAPPERS[path]}; "
+                                    "tfmigrate converts the Estimator, not the one TensorFlow wraps it in", call)
         if path == "estimator.train_and_evaluate":
             args = bind_values(call, ["estimator", "train_spec", "eval_spec"], "train_and_evaluate", file)
             if "estimator" not in args or "train_spec" not in args or "eval_spec" not in args:
@@ -817,6 +862,16 @@ class Analysis:
             return
         site = self.site_of(Value(func.value, file))
         if not isinstance(site, Site):
+            if any(self._holds_estimator(b) for b in site.ambiguous):
+                # `if flag: est = LinearRegressor(...) else: est = Estimator(...)`, then `est.train(...)`: reported
+                # at its first use; the others are not converted either, nor reported again
+                key = tuple(sorted(id(b) for b in site.ambiguous))
+                if key in self._ambiguous_reported:
+                    self._failed.add(id(call))
+                    return
+                self._ambiguous_reported.add(key)
+                raise Blocked(CODE, f"{func.attr.value}() on `{code(func.value)}`: {self.why(site, 'an Estimator')}",
+                              call)
             return
         method = func.attr.value
         if site.tpu is not None and method not in ("train", "evaluate", "predict"):
@@ -1240,7 +1295,11 @@ class Analysis:
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
                 else:
-                    raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value)), element.value)
+                    maker = self.tf(call.func, h.value.file) if isinstance(call, cst.Call) else None
+                    if maker is not None:  # its reads of the Estimator are this report's (`stop_if_...(est, ...)`)
+                        self._failed.add(id(call))
+                    raise Blocked(hook_rules.CODE, hook_rules.blocked_message(kind, code(element.value), maker),
+                                  element.value)
             except Blocked as error:
                 errors.append(error)
         if errors:
@@ -1674,6 +1733,9 @@ class Analysis:
                 fn = file.enclosing_function(expr)
                 if self._one_returned(fn, file):
                     return
+                if isinstance(fn, cst.FunctionDef) and fn.name.value == "estimator_fn" \
+                        and file.scope_of(fn).kind == "module" and not self.program.call_sites(fn):
+                    raise Blocked(CODE, _sagemaker_entry(fn), fn)
                 for call, caller in self.program.call_sites(fn) if fn is not None else []:
                     todo.append((call, caller))
                 continue
@@ -1709,6 +1771,26 @@ class Analysis:
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _short(node) -> str:
+    """An expression for a message: a call as `f(...)` when its arguments make it long."""
+    text = code(node)
+    if len(text) > 50 and isinstance(node, cst.Call):
+        return f"{code(node.func)[:50]}(...)"
+    return text[:50]
+
+
+def _sagemaker_entry(fn: cst.FunctionDef) -> str:
+    """SageMaker's legacy TensorFlow container calls a module's estimator_fn(run_config, params) itself, with its
+    train_input_fn(training_dir, params) / serving_input_fn(params), and drives the Estimator it returns: no file
+    of the program does, and a Keras model returned in its place would break the container's calls."""
+    params = ", ".join(p.name.value for p in fn.params.params)
+    return (f"`{fn.name.value}({params})` is the entry point of SageMaker's legacy TensorFlow container (it calls "
+            "estimator_fn, train_input_fn, eval_input_fn and serving_input_fn itself and drives the Estimator "
+            "returned), so no file of the program drives this Estimator; make it a script-mode training script "
+            "(build the Estimator, train and export it under `if __name__ == \"__main__\":`) and run tfmigrate on "
+            "that script")
 
 
 def _method_model_fn(value: Value) -> str | None:
@@ -2148,10 +2230,9 @@ class Emitter:
                                                                  if u.file is self.file]
         checkpoints = []
         if any(keras_resumes(s) for s in fed):  # the Estimator's checkpoints, written and read back by the fit
-            from .program import _templates
+            from .program import support
 
-            checkpoints = [_templates().get_template(name).render()
-                           for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
+            checkpoints = [support(name) for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
                       for text in keras_estimator.support(compiled, fed, checkpoints)]
         edits.insert_statements_above(self.support_anchor(nodes), statements)
@@ -2162,12 +2243,12 @@ class Emitter:
         """Keras target: the NanLossCheck callback class (templates/nan_loss_check.py.j2), once, above the first
         module-level statement of this file that trains an Estimator: every Estimator's training raised
         NanLossDuringTrainingError after the first step whose loss was NaN (rules/hooks.py)."""
-        from .program import _templates
+        from .program import support
 
         nodes = training_calls(self.analysis, self.file)
         if not nodes:
             return
-        text = _templates().get_template("nan_loss_check.py.j2").render()
+        text = support("nan_loss_check.py.j2")
         # right above the statement that trains: the class needs nothing the module binds before it (after the
         # imports could be above a `tf = tf.compat.v1` the conversion rewrites)
         edits.insert_statements_above(self.support_anchor(nodes, after_imports=False), [

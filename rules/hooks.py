@@ -383,11 +383,27 @@ def saver_blocked(what: str) -> str:
             "that saves what the listener needs")
 
 
-def blocked_message(kind: str | None, text: str) -> str:
+# TensorFlow functions that make a hook (not a Hook class), with what it did and what to do
+_MADE_BY = {
+    **{f"estimator.experimental.{name}": "it stopped training when a metric of the Estimator's evaluations (read "
+       "from its eval_dir) had not improved for the given steps, and tfmigrate has no generated equivalent yet: drop "
+       "it, or stop on a validation metric with keras.callbacks.EarlyStopping (not step-for-step the same: compare "
+       "with tfmigrate verify)"
+       for name in ("stop_if_no_decrease_hook", "stop_if_no_increase_hook", "stop_if_higher_hook",
+                    "stop_if_lower_hook", "make_early_stopping_hook")},
+}
+_MADE_BY.update({path.replace("estimator.experimental.", "contrib.estimator."): why for path, why in _MADE_BY.items()})
+
+
+def blocked_message(kind: str | None, text: str, path: str | None = None) -> str:
+    """Why a hook is not converted: `kind` its Hook class name, or `path` the TensorFlow function that made it."""
     if kind in _BLOCKED:
         return f"{kind} is not converted: {_BLOCKED[kind]}"
     if kind is not None:
         return f"{kind} is not converted yet"
+    if path is not None:
+        return (f"hook `{text[:60]}` made by tf.{path}(...) is not converted: "
+                f"{_MADE_BY.get(path, 'TensorFlow made it for the TF1 session, whose graph the migrated program has not')}")
     return (f"hook `{text[:60]}` is not converted here: a SessionRunHook subclass of this program becomes a "
             "keras.callbacks.Callback only when attached to training through train(hooks=...) or "
             "TrainSpec(hooks=...) (not EstimatorSpec hooks, which may read the model_fn's tensors); other hooks read "

@@ -27,7 +27,7 @@ from keyword import iskeyword
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from tfmigrate.visitors import _WALK, Transformer, Visitor, walked_fields
+from tfmigrate.visitors import _WALK, Transformer, Visitor, walk, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
@@ -153,6 +153,7 @@ class LeftoverNames(Transformer):
         self.quiet = quiet or {}  # new subtrees known to hold none of the table's names (id → node, kept alive)
         self.found: list | None = None  # apply(): the references a read-only walk found
         self.targets: set[int] | None = None  # apply(): the only nodes the transform enters
+        self.index = index
         if index is not None:  # the original nodes whose subtree holds a name the table binds
             self.original = index.orders
             parents, owners = index.parents, index.owners
@@ -175,7 +176,7 @@ class LeftoverNames(Transformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.boring(node) or (self.targets is not None and id(node) not in self.targets):
-            if isinstance(node, cst.FunctionDef):
+            if type(node) is _FUNCTION_DEF:  # (exact type: no ABC check of every node not entered)
                 self.functions.append(node)  # leave_FunctionDef pops it
             return False
         return super().on_visit(node)
@@ -210,7 +211,11 @@ class LeftoverNames(Transformer):
                 marks.update(stack)
                 marks.add(id(node))
 
-        walk(module)
+        self._walking = True  # (Transformer: on_visit only answers whether to enter; this walk enters)
+        try:
+            walk(module)
+        finally:
+            self._walking = False
         # every reference with no TF2 meaning is reported, each at its place, not only the first the transform meets
         blockers = [b for b in map(self.blocker, self.found) if b is not None]
         if blockers:
@@ -286,9 +291,12 @@ class LeftoverNames(Transformer):
         for fn in self.functions:
             key = id(fn)
             if key not in self._locals:
-                from tfmigrate.names import bound_names
+                names = _index_bound_names(self.index, fn) if self.index is not None else None
+                if names is None:
+                    from tfmigrate.names import bound_names
 
-                self._locals[key] = found | bound_names(fn)
+                    names = bound_names(fn)
+                self._locals[key] = found | names
             found = self._locals[key]
         return found
 
@@ -368,6 +376,40 @@ class LeftoverNames(Transformer):
         return dotted_expression(new)
 
 
+_FUNCTION_DEF = cst.FunctionDef
+# the nodes between an assignment's target Name and its AssignTarget (`a, (b, *c) = ...`)
+_UNPACKING = frozenset({cst.Tuple, cst.List, cst.Element, cst.StarredElement})
+
+
+def _index_bound_names(index, fn: cst.FunctionDef) -> frozenset[str] | None:
+    """`names.bound_names(fn)` read from the program model's facts of `fn` (None when fn is not a node of the
+    index's tree, a def an earlier rule rebuilt): its own name, its parameters, the names its statements assign
+    (`x = ...`, `a, *b = ...`, not `x: T = ...`, `x += ...`, `for x`, `with ... as x`, walrus or imports) and the
+    names of the defs in it, counting the statements of the classes in it but not those of nested defs — the
+    bindings of its scope and of its classes' scopes. tests/speed/test_index_locals.py compares the two."""
+    scope = index.function_scopes.get(id(fn))
+    if scope is None or scope.node is not fn:
+        return None
+    parents = index.parents
+    names = {fn.name.value}
+    scopes = [scope]
+    while scopes:
+        scope = scopes.pop()
+        for name, bindings in scope.bindings.items():
+            for b in bindings:
+                kind = b.kind
+                if kind == "param" or kind == "def":
+                    names.add(name)
+                elif kind == "assign" or kind == "other":
+                    node = parents.get(id(b.node))
+                    while type(node) in _UNPACKING:
+                        node = parents.get(id(node))
+                    if type(node) is cst.AssignTarget:
+                        names.add(name)
+        scopes.extend(inner for inner in index.class_scopes.values() if inner.parent is scope)
+    return frozenset(names)
+
+
 def dotted_expression(text: str) -> cst.BaseExpression:
     """`cst.parse_expression` of a dotted name (`tf.compat.v1.flags`), built without the parser (a parse of even
     a short expression costs ~0.1 ms: LibCST makes and validates every node in Python)."""
@@ -386,7 +428,7 @@ def remove_statements(body, doomed: set[int]):
     for stmt in body:
         if id(stmt) in doomed:
             continue
-        if isinstance(stmt, cst.If) and any(id(s) in doomed for s in stmt.body.body):
+        if type(stmt) is cst.If and any(id(s) in doomed for s in stmt.body.body):
             kept = remove_statements(stmt.body.body, doomed)
             if not kept and stmt.orelse is None:
                 continue
@@ -399,7 +441,7 @@ def name_uses(module: cst.Module, skip_ids: set[int], boring=None) -> Counter:
     """How often each name is read outside import lines and the statements in `skip_ids` (one visit); subtrees
     `boring(node)` says hold none of the names asked about are not entered."""
     counts: Counter = Counter()
-    module.visit(_NameUses(counts, skip_ids, boring))
+    walk(module, _NameUses(counts, skip_ids, boring))
     return counts
 
 
@@ -424,7 +466,7 @@ class _NameUses(Visitor):
         return id(node) not in self.skip_ids
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:

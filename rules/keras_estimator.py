@@ -80,6 +80,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
 from tfmigrate.model import FileIndex, Value, code
 
 from . import optimizers
@@ -393,9 +394,9 @@ def _optimizer(analysis, value: Value) -> optimizers.OptimizerPlan:
         return optimizers.OptimizerPlan(f"keras.optimizers.SGD({kwargs})")
     if name == "Adagrad":
         return optimizers.OptimizerPlan(f"LegacyAdagrad({kwargs})",
-                                        support_code=generated(optimizers.LEGACY_ADAGRAD_CLASS))
+                                        support_code=shared(generated(optimizers.LEGACY_ADAGRAD_CLASS)))
     why = "keras.optimizers.Adam computes 1 - beta in float64; generated LegacyKerasAdam keeps tf_keras' legacy update"
-    return optimizers.OptimizerPlan(f"LegacyKerasAdam({kwargs})", support_code=generated(LEGACY_ADAM_CLASS),
+    return optimizers.OptimizerPlan(f"LegacyKerasAdam({kwargs})", support_code=shared(generated(LEGACY_ADAM_CLASS)),
                                     notes=[(optimizers.CODE_INEXACT, why)])
 
 
@@ -444,8 +445,8 @@ def support(compiled: list, fed: list, checkpoints: list[str] = ()) -> list[str]
     input adapter where model_to_estimator's Estimators are trained or evaluated, and `checkpoints` (the
     EstimatorCheckpoints class and restore_model_dir where one trains with a model_dir; each text once)."""
     out: list[str] = []
-    texts = [t for s in compiled for t in (s.model_fn.optimizer.support_code, GLOBAL_STEP_CLASS)]
-    for text in texts + ([INPUTS_FUNCTION] if fed else []) + list(checkpoints):
+    texts = [t for s in compiled for t in (s.model_fn.optimizer.support_code, shared(GLOBAL_STEP_CLASS))]
+    for text in texts + ([shared(INPUTS_FUNCTION)] if fed else []) + list(checkpoints):
         if text and text not in out:
             out.append(text)
     return out

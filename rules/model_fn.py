@@ -2,6 +2,12 @@
 
 The body is interpreted statement by statement, for the three modes at once.
 
+Parameters: TF 2.15's Estimator passes labels / mode / params / config by name (`_call_model_fn` reads the
+signature), so a model_fn whose parameters all have those names is read by name, in any order
+(`model_fn(mode, params, labels, features)`: fixtures/model_fn_by_name, 200/200 steps within rel 1.4e-6). Blocked:
+no `labels` or no `mode` (add it, anywhere), no `features` and keyword-only parameters (TF1 raised: the Estimator
+reads only the parameters before a `*`).
+
 Forward pass → `call()`, statements kept as written (comments included):
 - `tf.compat.v1.layers` calls (also `tf.layers.*` under `import tensorflow.compat.v1 as tf`), layer objects built
   in the model_fn and called (`tf.compat.v1.layers.Dense(...)`, `tf.keras.layers.Dense(...)`,
@@ -144,6 +150,7 @@ import libcst as cst
 from tfmigrate.visitors import Transformer, ValueNames, Visitor, walk
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
 
 from . import export_outputs as export_rules
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
@@ -165,6 +172,14 @@ _MODEL_ATTRIBUTES = frozenset({
 })
 _MINIMIZE_ARGS = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                   "colocate_gradients_with_ops", "name", "grad_loss"]
+
+
+def _without_global_step(method: str) -> str:
+    """Why `optimizer.<method>(...)` without global_step= is not converted, and what to write instead."""
+    return (f"{method}() without global_step=<the global step> is not converted: the Estimator counts training "
+            f"steps (steps, max_steps, checkpoints) by the global step, which {method}() advances only when given it, "
+            "and a global step advanced by hand (tf.compat.v1.assign_add) or not at all is not converted; pass "
+            f"global_step=tf.compat.v1.train.get_global_step() to {method}()")
 
 
 @dataclass
@@ -367,30 +382,13 @@ class _Interpreter:
         self.statics: dict[str, cst.BaseExpression] = {}  # `units = params["units"]`: read as the value itself
         self.tf1_partitions = tf1_partitions  # did TF1 honour partitioners (no strategy, or async PS)? None: it varied
         self.profile = profile
-        params = [p.name.value for p in fn.params.params]
-        canonical = ["features", "labels", "mode", "params", "config"]
-        self.signature_blocked: Blocked | None = None  # reported with the body's own blockers (run)
-        if set(params) <= set(canonical) and params != canonical[:len(params)]:
-            # the Estimator passes them by name (TF 2.15: model_fn(features=..., **{labels, mode, params, config}))
-            missing = [n for n in ("labels", "mode") if n not in params]
-            self.signature_blocked = Blocked(CODE, f"model_fn({', '.join(params)}): the Estimator passes its arguments by name, so each "
-                                "parameter is what its name says, and the conversion reads them in the order "
-                                "(features, labels, mode[, params[, config]]): write them in that order"
-                                + (f", adding {' and '.join(f'`{n}`' for n in missing)}" if missing else "")
-                                + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
-                                   "labels; with one that does not, labels is None)" if "labels" in missing else ""),
-                          fn)
-            # the body is still walked, each name read as what the Estimator passed by it, so its own blockers are
-            # reported too (and none that the reordered signature would not have)
-            params = [n for n in canonical if n in params or n in missing]
-        if (isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.kwonly_params
-                or fn.params.posonly_params or not 3 <= len(params) <= 5):
-            raise Blocked(CODE, "model_fn must take (features, labels, mode[, params[, config]])", fn)
-        self.features, self.labels, self.mode = params[:3]
-        self.params = params[3] if len(params) > 3 else "params"
-        if len(params) == 5:
-            self.config = params[4]
-        self.locals = frozenset(params)
+        # each parameter read by its name; a signature the conversion cannot read is reported with the body's own
+        # blockers (run)
+        roles, self.signature_blocked = _signature(fn)
+        self.features, self.labels, self.mode = roles["features"], roles["labels"], roles["mode"]
+        self.params = roles.get("params", "params")
+        self.config = roles.get("config")
+        self.locals = frozenset(roles.values())
         fn_names, self.assign_counts = _names_and_assign_counts(fn)
         self.fn_names = frozenset(fn_names)
         self.forward_exprs: dict[str, cst.BaseExpression] = {}  # layer-free forward values (inlined into predictions)
@@ -540,6 +538,11 @@ class _Interpreter:
                 what = f"`{name}` (a summary, dropped)"
             if name == self.mode and not isinstance(node, str):
                 passed = self.mode_passed_to(node)
+                if passed is not None and self.builds_no_layers(passed):  # moving it would not convert it
+                    index = next(i for i, a in enumerate(passed.args)
+                                 if isinstance(a.value, cst.Name) and a.value.value == self.mode)
+                    raise Blocked(CODE, self.flag_passed_message(where, name, passed, passed.args[index], index),
+                                  report or node)
                 if passed is not None:
                     fn = code(passed.func)
                     raise Blocked(CODE, f"{where} passes mode to `{fn}()`, a function tfmigrate does not inline here "
@@ -547,7 +550,74 @@ class _Interpreter:
                                         f"cannot see mode; define `{fn}` in the model_fn's module: a helper there "
                                         "taking mode, or a bool such as `mode == tf.estimator.ModeKeys.TRAIN` for "
                                         "its training flag, is converted", report or node)
+            if name in self.training_aliases and not isinstance(node, str):
+                found = self.name_passed_to(node, name)
+                if found is not None:
+                    raise Blocked(CODE, self.flag_passed_message(where, name, *found), report or node)
             raise Blocked(CODE, f"{where} uses {what}, which the converted model cannot see", report or node)
+
+    def name_passed_to(self, node: cst.CSTNode, name: str) -> tuple[cst.Call, cst.Arg, int] | None:
+        """The first call in `node` given the local `name` itself as an argument: (call, argument, its position)."""
+        for call in calls_in(node):
+            if isinstance(call.func, (cst.Name, cst.Attribute)) and self.tf(call.func) is None:
+                for i, arg in enumerate(call.args):
+                    if isinstance(arg.value, cst.Name) and arg.value.value == name and not arg.star:
+                        return call, arg, i
+        return None
+
+    def callee(self, call: cst.Call):
+        """The def of the migrated files `call` calls (a FunctionRef), or None."""
+        from tfmigrate.model import Value
+
+        program, file = self.names.program, self.names.file
+        ref = program.callee(Value(call.func, file), 0) if program is not None and file is not None else None
+        return ref if ref is not None and isinstance(ref.node, cst.FunctionDef) else None
+
+    def builds_no_layers(self, call: cst.Call) -> bool:
+        ref = self.callee(call)
+        return ref is not None and not builds_layers(ref, self.names.program)
+
+    def flag_passed_message(self, where: str, name: str, call: cst.Call, arg: cst.Arg, index: int) -> str:
+        """Why a training flag (`is_training = mode == ModeKeys.TRAIN`) given to a helper tfmigrate does not inline
+        blocks: the helper, the argument, where the helper is, and the two forms that convert."""
+        fn = code(call.func)
+        short = fn.rsplit(".", 1)[-1]
+        program, file = self.names.program, self.names.file
+        ref = self.callee(call)
+        param, builds = None, None
+        in_layers = (f"or its layers built in the model_fn with `training={name}` passed to the Keras layers that "
+                     "take it (Dropout, BatchNormalization; tf.compat.v1.layers dropout/batch_normalization too)")
+        if ref is not None:
+            params = ref.params
+            param = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            builds = builds_layers(ref, program)
+            there = (f"defined in {ref.file.path}, not the model_fn's module" if ref.file is not file else
+                     "a function of this module" + (" that builds layers but is not called as `y = "
+                                                    f"{short}(...)`, the statement a network helper is inlined from"
+                                                    if builds else " that builds no layers"))
+        else:
+            root = fn.split(".")[0]
+            bindings = program.lookup(root, call, file) if program is not None and file is not None else []
+            imported = next((b for b in bindings if b.kind in ("import", "from")), None)
+            source = None if imported is None else program.absolute(imported.target, file)
+            if imported is not None and imported.kind == "from" and root == fn:  # `from lib import net`: lib
+                source = source.rpartition(".")[0] or source
+            there = (f"imported from `{source}`, which is not among the migrated files" if source else
+                     "not a def of the migrated files")
+        argument = f"`{arg.keyword.value}=`" if arg.keyword is not None else f"its argument {index + 1}"
+        if param is not None and (arg.keyword is None or param != arg.keyword.value):
+            argument += f" (parameter `{param}`)"
+        moved = (f"`{short}` defined in the model_fn's own module and called as `y = {short}(...)` (a network "
+                 "helper there, one that builds layers, is inlined into the Keras model with the flag as its "
+                 f"training flag), {in_layers}")
+        if builds is False:  # a function computing with the flag: only layers given `training=` carry it
+            moved = (f"the flag given to layers in the model_fn, `training={name}` on the Keras layers that take it "
+                     "(Dropout, BatchNormalization; tf.compat.v1.layers dropout/batch_normalization too): a function "
+                     "that computes with the flag without layers is not converted, wherever it is defined")
+        flag = "mode" if name == self.mode else f"the training flag `{name}` (mode == ModeKeys.TRAIN)"
+        return (f"{where} passes {flag} to `{fn}()` as {argument}; "
+                f"`{fn}` is {there}, so the converted model cannot give it Keras' training flag. What converts: "
+                f"{moved}")
 
     def mode_passed_to(self, node: cst.CSTNode) -> cst.Call | None:
         """The first call in `node` given `mode` itself as an argument (`network(features, mode)`), or None."""
@@ -1948,7 +2018,7 @@ class _Interpreter:
         if not self.is_loss(args.get("loss"), "minimize"):
             raise Blocked(optimizers.CODE, "minimize() must minimize the loss computed above", call)
         if "global_step" not in args or not self.is_global_step(args["global_step"]):
-            raise Blocked(optimizers.CODE, "minimize() without global_step does not advance training; not converted", call)
+            raise Blocked(optimizers.CODE, _without_global_step("minimize"), call)
         extra = set(args) - {"loss", "global_step", "name"}
         if extra:
             raise Blocked(optimizers.CODE, f"minimize({', '.join(sorted(extra))}=...) is not converted", call)
@@ -2066,8 +2136,7 @@ class _Interpreter:
             raise Blocked(optimizers.CODE, "apply_gradients() is converted on compute_gradients' pairs (optionally "
                                            "transformed) or zip(gradients, trainable_variables)", call)
         if "global_step" not in args or not self.is_global_step(args["global_step"]):
-            raise Blocked(optimizers.CODE, "apply_gradients() without global_step does not advance training; "
-                                           "not converted", call)
+            raise Blocked(optimizers.CODE, _without_global_step("apply_gradients"), call)
         if grads.transforms and self.profile != "keras3":
             raise Blocked(optimizers.CODE, "gradient clipping is converted for Keras 3 programs; parameter-server "
                                            "programs run on tf_keras, where it is not available yet", call)
@@ -3216,7 +3285,7 @@ _INPUT_LAYER = "feature_column.input_layer"
 INPUT_LAYER_ARGS = _INPUT_LAYER_ARGS = ["features", "feature_columns", "weight_collections", "trainable",
                                         "cols_to_vars", "cols_to_output_tensors"]
 _NUMERIC_COLUMNS_INPUT = "numeric_columns_input"
-_NUMERIC_COLUMNS_SUPPORT = generated('''\
+_NUMERIC_COLUMNS_SUPPORT = shared(generated('''\
 def numeric_columns_input(features, columns):
     """tf.compat.v1.feature_column.input_layer(features, columns) over numeric_columns, as TF1 computed it: the
     columns in name order, each value (a last axis added at rank 1, then normalizer_fn, then float32) flattened to
@@ -3235,7 +3304,7 @@ def numeric_columns_input(features, columns):
             size *= dim
         parts.append(tf.reshape(tf.cast(value, tf.float32), [-1, size]))
     return tf.concat(parts, axis=1)
-''').rstrip("\n")
+''').rstrip("\n"))
 
 
 def input_layer_calls(fn: cst.FunctionDef, names) -> list[cst.Call]:
@@ -3272,6 +3341,74 @@ def _names_its_output(path: str) -> bool:
     return not path.startswith(_NAME_NOT_OUTPUT) and path not in _MULTI_OR_RANDOM and not makes_variables(path) \
         and layers.kind_of(path) is None and not losses.is_loss(path) and not metrics.metric_name(path) \
         and not path.startswith("assert")
+
+
+MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
+
+
+def _signature(fn: cst.FunctionDef) -> tuple[dict[str, str], Blocked | None]:
+    """The model_fn's parameter for each of features, labels, mode[, params][, config] (what the Estimator passes →
+    the parameter's name) and the Blocked its signature gets.
+
+    TF 2.15's Estimator calls `model_fn(features=..., **kwargs)` with labels / mode / params / config each passed by
+    name when the signature has it (`_call_model_fn`, reading `getfullargspec(model_fn).args`), so when every
+    parameter has one of those names each is read by its name, in any order. A missing `labels` or `mode` is
+    reported (the body is still walked with it added, so its own blockers are reported too); keyword-only ones are
+    parameters the Estimator never passed."""
+    p = fn.params
+    given = [x.name.value for x in p.params]
+    shape = "model_fn must take (features, labels, mode[, params[, config]])"
+    if isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None or p.posonly_params:
+        raise Blocked(CODE, shape, fn)
+    if p.kwonly_params:
+        kwonly = [x.name.value for x in p.kwonly_params]
+        raise Blocked(CODE, f"model_fn takes {', '.join(f'`{n}`' for n in kwonly)} as keyword-only: the Estimator "
+                            "passes only the parameters listed before the `*` (TF 2.15 reads them with "
+                            "getfullargspec().args), so TF1 never passed "
+                            + ("them" if len(kwonly) > 1 else "it") + " and raised TypeError (a keyword-only "
+                            "parameter without a default) or ValueError (Estimator(params=...) for a model_fn "
+                            "without a `params` argument); move them before the `*`", p.kwonly_params[0])
+    if not set(given) <= set(MODEL_FN_ARGS):
+        if not 3 <= len(given) <= 5:
+            raise Blocked(CODE, shape, fn)
+        # (read by position; TF1 rejected names other than these when given to an Estimator)
+        return dict(zip(MODEL_FN_ARGS, given)), None
+    missing = [n for n in ("features", "labels", "mode") if n not in given]
+    if "features" in missing:
+        raise Blocked(CODE, f"model_fn({', '.join(given)}) takes no `features`: TF1 raised ValueError (\"model_fn "
+                            "must include features argument\"); add it", fn)
+    blocked = None
+    if missing:
+        blocked = Blocked(CODE, f"model_fn({', '.join(given)}) takes no "
+                          + " and no ".join(f"`{n}`" for n in missing) + ": the conversion reads "
+                          + ("the mode's branches from tests on `mode`" if missing == ["mode"] else
+                             "the loss's labels from `labels`" if missing == ["labels"] else
+                             "the labels from `labels` and the mode's branches from tests on `mode`")
+                          + f", add {' and '.join(f'`{n}`' for n in missing)} (any position: the Estimator passes "
+                          "each by name)"
+                          + (" (without `labels`, the Estimator raised ValueError for an input_fn that returns "
+                             "labels; with one that does not, labels is None)" if "labels" in missing else ""),
+                          fn)
+    return {n: n for n in MODEL_FN_ARGS if n in given or n in missing}, blocked
+
+
+def params_not_taken(fn: cst.FunctionDef, params: cst.CSTNode) -> list[Blocked]:
+    """Estimator(params=...) (not None) for a model_fn that has no `params` among the parameters the Estimator reads
+    (before any `*`): TF 2.15's _verify_model_fn_args raised ValueError when the Estimator was built."""
+    if "params" in (x.name.value for x in fn.params.params):
+        return []
+    return [Blocked(CODE, f"Estimator(params=...) for model_fn `{fn.name.value}`, which takes no `params`: TF 2.15 "
+                          "raises \"ValueError: model_fn (...) does not include params argument, but params (...) is "
+                          "passed to Estimator\", so the original never trained; add `params` to the model_fn (any "
+                          "position: the Estimator passes it by name) or drop params=", params)]
+
+
+def params_name(fn: cst.FunctionDef) -> str | None:
+    """The model_fn's parameter the Estimator passes its params dict to (None: it takes none)."""
+    given = [x.name.value for x in fn.params.params]
+    if set(given) <= set(MODEL_FN_ARGS):
+        return "params" if "params" in given else None
+    return given[3] if len(given) > 3 else None
 
 
 def calls_in(node) -> list[cst.Call]:
@@ -3470,6 +3607,16 @@ def _debug_print(value, module_names) -> bool:
         return False
 
     return all(not arg.star and pure(arg.value) for arg in value.args)
+
+
+def builds_layers(ref, program) -> bool:
+    """The def `ref` (a FunctionRef) calls a TF1 / Keras layer, get_variable or another variable-making API."""
+    there = TFNames(program=program, file=ref.file)
+    for inner in calls_in(ref.node):
+        path = there.of(inner)
+        if path and (layers.kind_of(path) or path == "get_variable" or makes_variables(path)):
+            return True
+    return False
 
 
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],

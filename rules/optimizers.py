@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
 
 from ._args import bind, code, generated, is_literal, literal
 
@@ -249,7 +250,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
         if schedule_used:
             return OptimizerPlan(
                 f"TF1Momentum(learning_rate={lr}, momentum={momentum}, nesterov={nesterov})",
-                support_code=generated(TF1_MOMENTUM_CLASS),
+                support_code=shared(generated(TF1_MOMENTUM_CLASS)),
                 notes=[(CODE_INEXACT, "Keras SGD momentum differs from TF1 under a decaying learning rate; "
                                       "generated TF1Momentum keeps TF1's update")],
             )
@@ -265,7 +266,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
         return OptimizerPlan(
             f"TF1Adam(learning_rate={lr}, beta_1={get('beta1', '0.9')}, beta_2={get('beta2', '0.999')}, "
             f"epsilon={get('epsilon', '1e-08')})",
-            support_code=generated(TF1_ADAM_CLASS),
+            support_code=shared(generated(TF1_ADAM_CLASS)),
             notes=[(CODE_INEXACT, "keras.optimizers.Adam rounds its bias correction differently from TF1; "
                                   "generated TF1Adam keeps TF1's arithmetic")],
         )
@@ -304,7 +305,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
             notes=[(CODE_INEXACT, "tf_keras Ftrl: formula matches TF1; parameter-server training is compared "
                                   "statistically")],
         )
-    return OptimizerPlan(f"TF1Ftrl(learning_rate={lr}{extra})", support_code=generated(TF1_FTRL_CLASS),
+    return OptimizerPlan(f"TF1Ftrl(learning_rate={lr}{extra})", support_code=shared(generated(TF1_FTRL_CLASS)),
                          notes=[_FTRL_NOTE])
 
 
@@ -322,7 +323,7 @@ def legacy(call: cst.Call, name: str, rule: str = CODE, profile: str = "keras3")
     if profile == "tf_keras":
         return OptimizerPlan(f"keras.optimizers.legacy.{name}({_kwargs(values, signature)})", legacy=True)
     if name == "Adagrad":
-        return OptimizerPlan(f"LegacyAdagrad({_kwargs(values, signature)})", support_code=generated(LEGACY_ADAGRAD_CLASS),
+        return OptimizerPlan(f"LegacyAdagrad({_kwargs(values, signature)})", support_code=shared(generated(LEGACY_ADAGRAD_CLASS)),
                              notes=[(CODE_INEXACT, "keras.optimizers.Adagrad puts epsilon inside the square root; "
                                                    "generated LegacyAdagrad keeps tf_keras' legacy update")])
     if name == "SGD":
@@ -332,7 +333,7 @@ def legacy(call: cst.Call, name: str, rule: str = CODE, profile: str = "keras3")
     if "beta" in args and not is_literal(args["beta"], 0, 0.0):
         raise Blocked(rule, "tf.keras.optimizers.legacy.Ftrl(beta=...) is not converted (only beta 0)", call)
     values.pop("beta", None)
-    return OptimizerPlan(f"TF1Ftrl({_kwargs(values, signature)})", support_code=generated(TF1_FTRL_CLASS),
+    return OptimizerPlan(f"TF1Ftrl({_kwargs(values, signature)})", support_code=shared(generated(TF1_FTRL_CLASS)),
                          notes=[_FTRL_NOTE])
 
 

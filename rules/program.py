@@ -26,6 +26,13 @@ parameter named for an Estimator that nothing in the run calls (`def fit(estimat
 an Estimator subclass nothing in the run builds (instead of every Estimator name its model_fn uses). Names of
 scikit-learn and boosting-library estimators are not taken for Estimators.
 
+What a model_fn is follows from what is passed to an Estimator (`model_fn=`, the first positional argument, a
+subclass' `super().__init__`: driver.Analysis.model_fn_defs), never from parameter names: a def a model_fn of another
+module calls with its mode, a flag computed from it, or that builds layers (`nets.build_layers(features, mode)`) is
+that model_fn's helper and gets its own TFM501 at its def, naming the call and what converts (a network helper moved
+into the model_fn's module), beside the model_fn's finding at the call. Only for an Estimator built outside the run
+is a def nothing in the run calls, that returns an EstimatorSpec and takes `features`, reported as a model_fn (TFM601).
+
 Star imports: a model_fn name bound nowhere in a module that has `from X import *` of a module other than
 TensorFlow is that import's (a module global): the converted model, written into the same module, reads it as the
 model_fn did (`_star_imported`).
@@ -48,8 +55,8 @@ from libcst.helpers import get_full_name_for_node
 from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.edits import Edits, TextBlocks, render_lines
-from tfmigrate.model import Value
+from tfmigrate.edits import SHARED, Edits, TextBlocks, render_lines, shared
+from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
@@ -79,6 +86,13 @@ def _templates():
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
+
+
+@lru_cache(maxsize=None)
+def support(template: str, **values) -> str:
+    """A template's text that holds nothing of the file (support code: the same in every file that needs it),
+    rendered once and registered as such (edits.shared)."""
+    return shared(_templates().get_template(template).render(**values))
 
 
 def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
@@ -169,9 +183,13 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         leading = [*leading, cst.EmptyLine(comment=cst.Comment(f"# TF1: {plan.partitioner.tf1}"))]
         parts.append(f"VARIABLE_PARTITIONER = {wrap_call(plan.partitioner.tf2, width=96)}")
     if plan.mod_rows:
-        parts.append(generated(partitioners.TF1_MOD_ROWS).strip("\n"))
+        parts.append(shared(generated(partitioners.TF1_MOD_ROWS)).strip("\n"))
     if plan.optimizer.support_code:
         parts.append(plan.optimizer.support_code.strip("\n"))
+    at = len(parts)  # the model class and the module-level code only it needs, each a part (support: compiled once)
+    parts.extend(plan.support)
+    if resuming or restoring:
+        parts.append(support("estimator_restore.py.j2", part="slots", canned=None))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
@@ -179,14 +197,16 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                    restoring=restoring))
     if uses_tf1_batch_norm(plan) and (support_done is None or layers.TF1_BATCH_NORM not in support_done):
         # generated once per file (a canned DNN's batch_norm uses it too)
-        parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part=layers.TF1_BATCH_NORM))
+        parts.insert(at, support("canned_head.py.j2", part=layers.TF1_BATCH_NORM))
+        at += 1
         if support_done is not None:
             support_done.add(layers.TF1_BATCH_NORM)
     if target == "keras":
         if global_step_class:
-            parts.insert(len(parts) - 1, env.get_template("canned_head.py.j2").render(part="GlobalStep"))
-        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder,
-                                                                  checkpoints=checkpoints))
+            parts.insert(at, support("canned_head.py.j2", part="GlobalStep"))
+        parts.append(env.get_template("keras_build.py.j2").render(plan=plan, build_fn=builder))
+        if checkpoints:
+            parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
     else:
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
@@ -194,12 +214,14 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   resuming=resuming, until_end=until_end,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
-        parts.append(env.get_template("tensor_logger.py.j2").render())
+        parts.append(support("tensor_logger.py.j2"))
     if step_counter:  # StepCounterHooks on training (rules/hooks.py)
-        parts.append(env.get_template("step_counter.py.j2").render())
+        parts.append(support("step_counter.py.j2"))
     if parameter_server:
-        parts.append(env.get_template("ps_strategy.py.j2").render())
+        parts.append(support("ps_strategy.py.j2"))
     named = emit.code_words(words)  # the words in code, not in docstrings or comments
+    if indent:  # nested in a function: the generated docstrings' lines follow the block's indentation
+        parts = [_indent_docstrings(part, indent, plan.docstring) for part in parts]
     if blocks is not None and not indent:
         parts = [_spliced_text(part, plan.call_body, named, blocks) if _FORWARD_PASS in part else part
                  for part in parts]
@@ -223,6 +245,34 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
         _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
+
+
+def _indent_docstrings(text: str, indent: str, keep: str | None = None) -> str:
+    """`text` (generated module-level code) with `indent` added to the continuation lines of its multi-line
+    docstrings (the blank ones stay empty): placed in a nested block, LibCST indents every line but those inside a
+    string, so a docstring would keep the template's indentation. `keep`: a docstring copied from the user's
+    code (already indented as written there), left as it is. Text `ast` does not read is returned unchanged."""
+    import ast
+
+    if '"""' not in text:
+        return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.split("\n")
+    extra: list[int] = []  # 0-based indices of the continuation lines to indent
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str) and first.end_lineno > first.lineno
+                    and (keep is None or ast.get_source_segment(text, first.value) != keep)):
+                extra.extend(range(first.lineno, first.end_lineno))
+    for i in extra:
+        if lines[i].strip():
+            lines[i] = indent + lines[i]
+    return "\n".join(lines)
 
 
 _FORWARD_PASS_LINE = "        __tfmigrate_forward_pass__\n"  # (model_class.py.j2: in `call`, a method of a class)
@@ -370,12 +420,12 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
     run: list[str] = []
     run_lines: list[str] = []
 
-    def flush() -> None:
+    def flush(standalone: bool = False) -> None:
         if run:
             text = "\n\n\n".join(run) + "\n"
             # (the blank lines between the parts of a run are at its top level: no indentation)
             out.append((blocks.statement(text, _SEPARATOR if out else (), indent,
-                                         "\n\n".join(run_lines) if indent else None), "text", text))
+                                         "\n\n".join(run_lines) if indent else None, standalone), "text", text))
             run.clear()
             run_lines.clear()
 
@@ -389,13 +439,14 @@ def _emit(parts: list[str], blocks: TextBlocks | None,
                 statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
             out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
         else:
-            if hit:  # (settled: a block of its own, the text the import fix-up counts the Names of)
+            own = hit or part in SHARED  # (support code the same in every file: a block of its own, compiled once)
+            if own:  # (settled: a block of its own, the text the import fix-up counts the Names of)
                 flush()
             run.append(part)
             if lines is not None:
                 run_lines.append("".join(lines))
-            if hit:
-                flush()
+            if own:
+                flush(part in SHARED and not indent)
     flush()
     return out
 
@@ -514,7 +565,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
         # name rooted in nothing bound is still reported (TFM604), never passed over. A file that drives an
         # Estimator of another file (`est = helpers.make_estimator(); est.train(...)`) or feeds one is in `mine`:
         # converted with it like any driver file, TensorFlow import or not
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, drives=False,
+                                   analysis=analysis)
         return module
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
                                                           *(r.file for r in s.receivers.values()),
@@ -527,8 +579,17 @@ def migrate(module: cst.Module, context) -> cst.Module:
             errors += _unconverted_model_fn_blockers(analysis, {}, file, context)
             errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
             _raise(errors, file, program)
+        helpers = _foreign_model_fn_helpers(file, analysis)
+        if helpers:  # each helper's own finding stands for what is inside it; other Estimator API is reported too
+            inside = {id(h.helper) for h in helpers}
+            try:
+                _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program,
+                                           analysis=analysis)
+            except Blocked as found:
+                helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
+            raise Blocked.many(helpers)
         try:
-            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program)
+            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
         except Blocked:
             # an Estimator of another file of the unit that reads this one (its input functions) is blocked
             # itself: say that file blocked, as for any file of a unit left unchanged
@@ -707,8 +768,9 @@ def migrate(module: cst.Module, context) -> cst.Module:
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
                                        blocks.texts() if blocks is not None else (), settled)
-    for placeholder, text in blocks.swaps if blocks is not None else ():
-        context.replace_text(placeholder, text)  # before TF's swap: the text names TF through its placeholder
+    for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
+        # before TF's swap: the text names TF through its placeholder
+        context.replace_text(placeholder, text, i in blocks.standalone)
     # the placeholder is unique, so a textual swap on the rendered output is exact (it also reaches generated
     # docstrings and comments); done once by the engine, no re-parse
     context.replace_text(TF, tf_name)
@@ -991,6 +1053,18 @@ class _SeedReach:
         return name in ("absl.app.run", "tensorflow.app.run", "tensorflow.compat.v1.app.run")
 
 
+def _star_imports(module: cst.Module) -> list[str]:
+    """`from x import *` statements of a module (as written), in order."""
+    found = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                    found.append(f"from {'.' * len(small.relative)}{code(small.module) if small.module else ''} "
+                                 "import *")
+    return found
+
+
 def _raise(errors: list, file, program) -> None:
     """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too."""
     own = [e for e in errors if (program.file_of(e.node) or file) is file]
@@ -1234,8 +1308,7 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
     calls = model_fn.input_layer_calls(fn.node, names)
     if not calls:
         return False
-    params = [p.name.value for p in fn.node.params.params]
-    params_name = params[3] if len(params) > 3 else None
+    params_name = model_fn.params_name(fn.node)
     assigned: dict[str, list] = {}
     for stmt in fn.node.body.body:  # the model_fn's own names, assigned at its top level
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
@@ -1315,13 +1388,86 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
         ref = program.callee(Value(call.func, fn.file), 0)
         if ref is None or ref.file is fn.file or not isinstance(ref.node, cst.FunctionDef):
             continue
-        there = TFNames(program=program, file=ref.file)
-        for inner in model_fn.calls_in(ref.node):
-            path = there.of(inner)
-            if path and (layers.kind_of(path) or path == "get_variable" or model_fn.makes_variables(path)):
-                raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
-                                             f"({ref.file.path}): a network helper is converted when it is defined "
-                                             "in the model_fn's own module; move it there", call)
+        if model_fn.builds_layers(ref, program):
+            flags = _flag_arguments(call, fn.node, ref.params)
+            raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
+                                         f"({ref.file.path}): a network helper is converted when it is defined "
+                                         "in the model_fn's own module; move it there"
+                          + (f" (it is given {flags}: a helper there taking mode or the training flag is inlined "
+                             "with it as Keras' training flag), or build its layers in the model_fn, passing "
+                             "`training=` to the Keras layers that take it" if flags else ""), call)
+
+
+def _flag_arguments(call: cst.Call, fn: cst.FunctionDef, params: list[str]) -> str:
+    """The arguments of a model_fn's `call` carrying its mode or a flag computed from it, said for a message
+    ("`is_training` (computed from mode) as its parameter `training`"); "" for none."""
+    carried = _mode_names(fn)
+    return ", ".join(
+        f"`{a.value.value}`{'' if a.value.value == 'mode' else ' (computed from mode)'} as its "
+        + (f"parameter `{a.keyword.value if a.keyword else params[i]}`" if a.keyword or i < len(params)
+           else f"argument {i + 1}")
+        for i, a in enumerate(call.args) if isinstance(a.value, cst.Name) and a.value.value in carried and not a.star)
+
+
+def _mode_names(fn: cst.FunctionDef) -> set[str]:
+    """The model_fn's `mode` parameter (the Estimator passes it by name) and the names its body assigns from an
+    expression reading mode (`is_training = mode == tf.estimator.ModeKeys.TRAIN`), transitively."""
+    if "mode" not in {p.name.value for p in fn.params.params}:
+        return set()
+    names, assigns = {"mode"}, []
+
+    class _V(Visitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            targets = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+            if targets:
+                assigns.append((targets, {n.value for n in model_fn._free_name_nodes(node.value)}))
+
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+    fn.visit(_V())
+    grown = True
+    while grown:
+        grown = False
+        for targets, read in assigns:
+            if read & names and not set(targets) <= names:
+                names.update(targets)
+                grown = True
+    return names
+
+
+def _foreign_model_fn_helpers(file, analysis) -> list[Blocked]:
+    """Functions of `file` (a module in no Estimator's unit) that a model_fn of another module calls with its mode
+    (or a flag computed from it), or that build layers or variables. The model_fn is blocked at that call (the
+    model_fn rule); this module gets the same cause at the helper's def: what a function is follows from the
+    Estimator it serves (a `def f(features, mode)` here is such a helper, not a model_fn of its own)."""
+    program, out = analysis.program, []
+    for name, helper in _module_functions(file).items():
+        for call, where in program.call_sites(helper):
+            scope, fn = where.scope_of(call), None
+            while scope is not None:  # the outermost model_fn holding the call
+                fn = scope.node if id(scope.node) in analysis.model_fn_defs else fn
+                scope = scope.parent
+            if fn is None or where is file:
+                continue
+            ref = analysis.model_fn_defs[id(fn)]
+            what = _flag_arguments(call, fn, FunctionRef(helper, file).params)
+            builds = model_fn.builds_layers(FunctionRef(helper, file), program)
+            if not what and not builds:
+                continue
+            at = f"{where.path}:{analysis.line(call, where)}"
+            head = (f"`{name}` is a helper of the model_fn `{fn.name.value}` ({at} calls it"
+                    + (f", passing it {what}" if what else "; it builds layers or variables") + "), not a model_fn; ")
+            out.append(Blocked(model_fn.CODE, head + (
+                "tfmigrate converts such a helper (a network helper, inlined into the Keras model) only when it is "
+                f"defined in the model_fn's own module: move `{name}` into {ref.file.path} and call it there as "
+                f"`y = {name}(...)`" if builds else
+                "it builds no layers, and a function computing with mode or the training flag is not converted, "
+                "wherever it is defined: give the flag to the model_fn's Keras layers as `training=` instead "
+                f"(the finding at {at})"), helper.name))
+            out[-1].helper = helper
+            break
+    return out
 
 
 
@@ -1463,6 +1609,22 @@ _DRIVER_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export
 _NOT_TF_ESTIMATORS = ("sklearn", "xgboost", "lightgbm", "catboost")
 
 
+def _looked_up_at_run_time(callee, file, program) -> str | None:
+    """The code of a `getattr(...)` / `importlib.import_module(...)` / `__import__(...)` call a called name is bound
+    to (`build = getattr(importlib.import_module(path), "build_estimator")`), else None."""
+    if not isinstance(callee, cst.Name):
+        return None
+    for b in program.lookup(callee.value, callee, file):
+        value = b.value if b.kind == "assign" and not b.unpack else None
+        while isinstance(value, cst.Call):
+            name = get_full_name_for_node(value.func) if isinstance(value.func, (cst.Name, cst.Attribute)) else None
+            if name in ("getattr", "importlib.import_module", "__import__", "import_module"):
+                text = code(b.value)
+                return text if len(text) <= 60 else text[:57] + "..."
+            value = value.args[0].value if value.args else None
+    return None
+
+
 def _driven_estimator(call: cst.Call, file, program) -> str | None:
     """Why `x.train(...)` (evaluate, predict, export) drives an Estimator tfmigrate could not follow, or None: the
     receiver is a parameter named for an Estimator (`def run(estimator)`) of a function nothing in the run calls,
@@ -1479,9 +1641,11 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
     def factory(value) -> str | None:
         callee = value.func if isinstance(value, cst.Call) else None
         full = get_full_name_for_node(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
-        if not full or "stimator" not in full.lower():
+        if not full:
             return None
         qualified = program.qualified(callee, file) or ""
+        if "stimator" not in full.lower() and "stimator" not in qualified.rpartition(".")[2].lower():
+            return None  # (`from nets import make_estimator as make`: the name it was imported by says it)
         if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
             return None  # not a TF Estimator, or a contrib.learn one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
@@ -1501,9 +1665,19 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
            for b in bindings):
         return None
     if isinstance(receiver, cst.Name):
+        input_fn = any(a.keyword is not None and a.keyword.value == "input_fn" for a in call.args)
         for b in bindings:
             made = factory(b.value) if b.kind == "assign" and b.value is not None and not b.unpack else None
+            if not made and input_fn and b.kind == "assign" and isinstance(b.value, cst.Call) and not b.unpack \
+                    and _looked_up_at_run_time(b.value.func, file, program):
+                made = get_full_name_for_node(b.value.func)  # `x.train(input_fn=...)` on what such a builder made
             if made:
+                lookup = _looked_up_at_run_time(b.value.func, file, program)
+                if lookup:  # `build = getattr(importlib.import_module(name), "build_estimator")`: no file to pass
+                    return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, and `{made}` is "
+                            f"looked up at run time (`{lookup}`), which tfmigrate cannot follow to an Estimator; "
+                            f"import the builder by name (`from <module> import {made}`), pass its file too, and "
+                            "re-run")
                 return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, which tfmigrate cannot "
                         "follow to an Estimator")
     # by its name alone only a parameter (`def run(estimator): estimator.train(...)`), and not for predict, which
@@ -1516,7 +1690,7 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
 
 
 def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None,
-                               drives: bool = True) -> None:
+                               drives: bool = True, analysis=None) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
     under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
@@ -1547,8 +1721,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             generic.append(finding)
             errors.append(finding)
             holders[id(finding)] = self.defs[0].name.value if self.defs else None
-            for fn in self.defs:  # the outermost model_fn-shaped def holds it
-                if _model_fn_shaped(fn):
+            for fn in self.defs:  # the outermost model_fn holds it
+                if _unbuilt_model_fn(fn, names, file, program, analysis):
                     model_fns.setdefault(id(fn), (fn, []))[1].append(finding)
                     break
 
@@ -1581,9 +1755,14 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 parts = full.split(".") if full else []
                 if len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:]) \
                         and not program.lookup(parts[0], node, file):
+                    stars = _star_imports(file.module)
+                    how = (f"`{stars[0]}` may bind it, a star import of a module outside the migrated files"
+                           if len(stars) == 1 else f"one of the star imports {', '.join(f'`{s}`' for s in stars)} may "
+                           "bind it, of modules outside the migrated files" if stars else
+                           "imported through code tfmigrate cannot see")
                     errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
-                                                    "bound in this file (imported through code tfmigrate cannot see); "
-                                                    "import TensorFlow explicitly and re-run", node))
+                                                    f"bound in this file ({how}); import TensorFlow explicitly and "
+                                                    "re-run", node))
                     return False
             return True
 
@@ -1598,7 +1777,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
-            if why:
+            if why and why.endswith("re-run"):
+                errors.append(Blocked(estimator.CODE, why, node))
+            elif why:
                 errors.append(Blocked(estimator.CODE, why + " (built outside the migrated files); pass the files that "
                                       "build it too, or build it in this file with tf.estimator.Estimator(model_fn=...), "
                                       "and re-run", node))
@@ -1616,7 +1797,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     elif model_fns:
         # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
         inside = {id(e) for _, found in model_fns.values() for e in found}
-        errors = [Blocked(estimator.CODE, f"`{fn.name.value}(features, labels, mode, ...)` is a model_fn no Estimator "
+        errors = [Blocked(estimator.CODE, f"`{fn.name.value}({_signature(fn)})` is a model_fn no Estimator "
                                           "in the migrated files is built with: run tfmigrate on this file together "
                                           "with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
@@ -1647,6 +1828,16 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
             out.append(e)
             continue
         what = e.message.split(" is used but", 1)[0]
+        parent = file.parent(e.node)
+        if isinstance(parent, cst.Assign) and parent.value is e.node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Attribute):
+            # `self.model_cls = tf.estimator.LinearClassifier`, called later as `self.model_cls(...)`
+            target = code(parent.targets[0].target)
+            out.append(Blocked(e.code, f"{what} (the class) is stored in the attribute `{target}` in `{holder}`: "
+                                       "tfmigrate converts an Estimator where its class is called, directly or through "
+                                       f"a local name, not through an object's attribute; call {what}(...) where the "
+                                       "Estimator is built", e.node))
+            continue
         out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
                                    f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
                                    "this file together with the file that calls them and builds the Estimator",
@@ -1654,11 +1845,40 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
     return out
 
 
-def _model_fn_shaped(fn: cst.FunctionDef) -> bool:
-    """`def model_fn(features, labels, mode, ...)`: the signature an Estimator calls a model_fn with."""
-    names = [p.name.value for p in fn.params.params]
-    names = names[1:] if names[:1] == ["self"] else names
-    return len(names) >= 2 and names[0] == "features" and "mode" in names[1:4]
+def _unbuilt_model_fn(fn: cst.FunctionDef, names: TFNames, file, program, analysis) -> bool:
+    """Whether `fn`, holding Estimator API in a file no Estimator of the run converts, is a model_fn: one an
+    Estimator of the run is built with (`model_fn=`, first positional, a subclass' `super().__init__`), or, for an
+    Estimator built outside the run, a def nothing in the run calls that returns an EstimatorSpec and can take
+    `features` (the Estimator calls `model_fn(features=features, ...)` and raises ValueError for a model_fn
+    without it). A function the run calls is a helper of its caller (`def build_layers(features, mode)`), and one
+    returning a spec without `features` builds specs for a model_fn (`def spec(mode, loss)`)."""
+    if analysis is not None and id(fn) in analysis.model_fn_defs:
+        return True
+    if program is not None and program.call_sites(fn):
+        return False
+    p = fn.params
+    if p.star_kwarg is None and "features" not in {x.name.value for x in [*p.params, *p.kwonly_params]}:
+        return False
+    scope = file.function_scopes.get(id(fn)) if file is not None else None
+    if scope is None:
+        return False
+
+    def spec(value) -> bool:
+        if isinstance(value, cst.Name):  # `spec = tf.estimator.EstimatorSpec(...)`; `return spec`
+            return any(b.kind == "assign" and not b.unpack and spec(b.value) for b in scope.bindings.get(value.value, [])
+                       if not isinstance(b.value, cst.Name))
+        return isinstance(value, cst.Call) and (names.of(value.func) or "").endswith("EstimatorSpec")
+
+    return any(spec(r.value) for r in scope.returns)
+
+
+def _signature(fn: cst.FunctionDef) -> str:
+    """The def's parameters as written, without defaults and annotations (`features, labels, mode, params`)."""
+    p = fn.params
+    star = [f"*{p.star_arg.name.value}"] if isinstance(p.star_arg, cst.Param) else (["*"] if p.kwonly_params else [])
+    kwargs = [f"**{p.star_kwarg.name.value}"] if p.star_kwarg is not None else []
+    return ", ".join([*(x.name.value for x in [*p.posonly_params, *p.params]), *star,
+                      *(x.name.value for x in p.kwonly_params), *kwargs])
 
 
 

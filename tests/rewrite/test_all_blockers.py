@@ -640,14 +640,15 @@ def test_a_model_fn_signature_blocker_does_not_hide_the_body_blockers():
     src = (_TRAIN_HELPER.replace("def model_fn(features, labels, mode):", "def model_fn(mode, features, labels):")
            .replace('features["x"], 1)\n', 'features["x"], 1)\n    if prediction.shape[0] > 2:\n'
                     "        prediction = prediction * 2.0\n") + "\n\nfit_with(tf.estimator.RunConfig(), 3)\n")
+    # parameters out of order are read by name (no signature blocker): the body's own blocker alone
     found = [(d.line, d.message) for d in blocked(src).diagnostics if d.severity == "error"]
-    assert [line for line, _ in found] == [4, 6], found
-    assert found[0][1].startswith("model_fn(mode, features, labels): the Estimator passes its arguments by name")
-    assert found[1][1].startswith("`if prediction.shape[0] > 2:` is not converted")
+    assert [line for line, _ in found] == [6], found
+    assert found[0][1].startswith("`if prediction.shape[0] > 2:` is not converted")
     # no follow-on blocker for a name the signature would have bound: without `labels` among the parameters, the
-    # body's `labels` is the one the reordered signature adds
+    # body's `labels` is the one the signature blocker asks to add
     missing = blocked(src.replace("def model_fn(mode, features, labels):", "def model_fn(mode, features):"))
     lines = [d.line for d in missing.diagnostics if d.severity == "error"]
+    assert missing.diagnostics[0].message.startswith("model_fn(mode, features) takes no `labels`")
     assert lines == [4, 6], [d.format() for d in missing.diagnostics]
 
 

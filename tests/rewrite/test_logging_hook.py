@@ -253,13 +253,16 @@ TUTORIAL_DRIVE = (
     'logging_hook = tf.compat.v1.train.LoggingTensorHook(tensors=tensors_to_log, every_n_iter=50)\n'
     'est.train(input_fn=train_input_fn, steps=200, hooks=[logging_hook])\n')
 
+TUTORIAL_ESTIMATOR = ('model_fn=model_fn, config=config, params={"lr": 0.1}', "model_fn=cnn_model_fn, config=config")
+
 
 @pytest.mark.parametrize("target, step", [("keras", "self.record_logged_tensors(y_pred, loss"),
                                           ("ctl", "model.record_logged_tensors(outputs, loss")])
 def test_the_tutorial_softmax_tensor_named_op_in_the_predictions_dict_is_logged(target, step):
     # the name= of any TF op (not only tf.identity) computed from the model output names its tensor "n:0" in TF1
-    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "softmax_tensor:0").replace("model_fn=model_fn",
-                                                                              "model_fn=cnn_model_fn")
+    # (the tutorial's Estimator takes no params: its cnn_model_fn has none)
+    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "softmax_tensor:0").replace(TUTORIAL_ESTIMATOR[0],
+                                                                              TUTORIAL_ESTIMATOR[1])
     out = flat(converted(src, target=target))
     assert 'TensorLogger([("probabilities", "name:softmax_tensor")], every_n_iter=50)' in out
     assert re.search(r'"name:softmax_tensor": tf\.nn\.softmax\(\w+, name="softmax_tensor"\)', out), out
@@ -282,7 +285,7 @@ def test_named_ops_computed_from_the_output_are_supplied_by_name(forward, name):
 @pytest.mark.parametrize("target", ["keras", "ctl"])
 def test_the_tutorial_logging_an_unsuppliable_name_converts_with_the_hook_dropped(target):
     # a hidden layer's op: not computed from the output; the hook only logged it, so the program still converts
-    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "dense/Relu").replace("model_fn=model_fn", "model_fn=cnn_model_fn")
+    src = program(TUTORIAL, drive=TUTORIAL_DRIVE % "dense/Relu").replace(*TUTORIAL_ESTIMATOR)
     out = dropped(src, "'dense/Relu' is not one", line=src[:src.index("LoggingTensorHook(")].count("\n") + 1,
                   target=target)
     assert "tensors_to_log" not in out and "logging_hook" not in out

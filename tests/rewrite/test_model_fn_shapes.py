@@ -613,7 +613,7 @@ def test_other_label_transforms_block(onehot):
 
 
 SPEC_NAMED = '''
-def model_fn(features, labels, mode):
+def model_fn(features, labels, mode, params):
     logits = tf.compat.v1.layers.dense(features["x"], 3)
     classes = tf.argmax(logits, axis=1)
     if mode == tf.estimator.ModeKeys.PREDICT:

@@ -393,7 +393,7 @@ def test_a_file_holding_only_a_model_fn_is_reported_once_at_the_model_fn():
     # the model_fn's module passed alone: one finding at the def naming the cause (was one per Estimator name in it)
     found = blocked(MODEL_FN_ONLY).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM601", 4)]
-    assert found[0].message.startswith("`regression_fn(features, labels, mode, ...)` is a model_fn no Estimator in "
+    assert found[0].message.startswith("`regression_fn(features, labels, mode, params)` is a model_fn no Estimator in "
                                        "the migrated files is built with: run tfmigrate on this file together")
     # Estimator names outside it are still reported on their own
     found = blocked(MODEL_FN_ONLY + "\n\nconfig = tf.estimator.RunConfig(model_dir='/tmp/m')\n").diagnostics
@@ -734,19 +734,16 @@ def test_a_walrus_in_a_test_is_bound_for_the_block_after_it():
 
 
 # ---- sweep 6: a model_fn whose parameters are not in the positional order -------------------------------------------
-@pytest.mark.parametrize("signature, missing", [
-    ("features, mode, params", "adding `labels`"),  # mode tests were reported as "only tests on mode are converted"
-    ("features, labels, params, mode", None),  # params read as the mode: it converted, silently
-    ("features, mode, labels, params", None),
-])
-def test_a_model_fn_taking_its_arguments_by_name_out_of_order_is_reported_as_such(signature, missing):
+# (features, labels, params, mode) and (features, mode, labels, params) convert, each parameter read by its name:
+# tests/rewrite/test_model_fn_signature.py
+def test_a_model_fn_taking_its_arguments_by_name_without_labels_is_reported_as_such():
     from _helpers import program
 
-    [d] = blocked(program(signature=signature)).diagnostics
+    # mode tests were reported as "only tests on mode are converted"
+    [d] = blocked(program(signature="features, mode, params")).diagnostics
     assert (d.code, d.line) == ("TFM501", 13)
-    assert f"model_fn({signature})" in d.message and "passes its arguments by name" in d.message
-    assert "write them in that order" in d.message
-    assert (missing in d.message) if missing else "adding" not in d.message
+    assert "model_fn(features, mode, params) takes no `labels`" in d.message
+    assert "add `labels` (any position: the Estimator passes each by name)" in d.message
 
 
 def test_a_rebound_run_config_read_elsewhere_is_reported_once_where_it_is_read():
@@ -875,3 +872,289 @@ def test_mode_passed_to_a_network_of_a_module_outside_the_run_says_what_to_do():
             .replace("training=mode == tf.estimator.ModeKeys.TRAIN", "training=training")
             .replace("network(features, mode)", "network(features, mode == tf.estimator.ModeKeys.TRAIN)"))
     assert "tf.estimator" not in converted(flag)
+
+
+# _TRAIN_HELPER's model_fn, its input function named `feed`
+_CHOSEN = _TRAIN_HELPER.split("\n\ndef fit_with")[0].replace("def input_fn():", "def feed():") + '''
+
+
+PREMADE = False
+if PREMADE:
+    reg = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("x", shape=[2])])
+else:
+    reg = tf.estimator.Estimator(model_fn=model_fn)
+reg.train(input_fn=feed, steps=4)
+scores = reg.evaluate(input_fn=feed, steps=1)
+again = reg.evaluate(input_fn=feed, steps=2)
+'''
+
+
+def test_an_estimator_name_bound_in_both_branches_of_an_if_says_which_lines_once():
+    # a public tutorial picked a canned or a custom Estimator under `if flag:` and drove the name after it: the
+    # message said the name was used "in a way tfmigrate does not convert", at its last evaluate()
+    found = blocked(_CHOSEN).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
+    assert "`reg` can hold different values here (assigned at lines 19, 21); assign it once" in found[0].message
+    assert found[0].message.startswith("train() on `reg`")
+    assert found[0].message.endswith("so tfmigrate can tell which Estimator it is")
+    # either branch alone converts
+    assert "tf.estimator" not in converted(_CHOSEN.replace("if PREMADE:\n    reg = tf.estimator.LinearRegressor("
+                                                            "feature_columns=[tf.feature_column.numeric_column(\"x\", "
+                                                            "shape=[2])])\nelse:\n    reg", "reg"))
+
+
+@pytest.mark.parametrize("wrapper", ["tf.estimator.add_metrics", "tf.contrib.estimator.add_metrics"])
+@pytest.mark.parametrize("drive", [
+    "tf.estimator.train_and_evaluate(reg, tf.estimator.TrainSpec(feed, max_steps=3), tf.estimator.EvalSpec(feed))",
+    "reg.train(feed, max_steps=3)\nprint(reg.evaluate(feed, steps=1))",
+])
+def test_an_estimator_wrapped_by_add_metrics_is_reported_at_the_wrapper(wrapper, drive):
+    # a public trainer package rebound its Estimator to `tf.contrib.estimator.add_metrics(estimator, metric)`: the
+    # message blamed a positional argument out of place ("a TensorFlow object stands where the program's own was
+    # expected") and said the name was used in a way not converted
+    src = (_CHOSEN.split("PREMADE = False")[0] + "\ndef extra(labels, predictions):\n"
+           "    return {\"mae\": tf.compat.v1.metrics.mean_absolute_error(labels, predictions)}\n\n\n"
+           f"reg = tf.estimator.Estimator(model_fn=model_fn)\nreg = {wrapper}(reg, extra)\n{drive}\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 23)], found
+    assert found[0].message.startswith(f"{wrapper}(`reg`, ...) is not converted yet")
+    assert "eval_metric_ops" in found[0].message and "positional" not in found[0].message
+
+
+def test_files_left_unchanged_name_only_the_files_that_need_manual_work(tmp_path):
+    # a public trainer package (columns.py -> builder.py -> run.py): columns.py was said to be left unchanged for
+    # builder.py "which needs manual work", though builder.py was itself only left unchanged for run.py
+    files = {
+        "columns.py": "import tensorflow as tf\n\nCOLUMNS = [tf.feature_column.numeric_column(\"v\", shape=[2])]\n",
+        "builder.py": ("import tensorflow as tf\n\nfrom trainer import columns\n\n\ndef make(config):\n"
+                       "    return tf.estimator.LinearRegressor(feature_columns=columns.COLUMNS, config=config)\n"),
+        "run.py": ("import tensorflow as tf\n\nfrom trainer import builder\n\n\ndef feed():\n"
+                   "    return tf.data.Dataset.from_tensor_slices(({\"v\": [[0.5, 1.5]]}, [[2.0]])).batch(1)\n\n\n"
+                   "def main():\n    config = tf.estimator.RunConfig(tf_random_seed=3)\n    reg = builder.make(config)\n"
+                   "    reg.train(feed, max_steps=2)\n    print(config.model_dir)\n\n\nmain()\n"),
+    }
+    results = _migrate_package(tmp_path / "trainer", files)
+    assert results["run.py"].status == "blocked"
+    assert {d.code for d in results["run.py"].diagnostics} != {"TFM600"}
+    for name in ("columns.py", "builder.py"):
+        assert [(d.code, d.message.replace(f"{tmp_path}/trainer/", "")) for d in results[name].diagnostics] == [
+            ("TFM600", "left unchanged: migrated as one unit with run.py, which needs manual work")], name
+
+
+def test_canned_column_arguments_written_as_expressions_over_constants_convert():
+    # a public trainer wrote its vocabularies `list(range(24))` and its crossed buckets `int(1e4)`: the canned
+    # DNN's indicator columns and the crossed column refused them (TFM622), the linear model's columns did not
+    src = '''\
+import tensorflow as tf
+
+HOURS = tf.feature_column.categorical_column_with_vocabulary_list("h", list(range(4)))
+
+
+def feed():
+    return tf.data.Dataset.from_tensor_slices(({"h": [[1]], "d": [[2]], "v": [[0.5]]}, [[2.0]])).batch(1)
+
+
+reg = tf.estimator.DNNLinearCombinedRegressor(
+    linear_feature_columns=[tf.feature_column.crossed_column(["h", "d"], hash_bucket_size=int(1e2)), HOURS],
+    dnn_feature_columns=[tf.feature_column.indicator_column(HOURS), tf.feature_column.numeric_column("v")],
+    dnn_hidden_units=[3])
+reg.train(feed, max_steps=2)
+'''
+    out = converted(src)
+    assert 'indicator_input(features, "h", [0, 1, 2, 3])' in out
+    assert "crossed_ids([dense_input(features, \"h\"), dense_input(features, \"d\")], 100)" in out
+    # what Python cannot evaluate from the source still says what is accepted
+    found = blocked(src.replace("int(1e2)", "buckets()") + "\n\ndef buckets():\n    return 100\n").diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM622", 11)], found
+    assert "`buckets()` is not a value tfmigrate can read from the source (a literal, a name assigned one once, " \
+           "or an expression over such values)" in found[0].message
+
+
+_SAGEMAKER = '''\
+import tensorflow as tf
+
+
+def estimator_fn(run_config, params):
+    columns = [tf.feature_column.numeric_column("x", shape=[3])]
+    return tf.estimator.LinearClassifier(feature_columns=columns, n_classes=3CONFIG)
+
+
+def train_input_fn(training_dir, params):
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0, 3.0]]}, [1])).batch(1)
+'''
+
+
+@pytest.mark.parametrize("config", ["", ", config=run_config"])
+def test_a_sagemaker_legacy_estimator_fn_is_reported_as_the_container_s_entry_point(config):
+    # SageMaker's legacy container calls estimator_fn(run_config, params) and drives what it returns: the helper was
+    # rewritten to return a Keras model (breaking the container), or its run_config was said to need "the file that
+    # calls estimator_fn"
+    found = blocked(_SAGEMAKER.replace("CONFIG", config)).diagnostics
+    assert [d.code for d in found] == ["TFM601"], found
+    assert "`estimator_fn(run_config, params)` is the entry point of SageMaker's legacy TensorFlow container" \
+        in found[0].message
+    assert "script-mode training script" in found[0].message
+    # the same helper called by the program is an Estimator builder like any other
+    called = _SAGEMAKER.replace("CONFIG", config) + (
+        f"\n\nest = estimator_fn({'tf.estimator.RunConfig(tf_random_seed=1)' if config else None}, {{}})\n"
+        "est.train(lambda: train_input_fn("
+        "'.', {}), max_steps=2)\n")
+    from _helpers import dotted_names
+
+    assert not any(name.startswith("tf.estimator") for name in dotted_names(converted(called)))
+
+
+@pytest.mark.parametrize("maker", ["tf.estimator.experimental.stop_if_no_decrease_hook(reg, 'loss', 100)",
+                                   "tf.estimator.experimental.stop_if_no_increase_hook(reg, 'auc', 50)"])
+def test_an_early_stopping_hook_made_by_tensorflow_says_what_made_it(maker):
+    # a public trainer attached `tf.estimator.experimental.stop_if_no_decrease_hook(est, ...)` through
+    # TrainSpec(hooks=...): the message said a SessionRunHook subclass of the program converts only when attached
+    # through TrainSpec(hooks=...), which it was
+    src = _CHOSEN.split("PREMADE = False")[0] + (
+        f"\nreg = tf.estimator.Estimator(model_fn=model_fn)\nstopper = {maker}\n"
+        "tf.estimator.train_and_evaluate(reg, tf.estimator.TrainSpec(feed, max_steps=3, hooks=[stopper]), "
+        "tf.estimator.EvalSpec(feed, steps=1))\n")
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM611"], found
+    path = maker.split("(")[0]
+    assert found[0].message.startswith(f"hook `stopper` made by {path}(...) is not converted:"), found[0].message
+    assert "SessionRunHook subclass" not in found[0].message and "keras.callbacks.EarlyStopping" in found[0].message
+
+
+def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditional_expression_converts():
+    # `strategy = None` / `if flag: strategy = tf.distribute.MirroredStrategy()` was asked to be "assigned once"
+    # with no word that the conditional expression form converts
+    body = ("def main(flag, path):\n    strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()\n"
+            "    start = None\n    if path:\n        start = tf.estimator.WarmStartSettings(ckpt_to_initialize_from=path, "
+            "vars_to_warm_start='.*dense.*')\n"
+            "    config = tf.estimator.RunConfig(train_distribute=strategy)\n"
+            "    reg = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from=start)\n"
+            "    reg.train(feed, max_steps=3)\n\n\nmain(True, None)\n")
+    src = _CHOSEN.split("PREMADE = False")[0] + body
+    found = {d.code: d.message for d in blocked(src).diagnostics}
+    assert found["TFM701"].endswith("assign it once, as `strategy = tf.distribute.MirroredStrategy() if <condition> "
+                                    "else None` (which tfmigrate converts)"), found
+    assert "`start = tf.estimator.WarmStartSettings(...) if <condition> else None`" in found["TFM601"], found
+    # the form the message gives converts
+    fixed = src.replace("strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()",
+                        "strategy = tf.distribute.MirroredStrategy() if flag else None")
+    assert "TFM701" not in {d.code for d in blocked(fixed).diagnostics}
+
+
+@pytest.mark.parametrize("stars, said", [
+    ("from settings import *\n", "(`from settings import *` may bind it, a star import of a module outside the "
+                                 "migrated files)"),
+    ("from settings import *\nfrom .helpers import *\n", "(one of the star imports `from settings import *`, "
+                                                         "`from .helpers import *` may bind it"),
+    ("", "(imported through code tfmigrate cannot see)"),
+])
+def test_an_unbound_tf_names_the_star_imports_that_may_bind_it(stars, said):
+    # a public driver took `tf` from `from config import *` / `from utils import *`: the message spoke of "code
+    # tfmigrate cannot see" without naming it
+    src = f"import argparse\n{stars}\n\ndef main():\n    spec = tf.estimator.TrainSpec(lambda: None, max_steps=2)\n"
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM604"], found
+    assert said in found[0].message
+
+
+def test_a_canned_argument_from_a_parameter_of_a_helper_nobody_calls_says_so():
+    # a public helper `def deep_learning_dnn(df, target, classes)` built DNNClassifier(n_classes=classes) and was
+    # called from nowhere in the run: the message only said `classes` was "not a value tfmigrate can read"
+    src = ("import tensorflow as tf\n\n\ndef fit(frame, classes):\n    feed = lambda: tf.data.Dataset.from_tensor_slices("
+           "(dict(frame), [0])).batch(1)\n    clf = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=["
+           "tf.feature_column.numeric_column('a')], n_classes=classes)\n    clf.train(feed, steps=3)\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM620", 6)], found
+    assert "`classes` is a parameter of `fit`, which is never called in the files given" in found[0].message
+    # called once with a literal, it converts
+    assert "tf.estimator" not in converted(src + "\n\nfit({'a': [1.0]}, 3)\n").split("def fit")[1]
+
+
+def test_a_global_step_advanced_by_hand_is_named_with_what_to_write():
+    # a public tutorial wrote `tf.group(optimizer.minimize(loss), tf.assign_add(global_step, 1))`: the message said
+    # minimize() "does not advance training", which the program's assign_add did
+    src = _CHOSEN.split("PREMADE = False")[0].replace(
+        "train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(\n"
+        "        loss, global_step=tf.compat.v1.train.get_global_step())",
+        "train_op = tf.group(tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss),\n"
+        "                        tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1))") + (
+        "\nreg = tf.estimator.Estimator(model_fn=model_fn)\nreg.train(feed, steps=4)\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM301", 7)], found
+    assert "does not advance training" not in found[0].message
+    assert found[0].message.endswith("pass global_step=tf.compat.v1.train.get_global_step() to minimize()")
+
+
+def test_a_notebook_using_the_estimator_api_is_reported_not_passed_over(tmp_path):
+    # public Estimator tutorials are often notebooks: a directory of them exited 0 ("no Python files found"), and a
+    # notebook named on the command line was read as Python (a JSON dict parses) and found "unchanged"
+    import json
+
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover_files
+
+    def notebook(name, *cells):
+        path = tmp_path / name
+        path.write_text(json.dumps({"cells": [{"cell_type": "code", "source": list(c)} for c in cells],
+                                    "nbformat": 4, "nbformat_minor": 4}))
+        return path
+
+    notebook("train.ipynb", ["import tensorflow as tf\n"],
+             ["reg = tf.estimator.LinearRegressor(feature_columns=[])\n", "reg.train(feed, steps=2)\n"])
+    notebook("plot.ipynb", ["import matplotlib\n", "print('estimator' )\n".replace("estimator", "plot")])
+    found = discover_files([str(tmp_path)])
+    assert sorted(p.rsplit("/", 1)[-1] for p in found) == ["plot.ipynb", "train.ipynb"]
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(found, Options(), jobs=1)}
+    assert results["plot.ipynb"].status == "skipped"
+    train = results["train.ipynb"]
+    assert train.status == "blocked" and [(d.code, d.line) for d in train.diagnostics] == [("TFM601", 1)]
+    assert "`jupyter nbconvert --to script train.ipynb`" in train.diagnostics[0].message
+
+
+def test_an_estimator_class_stored_in_an_attribute_is_named_as_such():
+    # a public trainer set `self.model_cls = tf.estimator.LinearClassifier` and built `self.model_cls(...)` in
+    # another method: the message said the file "builds no Estimator" and that its builder was in another file
+    src = ("import tensorflow as tf\n\n\nclass Trainer:\n    def __init__(self):\n"
+           "        self.kind = tf.estimator.LinearClassifier\n\n    def run(self, feed):\n"
+           "        clf = self.kind(feature_columns=[tf.feature_column.numeric_column('a')], n_classes=2)\n"
+           "        clf.train(feed, steps=2)\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 6)], found
+    assert found[0].message.startswith("tf.estimator.LinearClassifier (the class) is stored in the attribute "
+                                       "`self.kind` in `__init__`")
+    assert "builds no Estimator" not in found[0].message
+    # through a local name, as the message says, it converts
+    local = ("import tensorflow as tf\n\n\ndef feed():\n    return tf.data.Dataset.from_tensor_slices(({'a': [[1.0]]}, "
+             "[1])).batch(1)\n\n\nkind = tf.estimator.LinearClassifier\nclf = kind(feature_columns=["
+             "tf.feature_column.numeric_column('a')], n_classes=2)\nclf.train(feed, steps=2)\n")
+    assert "clf.fit(" in converted(local)
+
+
+@pytest.mark.parametrize("canned", ["DNNClassifier(hidden_units=[2], ", "LinearClassifier("])
+def test_a_numeric_column_of_shape_empty_tuple_is_a_scalar_column(canned):
+    # a public TFX trainer wrote numeric_column(key, shape=()): TF1 read it as one value per example; the canned
+    # DNN refused it ("shape [] is not a positive integer or a list of them")
+    src = ("import tensorflow as tf\n\nKEYS = ['a', 'b']\n\n\ndef feed():\n    return tf.data.Dataset.from_tensor_slices(("
+           "{'a': [1.0], 'b': [2.0]}, [1])).batch(1)\n\n\n"
+           f"clf = tf.estimator.{canned}feature_columns=[tf.feature_column.numeric_column(k, shape=()) for k in KEYS])\n"
+           "clf.train(feed, steps=2)\n")
+    out = converted(src)
+    assert 'numeric_input(features, "a", 1)' in out and 'numeric_input(features, "b", 1)' in out
+
+
+def test_an_estimator_builder_looked_up_at_run_time_says_so():
+    # a public driver picked its builder with getattr(importlib.import_module("model." + name), "build_estimator"):
+    # the message asked for "the files that build it", which tfmigrate could not follow even when given
+    src = ("import importlib\n\nimport tensorflow as tf\n\n\ndef main(name, feed):\n"
+           "    make = getattr(importlib.import_module('nets.' + name), 'make_estimator')\n"
+           "    estimator = make('/tmp/m')\n    print(list(estimator.predict(input_fn=feed)))\n")
+    found = blocked(src).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM601", 9)], found
+    assert "`make_estimator`" not in found[0].message  # the name the program calls it by
+    assert "`make` is looked up at run time (`getattr(importlib.import_module('nets.' + name), " in found[0].message
+    assert found[0].message.endswith("import the builder by name (`from <module> import make`), pass its file too, "
+                                     "and re-run")
+    # a builder imported by name keeps the message about the files to pass
+    plain = src.replace("    make = getattr(importlib.import_module('nets.' + name), 'make_estimator')\n", "").replace(
+        "import importlib\n", "from nets import make_estimator as make\n")
+    assert "pass the files that build it too" in messages(plain)

@@ -69,7 +69,7 @@ def test_splices_only_text_a_parse_would_render_unchanged():
 def test_text_blocks_are_used(monkeypatch):
     calls = []
     original = TextBlocks.statement
-    monkeypatch.setattr(TextBlocks, "statement", lambda self, *a: calls.append(a) or original(self, *a))
+    monkeypatch.setattr(TextBlocks, "statement", lambda self, *a, **k: calls.append(a) or original(self, *a, **k))
     for name in ("cnn", "canned_wide_deep"):
         result = migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py", _options(name))
         assert result.output == (FIXTURES / name / "migrated.py").read_bytes()
