@@ -1104,11 +1104,12 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
     mine = [n for n in found if (program.file_of(n) or file) is file]
     unused = []
     for stmt in module.body:
-        if not isinstance(stmt, cst.FunctionDef) or stmt.decorators or stmt.name.value == "main" \
-                or _model_fn_shaped(stmt):
-            continue  # (a `main` runs through `app.run()` without being named; a model_fn is an Estimator's)
+        if not isinstance(stmt, cst.FunctionDef) or stmt.decorators or stmt.name.value == "main":
+            continue  # (a `main` runs through `app.run()` without being named)
         if sum(len(f.names.get(stmt.name.value, ())) for f in program.files) != 1:
             continue  # named somewhere besides its def: it may run, converted with what calls it
+        if _unbuilt_model_fn(stmt, TFNames(program=program, file=file), file, program, analysis):
+            continue  # a model_fn: its Estimator's error (or the model_fn rule) says why nothing uses it
         if not any(file.inside(n, {id(stmt)}) or n is stmt for n in mine):
             unused.append(stmt)
     if not unused:
