@@ -296,6 +296,7 @@ class Site:
     # every argument of its construction is known (not behind `**kwargs` or a subclass not converted): else its
     # configuration is not, and the uses' checks that read it (a model_dir) are not made
     config_known: bool = True
+    model_fn_failed: bool = False  # one of its own blockers is about its model_fn (Estimator(params=...) it takes not)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -479,6 +480,7 @@ class Analysis:
             except Blocked as blocked:
                 own.append(blocked)
         fn = factory = None
+        fn_failed = []
         try:
             if "model_fn" in args:
                 fn, factory = self._model_fn(args, call, file)
@@ -494,7 +496,8 @@ class Analysis:
         if fn is not None and tpu is None and params_value is not None and not is_literal(params_value.node, None):
             from .model_fn import params_not_taken
 
-            own.extend(params_not_taken(fn.node, params_value.node))
+            fn_failed = params_not_taken(fn.node, params_value.node)  # (about the model_fn's signature)
+            own.extend(fn_failed)
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
         try:
@@ -505,6 +508,7 @@ class Analysis:
         site = Site(call, file, fn, args["model_fn"].node if "model_fn" in args else call, params, params_value,
                     run_config)
         site.config_known = known
+        site.model_fn_failed = bool(fn_failed)
         site.errors = unconverted
         site.tpu = tpu
         site.factory = factory

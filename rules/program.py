@@ -1083,7 +1083,7 @@ def _unconverted_model_fn_blockers(analysis, by_fn: dict, file, context) -> list
     for site in analysis._site_by_call.values():
         fn = site.model_fn
         if not site.unconverted or site.tpu is not None or not isinstance(getattr(fn, "node", None), cst.FunctionDef) \
-                or fn.file is not file or id(fn.node) in seen:
+                or site.model_fn_failed or fn.file is not file or id(fn.node) in seen:
             continue
         seen.add(id(fn.node))
         try:
