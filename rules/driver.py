@@ -412,11 +412,14 @@ class Analysis:
             scope = cfile.class_scopes[id(cls)]
             init = next((b.node for b in scope.bindings.get("__init__", []) if b.kind == "def"), None)
             if init is None:
-                raise Blocked(CODE, f"Estimator subclass {cls.name.value} without __init__ is not converted", cls)
+                raise Blocked(CODE, f"Estimator subclass {cls.name.value} without __init__ is not converted: give it "
+                                    "an __init__ that passes model_fn (and config, params) to super().__init__, or "
+                                    "build tf.estimator.Estimator(model_fn=...) itself", cls)
             base_call = next((c for c in cfile.calls if cfile.enclosing_function(c) is init
                               and isinstance(c.func, cst.Attribute) and c.func.attr.value == "__init__"), None)
             if base_call is None:
-                raise Blocked(CODE, f"{cls.name.value}.__init__ does not call the Estimator's __init__", init)
+                raise Blocked(CODE, f"{cls.name.value}.__init__ does not call the Estimator's __init__: call "
+                                    "super().__init__(model_fn=..., config=..., params=...) in it", init)
             others = [b for name, bs in scope.bindings.items() for b in bs if name != "__init__"
                       and b.kind in ("def", "assign")]
             if others:
