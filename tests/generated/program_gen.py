@@ -64,6 +64,9 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # params["hidden_units"]`); or through a module-level network helper it calls (`logits = network(x, ...)`); a
     # helper defined inside the model_fn; a Python `if` on params around a layer (static configuration)
     "forward": ("inline", "hparam_locals", "network_helper", "nested_helper", "static_if"),
+    # the model_fn's signature: the Estimator passes features, labels, mode, params and config by name, so any
+    # order converts (by_name: `model_fn(mode, features, params, labels)`), and `config` may be taken unused
+    "signature": ("canonical", "by_name", "with_config"),
     # canned estimators instead of a model_fn (then loss/optimizer/metrics/early_returns/params keep their baseline
     # values: a canned program has no model_fn). "none" marks a model_fn program in the canned dimensions.
     "estimator": (),  # "model_fn" or a canned class: filled below from CANNED_CLASSES
@@ -106,6 +109,7 @@ class Shape:
     unrelated: str
     predict: str = "no"
     forward: str = "inline"
+    signature: str = "canonical"
     estimator: str = "model_fn"
     canned_version: str = "none"
     columns: str = "none"
@@ -119,12 +123,12 @@ class Shape:
         return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
 
 
-def _pick(choose) -> Shape:
+def _pick(choose, choose_after=None) -> Shape:
     """A shape under the drawing rules, `choose(name, values)` picking each value. The strategy is drawn only when
     a RunConfig exists (config=none has nowhere to put it). Half the programs are canned: the estimator class,
     then the canned dimensions the class can take."""
     picked = {name: choose(name, values) for name, values in DIMENSIONS.items()
-              if name not in ("strategy", "predict", "forward", *CANNED_DIMENSIONS)}
+              if name not in ("strategy", "predict", "forward", "signature", *CANNED_DIMENSIONS)}
     # est.train under a multi-worker TF_CONFIG raised in TF 2.15 itself ("Only `STANDALONE_CLIENT` mode is
     # supported"), so train-then-evaluate programs are drawn only with the strategies TF1 could run them under
     # (tests/rewrite/test_estimator_train_strategy.py: the rewrite blocks the other kind, TFM701)
@@ -135,6 +139,7 @@ def _pick(choose) -> Shape:
     if choose("model", ("model_fn", "canned")) == "model_fn":
         picked["predict"] = "no" if picked["early_returns"] == "no" else choose("predict", DIMENSIONS["predict"])
         picked["forward"] = choose("forward", DIMENSIONS["forward"])
+        picked["signature"] = (choose_after or choose)("signature", DIMENSIONS["signature"])
         return Shape(**picked)
     picked.update(MODEL_FN_BASELINE)
     cls = picked["estimator"] = choose("estimator", CANNED_CLASSES)
@@ -163,8 +168,12 @@ def shapes(draw) -> Shape:
 
 
 def draw_shape(rng: random.Random) -> Shape:
-    """One shape drawn with `rng`, under the rules of `shapes()`; deterministic for a seeded `random.Random`."""
-    return _pick(lambda name, values: rng.choice(values))
+    """One shape drawn with `rng`, under the rules of `shapes()`; deterministic for a seeded `random.Random`. The
+    signature (a later dimension) is drawn from the shape's other values, not from `rng`: a seed keeps drawing the
+    programs it drew before it was added."""
+    state = rng.getstate()
+    return _pick(lambda name, values: rng.choice(values),
+                 lambda name, values: random.Random(hash((name, state))).choice(values))
 
 
 def runnable_problem(shape: Shape) -> str | None:
@@ -497,7 +506,9 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
     extra = ", eval_metric_ops=metrics" if metrics and not early else ""
     lines.append(f"return {{EST}}.EstimatorSpec(mode, loss=loss, train_op=train_op{extra})")
     body = "\n".join(lines).replace("{EST}", EST).replace("{V1}", V1) + "\n"
-    return helper.replace("{V1}", V1) + "def model_fn(features, labels, mode, params):\n" + _indent(body)
+    signature = {"canonical": "features, labels, mode, params", "by_name": "mode, features, params, labels",
+                 "with_config": "features, labels, mode, params, config"}[shape.signature]
+    return helper.replace("{V1}", V1) + f"def model_fn({signature}):\n" + _indent(body)
 
 
 def _model(shape: Shape, EST: str, V1: str) -> str:
