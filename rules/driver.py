@@ -296,6 +296,7 @@ class Site:
     # every argument of its construction is known (not behind `**kwargs` or a subclass not converted): else its
     # configuration is not, and the uses' checks that read it (a model_dir) are not made
     config_known: bool = True
+    model_fn_failed: bool = False  # one of its own blockers is about its model_fn (Estimator(params=...) it takes not)
 
     @property
     def statement(self) -> cst.CSTNode:
@@ -414,11 +415,14 @@ class Analysis:
             scope = cfile.class_scopes[id(cls)]
             init = next((b.node for b in scope.bindings.get("__init__", []) if b.kind == "def"), None)
             if init is None:
-                raise Blocked(CODE, f"Estimator subclass {cls.name.value} without __init__ is not converted", cls)
+                raise Blocked(CODE, f"Estimator subclass {cls.name.value} without __init__ is not converted: give it "
+                                    "an __init__ that passes model_fn (and config, params) to super().__init__, or "
+                                    "build tf.estimator.Estimator(model_fn=...) itself", cls)
             base_call = next((c for c in cfile.calls if cfile.enclosing_function(c) is init
                               and isinstance(c.func, cst.Attribute) and c.func.attr.value == "__init__"), None)
             if base_call is None:
-                raise Blocked(CODE, f"{cls.name.value}.__init__ does not call the Estimator's __init__", init)
+                raise Blocked(CODE, f"{cls.name.value}.__init__ does not call the Estimator's __init__: call "
+                                    "super().__init__(model_fn=..., config=..., params=...) in it", init)
             others = [b for name, bs in scope.bindings.items() for b in bs if name != "__init__"
                       and b.kind in ("def", "assign")]
             if others:
@@ -482,6 +486,7 @@ class Analysis:
             except Blocked as blocked:
                 own.append(blocked)
         fn = factory = None
+        fn_failed = []
         try:
             if "model_fn" in args:
                 fn, factory = self._model_fn(args, call, file)
@@ -497,7 +502,8 @@ class Analysis:
         if fn is not None and tpu is None and params_value is not None and not is_literal(params_value.node, None):
             from .model_fn import params_not_taken
 
-            own.extend(params_not_taken(fn.node, params_value.node))
+            fn_failed = params_not_taken(fn.node, params_value.node)  # (about the model_fn's signature)
+            own.extend(fn_failed)
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
         try:
@@ -508,6 +514,7 @@ class Analysis:
         site = Site(call, file, fn, args["model_fn"].node if "model_fn" in args else call, params, params_value,
                     run_config)
         site.config_known = known
+        site.model_fn_failed = bool(fn_failed)
         site.errors = unconverted
         site.tpu = tpu
         site.factory = factory

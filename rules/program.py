@@ -576,6 +576,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     errors += [e for s in mine for e in s.errors]  # its RunConfig's, wherever that is built
     if not mine:
         if errors:
+            errors += _unconverted_model_fn_blockers(analysis, {}, file, context)
+            errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
             _raise(errors, file, program)
         helpers = _foreign_model_fn_helpers(file, analysis)
         if helpers:  # each helper's own finding stands for what is inside it; other Estimator API is reported too
@@ -700,6 +702,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     errors += [e for e in seed_errors if not file.inside(e.node, named)]
     errors += _inlined_helpers(plans, by_fn, file, program, edits)
     if errors:
+        errors += _unconverted_model_fn_blockers(analysis, by_fn, file, context)
         errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
         _raise(errors, file, program)
     for line, note in seed_drops:
@@ -1071,6 +1074,25 @@ def _raise(errors: list, file, program) -> None:
     raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
 
 
+def _unconverted_model_fn_blockers(analysis, by_fn: dict, file, context) -> list:
+    """The blockers of this file's model_fns that only an Estimator not converted uses (an unknown keyword, a warm
+    start, params it cannot render): the model_fn's interpretation reads none of those, so its own blockers are
+    reported with the Estimator's instead of one re-run later. A TPUEstimator's (its use_tpu decides which path of
+    the model_fn runs) and canned or model_to_estimator models are left out."""
+    found, seen = [], set(by_fn)
+    for site in analysis._site_by_call.values():
+        fn = site.model_fn
+        if not site.unconverted or site.tpu is not None or not isinstance(getattr(fn, "node", None), cst.FunctionDef) \
+                or site.model_fn_failed or fn.file is not file or id(fn.node) in seen:
+            continue
+        seen.add(id(fn.node))
+        try:
+            _model_plan([site], context)
+        except Blocked as blocked:
+            found.append(blocked)
+    return found
+
+
 def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, program, analysis, errors: list) -> list:
     """The TF1 names with no TF2 meaning in this file's module-level functions that nothing in the run refers to
     (an `old_config()` left beside `main`): the conversion leaves those functions as written, so what the
@@ -1086,6 +1108,8 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
             continue  # (a `main` runs through `app.run()` without being named)
         if sum(len(f.names.get(stmt.name.value, ())) for f in program.files) != 1:
             continue  # named somewhere besides its def: it may run, converted with what calls it
+        if _unbuilt_model_fn(stmt, TFNames(program=program, file=file), file, program, analysis):
+            continue  # a model_fn: its Estimator's error (or the model_fn rule) says why nothing uses it
         if not any(file.inside(n, {id(stmt)}) or n is stmt for n in mine):
             unused.append(stmt)
     if not unused:

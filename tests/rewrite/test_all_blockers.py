@@ -839,3 +839,21 @@ def test_a_wide_and_deep_optimizer_check_that_reads_the_blocked_columns_is_not_m
     bad = src.replace('linear_optimizer="Ftrl"', 'linear_optimizer="Ftlr"')
     assert [(c, line) for c, line, _ in found(bad)] == [("TFM622", 12), ("TFM622", 14), ("TFM620", 21),
                                                         ("TFM620", 22), ("TFM601", 23)]
+
+
+def test_an_estimator_not_converted_for_its_own_arguments_still_reports_its_model_fns_blockers():
+    # the model_fn's interpretation reads none of the Estimator's failed arguments (a keyword it has no parameter
+    # for, a warm start): its while loop (18) is reported with them; before, it came once they were fixed
+    loop = FAILING_ESTIMATOR.replace('features["x"], 1)\n', 'features["x"], 1)\n    while logits is None:\n'
+                                                            '        pass\n', 1)
+    uses = [(c, line + 2, col) for c, line, col in found(FAILING_ESTIMATOR)]
+    assert found(loop) == [("TFM501", 17, 4)] + uses
+    for estimator in ('tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/m", bogus=1)',
+                      'tf.estimator.Estimator(model_fn, "/tmp/m", warm_start_from=tf.estimator.WarmStartSettings('
+                      '"/tmp/w", var_name_to_vocab_info={"v": None}))'):
+        both = found(loop.replace(GOOD_ESTIMATOR, estimator))
+        assert [(c, line) for c, line, _ in both if line != 26] == [(c, line) for c, line, _ in found(loop)]
+        assert [line for _, line, _ in both].count(26) == 1
+    # nothing known of the model_fn (none given): nothing reported about it
+    assert ("TFM501", 17) not in [(c, line) for c, line, _ in found(loop.replace(
+        GOOD_ESTIMATOR, 'tf.estimator.Estimator(model_dir="/tmp/m")'))]
