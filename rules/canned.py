@@ -783,9 +783,7 @@ class _Reader:
             out = []
             for el in node.elements:
                 out.extend(self.items(here(el.value), what) if isinstance(el, cst.StarredElement) else [here(el.value)])
-            if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
-                out.extend(self.mutations(r.trail[-1], what, "list"))
-            return out
+            return out + self.appended(r, what)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self.comprehension(node, node.elt, file, env, what)
         if isinstance(node, (cst.Dict, cst.DictComp)):
@@ -797,7 +795,10 @@ class _Reader:
             positional = [a for a in node.args if a.keyword is None and not a.star]
             if isinstance(func, cst.Name) and func.value in _BUILTIN_SEQUENCES and len(node.args) == 1 \
                     and positional and not self.program.lookup(func.value, func, file):
-                return self.items(here(positional[0].value), what)
+                return self.items(here(positional[0].value), what) + self.appended(r, what)
+            if isinstance(func, cst.Name) and func.value in ("list", "tuple") and not node.args \
+                    and not self.program.lookup(func.value, func, file):  # `list()`: an empty list, as `[]` is
+                return self.appended(r, what)
             if isinstance(func, cst.Name) and func.value == "range" and node.args and len(positional) == len(node.args) \
                     and not self.program.lookup("range", func, file):
                 bounds = [self.literal(here(a.value), what) for a in positional]
@@ -857,6 +858,13 @@ class _Reader:
                 raise Blocked(CODE_COLUMNS, f"{what}: the loop target `{code(target)}` is not read", target)
             envs.append((*((n.value, Value(v.value, r.value.file, r.value.env)) for n, v in zip(names, values)), *env))
         return envs
+
+    def appended(self, r, what: str) -> list[Value]:
+        """The items appended to the list `r` resolved to, when it is a name's assigned value (`cols = [...]`,
+        `cols = list(other)`, `cols = list()`); a copy changes only the new list."""
+        if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is r.node:
+            return self.mutations(r.trail[-1], what, "list")
+        return []
 
     def mutations(self, binding: Binding, what: str, kind: str) -> list[Value]:
         """Items added after `name = [...]`: `name.append(x)` / `name.extend(xs)`, also in `for` loops over
