@@ -127,8 +127,8 @@ LOOP_BODY = """    columns = []
     "    columns = [*map_columns(NUMERIC), tf.feature_column.numeric_column(\"b\", shape=2)]\n",
     # the items appended to `list()` / a copy of a list are the copy's columns too (not dropped)
     LOOP_BODY.replace("columns = []", "columns = list()"),
-    "    numeric = [tf.feature_column.numeric_column(k) for k in NUMERIC]\n    columns = list(numeric)\n"
-    "    columns.append(tf.feature_column.numeric_column(\"b\", shape=[2]))\n",
+    ("    numeric = [tf.feature_column.numeric_column(k) for k in NUMERIC]\n    columns = list(numeric)\n"
+     "    columns.append(tf.feature_column.numeric_column(\"b\", shape=[2]))\n"),
 ])
 def test_feature_columns_from_a_loop_a_comprehension_a_dict_a_helper(columns):
     src = LOOP.replace(LOOP_BODY, columns).replace(
