@@ -88,10 +88,10 @@ TF 2.15 runs):
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
   min(0.005, 1/sqrt(linear columns))) each update their own part's variables through a generated
   `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
-  per-step state like Adam block there). One column list empty or None: TF 2.15 built no such part
-  (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at the combined defaults
-  (a TFM620 note names the unused arguments); fixture canned_wide_only (dnn_feature_columns=[], 100/100 steps, 97
-  bit-equal). Both empty: TF1's ValueError, blocked.
+  per-step state like Adam block there). One column list empty (`[]`, `()`, `list()`, `tuple()`) or None: TF 2.15
+  built no such part (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at
+  the combined defaults (a TFM620 note names the unused arguments); fixture canned_wide_only
+  (dnn_feature_columns=[], 100/100 steps, 97 bit-equal). Both empty: TF1's ValueError, blocked.
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
   error (`label_dimension` d > 1: logits [batch, d] and a generated `SquaredError` loss, one value per label, since
   the head reduced the [batch, d] squared errors as one set: measured on TF 2.15, v2 SUM_OVER_BATCH_SIZE =
