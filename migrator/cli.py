@@ -73,7 +73,7 @@ _register_runtime_commands()
 
 @app.command()
 def rewrite(
-    paths: list[str] = typer.Argument(..., help="Files or directories (recursing into *.py); '-' reads stdin, writes stdout."),
+    paths: list[str] = typer.Argument(..., help="Files or directories (recursing into *.py and *.ipynb); '-' reads stdin, writes stdout."),
     target: Optional[str] = typer.Option(None, "--target", metavar="TARGET", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy.  \\[default: auto]"),
     strategy: Optional[str] = typer.Option(None, "--strategy", metavar="STRATEGY", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server.  \\[default: keep]"),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),

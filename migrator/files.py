@@ -13,7 +13,7 @@ DEFAULT_EXCLUDES = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node
 
 def discover(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
              root: Path | None = None, force_exclude: bool = False) -> list[Path]:
-    """Expand files and directories (recursing into *.py) into a sorted, de-duplicated list.
+    """Expand files and directories (recursing into *.py and *.ipynb) into a sorted, de-duplicated list.
 
     `exclude` (default: DEFAULT_EXCLUDES) and `extend_exclude` are names or globs, matched against a file's or
     directory's name and against its path relative to `root` (the configuration's directory). Files named

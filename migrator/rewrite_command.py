@@ -180,8 +180,8 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
         return EXIT_ERROR
     files = discover_files(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
     if not files:
-        _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for *.py; "
-             "see `exclude` / `extend-exclude`): nothing to do")
+        _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for "
+             "*.py files and *.ipynb notebooks; see `exclude` / `extend-exclude`): nothing to do")
         return _finish(Report([], settings.writing), settings)
     progress = _progress(len(files), settings.quiet)
     cache = _cache(settings)

@@ -88,10 +88,10 @@ TF 2.15 runs):
 - Wide & deep: the DNN's logits plus the linear model's; its two optimizers (DNN strings at 0.001, linear strings at
   min(0.005, 1/sqrt(linear columns))) each update their own part's variables through a generated
   `WideDeepOptimizer` that hands every variable to its part's optimizer (Adagrad, Ftrl, SGD; optimizers with
-  per-step state like Adam block there). One column list empty or None: TF 2.15 built no such part
-  (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at the combined defaults
-  (a TFM620 note names the unused arguments); fixture canned_wide_only (dnn_feature_columns=[], 100/100 steps, 97
-  bit-equal). Both empty: TF1's ValueError, blocked.
+  per-step state like Adam block there). One column list empty (`[]`, `()`, `list()`, `tuple()`) or None: TF 2.15
+  built no such part (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at
+  the combined defaults (a TFM620 note names the unused arguments); fixture canned_wide_only
+  (dnn_feature_columns=[], 100/100 steps, 97 bit-equal). Both empty: TF1's ValueError, blocked.
 - Head: n_classes 2 → sigmoid cross-entropy on one logit, > 2 → sparse softmax cross-entropy, regressors → squared
   error (`label_dimension` d > 1: logits [batch, d] and a generated `SquaredError` loss, one value per label, since
   the head reduced the [batch, d] squared errors as one set: measured on TF 2.15, v2 SUM_OVER_BATCH_SIZE =
@@ -783,9 +783,7 @@ class _Reader:
             out = []
             for el in node.elements:
                 out.extend(self.items(here(el.value), what) if isinstance(el, cst.StarredElement) else [here(el.value)])
-            if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
-                out.extend(self.mutations(r.trail[-1], what, "list"))
-            return out
+            return out + self.appended(r, what)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self.comprehension(node, node.elt, file, env, what)
         if isinstance(node, (cst.Dict, cst.DictComp)):
@@ -797,7 +795,10 @@ class _Reader:
             positional = [a for a in node.args if a.keyword is None and not a.star]
             if isinstance(func, cst.Name) and func.value in _BUILTIN_SEQUENCES and len(node.args) == 1 \
                     and positional and not self.program.lookup(func.value, func, file):
-                return self.items(here(positional[0].value), what)
+                return self.items(here(positional[0].value), what) + self.appended(r, what)
+            if isinstance(func, cst.Name) and func.value in ("list", "tuple") and not node.args \
+                    and not self.program.lookup(func.value, func, file):  # `list()`: an empty list, as `[]` is
+                return self.appended(r, what)
             if isinstance(func, cst.Name) and func.value == "range" and node.args and len(positional) == len(node.args) \
                     and not self.program.lookup("range", func, file):
                 bounds = [self.literal(here(a.value), what) for a in positional]
@@ -857,6 +858,13 @@ class _Reader:
                 raise Blocked(CODE_COLUMNS, f"{what}: the loop target `{code(target)}` is not read", target)
             envs.append((*((n.value, Value(v.value, r.value.file, r.value.env)) for n, v in zip(names, values)), *env))
         return envs
+
+    def appended(self, r, what: str) -> list[Value]:
+        """The items appended to the list `r` resolved to, when it is a name's assigned value (`cols = [...]`,
+        `cols = list(other)`, `cols = list()`); a copy changes only the new list."""
+        if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is r.node:
+            return self.mutations(r.trail[-1], what, "list")
+        return []
 
     def mutations(self, binding: Binding, what: str, kind: str) -> list[Value]:
         """Items added after `name = [...]`: `name.append(x)` / `name.extend(xs)`, also in `for` loops over

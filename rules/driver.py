@@ -2344,7 +2344,7 @@ class Emitter:
         the converted model now: callers outside the run calling train/evaluate(input_fn=...) on it would break.
         The note says what it returns and how the conversion drives it where a caller is in the run. `builder`: the
         model's builder as called here (None for model_to_estimator's Keras model)."""
-        from . import canned
+        from . import canned, keras_estimator
 
         found = self.analysis.uncalled_builders.get(id(site.call))
         if found is None:
@@ -2352,6 +2352,8 @@ class Emitter:
         fn, _ = found
         if builder is None:
             now = "the compiled Keras model it was built from"
+            self.notes[:] = [(n[0], keras_estimator.UNTRAINED_CHECKPOINT_NOTE, n[2])
+                             if n[2] is site.call and n[0] == keras_estimator.CODE else n for n in self.notes]
         elif site.target == "keras":
             now = f"the compiled Keras model that `{builder}(...)` builds"
         else:

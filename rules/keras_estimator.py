@@ -87,6 +87,14 @@ from . import optimizers
 from ._args import bind, generated, is_literal, literal
 
 CODE = "TFM603"
+_ESTIMATOR_CHECKPOINT = ("a checkpoint the Estimator itself wrote there is not read: the migrated program stops with an "
+                         "error naming it (start from a fresh model_dir)")
+# the model_dir note where nothing in the run trains the model (a builder only): the file holds no fit, no
+# EstimatorCheckpoints and no restore_model_dir (generated only next to a training call tfmigrate converts)
+UNTRAINED_CHECKPOINT_NOTE = ("model_dir: nothing in this run trains this model, so this file writes and reads no "
+                             "checkpoints; a fit tfmigrate converts together with this file writes the Estimator's "
+                             "model.ckpt-<step> checkpoints to model_dir (EstimatorCheckpoints) and resumes from the "
+                             f"newest of them (restore_model_dir); {_ESTIMATOR_CHECKPOINT}")
 _SIGNATURE = ["keras_model", "keras_model_path", "custom_objects", "model_dir", "config", "checkpoint_format",
               "use_v2_estimator", "metric_names_map", "export_outputs"]
 _NOT_CONVERTED = {
@@ -243,10 +251,8 @@ def site(analysis, call: cst.Call, file: FileIndex) -> None:
         raise Blocked.many(errors)
     if "model_dir" in run_config:
         analysis.notes.append((CODE, "the migrated fit writes the Estimator's model.ckpt-<step> checkpoints to "
-                                  "model_dir (EstimatorCheckpoints) and resumes from the newest of them "
-                                  "(restore_model_dir); a checkpoint the Estimator itself wrote there is not read: "
-                                  "the migrated program stops with an error naming it (start from a fresh model_dir)",
-                               call))
+                                  f"model_dir (EstimatorCheckpoints) and resumes from the newest of them "
+                                  f"(restore_model_dir); {_ESTIMATOR_CHECKPOINT}", call))
     analysis.sites.append(s)
 
 

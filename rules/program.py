@@ -704,7 +704,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     if errors:
         errors += _unconverted_model_fn_blockers(analysis, by_fn, file, context)
         errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
-        _raise(errors, file, program)
+        _raise(errors, file, program, analysis)
     for line, note in seed_drops:
         edits.delete(line)
         notes.append(note)
@@ -1065,11 +1065,16 @@ def _star_imports(module: cst.Module) -> list[str]:
     return found
 
 
-def _raise(errors: list, file, program) -> None:
-    """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too."""
+def _raise(errors: list, file, program, analysis=None) -> None:
+    """This file's own blockers; a blocker in another file of the unit leaves this one unchanged too. A helper here
+    that a model_fn of another file calls with its mode (a module holding the unit's input functions too) gets its
+    own finding at its def, as in a module outside the unit, rather than the unit's TFM600 alone."""
     own = [e for e in errors if (program.file_of(e.node) or file) is file]
     if own:
         raise Blocked.many(own)
+    helpers = _foreign_model_fn_helpers(file, analysis) if analysis is not None else []
+    if helpers:
+        raise Blocked.many(helpers)
     others = sorted({program.file_of(e.node).path for e in errors})
     raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
 

@@ -16,7 +16,8 @@ def notes(src: str) -> list[str]:
     return [d.message for d in rewrite(src).diagnostics if d.code == "TFM620"]
 
 
-@pytest.mark.parametrize("dnn", ["dnn_feature_columns=[]", "dnn_feature_columns=None", "dnn_feature_columns=()", ""])
+@pytest.mark.parametrize("dnn", ["dnn_feature_columns=[]", "dnn_feature_columns=None", "dnn_feature_columns=()", "",
+                                 "dnn_feature_columns=list()", "dnn_feature_columns=tuple()"])
 def test_empty_dnn_columns_train_the_linear_part_alone_with_the_linear_optimizer(dnn):
     src = WIDE_DEEP.replace("dnn_feature_columns=deep,", f"{dnn}," if dnn else "")
     text = converted(src)
@@ -48,8 +49,9 @@ def test_empty_dnn_columns_need_no_hidden_units():
     assert any(d.code == "TFM620" for d in blocked(WIDE_DEEP.replace("dnn_hidden_units=[8],", "")).diagnostics)
 
 
-def test_empty_linear_columns_train_the_dnn_part_alone_with_the_dnn_optimizer():
-    src = WIDE_DEEP.replace("linear_feature_columns=wide", "linear_feature_columns=[]").replace(
+@pytest.mark.parametrize("empty", ["[]", "list()"])
+def test_empty_linear_columns_train_the_dnn_part_alone_with_the_dnn_optimizer(empty):
+    src = WIDE_DEEP.replace("linear_feature_columns=wide", f"linear_feature_columns={empty}").replace(
         "n_classes=3,", "n_classes=3,\n        linear_optimizer='Adam',")  # unused: TF1 never built it
     text = converted(src)
     model = section(text, MODEL, BUILD)
@@ -68,7 +70,7 @@ def test_v1_linear_only_converts():
     assert "return linear_logits" in section(text, MODEL, BUILD)
 
 
-@pytest.mark.parametrize("linear, dnn", [("[]", "[]"), ("[]", "None"), ("None", "[]")])
+@pytest.mark.parametrize("linear, dnn", [("[]", "[]"), ("[]", "None"), ("None", "[]"), ("list()", "tuple()")])
 def test_both_parts_empty_is_reported_as_tf_raised(linear, dnn):
     src = WIDE_DEEP.replace("linear_feature_columns=wide", f"linear_feature_columns={linear}").replace(
         "dnn_feature_columns=deep", f"dnn_feature_columns={dnn}")
@@ -84,3 +86,9 @@ def test_a_dnn_only_model_keeps_an_empty_list_an_error():
         "linear_feature_columns=wide,", "").replace("dnn_feature_columns=deep", "feature_columns=[]").replace(
         "dnn_hidden_units", "hidden_units")
     assert "feature_columns is empty" in [d.message for d in blocked(src).diagnostics][0]
+
+
+def test_a_list_builtin_shadowed_in_the_program_is_not_read_as_empty():
+    src = WIDE_DEEP.replace("dnn_feature_columns=deep", "dnn_feature_columns=list()").replace(
+        "def main():", "def list():\n    return [tf.feature_column.numeric_column('a')]\n\n\ndef main():")
+    assert not notes(src)  # not the linear part alone: `list` is the program's own function

@@ -186,6 +186,8 @@ def test_empty_directory_says_no_python_files(tmp_path):
     assert proc.returncode == 0
     err = proc.stderr.decode()
     assert "no Python files found" in err and "rewrote 0" not in err, err
+    # notebooks are searched for too (ee2000b): the warning says so, not "*.py" alone
+    assert "searched recursively for *.py files and *.ipynb notebooks;" in err, err
 
 
 def test_version():

@@ -232,3 +232,27 @@ def test_estimator_api_outside_the_helper_is_reported_beside_it(tmp_path):
     results = _package(tmp_path, "    logits = nets.build_layers(features, mode)\n", helper)
     found = [(d.code, d.line) for d in results["nets.py"].diagnostics]
     assert found == [("TFM501", 4), ("TFM601", 10)], [d.format() for d in results["nets.py"].diagnostics]
+
+
+def test_a_helper_in_the_module_holding_the_input_fn_gets_the_helper_finding(tmp_path):
+    # nets.py holds the Estimator's input_fn too, so it is in the unit (linked): its helper still gets its own
+    # finding at the def, not only "left unchanged: migrated as one unit with model.py" (TFM600)
+    input_fn = MODEL[MODEL.index("def input_fn():"):MODEL.index("def main():")]
+    package = tmp_path / "trainer"
+    package.mkdir()
+    files = {"__init__.py": "",
+             "model.py": MODEL.replace(input_fn, "").replace("    FORWARD\n",
+                                                             "    logits = nets.build_layers(features, mode)\n")
+             .replace("input_fn=input_fn", "input_fn=nets.input_fn"),
+             "nets.py": "import tensorflow as tf\n\n\n" + KERAS_HELPER + "\n\n" + input_fn.rstrip() + "\n"}
+    for name, text in files.items():
+        (package / name).write_text(text)
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths([str(p) for p in sorted(package.iterdir())],
+                                                                     Options(), jobs=1)}
+    [nets] = results["nets.py"].diagnostics
+    assert (nets.code, nets.line) == ("TFM501", 4), nets.format()
+    assert "`build_layers` is a helper of the model_fn `model_fn` (" in nets.message
+    assert "move `build_layers` into " in nets.message
+    [model] = results["model.py"].diagnostics
+    assert (model.code, model.line) == ("TFM501", 7)
+    assert results["nets.py"].status == results["model.py"].status == "blocked"

@@ -1281,3 +1281,29 @@ def test_a_canned_estimator_builder_nothing_calls_names_only_what_its_file_holds
     assert "`model.fit(dataset, epochs=1, steps_per_epoch=max_steps)`" in notes[0]
     assert notes[0].endswith("run tfmigrate on the callers together with this file (it generates "
                              "EstimatorCheckpoints and restore_model_dir only for training calls it converts)")
+
+
+def test_a_model_to_estimator_builder_nothing_calls_names_only_what_its_file_holds():
+    # no training call in the run: the file holds no fit, EstimatorCheckpoints or restore_model_dir, so the
+    # model_dir note does not say "the migrated fit writes" them (c6e4ccf words the builder note the same way)
+    src = ("import tensorflow as tf\n\n\ndef build_estimator(model_dir):\n"
+           "    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])\n"
+           "    model.compile(optimizer=\"sgd\", loss=\"mse\")\n"
+           "    return tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=model_dir)\n")
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    out = result.output.decode()
+    assert "EstimatorCheckpoints" not in out and "restore_model_dir" not in out and ".fit(" not in out
+    [note] = [d for d in result.diagnostics if d.code == "TFM603"]
+    assert note.line == 7 and not note.message.startswith("the migrated fit writes")
+    assert note.message.startswith("model_dir: nothing in this run trains this model, so this file writes and reads "
+                                   "no checkpoints; a fit tfmigrate converts together with this file writes")
+    assert "a checkpoint the Estimator itself wrote there is not read" in note.message
+    # called in the run: the fit is generated here, and the note says so
+    called = rewrite(src + "\n\ndef main():\n    est = build_estimator('/tmp/m')\n"
+                           "    est.train(lambda: tf.data.Dataset.from_tensors(({'x': [[1.0, 2.0]]}, [[1.0]])), "
+                           "max_steps=2)\n")
+    assert called.status == "changed", [d.format() for d in called.diagnostics]
+    assert "callbacks=[EstimatorCheckpoints(" in called.output.decode()
+    assert [d.message[:40] for d in called.diagnostics if d.code == "TFM603"] == [
+        "the migrated fit writes the Estimator's "]
