@@ -783,7 +783,7 @@ class _Reader:
             out = []
             for el in node.elements:
                 out.extend(self.items(here(el.value), what) if isinstance(el, cst.StarredElement) else [here(el.value)])
-            return out + self.appended(r, what)
+            return out + self.appended(r, what, value)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self.comprehension(node, node.elt, file, env, what)
         if isinstance(node, (cst.Dict, cst.DictComp)):
@@ -795,10 +795,10 @@ class _Reader:
             positional = [a for a in node.args if a.keyword is None and not a.star]
             if isinstance(func, cst.Name) and func.value in _BUILTIN_SEQUENCES and len(node.args) == 1 \
                     and positional and not self.program.lookup(func.value, func, file):
-                return self.items(here(positional[0].value), what) + self.appended(r, what)
+                return self.items(here(positional[0].value), what) + self.appended(r, what, value)
             if isinstance(func, cst.Name) and func.value in ("list", "tuple") and not node.args \
                     and not self.program.lookup(func.value, func, file):  # `list()`: an empty list, as `[]` is
-                return self.appended(r, what)
+                return self.appended(r, what, value)
             if isinstance(func, cst.Name) and func.value == "range" and node.args and len(positional) == len(node.args) \
                     and not self.program.lookup("range", func, file):
                 bounds = [self.literal(here(a.value), what) for a in positional]
@@ -859,16 +859,18 @@ class _Reader:
             envs.append((*((n.value, Value(v.value, r.value.file, r.value.env)) for n, v in zip(names, values)), *env))
         return envs
 
-    def appended(self, r, what: str) -> list[Value]:
+    def appended(self, r, what: str, read: Value) -> list[Value]:
         """The items appended to the list `r` resolved to, when it is a name's assigned value (`cols = [...]`,
-        `cols = list(other)`, `cols = list()`); a copy changes only the new list."""
+        `cols = list(other)`, `cols = list()`), before `read` reads it; a copy changes only the new list."""
         if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is r.node:
-            return self.mutations(r.trail[-1], what, "list")
+            return self.mutations(r.trail[-1], what, "list", read)
         return []
 
-    def mutations(self, binding: Binding, what: str, kind: str) -> list[Value]:
+    def mutations(self, binding: Binding, what: str, kind: str, read: Value | None = None) -> list[Value]:
         """Items added after `name = [...]`: `name.append(x)` / `name.extend(xs)`, also in `for` loops over
-        readable values. Other changes to the list or dict block."""
+        readable values. Other changes to the list or dict block, and so does an append written after `read` (where
+        a copy `list(name)` or the Estimator reads the list: TF1 took the items it had there, or, a v1 canned
+        Estimator, when training started)."""
         file = binding.scope.file
         out = []
         for load in file.loads_of(self.program, binding):
@@ -878,6 +880,12 @@ class _Reader:
                 method = parent.attr.value
                 if kind == "list" and method in ("append", "extend") and isinstance(grand, cst.Call) \
                         and grand.func is parent and len(grand.args) == 1 and not grand.args[0].star:
+                    if read is not None and read.file is file \
+                            and file.orders.get(id(grand), -1) > file.orders.get(id(read.node), 1 << 62):
+                        raise Blocked(CODE_COLUMNS, f"{what}: `{binding.name}.{method}(...)` runs after the list is "
+                                                    "read (copied with list(...), or given to the Estimator); which "
+                                                    "items TF1 saw depends on when each ran: move it before that "
+                                                    "point", grand)
                     for env in self.enclosing_loops(grand, binding, what):
                         arg = Value(grand.args[0].value, file, env)
                         out.extend([arg] if method == "append" else self.items(arg, what))

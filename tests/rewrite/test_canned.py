@@ -674,3 +674,26 @@ def test_canned_v2_slots_and_settings_are_read_by_their_legacy_names():
     assert 'problems.append(f"not in this model: {\', \'.join(extra)}")' in restore
     assert 'return "Adagrad", [("_accumulators", "accumulator")]' in text
     assert 'names.update({f"dnn/{layer.name}/{weight.name}": weight for weight in layer.weights})' in text
+
+
+_TWO_DEEP = 'deep = [tf.feature_column.numeric_column("b", shape=(2,)), tf.feature_column.numeric_column("a")]'
+
+
+@pytest.mark.parametrize("lines, reads_both", [
+    # appended before the copy: the copy holds both (TF1 took them)
+    ('d0 = [tf.feature_column.numeric_column("b")]\n    d0.append(tf.feature_column.numeric_column("a"))\n'
+     '    deep = list(d0)', True),
+    # appended after the copy: TF1's copy held only b; reading both would silently train another model
+    ('d0 = [tf.feature_column.numeric_column("b")]\n    deep = list(d0)\n'
+     '    d0.append(tf.feature_column.numeric_column("a"))', False),
+])
+def test_an_append_after_the_list_is_copied_is_not_read_as_before(lines, reads_both):
+    result = rewrite(WIDE_DEEP.replace(_TWO_DEEP, lines))
+    if reads_both:
+        out = result.output.decode()
+        assert result.status == "changed" and 'numeric_input(features, "a"' in out and 'numeric_input(features, "b"' in out
+    else:
+        assert result.status == "blocked"
+        [d] = [d for d in result.diagnostics if d.severity == "error"]
+        assert d.code == "TFM622" and "`d0.append(...)` runs after the list is read" in d.message
+        assert WIDE_DEEP.replace(_TWO_DEEP, lines).splitlines()[d.line - 1].strip().startswith("d0.append(")
