@@ -349,9 +349,10 @@ def _position(module: cst.Module, pos: tuple[int, int] | None, node: cst.CSTNode
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index) - 1
 
 
-def _notebook(path: str, words) -> FileResult:
-    """A Jupyter notebook is JSON, not Python: one whose code cells use an Estimator word is reported (tfmigrate
-    converts Python files), never passed over; the others are skipped."""
+def _notebook(path: str, words, finding: tuple[str, str]) -> FileResult:
+    """A Jupyter notebook is JSON, not Python: one whose code cells hold one of the rules' `words` gets the rules'
+    `finding` (code, message with `{name}` for the file's name): converted files are Python; the others are
+    skipped."""
     import json
 
     try:
@@ -363,10 +364,9 @@ def _notebook(path: str, words) -> FileResult:
         return FileResult(path, "failed", error=f"cannot read the notebook: {exc}")
     if not any(word.decode() in code for word in words):
         return FileResult(path, "skipped", data, data)
+    code, message = finding
     return FileResult(path, "blocked", data, data, diagnostics=[Diagnostic(
-        "TFM601", "a Jupyter notebook whose code uses the Estimator API: tfmigrate rewrites Python files, not "
-        f"notebooks; export it (`jupyter nbconvert --to script {Path(path).name}`) and run tfmigrate on the .py",
-        1, 0, "error", path)])
+        code, message.format(name=Path(path).name), 1, 0, "error", path)])
 
 
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
@@ -899,10 +899,11 @@ def migrate_paths(
     `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
     last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
     that use a skipped file's bytes (--out, unused-suppression reports) pass no index."""
-    from tfmigrate.rules import NAMES, PREFILTER, PROJECT_WORDS, ROOTS
+    from tfmigrate.rules import NAMES, NOTEBOOK_FINDING, PREFILTER, PROJECT_WORDS, ROOTS
 
     items = [str(p) for p in paths]
-    results: dict[str, FileResult] = {p: _notebook(p, PREFILTER) for p in items if p.endswith(".ipynb")}
+    results: dict[str, FileResult] = {p: _notebook(p, PREFILTER, NOTEBOOK_FINDING) for p in items
+                                      if p.endswith(".ipynb")}
     for result in results.values():
         if on_result:
             on_result(result)
@@ -1308,11 +1309,7 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
         if kept:
             result.diagnostics[:] = kept
         elif result.diagnostics:
-            others = ", ".join(sorted({d.path for d in result.diagnostics}))
-            results[path] = FileResult(path, "blocked", result.source, result.source, linked=result.linked,
-                                       diagnostics=[Diagnostic("TFM600", f"left unchanged: migrated as one unit with "
-                                                               f"{others}, which needs manual work", 1, 0, "error",
-                                                               path)])
+            results[path] = _left_for(result, sorted({d.path for d in result.diagnostics}))
     # the files needing manual work themselves: not those left unchanged only for another one (TFM600)
     causes = {p for p, r in results.items() if r.status == "failed"
               or r.status == "blocked" and any(d.code != "TFM600" for d in r.diagnostics)}
@@ -1320,11 +1317,15 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
         bad = sorted(p for p in groups[path] if p in causes and p != path) or sorted(
             p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
         if bad and result.status in ("changed", "unchanged"):
-            diag = Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(bad)}, which needs "
-                                        "manual work", 1, 0, "error", path)
-            results[path] = FileResult(path, "blocked", result.source, result.source,
-                                       diagnostics=[diag], linked=result.linked)
+            results[path] = _left_for(result, bad)
     return [results[p] for p in datas]
+
+
+def _left_for(result: FileResult, others: list[str]) -> FileResult:
+    """`result`'s file left as it was, for the other files of its unit that need manual work (TFM600)."""
+    return FileResult(result.path, "blocked", result.source, result.source, linked=result.linked, diagnostics=[
+        Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual "
+                             "work", 1, 0, "error", result.path)])
 
 
 def explain_paths(paths: Iterable[Path], options: Options) -> list[dict]:

@@ -144,6 +144,10 @@ PROJECT_WORDS = ESTIMATOR_WORDS
 # gets only findings of its own (see the module docstring); a unit none of whose program files imports one holds
 # no Estimator, so its files are migrated one by one.
 ROOTS = ("tensorflow", "tensorflow_estimator")
+# a notebook whose code cells hold a PREFILTER word (the engine reads notebooks' code cells, converts none)
+NOTEBOOK_FINDING = ("TFM601", "a Jupyter notebook whose code uses the Estimator API: tfmigrate rewrites Python files, "
+                              "not notebooks; export it (`jupyter nbconvert --to script {name}`) and run tfmigrate "
+                              "on the .py")
 # the name parts TFM604 reports under a root bound nowhere (`x.estimator.Estimator`, `contrib.RunConfig`): a file
 # that imports no root and has none of them as an attribute (engine.NO_NAMES) is unchanged with no finding
 ESTIMATOR_NAMES = frozenset({"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec",
