@@ -42,9 +42,8 @@ class _Dispatch:
         pass
 
 
-_FIELD = re.compile(r"""(visit_[a-z_]+)\(\s*self,\s*["'](\w+)["']""")
+_FIELD = re.compile(r"""visit_[a-z_]+\(\s*self,\s*["'](\w+)["']""")
 _ORDER: dict[type, tuple[str, ...]] = {}
-_VISITED_BY: dict[type, dict[str, set[str]]] = {}  # node type → field → the LibCST helpers that visit it
 
 
 def child_fields(kind: type) -> tuple[str, ...]:
@@ -54,10 +53,7 @@ def child_fields(kind: type) -> tuple[str, ...]:
     order = _ORDER.get(kind)
     if order is None:
         source = inspect.getsource(kind._visit_and_replace_children)
-        helpers = _VISITED_BY[kind] = {}
-        for helper, name in _FIELD.findall(source):  # a field may be named in two branches
-            helpers.setdefault(name, set()).add(helper)
-        order = _ORDER[kind] = tuple(helpers)
+        order = _ORDER[kind] = tuple(dict.fromkeys(_FIELD.findall(source)))  # a field may be named in two branches
     return order
 
 
@@ -212,69 +208,13 @@ class ValueNames(Visitor):
         return False
 
 
-_TRANSFORM: dict[tuple[type, bool], tuple | None] = {}
-_REMOVAL, _FLATTEN = cst.RemovalSentinel, cst.FlattenSentinel
-
-
-def _transform_plan(kind: type, trivia: bool) -> tuple | None:
-    """(field, how a removed child is treated) for the fields a Transformer walks of a node type, in LibCST's
-    order: every field (`trivia`) or `walked_fields(kind)`; read once from `_visit_and_replace_children`'s source,
-    as child_fields does. None when a field is visited by a helper this walk does not know (LibCST walks that
-    node type's children itself)."""
-    key = (kind, trivia)
-    if key not in _TRANSFORM:
-        fields = child_fields(kind) if trivia else walked_fields(kind)
-        helpers = _VISITED_BY[kind]
-        plan = []
-        for name in fields:
-            found = helpers[name]
-            if not found or not found <= _HELPERS:
-                plan = None
-                break
-            single = found - {"visit_sequence", "visit_body_sequence"}
-            if len(single) > 1 or ("visit_sequence" in found and "visit_body_sequence" in found):
-                plan = None
-                break
-            plan.append((name, next(iter(single), None), "visit_body_sequence" in found))
-        _TRANSFORM[key] = None if plan is None else tuple(plan)
-    return _TRANSFORM[key]
-
-
-_HELPERS = frozenset({"visit_required", "visit_optional", "visit_sentinel", "visit_sequence", "visit_body_sequence"})
-
-
-def _no_removal(child) -> TypeError:  # LibCST's messages (visit_required / visit_optional / visit_sentinel)
-    return TypeError(f"We got a RemovalSentinel while visiting a {type(child).__name__}. This node's parent does "
-                     "not allow it to be removed.")
-
-
-def _no_flatten(child) -> TypeError:
-    return TypeError(f"We got a FlattenSentinel while visiting a {type(child).__name__}. This node's parent does "
-                     "not allow for it to be it to be replaced with a sequence.")
-
-
 class Transformer(_Dispatch, cst.CSTTransformer):
     """LibCST's transform (it rebuilds what it enters), without entering TRIVIA: a comma, a dot, an operator or a
-    parenthesis is kept as it is, with its whitespace and comments, and is left (on_leave) like any node.
-
-    `node.visit(transformer)` is LibCST's entry; the walk below it is this class's own (on_visit of the node that
-    LibCST's visit starts at walks its children and hands the result to on_leave): the same visits and leaves in
-    the same order, with the same results for removed and flattened children, but a node whose children all come
-    back as they were (and whose sequences are tuples, as LibCST's rebuild makes them) is kept, not rebuilt —
-    LibCST constructs and validates a copy of every node it enters — and without LibCST's per-node checks. The
-    TRIVIA fields are not walked unless the class has an on_leave of its own (then it is called for them, as
-    LibCST would)."""
-
-    _walking = False  # inside this class's own walk (a node's on_visit only answers whether to enter it)
-    _root: tuple | None = None  # (the node LibCST's visit started at, its children transformed)
-    _trivia = False  # whether on_leave is the class's own: then TRIVIA children are visited and left too
+    parenthesis is kept as it is, with its whitespace and comments, and is left (on_leave) like any node."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _refuse_trivia_methods(cls)
-        cls._trivia = any("on_leave" in vars(klass) for klass in cls.__mro__[:cls.__mro__.index(Transformer)])
-        if "on_leave" in vars(cls):  # it is handed the node LibCST's visit started at with its children transformed
-            cls.on_leave = _with_root(vars(cls)["on_leave"])
 
     def on_visit(self, node) -> bool:
         kind = type(node)
@@ -286,101 +226,13 @@ class Transformer(_Dispatch, cst.CSTTransformer):
         fn = self._visit_cache.get(kind, _MISSING)
         if fn is _MISSING:
             fn = self._method(self._visit_cache, "visit_", kind)
-        enter = fn is None or fn(self, node) is not False
-        if self._walking:
-            return enter
-        self._root = None
-        if not enter:
-            return False
-        # the node LibCST's visit started at: its children here, the result to on_leave (LibCST then leaves it)
-        self._walking = True
-        try:
-            updated = self._children(node)
-        finally:
-            self._walking = False
-        self._root = (node, updated)
-        return False
-
-    def _updated(self, original_node, updated_node):
-        """updated_node, or for the node LibCST's visit started at (which LibCST leaves with itself, on_visit having
-        walked its children) the result of that walk."""
-        root = self._root
-        if root is not None and root[0] is original_node and updated_node is original_node and not self._walking:
-            self._root = None
-            return root[1]
-        return updated_node
-
-    def _visit(self, node):
-        """LibCST's `node.visit(self)`, inside this walk."""
-        return self.on_leave(node, self._children(node) if self.on_visit(node) else node)
-
-    def _children(self, node):
-        """LibCST's `node._visit_and_replace_children(self)`, the node itself when no child changed."""
-        kind = type(node)
-        plan = _TRANSFORM.get((kind, self._trivia), _MISSING)
-        if plan is _MISSING:
-            plan = _transform_plan(kind, self._trivia)
-        if plan is None:
-            return node._visit_and_replace_children(self)
-        changes = None
-        visit = self._visit
-        for name, single, body in plan:
-            value = getattr(node, name)
-            t = type(value)
-            if t is tuple or t is list:
-                out = []
-                changed = t is list
-                for child in value:
-                    new = visit(child)
-                    if new is child:
-                        out.append(child)
-                        continue
-                    changed = True
-                    t = type(new)
-                    if t is _REMOVAL:
-                        continue
-                    if t is _FLATTEN:
-                        out.extend(n for n in new if not (body and not child._is_removable() and n._is_removable()))
-                    elif not (body and not child._is_removable() and new._is_removable()):
-                        out.append(new)
-                if changed:
-                    if changes is None:
-                        changes = {}
-                    changes[name] = tuple(out)
-            elif value is not None and t is not _SENTINEL:
-                new = visit(value)
-                if new is not value:
-                    t = type(new)
-                    if t is _FLATTEN:
-                        raise _no_flatten(value)
-                    if t is _REMOVAL:
-                        if single == "visit_optional":
-                            new = None
-                        elif single == "visit_sentinel":
-                            new = _SENTINEL.DEFAULT
-                        else:
-                            raise _no_removal(value)
-                    if changes is None:
-                        changes = {}
-                    changes[name] = new
-        if changes is None:
-            return node.with_changes() if self._trivia else node  # (an own on_leave may tell entered nodes by that)
-        return node.with_changes(**changes)
+        return fn is None or fn(self, node) is not False
 
     def on_leave(self, original_node, updated_node):
-        updated_node = self._updated(original_node, updated_node)
         fn = self._leave_cache.get(type(original_node), _MISSING)
         if fn is _MISSING:
             fn = self._method(self._leave_cache, "leave_", type(original_node))
         return updated_node if fn is None else fn(self, original_node, updated_node)
-
-
-def _with_root(on_leave):
-    def leave(self, original_node, updated_node):
-        return on_leave(self, original_node, self._updated(original_node, updated_node))
-
-    leave.__wrapped__ = on_leave
-    return leave
 
 
 class _NoPosition:

@@ -211,11 +211,7 @@ class LeftoverNames(Transformer):
                 marks.update(stack)
                 marks.add(id(node))
 
-        self._walking = True  # (Transformer: on_visit only answers whether to enter; this walk enters)
-        try:
-            walk(module)
-        finally:
-            self._walking = False
+        walk(module)
         # every reference with no TF2 meaning is reported, each at its place, not only the first the transform meets
         blockers = [b for b in map(self.blocker, self.found) if b is not None]
         if blockers:
