@@ -28,7 +28,8 @@ def suggestions(code: str) -> list[str]:
 
 
 def module_of(rule):
-    name = rule.module if "." in rule.module else f"tfmigrate.rules.{rule.module}"
+    # engine rules name their module in full; the rules registry names it under the rules package (planners.layers)
+    name = rule.module if rule.module.startswith("tfmigrate.") else f"tfmigrate.rules.{rule.module}"
     return import_module(name)
 
 
@@ -37,7 +38,8 @@ def render(rule) -> str:
     module = module_of(rule)
     siblings = [r.code for r in all_rules() if r.module == rule.module and r.code != rule.code]
     source = (module.__file__ or module.__name__).replace("\\", "/")
-    where = "/".join(source.split("/")[-2:])
+    where = ("/".join(source.split("/")[-2:]) if rule.module.startswith("tfmigrate.")
+             else "rules/" + rule.module.replace(".", "/") + ".py")  # as the repository lays it out
     lines = [f"# {rule.name} ({rule.code})", "", f"Converts: {rule.summary}", "",
              f"Module: `{where}`" + (f" (also {', '.join(siblings)})" if siblings else "")]
     if rule.fixtures:

@@ -62,74 +62,74 @@ CANNED_WORDS = (b"DNNClassifier", b"DNNRegressor", b"LinearClassifier", b"Linear
 
 
 RULES = (
-    Rule("TFM001", "tf2-imports", "imports", "TF1 imports/aliases → `import tensorflow as tf` + keras; leftover v1 names checked",
+    Rule("TFM001", "tf2-imports", "planners.imports", "TF1 imports/aliases → `import tensorflow as tf` + keras; leftover v1 names checked",
          ("classifier_metrics", "momentum_decay", "tf1_namespace"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM101", "keras-layers", "layers", "tf.compat.v1.layers (functional and class) → keras.layers with TF1 names",
+    Rule("TFM101", "keras-layers", "planners.layers", "tf.compat.v1.layers (functional and class) → keras.layers with TF1 names",
          ("regression_adagrad", "cnn", "adam_mae", "classifier_metrics"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM201", "keras-losses", "losses", "tf.compat.v1.losses → keras.losses, TF1 reduction kept",
+    Rule("TFM201", "keras-losses", "planners.losses", "tf.compat.v1.losses → keras.losses, TF1 reduction kept",
          ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary"),
          triggers=ESTIMATOR_WORDS),
-    Rule("TFM301", "keras-optimizers", "optimizers", "tf.compat.v1.train optimizers → Keras with TF1 numerics",
+    Rule("TFM301", "keras-optimizers", "planners.optimizers", "tf.compat.v1.train optimizers → Keras with TF1 numerics",
          ("regression_adagrad", "classifier_metrics", "cnn", "momentum_decay", "adam_mae", "rmsprop_binary"),
          triggers=ESTIMATOR_WORDS),
-    Rule("TFM302", "tf1-exact-optimizer", "optimizers",
+    Rule("TFM302", "tf1-exact-optimizer", "planners.optimizers",
          "note: stock Keras differs from TF1 here (TF1Adam/TF1Momentum/TF1Ftrl/LegacyAdagrad generated)",
          ("momentum_decay", "adam_mae", "classifier_metrics", "classifier_mwms", "canned_dnn_classifier",
           "canned_linear_regressor"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM311", "keras-schedules", "optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",), triggers=ESTIMATOR_WORDS),
-    Rule("TFM401", "keras-metrics", "metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
+    Rule("TFM311", "keras-schedules", "planners.optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",), triggers=ESTIMATOR_WORDS),
+    Rule("TFM401", "keras-metrics", "planners.metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
          ("regression_adagrad", "classifier_metrics", "rmsprop_binary"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM501", "model-fn-to-keras-model", "model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
+    Rule("TFM501", "model-fn-to-keras-model", "planners.model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches"),
          triggers=ESTIMATOR_WORDS),
-    Rule("TFM600", "migrated-as-a-unit", "driver",
+    Rule("TFM600", "migrated-as-a-unit", "planners.driver",
          "files linked through one Estimator (model_fn, driver, specs) change together or not at all", (),
          triggers=ESTIMATOR_WORDS),
-    Rule("TFM601", "estimator-driver", "driver",
+    Rule("TFM601", "estimator-driver", "planners.driver",
          "Estimator/RunConfig/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate/predict/export, wherever and however written",
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms", "module_level",
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
           "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM603", "other-estimator-kinds", "keras_estimator",
+    Rule("TFM603", "other-estimator-kinds", "planners.keras_estimator",
          "model_to_estimator becomes the compiled Keras model (legacy optimizer kept exact); RNN estimators and "
          "tf.contrib's TPUEstimator are reported with what to do (TPUEstimator on CPU: TFM605)",
          ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS + CANNED_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (),
          triggers=_SPEC + CANNED_WORDS),
-    Rule("TFM605", "tpu-estimator-on-cpu", "tpu",
+    Rule("TFM605", "tpu-estimator-on-cpu", "planners.tpu",
          "TPUEstimator(use_tpu=False) → the Estimator it was on CPU (per-mode params batch_size, eval_metrics "
          "inlined, use_tpu branches dropped); use_tpu possibly True and TPU-only features are reported with what to do",
          ("tpu_estimator_cpu",), triggers=ESTIMATOR_WORDS),
-    Rule("TFM611", "session-run-hooks", "hooks",
+    Rule("TFM611", "session-run-hooks", "planners.hooks",
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
          "step training stops at, user SessionRunHook subclasses holding Python state → keras callbacks (Keras "
          "target); other hooks block by name", ("observing_hooks", "custom_hook", "unsupported_hook"),
          triggers=ESTIMATOR_WORDS),
-    Rule("TFM620", "canned-estimators", "canned",
+    Rule("TFM620", "canned-estimators", "planners.canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
          "and variable names, head, loss reduction and optimizer(s)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
           "canned_runtime_keys", "canned_weighted_vocab", "canned_v1_head_metrics",
           "canned_batch_norm", "canned_predict", "canned_baseline",
           "canned_weighted_mwms"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM622", "feature-columns", "canned",
+    Rule("TFM622", "feature-columns", "planners.canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
           "canned_runtime_keys", "canned_embedding_mwms", "canned_linear_categorical_mwms",
           "canned_wide_deep_mwms"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM623", "boosted-trees", "canned",
+    Rule("TFM623", "boosted-trees", "planners.canned",
          "BoostedTreesClassifier/Regressor: blocked with advice (no exact TF2 equivalent; no TF-DF for TF 2.21)", (), triggers=ESTIMATOR_WORDS),
-    Rule("TFM701", "tf2-strategy", "strategy",
+    Rule("TFM701", "tf2-strategy", "planners.strategy",
          "train_distribute → TF2 strategy (parameter server: role bootstrap + ClusterCoordinator); input_fn kept per replica",
          ("mwms_input_context", "classifier_mwms", "ps_embedding", "ps_min_max"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM702", "refused-combination", "strategy", "target/strategy combinations that do not run on TF 2.21 are refused", (),
+    Rule("TFM702", "refused-combination", "planners.strategy", "target/strategy combinations that do not run on TF 2.21 are refused", (),
          triggers=ESTIMATOR_WORDS),
-    Rule("TFM801", "tf2-partitioners", "partitioners",
+    Rule("TFM801", "tf2-partitioners", "planners.partitioners",
          "v1 partitioners → tf.distribute.experimental.partitioners on the PS strategy; 'mod' embedding lookups remapped",
          ("ps_embedding", "ps_min_max"), triggers=ESTIMATOR_WORDS),
-    Rule("TFM811", "tf1-variables", "variables",
+    Rule("TFM811", "tf1-variables", "planners.variables",
          "get_variable → model weight (add_weight), variable_scope flattened, embedding_lookup kept",
          ("ps_embedding", "ps_min_max"), triggers=ESTIMATOR_WORDS),
 )
@@ -169,16 +169,16 @@ MIGRATIONS = (_migrate,)
 def prepare() -> None:
     """Import what MIGRATIONS run (LibCST, the rule modules, the templates' jinja2): the engine calls it before it
     forks workers, so they inherit the imports instead of each paying for them."""
-    from .program import _templates
+    from .emit.assembly import template_env
 
-    _templates()
+    template_env()
 
 
 def explain(program, options) -> list[dict]:
     """The migration plan of a program as plain data (`tfmigrate rewrite --explain`)."""
     from tfmigrate.engine import position_in
 
-    from .driver import explain as _explain
+    from .planners.driver import explain as _explain
     from .program import analysis_for
 
     class _Context:  # what analysis_for reads

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import lru_cache
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -55,66 +54,24 @@ from libcst.helpers import get_full_name_for_node
 from tfmigrate.visitors import Transformer, Visitor, render
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.edits import SHARED, Edits, TextBlocks, render_lines, shared
+from tfmigrate.edits import Edits, TextBlocks, shared
 from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
-from . import (canned, driver, emit, estimator, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs,
-               partitioners, strategy, variables)
-from ._args import TF, code, generated, wrap_call
-from .tfnames import TFNames
+from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners,
+                       strategy, variables)
+from .planners.generated_names import Settled, ast_read, compat_names
+from .emit import codewords
+from .emit.assembly import FORWARD_PASS, emit_parts, quiet_generated, support, template_env
+from .facts.reading import export_kinds, module_level_names, reading_sites
+from .facts import estimator
+from .facts.calls import TF, code
+from .emit.wrap import generated, wrap_call
+from .facts.tfnames import TFNames
 
 TF_ROOTS = ROOTS  # (rules/__init__.py: the engine reads them too)
 TEXT_BLOCKS = True  # generated module-level code stays text (edits.TextBlocks); tests compare it with parsing all
-
-
-@lru_cache(maxsize=None)
-def _templates():
-    import jinja2
-
-    class _Loader(jinja2.PackageLoader):
-        def get_source(self, environment, template):
-            source, filename, uptodate = super().get_source(environment, template)
-            return generated(source), filename, uptodate  # marks only the template's own `tf.` text
-
-    return jinja2.Environment(
-        loader=_Loader("tfmigrate.rules", "templates"),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-
-
-@lru_cache(maxsize=None)
-def support(template: str, **values) -> str:
-    """A template's text that holds nothing of the file (support code: the same in every file that needs it),
-    rendered once and registered as such (edits.shared)."""
-    return shared(_templates().get_template(template).render(**values))
-
-
-def _module_names(module: cst.Module, table: ImportTable) -> frozenset[str]:
-    names = set(table.bindings)
-    for stmt in module.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            names.add(stmt.name.value)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, (cst.Assign, cst.AnnAssign)):
-                    targets = small.targets if isinstance(small, cst.Assign) else [small]
-                    for t in targets:
-                        if isinstance(t.target, cst.Name):
-                            names.add(t.target.value)
-                elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(getattr(small, "names", None), cst.ImportStar):
-                    for alias in small.names:
-                        n = alias.asname.name if alias.asname else alias.name
-                        if isinstance(n, cst.Name):
-                            names.add(n.value)
-                        elif isinstance(n, cst.Attribute):
-                            names.add(cst.Module([]).code_for_node(n).split(".")[0])
-    return frozenset(names)
 
 
 def _star_imported(fn, program) -> frozenset[str]:
@@ -127,8 +84,8 @@ def _star_imported(fn, program) -> frozenset[str]:
                   or code(small.module).split(".")[0] not in ("tensorflow", "tensorflow_estimator"))]
     if not stars:
         return frozenset()
-    free = model_fn._free_name_nodes(fn.node.body)
-    return frozenset(n.value for n in free if not program.lookup(n.value, n, fn.file)) - model_fn._BUILTINS
+    free = model_fn.free_name_nodes(fn.node.body)
+    return frozenset(n.value for n in free if not program.lookup(n.value, n, fn.file)) - model_fn.BUILTINS
 
 
 class _ReplacePlaceholder(Transformer):
@@ -164,7 +121,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   support_done: set[str] | None = None, checkpoints: bool = False,
                   step_counter: bool = False, saver: bool = False, indent: str = "") -> list[cst.BaseStatement]:
     """... `indent`: the absolute indentation of the block the model goes in (a model_fn nested in a function)."""
-    env = _templates()
+    env = template_env()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
     if target == "keras":
         # an Estimator's evaluate() always reports global_step; Model.evaluate reports the compiled metrics
@@ -213,21 +170,21 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   predicting=predicting, warm_starting=warm_starting,
                                                                   resuming=resuming, until_end=until_end,
                                                                   callbacks=callbacks, saver=saver))
-    if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/hooks.py)
+    if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/planners/hooks.py)
         parts.append(support("tensor_logger.py.j2"))
-    if step_counter:  # StepCounterHooks on training (rules/hooks.py)
+    if step_counter:  # StepCounterHooks on training (rules/planners/hooks.py)
         parts.append(support("step_counter.py.j2"))
     if parameter_server:
         parts.append(support("ps_strategy.py.j2"))
-    named = emit.code_words(words)  # the words in code, not in docstrings or comments
+    named = codewords.code_words(words)  # the words in code, not in docstrings or comments
     if indent:  # nested in a function: the generated docstrings' lines follow the block's indentation
         parts = [_indent_docstrings(part, indent, plan.docstring) for part in parts]
     if blocks is not None and not indent:
-        parts = [_spliced_text(part, plan.call_body, named, blocks) if _FORWARD_PASS in part else part
+        parts = [_spliced_text(part, plan.call_body, named, blocks) if FORWARD_PASS in part else part
                  for part in parts]
     splice = _ReplacePlaceholder(plan.call_body)
     body, spliced, kinds, texts = [], set(), [], []
-    for i, (stmt, kind, part) in enumerate(_emit(parts, blocks, named, indent)):
+    for i, (stmt, kind, part) in enumerate(emit_parts(parts, blocks, named, indent)):
         before = splice.count
         body.append(stmt.visit(splice) if kind != "text" else stmt)
         if splice.count > before:
@@ -243,7 +200,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         # there (the one holding the spliced forward pass is left to it: those are the user's statements)
         quiet.update((id(stmt), stmt) for i, stmt in enumerate(body)
                      if kinds[i] == "parsed" and i not in spliced and not named.search(render(_EMPTY_MODULE, stmt)))
-        _quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
+        quiet_generated(list(zip(body, kinds, texts)), named, quiet, {id(stmt) for stmt in plan.call_body})
     return body
 
 
@@ -278,14 +235,14 @@ def _indent_docstrings(text: str, indent: str, keep: str | None = None) -> str:
 _FORWARD_PASS_LINE = "        __tfmigrate_forward_pass__\n"  # (model_class.py.j2: in `call`, a method of a class)
 
 
-def _spliced_text(part: str, statements, named: emit.CodeWords | None, blocks: TextBlocks) -> str:
+def _spliced_text(part: str, statements, named: codewords.CodeWords | None, blocks: TextBlocks) -> str:
     """`part` with the forward pass (`statements`, the user's) written in for its placeholder line as the final
     render writes them there, when all of the part may then stay text: it names none of the file's TF bindings in
     code, or only where the import fix-up changes nothing (`named.settles`); else `part` as it is (parsed, the
     statements spliced in as nodes: a blocker in them points at the user's code)."""
-    if not statements or part.count(_FORWARD_PASS) != 1 or _FORWARD_PASS_LINE not in part:
+    if not statements or part.count(FORWARD_PASS) != 1 or _FORWARD_PASS_LINE not in part:
         return part
-    block = cst.IndentedBlock(list(statements), indent=_FORWARD_PASS_LINE[:-len(_FORWARD_PASS) - 1])
+    block = cst.IndentedBlock(list(statements), indent=_FORWARD_PASS_LINE[:-len(FORWARD_PASS) - 1])
     code = _EMPTY_MODULE.code_for_node(cst.If(cst.Name("_"), block))
     if not code.startswith("if _:\n") or "\r" in code or blocks.prefix in code:
         return part  # (a text block's placeholder in it would be swapped before the part's)
@@ -328,192 +285,7 @@ def uses_tf1_batch_norm(plan: model_fn.ModelPlan) -> bool:
     return isinstance(plan, model_fn.ModelPlan) and any(f"{layers.TF1_BATCH_NORM}(" in text for _, text in plan.layers)
 
 
-def _quiet_generated(items, named: emit.CodeWords, quiet: dict, user: set[int] = frozenset()) -> None:
-    """Put into `quiet` the generated code, emitted by `_emit` (items: (statement, kind, text); a parsed part's text
-    is masked, emit.CodeWords.masked), that names none of
-    the file's TF bindings, as finely as its text tells: text blocks; parsed parts that name none, except the path
-    to the user's statements spliced in (`user`); in parts that name one, the defs and classes whose own text
-    names none, and a class's methods likewise."""
-    for stmt, kind, text in items:
-        if kind == "text":
-            quiet[id(stmt)] = stmt
-        elif kind == "plain":
-            if not _quiet_around(stmt, user, quiet):
-                quiet[id(stmt)] = stmt
-    done: set[int] = set()
-    for _, kind, text in items:
-        if kind != "named" or id(text) in done:
-            continue
-        done.add(id(text))
-        same = [stmt for stmt, _, t in items if t is text]  # the statements of this part
-        for stmt, chunk in _def_chunks(text, "", same) or ():
-            if _FORWARD_PASS not in chunk and not named.search_masked(chunk):
-                quiet[id(stmt)] = stmt
-            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-                for method, inner in _def_chunks(chunk, "    ", stmt.body.body) or ():
-                    if _FORWARD_PASS not in inner and not named.search_masked(inner):
-                        quiet[id(method)] = method
-
-
-def _quiet_around(node: cst.CSTNode, keep: set[int], quiet: dict) -> bool:
-    """Whether `node` holds a statement in `keep`; if so, its block-level parts that hold none go into `quiet`."""
-    if id(node) in keep:
-        return True
-    if isinstance(node, cst.SimpleStatementLine):
-        return False
-    parts = [child for child in node.children
-             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally))]
-    held = [_quiet_around(child, keep, quiet) for child in parts]
-    if not any(held):
-        return False
-    quiet.update((id(child), child) for child, h in zip(parts, held) if not h)
-    return True
-
-
-def _def_chunks(text: str, indent: str, statements, name: str | None = None):
-    """The source text of each def/class among `statements` (one block's statements, parsed from `text`), found
-    textually: [(statement, text)], or with `name` that class's text alone; None when the text's `def`/`class`
-    lines do not match the statements one to one (then nothing is assumed). A def's text runs to the next one at
-    this indentation, so it also covers any statements between them (which only makes it name more)."""
-    starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
-              if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
-    defs = [s for s in statements if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-    chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
-    if len(chunks) != len(defs):
-        return None
-    header = re.compile(rf"(?:{indent}@[^\n]*\n)*{indent}(?:async )?(?:def|class) (\w+)")
-    for stmt, chunk in zip(defs, chunks):
-        m = header.match(chunk)
-        if m is None or m.group(1) != stmt.name.value:
-            return None
-    if name is not None:
-        return next((chunk for stmt, chunk in zip(defs, chunks) if stmt.name.value == name), None)
-    return list(zip(defs, chunks))
-
-
 _EMPTY_MODULE = cst.Module(body=[])
-_FORWARD_PASS = "__tfmigrate_forward_pass__"
-_SEPARATOR = (cst.EmptyLine(indent=False), cst.EmptyLine(indent=False))  # the two blank lines between parts
-
-
-def _emit(parts: list[str], blocks: TextBlocks | None,
-          named: emit.CodeWords | None, indent: str = "") -> list[tuple[cst.BaseStatement, str, str]]:
-    """The statements of generated module-level code (`parts` joined by two blank lines), each with its kind: with
-    `blocks`, consecutive parts that name none of the file's TF bindings (`named`) and hold no forward pass stay
-    text ("text": one placeholder statement per run; the leftover-name pass would find nothing there), the others
-    are parsed one by one ("named": the part names a binding; "plain": it does not, but holds the forward pass).
-    Without `blocks` (or when a part would not splice exactly) the text is parsed as a whole ("parsed"). The
-    third item is the text the statement came from (its run of parts; a parsed part's text as parsed, with its
-    string literals and comments blanked: emit.CodeWords.masked, which each part gets once).
-
-    With `indent` (the code goes in a nested block) the text swapped in is each line as LibCST renders the parse
-    there (edits.render_lines; the parts are parsed whole where it cannot tell)."""
-    parts = [p.rstrip("\n") for p in parts]
-    rendered: list[list[str] | None] = [None] * len(parts)
-    if blocks is not None and indent:
-        rendered = [render_lines(p + "\n", indent, top_blank=False) for p in parts]
-        if None in rendered:
-            blocks = None
-    if blocks is None or not all(map(TextBlocks.splices, parts)):
-        return [(stmt, "parsed", "") for stmt in cst.parse_module("\n\n\n".join(parts) + "\n").body]
-    out: list[tuple[cst.BaseStatement, str, str]] = []
-    run: list[str] = []
-    run_lines: list[str] = []
-
-    def flush(standalone: bool = False) -> None:
-        if run:
-            text = "\n\n\n".join(run) + "\n"
-            # (the blank lines between the parts of a run are at its top level: no indentation)
-            out.append((blocks.statement(text, _SEPARATOR if out else (), indent,
-                                         "\n\n".join(run_lines) if indent else None, standalone), "text", text))
-            run.clear()
-            run_lines.clear()
-
-    for part, lines in zip(parts, rendered):
-        masked = part if named is None else named.masked(part)
-        hit = named is not None and named.search_masked(masked) is not None
-        if hit and not named.settles(part, masked) or _FORWARD_PASS in part:
-            flush()
-            statements, masked = _parse_hollow(part, named, blocks, masked, indent, lines)
-            if out:
-                statements[0] = statements[0].with_changes(leading_lines=[*_SEPARATOR, *statements[0].leading_lines])
-            out.extend((stmt, "named" if hit else "plain", masked) for stmt in statements)
-        else:
-            own = hit or part in SHARED  # (support code the same in every file: a block of its own, compiled once)
-            if own:  # (settled: a block of its own, the text the import fix-up counts the Names of)
-                flush()
-            run.append(part)
-            if lines is not None:
-                run_lines.append("".join(lines))
-            if own:
-                flush(part in SHARED and not indent)
-    flush()
-    return out
-
-
-def _parse_hollow(part: str, named: emit.CodeWords | None, blocks: TextBlocks,
-                  masked: str, indent: str = "", lines: list[str] | None = None) -> tuple[list[cst.BaseStatement], str]:
-    """A part that must be parsed, with its defs (module level, and methods of its classes) that name no binding
-    and hold no forward pass replaced by placeholder lines first (their text is swapped back after the final
-    render, like a text block): (its statements, the text parsed as `masked`: emit.CodeWords.masked of it, for
-    `masked` the part's). The defs are found textually; unless the parse puts every placeholder line where it was
-    meant to be (module or class body), the whole part is parsed."""
-    swaps: list[tuple[str, str]] = []
-    codes: dict[int, str] = {}
-    outer = indent  # with `lines` (each line of the part as rendered there), a chunk's swap is its rendered lines
-
-    def hollow(text: str, code: str, indent: str, base: int = 0) -> tuple[str, str]:
-        # `code`: `text` masked (same length and lines), searched for the words in slices at the same offsets;
-        # `base`: where `text` starts in the part
-        starts = [m.start() for m in re.finditer(rf"(?m)^{indent}(?:@|(?:async )?def |class )", text)
-                  if not text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].startswith(f"{indent}@") or m.start() == 0]
-        head = starts[0] if starts else len(text)
-        out, out_code = [text[:head]], [code[:head]]
-        for a, b in zip(starts, [*starts[1:], len(text)]):
-            chunk, chunk_code = text[a:b], code[a:b]
-            if _FORWARD_PASS not in chunk and (named is None or not named.search_masked(chunk_code)
-                                               or named.settles(chunk, chunk_code)):
-                line = f"{indent}{blocks.name()}\n"
-                if lines is None:
-                    swaps.append((line, chunk))
-                else:  # (the names passes read the chunk as written: `codes`)
-                    first = part.count("\n", 0, base + a)
-                    codes[len(swaps)] = chunk
-                    swaps.append((outer + line, "".join(lines[first:first + chunk.count("\n")])))
-                out.append(line)
-                out_code.append(line)
-            elif not indent and re.match(r"(?:@[^\n]*\n)*class ", chunk):
-                inner, inner_code = hollow(chunk, chunk_code, "    ", base + a)
-                out.append(inner)
-                out_code.append(inner_code)
-            else:
-                out.append(chunk)
-                out_code.append(chunk_code)
-        return "".join(out), "".join(out_code)
-
-    skeleton, skeleton_code = hollow(part + "\n", masked + "\n", "")
-    if swaps:
-        try:
-            statements = list(cst.parse_module(skeleton).body)
-        except cst.ParserSyntaxError:
-            statements = None
-        if statements is not None and _placeholders(statements) == {line.strip() for line, _ in swaps}:
-            blocks.code.update((len(blocks.swaps) + i, chunk) for i, chunk in codes.items())
-            blocks.swaps.extend(swaps)
-            return statements, skeleton_code.rstrip("\n")
-    return list(cst.parse_module(part + "\n").body), masked
-
-
-def _placeholders(statements) -> set[str]:
-    """The one-name statements of a module body and of its classes' bodies (where `_parse_hollow` puts them)."""
-    found = set()
-    for stmt in statements:
-        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            found |= _placeholders(stmt.body.body)
-        elif (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-              and isinstance(stmt.body[0].value, cst.Name)):
-            found.add(stmt.body[0].value.value)
-    return found
 
 
 def _wrap_list(items: list[str], width: int) -> str:
@@ -639,7 +411,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         except Blocked as blocked:
             errors.append(blocked)
             continue
-        predicts, exports = _reading(sites)
+        predicts, exports = reading_sites(sites)
         if plan.predictions is None and (predicts or exports):
             first = (predicts or exports)[0]
             errors.append(Blocked(estimator.CODE, f"{'predict' if predicts else 'export'}() of an Estimator whose "
@@ -655,12 +427,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
                                     plan.export_blocked.node)]
         if (target == "keras" and not canned.is_canned(sites[0]) and not keras_estimator.is_keras(sites[0])
                 and sites[0].model_fn.file is file
-                and "GlobalStep" in _module_names(module, table)):
+                and "GlobalStep" in module_level_names(module, table)):
             errors.append(Blocked(model_fn.CODE, "`GlobalStep` is taken in this module; the generated evaluate() "
                                                  "metric global_step needs the name", sites[0].model_fn.node))
             continue
         if (uses_tf1_batch_norm(plan) and sites[0].model_fn.file is file
-                and layers.TF1_BATCH_NORM in _module_names(module, table)):
+                and layers.TF1_BATCH_NORM in module_level_names(module, table)):
             errors.append(Blocked(layers.CODE, f"`{layers.TF1_BATCH_NORM}` is taken in this module; the converted "
                                                "batch_normalization needs the name", sites[0].model_fn.node))
             continue
@@ -678,12 +450,12 @@ def migrate(module: cst.Module, context) -> cst.Module:
         taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
                                           ("StepCounter", any(s.counters for s in sites)
                                            or getattr(plan, "counters", False))) if used]
-        if sites[0].model_fn.file is file and set(taken) & _module_names(module, table):
-            errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & _module_names(module, table))[0]}` is taken in "
+        if sites[0].model_fn.file is file and set(taken) & module_level_names(module, table):
+            errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & module_level_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
             continue
         trains = [u.call for s in sites for u in s.uses if u.file is file and u.train]
-        if target == "keras" and trains and "NanLossCheck" in _module_names(module, table):
+        if target == "keras" and trains and "NanLossCheck" in module_level_names(module, table):
             errors.append(Blocked(hooks.CODE, "`NanLossCheck` is taken in this module; the Estimator's own NaN loss "
                                               "check (NanTensorHook(loss), added to every training) needs the name",
                                   trains[0]))
@@ -693,7 +465,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
             parameter_server.add(key)
         if sites[0].model_fn.file is file:
             notes.extend(fn_notes)
-        if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/hooks.py)
+        if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/planners/hooks.py)
             notes.extend((hooks.CODE, hooks.PS_NAN_NOTE, s.call) for s in sites if s.file is file)
     edits = Edits()
     seed_drops, seed_errors = _random_seeds(names, file, mine, analysis)
@@ -713,11 +485,11 @@ def migrate(module: cst.Module, context) -> cst.Module:
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
     if blocks is not None and not blocks.usable:
         blocks = None
-    named = emit.code_words(table.bindings)  # the file's TF bindings, in generated code
+    named = codewords.code_words(table.bindings)  # the file's TF bindings, in generated code
     settled = None
     if blocks is not None and named is not None:
         # generated code that names them where the import fix-up changes nothing stays text too
-        settled = named.settled = _Settled(table, named)
+        settled = named.settled = Settled(table, named)
     if blocks is not None:
         # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
         # leftover-name pass and the import count would find nothing in them)
@@ -736,10 +508,10 @@ def migrate(module: cst.Module, context) -> cst.Module:
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         if fn.file is file:
-            predicts, exports = _reading(sites)
+            predicts, exports = reading_sites(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
                                                            key in parameter_server, quiet, named or (),
-                                                           bool(predicts), _export_kinds(exports),
+                                                           bool(predicts), export_kinds(exports),
                                                            any(s.warm_start for s in sites),
                                                            key not in parameter_server and any(map(driver.resumes, sites)),
                                                            any(u.restore for s in sites for u in s.uses),
@@ -783,7 +555,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     return new_module
 
 
-def _plain(named: emit.CodeWords, settled: _Settled | None, text: str, expression: bool) -> bool:
+def _plain(named: codewords.CodeWords, settled: Settled | None, text: str, expression: bool) -> bool:
     """Generated `text` (statements, or with `expression` an expression) may stay text: it names no binding of the
     file in code, or only where the import fix-up changes nothing (`settled`)."""
     masked = named.masked(text)
@@ -880,7 +652,7 @@ def _random_seeds(names: TFNames, file, mine, analysis) -> tuple[list, list]:
     train/evaluate, and what only they call) → dropped; from a function the Estimator runs in its graph (an input_fn,
     or a helper it calls, in any file) → reported, the seed belongs in RunConfig; from both, or from callers the tool
     cannot follow → reported with the two cases and why. In the model_fn itself the model_fn rule reports it
-    (rules/model_fn.py)."""
+    (rules/planners/model_fn.py)."""
     drops, errors = [], []
     model_fns = {id(site.model_fn.node) for site in mine}
     reach = None
@@ -1119,7 +891,7 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
             unused.append(stmt)
     if not unused:
         return []
-    kept, v1_bindings = _compat_names(table)
+    kept, v1_bindings = compat_names(table)
     statements = {id(b.statement) for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, _tf2_alias(module, table)[0], statements - kept_aliases,
@@ -1164,7 +936,7 @@ def _imports_tf_anywhere(file) -> bool:
 
 def _render_canned(by_fn, plans, builders, targets, file, edits, blocks=None, top=frozenset(), words=(),
                    quiet=None, done: set[str] | None = None) -> None:
-    """Canned estimators' models (rules/canned.py) go above the module-level statement that builds them."""
+    """Canned estimators' models (rules/planners/canned.py) go above the module-level statement that builds them."""
     groups: dict[int, tuple] = {}
     for key, sites in by_fn.items():
         model = sites[0].model_fn
@@ -1209,20 +981,6 @@ def _lambda_callee(fn, program):
     return program.function_of(Value(body.func, fn.file))
 
 
-def _export_kinds(exports: list) -> frozenset[str]:
-    """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn), "raw"
-    (build_raw_serving_input_receiver_fn) and/or "receiver" (a hand-written serving_input_receiver_fn)."""
-    receivers = [u.export for u in exports if u.kind == "export"] + [r for u in exports for _, r in u.exporters]
-    return frozenset("receiver" if "receiver_fn" in r else "raw" if "raw_features" in r else "parsing"
-                     for r in receivers)
-
-
-def _reading(sites: list) -> tuple[list, list]:
-    """The uses that read the model's PREDICT outputs: predict calls, and exports (export_saved_model, exporters)."""
-    uses = [u for s in sites for u in s.uses]
-    return [u for u in uses if u.kind == "predict"], [u for u in uses if u.kind == "export" or u.exporters]
-
-
 def _model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes) of the model_fn the sites share."""
     if canned.is_canned(sites[0]):
@@ -1240,7 +998,7 @@ def _model_plan(sites: list, context):
                                       f"({', '.join(sorted(fn_targets))})", fn.node)
     module = fn.file.module
     table = build_import_table(module, TF_ROOTS)
-    module_names = _module_names(module, table) | _star_imported(fn, context.program)
+    module_names = module_level_names(module, table) | _star_imported(fn, context.program)
     if sites[0].factory is not None:  # a closure: the factory's parameters and locals are visible to it
         factory_scope = fn.file.function_scopes[id(sites[0].factory[0])]
         module_names = module_names | frozenset(factory_scope.bindings) - {fn.node.name.value}
@@ -1269,7 +1027,7 @@ def _model_plan(sites: list, context):
     target = fn_targets.pop()
     if ps:  # the parameter-server loop schedules steps on the workers: not written
         fn_notes += [(model_fn.CODE, f'summary "{tag}" dropped: summaries do not change training. '
-                                     f"{model_fn._SUMMARY_WHY} (the parameter-server loop does not write it)", call)
+                                     f"{model_fn.SUMMARY_WHY} (the parameter-server loop does not write it)", call)
                      for tag, _, call in plan.summaries]
         fn_notes = [(c, hooks.summary_dropped("the parameter-server loop does not write summaries"), node)
                     if c == hooks.CODE and message.startswith("SummarySaverHook (") else (c, message, node)
@@ -1283,7 +1041,7 @@ def _model_plan(sites: list, context):
 
 def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
     """The plan with the values the train hooks' LoggingTensorHooks name added to what the step records (its
-    logged_tensors); a hook naming a tensor tfmigrate cannot supply is dropped with a note (rules/hooks.py)."""
+    logged_tensors); a hook naming a tensor tfmigrate cannot supply is dropped with a note (rules/planners/hooks.py)."""
     logged = dict(plan.logged)
     notes = list(plan.notes)
     for site in sites:
@@ -1343,7 +1101,7 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
                         and isinstance(node.slice[0].slice.value, cst.SimpleString)):
                     key = node.slice[0].slice.value.evaluated_value
                     value = _params_entry(site, key, analysis, node)
-                reader = canned._Reader(analysis, site.call, site.file)
+                reader = canned.Reader(analysis, site.call, site.file)
                 for column in reader.columns(value):
                     if (column.boundaries is not None or column.vocabulary is not None or column.categorical is not None
                             or column.embedding is not None):
@@ -1426,7 +1184,7 @@ def _mode_names(fn: cst.FunctionDef) -> set[str]:
         def visit_Assign(self, node: cst.Assign) -> None:
             targets = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
             if targets:
-                assigns.append((targets, {n.value for n in model_fn._free_name_nodes(node.value)}))
+                assigns.append((targets, {n.value for n in model_fn.free_name_nodes(node.value)}))
 
         def visit_FunctionDef(self, node) -> bool:
             return node is fn
@@ -1953,7 +1711,7 @@ def _used_in_code(text: str, words: frozenset[str]) -> bool:
     found = re.compile("|".join(rf"\b{re.escape(w)}\s*\." for w in sorted(words)))
     if found.search(text) is None:
         return False
-    blanked = emit._STRING_OR_COMMENT.sub(_blank_match, text)
+    blanked = codewords.STRING_OR_COMMENT.sub(_blank_match, text)
     for m in found.finditer(blanked):
         start = blanked.rfind("\n", 0, m.start()) + 1
         end = blanked.find("\n", m.end())
@@ -1964,7 +1722,7 @@ def _used_in_code(text: str, words: frozenset[str]) -> bool:
 
 
 def _blank_match(m: re.Match) -> str:
-    return emit.blank(m.group())
+    return codewords.blank(m.group())
 
 
 _IMPORT_WORD = re.compile(r"\bimport\b")
@@ -1998,177 +1756,14 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
     names, `except ... as` names, match-pattern names and, with `imports`, every dotted part of imported modules
     and names and their `as` names. (LibCST also holds True/False/None as Names: `ast` has them as constants.)
     tests/rewrite/test_names_text.py compares both on every generated text of the fixtures."""
-    read = _ast_read(text)
+    read = ast_read(text)
     if read is None:
         return None
     return read.uses | read.attributes | read.imported if imports else read.uses | read.attributes
 
 
-@dataclasses.dataclass(frozen=True)
-class _Read:
-    """The Names of a text, read with `ast` (`_ast_read`), by the role LibCST's passes give them."""
-    uses: frozenset[str]  # every Name outside import statements but attribute names: what imports.name_uses counts
-    references: frozenset[str]  # what imports.LeftoverNames asks about: those Names but keyword-argument names, and
-    # every pure dotted chain (`a.b.c`, `a.b`) rooted in a Name
-    attributes: frozenset[str]  # attribute names (`x.attr`)
-    imported: frozenset[str]  # the names of import statements (every dotted part, `as` names)
-    dotted: bool  # the text is one expression, a Name or a pure dotted chain (parenthesized or not)
-
-
-@lru_cache(maxsize=256)
-def _ast_read(text: str, lines: tuple[int, ...] | None = None) -> _Read | None:
-    """The Names of generated `text` (module statements, or a class's when indented), read with `ast` (a C
-    parse); None when `ast` does not parse it. With `lines` (sorted line numbers of the text, from 1), only the
-    nodes that reach one of those lines are looked at: the Names on them (the words a caller found there)."""
-    import ast
-    from bisect import bisect_left
-
-    wrapped = text.startswith(" ")
-    try:
-        tree = ast.parse("class _:\n" + text if wrapped else text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    if lines is not None and wrapped:
-        lines = tuple(line + 1 for line in lines)
-    names: set[str] = set()  # references and bindings (not keyword-argument names)
-    keywords: set[str] = set()
-    attributes: set[str] = set()
-    imported: set[str] = set()
-    add = names.add
-    chains: set[str] = set()
-    roots = tree.body[0].body if wrapped else tree.body
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if lines is not None:
-            first = getattr(node, "lineno", None)
-            if first is not None:
-                at = bisect_left(lines, first)
-                if at == len(lines) or lines[at] > node.end_lineno:
-                    continue
-        kind = type(node)
-        if kind is ast.Name:
-            add(node.id)
-            continue
-        if kind is ast.Constant:
-            value = node.value
-            if value is None or value is True or value is False:
-                add(str(value))
-            continue
-        if kind is ast.Attribute:
-            attributes.add(node.attr)
-            parts, inner = [node.attr], node.value
-            while type(inner) is ast.Attribute:
-                parts.append(inner.attr)
-                inner = inner.value
-            if type(inner) is ast.Name:
-                parts.append(inner.id)
-                chains.add(".".join(reversed(parts)))
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
-            add(node.name)
-        elif kind is ast.arg:
-            add(node.arg)
-        elif kind is ast.keyword:
-            if node.arg is not None:
-                keywords.add(node.arg)
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            if kind is ast.ImportFrom and node.module:
-                imported.update(node.module.split("."))
-            for alias in node.names:
-                if alias.name != "*":
-                    imported.update(alias.name.split("."))
-                if alias.asname:
-                    imported.add(alias.asname)
-            continue
-        elif kind is ast.Global or kind is ast.Nonlocal:
-            names.update(node.names)
-        elif kind is ast.ExceptHandler:
-            if node.name:
-                add(node.name)
-        elif kind is ast.MatchAs or kind is ast.MatchStar:
-            if node.name:
-                add(node.name)
-        elif kind is ast.MatchMapping:
-            if node.rest:
-                add(node.rest)
-        elif kind is ast.MatchClass:
-            names.update(node.kwd_attrs)
-        stack.extend(ast.iter_child_nodes(node))
-    top = roots[0].value if len(roots) == 1 and type(roots[0]) is ast.Expr else None
-    while type(top) is ast.Attribute:
-        top = top.value
-    return _Read(frozenset(names | keywords), frozenset(names | chains), frozenset(attributes), frozenset(imported),
-                 type(top) is ast.Name)
-
-
-_CONTINUING = re.compile(r"(?:else|elif|except|finally)\b")
-_ONE_LINE_STRING = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
-_TRIPLE_QUOTES = ('"' * 3, "'" * 3)
-
-
-def _statement_starts(lines: list[str], first: int, end: int, indent: str) -> list[int] | None:
-    """The indices among lines[first:end] (masked: no plain string or comment; f-strings on one line) where a
-    statement at `indent` starts: a line at that indentation outside brackets and continuations, not an
-    `else:`-like clause of the statement before nor a def under its decorators. None when the brackets do not
-    balance."""
-    starts: list[int] = []
-    depth, continued, decorated, width = 0, False, False, len(indent)
-    for i in range(first, end):
-        line = lines[i]
-        if (not depth and not continued and line.startswith(indent)
-                and line[width:width + 1] not in ("", " ", "\t", ")", "]", "}")):
-            if not decorated and not _CONTINUING.match(line, width):
-                starts.append(i)
-            decorated = line.startswith("@", width)
-        code = _ONE_LINE_STRING.sub("", line) if "'" in line or '"' in line else line
-        depth += code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") \
-            - code.count("}")
-        continued = line.endswith("\\")
-        if depth < 0:
-            return None
-    return starts if not depth else None
-
-
-def _ast_read_lines(text: str, lines: tuple[int, ...]) -> _Read | None:
-    """`_ast_read(text, lines)` for module statements (not indented) and lines that hold code (the words' lines)
-    without parsing the statements that reach none of `lines` (a model class of ~200 lines has its words on 2-6):
-    the text parsed is the text with those
-    top-level statements, and those of a class body, made blank lines (same line numbers). The nodes `_ast_read`
-    reads are those reaching the lines, and each statement kept parses as in the whole text: the same Names.
-    `dotted` is not told (False). Statements are found in the text with its strings and comments blanked
-    (emit.mask); where that cannot be vouched for (a multi-line f-string, brackets that do not balance) or the
-    text so made does not parse, the whole text is read as before."""
-    masked = emit.mask(text) if lines and not text.startswith(" ") else None
-    if masked is None or any(quotes in masked for quotes in _TRIPLE_QUOTES):
-        return _ast_read(text, lines)
-    code = masked.split("\n")
-    top = _statement_starts(code, 0, len(code), "")
-    if not top or top[0] != 0:
-        return _ast_read(text, lines)
-    kept = [False] * len(code)
-    wanted = {line - 1 for line in lines}
-    for a, b in zip(top, [*top[1:], len(code)]):
-        if not any(a <= i < b for i in wanted):
-            continue
-        body = _statement_starts(code, a + 1, b, "    ") if code[a].startswith("class ") else None
-        if not body or any(a <= i < body[0] for i in wanted):
-            kept[a:b] = [True] * (b - a)
-            continue
-        kept[a:body[0]] = [True] * (body[0] - a)  # the class's header (and docstring)
-        for c, d in zip(body, [*body[1:], b]):
-            if any(c <= i < d for i in wanted):
-                kept[c:d] = [True] * (d - c)
-    if sum(kept) * 4 > len(code) * 3:
-        return _ast_read(text, lines)  # (most of the text: read as it is)
-    skeleton = "\n".join(line if keep else "" for line, keep in zip(text.split("\n"), kept))
-    read = _ast_read(skeleton, lines)
-    if read is None:
-        return _ast_read(text, lines)
-    return dataclasses.replace(read, dotted=False)
-
-
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None, quiet: dict | None = None, texts=(), settled: _Settled | None = None) -> cst.Module:
+                 index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None) -> cst.Module:
     alias = tf_name if imported else None
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
@@ -2176,7 +1771,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
     if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
-    kept, v1_bindings = _compat_names(table)
+    kept, v1_bindings = compat_names(table)
     rebinding: set[int] = set()
     header = None
     if alias is not None:
@@ -2232,92 +1827,6 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     module = module.with_changes(body=body)
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
     return module, tf_name
-
-
-def _compat_names(table: ImportTable) -> tuple[set[str], set[str]]:
-    """(names kept as written, v1 names whose uses the leftover-name pass rewrites): a name bound to a v1 module
-    TF2 still has (`flags = tf.compat.v1.flags`, `FLAGS = flags.FLAGS`) keeps its meaning, it and the code using
-    it stay as written."""
-    kept = {n for n, bs in table.bindings.items() if imports.kept_compat(bs[-1].target)}
-    return kept, {n for n, bs in table.bindings.items() if ".compat.v1" in bs[-1].target} - kept
-
-
-class _Settled:
-    """Which generated texts that name the file's TF bindings the import fix-up leaves as they are, so they need no
-    LibCST tree: the leftover-name pass (imports.LeftoverNames) rewrites or blocks none of their references — each
-    Name and pure dotted chain (`tf.nn.relu`, `tf.nn`, `tf`) it would ask about, asked outside every function
-    (a function's local names only ever make it ask less; import statements it does not enter). Such a text is
-    kept as text like one that names no binding; the fix-up counts its Names (`uses`) where it would have counted
-    those of its parse (imports.name_uses), and `_names_any` reads it with the other texts."""
-
-    def __init__(self, table: ImportTable, words: emit.CodeWords):
-        kept, v1_bindings = _compat_names(table)
-        self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
-        self.words, self.bindings = words, table.bindings
-        self._known: dict[str, bool] = {}
-        self._references: dict[str, bool] = {}  # _rewritten's answers
-        self.accepted: dict[str, frozenset[str]] = {}  # text → the bindings it names (as name_uses counts them)
-
-    def __call__(self, text: str, expression: bool = False, masked: str | None = None) -> bool:
-        """Whether `text` (module statements, or a class's when indented; with `expression`, an expression put in
-        place of another, whose surroundings are not known: not when it is a bare dotted chain, which an enclosing
-        attribute would extend), which names a binding in code, may stay text. `masked`: words.masked(text)."""
-        # one answer for a text whatever its trailing newlines (the passes ask about a part as rendered, stripped,
-        # or with the one newline a text block ends in): the same statements, the same Names
-        core = text.rstrip("\n")
-        key = f"({core}" if expression else core
-        known = self._known.get(key)
-        if known is None:
-            known = self._known[key] = self._settled(core, expression, self.words.masked(core) if masked is None
-                                                     else masked[:len(core)])
-        if known and text is not core:
-            self.accepted[text] = self.accepted[core]
-        return known
-
-    def _settled(self, text: str, expression: bool, masked: str) -> bool:
-        lines, line, last = [], 1, 0
-        find, count, newline = self.words.find, masked.count, masked.find
-        m = find(masked)
-        while m is not None:  # the lines the words are on (in code): the walk's
-            at = m.start()
-            line += count("\n", last, at)
-            lines.append(line)
-            last = newline("\n", at)  # (the rest of this line holds no other line's word)
-            if last < 0:
-                break
-            m = find(masked, last)
-        read = _ast_read(text, tuple(lines)) if expression else _ast_read_lines(text, tuple(lines))
-        if read is None or expression and read.dotted:
-            return False
-        bindings = self.bindings
-        if any(self._rewritten(name) for name in read.references if name.partition(".")[0] in bindings):
-            return False
-        self.accepted[text] = frozenset(name for name in read.uses if name in bindings)
-        return True
-
-    def _rewritten(self, name: str) -> bool:
-        """Whether the leftover-name pass rewrites (or blocks on) the reference `name` (a Name or dotted chain)
-        asked outside every function: the same answer for the same name, so asked once per name (each ask builds
-        the chain's nodes)."""
-        known = self._references.get(name)
-        if known is None:
-            known = self._references[name] = \
-                self.leftover._resolvable(imports.dotted_expression(name)) is not None
-        return known
-
-    def uses(self, texts) -> dict[str, int]:
-        """The bindings named (as imports.name_uses counts Names) in the texts kept as text."""
-        from collections import Counter
-
-        counts: Counter = Counter()
-        accepted = self.accepted
-        for text in texts:
-            names = accepted.get(text)
-            if names is None:  # (a text block's text: the part asked about, and a newline)
-                names = accepted.get(text.rstrip("\n"))
-            if names:
-                counts.update(names)
-        return counts
 
 
 def _docstring(stmt) -> bool:

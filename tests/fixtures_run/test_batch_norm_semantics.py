@@ -14,8 +14,9 @@ import subprocess
 
 import pytest
 
-from tfmigrate.rules import layers, program
-from tfmigrate.rules._args import TF
+from tfmigrate.rules import program
+from tfmigrate.rules.planners import layers
+from tfmigrate.rules.facts.calls import TF
 from tfmigrate.runtime import envs
 
 CASES = [
@@ -113,7 +114,7 @@ def _run(env: str, script: str, payload) -> list:
 
 @pytest.mark.tfenv
 def test_generated_batch_norm_is_bit_equal_to_tf1():
-    source = program._templates().get_template("canned_head.py.j2").render(part=layers.TF1_BATCH_NORM)
+    source = program.template_env().get_template("canned_head.py.j2").render(part=layers.TF1_BATCH_NORM)
     results = _run("legacy", LEGACY, CASES)
     rows = _run("target", TARGET, [CASES, results, source.replace(TF, "tf")])
     for (shape, kwargs), row in zip(CASES, rows):

@@ -1,7 +1,7 @@
 """The Estimator's own log lines (not a hook of the program's): fixtures/adam_mae (RunConfig(log_step_count_steps=50),
 200 steps, train_and_evaluate with a checkpoint and an evaluation every 100 steps, INFO lines shown) under `tfmigrate
 verify` (the original on TF 2.15, the migrated program on TF 2.21 from the original's initial weights), custom-loop
-target. Measured on TF 2.15 (rules/hooks.py, "The Estimator's own lines"): "loss = <the step's loss>, step = <the
+target. Measured on TF 2.15 (rules/planners/hooks.py, "The Estimator's own lines"): "loss = <the step's loss>, step = <the
 global step before it>" at the run's first step and every N steps (step = 0, 50, 100, 150; " (T sec)" after the
 first), "global_step/sec: <rate>" on the chief at global steps 1 + N, 1 + 2N, ... (51, 101, 151) after a silent first
 trigger, and "Loss for final step: <loss>." once training ends. The migrated program must print the same lines in the
@@ -54,7 +54,7 @@ def test_custom_loop_prints_the_estimators_own_lines(tmp_path):
     masked = [re.sub(r"loss = \S+,", "loss = #,", re.sub(r"step: \S+\.$", "step: #.", shape(line)))
               for line in migrated]
     assert masked == schedule, migrated
-    # TF 2.15 read the global step unordered with its increment: it may show k + 1 (rules/hooks.py, "Hook order")
+    # TF 2.15 read the global step unordered with its increment: it may show k + 1 (rules/planners/hooks.py, "Hook order")
     theirs = [re.sub(r"loss = \S+,", "loss = #,", re.sub(r"step: \S+\.$", "step: #.", shape(line)))
               for line in original]
     assert len(theirs) == len(schedule), original

@@ -3,7 +3,7 @@ run with tensorflow's INFO lines shown and a tensorflow line logged after the pr
 printed once, as TF 2.15 printed it. TF 2.21's SavedModel writer logs through absl, whose first log call gave a root
 logger without handlers one (logging.basicConfig), so without the generated write_saved_model's guard every tensorflow
 line from the first export on was printed twice, by the "tensorflow" logger's handler and the root's (measured: the
-line after the exports, and "Assets written to" of each export, twice; rules/hooks.py "Logged once").
+line after the exports, and "Assets written to" of each export, twice; rules/planners/hooks.py "Logged once").
 
 Marked `tfenv` (it runs TensorFlow); run it alone.
 """

@@ -28,7 +28,7 @@ NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 def hook_lines(text: str) -> list[str]:
     """The hooks' lines of a task log, without the elapsed seconds, every printed line counted (TF 2.21's checkpoint
-    writer no longer doubles them: rules/hooks.py, "Logged once")."""
+    writer no longer doubles them: rules/planners/hooks.py, "Logged once")."""
     lines = []
     for raw in text.splitlines():
         at = raw.find("INFO:tensorflow:")  # Keras' progress bar may share the line
@@ -55,7 +55,7 @@ def test_migrated_program_logs_what_the_logging_tensor_hooks_logged(tmp_path, ta
     # what TF 2.15 logged (measured): the model_fn hook at local iterations 0, 7, 14, ... (step = the global step
     # before the update), the formatter's line at 0, 20, 40, ... (the TrainSpec hook runs first)
     # TF 2.15 read the global step in the same session.run as its increment, so under load it sometimes logged
-    # k + 1 (measured, rules/hooks.py "Hook order"): the original may show either, the migrated program exactly k
+    # k + 1 (measured, rules/planners/hooks.py "Hook order"): the original may show either, the migrated program exactly k
     expected = list(range(0, steps, LOG_EVERY))
     steps_logged = [_step(line) for line in original if line.startswith("loss")]
     assert len(steps_logged) == len(expected) and all(s - k in (0, 1) for s, k in zip(steps_logged, expected))

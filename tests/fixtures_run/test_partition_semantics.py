@@ -13,9 +13,9 @@ import libcst as cst
 import pytest
 
 from tfmigrate.names import build_import_table
-from tfmigrate.rules import partitioners
-from tfmigrate.rules._args import TF
-from tfmigrate.rules.tfnames import TFNames
+from tfmigrate.rules.planners import partitioners
+from tfmigrate.rules.facts.calls import TF
+from tfmigrate.rules.facts.tfnames import TFNames
 from tfmigrate.runtime import envs
 
 CALLS = [

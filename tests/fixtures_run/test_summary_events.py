@@ -48,7 +48,7 @@ def _events(files: list[Path]) -> dict[tuple[str, int], tuple[float, str]]:
 def check_schedule(name: str, original: dict, migrated: dict, tags: set, first: int, last: int, every: int) -> None:
     """The migrated side wrote `tags` at first, first + every, ... <= last; the original the same, or TF 2.15's race
     of it: the global step its summary writer read sometimes already held that step's increment, so one write came a
-    step early and the schedule went on from there (measured: 2 of 5 runs of 60 steps, rules/hooks.py). The callers
+    step early and the schedule went on from there (measured: 2 of 5 runs of 60 steps, rules/planners/hooks.py). The callers
     compare values at the (tag, step) pairs both sides wrote."""
     nominal = list(range(first, last + 1, every))
     assert set(migrated) == {(tag, step) for tag in tags for step in nominal}, (name, sorted(migrated))

@@ -63,7 +63,7 @@ def rewrite(src: str, **options) -> FileResult:
 
 
 # the one tf.compat.v1 name generated code uses on purpose: TF 2.21 exports the Estimator's NaN-loss error only there,
-# and the migrated training raises it as the Estimator did (rules/hooks.py), so `except` clauses still catch it
+# and the migrated training raises it as the Estimator did (rules/planners/hooks.py), so `except` clauses still catch it
 NAN_ERROR = "tf.compat.v1.train.NanLossDuringTrainingError"
 
 

@@ -1,4 +1,4 @@
-"""Categorical feature columns of canned estimators (TFM622, rules/feature_columns.py): embedding columns in DNNs,
+"""Categorical feature columns of canned estimators (TFM622, rules/planners/feature_columns.py): embedding columns in DNNs,
 categorical / bucketized / crossed columns in linear models, and what blocks (weighted, shared, vocabulary files,
 optimizers whose dense update differs from TF1's sparse one). Numerics: fixtures canned_embedding and
 canned_wide_deep_crossed (verify)."""

@@ -1,4 +1,4 @@
-"""Canned estimators' heads (rules/heads.py): weight_column, label_vocabulary, evaluate()'s keys per head.
+"""Canned estimators' heads (rules/planners/heads.py): weight_column, label_vocabulary, evaluate()'s keys per head.
 
 Program shapes as users write them: module level, main(), a helper returning the estimator, positional arguments,
 v1 and v2 classes, Keras fit and the custom loop (MultiWorkerMirroredStrategy).

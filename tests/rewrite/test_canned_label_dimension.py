@@ -1,4 +1,4 @@
-"""Canned regressors with label_dimension > 1 (rules/canned.py, rules/heads.py).
+"""Canned regressors with label_dimension > 1 (rules/planners/canned.py, rules/planners/heads.py).
 
 Measured on TF 2.15 (tensorflow_estimator's heads, [5, 3] logits and labels, weights [5, 1]): the v2 regression
 head's SUM_OVER_BATCH_SIZE loss is sum(w * (logits - labels)^2) / (batch * label_dimension), weights broadcast over

@@ -1,4 +1,4 @@
-"""Feature-column arguments known only at run time (rules/feature_columns.py, rules/canned.py).
+"""Feature-column arguments known only at run time (rules/planners/feature_columns.py, rules/planners/canned.py).
 
 A vocabulary read from a file or computed from the data, a bucket count or embedding size from a flag or a
 params dict, boundaries from the data: the migrated model takes the value the program computed where the

@@ -1,4 +1,4 @@
-"""rules/emit.py: `mask` blanks exactly what Python's tokenizer reads as plain string literals and comments
+"""rules/emit/codewords.py: `mask` blanks exactly what Python's tokenizer reads as plain string literals and comments
 (checked against `tokenize` on every fixture file, the sources and hand shapes: the words left are the names and
 numbers outside them, and the f-strings' words), keeping the text's length and lines; `CodeWords` finds a word only
 where it is code."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.rules.emit import CodeWords, code_words, mask
+from tfmigrate.rules.emit.codewords import CodeWords, code_words, mask
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted([*ROOT.glob("fixtures/*/original.py"), *ROOT.glob("fixtures/*/migrated.py"),

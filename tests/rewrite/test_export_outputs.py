@@ -1,4 +1,4 @@
-"""EstimatorSpec(export_outputs=...) (rules/export_outputs.py): one signature per key, with the Estimator's input and
+"""EstimatorSpec(export_outputs=...) (rules/planners/export_outputs.py): one signature per key, with the Estimator's input and
 output names; what TF1 rejected or what cannot be made exact blocks, named. The SavedModels themselves are compared
 with the Estimator's in tests/fixtures_run/test_export_signatures.py (fixtures/export_outputs)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""build_raw_serving_input_receiver_fn(features, default_batch_size) (rules/receivers.py): the export takes one input
+"""build_raw_serving_input_receiver_fn(features, default_batch_size) (rules/planners/receivers.py): the export takes one input
 per key of `features`, with its dtype and shape after the batch dimension; the same expression is evaluated where the
 export is. The SavedModels are compared with the Estimator's in tests/fixtures_run/test_export_signatures.py
 (fixtures/export_raw)."""

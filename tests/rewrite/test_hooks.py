@@ -1,4 +1,4 @@
-"""TFM611 hooks attached to an Estimator's training, evaluation and prediction (rules/hooks.py): observing hooks
+"""TFM611 hooks attached to an Estimator's training, evaluation and prediction (rules/planners/hooks.py): observing hooks
 are dropped with a note, StopAtStepHook becomes the step training stops at, a user-written SessionRunHook holding
 Python state only becomes a keras.callbacks.Callback (Keras target), every other hook blocks by name."""
 from __future__ import annotations

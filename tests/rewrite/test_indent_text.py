@@ -104,13 +104,13 @@ def test_render_lines_on_every_generated_part(monkeypatch):
     from tfmigrate.engine import Options, migrate_source
 
     seen = []
-    real = program._emit
+    real = program.emit_parts
 
     def spy(parts, blocks, named, indent=""):
         seen.extend(p.rstrip("\n") + "\n" for p in parts)
         return real(parts, blocks, named, indent)
 
-    monkeypatch.setattr(program, "_emit", spy)
+    monkeypatch.setattr(program, "emit_parts", spy)
     fixtures = Path(__file__).resolve().parents[2] / "fixtures"
     for case in sorted(p for p in fixtures.iterdir() if (p / "original.py").is_file()):
         options = tomllib.loads((case / "case.toml").read_text())

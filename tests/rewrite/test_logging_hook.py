@@ -1,4 +1,4 @@
-"""TFM611 LoggingTensorHook (rules/hooks.py): in the model_fn's training_hooks, or by tensor name in train(hooks=) /
+"""TFM611 LoggingTensorHook (rules/planners/hooks.py): in the model_fn's training_hooks, or by tensor name in train(hooks=) /
 TrainSpec(hooks=), it becomes the generated TensorLogger callback, fed by the training step's own values
 (the model's logged_tensors / record_logged_tensors); a hook tfmigrate cannot convert only logs, so it is dropped with
 a note at its line naming what it logged (the file still converts)."""

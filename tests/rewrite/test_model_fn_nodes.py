@@ -1,5 +1,5 @@
 """model_fn interpretation without LibCST parses of its generated code: `_text_free_names` (ast) gives the names
-`_free_name_nodes` finds in the parse, and `_layer_call_node` builds the nodes `cst.parse_expression` gives."""
+`free_name_nodes` finds in the parse, and `_layer_call_node` builds the nodes `cst.parse_expression` gives."""
 from __future__ import annotations
 
 import tomllib
@@ -8,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-import tfmigrate.rules.model_fn as model_fn
+import tfmigrate.rules.planners.model_fn as model_fn
 from tfmigrate.engine import Options, migrate_source
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -30,7 +30,7 @@ SHAPES = [
 
 
 def _cst_names(text: str) -> set[str]:
-    return {n.value for n in model_fn._free_name_nodes(cst.parse_expression(text))} - _CONSTANTS
+    return {n.value for n in model_fn.free_name_nodes(cst.parse_expression(text))} - _CONSTANTS
 
 
 @pytest.mark.parametrize("text", SHAPES)

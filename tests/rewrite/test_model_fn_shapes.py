@@ -90,7 +90,7 @@ def _run_init_names(out: str, params: dict) -> list[str]:
 
     cls = section(out, "class Model(", "\n\ndef build_model")
     namespace = {"keras": _Keras, "tf": type("tf", (), {"nn": type("nn", (), {"relu": None})}), "HIDDEN": [16, 8],
-                 "TF1BatchNormalization": _Layer}  # the generated TF1-exact batch norm (rules/layers.py)
+                 "TF1BatchNormalization": _Layer}  # the generated TF1-exact batch norm (rules/planners/layers.py)
     exec(cls, namespace)
     namespace["Model"](params)
     return created

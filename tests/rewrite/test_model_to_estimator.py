@@ -1,5 +1,5 @@
 """TFM603 `tf.keras.estimator.model_to_estimator`: the Estimator becomes the compiled Keras model itself, its
-optimizer the Keras 3 one that runs the legacy update model_to_estimator trained with (rules/keras_estimator.py);
+optimizer the Keras 3 one that runs the legacy update model_to_estimator trained with (rules/planners/keras_estimator.py);
 everything not converted exactly is blocked, named."""
 from __future__ import annotations
 

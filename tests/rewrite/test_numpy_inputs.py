@@ -1,4 +1,4 @@
-"""tf.estimator.inputs.numpy_input_fn (rules/numpy_inputs.py): shuffle=False becomes the tf.data pipeline with the
+"""tf.estimator.inputs.numpy_input_fn (rules/planners/numpy_inputs.py): shuffle=False becomes the tf.data pipeline with the
 same batches wherever the input_fn is built; everything whose order TF1 did not fix is blocked with what to do."""
 from __future__ import annotations
 

@@ -198,7 +198,7 @@ estimator = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=columns
                                    "print(estimator.evaluate(input_fn, steps=1))\n"])
 def test_canned_estimator_restores_its_model_dir_first(drive):
     """The Estimator restored model_dir's latest checkpoint before predict / evaluate: so does the canned model, by
-    the canned variable names (rules/canned.py; tests/fixtures_run/test_canned_model_dir.py runs it)."""
+    the canned variable names (rules/planners/canned.py; tests/fixtures_run/test_canned_model_dir.py runs it)."""
     out = converted(textwrap.dedent(CANNED) + drive)
     assert 'estimator.restore_checkpoint("/tmp/canned", next(iter(input_fn())))\n' in out
     assert out.index("estimator.restore_checkpoint(") < out.index("estimator.predict_examples(" if "predict" in drive

@@ -46,7 +46,7 @@ def main(_):
 
 def test_contrib_tpu_estimator_on_cpu_converts_as_the_tf2_15_class_it_became():
     # TF 1.x's tf.contrib.tpu.TPUEstimator (here through its own modules) is the class tf_upgrade_v2 renames to
-    # tf.compat.v1.estimator.tpu.TPUEstimator: use_tpu=False converts as that one does (rules/tpu.py), the
+    # tf.compat.v1.estimator.tpu.TPUEstimator: use_tpu=False converts as that one does (rules/planners/tpu.py), the
     # CrossShardOptimizer branch that never ran on CPU dropped, the input_fn given its batch size
     from _helpers import converted, dotted_names
 
@@ -794,7 +794,7 @@ def test_a_helper_returning_one_of_several_estimators_is_reported_once_at_the_he
 
 
 def test_implicitly_concatenated_strings_are_one_literal():
-    from tfmigrate.rules._args import literal
+    from tfmigrate.rules.facts.calls import literal
     import libcst as cst
 
     assert literal(cst.parse_expression("'A/5' 'PC'")) == "A/5PC"

@@ -1,7 +1,7 @@
 """`_ast_read_lines` (the statements reaching the asked lines parsed, the others blank) reads the same Names as
-`_ast_read` of the whole text: on every text `_Settled` asks about while the fixtures migrate, and on hand shapes
+`ast_read` of the whole text: on every text `Settled` asks about while the fixtures migrate, and on hand shapes
 where the statement scan must not cut (decorators, else/except clauses, brackets, continuations, f-strings),
-each asked on every line that holds code (as `_Settled` asks: the lines of words in code)."""
+each asked on every line that holds code (as `Settled` asks: the lines of words in code)."""
 from __future__ import annotations
 
 import tomllib
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import tfmigrate.rules.program as program
+import tfmigrate.rules.planners.generated_names as program  # the ast reading of generated text
 from tfmigrate.engine import Options, migrate_source
-from tfmigrate.rules import emit
+from tfmigrate.rules.emit import codewords as emit
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.py").is_file())
@@ -31,7 +31,7 @@ SHAPES = [
 
 
 def _same(text: str, lines: tuple[int, ...]) -> None:
-    whole = program._ast_read.__wrapped__(text, lines)
+    whole = program.ast_read.__wrapped__(text, lines)
     part = program._ast_read_lines(text, lines)
     assert (whole is None) == (part is None), (text, lines)
     if whole is not None:

@@ -1,4 +1,4 @@
-"""build_parsing_serving_input_receiver_fn reached through the program's helpers (TFM601, rules/receivers.py): a
+"""build_parsing_serving_input_receiver_fn reached through the program's helpers (TFM601, rules/planners/receivers.py): a
 helper returning the receiver, a feature_spec built in a helper (make_parse_example_spec or a dict), a spec local
 to the receiver's helper. The export gets the same feature_spec the Estimator parsed with; the helper returning
 the receiver goes when nothing else calls it."""

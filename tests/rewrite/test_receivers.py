@@ -1,4 +1,4 @@
-"""Hand-written serving_input_receiver_fns (rules/receivers.py): converted wherever the program writes them, the
+"""Hand-written serving_input_receiver_fns (rules/planners/receivers.py): converted wherever the program writes them, the
 model's export_receiver_saved_model fed by the function itself; blocked with the reason where the export would not
 be the Estimator's."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Generated code that names the file's TF bindings stays text only where the import fix-up would change nothing
-(program._Settled): on every text a fixture's migration accepts, the leftover-name pass on its LibCST parse
-rewrites and blocks nothing and finds the binding Names `_Settled` counts; on hand-written texts the verdicts
+(program.Settled): on every text a fixture's migration accepts, the leftover-name pass on its LibCST parse
+rewrites and blocks nothing and finds the binding Names `Settled` counts; on hand-written texts the verdicts
 follow the import table (a v1 alias is rewritten: parsed)."""
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 import tfmigrate.rules.program as program
 from tfmigrate.engine import Options, migrate_source
 from tfmigrate.names import build_import_table
-from tfmigrate.rules import emit, imports
+from tfmigrate.rules.emit import codewords as emit
+from tfmigrate.rules.planners import imports
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.py").is_file())
@@ -25,7 +26,7 @@ def _parse(text: str) -> cst.Module:
                             else text + "\n")
 
 
-def _check_accepted(settled: program._Settled, text: str) -> None:
+def _check_accepted(settled: program.Settled, text: str) -> None:
     leftover = settled.leftover
     module = _parse(text)
     fresh = imports.LeftoverNames(leftover.table, leftover.v1_bindings, "tf", set(), leftover.kept)
@@ -36,15 +37,15 @@ def _check_accepted(settled: program._Settled, text: str) -> None:
 
 @pytest.mark.parametrize("name", CASES)
 def test_accepted_texts_are_left_alone_by_the_fix_up(name, monkeypatch):
-    judged: list[tuple[program._Settled, str, bool]] = []
-    real = program._Settled._settled
+    judged: list[tuple[program.Settled, str, bool]] = []
+    real = program.Settled._settled
 
     def spy(self, text, expression, masked):
         verdict = real(self, text, expression, masked)
         judged.append((self, text, verdict))
         return verdict
 
-    monkeypatch.setattr(program._Settled, "_settled", spy)
+    monkeypatch.setattr(program.Settled, "_settled", spy)
     case = tomllib.loads((FIXTURES / name / "case.toml").read_text())
     result = migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py",
                             Options(strategy=case.get("strategy", "keep")))
@@ -56,10 +57,10 @@ def test_accepted_texts_are_left_alone_by_the_fix_up(name, monkeypatch):
             _check_accepted(settled, text)
 
 
-def _settled(source: str) -> program._Settled:
+def _settled(source: str) -> program.Settled:
     table = build_import_table(cst.parse_module(source), program.TF_ROOTS)
     words = emit.code_words(table.bindings)
-    return program._Settled(table, words)
+    return program.Settled(table, words)
 
 
 def test_verdicts_follow_the_import_table():
@@ -103,12 +104,12 @@ def test_a_dotted_expression_is_never_settled():
 ])
 def test_ast_uses_are_name_uses(text):
     uses = imports.name_uses(_parse(text), set())
-    read = program._ast_read(text)
+    read = program.ast_read(text)
     assert read.uses == {n for n in uses if uses[n]} - ({"_"} if text.startswith(" ") else set())  # (the class
     # _parse wraps a method in)
     lines = tuple(range(1, text.count("\n") + 2))
-    assert program._ast_read(text, lines) == read  # every line: the whole text
-    first = program._ast_read(text, (1,))
+    assert program.ast_read(text, lines) == read  # every line: the whole text
+    first = program.ast_read(text, (1,))
     assert first.uses <= read.uses and first.references <= read.references
 
 

@@ -1,4 +1,4 @@
-"""TFM501 tf.compat.v1.summary.scalar in a model_fn (rules/model_fn.py `scalar_summary`): on the custom loop the
+"""TFM501 tf.compat.v1.summary.scalar in a model_fn (rules/planners/model_fn.py `scalar_summary`): on the custom loop the
 train step returns the summaries' values from the model output and the chief writes them, and the loss, to
 model_dir's events file at the run's first step and every save_summary_steps; everything else keeps the note.
 What is written is compared with the Estimator's events in tests/fixtures_run/test_summary_events.py."""

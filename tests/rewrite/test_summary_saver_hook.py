@@ -1,4 +1,4 @@
-"""TFM611 SummarySaverHook (rules/hooks.py, model_fn.py `summary_hook`): in the model_fn's training hooks it becomes
+"""TFM611 SummarySaverHook (rules/planners/hooks.py, model_fn.py `summary_hook`): in the model_fn's training hooks it becomes
 the model's summary_hooks() (output_dir, save_steps, tags), which the Keras EstimatorSummaries callback and the
 custom loop write at the hook's steps; what cannot be written is dropped with a note at its line (it only writes
 summaries), a hook TF 1 itself could not run blocks. What is written is compared with TF 2.15's events in

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+import tfmigrate.rules.emit.assembly as assembly
 import tfmigrate.rules.program as program
 from tfmigrate.edits import TextBlocks
 from tfmigrate.engine import Options, migrate_source
-from tfmigrate.rules.emit import CodeWords
+from tfmigrate.rules.emit.codewords import CodeWords
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.py").is_file())
@@ -82,15 +83,15 @@ def test_def_chunks_match_statements_or_give_up():
     text = ('def a():\n    return 1\n\n\nX = 2\n\n\nclass B:\n    """doc"""\n\n    @property\n    def c(self):\n'
             '        def inner():\n            pass\n        return 3\n\n    async def d(self):\n        pass\n')
     body = cst.parse_module(text).body
-    chunks = program._def_chunks(text, "", body)
+    chunks = assembly._def_chunks(text, "", body)
     assert [(s.name.value, t.split("\n", 1)[0]) for s, t in chunks] == [("a", "def a():"), ("B", "class B:")]
     assert "X = 2" in chunks[0][1]  # statements between defs count with the def before them
-    cls = program._def_chunks(text, "", body, "B")
-    methods = program._def_chunks(cls, "    ", body[2].body.body)
+    cls = assembly._def_chunks(text, "", body, "B")
+    methods = assembly._def_chunks(cls, "    ", body[2].body.body)
     assert [(s.name.value, t.split("\n", 1)[0]) for s, t in methods] == [("c", "    @property"), ("d", "    async def d(self):")]
     # a docstring line that looks like a def: the texts no longer match the statements one to one
     tricky = 'class B:\n    """doc\n    def fake(self):\n    """\n\n    def c(self):\n        pass\n'
-    assert program._def_chunks(tricky, "    ", cst.parse_module(tricky).body[0].body.body) is None
+    assert assembly._def_chunks(tricky, "    ", cst.parse_module(tricky).body[0].body.body) is None
 
 
 def test_hollowed_methods_still_count_for_the_tf_name_check():
@@ -105,9 +106,9 @@ def test_hollow_falls_back_when_a_def_line_sits_in_a_string():
     blocks = TextBlocks(__import__("libcst").parse_module("x = 1\n"), "")
     part = 'class A:\n    """doc\n    def fake(self):\n    """\n\n    def real(self):\n        return 1'
     named = CodeWords(["A"])  # the class names a binding: its methods are looked at one by one
-    statements, text = program._parse_hollow(part, named, blocks, named.masked(part))
+    statements, text = assembly._parse_hollow(part, named, blocks, named.masked(part))
     assert text == named.masked(part) and not blocks.swaps  # parsed whole
     part = 'class A:\n    """doc"""\n\n    def real(self):\n        return 1'
-    statements, text = program._parse_hollow(part, named, blocks, named.masked(part))
+    statements, text = assembly._parse_hollow(part, named, blocks, named.masked(part))
     assert len(blocks.swaps) == 1 and blocks.swaps[0][1] == "    def real(self):\n        return 1\n"
     assert text.startswith("class A:\n" + " " * 13 + "\n\n    __tfmigrate_text_")  # the docstring blanked

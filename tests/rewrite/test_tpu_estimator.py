@@ -1,4 +1,4 @@
-"""TFM605 TPUEstimator(use_tpu=False): converted as the Estimator it was on CPU (rules/tpu.py), in several program
+"""TFM605 TPUEstimator(use_tpu=False): converted as the Estimator it was on CPU (rules/planners/tpu.py), in several program
 shapes; every way use_tpu may be True, and what only a TPU ran, blocks with its reason."""
 from __future__ import annotations
 

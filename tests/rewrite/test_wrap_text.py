@@ -1,4 +1,4 @@
-"""wrap_call lays one-line code out from its text (rules/_args.py `_wrap_text`) exactly as from LibCST's parse of
+"""wrap_call lays one-line code out from its text (rules/emit/wrap.py `_wrap_text`) exactly as from LibCST's parse of
 it (`_wrap`): on every text the fixtures' migrations wrap, at several indentations and widths, and on hand-written
 shapes (the text path must either agree or leave the text to the parse)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-import tfmigrate.rules._args as args
+import tfmigrate.rules.emit.wrap as args
 from tfmigrate.engine import Options, migrate_source
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -80,9 +80,9 @@ def test_text_layout_matches_the_parse_on_fixture_texts(monkeypatch):
         seen.append(text)
         return real(text, base_indent, width)
 
-    import tfmigrate.rules.canned as canned
-    import tfmigrate.rules.driver as driver
-    import tfmigrate.rules.model_fn as model_fn
+    import tfmigrate.rules.planners.canned as canned
+    import tfmigrate.rules.planners.driver as driver
+    import tfmigrate.rules.planners.model_fn as model_fn
     import tfmigrate.rules.program as program
     for module in (args, canned, driver, model_fn, program):
         monkeypatch.setattr(module, "wrap_call", spy)

@@ -10,7 +10,7 @@ import pytest
 
 from tfmigrate.model import FileIndex
 from tfmigrate.names import bound_names
-from tfmigrate.rules.imports import _index_bound_names
+from tfmigrate.rules.planners.imports import _index_bound_names
 from tfmigrate.visitors import Visitor, walk
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -16,7 +16,7 @@ Converted exactly (one process, default strategy, Keras target): a `tf.keras.Mod
 The Estimator expression becomes the model (`est = model`); the compiled optimizer becomes the Keras 3 optimizer
 that runs the legacy update bit for bit (legacy SGD → keras.optimizers.SGD; legacy Adagrad → generated
 `LegacyAdagrad`; legacy Adam → generated `LegacyKerasAdam`: pow(β, t) and 1 - β in float32, as tf_keras' legacy
-Adam fed ResourceApplyAdam); the driver calls become `fit`/`evaluate` through rules/driver.py's Keras target. The
+Adam fed ResourceApplyAdam); the driver calls become `fit`/`evaluate` through rules/planners/driver.py's Keras target. The
 input data goes through a generated `model_to_estimator_inputs(model, dataset)` that picks dict features by the
 model's input names. `fixtures/model_to_estimator`, `fixtures/model_to_estimator_sgd`; verify aligns the weights
 of the Estimator's object-based model.ckpt-0 (`layer_with_weights-N/...`) in layer order
@@ -49,9 +49,9 @@ Measured (`tfmigrate verify --workers 1 fixtures/model_to_estimator/...`): 120/1
 loss, accuracy and global_step equal (model_to_estimator_sgd: the same); with stock keras.optimizers.Adam instead of
 LegacyKerasAdam 1/120 steps are bit-equal (max relative difference 1.8e-5).
 
-TFM603 also reports the Estimator kinds that are not converted, with what to do (rules/driver.py `kind_message`):
+TFM603 also reports the Estimator kinds that are not converted, with what to do (rules/planners/driver.py `kind_message`):
 RNN estimators, `tf.estimator.experimental.TPUEstimator` (tf.compat.v1.estimator.tpu's and TF 1.x's
-tf.contrib.tpu's convert on CPU: rules/tpu.py), and TF 1.x's `tf.contrib.learn` Estimators (`learn.Estimator`,
+tf.contrib.tpu's convert on CPU: rules/planners/tpu.py), and TF 1.x's `tf.contrib.learn` Estimators (`learn.Estimator`,
 `learn.DNNClassifier`, ..., `SKCompat`, `Experiment`: rules/program.py `_contrib_learn_message`), which are not
 tf.estimator and are ported to it by hand first (fit(x, y) → train(input_fn)).
 
@@ -84,7 +84,8 @@ from tfmigrate.edits import shared
 from tfmigrate.model import FileIndex, Value, code
 
 from . import optimizers
-from ._args import bind, generated, is_literal, literal
+from ..facts.calls import bind, is_literal, literal
+from ..emit.wrap import generated
 
 CODE = "TFM603"
 _ESTIMATOR_CHECKPOINT = ("a checkpoint the Estimator itself wrote there is not read: the migrated program stops with an "
@@ -200,7 +201,7 @@ class KerasModel:
 
 @dataclass
 class KerasPlan:
-    """What rules/driver.py and rules/program.py read of a model plan."""
+    """What rules/planners/driver.py and rules/program.py read of a model plan."""
 
     optimizer: optimizers.OptimizerPlan
     predictions: object = None
@@ -216,7 +217,7 @@ def is_keras(site) -> bool:
 def site(analysis, call: cst.Call, file: FileIndex) -> None:
     """A model_to_estimator call → a driver Site (registered on `analysis`), or Blocked."""
     from . import strategy as strategies
-    from .driver import Site, bind_values
+    from ..facts.sites import Site, bind_values
 
     args = bind_values(call, _SIGNATURE, "model_to_estimator", file)
     # every blocker of the call is collected: its arguments', its model's, its RunConfig's and strategy's; the
@@ -433,10 +434,10 @@ def compile_text(model: KerasModel) -> str:
 
 def model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes), like program._model_plan."""
-    from .program import _reading
+    from ..facts.reading import reading_sites
 
     model: KerasModel = sites[0].model_fn
-    predicts, exports = _reading(sites)
+    predicts, exports = reading_sites(sites)
     if predicts or exports:
         first = (predicts or exports)[0]
         raise Blocked(CODE, "predict / export_saved_model of a model_to_estimator Estimator is not converted yet "

@@ -11,7 +11,7 @@ import re
 # A string literal's quoted part (single or triple quoted, escapes honoured) or a comment, scanned left to right as
 # Python's tokenizer does: in valid code a quote or `#` outside a string opens a string or a comment. (Loops
 # unrolled: no per-character alternation.) The prefix letters before the quote are read by `_prefix`.
-_STRING_OR_COMMENT = re.compile(
+STRING_OR_COMMENT = re.compile(
     r"""\"\"\"[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*\"\"\"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"""
     r"""|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'|\#[^\n]*""")
 _PREFIX_LETTERS = frozenset("rRbBuUfF")
@@ -59,7 +59,7 @@ _UNKNOWN = object()
 def _mask(text: str) -> str | None:
     out: list[str] = []
     last = 0
-    for m in _STRING_OR_COMMENT.finditer(text):
+    for m in STRING_OR_COMMENT.finditer(text):
         start, end = m.span()
         if text[start] != "#":
             prefix = _prefix(text, start)
@@ -89,7 +89,7 @@ class CodeWords:
         # engine skip to the next position holding one of their first letters (~10x faster on generated code);
         # `find` checks the boundary before the word itself
         self._tail = re.compile(r"(?:" + alternatives + r")\b")
-        # settled(text): the text names the words only where no later pass changes it (program._Settled)
+        # settled(text): the text names the words only where no later pass changes it (program.Settled)
         self.settled = settled
         # masked's answers (a part is asked about by several passes), and the texts known to name no word at all
         # (masked hands such a text back as it is, so search_masked need not search it again)

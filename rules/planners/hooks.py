@@ -95,7 +95,7 @@ started from, every save_checkpoints_steps after the last save (not at multiples
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
 the same (it replaces BackupAndRestore there; restore_model_dir reads it back); the custom loop saves the same
 steps with the same names. Canned Keras fits use EstimatorCheckpoints too (tests/fixtures_run/test_canned_model_dir.py),
-model_to_estimator fits too (rules/keras_estimator.py); the parameter-server loop saves the Estimator chief's steps
+model_to_estimator fits too (rules/planners/keras_estimator.py); the parameter-server loop saves the Estimator chief's steps
 (tests/fixtures_run/test_ps_cluster_runs.py: a fresh run to step 50 and a resume to 90, 0, 20, 40, 50, 70, 90 on
 both sides).
 
@@ -433,7 +433,7 @@ _FETCHES = ("a SessionRunArgs fetch is not converted: Keras gives a callback the
 
 @dataclass
 class CallbackPlan:
-    """How one SessionRunHook subclass becomes a keras.callbacks.Callback subclass (rules/hooks.py)."""
+    """How one SessionRunHook subclass becomes a keras.callbacks.Callback subclass (rules/planners/hooks.py)."""
 
     cls: cst.ClassDef
     file: object  # the FileIndex of the class

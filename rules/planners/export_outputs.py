@@ -19,7 +19,7 @@ three calls (inline or names assigned them), their tensors computed from the mod
 `EXPORT_OUTPUTS = {key: method}` and `export_outputs(output)` → {key: outputs}; its export methods write one
 signature per key with the Estimator's input names, output names and dtypes, leave out what the Estimator left out
 and raise where it raised. What maps to what, per signature key (templates/export_methods.py.j2, shared by canned
-heads' exports, rules/heads.py):
+heads' exports, rules/planners/heads.py):
     PredictOutput(outputs)                → tensorflow/serving/predict; inputs: the receiver tensors by key;
                                             outputs: the dict's keys ("output" for a lone tensor)
     ClassificationOutput(scores, classes) → tensorflow/serving/classify; inputs: "inputs", the lone string tensor;
@@ -46,7 +46,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code
+from ..facts.calls import bind, code
 
 CODE = "TFM501"
 DEFAULT_KEY = "serving_default"

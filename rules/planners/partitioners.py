@@ -36,7 +36,8 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, generated, is_literal
+from ..facts.calls import bind, code, is_literal
+from ..emit.wrap import generated
 
 CODE = "TFM801"
 
@@ -61,7 +62,7 @@ _TF1_DEFAULTS = {"min_max_variable_partitioner": {"max_shards": "1", "min_shard_
 # (tensorflow/estimator canned/dnn.py, linear.py, dnn_linear_combined.py): the model was partitioned by
 # min_max_variable_partitioner(max_partitions=num_ps_replicas) and the input layer with min_slice_size=64 << 20.
 # The TF2 equivalent for a migrated canned estimator is MinSizePartitioner with the same bounds. Only v1 classes do
-# this (v2's dnn_model_fn_v2 partitions nothing); rules/canned.py converts v1 DNNs whose inputs create no input-layer
+# this (v2's dnn_model_fn_v2 partitions nothing); rules/planners/canned.py converts v1 DNNs whose inputs create no input-layer
 # variable with the hidden-layer bound, num_ps from TF_CONFIG at run time (ps_task_count()).
 CANNED_ESTIMATOR_PARTITIONING = {
     "hidden_layers": f"{_TF2}.MinSizePartitioner(min_shard_bytes=256 << 10, max_shards=num_ps)",

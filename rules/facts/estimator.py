@@ -1,4 +1,4 @@
-"""TFM601 estimator driver: the Estimator API's signatures and RunConfig settings (rules/driver.py converts).
+"""TFM601 estimator driver: the Estimator API's signatures and RunConfig settings (rules/planners/driver.py converts).
 
 What the driver converts: RunConfig / Estimator / TrainSpec / EvalSpec / train_and_evaluate / train / evaluate.
 
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 CODE = "TFM601"
 
-_RUN_CONFIG = ["model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+RUN_CONFIG_ARGS = ["model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
                "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
                "train_distribute", "device_fn", "protocol", "eval_distribute", "experimental_distribute",
                "experimental_max_worker_delay_secs", "session_creation_timeout_secs", "checkpoint_save_graph_def"]
-_RUN_CONFIG_DROPPED = {  # settings with no effect on what is trained; dropped with a note
+RUN_CONFIG_DROPPED = {  # settings with no effect on what is trained; dropped with a note
     "save_summary_steps": "summaries are not written (add keras.callbacks.TensorBoard if wanted)",
     "session_config": "TF2 has no session; use tf.config for threading/devices",
     "eval_distribute": "evaluation runs on each worker's own model copy",
@@ -33,15 +33,15 @@ _RUN_CONFIG_DROPPED = {  # settings with no effect on what is trained; dropped w
     "save_checkpoints_secs": "time-based checkpoints are not generated; the final checkpoint is still saved",
     "keep_checkpoint_every_n_hours": "not generated",
 }
-_ESTIMATOR = ["model_fn", "model_dir", "config", "params", "warm_start_from"]
-_TRAIN_SPEC = ["input_fn", "max_steps", "hooks", "saving_listeners"]
-_EVAL_SPEC = ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"]
-_TRAIN = ["input_fn", "hooks", "steps", "max_steps", "saving_listeners"]
-_EVALUATE = ["input_fn", "steps", "hooks", "checkpoint_path", "name"]
-_EXPORT = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
+ESTIMATOR_ARGS = ["model_fn", "model_dir", "config", "params", "warm_start_from"]
+TRAIN_SPEC_ARGS = ["input_fn", "max_steps", "hooks", "saving_listeners"]
+EVAL_SPEC_ARGS = ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"]
+TRAIN_ARGS = ["input_fn", "hooks", "steps", "max_steps", "saving_listeners"]
+EVALUATE_ARGS = ["input_fn", "steps", "hooks", "checkpoint_path", "name"]
+EXPORT_ARGS = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
            "experimental_mode"]
-_EXPORT_SAVEDMODEL = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
+EXPORT_SAVEDMODEL_ARGS = ["export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
                       "strip_default_attrs"]
-_PARSING_RECEIVER = ["feature_spec", "default_batch_size"]
-_WARM_START = ["ckpt_to_initialize_from", "vars_to_warm_start", "var_name_to_vocab_info", "var_name_to_prev_var_name"]
-_PREDICT = ["input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"]
+PARSING_RECEIVER_ARGS = ["feature_spec", "default_batch_size"]
+WARM_START_ARGS = ["ckpt_to_initialize_from", "vars_to_warm_start", "var_name_to_vocab_info", "var_name_to_prev_var_name"]
+PREDICT_ARGS = ["input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"]

@@ -41,7 +41,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import FunctionRef, Value
 from tfmigrate.visitors import Visitor
 
-from ._args import TF, code, is_literal
+from ..facts.calls import TF, code, is_literal
 
 CODE = "TFM601"
 PARSING = "estimator.export.build_parsing_serving_input_receiver_fn"
@@ -85,7 +85,7 @@ def handwritten(fn: FunctionRef, value: Value, tf_path) -> ReceiverFn:
         raise Blocked(CODE, f"serving_input_receiver_fn `{name}` returns no ServingInputReceiver", node)
     kinds = set()
     plan = ReceiverFn(fn, False)
-    from .driver import bind_values  # driver imports this module
+    from ..facts.sites import bind_values
 
     for ret in finder.returns:
         call = ret.value

@@ -29,7 +29,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 
 from . import layers
-from ._args import bind, code, is_literal
+from ..facts.calls import bind, code, is_literal
 
 CODE = "TFM811"
 

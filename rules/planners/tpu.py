@@ -10,7 +10,7 @@ session.run whatever TPUConfig(iterations_per_loop) says, with these differences
   the train and eval sizes differ blocks (one model serves both modes);
 - `TPUEstimatorSpec(mode, predictions, loss, train_op, eval_metrics=(metric_fn, tensors), ...)` was turned into
   an EstimatorSpec with `eval_metric_ops = metric_fn(*tensors)` (`**tensors` for a dict): metric_fn (module
-  level or a def in model_fn; assignments then `return {...}`) is inlined into eval_metric_ops (rules/model_fn.py);
+  level or a def in model_fn; assignments then `return {...}`) is inlined into eval_metric_ops (rules/planners/model_fn.py);
 - `if params["use_tpu"]:` (also `params.get("use_tpu")`, `not ...`, the use_tpu flag itself, a local assigned
   from them) in model_fn takes its else arm, and `a if <that> else b` its else value: `CrossShardOptimizer` there
   never ran;
@@ -27,7 +27,7 @@ configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu a
 `params` (TF1 raised), a model_fn shared with a plain Estimator.
 TF 1.x's `tf.contrib.tpu.TPUEstimator` (also through `tensorflow.contrib.tpu.python.tpu.tpu_estimator`) is the same
 class (tf_upgrade_v2 renames it to tf.compat.v1.estimator.tpu.TPUEstimator): converted and checked as above.
-The other kinds TFM603 reports (rules/driver.py `kind_message`): the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
+The other kinds TFM603 reports (rules/planners/driver.py `kind_message`): the RNN estimators and `keras.estimator.model_to_estimator`, each with what to do.
 """
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
-from tfmigrate.visitors import Visitor
 
-from ._args import is_literal
-from .estimator import _RUN_CONFIG
+from ..facts.calls import is_literal
+from ..facts.nodes import subtree_nodes
+from ..facts.estimator import RUN_CONFIG_ARGS
 
 CODE = "TFM605"
 ESTIMATOR = ["model_fn", "model_dir", "config", "params", "use_tpu", "train_batch_size", "eval_batch_size",
@@ -179,7 +179,7 @@ def check_model_fn(analysis, fn, tpu: TPUSite, uses) -> None:
         raise Blocked(CODE, f"model_fn `{fn.node.name.value}` does not take `params`: TF1 raised ValueError "
                             "(TPUEstimator passes the batch size as params[\"batch_size\"])", fn.node)
     reads = any(isinstance(n, cst.SimpleString) and n.evaluated_value == "batch_size"
-                for n in _walk(fn.node))
+                for n in subtree_nodes(fn.node))
     if not reads:
         return
     modes = {"train"} | {"eval" for u in uses if u.kind in ("evaluate", "train_and_evaluate")} | \
@@ -208,9 +208,9 @@ def guard(tpu: TPUSite, render) -> str | None:
 
 def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Value]:
     """tf.compat.v1.estimator.tpu.RunConfig(tpu_config, evaluation_master, master, cluster, **RunConfig args)."""
-    from .driver import bind_values
+    from ..facts.sites import bind_values
 
-    args = bind_values(node, _TPU_RUN_CONFIG + _RUN_CONFIG, "tpu.RunConfig", file, env, rule=CODE)
+    args = bind_values(node, _TPU_RUN_CONFIG + RUN_CONFIG_ARGS, "tpu.RunConfig", file, env, rule=CODE)
     for key in ("evaluation_master", "master", "cluster"):
         v = args.pop(key, None)
         if v is not None and not (is_literal(v.node, None) or (isinstance(v.node, cst.SimpleString)
@@ -243,14 +243,3 @@ def _render(analysis, value: Value, at, file, what: str) -> str:
     return text
 
 
-def _walk(node):
-    """Every node of the subtree, with the project's read-only walk (LibCST's visit rebuilds what it descends into)."""
-    out = []
-
-    class _V(Visitor):
-        def on_visit(self, n):
-            out.append(n)
-            return super().on_visit(n)
-
-    node.visit(_V())
-    return out

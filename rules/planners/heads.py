@@ -1,6 +1,6 @@
 """The heads of canned estimators (part of TFM620): example weights, label vocabularies, evaluate()'s metrics.
 
-rules/canned.py builds the network; this module reads the head arguments of the canned class and says what the
+rules/planners/canned.py builds the network; this module reads the head arguments of the canned class and says what the
 generated model computes for loss and metrics, as tensorflow_estimator 2.15's heads did (head/*.py for v2
 classes, canned/head.py for v1):
 - `weight_column` (a key, or `numeric_column(key)` with its normalizer_fn, shape 1): the per-example weights,
@@ -18,7 +18,7 @@ classes, canned/head.py for v1):
   unreduced loss. auc and auc_precision_recall: v2 heads used keras AUC (200 thresholds, "interpolation"),
   generated as keras.metrics.AUC; v1 heads used tf.compat.v1.metrics.auc (trapezoidal, 1e-7 in the rates'
   denominators), generated as `TF1AUC`. `loss` is TF1's mean of the per-batch training loss: Keras' loss tracker
-  weighs batches by their size, so the generated `test_step` (rules/templates/test_step.py.j2, also in model_fn
+  weighs batches by their size, so the generated `test_step` (rules/emit/templates/test_step.py.j2, also in model_fn
   models) adds each batch's loss once, and so does the custom loop's evaluation. global_step: the
   optimizer's iterations (`GlobalStep` under Keras fit; the custom loop adds it itself).
 - `batch_norm=True` (DNN and the DNN part of wide & deep): tensorflow_estimator's dnn.py put
@@ -27,18 +27,18 @@ classes, canned/head.py for v1):
   `batchnorm_<i>` (its gamma, beta, moving_mean, moving_variance map by scoped name), with tf_keras 2.15's
   arithmetic for 2-D inputs (tf.nn.moments, tf.nn.batch_normalization, var - (var - value) * (1 - momentum));
   keras.layers.BatchNormalization computes the variance as E[x^2] - E[x]^2. The same class serves
-  tf.compat.v1.layers.batch_normalization in a model_fn (rules/layers.py: its fused 4-D arithmetic). One process only: under a strategy
+  tf.compat.v1.layers.batch_normalization in a model_fn (rules/planners/layers.py: its fused 4-D arithmetic). One process only: under a strategy
   TFM620 blocks (TF1 kept the moving averages per replica and saved their mean across workers).
   fixtures/canned_batch_norm: equivalent within tolerance (max rel Δ 3e-6 over 100 steps; step 0 bit-equal,
   later steps differ in the last bits from the first gradient on).
-- `predict()` after training (the driver's predict_examples, rules/templates/predict_examples.py.j2): the head's
+- `predict()` after training (the driver's predict_examples, rules/emit/templates/predict_examples.py.j2): the head's
   PREDICT outputs from `predictions(logits)`: binary logits, logistic, probabilities (softmax over [0, logit]),
   class_ids (int64, [batch, 1]), classes (vocabulary strings, else the id as a string), all_class_ids (int32),
   all_classes; multi-class the same without logistic; regression {"predictions": logits}.
   fixtures/canned_predict: 64 predictions, every key, dtype and shape equal, 861/896 values bit-equal, max |Δ| 6e-8.
 - `export_saved_model` / exporters after training: the head's export outputs
   (`export_outputs_method`: EXPORT_OUTPUTS and export_outputs(logits), written by the model's
-  write_signatures as a model_fn's export_outputs are, rules/export_outputs.py), the same in v1 canned/head.py and v2
+  write_signatures as a model_fn's export_outputs are, rules/planners/export_outputs.py), the same in v1 canned/head.py and v2
   head/*.py: multi-class and binary `serving_default` and `classification` = ClassificationOutput(scores=
   probabilities, classes=all_classes: the vocabulary, else the ids as strings, tiled per example), binary also
   `regression` = RegressionOutput(logistic), regression `serving_default` and `regression` =
@@ -217,7 +217,7 @@ class Head:
 
 
 def read(reader, args: dict, name: str, kind: str, head: str, v1: bool, n_classes: int | None) -> Head:
-    """The head of one canned estimator call from its bound arguments (`reader`: canned._Reader)."""
+    """The head of one canned estimator call from its bound arguments (`reader`: canned.Reader)."""
     out = Head(head, v1, n_classes=n_classes or 1)
     weight = args.get("weight_column")
     if weight is not None and not _is_none(weight.node):

@@ -28,7 +28,8 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value
 
-from ._args import generated, is_literal
+from ..emit.wrap import generated
+from ..facts.calls import is_literal
 
 CODE = "TFM601"
 NUMPY = "estimator.inputs.numpy_input_fn"
@@ -49,7 +50,7 @@ SHUFFLE_NOTE = ("numpy_input_fn(shuffle=True) converted as a tf.data shuffle ove
 
 def arguments(call: cst.Call, file, env) -> dict[str, Value]:
     """numpy_input_fn's arguments by name."""
-    from .driver import bind_values  # driver imports this module
+    from ..facts.sites import bind_values
 
     return bind_values(call, _ARGS, "numpy_input_fn", file, env)
 

@@ -10,7 +10,7 @@ same count for integer class ids / 0/1 labels, measured on TF 2.15), the raw out
 compiled metrics end with a generated `GlobalStep` (the optimizer's iterations), so `evaluate()` reports
 `global_step` as the Estimator's did (the custom loop's evaluate adds it itself). evaluate()'s `loss` is, as the
 Estimator's, the mean of the per-batch losses (a metrics.mean updated once per batch): the keras target's models
-get a generated `test_step` (rules/templates/test_step.py.j2) that adds each batch's loss to Keras' loss tracker
+get a generated `test_step` (rules/emit/templates/test_step.py.j2) that adds each batch's loss to Keras' loss tracker
 once, where Keras weighs it by the batch size; the custom loop's evaluation adds each batch's mean loss. The
 metrics are per example on both sides (accuracy counts examples, as TF1's did).
 
@@ -32,7 +32,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, is_literal, literal
+from ..facts.calls import bind, code, is_literal, literal
 
 CODE = "TFM401"
 

@@ -16,7 +16,7 @@ sees the later value). categorical_column_with_vocabulary_file (string keys, tex
 place through TF's own text-file table initializer (ColumnReader.vocabulary_file); integer and tfrecord_gzip
 vocabulary files block. Measured: fixture canned_runtime_vocab 72/100 steps bit-equal (max rel 1.9e-7, the binary
 head's kernels); the same program over categorical_column_with_vocabulary_file the same.
-Read by rules/canned.py (see its doc for what converts); code emitted from
+Read by rules/planners/canned.py (see its doc for what converts); code emitted from
 templates/feature_columns.py.j2.
 
 Why the generated code trains the same (each checked against TF 2.15's input_layer / linear_model with the same
@@ -42,7 +42,7 @@ from tfmigrate.model import Value, code
 
 from tfmigrate.visitors import Visitor
 
-from ._args import is_literal, literal
+from ..facts.calls import is_literal, literal
 
 CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
@@ -190,7 +190,7 @@ def blocked_kind(path: str, node: cst.CSTNode) -> None:
 
 
 class ColumnReader:
-    """Reads categorical and embedding columns through canned._Reader (its resolve/literal helpers)."""
+    """Reads categorical and embedding columns through canned.Reader (its resolve/literal helpers)."""
 
     def __init__(self, reader):
         self.reader = reader
@@ -202,7 +202,7 @@ class ColumnReader:
         return r, node, path
 
     def _args(self, node, names, what, r):
-        from .driver import bind_values
+        from ..facts.sites import bind_values
 
         return bind_values(node, names, what, r.value.file, r.value.env, rule=CODE_COLUMNS)
 

@@ -39,7 +39,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, is_literal
+from ..facts.calls import bind, code, is_literal
 
 CODE = "TFM201"
 

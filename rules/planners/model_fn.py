@@ -67,7 +67,7 @@ Forward pass → `call()`, statements kept as written (comments included):
   Estimator's other worker also wrote its `loss` to model_dir/tmp_worker_0, not reproduced) and for Keras on one
   worker; fixtures/observing_hooks (Keras, N=25): the same 12 (tag, step) pairs, max rel Δ 1.2e-7. A
   SummarySaverHook in the spec's training hooks writes a subset of the same values to its own directory at its own
-  steps (the model's `summary_hooks()`, rules/hooks.py). The Estimator's
+  steps (the model's `summary_hooks()`, rules/planners/hooks.py). The Estimator's
   `global_step/sec` (its StepCounterHook's wall-clock rate, every log_step_count_steps) is not written. Dropped with a
   note instead, saying why: the parameter-server loop, a value the output does not give (a hidden layer's), the loss
   itself (the `loss` tag is written), a tag TF1 renamed (a repeated tag, `loss`, characters an op name cannot have),
@@ -155,11 +155,13 @@ from tfmigrate.edits import shared
 from . import export_outputs as export_rules
 from . import hooks, layers, losses, metrics, optimizers, partitioners, variables
 from . import tpu as tpu_rules
-from ._args import TF, bind, code, generated, is_literal, wrap_call
-from .tfnames import TFNames
+from ..facts.calls import TF, bind, code, is_literal
+from ..emit.wrap import generated, wrap_call
+from ..facts.nodes import subtree_nodes
+from ..facts.tfnames import TFNames
 
 CODE = "TFM501"
-_BUILTINS = frozenset(dir(builtins))
+BUILTINS = frozenset(dir(builtins))
 _SPEC_ARGS = ["mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
               "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"]
 # attribute names keras.Model already uses; a layer variable with one of these names gets a `_layer` suffix
@@ -210,9 +212,9 @@ class ModelPlan:
     # loop writes them, the Keras target drops them with a note (program.py)
     summaries: list[tuple[str, str, cst.CSTNode]] = field(default_factory=list)
     # a NanTensorHook(loss) in training_hooks: the training raises NanLossDuringTrainingError on a NaN loss
-    # (Keras: the generated NanLossCheck callback; custom loop: a check after each step; rules/hooks.py)
+    # (Keras: the generated NanLossCheck callback; custom loop: a check after each step; rules/planners/hooks.py)
     nan_check: cst.Call | None = None  # the NanTensorHook call
-    # LoggingTensorHooks (rules/hooks.py): (key, value code from the output, `loss` and `step`) the training step
+    # LoggingTensorHooks (rules/planners/hooks.py): (key, value code from the output, `loss` and `step`) the training step
     # records for the generated TensorLogger callbacks; the TensorLogger constructors of the training_hooks ones
     logged: list[tuple[str, str]] = field(default_factory=list)
     # the callbacks of the LoggingTensorHooks and StepCounterHooks (TensorLogger, StepCounter constructors) of
@@ -223,7 +225,7 @@ class ModelPlan:
     loggers_params: bool = False  # the constructors read params
     counters: bool = False  # a StepCounter among them
     named_tensors: dict[str, str] = field(default_factory=dict)  # TF name of a named op (tf.identity, ...) → its value
-    # SummarySaverHooks in training_hooks / training_chief_hooks (rules/hooks.py): (output_dir code, save_steps
+    # SummarySaverHooks in training_hooks / training_chief_hooks (rules/planners/hooks.py): (output_dir code, save_steps
     # code, the tags of `summaries` it writes); whether that code reads params
     summary_hooks: list[tuple[str, str, list[str]]] = field(default_factory=list)
     summary_hooks_params: bool = False
@@ -235,7 +237,7 @@ _MODE_STRINGS = {"train": "TRAIN", "eval": "EVAL", "infer": "PREDICT"}  # ModeKe
 _SUMMARIES = frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary"})
 # what the Estimator wrote (measured on TF 2.15: fixtures/observing_hooks, save_summary_steps=25 → steps 1, 26, 51;
 # fixtures/summaries) and why the migrated program does not write the same here
-_SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
+SUMMARY_WHY = ("The Estimator wrote it, next to its own `loss` summary, to model_dir's events file at global steps "
                 "1, 1+N, 1+2N, ... (N = RunConfig(save_summary_steps), default 100; the chief only), with the values "
                 "of that step's forward pass; tfmigrate writes the same for a scalar summary computed from the model "
                 "output (not this one). Write it with tf.summary in the training step under a tf.summary writer, or "
@@ -423,16 +425,16 @@ class _Interpreter:
         self.update_ops_run = False  # the train op ran under UPDATE_OPS (control_dependencies or tf.group)
         self.batch_norm_training = False  # a tf.compat.v1 batch_normalization called in training mode
         self.dropped: set[str] = set()  # names bound to summaries (dropped)
-        self.nan_hooks: dict[str, cst.Call] = {}  # names bound to NanTensorHook(loss) (rules/hooks.py)
+        self.nan_hooks: dict[str, cst.Call] = {}  # names bound to NanTensorHook(loss) (rules/planners/hooks.py)
         self.nan_check: cst.Call | None = None  # a NanTensorHook(loss) in training_hooks / training_chief_hooks
-        self.logging_names: dict[str, cst.Call] = {}  # names bound to LoggingTensorHook(...) (rules/hooks.py)
+        self.logging_names: dict[str, cst.Call] = {}  # names bound to LoggingTensorHook(...) (rules/planners/hooks.py)
         # LoggingTensorHooks and StepCounterHooks in training_hooks / training_chief_hooks: (call, which list), in
         # TF1's order
         self.logging_hooks: list[tuple[cst.Call, str]] = []
         self.scope_depth = 0  # variable_scopes around the current statement (flattened)
         self.scoped: set[str] = set()  # locals assigned inside one: TF1 prefixed their tensors' names
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode
-        # SummarySaverHook (rules/hooks.py): every summary call run in TRAIN mode, in graph order (what merge_all()
+        # SummarySaverHook (rules/planners/hooks.py): every summary call run in TRAIN mode, in graph order (what merge_all()
         # merges at a point of the model_fn); names bound to summary ops (each → the summary calls it runs); names
         # bound to SummarySaverHooks (→ the call and what it writes); the hooks training_hooks attach
         self.summary_calls: list[cst.Call] = []
@@ -518,7 +520,7 @@ class _Interpreter:
         raise Blocked(layers.CODE, f"training={code(node)} is not `mode == ModeKeys.TRAIN` or a literal", node)
 
     def free_names(self, node: cst.CSTNode) -> set[str]:
-        return {n.value for n in _free_name_nodes(node)}
+        return {n.value for n in free_name_nodes(node)}
 
     def check_names(self, node: cst.CSTNode | str, allowed: set[str], where: str, report: cst.CSTNode | None = None) -> None:
         """`node` may be generated expression text: its names are read with `ast` (`_text_free_names`)."""
@@ -528,7 +530,7 @@ class _Interpreter:
                 node = cst.parse_expression(node)
         if not isinstance(node, str):
             names = self.free_names(node)
-        bad = names - allowed - self.module_names - _BUILTINS
+        bad = names - allowed - self.module_names - BUILTINS
         if bad:
             name = sorted(bad)[0]
             what = {self.labels: "labels", self.mode: "mode"}.get(name, f"`{name}`")
@@ -639,7 +641,7 @@ class _Interpreter:
 
     def free_local(self, base: str, taken: set[str]) -> str:
         name, n = base, 0
-        while name in taken or name in self.fn_names or name in self.module_names or name in _BUILTINS:
+        while name in taken or name in self.fn_names or name in self.module_names or name in BUILTINS:
             n += 1
             name = f"{base}_{n}"
         taken.add(name)
@@ -799,7 +801,7 @@ class _Interpreter:
         return cst.parse_expression(f"{generated('tf.nn.embedding_lookup')}({', '.join(kept)})")
 
     def check_partitioner_names(self, node: cst.CSTNode) -> None:
-        bad = self.free_names(node) - self.module_names - _BUILTINS
+        bad = self.free_names(node) - self.module_names - BUILTINS
         if bad:
             raise Blocked(partitioners.CODE, f"the partitioner uses `{sorted(bad)[0]}`: TF2 builds it with the strategy, "
                                              "outside the model; use literals or module-level constants", node)
@@ -1135,7 +1137,7 @@ class _Interpreter:
         elif metrics.metric_name(path):
             self.metric_vars[target] = value
         elif export_rules.is_export_output(path):
-            self.bind_name(target, "export_output", value)  # read by export_outputs (rules/export_outputs.py)
+            self.bind_name(target, "export_output", value)  # read by export_outputs (rules/planners/export_outputs.py)
         elif isinstance(value, cst.Dict):
             self.dicts[target] = value
             if self.scope_depth:
@@ -1624,7 +1626,7 @@ class _Interpreter:
                 self.scalar_summaries.append(call)  # converted in plan() if its value is computed from the output
                 return True
             tag = code(call.args[0].value) if call.args else "?"
-            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY}",
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {SUMMARY_WHY}",
                                call))
             return True
         if module == "logging" and name in _LOGGING:
@@ -1683,7 +1685,7 @@ class _Interpreter:
             kind = hooks.hook_kind(path)
             raise Blocked(hooks.CODE, hooks.blocked_message(kind, code(value)), value)
 
-    # ---- SummarySaverHook (rules/hooks.py) --------------------------------------------------------------------
+    # ---- SummarySaverHook (rules/planners/hooks.py) --------------------------------------------------------------------
     def summary_hook(self, call: cst.Call) -> dict | str:
         """A SummarySaverHook built in the model_fn → {"calls": the summary calls its op runs, "output_dir",
         "save_steps": nodes}, read where TF1 built it (merge_all() merges the summaries built before it); else the
@@ -1763,7 +1765,7 @@ class _Interpreter:
                 "built in the model_fn (or names of them) and lists of them are converted")
 
     def nan_hook(self, call: cst.Call) -> None:
-        """`NanTensorHook(loss[, fail_on_nan_loss])` on the EstimatorSpec's loss, else Blocked (rules/hooks.py)."""
+        """`NanTensorHook(loss[, fail_on_nan_loss])` on the EstimatorSpec's loss, else Blocked (rules/planners/hooks.py)."""
         args = bind(call, ["loss_tensor", "fail_on_nan_loss"], "NanTensorHook", hooks.CODE)
         loss = args.get("loss_tensor")
         if loss is None or not self.is_loss_in(loss, "TRAIN"):
@@ -2254,7 +2256,7 @@ class _Interpreter:
         if not isinstance(stmt.target, (cst.Name, cst.Tuple)) or not all(
                 isinstance(e.value, cst.Name) for e in getattr(stmt.target, "elements", [])):
             raise Blocked(CODE, "a loop target must be a name or a tuple of names", stmt.target)
-        bad = self.free_names(stmt.iter) - {self.params} - self.module_names - _BUILTINS
+        bad = self.free_names(stmt.iter) - {self.params} - self.module_names - BUILTINS
         if bad:
             raise Blocked(CODE, f"the loop runs over `{sorted(bad)[0]}`: only loops over Python values (params, "
                                 "module constants, range(...)) are converted; a loop over tensors is not", stmt.iter)
@@ -2529,7 +2531,7 @@ class _Interpreter:
     def no_tpu_ops(self, stmt) -> None:
         """tf.tpu ops (CrossShardOptimizer, ...) on the path that runs with use_tpu=False: TF1 built them on CPU,
         where they fail or mean something the converted model does not do."""
-        for node in tpu_rules._walk(stmt):
+        for node in subtree_nodes(stmt):
             path = self.tf(node) if isinstance(node, cst.Call) else None
             if path is not None and (path.startswith("tpu.") or path.startswith("contrib.tpu.")) \
                     and path not in tpu_rules.SPECS:
@@ -2759,7 +2761,7 @@ class _Interpreter:
             **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries),
         )
 
-    # ---- LoggingTensorHook (rules/hooks.py) ------------------------------------------------------------------
+    # ---- LoggingTensorHook (rules/planners/hooks.py) ------------------------------------------------------------------
     def named_tensors(self, out: str) -> dict[str, tuple[str | None, str]]:
         """TF names of the model_fn's TF ops given `name="n"` (`x = tf.identity(value, name="n")`,
         `tf.nn.softmax(logits, name="n")` anywhere in a forward value or a dict of them, e.g. the predictions) →
@@ -2794,14 +2796,14 @@ class _Interpreter:
                 continue
             seen.add(tf_name)
             value = self.inline(cst.Name(local) if local is not None else call, out)
-            if self.free_names(value) - {out} - self.module_names - _BUILTINS:
+            if self.free_names(value) - {out} - self.module_names - BUILTINS:
                 continue
             found[tf_name] = (local, code(value))
         return found
 
     def logging_plan(self, out: str, loss_name: str | None) -> dict:
         """The ModelPlan fields of the LoggingTensorHooks in training_hooks: what the step records, by key, and the
-        TensorLogger constructors (rules/hooks.py); a hook the step cannot supply as TF1 logged it is dropped with a
+        TensorLogger constructors (rules/planners/hooks.py); a hook the step cannot supply as TF1 logged it is dropped with a
         note."""
         named = self.named_tensors(out)
         fields = {"named_tensors": {n: v for n, (_, v) in named.items()}}
@@ -2841,7 +2843,7 @@ class _Interpreter:
 
     def step_counter(self, call: cst.Call) -> str:
         """A training_hooks / training_chief_hooks `StepCounterHook(every_n_steps | every_n_secs[, output_dir])` →
-        the generated StepCounter's constructor, reading the model's optimizer iterations (rules/hooks.py)."""
+        the generated StepCounter's constructor, reading the model's optimizer iterations (rules/planners/hooks.py)."""
         args = bind(call, hooks.STEP_COUNTER_ARGS, "StepCounterHook", hooks.CODE)
         ctor = []
         for arg in hooks.STEP_COUNTER_ARGS:
@@ -2912,7 +2914,7 @@ class _Interpreter:
             name = by_local[value.value]
             return f"name:{name}", named[name][1]
         inlined = self.inline(value, out)
-        bad = self.free_names(inlined) - {out} - self.module_names - _BUILTINS
+        bad = self.free_names(inlined) - {out} - self.module_names - BUILTINS
         if bad:
             raise Blocked(hooks.CODE, hooks.logging_dropped(
                 f"`{code(value)[:40]}` is not the loss, the global step or a value computed from the model output "
@@ -2923,7 +2925,7 @@ class _Interpreter:
     def check_formatter(self, node) -> None:
         """A formatter the logger can call from the model class: module-level names, builtins, params."""
         names = self.free_names(node) | _lambda_names(node)
-        bad = names - self.module_names - _BUILTINS - {self.params}
+        bad = names - self.module_names - BUILTINS - {self.params}
         if bad:
             raise Blocked(hooks.CODE, hooks.logging_dropped(
                 f"its formatter reads `{sorted(bad)[0]}`, a local of the model_fn; use a module-level function"), node)
@@ -2934,7 +2936,7 @@ class _Interpreter:
         written by the custom loop's train step as the Estimator wrote it; else None and the note says why."""
         def keep_note(why: str) -> None:
             tag = code(call.args[0].value) if call.args else "?"
-            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {_SUMMARY_WHY} "
+            self.notes.append((CODE, f"summary {tag} dropped: summaries do not change training. {SUMMARY_WHY} "
                                      f"({why})", call))
 
         try:
@@ -3103,7 +3105,7 @@ class _LambdaNames(Visitor):
 
     def visit_Lambda(self, n: cst.Lambda) -> bool:
         params = {p.name.value for p in n.params.params}
-        self.found.update(x.value for x in _free_name_nodes(n.body) if x.value not in params)
+        self.found.update(x.value for x in free_name_nodes(n.body) if x.value not in params)
         self.found.update(_lambda_names(n.body))
         return False
 
@@ -3124,11 +3126,11 @@ class _FreeNameNodes(ValueNames):
         walk(n.for_in.iter, self)
         bound, inner, comp = set(), [], n.for_in
         while comp is not None:
-            bound.update(t.value for t in _free_name_nodes(comp.target))
+            bound.update(t.value for t in free_name_nodes(comp.target))
             inner.extend([*([comp.iter] if comp is not n.for_in else []), *(i.test for i in comp.ifs)])
             comp = comp.inner_for_in
         parts = [n.key, n.value] if isinstance(n, cst.DictComp) else [n.elt]
-        self.found.extend(x for part in [*parts, *inner] for x in _free_name_nodes(part) if x.value not in bound)
+        self.found.extend(x for part in [*parts, *inner] for x in free_name_nodes(part) if x.value not in bound)
         return False
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
@@ -3165,7 +3167,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def _text_free_names(text: str) -> set[str] | None:
-    """The names `_free_name_nodes` finds in `cst.parse_expression(text)`, read with `ast` (a C parse; None where
+    """The names `free_name_nodes` finds in `cst.parse_expression(text)`, read with `ast` (a C parse; None where
     `ast` does not read the text): Names used as values, lambdas skipped, a comprehension's targets local to it.
     (LibCST also holds True/False/None as Names, `ast` as constants: they are builtins, which every check drops.)
     tests/rewrite/test_model_fn_nodes.py compares both."""
@@ -3201,7 +3203,7 @@ def _ast_free_names(node: ast.AST, found: set[str]) -> None:
             stack.extend(ast.iter_child_nodes(n))
 
 
-def _free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
+def free_name_nodes(node: cst.CSTNode) -> list[cst.Name]:
     """Name nodes used as values (not attribute names, keywords, or inside lambdas)."""
     found: list[cst.Name] = []
     walk(node, _FreeNameNodes(found))
@@ -3220,7 +3222,7 @@ class _ReplaceNames(Transformer):
 
 def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
     """Replace free uses of `names` by their expressions."""
-    hits = {id(n) for n in _free_name_nodes(node) if n.value in names}
+    hits = {id(n) for n in free_name_nodes(node) if n.value in names}
     if not hits:
         return node
     return node.visit(_ReplaceNames(hits, lambda name: cst.parse_expression(names[name])))
@@ -3228,7 +3230,7 @@ def _rename(node: cst.CSTNode, names: dict[str, str]) -> cst.CSTNode:
 
 def _substitute(node: cst.CSTNode, exprs: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     """Replace free uses of names by expressions."""
-    hits = {id(n) for n in _free_name_nodes(node) if n.value in exprs}
+    hits = {id(n) for n in free_name_nodes(node) if n.value in exprs}
     return node.visit(_ReplaceNames(hits, exprs.__getitem__))
 
 
@@ -3521,7 +3523,7 @@ def _static(node, allowed: set[str]) -> bool:
         return _static(node.expression, allowed)
     if kind is cst.Call:
         func = node.func
-        pure = (isinstance(func, cst.Name) and func.value in _STATIC_CALLS and func.value in _BUILTINS
+        pure = (isinstance(func, cst.Name) and func.value in _STATIC_CALLS and func.value in BUILTINS
                 and func.value not in allowed - _STATIC_CALLS) or (
             isinstance(func, cst.Attribute) and func.attr.value == "get" and _static(func.value, allowed))
         return pure and all(a.star == "" and _static(a.value, allowed) for a in node.args)

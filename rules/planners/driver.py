@@ -21,7 +21,7 @@ features. `verify` records what both sides' predict generators yield and compare
 keras.export.ExportArchive SavedModel in base/<timestamp> with the Estimator's serving_default signature
 (serialized tf.Example "examples" in, the PREDICT outputs out; a bare tensor as "output"); it returns the path as
 bytes like the Estimator. A model_fn with `export_outputs` gets one signature per key instead, with the
-Estimator's input and output names (rules/export_outputs.py; fixtures/export_outputs).
+Estimator's input and output names (rules/planners/export_outputs.py; fixtures/export_outputs).
 tests/fixtures_run/test_export_signatures.py loads both SavedModels and compares them.
 `EvalSpec(exporters=FinalExporter(name, receiver) | LatestExporter(...) | a list)` over a parsing receiver: after
 training, one export per exporter into model_dir/export/<name>/<timestamp> (the Estimator's last export; a
@@ -31,16 +31,16 @@ TF 2.15's local train_and_evaluate evaluated at the first checkpoint saved durin
 and at the end: a BestExporter converts like FinalExporter only when that final evaluation was provably the only one
 (one process, RunConfig(save_checkpoints_steps=N) with N >= max_steps: literals, or one `args.steps` never assigned;
 fixtures/export_raw), else it blocks naming why. `build_raw_serving_input_receiver_fn(features, default_batch_size)`
-→ `est.export_raw_saved_model(base, features, default_batch_size)` (rules/receivers.py).
+→ `est.export_raw_saved_model(base, features, default_batch_size)` (rules/planners/receivers.py).
 `tf.compat.v1.estimator.inputs.numpy_input_fn(x, y, batch_size, num_epochs, shuffle=False)` as an input_fn becomes
 `tf.data.Dataset.from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`, the same batches in the same
-order (rules/numpy_inputs.py; fixtures/numpy_input); shuffle=True adds `.shuffle(queue_capacity)` with a note: its
+order (rules/planners/numpy_inputs.py; fixtures/numpy_input); shuffle=True adds `.shuffle(queue_capacity)` with a note: its
 queue order is not reproducible, so `verify --statistical` compares it (fixtures/numpy_shuffle).
 A hand-written serving_input_receiver_fn (a def returning `ServingInputReceiver(features, receiver_tensors)` or
 `TensorServingInputReceiver`) in an export or exporter becomes `est.export_receiver_saved_model(base, fn)`: the
 function stays, returning `(features, receiver_tensors)` with `tf.compat.v1.placeholder`s, and runs once in
 `tf.compat.v1.wrap_function`, pruned from the receiver tensors to the features — the signature's inputs are the
-receiver tensors by key (rules/receivers.py says what blocks; fixtures/export_receiver).
+receiver tensors by key (rules/planners/receivers.py says what blocks; fixtures/export_receiver).
 `Estimator(warm_start_from=path | WarmStartSettings(ckpt, vars_to_warm_start, var_name_to_prev_var_name))`, also
 `settings if flag else None`: `est.warm_start_from_tf1(...)` right after the model is built, before the first
 fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), with WarmStartSettings' meaning
@@ -67,12 +67,12 @@ Estimators with a model_dir): the Estimator's model.ckpt-<step> at the step trai
 save_checkpoints_steps after the last save, and at the last step, keep_checkpoint_max kept — Keras: the generated
 `EstimatorCheckpoints` callback (instead of BackupAndRestore, which saved at multiples of save_freq and not at the
 end); custom loop: the same steps and names; a CheckpointSaverHook's directory and steps instead on both
-(rules/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py), the parameter-server loop too (its chief saves what
+(rules/planners/hooks.py; tests/fixtures_run/test_nan_checkpoint_runs.py), the parameter-server loop too (its chief saves what
 TF 2.15's PS Estimator chief saved: measured on a chief, a worker and a ps resuming from step 130 with
 save_checkpoints_steps=50, 130, 180, 230, 280, 300; by CheckpointSaverHook's code an async chief read a global step
 the other workers also moved, so a save could land past last + N, not seen there; the loop saves at last + N
 exactly; tests/fixtures_run/test_ps_cluster_runs.py runs both on the local cluster, fresh and resumed). Canned
-and model_to_estimator Keras fits too (rules/keras_estimator.py). Parameter-server programs restore
+and model_to_estimator Keras fits too (rules/planners/keras_estimator.py). Parameter-server programs restore
 only their own TF2 checkpoints: `tfmigrate checkpoint convert MODEL_DIR --program MIGRATED --out DIR` writes one
 from the Estimator's model_dir (partitioned variables included), for any migrated model_fn program.
 predict / evaluate / export_saved_model with nothing trained before it in the same function (a predict(model_dir)
@@ -90,23 +90,23 @@ test_restore_newest.py); weights only. Once
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
 (it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
-Canned models read it by the names the canned estimator gave its variables (rules/canned.py).
+Canned models read it by the names the canned estimator gave its variables (rules/planners/canned.py).
 Blocked there, with the reason: warm_start_from,
 parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
 hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
 Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers over placeholders,
 predict/export under parameter servers, a model_fn with no
 predictions; BestExporter unless the final evaluation was the only one, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
-name with several possible values, input functions the tool cannot see. Hooks: rules/hooks.py (TFM611).
+name with several possible values, input functions the tool cannot see. Hooks: rules/planners/hooks.py (TFM611).
 
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
 another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
 unit is left unchanged with a TFM600 error naming the file that blocked.
 TFM603 (other estimator kinds): `tf.keras.estimator.model_to_estimator(keras_model=...)` becomes the compiled
-Keras model (rules/keras_estimator.py: what converts, what blocks); the canned estimators rules/canned.py does not
+Keras model (rules/planners/keras_estimator.py: what converts, what blocks); the canned estimators rules/planners/canned.py does not
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
 TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=False)` (literal, or a flag
-defaulting to False) is converted as the Estimator it was on CPU: rules/tpu.py says how and what blocks
+defaulting to False) is converted as the Estimator it was on CPU: rules/planners/tpu.py says how and what blocks
 (fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
 and is converted the same way, with the same checks.
 
@@ -140,12 +140,12 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code, target_names
+from tfmigrate.model import Binding, FileIndex, FunctionRef, Program, Resolved, Value, code
 from tfmigrate.visitors import Visitor
 
 from . import hooks as hook_rules
@@ -153,26 +153,16 @@ from . import numpy_inputs
 from . import receivers as receiver_rules
 from . import strategy as strategies
 from . import tpu as tpu_rules
-from ._args import generated, is_literal, literal, wrap_call
-from .estimator import (_ESTIMATOR, _EVAL_SPEC, _EVALUATE, _EXPORT, _EXPORT_SAVEDMODEL, _PARSING_RECEIVER, _PREDICT, _WARM_START, _RUN_CONFIG, _RUN_CONFIG_DROPPED, _TRAIN, _TRAIN_SPEC,
-                        CODE)
+from ..emit.wrap import generated, wrap_call
+from ..facts.calls import is_literal, literal
+from ..facts.sites import CODE_KIND, OTHER_KINDS, Site, Use, bind_values, deletable, kind_message, statement_bindings
+from ..facts.estimator import ESTIMATOR_ARGS, EVAL_SPEC_ARGS, EVALUATE_ARGS, EXPORT_ARGS, EXPORT_SAVEDMODEL_ARGS, PARSING_RECEIVER_ARGS, PREDICT_ARGS, WARM_START_ARGS, RUN_CONFIG_ARGS, RUN_CONFIG_DROPPED, TRAIN_ARGS, TRAIN_SPEC_ARGS, CODE
 
-CODE_KIND = "TFM603"
 _KEPT_CONFIG = ("model_dir", "tf_random_seed", "save_checkpoints_steps", "keep_checkpoint_max", "log_step_count_steps",
                 "train_distribute")
 _MODES = {"train": '"train"', "eval": '"eval"', "infer": '"infer"'}  # the values of tf.estimator.ModeKeys
 MODE_KEYS = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": '"eval"',
              "estimator.ModeKeys.PREDICT": '"infer"'}
-_OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with what the user can do
-    "estimator.DNNClassifier": "canned", "estimator.DNNRegressor": "canned",
-    "estimator.LinearClassifier": "canned", "estimator.LinearRegressor": "canned",
-    "estimator.DNNLinearCombinedClassifier": "canned", "estimator.DNNLinearCombinedRegressor": "canned",
-    "estimator.BaselineClassifier": "canned", "estimator.BaselineRegressor": "canned",
-    "estimator.BoostedTreesClassifier": "canned", "estimator.BoostedTreesRegressor": "canned",
-    "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
-    "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
-    "estimator.experimental.RNNEstimator": "canned",
-}
 # TF 1.x's tf.contrib.tpu.TPUEstimator is the class tf_upgrade_v2 renames to tf.compat.v1.estimator.tpu.TPUEstimator
 # what `x = X() if flag else None` is converted for (why(): the hint for `x = None` then `if flag: x = X()`)
 _CHOSEN_OR_NONE = ("a strategy", "warm start")
@@ -191,19 +181,6 @@ _TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 _ESTIMATOR_METHODS = {"train", "evaluate", "predict", "export_saved_model", "export_savedmodel",
                       "experimental_export_all_saved_models", "get_variable_value", "get_variable_names",
                       "latest_checkpoint", "model_dir", "config", "params", "model_fn"}
-
-
-def kind_message(path: str) -> str:
-    kind = _OTHER_KINDS[path]
-    if kind == "canned":
-        return (f"canned estimator tf.{path} is not converted yet (canned estimators and feature columns are "
-                "tracked separately); its driver calls are left as they are")
-    if kind == "tpu":
-        return (f"tf.{path} is not converted (TF 2.15 has no such class): with use_tpu=False, "
-                "tf.compat.v1.estimator.tpu.TPUEstimator is, or tf.estimator.Estimator(model_fn, ...); use one and "
-                "re-run tfmigrate")
-    return (f"tf.{path}: the Keras model already exists; train it with model.fit under a tf.distribute strategy "
-            "instead of wrapping it in an Estimator (not rewritten automatically yet)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,68 +216,6 @@ class Relative:
 
 _CONFIG_DEFAULTS = {"model_dir": "None", "tf_random_seed": "None", "save_checkpoints_steps": "None",
                     "keep_checkpoint_max": "5", "log_step_count_steps": "100", "train_distribute": "None"}
-
-
-@dataclass
-class Use:
-    kind: str  # train | evaluate | train_and_evaluate | predict
-    call: cst.Call
-    file: FileIndex
-    receiver: cst.BaseExpression
-    train: dict[str, Value] = field(default_factory=dict)  # input_fn, max_steps
-    evaluate: dict[str, Value] = field(default_factory=dict)  # input_fn, steps
-    predict: dict[str, Value] = field(default_factory=dict)  # input_fn, predict_keys, yield_single_examples
-    export: dict[str, Value] = field(default_factory=dict)  # export_dir_base, feature_spec, default_batch_size
-    exporters: list = field(default_factory=list)  # EvalSpec exporters: (name Value, receiver args, kind)
-    # predict / evaluate / export with nothing trained before it in the same function, or given checkpoint_path:
-    # the migrated model first restores what the Estimator restored (Model.restore_checkpoint)
-    restore: bool = False
-    checkpoint: Value | None = None  # checkpoint_path=...
-
-
-@dataclass
-class Site:
-    """One Estimator: where it is built, what configures it, what drives it."""
-
-    call: cst.Call
-    file: FileIndex
-    model_fn: FunctionRef
-    model_fn_expr: cst.BaseExpression
-    params: str
-    params_value: Value | None
-    run_config: dict[str, Value] = field(default_factory=dict)
-    strategy: strategies.StrategyPlan | None = None
-    strategy_value: Value | None = None  # the program's own strategy expression, rewritten in place
-    strategy_binding: Binding | None = None
-    original_kinds: set[str] | None = None
-    strategy_blocked: str | None = None  # why its strategy is not converted (analysed on under the default's)
-    target: str = ""
-    uses: list[Use] = field(default_factory=list)
-    consumed: list[Binding] = field(default_factory=list)  # config/spec bindings whose statements go
-    removable: list[Binding] = field(default_factory=list)  # bindings that go if nothing else reads them (columns)
-    factory: tuple | None = None  # model_fn is a closure: (factory def, its `return model_fn` statement)
-    warm_start: dict = field(default_factory=dict)  # WarmStartSettings' arguments (ckpt_to_initialize_from, ...)
-    receivers: dict = field(default_factory=dict)  # hand-written serving_input_receiver_fns by id(def)
-    callback_plans: dict = field(default_factory=dict)  # SessionRunHook subclasses → callbacks, by id(class)
-    # blockers of its configuration (RunConfig settings, strategy): the Estimator is still analysed, its model_fn and
-    # uses too, so that every blocker of the program is reported at once; its files are left unchanged
-    errors: list = field(default_factory=list)
-    # LoggingTensorHooks on training by id(call): ([(tag, tensor name, node)], {argument: Value}) (rules/hooks.py)
-    loggers: dict = field(default_factory=dict)
-    logger_calls: dict = field(default_factory=dict)  # id(call) → the LoggingTensorHook call (for its notes)
-    dropped_loggers: set = field(default_factory=set)  # LoggingTensorHooks dropped with a note, by id(call)
-    counters: dict = field(default_factory=dict)  # StepCounterHooks on training by id(call): {argument: Value}
-    tpu: "tpu_rules.TPUSite | None" = None  # a TPUEstimator(use_tpu=False): per-mode batch sizes (rules/tpu.py)
-    # its model_fn or params are blocked: not converted, only its uses are analysed (for their own blockers)
-    unconverted: bool = False
-    # every argument of its construction is known (not behind `**kwargs` or a subclass not converted): else its
-    # configuration is not, and the uses' checks that read it (a model_dir) are not made
-    config_known: bool = True
-    model_fn_failed: bool = False  # one of its own blockers is about its model_fn (Estimator(params=...) it takes not)
-
-    @property
-    def statement(self) -> cst.CSTNode:
-        return self.file.statement_of(self.call)
 
 
 class Analysis:
@@ -345,20 +260,20 @@ class Analysis:
                 elif path is None and subclasses and self._estimator_subclass(call, file) is not None:
                     if self._guard(self._site, call, file) is False:
                         self._failed.add(id(call))
-                elif path in _OTHER_KINDS and _OTHER_KINDS[path] == "canned":
-                    from . import canned  # canned estimators: a Site whose model rules/canned.py generates
+                elif path in OTHER_KINDS and OTHER_KINDS[path] == "canned":
+                    from . import canned  # canned estimators: a Site whose model rules/planners/canned.py generates
 
                     if self._guard(canned.site, self, call, file, path) is False:
                         self._failed.add(id(call))
                 elif path == "keras.estimator.model_to_estimator":
-                    from . import keras_estimator  # the compiled Keras model itself (rules/keras_estimator.py)
+                    from . import keras_estimator  # the compiled Keras model itself (rules/planners/keras_estimator.py)
 
                     if self._guard(keras_estimator.site, self, call, file) is False:
                         self._failed.add(id(call))
-                elif path in _TPU_ESTIMATORS:  # use_tpu=False: an Estimator (rules/tpu.py)
+                elif path in _TPU_ESTIMATORS:  # use_tpu=False: an Estimator (rules/planners/tpu.py)
                     if self._guard(self._site, call, file, path) is False:
                         self._failed.add(id(call))
-                elif path in _OTHER_KINDS:
+                elif path in OTHER_KINDS:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
         for file in self.program.files:
             for call in file.calls:
@@ -471,11 +386,11 @@ class Analysis:
                                         frozenset())
         elif subclass is not None:
             binding, base_call, env, cfile = subclass
-            args, known = self._estimator_args(base_call, ["self", *_ESTIMATOR] if _explicit_self(base_call)
-                                               else _ESTIMATOR, "Estimator.__init__", cfile, own, env)
+            args, known = self._estimator_args(base_call, ["self", *ESTIMATOR_ARGS] if _explicit_self(base_call)
+                                               else ESTIMATOR_ARGS, "Estimator.__init__", cfile, own, env)
             args.pop("self", None)
         elif known:
-            args, known = self._estimator_args(call, _ESTIMATOR, "Estimator", file, own)
+            args, known = self._estimator_args(call, ESTIMATOR_ARGS, "Estimator", file, own)
         if "model_fn" not in args and known:
             own.append(Blocked(CODE, "Estimator(...) without model_fn: TF raised TypeError (model_fn is required); "
                                      "pass the model function as model_fn=...", call))
@@ -632,7 +547,7 @@ class Analysis:
             raise Blocked(CODE, "warm_start_from chosen between two settings by a condition is not converted yet",
                           value.node)
         if isinstance(node, cst.Call) and self.tf(node.func, r.value.file) == "estimator.WarmStartSettings":
-            args = bind_values(node, _WARM_START, "WarmStartSettings", r.value.file, r.value.env)
+            args = bind_values(node, WARM_START_ARGS, "WarmStartSettings", r.value.file, r.value.env)
             if "var_name_to_vocab_info" in args and not is_literal(args["var_name_to_vocab_info"].node, None):
                 raise Blocked(CODE, "WarmStartSettings(var_name_to_vocab_info=...) is not converted: remapping "
                                     "vocabulary rows has no generated equivalent yet", args["var_name_to_vocab_info"].node)
@@ -737,8 +652,8 @@ class Analysis:
         if value is not None and not is_literal(value.node, None):
             config = self.config_values(value, trail, tpu=tpu)
         for key, v in list(config.items()):
-            if key in _RUN_CONFIG_DROPPED:
-                self.notes.append((CODE, f"RunConfig({key}=...) dropped: {_RUN_CONFIG_DROPPED[key]}", v.node))
+            if key in RUN_CONFIG_DROPPED:
+                self.notes.append((CODE, f"RunConfig({key}=...) dropped: {RUN_CONFIG_DROPPED[key]}", v.node))
                 if key == "save_summary_steps":  # the custom loop of a model_fn with scalar summaries takes it back
                     self.summary_steps[id(call)] = v
                 del config[key]
@@ -765,16 +680,16 @@ class Analysis:
             raise Blocked(CODE_KIND, "TPUEstimator(config=tf.estimator.RunConfig(...)): TF1 raised ValueError "
                                      "(`config` must be a tf.compat.v1.estimator.tpu.RunConfig)", node)
         if isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
-            unknown = [a for a in node.args if a.keyword is not None and a.keyword.value not in _RUN_CONFIG]
-            if unknown:  # _RUN_CONFIG is TF 2.15's whole signature
+            unknown = [a for a in node.args if a.keyword is not None and a.keyword.value not in RUN_CONFIG_ARGS]
+            if unknown:  # RUN_CONFIG_ARGS is TF 2.15's whole signature
                 raise Blocked(CODE, f"RunConfig has no argument '{unknown[0].keyword.value}': tf.estimator.RunConfig "
                                     "(TF 2.15) raises TypeError for it, so the original does not run there either; "
                                     "pass only RunConfig's arguments (a strategy goes in train_distribute=...)",
                               unknown[0])
-            return bind_values(node, _RUN_CONFIG, "RunConfig", file, r.value.env)
+            return bind_values(node, RUN_CONFIG_ARGS, "RunConfig", file, r.value.env)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "replace":
             base = self.config_values(Value(node.func.value, file, r.value.env), trail, tpu=tpu)
-            base.update(bind_values(node, _RUN_CONFIG, "RunConfig.replace", file, r.value.env, keywords_only=True))
+            base.update(bind_values(node, RUN_CONFIG_ARGS, "RunConfig.replace", file, r.value.env, keywords_only=True))
             return base
         if isinstance(node, cst.IfExp):
             # `a if test else b`: each setting is the same in both, or becomes `x if test else y`
@@ -853,11 +768,11 @@ class Analysis:
             use = Use("train_and_evaluate", call, file, args["estimator"].node)
             errors = []  # the TrainSpec's, the EvalSpec's and the exporters' blockers, each reported
             try:
-                use.train = self.spec(args["train_spec"], "TrainSpec", _TRAIN_SPEC, site)
+                use.train = self.spec(args["train_spec"], "TrainSpec", TRAIN_SPEC_ARGS, site)
             except Blocked as blocked:
                 errors.append(blocked)
             try:
-                use.evaluate = self.spec(args["eval_spec"], "EvalSpec", _EVAL_SPEC, site)
+                use.evaluate = self.spec(args["eval_spec"], "EvalSpec", EVAL_SPEC_ARGS, site)
                 exporters = use.evaluate.pop("exporters", None)
                 if exporters is not None:  # (a BestExporter's check reads the TrainSpec's max_steps: not when blocked)
                     use.exporters = self.exporters(exporters, site, use.train.get("max_steps"), train_read=not errors)
@@ -889,7 +804,7 @@ class Analysis:
                                      "predict and train_and_evaluate are)", call)
         if method == "train":
             strategies.refuse_estimator_train(site.original_kinds, call)
-            args = bind_values(call, _TRAIN, "train", file)
+            args = bind_values(call, TRAIN_ARGS, "train", file)
             if "saving_listeners" in args and not is_literal(args["saving_listeners"].node, None):
                 raise Blocked(CODE, "train(saving_listeners=...) is not converted yet: run their code after the "
                                     "migrated training saves its checkpoints", args["saving_listeners"].node)
@@ -917,7 +832,7 @@ class Analysis:
                     train[key] = stop[key]
             site.uses.append(Use("train", call, file, func.value, train=train))
         elif method == "evaluate":
-            args = bind_values(call, _EVALUATE, "evaluate", file)
+            args = bind_values(call, EVALUATE_ARGS, "evaluate", file)
             if "hooks" in args:
                 self.hooks(args.pop("hooks"), site, "evaluate")
             checkpoint = args.pop("checkpoint_path", None)
@@ -944,7 +859,7 @@ class Analysis:
     def _predict(self, site: Site, call: cst.Call, file: FileIndex, receiver) -> Use:
         """`est.predict(input_fn, ...)` after the Estimator trained in the same function: the Estimator restored
         the checkpoint training ended with, which are the weights the migrated model holds at that point."""
-        args = bind_values(call, _PREDICT, "predict", file)
+        args = bind_values(call, PREDICT_ARGS, "predict", file)
         if "input_fn" not in args:
             raise Blocked(CODE, "predict() without input_fn", call)
         if "hooks" in args:
@@ -961,7 +876,7 @@ class Analysis:
     def _export(self, site: Site, call: cst.Call, file: FileIndex, receiver, method: str) -> Use:
         """`est.export_saved_model(base, build_parsing_serving_input_receiver_fn(spec))` after training in the same
         function: the same serving signature (serialized tf.Example "examples" in, the PREDICT outputs out)."""
-        args = bind_values(call, _EXPORT if method == "export_saved_model" else _EXPORT_SAVEDMODEL, method, file)
+        args = bind_values(call, EXPORT_ARGS if method == "export_saved_model" else EXPORT_SAVEDMODEL_ARGS, method, file)
         for key in ("export_dir_base", "serving_input_receiver_fn"):
             if key not in args:
                 raise Blocked(CODE, f"{method}() without {key}", call)
@@ -1171,13 +1086,13 @@ class Analysis:
         return not any(isinstance(t.target, cst.Attribute) and code(t.target) == text for t in targets[1])
 
     def receiver(self, value: Value, site: Site) -> dict:
-        """serving_input_receiver_fn (rules/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
+        """serving_input_receiver_fn (rules/planners/receivers.py): build_parsing_serving_input_receiver_fn's arguments, or
         a hand-written receiver function ({"receiver_fn": its expression, "single_feature": ...})."""
         r = self.program.resolve(value)
         node = r.node
         path = self.tf(node.func, r.value.file) if isinstance(node, cst.Call) else None
         if path == receiver_rules.PARSING:
-            receiver_args = bind_values(node, _PARSING_RECEIVER, "build_parsing_serving_input_receiver_fn",
+            receiver_args = bind_values(node, PARSING_RECEIVER_ARGS, "build_parsing_serving_input_receiver_fn",
                                         r.value.file, r.value.env)
             if "feature_spec" not in receiver_args:
                 raise Blocked(CODE, "build_parsing_serving_input_receiver_fn() without feature_spec", node)
@@ -1224,7 +1139,7 @@ class Analysis:
 
     def hooks(self, value: Value, site: Site, where: str) -> dict[str, Value]:
         """The hooks a list attaches: observing hooks are dropped with a note, StopAtStepHook gives the step
-        training stops at ({"last_step": v} or {"num_steps": v}); every other hook blocks (rules/hooks.py)."""
+        training stops at ({"last_step": v} or {"num_steps": v}); every other hook blocks (rules/planners/hooks.py)."""
         if is_literal(value.node, None) or _empty(value.node):
             return {}
         r = self.program.resolve(value)
@@ -1338,7 +1253,7 @@ class Analysis:
     def logging_hook(self, call: cst.Call, value: Value, site: Site) -> tuple[list, dict]:
         """`LoggingTensorHook(tensors, every_n_iter | every_n_secs[, formatter])` on training, its tensors named
         by strings: ([(tag, name, node)] in TF1's logging order, {argument: Value}); the names are looked up in the
-        model_fn's plan (program.py); else Blocked saying what to do (rules/hooks.py)."""
+        model_fn's plan (program.py); else Blocked saying what to do (rules/planners/hooks.py)."""
         from . import canned, keras_estimator
 
         args = bind_values(call, hook_rules.LOGGING_ARGS, "LoggingTensorHook", value.file, value.env,
@@ -1382,7 +1297,7 @@ class Analysis:
 
     def step_counter(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
         """`StepCounterHook(every_n_steps | every_n_secs[, output_dir])` on training → {argument: Value} for the
-        generated StepCounter (rules/hooks.py); Blocked saying what to do."""
+        generated StepCounter (rules/planners/hooks.py); Blocked saying what to do."""
         from . import canned, keras_estimator
 
         args = bind_values(call, hook_rules.STEP_COUNTER_ARGS, "StepCounterHook", value.file, value.env,
@@ -1401,7 +1316,7 @@ class Analysis:
     def saver_hook(self, call: cst.Call, value: Value, site: Site) -> dict[str, Value]:
         """`CheckpointSaverHook(checkpoint_dir, save_steps=N[, checkpoint_basename=...])` on training: the
         generated EstimatorCheckpoints writes to checkpoint_dir instead of model_dir, as the Estimator, which added
-        no checkpoint saver of its own then (rules/hooks.py); else Blocked saying what to do."""
+        no checkpoint saver of its own then (rules/planners/hooks.py); else Blocked saying what to do."""
         args = bind_values(call, hook_rules.SAVER_ARGS, "CheckpointSaverHook", value.file, value.env,
                            rule=hook_rules.CODE)
         given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
@@ -1421,7 +1336,7 @@ class Analysis:
 
     def _hook_class(self, call: cst.Call, file: FileIndex):
         """The CallbackPlan of `MyHook(...)` where MyHook is a SessionRunHook subclass of the program; None when
-        the call is not one (Blocked when the class cannot be converted exactly, rules/hooks.py)."""
+        the call is not one (Blocked when the class cannot be converted exactly, rules/planners/hooks.py)."""
         r = self.program.resolve(Value(call.func, file))
         cls = r.node
         if not (isinstance(cls, cst.ClassDef) and len(cls.bases) >= 1
@@ -1501,8 +1416,8 @@ class Analysis:
                 seen.add(id(stmt))
                 self._drop_import(stmt, file, doomed)
                 continue
-            targets = _statement_bindings(stmt, file)
-            if all(id(t) in doomed for t in targets) and _deletable(stmt):
+            targets = statement_bindings(stmt, file)
+            if all(id(t) in doomed for t in targets) and deletable(stmt):
                 seen.add(id(stmt))
                 self.deleted.append((stmt, file))
         gone = {id(s) for s, _ in self.deleted}
@@ -1876,7 +1791,7 @@ def resumes(site: Site) -> bool:
 
 def loop_writes_checkpoints(site: Site) -> bool:
     """Custom loop target, a model_fn Estimator resuming from its model_dir (not canned, not parameter servers):
-    the generated trainer writes the Estimator's checkpoints, or a CheckpointSaverHook's (rules/hooks.py)."""
+    the generated trainer writes the Estimator's checkpoints, or a CheckpointSaverHook's (rules/planners/hooks.py)."""
     from . import canned
 
     return site.target != "keras" and resumes(site) and not canned.is_canned(site)
@@ -1915,21 +1830,6 @@ def _what(b: Binding) -> str:
     return "config/spec value" if b.kind != "def" else "config/spec helper"
 
 
-def _statement_bindings(stmt, file: FileIndex) -> list[Binding]:
-    found = []
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        scope = file.scope_of(stmt)
-        return [b for b in scope.bindings.get(stmt.name.value, []) if b.node is stmt]
-    if isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            if isinstance(small, cst.Assign):
-                for t in small.targets:
-                    for name in target_names(t.target):
-                        scope = file.scope_of(name)
-                        found += [b for b in scope.bindings.get(name.value, []) if b.node is name]
-    return found
-
-
 def _without_aliases(imp: cst.ImportFrom, original: tuple, gone: set[int]) -> cst.ImportFrom:
     """The import without the aliases whose original node is in `gone` (positions match the original's)."""
     kept = [new for old, new in zip(original, imp.names) if id(old) not in gone]
@@ -1948,12 +1848,6 @@ def _import_instead(imp: cst.ImportFrom, original: tuple, alias: cst.ImportAlias
     kept = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in kept[:-1]] + \
         [kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
     return imp.with_changes(names=kept)
-
-
-def _deletable(stmt) -> bool:
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return True
-    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, cst.Assign) for s in stmt.body)
 
 
 def closure_factory(fn: FunctionRef):
@@ -2025,25 +1919,6 @@ def _names(signature: list[str]) -> str:
 
 def _empty(node) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
-
-
-def bind_values(call: cst.Call, signature: list[str], what: str, file: FileIndex, env=(), keywords_only=False,
-                rule: str = CODE) -> dict[str, Value]:
-    """A call's arguments mapped onto a known signature, as Values (with the environment they were reached in)."""
-    bound: dict[str, Value] = {}
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            raise Blocked(rule, f"{what}: *args/**kwargs cannot be mapped safely; pass arguments by name", call)
-        if arg.keyword is None:
-            if keywords_only or index >= len(signature):
-                raise Blocked(rule, f"{what}: too many positional arguments", call)
-            bound[signature[index]] = Value(arg.value, file, env)
-        else:
-            name = arg.keyword.value
-            if name not in signature:
-                raise Blocked(rule, f"{what}: argument '{name}' is not converted", arg)
-            bound[name] = Value(arg.value, file, env)
-    return bound
 
 
 class Emitter:
@@ -2243,7 +2118,7 @@ class Emitter:
                                                                  if u.file is self.file]
         checkpoints = []
         if any(keras_resumes(s) for s in fed):  # the Estimator's checkpoints, written and read back by the fit
-            from .program import support
+            from ..emit.assembly import support
 
             checkpoints = [support(name) for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
@@ -2255,8 +2130,8 @@ class Emitter:
     def nan_support(self, edits) -> None:
         """Keras target: the NanLossCheck callback class (templates/nan_loss_check.py.j2), once, above the first
         module-level statement of this file that trains an Estimator: every Estimator's training raised
-        NanLossDuringTrainingError after the first step whose loss was NaN (rules/hooks.py)."""
-        from .program import support
+        NanLossDuringTrainingError after the first step whose loss was NaN (rules/planners/hooks.py)."""
+        from ..emit.assembly import support
 
         nodes = training_calls(self.analysis, self.file)
         if not nodes:

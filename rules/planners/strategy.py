@@ -42,7 +42,8 @@ from tfmigrate.visitors import Transformer
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, generated, is_literal
+from ..facts.calls import bind, code, is_literal
+from ..emit.wrap import generated
 
 CODE = "TFM701"
 CODE_REFUSED = "TFM702"

@@ -15,7 +15,7 @@ attribute and the same loop in `call()`.
 Why exact: same formulas and defaults; default kernel initializer is glorot_uniform on both sides (the random
 stream differs, which `verify` removes by copying the initial weights).
 batch_normalization/BatchNormalization (tf.compat.v1) becomes a generated `TF1BatchNormalization`
-(rules/templates/canned_head.py.j2), not keras.layers.BatchNormalization: TF 2.15 ran the layer in the Estimator's
+(rules/emit/templates/canned_head.py.j2), not keras.layers.BatchNormalization: TF 2.15 ran the layer in the Estimator's
 graph with `fused=None` meaning fused when the input is 4-D or 5-D with the channels first or last
 (FusedBatchNormV3: the variance it returns for the moving average is Bessel-corrected, n/(n-1), and the average
 moves as var - (var - value) * (1 - float32(momentum)) in float32); otherwise tf.nn.moments,
@@ -54,7 +54,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from ._args import bind, code, is_literal
+from ..facts.calls import bind, code, is_literal
 
 CODE = "TFM101"
 
@@ -97,7 +97,7 @@ KERAS_POSITIONAL = {"Conv2D": 6}
 _BLOCKED_ARGS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "beta_regularizer",
                  "gamma_regularizer", "renorm_clipping", "virtual_batch_size", "adjustment"}
 _DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: kept for TF1BatchNormalization only; reuse checked below; name re-set
-TF1_BATCH_NORM = "TF1BatchNormalization"  # the generated class (rules/templates/canned_head.py.j2)
+TF1_BATCH_NORM = "TF1BatchNormalization"  # the generated class (rules/emit/templates/canned_head.py.j2)
 
 # TF1 initializer factories → Keras initializer expressions; defaults spelled out where Keras differs.
 _INITIALIZERS = {

@@ -31,7 +31,7 @@ from tfmigrate.visitors import _WALK, Transformer, Visitor, walk, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
-from .tfnames import normalise
+from ..facts.tfnames import normalise
 
 CODE = "TFM001"
 

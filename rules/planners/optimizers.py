@@ -49,14 +49,15 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import shared
 
-from ._args import bind, code, generated, is_literal, literal
+from ..facts.calls import bind, code, is_literal, literal
+from ..emit.wrap import generated
 
 CODE = "TFM301"
 CODE_INEXACT = "TFM302"
 CODE_DECAY = "TFM311"
 
 _TAIL = ["use_locking", "name"]
-_OPTIMIZERS = {
+OPTIMIZERS = {
     "GradientDescentOptimizer": ["learning_rate", *_TAIL],
     "MomentumOptimizer": ["learning_rate", "momentum", "use_locking", "name", "use_nesterov"],
     "AdamOptimizer": ["learning_rate", "beta1", "beta2", "epsilon", *_TAIL],
@@ -197,7 +198,7 @@ class OptimizerPlan:
 
 
 def optimizer_name(tf_path: str | None) -> str | None:
-    if tf_path and tf_path.startswith("train.") and tf_path[len("train."):] in _OPTIMIZERS:
+    if tf_path and tf_path.startswith("train.") and tf_path[len("train."):] in OPTIMIZERS:
         return tf_path[len("train."):]
     return None
 
@@ -229,7 +230,7 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
 
     `profile` is the Keras the program will run on: "keras3", or "tf_keras" (parameter-server programs).
     """
-    args = bind(call, _OPTIMIZERS[name], f"tf.train.{name}", CODE)
+    args = bind(call, OPTIMIZERS[name], f"tf.train.{name}", CODE)
     if profile == "tf_keras":
         if name == "RMSPropOptimizer" or (name == "MomentumOptimizer" and schedule_used):
             raise Blocked(CODE, f"tf.train.{name} needs a TF1-exact Keras 3 optimizer tfmigrate generates; "
