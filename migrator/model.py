@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .visitors import _SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
+from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
 from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
 
@@ -197,7 +197,7 @@ class _Indexer(Visitor):
                 if t is tuple or t is list:
                     for child in value:
                         on_visit(child)
-                elif value is not None and t is not _SENTINEL:
+                elif value is not None and t is not SENTINEL:
                     on_visit(value)
         if leave is not None:
             leave(self, node)

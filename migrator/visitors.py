@@ -71,7 +71,7 @@ def _trivia() -> tuple[type, ...]:
 # nodes; no read-only visitor of tfmigrate looks at them (Visitor refuses a subclass with a visit_/leave_ method
 # for one), so its walk does not enter them.
 TRIVIA = _trivia()
-_WALK: dict[type, tuple[str, ...]] = {}
+WALK: dict[type, tuple[str, ...]] = {}
 
 
 def _classes(annotation) -> list:
@@ -91,13 +91,13 @@ def _only_trivia(annotation) -> bool:
 
 def walked_fields(kind: type) -> tuple[str, ...]:
     """`child_fields(kind)` without the fields that can hold only TRIVIA (read once from the field annotations)."""
-    fields = _WALK.get(kind)
+    fields = WALK.get(kind)
     if fields is None:
         try:
             hints = typing.get_type_hints(kind)
         except Exception:  # an annotation this Python cannot evaluate: walk every field
             hints = {}
-        fields = _WALK[kind] = tuple(f for f in child_fields(kind) if f not in hints or not _only_trivia(hints[f]))
+        fields = WALK[kind] = tuple(f for f in child_fields(kind) if f not in hints or not _only_trivia(hints[f]))
     return fields
 
 
@@ -161,7 +161,7 @@ class Visitor(_Dispatch, cst.CSTVisitor):
                             child._visit_and_replace_children(self)
                         if on_leave is not None:
                             on_leave(child)
-                elif value is not None and t is not _SENTINEL:
+                elif value is not None and t is not SENTINEL:
                     if on_visit(value):
                         value._visit_and_replace_children(self)
                     if on_leave is not None:
@@ -177,7 +177,7 @@ class Visitor(_Dispatch, cst.CSTVisitor):
 
 
 _VISITOR_BASES = frozenset({Visitor, _Dispatch, object})
-_SENTINEL = cst.MaybeSentinel
+SENTINEL = cst.MaybeSentinel
 
 
 def walk(node: cst.CSTNode, visitor: Visitor) -> None:

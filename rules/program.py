@@ -58,7 +58,7 @@ from tfmigrate.edits import Edits, TextBlocks, shared
 from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
-from . import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
+from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners,
                        strategy, variables)
 from .planners.generated_names import Settled, ast_read, compat_names

@@ -1342,7 +1342,7 @@ _HEADS = {  # head → (loss class, loss args); the metrics are the head's (rule
 
 def model_plan(sites: list, context):
     """(plan, target, builder name, parameter server?, notes) for one canned estimator, like program._model_plan."""
-    from .. import ROOTS as TF_ROOTS
+    from ..facts.words import ROOTS as TF_ROOTS
     from ..facts.reading import export_kinds, module_level_names, reading_sites
     from tfmigrate.names import build_import_table
 

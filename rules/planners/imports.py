@@ -27,7 +27,7 @@ from keyword import iskeyword
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from tfmigrate.visitors import _WALK, Transformer, Visitor, walk, walked_fields
+from tfmigrate.visitors import WALK, Transformer, Visitor, walk, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
@@ -196,7 +196,7 @@ class LeftoverNames(Transformer):
         def walk(node) -> None:
             if self.on_visit(node):
                 stack.append(id(node))
-                fields = _WALK.get(type(node))
+                fields = WALK.get(type(node))
                 for name in walked_fields(type(node)) if fields is None else fields:
                     value = getattr(node, name)
                     if type(value) is tuple or type(value) is list:
@@ -249,7 +249,7 @@ class LeftoverNames(Transformer):
         bindings, original, quiet, interesting = self.table.bindings, self.original, self.quiet, self.interesting
         if quiet is None:
             quiet = self.quiet = {}
-        walk_fields, name_type, sentinel = _WALK, cst.Name, cst.MaybeSentinel
+        walk_fields, name_type, sentinel = WALK, cst.Name, cst.MaybeSentinel
 
         def holds(node) -> bool:  # a new node: whether a Name the table binds is in it; its quiet children noted
             kind = type(node)

@@ -13,16 +13,16 @@ import json
 import os
 import threading
 
-from predictions_capture import _encode
+from predictions_capture import encode
 
 _STATE = threading.local()
 
 
 def _record(path, result):
     if isinstance(result, dict):
-        row = {str(k): _encode(v) for k, v in result.items()}
+        row = {str(k): encode(v) for k, v in result.items()}
     else:
-        row = {"<unnamed>": _encode(result)}
+        row = {"<unnamed>": encode(result)}
     with open(path, "a") as fh:
         fh.write(json.dumps(row) + "\n")
 

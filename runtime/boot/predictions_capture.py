@@ -11,7 +11,7 @@ import json
 import os
 
 
-def _encode(value):
+def encode(value):
     import numpy as np
 
     array = np.asarray(value)
@@ -23,7 +23,7 @@ def _encode(value):
 
 
 def _record(path, item):
-    row = {k: _encode(v) for k, v in item.items()} if isinstance(item, dict) else {"": _encode(item)}
+    row = {k: encode(v) for k, v in item.items()} if isinstance(item, dict) else {"": encode(item)}
     with open(path, "a") as fh:
         fh.write(json.dumps(row) + "\n")
 

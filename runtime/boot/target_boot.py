@@ -730,7 +730,7 @@ def _patch_evaluations():
 
     _SUBCLASS_HOOKS.append(record)
 
-    # The generated custom-loop trainer (rules/templates/ctl_trainer.py.j2) is a plain class: recognise it, as
+    # The generated custom-loop trainer (rules/emit/templates/ctl_trainer.py.j2) is a plain class: recognise it, as
     # it is created, by the methods the template gives it (train, evaluate, _evaluate_once).
     import builtins
 

@@ -1,0 +1,25 @@
+"""The layers of the code (.importlinter, docs/contributing.md) hold: import-linter's contracts pass, and the
+private-names contract catches what it is meant to."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from tools.importlint_private_names import violations  # noqa: E402
+
+
+def test_import_contracts_are_kept():
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "lint_imports.py")], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "0 broken" in run.stdout
+
+
+def test_private_names_contract_sees_both_spellings(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("from .driver import _deletable, Site\nfrom . import program\nimport os\n"
+                 "x = program._emit(1)\ny = os._exit\nz = program.__name__\n")
+    assert violations(str(f)) == [(1, "from .driver import _deletable"), (4, "program._emit"), (5, "os._exit")]
