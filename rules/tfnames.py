@@ -146,7 +146,7 @@ def upgrade_call(call: cst.Call, path: str, alias: str) -> tuple[cst.Call, list[
     table = v1_names()
     notes = []
     warning = table.warnings.get(path)
-    if warning is not None:
+    if warning is not None and not (table.rename(path) or "").startswith("compat.v1."):  # (compat.v1: TF1's own)
         notes.append(f"tf.{path}: {warning.replace('<function name>', 'tf.' + path)}")
     args = list(call.args)
     if path in table.casts:
