@@ -86,12 +86,14 @@ class V1Names:
         self.renames: dict[str, str] = doc["renames"]
         self.modules = frozenset(doc["modules"])
         self.in_v2 = frozenset(doc["in_v2"])  # TF2 has the name too, for another object (changed meaning)
+        self.same = frozenset(doc["same"])  # TF2 has the name, for the same object
         self.gone = frozenset(doc["gone"])  # TF 2.21 dropped even tf.compat.v1.<path>
         self.keywords: dict[str, dict] = doc["keywords"]
         self.reorders: dict[str, list] = doc["reorders"]
         self.warnings: dict[str, str] = doc["warnings"]
         self.module_warnings: dict[str, str] = doc["module_warnings"]
         self.casts = frozenset(doc["casts"])
+        self.transformed = frozenset(doc["transformed"])  # tf_upgrade_v2 rewrites these calls by hand-written code
 
     @lru_cache(maxsize=4096)
     def rename(self, path: str) -> str | None:
@@ -158,8 +160,12 @@ def upgrade_call(call: cst.Call, path: str, alias: str) -> tuple[cst.Call, list[
         dtype = path[len("to_"):]
         dtype = _CAST_DTYPES.get(dtype, dtype)
         first = args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args = [first, _keyword("dtype", cst.Attribute(cst.Name(alias), cst.Name(dtype)), bool(rest)), *rest]
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args = [first, *rest, _keyword("dtype", cst.Attribute(cst.Name(alias), cst.Name(dtype)), False)]
         return call.with_changes(func=cst.Attribute(cst.Name(alias), cst.Name("cast")), args=args), notes
+    if (table.rename(path) or "").startswith("compat.v1."):
+        return call, notes  # the very TF1 function: its TF1 arguments stay (the tables describe the TF2 one)
     order = table.reorders.get(path)
     if order is not None and not any(a.star for a in args):
         positional = [a for a in args if a.keyword is None]

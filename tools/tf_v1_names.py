@@ -128,6 +128,8 @@ def build(legacy: dict, target: dict) -> dict:
         "modules": sorted(m for m in modules_v1 if m in renames),
         "in_v2": sorted(p for p in renames if p in v2),  # a TF2 name too, of another object: changed meaning
         "gone": sorted(gone),
+        # the same object (or module) under the same name in TF2: kept as written
+        "same": sorted(p for p in same | (modules_v1 & v2) if p not in renames),
         "keywords": keep(legacy["keywords"]),
         "reorders": keep(legacy["reorders"]),
         "warnings": keep({k: v for k, v in legacy["warnings"].items() if not k.startswith("*")}),
