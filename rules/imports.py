@@ -130,8 +130,10 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
     root = path.split(".")[0]
     # TensorFlow's own v1→v2 table (tfnames.V1Names); a name TF2 also has, for another object, keeps the
     # curated answers below first (tf.data.Dataset: DatasetV1 and V2 read the same here)
+    if path in _CHANGED_IN_TF2:  # (kept blocked: in a converted model_fn dropout must follow Keras' training flag)
+        return None
     new = v1_names().rename(path) if path else None
-    if new is not None and (path not in v1_names().in_v2 or path in _CHANGED_IN_TF2 or not _curated(path, root)
+    if new is not None and (path not in v1_names().in_v2 or not _curated(path, root)
                             or path in v1_names().transformed and new.startswith("compat.v1.")):
         return f"{tf2_alias}.{new}"
     if path in v1_names().same:
