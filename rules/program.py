@@ -392,9 +392,10 @@ def migrate(module: cst.Module, context) -> cst.Module:
                 edits.delete(line)
             new_module = edits.apply(module, file.parent)
         alias, imported = _tf2_alias(module, table)
-        new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file)
+        leftover_notes = []
+        new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
         context.replace_text(TF, tf_name)
-        for _, note in seed_drops:
+        for note in [*(note for _, note in seed_drops), *leftover_notes]:
             context.note(*note)
         return new_module
     names = TFNames(program=program, file=file)
@@ -539,7 +540,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
-                                       blocks.texts() if blocks is not None else (), settled)
+                                       blocks.texts() if blocks is not None else (), settled, notes)
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)
@@ -1763,7 +1764,8 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
 
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
-                 index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None) -> cst.Module:
+                 index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None,
+                 notes: list | None = None) -> cst.Module:
     alias = tf_name if imported else None
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
@@ -1810,7 +1812,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
 
     statements = {id(now(b)): now(b) for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(now(b)) for n in kept for b in table.bindings[n] if b.kind == "alias"}
-    leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet)
+    leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet,
+                                     notes)  # (tf_upgrade_v2's warnings on the calls it renames: notes)
     module = leftover.apply(module)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}

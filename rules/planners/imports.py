@@ -31,7 +31,7 @@ from tfmigrate.visitors import WALK, Transformer, Visitor, walk, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
-from ..facts.tfnames import normalise
+from ..facts.tfnames import normalise, upgrade_call, v1_names
 
 CODE = "TFM001"
 
@@ -117,12 +117,27 @@ def _is_v1(dotted: str) -> bool:
     return ".compat.v1" in dotted
 
 
+def _curated(path: str, root: str) -> bool:
+    return root in _KEPT_AS_COMPAT or root in _SAME_IN_TF2 or any(
+        path == p or path.startswith(p + ".") for p in _SAME_IN_TF2 if "." in p)
+
+
 def tf2_name(dotted: str, tf2_alias: str) -> str | None:
     """The TF2 spelling of a resolved TF reference, or None when TF2 has no same-meaning name."""
     path = normalise(dotted)
     if path is None:
         return None
     root = path.split(".")[0]
+    # TensorFlow's own v1→v2 table (tfnames.V1Names); a name TF2 also has, for another object, keeps the
+    # curated answers below first (tf.data.Dataset: DatasetV1 and V2 read the same here)
+    if path in _CHANGED_IN_TF2:  # (kept blocked: in a converted model_fn dropout must follow Keras' training flag)
+        return None
+    new = v1_names().rename(path) if path else None
+    if new is not None and (path not in v1_names().in_v2 or not _curated(path, root)
+                            or path in v1_names().transformed and new.startswith("compat.v1.")):
+        return f"{tf2_alias}.{new}"
+    if path in v1_names().same:
+        return f"{tf2_alias}.{path}"
     if path in _CHANGED_IN_TF2:
         return None
     if root in _KEPT_AS_COMPAT:
@@ -140,8 +155,9 @@ class LeftoverNames(Transformer):
     local names are collected only when a reference inside it needs them."""
 
     def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
-                 kept: set[str] = frozenset(), index=None, quiet: dict | None = None):
+                 kept: set[str] = frozenset(), index=None, quiet: dict | None = None, notes: list | None = None):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
+        self.notes = notes  # (code, message, node) of tf_upgrade_v2's warnings on the calls it rewrites
         self.kept = kept  # names bound to v1 modules TF2 still has: their uses stay as written
         self.skip: set[int] = set()  # ids of Name nodes that are attribute or keyword names, not references
         self.skip_statements = skip_statements  # the import/alias lines themselves
@@ -240,7 +256,8 @@ class LeftoverNames(Transformer):
             return Blocked(CODE, f"tf.{path} is left over after the conversion: it is converted only as part of an "
                                  "Estimator program tfmigrate converts (an input_fn passed to train/evaluate/predict, "
                                  "a spec, a hook); TF2 has no tf.estimator, so use it that way or remove it", original)
-        return Blocked(CODE, f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
+        why = v1_names().why_not(path)
+        return Blocked(CODE, why or f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
 
     def _quiet_new(self, module: cst.Module) -> None:
         """Adds to `quiet` every largest subtree that is not of the original tree (generated code, parsed) and holds
@@ -351,10 +368,22 @@ class LeftoverNames(Transformer):
             return dotted
         path = normalise(dotted) or ""
         root = path.split(".")[0]
-        return dotted if root in _V1_ONLY_ROOTS or (root[:1].isalpha() and root not in _TF2_TOP_LEVEL) else None
+        return dotted if root in _V1_ONLY_ROOTS or (root[:1].isalpha() and root not in _TF2_TOP_LEVEL) \
+            or v1_names().known(path) else None
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._rewrite(original, updated)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if self.found is not None or type(original.func) not in (cst.Name, cst.Attribute):
+            return updated
+        dotted = self._resolvable(original.func)
+        if dotted is None:
+            return updated
+        new, notes = upgrade_call(updated, normalise(dotted), self.tf2_alias)
+        if self.notes is not None:
+            self.notes.extend((CODE, message, original) for message in notes)
+        return new
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return self._rewrite(original, updated)

@@ -787,7 +787,7 @@ def test_a_helper_nothing_calls_reports_its_blockers_beside_the_model_fns():
     assert [(c, line) for c, line, _ in found(DEAD_HELPERS)] == [("TFM501", 10), ("TFM001", 19), ("TFM001", 23)]
     messages = [d.message for d in blocked(DEAD_HELPERS).diagnostics]
     assert messages[1].startswith("tf.estimator.RunConfig is left over after the conversion")
-    assert messages[2].startswith("tf.contrib.distribute.MirroredStrategy has no same-meaning TF2 name")
+    assert messages[2].startswith("tf.contrib.distribute.MirroredStrategy has no TF2 name: tf.contrib was removed")
     # the model_fn fixed: the helpers' blockers are exactly what remains, each at its line
     fixed = DEAD_HELPERS.replace("    while logits is None:\n        pass\n", "")
     assert [(c, line) for c, line, _ in found(fixed)] == [("TFM001", 17), ("TFM001", 21)]
