@@ -220,15 +220,16 @@ def export(data: bytes) -> tuple[str, list[str]]:
             parts.append("".join(f"# {line}" for line in text.splitlines(True)) + "\n\n")
             dropped.append(f"cell {k + 1}: {text.splitlines()[0].strip()} (cell magic)")
             continue
-        lines = text.splitlines(True)
+        lines, here = text.splitlines(True), []
         for first, last in reversed(_magic_lines(text)):
             original = "".join(lines[first:last + 1])
             indent = original[:len(original) - len(original.lstrip(" \t"))]
-            dropped.append(f"cell {k + 1}: {original.strip()}")
+            here.insert(0, f"cell {k + 1}: {original.strip()}")
             lines[first:last + 1] = [f"{indent}pass  # IPython, dropped: {original.strip()!r}\n"]
+        dropped += here
         body = "".join(lines)
         parts.append(body + ("\n" if body and not body.endswith("\n") else "") + "\n")
-    return "".join(parts), sorted(dropped, key=lambda d: int(d.split(":")[0].split()[1]))
+    return "".join(parts), dropped
 
 
 def migrate(path: str, options, words, finding: tuple[str, str]):
