@@ -115,7 +115,7 @@ class Program:
             ending = original[len(original.rstrip("\r\n")):]
             indent = original[:len(original) - len(original.lstrip(" \t"))]
             lines[first:last + 1] = [f"{indent}pass  # {self.tag} magic {len(self.magics)}{ending}"]
-            self.magics.append(original.rstrip("\r\n"))
+            self.magics.append(original[len(indent):].rstrip("\r\n"))  # (the placeholder keeps the indent)
         return "".join(lines)
 
     def line_of(self, line: int) -> tuple[int, int]:
