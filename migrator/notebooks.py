@@ -56,8 +56,23 @@ def _is_cell_magic(text: str) -> bool:
     return first.lstrip().startswith("%%")
 
 
+def _compiles(text: str) -> bool:
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<cell>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def _magic_lines(text: str) -> list[tuple[int, int]]:
-    """(first, last) line numbers (0-based, inclusive) of each IPython line (with its backslash continuations)."""
+    """(first, last) line numbers (0-based, inclusive) of each IPython line (with its backslash continuations). A
+    cell that is Python as it stands has none: a `%` or `!=` that starts a line there continues an expression."""
+    if "%" not in text and "!" not in text and "?" not in text or _compiles(text):
+        return []
     lines = text.splitlines()
     found, i = [], 0
     while i < len(lines):

@@ -72,6 +72,15 @@ def test_ipython_lines_are_masked_and_come_back():
     assert program.line_of(program.text.splitlines().index("if True:") + 1) == (3, 1)
 
 
+def test_a_python_cell_keeps_its_lines_that_start_with_an_operator():
+    # `%` / `!=` at the start of a continuation line is Python, not IPython: masking it broke the cell's parse
+    cells = ["share = (done\n         % total)\nsame = (share\n        != 0)\n", "%ls\nz = 1"]
+    program = Program({"cells": [cell(c) for c in cells]})
+    compile(program.text, "<nb>", "exec")
+    assert "% total" in program.text and "magic" in program.text.split("cell 1")[1]
+    assert program.split(program.text) == cells
+
+
 def test_a_rewrite_that_loses_a_boundary_or_moves_an_ipython_line_is_refused():
     program = Program({"cells": [cell("import os\n%ls"), cell("x = 1\n"), cell("%%bash\nls\n")]})
     text = program.text
