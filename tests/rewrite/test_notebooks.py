@@ -182,3 +182,11 @@ def test_export_for_verify_drops_ipython_lines_with_notes(tmp_path):
     # no strategy in the notebook: verify runs it as one process, as for a .py
     assert verify.trainers_for(FIXTURES / "notebook_model_fn" / "original.ipynb") == (
         1, "original.ipynb sets no multi-worker train_distribute")
+
+
+def test_a_cell_that_does_not_parse_is_named(tmp_path):
+    path = notebook(tmp_path / "bad.ipynb", cell("import tensorflow as tf\n"),
+                    cell("x = 1\nest = tf.estimator.Estimator(\n"))
+    [result] = migrate_paths([path], Options(), jobs=1)
+    assert result.status == "failed" and result.output == result.source
+    assert result.error.startswith("code cell 2, line 2: "), result.error
