@@ -349,24 +349,16 @@ def _position(module: cst.Module, pos: tuple[int, int] | None, node: cst.CSTNode
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index) - 1
 
 
-def _notebook(path: str, words, finding: tuple[str, str]) -> FileResult:
-    """A Jupyter notebook is JSON, not Python: one whose code cells hold one of the rules' `words` gets the rules'
-    `finding` (code, message with `{name}` for the file's name): converted files are Python; the others are
-    skipped."""
-    import json
+def _notebook(path: str, options: Options, prefilter: bool) -> FileResult:
+    """A Jupyter notebook converted in place, its code cells as one program (tfmigrate.notebooks)."""
+    from tfmigrate.rules import NOTEBOOK_FINDING, PREFILTER
+
+    from .notebooks import migrate
 
     try:
-        data = Path(path).read_bytes()
-        cells = json.loads(data).get("cells", [])
-        code = "\n".join("".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", ""))
-                          for c in cells if isinstance(c, dict) and c.get("cell_type") == "code")
-    except (OSError, ValueError, AttributeError) as exc:
-        return FileResult(path, "failed", error=f"cannot read the notebook: {exc}")
-    if not any(word.decode() in code for word in words):
-        return FileResult(path, "skipped", data, data)
-    code, message = finding
-    return FileResult(path, "blocked", data, data, diagnostics=[Diagnostic(
-        code, message.format(name=Path(path).name), 1, 0, "error", path)])
+        return migrate(path, options, PREFILTER if prefilter else (), NOTEBOOK_FINDING)
+    except Exception as exc:  # a rule defect must not lose other files' results
+        return FileResult(path, "failed", error=f"internal error: {type(exc).__name__}: {exc}")
 
 
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
@@ -899,11 +891,10 @@ def migrate_paths(
     `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
     last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
     that use a skipped file's bytes (--out, unused-suppression reports) pass no index."""
-    from tfmigrate.rules import NAMES, NOTEBOOK_FINDING, PREFILTER, PROJECT_WORDS, ROOTS
+    from tfmigrate.rules import NAMES, PREFILTER, PROJECT_WORDS, ROOTS
 
     items = [str(p) for p in paths]
-    results: dict[str, FileResult] = {p: _notebook(p, PREFILTER, NOTEBOOK_FINDING) for p in items
-                                      if p.endswith(".ipynb")}
+    results: dict[str, FileResult] = {p: _notebook(p, options, prefilter) for p in items if p.endswith(".ipynb")}
     for result in results.values():
         if on_result:
             on_result(result)

@@ -130,6 +130,10 @@ def _say(text: str = "") -> None:
 def _unified_diff(result: FileResult, name: str) -> list[str]:
     import difflib
 
+    if name.endswith(".ipynb"):  # one diff per changed code cell, not one of the JSON
+        from .notebooks import cell_diff
+
+        return cell_diff(result.source, result.output, name)
     return list(difflib.unified_diff(
         result.source.decode("utf-8", "replace").splitlines(True),
         result.output.decode("utf-8", "replace").splitlines(True),

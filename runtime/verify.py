@@ -57,11 +57,38 @@ def check_program(what: str, path: Path) -> None:
         raise VerifyError(f"{what} {path} is not a regular file: verify expects a Python program file")
 
 
+def _program(path: Path, where: Path, what: str, say=None) -> Path:
+    """The program file to run for `path`: itself, or for a Jupyter notebook its code cells exported to a script
+    in `where` (IPython lines dropped, with a note; the notebook's directory first on sys.path, as in Jupyter)."""
+    if Path(path).suffix != ".ipynb":
+        return path
+    from tfmigrate.notebooks import NotebookError, export
+
+    try:
+        code, dropped = export(Path(path).read_bytes())
+    except (OSError, NotebookError) as exc:
+        raise VerifyError(f"{what} {path}: cannot read the notebook: {exc}") from None
+    where.mkdir(parents=True, exist_ok=True)
+    script = where / (Path(path).stem + ".py")
+    script.write_text(f"import sys\nsys.path.insert(0, {str(Path(path).resolve().parent)!r})\n\n" + code)
+    if say is not None:
+        say(f"{what} {Path(path).name} is a notebook: its code cells run as {script}"
+            + (f" (IPython lines dropped: {'; '.join(dropped)})" if dropped else ""))
+    return script
+
+
 def trainers_for(original: Path) -> tuple[int | None, str]:
     """(1, why) when every Estimator of ORIGINAL trains under no distribution strategy or an in-process one, as the
     rewrite's program model reads it (no TensorFlow); (None, "") when it needs a cluster or cannot be told."""
     from tfmigrate.engine import Options, explain_paths
 
+    if Path(original).suffix == ".ipynb":  # the notebook's code cells, as verify runs them
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                needed, _ = trainers_for(_program(original, Path(tmp), "ORIGINAL"))
+            except VerifyError:
+                return None, ""
+        return needed, f"{Path(original).name} sets no multi-worker train_distribute" if needed else ""
     try:
         plans = [p for p in explain_paths([Path(original)], Options()) if "estimator" in p]
     except Exception:  # an unreadable or unparsable program: verify reports that itself
@@ -86,6 +113,8 @@ def run(s: Settings, say=print, live=None) -> dict:
     if temporary:
         s.run_dir = Path(tempfile.mkdtemp(prefix="tfmigrate-verify-"))
     try:
+        s.original, s.migrated = (_program(p, s.run_dir / f"notebook-{side}", side.upper(), say)
+                                  for side, p in (("original", s.original), ("migrated", s.migrated)))
         result = _run(s, say, live)
     except (KeyboardInterrupt, cluster.ClusterError) as exc:
         interrupted = isinstance(exc, KeyboardInterrupt) or exc.kind == "interrupt"
