@@ -7,7 +7,7 @@ module only; nothing here is copied by hand.
 """
 from __future__ import annotations
 
-import os
+import re
 
 from mkdocs.structure.files import File
 
@@ -24,13 +24,6 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _source(rule, root: str) -> str:
-    """The rule module's file relative to the repository (an editable install), else its module name."""
-    module = ruledoc.module_of(rule)
-    path = os.path.relpath(module.__file__ or "", root)
-    return module.__name__ if path.startswith("..") else path.replace(os.sep, "/")
-
-
 def on_config(config):
     # the Rules section of the nav: the overview page, then one entry per code (a section whose first page is
     # its index, with Material's navigation.indexes)
@@ -41,9 +34,20 @@ def on_config(config):
     return config
 
 
+_HEAD = re.compile(r"^(Converts|Module|Fixtures \(original\.py → migrated\.py\)):", re.M)
+# docstrings are plain text wrapped at 120 columns: a line opening one of these starts its own paragraph
+_PARAGRAPH = re.compile(r"(?<=\S)\n(?=(Why exact|Why|Blocked|Example|Examples|Measured|Not converted)\b)")
+
+
+def page(rule) -> str:
+    """`tfmigrate rule CODE`'s text as Markdown: the registry lines as a list, the docstring's labelled parts as
+    paragraphs of their own (layout only: every word is the rule's own)."""
+    return _PARAGRAPH.sub("\n\n", _HEAD.sub(lambda m: f"- **{m.group(1)}:**", ruledoc.render(rule)))
+
+
 def on_files(files, config):
     for rule in _rules():
-        text = ruledoc.render(rule)
+        text = page(rule)
         text += f"\n---\n\nThis page is `tfmigrate rule {rule.code}` (also `tfmigrate rule {rule.name}`).\n"
         files.append(File.generated(config, f"rules/{rule.code}.md", content=text))
     return files
@@ -52,8 +56,7 @@ def on_files(files, config):
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri != "rules/index.md":
         return markdown
-    rows = ["| code | name | converts | module |", "|---|---|---|---|"]
+    rows = ["| code | name | converts |", "|---|---|---|"]
     for r in _rules():
-        module = _source(r, os.path.dirname(config["config_file_path"]))
-        rows.append(f"| [{r.code}]({r.code}.md) | `{r.name}` | {_cell(r.summary)} | `{module}` |")
+        rows.append(f"| [{r.code}]({r.code}.md) | {r.name} | {_cell(r.summary)} |")
     return markdown.replace(TABLE_MARK, "\n".join(rows))
