@@ -67,11 +67,11 @@ def test_gitlab_ci_is_valid():
 
 
 def _commands() -> list[list[str]]:
-    """Every `tfmigrate ...` command line in docs/ (YAML run/script lines and shell code in ci.md)."""
+    """Every `tfmigrate ...` command line in docs/ (YAML run/script lines, shell code and prose of every page)."""
     found = []
-    for path in DOCS.iterdir():
+    for path in sorted(p for p in DOCS.rglob("*") if p.suffix in (".md", ".yml")):
         for line in path.read_text().splitlines():
-            for m in re.finditer(r"(?:^|[\s\"'(`$])(tfmigrate (?:rewrite|verify|env|rule|rules)\b[^`\"\n)|]*)", line):
+            for m in re.finditer(r"(?:^|[\s\"'(`$])(tfmigrate (?:rewrite|verify|env|rule|rules)\b[^`\"\n)|&]*)", line):
                 text = m.group(1).split(" || ")[0].split(" >>")[0].strip()
                 found.append(shlex.split(text.replace("$TFMIGRATE_SPEC", "x")))
     return found
