@@ -323,6 +323,8 @@ def analysis_for(context) -> driver.Analysis:
 
 
 def migrate(module: cst.Module, context) -> cst.Module:
+    """The one migration the engine runs on each file of a unit: the program-wide facts (`analysis_for`), which
+    Estimator sites concern this file, a plan per model_fn, then the file emitted (or every blocker raised)."""
     table = build_import_table(module, TF_ROOTS)
     file = context.index()
     analysis = analysis_for(context)
@@ -347,65 +349,103 @@ def migrate(module: cst.Module, context) -> cst.Module:
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     errors += [e for s in mine for e in s.errors]  # its RunConfig's, wherever that is built
     if not mine:
-        if errors:
-            errors += _unconverted_model_fn_blockers(analysis, {}, file, context)
-            errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
-            _raise(errors, file, program)
-        helpers = _foreign_model_fn_helpers(file, analysis)
-        if helpers:  # each helper's own finding stands for what is inside it; other Estimator API is reported too
-            inside = {id(h.helper) for h in helpers}
-            try:
-                _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program,
-                                           analysis=analysis)
-            except Blocked as found:
-                helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
-            raise Blocked.many(helpers)
-        try:
-            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
-        except Blocked:
-            # an Estimator of another file of the unit that reads this one (its input functions) is blocked
-            # itself: say that file blocked, as for any file of a unit left unchanged
-            if analysis.errors:
-                _raise(analysis.errors, file, program)
-            raise
-        importers = _unit_importers(file, analysis, program, inputs)
-        blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
-                            and _imports_module(file, program.file_of(e.node).module_name, program)]
-        if blocked_imported and table.bindings:
-            # the entry point of an Estimator program left for manual work (`from . import model` whose
-            # Estimator is blocked) stays unchanged with it, said so
-            _raise(blocked_imported, file, program)
-        if not importers or not table.bindings:
-            return module
-        # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
-        # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
-        # (linked), never left to fail at import
-        context.link(*(f.path for f in importers))
-        # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
-        seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
-        if seed_errors:
-            _raise(seed_errors, file, program)
-        new_module = module
-        if seed_drops:
-            edits = Edits()
-            for line, _ in seed_drops:
-                edits.delete(line)
-            new_module = edits.apply(module, file.parent)
-        alias, imported = _tf2_alias(module, table)
-        leftover_notes = []
-        new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
-        context.replace_text(TF, tf_name)
-        for note in [*(note for _, note in seed_drops), *leftover_notes]:
-            context.note(*note)
-        return new_module
+        return _migrate_without_sites(module, table, file, program, analysis, errors, inputs, context)
     names = TFNames(program=program, file=file)
+    by_fn, made = _plan_model_fns(mine, module, table, file, context, errors)
+    plans, notes = made.plans, made.notes
+    edits = Edits()
+    seed_drops, seed_errors = _random_seeds(names, file, mine, analysis)
+    # a helper the model_fn inlines: its seed is the model_fn rule's blocker already (one finding, once)
+    named = {id(x.node) for e in errors for x in e.errors if x.node is not None}
+    errors += [e for e in seed_errors if not file.inside(e.node, named)]
+    errors += _inlined_helpers(plans, by_fn, file, program, edits)
+    if errors:
+        errors += _unconverted_model_fn_blockers(analysis, by_fn, file, context)
+        errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
+        _raise(errors, file, program, analysis)
+    for line, note in seed_drops:
+        edits.delete(line)
+        notes.append(note)
+    return _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
 
-    # one target and plan per model_fn (the model_fn may live in another file of the program)
+
+def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program, analysis, errors: list, inputs,
+                           context) -> cst.Module:
+    """A file of the unit where no Estimator of the program is built, configured or driven: its blockers, the
+    Estimator API left in it (TFM604/TFM601), or, imported by the program or importing it, its TF1 names
+    converted with the unit."""
+    if errors:
+        errors += _unconverted_model_fn_blockers(analysis, {}, file, context)
+        errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
+        _raise(errors, file, program)
+    helpers = _foreign_model_fn_helpers(file, analysis)
+    if helpers:  # each helper's own finding stands for what is inside it; other Estimator API is reported too
+        inside = {id(h.helper) for h in helpers}
+        try:
+            _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program,
+                                       analysis=analysis)
+        except Blocked as found:
+            helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
+        raise Blocked.many(helpers)
+    try:
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
+    except Blocked:
+        # an Estimator of another file of the unit that reads this one (its input functions) is blocked
+        # itself: say that file blocked, as for any file of a unit left unchanged
+        if analysis.errors:
+            _raise(analysis.errors, file, program)
+        raise
+    importers = _unit_importers(file, analysis, program, inputs)
+    blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
+                        and _imports_module(file, program.file_of(e.node).module_name, program)]
+    if blocked_imported and table.bindings:
+        # the entry point of an Estimator program left for manual work (`from . import model` whose
+        # Estimator is blocked) stays unchanged with it, said so
+        _raise(blocked_imported, file, program)
+    if not importers or not table.bindings:
+        return module
+    # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
+    # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
+    # (linked), never left to fail at import
+    context.link(*(f.path for f in importers))
+    # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
+    seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
+    if seed_errors:
+        _raise(seed_errors, file, program)
+    new_module = module
+    if seed_drops:
+        edits = Edits()
+        for line, _ in seed_drops:
+            edits.delete(line)
+        new_module = edits.apply(module, file.parent)
+    alias, imported = _tf2_alias(module, table)
+    leftover_notes = []
+    new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
+    context.replace_text(TF, tf_name)
+    for note in [*(note for _, note in seed_drops), *leftover_notes]:
+        context.note(*note)
+    return new_module
+
+
+@dataclasses.dataclass
+class _FilePlans:
+    """What `_plan_model_fns` decided for the model_fns of one file's Estimators (keyed by model_fn node id)."""
+    plans: dict = dataclasses.field(default_factory=dict)
+    builders: dict = dataclasses.field(default_factory=dict)
+    targets: dict = dataclasses.field(default_factory=dict)
+    parameter_server: set = dataclasses.field(default_factory=set)
+    notes: list = dataclasses.field(default_factory=list)
+
+
+def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, context, errors: list):
+    """One target and plan per model_fn of the sites in this file (the model_fn may live in another file of the
+    program); a model_fn that cannot be planned, or whose plan collides with this module, adds to `errors`."""
     by_fn: dict[int, list[driver.Site]] = {}
     for site in mine:
         by_fn.setdefault(id(site.model_fn.node), []).append(site)
-    plans, builders, targets, parameter_server = {}, {}, {}, set()
-    notes = []
+    made = _FilePlans()
+    plans, builders, targets, parameter_server, notes = (made.plans, made.builders, made.targets,
+                                                        made.parameter_server, made.notes)
     for key, sites in by_fn.items():
         try:
             plan, target, builder, ps, fn_notes = _model_plan(sites, context)
@@ -468,20 +508,16 @@ def migrate(module: cst.Module, context) -> cst.Module:
             notes.extend(fn_notes)
         if ps:  # the Estimator's own NaN loss check: not reproduced by the scheduled loop (rules/planners/hooks.py)
             notes.extend((hooks.CODE, hooks.PS_NAN_NOTE, s.call) for s in sites if s.file is file)
-    edits = Edits()
-    seed_drops, seed_errors = _random_seeds(names, file, mine, analysis)
-    # a helper the model_fn inlines: its seed is the model_fn rule's blocker already (one finding, once)
-    named = {id(x.node) for e in errors for x in e.errors if x.node is not None}
-    errors += [e for e in seed_errors if not file.inside(e.node, named)]
-    errors += _inlined_helpers(plans, by_fn, file, program, edits)
-    if errors:
-        errors += _unconverted_model_fn_blockers(analysis, by_fn, file, context)
-        errors += _unused_helper_blockers(module, table, file, program, analysis, errors)
-        _raise(errors, file, program, analysis)
-    for line, note in seed_drops:
-        edits.delete(line)
-        notes.append(note)
+    return by_fn, made
 
+
+def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, names: TFNames, edits: Edits,
+               by_fn: dict, made: _FilePlans) -> cst.Module:
+    """The converted file: the driver's edits, the canned and model_fn models rendered where they stand, mode
+    keys and graph-mode switches, then the imports fixed and the notes reported."""
+    program = analysis.program
+    plans, builders, targets, parameter_server, notes = (made.plans, made.builders, made.targets,
+                                                        made.parameter_server, made.notes)
     quiet: dict = {}  # generated statements no TF binding of this file appears in (kept alive: keyed by id)
     blocks = TextBlocks(module, context.text) if TEXT_BLOCKS else None
     if blocks is not None and not blocks.usable:
@@ -1518,20 +1554,10 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                                                       "builds converts; migrate it together with the files that build "
                                                       "and drive the Estimator", node))
                 return False
-            if path is None and program is not None:
-                full = get_full_name_for_node(node)
-                parts = full.split(".") if full else []
-                if len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:]) \
-                        and not program.lookup(parts[0], node, file):
-                    stars = _star_imports(file.module)
-                    how = (f"`{stars[0]}` may bind it, a star import of a module outside the migrated files"
-                           if len(stars) == 1 else f"one of the star imports {', '.join(f'`{s}`' for s in stars)} may "
-                           "bind it, of modules outside the migrated files" if stars else
-                           "imported through code tfmigrate cannot see")
-                    errors.append(Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
-                                                    f"bound in this file ({how}); import TensorFlow explicitly and "
-                                                    "re-run", node))
-                    return False
+            unbound = _unbound_root(node, file, program) if path is None and program is not None else None
+            if unbound is not None:
+                errors.append(unbound)
+                return False
             return True
 
         def visit_Name(self, node: cst.Name) -> None:
@@ -1575,6 +1601,23 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
         errors = _helper_findings(errors, generic, holders, file, program)
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _unbound_root(node: cst.Attribute, file, program) -> Blocked | None:
+    """TFM604 for a dotted name with an Estimator word under a root this file binds nowhere (`x.estimator.Estimator`
+    reached through a star import or code tfmigrate cannot see), else None."""
+    full = get_full_name_for_node(node)
+    parts = full.split(".") if full else []
+    if not (len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:])
+            and not program.lookup(parts[0], node, file)):
+        return None
+    stars = _star_imports(file.module)
+    how = (f"`{stars[0]}` may bind it, a star import of a module outside the migrated files"
+           if len(stars) == 1 else f"one of the star imports {', '.join(f'`{s}`' for s in stars)} may "
+           "bind it, of modules outside the migrated files" if stars else
+           "imported through code tfmigrate cannot see")
+    return Blocked("TFM604", f"`{full}` looks like an Estimator API, but `{parts[0]}` is not "
+                             f"bound in this file ({how}); import TensorFlow explicitly and re-run", node)
 
 
 def _helper_findings(errors: list, generic: list, holders: dict, file, program) -> list:
