@@ -82,9 +82,9 @@ def test_text_layout_matches_the_parse_on_fixture_texts(monkeypatch):
 
     import tfmigrate.rules.planners.canned as canned
     import tfmigrate.rules.planners.driver as driver
-    import tfmigrate.rules.planners.model_fn as model_fn
     import tfmigrate.rules.program as program
-    for module in (args, canned, driver, model_fn, program):
+    from tfmigrate.rules.planners.model_fn import _hooks, _loops  # (the model_fn modules that wrap calls)
+    for module in (args, canned, driver, _hooks, _loops, program):
         monkeypatch.setattr(module, "wrap_call", spy)
     for case in sorted(p for p in FIXTURES.iterdir() if (p / "original.py").is_file()):
         options = tomllib.loads((case / "case.toml").read_text())
