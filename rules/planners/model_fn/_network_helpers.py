@@ -1,4 +1,4 @@
-"""Network helpers: a function of this module (or a def in the model_fn) that builds layers, inlined where the
+"""Network helpers: a function of the model_fn's module (or a def in the model_fn) that builds layers, inlined where the
 model_fn calls it, as TF1 ran it in the model_fn's graph."""
 from __future__ import annotations
 
@@ -8,13 +8,7 @@ from tfmigrate.diagnostics import Blocked
 
 from .. import layers
 from ._constants import CODE
-from ._names import (
-    calls_in,
-    names_and_assign_counts,
-    parenthesized,
-    rename_names,
-    substitute,
-)
+from ._names import calls_in, names_and_assign_counts, parenthesized, rename_names, substitute
 from ._syntax import docstring_of, has_return, static_value
 from ._variable_makers import makes_variables
 

@@ -8,14 +8,7 @@ from tfmigrate.diagnostics import Blocked
 
 from ._constants import CODE
 from ._names import names_read_anywhere, parenthesized, substitute
-from ._syntax import (
-    counterpart,
-    docstring_of,
-    has_return,
-    statement_targets,
-    static_condition,
-    walk_statements,
-)
+from ._syntax import counterpart, docstring_of, has_return, statement_targets, static_condition, walk_statements
 
 _RETURNED = "<return>"  # (in a walk's blocked names: it stopped at a blocked statement holding a return)
 
