@@ -1,5 +1,5 @@
-"""Network helpers: a function of the model_fn's module (or a def in the model_fn) that builds layers, inlined where the
-model_fn calls it, as TF1 ran it in the model_fn's graph."""
+"""Network helpers: a function of the model_fn's module (or a def in the model_fn) that builds layers, inlined
+where the model_fn calls it, as TF1 ran it in the model_fn's graph."""
 from __future__ import annotations
 
 import libcst as cst
