@@ -1034,6 +1034,7 @@ def migrate_paths(
         for result in batch:
             if result.path in joined and result.status == "unchanged" and not result.diagnostics:
                 result = FileResult(result.path, "skipped", result.source, result.source)  # as the prefilter says
+            result.unit = batch[0].path  # a batch is one unit (the CLI writes it all or none)
             results[result.path] = result
             if on_result:
                 on_result(result)
