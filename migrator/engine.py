@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from .diagnostics import Blocked, Diagnostic, FileResult
-from .files import Resolver, decode, encode, module_name_for
+from .files import Resolver, Unencodable, decode, encode, module_name_for
 from .records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms where nothing else has)
@@ -730,7 +730,11 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
                               "fix it (Python rejects it before any migration) and run again",
                               error_at=(own.lineno or 1, max(0, (own.offset or 1) - 1)))
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
-    return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags, linked=context.linked)
+    try:
+        out = encode(out_text, encoding)
+    except Unencodable as exc:  # a template's character a PEP 263 encoding lacks, outside a comment
+        return FileResult(path, "failed", data, data, diagnostics=diags, error=str(exc), linked=context.linked)
+    return FileResult(path, "changed", data, out, diagnostics=diags, linked=context.linked)
 
 
 def _swap(text: str, replacements: list[tuple[str, str, bool]]) -> tuple[str, list[tuple[str, str]] | None]:

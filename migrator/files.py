@@ -140,8 +140,55 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
+class Unencodable(ValueError):
+    """The migrated text holds a character the file's own encoding (a PEP 263 cookie) cannot encode."""
+
+
+# the marks the rules' templates put in generated comments, spelled in ASCII for a file whose encoding lacks them
+ASCII_FOR = {"\u2192": "->", "\u2190": "<-", "\u2014": "--", "\u2013": "-", "\u0394": "delta", "\u2026": "...",
+             "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2248": "~", "\u00d7": "x",
+             "\u2264": "<=", "\u2265": ">="}
+
+
 def encode(text: str, encoding: str) -> bytes:
-    return text.encode(encoding)
+    """`text` in the file's encoding. Only when that fails (never for UTF-8: its output is unchanged), marks in
+    comments are spelled in ASCII (ASCII_FOR); anything else unencodable raises Unencodable, saying where."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError:
+        pass
+    text = _ascii_comments(text, encoding)
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        char = text[exc.start]
+        line = text.count("\n", 0, exc.start) + 1
+        raise Unencodable(f"the migrated code needs {char!r} (U+{ord(char):04X}) at line {line}, which the file's "
+                          f"encoding ({encoding}) cannot encode; the file was left unchanged: convert it to UTF-8 "
+                          "and run again") from None
+
+
+def _ascii_comments(text: str, encoding: str) -> str:
+    import tokenize
+
+    def fits(c: str) -> bool:
+        try:
+            c.encode(encoding)
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    lines = text.splitlines(True)
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    for tok in reversed(tokens):  # a comment is on one line: replacing right to left keeps the columns valid
+        (row, start), (_, end) = tok.start, tok.end
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + "".join(c if fits(c) else ASCII_FOR.get(c, c) for c in line[start:end]) \
+            + line[end:]
+    return "".join(lines)
 
 
 class WriteError(Exception):
