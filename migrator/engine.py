@@ -361,10 +361,26 @@ def _notebook(path: str, options: Options, prefilter: bool) -> FileResult:
         return FileResult(path, "failed", error=f"internal error: {type(exc).__name__}: {exc}")
 
 
+MAX_SOURCE_BYTES = 1 << 20  # LibCST holds ~800 bytes per source byte: a 5 MB file took 4 GB and minutes
+
+
+def max_source_bytes() -> int:
+    """The largest file parsed: 1 MiB, or $TFMIGRATE_MAX_FILE_BYTES."""
+    try:
+        return int(os.environ.get("TFMIGRATE_MAX_FILE_BYTES") or MAX_SOURCE_BYTES)
+    except ValueError:
+        return MAX_SOURCE_BYTES
+
+
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
-    """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse."""
+    """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse, or are too large."""
     import libcst as cst
 
+    limit = max_source_bytes()
+    if len(data) > limit:
+        return FileResult(path, "failed", data, data, error=f"too large to migrate: {len(data):,} bytes, the limit is "
+                          f"{limit:,} (parsing takes ~800 bytes of memory per byte); split the file, or raise the "
+                          "limit with TFMIGRATE_MAX_FILE_BYTES")
     try:
         text, encoding = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:

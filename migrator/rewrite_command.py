@@ -230,6 +230,11 @@ def _run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
         results, written = _write_units(results, plan)
     report = apply(results, settings.selection, settings.writing)
     _print_findings(report, settings)
+    if not settings.quiet:
+        for result in results:  # Python reads no NUL byte: a UTF-16 or binary file no rule could ever match
+            if result.status == "skipped" and b"\0" in result.source:
+                _say(f"note: {result.path} is not Python source text (it holds NUL bytes: UTF-16 or binary); "
+                     "skipped")
     for result in results:
         if result.status != "changed":
             continue
