@@ -746,6 +746,11 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
                               "fix it (Python rejects it before any migration) and run again",
                               error_at=(own.lineno or 1, max(0, (own.offset or 1) - 1)))
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
+    if "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        # a CRLF file: generated text (templates, docstrings) ends its lines as the file does; Python reads a
+        # CRLF inside a string literal as LF, so it is the same program (done after the compile check, whose
+        # pieces are cut from out_text as it was)
+        out_text = re.sub(r"(?<!\r)\n", "\r\n", out_text)
     try:
         out = encode(out_text, encoding)
     except Unencodable as exc:  # a template's character a PEP 263 encoding lacks, outside a comment

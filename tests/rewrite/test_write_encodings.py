@@ -64,3 +64,12 @@ def test_diff_of_a_latin1_file_applies_to_it(tmp_path):
     assert run("-q", "--no-cache", expected).exit_code == 0
     subprocess.run(["patch", "-s", str(path)], input=patch, check=True, timeout=60)
     assert path.read_bytes() == expected.read_bytes()
+
+
+def test_a_crlf_file_gets_crlf_in_generated_lines_too(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_bytes((HOOKS / "original.py").read_bytes().replace(b"\n", b"\r\n"))
+    assert run("-q", "--no-cache", path).exit_code == 0
+    out = path.read_bytes()
+    assert out.count(b"\n") == out.count(b"\r\n")  # generated docstrings included
+    assert out.replace(b"\r\n", b"\n") == (HOOKS / "migrated.py").read_bytes()
