@@ -307,7 +307,9 @@ def _plan(results, settings: RewriteSettings, roots: list[Path]):
         if other != r.path:
             if settings.out:
                 return f"--out: {other} and {r.path} would both be written to {_out_path(Path(r.path), roots, Path(settings.out))}"
-            continue  # in place, two symlinks to one file: it is written once, by the first
+            if not settings.quiet:  # in place, two symlinks to one file: it is written once, by the first
+                _say(f"note: {r.path} is the same file as {other}: written once, as {other}")
+            continue
         units.setdefault(r.unit or r.path, []).append((r, w))
     return units
 
