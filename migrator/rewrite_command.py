@@ -3,7 +3,8 @@
 Exit codes: 0 every file converted (or nothing to do); 1 manual work remains (a file is blocked, even when its
 blocking findings are suppressed) or a file would change under --check/--diff, or (--report-unused-suppressions)
 a suppression comment is unused; 2 an error (a file that cannot be read, decoded or parsed, a bad option or
-configuration). The same holds for stdin ('-').
+configuration, a unit that could not be written or one of whose files changed while the run read it: that unit is
+left as it was); 130 interrupted (Ctrl-C while writing stops between two units). The same holds for stdin ('-').
 """
 from __future__ import annotations
 
