@@ -220,8 +220,8 @@ def _current(dest: str) -> bytes | None:
 
 
 def _stage(dest: str, data: bytes, like: os.stat_result | None, mode: int | None) -> str:
-    """`data` in a new temp file beside `dest` (same filesystem: the rename is atomic), with the mode and owner of
-    the file it replaces, fsynced: after the rename the new content is on disk."""
+    """`data` in a new temp file beside `dest` (same filesystem: the rename is atomic), with the owner of the file
+    it replaces and `mode` (default: that file's), fsynced: after the rename the new content is on disk."""
     directory, name = os.path.split(dest)
     tmp = os.path.join(directory or ".", f".{name}.{os.getpid()}.{next(_serial)}.tfmigrate")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -236,9 +236,9 @@ def _stage(dest: str, data: bytes, like: os.stat_result | None, mode: int | None
                 except PermissionError:
                     raise WriteError(f"cannot keep its owner (uid {like.st_uid}, gid {like.st_gid}): only they or "
                                      "root can write it as theirs") from None
-            os.fchmod(fd, like.st_mode & 0o7777)
-        else:
-            os.fchmod(fd, mode if mode is not None else 0o666 & ~_umask())
+        if mode is None:
+            mode = like.st_mode & 0o7777 if like is not None else 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         os.fsync(fd)
     except BaseException:
         os.close(fd)

@@ -299,6 +299,8 @@ def _plan(results, settings: RewriteSettings, roots: list[Path]):
                 mode = None
             same = os.path.realpath(dest) == os.path.realpath(r.path)  # --out over the sources: in place
             data = r.output if r.status == "changed" else r.source
+            if same and data == r.source:
+                continue  # --out over the sources: an unchanged file is already there
             w = Write(r.path, os.path.realpath(dest) if same else dest, data, r.source if same else None, mode)
         elif r.status == "changed":
             w = Write(r.path, os.path.realpath(r.path), r.output, r.source)  # a symlink: its target

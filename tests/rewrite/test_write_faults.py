@@ -266,6 +266,18 @@ def test_out_keeps_each_source_mode(tmp_path):
     assert code == 0
     assert (tmp_path / "o" / "train.py").stat().st_mode & 0o7777 == 0o755
     assert (tmp_path / "o" / "plain.py").stat().st_mode & 0o7777 == 0o640
+    os.chmod(src / "train.py", 0o700)  # again, over the first run's files: still the source's mode
+    assert run("-q", "--no-cache", "--out", tmp_path / "o", src)[0] == 0
+    assert (tmp_path / "o" / "train.py").stat().st_mode & 0o7777 == 0o700
+
+
+def test_out_over_the_sources_leaves_unchanged_files_alone(tmp_path):
+    shutil.copy(SINGLE / "original.py", tmp_path / "train.py")
+    (tmp_path / "plain.py").write_bytes(b"x = 1\n")
+    os.link(tmp_path / "plain.py", tmp_path / "plain_link")  # would refuse a write; nothing to write
+    code, err = run("--no-cache", "--out", tmp_path, tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "train.py").read_bytes() == (SINGLE / "migrated.py").read_bytes()
 
 
 def test_out_copies_files_that_fail_so_the_tree_is_complete(tmp_path):
