@@ -145,8 +145,8 @@ def _unified_diff(result: FileResult, name: str, encoding: str = "utf-8") -> lis
 def _write_diff(result: FileResult, name: str | None = None) -> None:
     """The patch of a changed file, in the file's own encoding (a latin-1 file's patch applies to it)."""
     name = name or result.path
-    try:
-        encoding = decode(result.source)[1]
+    try:  # (a notebook's JSON and its cell diff are UTF-8)
+        encoding = "utf-8" if name.endswith(".ipynb") else decode(result.source)[1]
     except (SyntaxError, UnicodeDecodeError, LookupError):
         encoding = "utf-8"
     if encoding == "utf-8":  # (as before: through the text stream)
