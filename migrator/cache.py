@@ -7,7 +7,8 @@ depends on every file of its unit), keyed by a hash of:
   - the options that change results (`Options`: target, strategy);
   - for every file of the unit: its path, its module name (from the `__init__.py` files around it: relative
     imports and package links depend on it) and its bytes.
-An entry stores, per file, the status, the output bytes when changed, the diagnostics (so `--check` still
+An entry stores (with a MAC of its key and content under the cache's own random `secret`: an entry edited by hand or
+by another user is a miss, never an output), per file, the status, the output bytes when changed, the diagnostics (so `--check` still
 reports findings), the error text and the linked files. Beside the entries, `.flag` files keep one file's answer
 (a bool or small int) to an engine question (engine.identifier_facts: are its Estimator words only in strings and
 comments, does it import TensorFlow? — an `ast` parse, asked before units are formed), keyed by the tool, the question, the path and the bytes; pruned with the entries. The
@@ -142,6 +143,30 @@ class ResultCache:
         self._tool = tool
         self.hits = self.misses = self.written = self.flags_written = 0
         self.broken = False  # the directory cannot be written: stop trying for this run
+        self._secret: bytes | None = None
+
+    @property
+    def secret(self) -> bytes:
+        """This cache's own random key (`secret`, mode 0600, made on first use): every entry carries a MAC of its
+        key (tool fingerprint, options, input files) and content under it, and one that does not match (edited by
+        hand, by another user, corrupted) is a miss, never an output."""
+        if self._secret is None:
+            path = self.directory / "secret"
+            try:
+                secret = path.read_bytes()
+            except OSError:
+                secret = b""
+            if len(secret) != 32:
+                secret = os.urandom(32)
+                _write_atomic(path, secret)  # (mkstemp: 0600); a parallel run's may win: its entries then miss
+            self._secret = secret
+        return self._secret
+
+    def _mac(self, key: str, payload: bytes) -> str:
+        h = blake2b(digest_size=32, key=self.secret)
+        h.update(key.encode() + b"\0")
+        h.update(payload)
+        return h.hexdigest()
 
     @property
     def tool(self) -> str:
@@ -175,7 +200,7 @@ class ResultCache:
             self.misses += 1
             return None
         try:
-            results = _decode(raw, key, unit)
+            results = _decode(raw, key, unit, self._mac)
         except Exception:  # a corrupt, truncated or foreign entry: a miss; the run rewrites it
             results = None
         if results is None:
@@ -193,7 +218,9 @@ class ResultCache:
         if self.broken or any(r.status == "failed" and r.error.startswith(("internal error", "cannot read"))
                               for r in results):
             return
-        self._write(key, _encode(key, results))
+        rows = _encode(results)
+        self._write(key, json.dumps({"format": FORMAT, "key": key, "mac": self._mac(key, rows.encode()), "results": rows},
+                                    separators=(",", ":")).encode())
 
     # ---- one file's yes/no answer (the engine's "are its words only in strings and comments?") -----------------
     def flag_key(self, question: str, path: str, data: bytes, extra: str = "") -> str:
@@ -206,7 +233,8 @@ class ResultCache:
     def get_flag(self, key: str) -> int | None:
         try:
             doc = json.loads(self._entry(key).with_suffix(".flag").read_bytes())
-            if doc.get("format") == FORMAT and doc.get("key") == key and isinstance(doc.get("flag"), int):
+            if doc.get("format") == FORMAT and doc.get("key") == key and isinstance(doc.get("flag"), int) \
+                    and doc.get("mac") == self._mac(key, str(doc["flag"]).encode()):
                 return doc["flag"]
         except Exception:  # missing, corrupt or foreign: asked again
             pass
@@ -215,7 +243,8 @@ class ResultCache:
     def put_flag(self, key: str, flag: int) -> None:
         if not self.broken:
             # beside the result entries (pruned with them), named apart: not a unit's results
-            self._write(key, json.dumps({"format": FORMAT, "key": key, "flag": flag}, separators=(",", ":")).encode(),
+            self._write(key, json.dumps({"format": FORMAT, "key": key, "flag": flag,
+                                         "mac": self._mac(key, str(flag).encode())}, separators=(",", ":")).encode(),
                         ".flag")
 
     def _write(self, key: str, payload: bytes, suffix: str = ".json") -> None:
@@ -266,7 +295,8 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _encode(key: str, results: list[FileResult]) -> bytes:
+def _encode(results: list[FileResult]) -> str:
+    """The rows of an entry, as the JSON text its MAC covers."""
     rows = []
     for r in results:
         rows.append({
@@ -278,14 +308,17 @@ def _encode(key: str, results: list[FileResult]) -> bytes:
             "error_at": list(r.error_at) if r.error_at else None,
             "linked": sorted(r.linked),
         })
-    return json.dumps({"format": FORMAT, "key": key, "results": rows}, separators=(",", ":")).encode()
+    return json.dumps(rows, separators=(",", ":"))
 
 
-def _decode(raw: bytes, key: str, unit: dict[str, bytes]) -> list[FileResult] | None:
+def _decode(raw: bytes, key: str, unit: dict[str, bytes], mac) -> list[FileResult] | None:
     doc = json.loads(raw)
-    if doc.get("format") != FORMAT or doc.get("key") != key:
+    if doc.get("format") != FORMAT or doc.get("key") != key or not isinstance(doc.get("results"), str):
         return None
-    rows = doc["results"]
+    # (a plain comparison: no one can time this check from outside; hmac would import hashlib, OpenSSL, ~5 ms)
+    if doc.get("mac") != mac(key, doc["results"].encode()):
+        return None  # not what this cache wrote for this key: a miss, rewritten
+    rows = json.loads(doc["results"])
     if sorted(row["path"] for row in rows) != sorted(unit):
         return None
     out = []

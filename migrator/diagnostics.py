@@ -90,3 +90,4 @@ class FileResult:
     error: str = ""
     linked: set[str] = field(default_factory=set)  # files migrated as one unit with this one
     error_at: tuple[int, int] | None = None  # (line, 0-based col) of a syntax error
+    unit: str = ""  # the migration unit it came from (its first file): the CLI writes a unit all or none

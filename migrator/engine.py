@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from .diagnostics import Blocked, Diagnostic, FileResult
-from .files import Resolver, decode, encode, module_name_for
+from .files import Resolver, Unencodable, decode, encode, module_name_for
 from .records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms where nothing else has)
@@ -361,10 +361,26 @@ def _notebook(path: str, options: Options, prefilter: bool) -> FileResult:
         return FileResult(path, "failed", error=f"internal error: {type(exc).__name__}: {exc}")
 
 
+MAX_SOURCE_BYTES = 1 << 20  # LibCST holds ~800 bytes per source byte: a 5 MB file took 4 GB and minutes
+
+
+def max_source_bytes() -> int:
+    """The largest file parsed: 1 MiB, or $TFMIGRATE_MAX_FILE_BYTES."""
+    try:
+        return int(os.environ.get("TFMIGRATE_MAX_FILE_BYTES") or MAX_SOURCE_BYTES)
+    except ValueError:
+        return MAX_SOURCE_BYTES
+
+
 def parse_source(data: bytes, path: str) -> tuple[str, str, cst.Module] | FileResult:
-    """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse."""
+    """(text, encoding, module), or a failed FileResult for bytes that do not decode or parse, or are too large."""
     import libcst as cst
 
+    limit = max_source_bytes()
+    if len(data) > limit:
+        return FileResult(path, "failed", data, data, error=f"too large to migrate: {len(data):,} bytes, the limit is "
+                          f"{limit:,} (parsing takes ~800 bytes of memory per byte); split the file, or raise the "
+                          "limit with TFMIGRATE_MAX_FILE_BYTES")
     try:
         text, encoding = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
@@ -730,7 +746,16 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
                               "fix it (Python rejects it before any migration) and run again",
                               error_at=(own.lineno or 1, max(0, (own.offset or 1) - 1)))
         return FileResult(path, "failed", data, data, error=f"internal error: output does not parse ({exc})")
-    return FileResult(path, "changed", data, encode(out_text, encoding), diagnostics=diags, linked=context.linked)
+    if "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        # a CRLF file: generated text (templates, docstrings) ends its lines as the file does; Python reads a
+        # CRLF inside a string literal as LF, so it is the same program (done after the compile check, whose
+        # pieces are cut from out_text as it was)
+        out_text = re.sub(r"(?<!\r)\n", "\r\n", out_text)
+    try:
+        out = encode(out_text, encoding)
+    except Unencodable as exc:  # a template's character a PEP 263 encoding lacks, outside a comment
+        return FileResult(path, "failed", data, data, diagnostics=diags, error=str(exc), linked=context.linked)
+    return FileResult(path, "changed", data, out, diagnostics=diags, linked=context.linked)
 
 
 def _swap(text: str, replacements: list[tuple[str, str, bool]]) -> tuple[str, list[tuple[str, str]] | None]:
@@ -1034,6 +1059,7 @@ def migrate_paths(
         for result in batch:
             if result.path in joined and result.status == "unchanged" and not result.diagnostics:
                 result = FileResult(result.path, "skipped", result.source, result.source)  # as the prefilter says
+            result.unit = batch[0].path  # a batch is one unit (the CLI writes it all or none)
             results[result.path] = result
             if on_result:
                 on_result(result)

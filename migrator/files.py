@@ -1,10 +1,12 @@
 """Finding, reading and atomically writing source files."""
 from __future__ import annotations
 
+import errno
 import fnmatch
 import io
 import operator
 import os
+import itertools
 import re
 from pathlib import Path, PurePosixPath
 
@@ -31,6 +33,7 @@ def _parts(path: str) -> tuple[str, ...]:
 
 
 _NAME = operator.attrgetter("name")
+_serial = itertools.count()
 
 
 def discover_files(paths: list[str], extend_exclude: tuple[str, ...] = (), exclude: tuple[str, ...] | None = None,
@@ -137,27 +140,188 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
+class Unencodable(ValueError):
+    """The migrated text holds a character the file's own encoding (a PEP 263 cookie) cannot encode."""
+
+
+# the marks the rules' templates put in generated comments, spelled in ASCII for a file whose encoding lacks them
+ASCII_FOR = {"\u2192": "->", "\u2190": "<-", "\u2014": "--", "\u2013": "-", "\u0394": "delta", "\u2026": "...",
+             "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2248": "~", "\u00d7": "x",
+             "\u2264": "<=", "\u2265": ">="}
+
+
 def encode(text: str, encoding: str) -> bytes:
-    return text.encode(encoding)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temp file in the same directory and rename, keeping the file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tfmigrate", dir=path.parent)
+    """`text` in the file's encoding. Only when that fails (never for UTF-8: its output is unchanged), marks in
+    comments are spelled in ASCII (ASCII_FOR); anything else unencodable raises Unencodable, saying where."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        return text.encode(encoding)
+    except UnicodeEncodeError:
+        pass
+    text = _ascii_comments(text, encoding)
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        char = text[exc.start]
+        line = text.count("\n", 0, exc.start) + 1
+        raise Unencodable(f"the migrated code needs {char!r} (U+{ord(char):04X}) at line {line}, which the file's "
+                          f"encoding ({encoding}) cannot encode; the file was left unchanged: convert it to UTF-8 "
+                          "and run again") from None
+
+
+def _ascii_comments(text: str, encoding: str) -> str:
+    import tokenize
+
+    def fits(c: str) -> bool:
+        try:
+            c.encode(encoding)
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    lines = text.splitlines(True)
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    for tok in reversed(tokens):  # a comment is on one line: replacing right to left keeps the columns valid
+        (row, start), (_, end) = tok.start, tok.end
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + "".join(c if fits(c) else ASCII_FOR.get(c, c) for c in line[start:end]) \
+            + line[end:]
+    return "".join(lines)
+
+
+class WriteError(Exception):
+    """A unit could not be written; every file of it was left as it was (the message says why)."""
+
+
+class Changed(WriteError):
+    """A file of the unit changed (or went) after it was read: writing would lose that edit."""
+
+
+class Write:
+    """One file of a unit to commit: `data` goes to `dest` (a symlink's target, already resolved).
+
+    `expect`: the bytes the file held when it was read (in place), checked just before it is replaced; None under
+    --out. `mode`: the mode to give a new file (--out: the source's); an existing file keeps its own."""
+
+    __slots__ = ("path", "dest", "data", "expect", "mode")
+
+    def __init__(self, path: str, dest: str, data: bytes, expect: bytes | None = None, mode: int | None = None):
+        self.path, self.dest, self.data, self.expect, self.mode = path, dest, data, expect, mode
+
+
+def _current(dest: str) -> bytes | None:
+    try:
+        with open(dest, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+def _stage(dest: str, data: bytes, like: os.stat_result | None, mode: int | None) -> str:
+    """`data` in a new temp file beside `dest` (same filesystem: the rename is atomic), with the owner of the file
+    it replaces and `mode` (default: that file's), fsynced: after the rename the new content is on disk."""
+    directory, name = os.path.split(dest)
+    tmp = os.path.join(directory or ".", f".{name}.{os.getpid()}.{next(_serial)}.tfmigrate")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if like is not None:
+            if (like.st_uid, like.st_gid) != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(fd, like.st_uid, like.st_gid)
+                except PermissionError:
+                    raise WriteError(f"cannot keep its owner (uid {like.st_uid}, gid {like.st_gid}): only they or "
+                                     "root can write it as theirs") from None
+        if mode is None:
+            mode = like.st_mode & 0o7777 if like is not None else 0o666 & ~_umask()
+        os.fchmod(fd, mode)
+        os.fsync(fd)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.close(fd)
+        _remove(tmp)
         raise
+    os.close(fd)
+    return tmp
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fsync_dir(directory: str) -> None:
+    fd = os.open(directory or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def commit(writes: list[Write]) -> None:
+    """Write a unit's files all or none: stage each (temp file beside it, fsynced), check that no file changed since
+    it was read, then rename them in; a file that existed is hard-linked to a backup first, so a failed rename
+    puts every replaced file back. Raises WriteError (Changed) or OSError with every file as it was."""
+    staged: list[tuple[Write, str]] = []
+    backups: list[tuple[Write, str | None]] = []  # files renamed in, with the backup of what they replaced
+    try:
+        stats = {}
+        for w in writes:
+            os.makedirs(os.path.dirname(w.dest) or ".", exist_ok=True)
+            try:
+                stats[w.dest] = os.stat(w.dest)
+            except FileNotFoundError:
+                stats[w.dest] = None
+            if w.expect is not None and stats[w.dest] is not None and stats[w.dest].st_nlink > 1:
+                raise WriteError(f"{w.path} has {stats[w.dest].st_nlink} hard links: replacing it would split them "
+                                 "(the other names would keep the old code); migrate a copy, or with --out")
+            staged.append((w, _stage(w.dest, w.data, stats[w.dest], w.mode)))
+        for w, _ in staged:  # just before replacing: an edit made while the unit was migrated is never lost
+            if w.expect is not None and _current(w.dest) != w.expect:
+                raise Changed(f"{w.path} changed after tfmigrate read it" if os.path.exists(w.dest)
+                              else f"{w.path} was deleted after tfmigrate read it")
+        # (the caller holds SIGINT/SIGTERM while it commits: a unit is never cut in half)
+        for w, tmp in staged:
+            backup = None
+            if stats[w.dest] is not None:
+                backup = tmp + ".orig"
+                try:
+                    os.link(w.dest, backup)
+                except OSError as exc:  # a filesystem without hard links: a copy of the original instead
+                    if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                        raise
+                    backup = _stage(w.dest, _current(w.dest) or b"", stats[w.dest], None)
+            backups.append((w, backup))
+            os.replace(tmp, w.dest)
+        for directory in {os.path.dirname(w.dest) for w in writes}:
+            _fsync_dir(directory)
+    except BaseException:
+        for w, backup in reversed(backups):  # put back what was replaced (renames do not fail for lack of space)
+            try:
+                if backup is None:
+                    _remove(w.dest)
+                elif os.path.exists(backup):
+                    os.replace(backup, w.dest)
+                    _remove(backup)  # (rename onto a hard link of the same file leaves both names)
+            except OSError:
+                pass
+        for _, tmp in staged:
+            _remove(tmp)
+        raise
+    for _, backup in backups:
+        if backup is not None:
+            _remove(backup)
 
 
 def module_name_for(path: Path) -> tuple[str, bool]:

@@ -3,7 +3,8 @@
 Exit codes: 0 every file converted (or nothing to do); 1 manual work remains (a file is blocked, even when its
 blocking findings are suppressed) or a file would change under --check/--diff, or (--report-unused-suppressions)
 a suppression comment is unused; 2 an error (a file that cannot be read, decoded or parsed, a bad option or
-configuration). The same holds for stdin ('-').
+configuration, a unit that could not be written or one of whose files changed while the run read it: that unit is
+left as it was); 130 interrupted (Ctrl-C while writing stops between two units). The same holds for stdin ('-').
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
-from .files import discover, discover_files, write_atomic
+from .files import decode, discover, discover_files
 from .records import field, record
 from .reporting import EXIT_ERROR, Report, Style, format_failure, format_finding, use_color
 from .suppressions import Selection, SelectorError, apply, check_selectors
@@ -127,7 +128,7 @@ def _say(text: str = "") -> None:
     print(text, file=sys.stderr)
 
 
-def _unified_diff(result: FileResult, name: str) -> list[str]:
+def _unified_diff(result: FileResult, name: str, encoding: str = "utf-8") -> list[str]:
     import difflib
 
     if name.endswith(".ipynb"):  # one diff per changed code cell, not one of the JSON
@@ -135,10 +136,25 @@ def _unified_diff(result: FileResult, name: str) -> list[str]:
 
         return cell_diff(result.source, result.output, name)
     return list(difflib.unified_diff(
-        result.source.decode("utf-8", "replace").splitlines(True),
-        result.output.decode("utf-8", "replace").splitlines(True),
+        result.source.decode(encoding, "replace").splitlines(True),
+        result.output.decode(encoding, "replace").splitlines(True),
         f"a/{name}", f"b/{name}",
     ))
+
+
+def _write_diff(result: FileResult, name: str | None = None) -> None:
+    """The patch of a changed file, in the file's own encoding (a latin-1 file's patch applies to it)."""
+    name = name or result.path
+    try:  # (a notebook's JSON and its cell diff are UTF-8)
+        encoding = "utf-8" if name.endswith(".ipynb") else decode(result.source)[1]
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        encoding = "utf-8"
+    if encoding == "utf-8":  # (as before: through the text stream)
+        sys.stdout.writelines(_unified_diff(result, name))
+        return
+    sys.stdout.flush()
+    sys.stdout.buffer.write("".join(_unified_diff(result, name, encoding)).encode(encoding))
+    sys.stdout.buffer.flush()
 
 
 def _out_path(path: Path, roots: list[Path], out: Path) -> Path:
@@ -175,6 +191,13 @@ def _stat_index(settings: RewriteSettings, cache, options: Options, paths: list[
 
 
 def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
+    try:
+        return _run_rewrite(paths, settings)
+    finally:
+        _release()  # a Ctrl-C held while writing is raised here, after the report (KeyboardInterrupt is caught)
+
+
+def _run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
     options = Options(target=settings.target, strategy=settings.strategy)
     if paths == ["-"]:
         return _run_stdin(options, settings)
@@ -187,34 +210,171 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
         _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for "
              "*.py files and *.ipynb notebooks; see `exclude` / `extend-exclude`): nothing to do")
         return _finish(Report([], settings.writing), settings)
+    files = _once(files, len(paths) > 1, settings.quiet)
     progress = _progress(len(files), settings.quiet)
     cache = _cache(settings)
-    results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=cache,
-                            prefilter=settings.prefilter, stat_index=_stat_index(settings, cache, options, paths))
+    try:
+        results = migrate_paths(files, options, settings.jobs, on_result=progress, cache=cache,
+                                prefilter=settings.prefilter, stat_index=_stat_index(settings, cache, options, paths))
+    except KeyboardInterrupt:
+        _say("\ninterrupted before any file was written: nothing was changed")
+        return EXIT_INTERRUPTED
     if progress:
         progress.close()
+    roots = [Path(p) for p in paths]
+    written: list[str] | None = None
+    if settings.writing:
+        plan = _plan(results, settings, roots)
+        if isinstance(plan, str):
+            _say(f"error: {plan}; nothing was written")
+            return EXIT_ERROR
+        results, written = _write_units(results, plan)
     report = apply(results, settings.selection, settings.writing)
     _print_findings(report, settings)
-    roots = [Path(p) for p in paths]
+    if not settings.quiet:
+        for result in results:  # Python reads no NUL byte: a UTF-16 or binary file no rule could ever match
+            if result.status == "skipped" and b"\0" in result.source:
+                _say(f"note: {result.path} is not Python source text (it holds NUL bytes: UTF-16 or binary); "
+                     "skipped")
     for result in results:
         if result.status != "changed":
-            if settings.out and result.status != "failed":
-                write_atomic(_out_path(Path(result.path), roots, Path(settings.out)), result.source)
             continue
         if settings.diff:
-            sys.stdout.writelines(_unified_diff(result, result.path))
+            _write_diff(result)
         elif settings.check:
             if not settings.quiet and settings.output_format == "text":
                 _say(f"would rewrite {result.path}")
-        elif settings.out:
-            write_atomic(_out_path(Path(result.path), roots, Path(settings.out)), result.output)
-        else:
-            write_atomic(Path(result.path), result.output)
     # the same whether the prefilter skipped a file or the rules left it unchanged without a finding
     if results and all(r.status == "skipped" or (r.status == "unchanged" and not r.diagnostics) for r in results) \
             and not settings.quiet:
         _say(f"note: no file uses a construct tfmigrate converts ({_checked(results)} checked): nothing to migrate")
-    return _finish(report, settings)
+    code = _finish(report, settings)
+    if written is not None and _interrupted():
+        _say(f"interrupted: {len(written)} file{'s' if len(written) != 1 else ''} written, each with its whole unit"
+             f"{': ' + ', '.join(written) if written else ''}; no unit was left half-written; the other files are "
+             "as they were")
+        return EXIT_INTERRUPTED  # run_rewrite releases the signal: SIGTERM ends the process there
+    return code
+
+
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+
+
+def _once(files: list[str], several: bool, quiet: bool) -> list[str]:
+    """Each file once: the same file named twice (`a.py` and `../x/a.py`, a path through a symlinked directory)
+    would be migrated twice and written twice. Only several arguments can name a file twice."""
+    if not several:
+        return files
+    seen: dict[tuple[int, int], str] = {}
+    out = []
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(path)  # reported when it is read
+            continue
+        first = seen.setdefault((st.st_dev, st.st_ino), path)
+        if first is path:
+            out.append(path)
+        elif not quiet:
+            _say(f"note: {path} is the same file as {first}: migrated once, as {first}")
+    return out
+
+
+def _plan(results, settings: RewriteSettings, roots: list[Path]):
+    """{unit: [(result, Write)]} of every file this run writes, or the reason it writes nothing (an --out path
+    that two files would both be written to)."""
+    from .files import Write
+
+    units: dict[str, list] = {}
+    dests: dict[str, str] = {}
+    for r in results:
+        if settings.out:
+            if r.status == "failed" and not r.source:
+                continue  # never read: nothing to copy
+            dest = os.path.abspath(_out_path(Path(r.path), roots, Path(settings.out)))
+            try:
+                mode = os.stat(r.path).st_mode & 0o7777  # the copy keeps the source's mode
+            except OSError:
+                mode = None
+            same = os.path.realpath(dest) == os.path.realpath(r.path)  # --out over the sources: in place
+            data = r.output if r.status == "changed" else r.source
+            if same and data == r.source:
+                continue  # --out over the sources: an unchanged file is already there
+            w = Write(r.path, os.path.realpath(dest) if same else dest, data, r.source if same else None, mode)
+        elif r.status == "changed":
+            w = Write(r.path, os.path.realpath(r.path), r.output, r.source)  # a symlink: its target
+        else:
+            continue
+        other = dests.setdefault(w.dest, r.path)
+        if other != r.path:
+            if settings.out:
+                return f"--out: {other} and {r.path} would both be written to {_out_path(Path(r.path), roots, Path(settings.out))}"
+            if not settings.quiet:  # in place, two symlinks to one file: it is written once, by the first
+                _say(f"note: {r.path} is the same file as {other}: written once, as {other}")
+            continue
+        units.setdefault(r.unit or r.path, []).append((r, w))
+    return units
+
+
+def _write_units(results, plan) -> tuple[list[FileResult], list[str]]:
+    """Commit each unit all or none (files.commit); a unit that cannot be written, or a file of which changed since
+    it was read, is left as it is and its files come back "failed" saying why. Ctrl-C and SIGTERM are held while
+    writing and stop the run between two units (run_rewrite reports which files were written)."""
+    import signal
+
+    from .files import Changed, WriteError, commit
+
+    global _held
+    _held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    failed: dict[str, FileResult] = {}
+    written: list[str] = []
+    for unit, members in plan.items():
+        if _interrupted():
+            for r, _ in members:
+                failed[r.path] = FileResult(r.path, "failed", r.source, r.source, r.diagnostics,
+                                            "not written: interrupted (Ctrl-C) before its unit", r.linked)
+            continue
+        try:
+            commit([w for _, w in members])
+        except (WriteError, OSError) as exc:
+            if isinstance(exc, Changed):
+                why = f"not written: {exc}; its unit was left as it is now, so no edit is lost: run again"
+            elif isinstance(exc, WriteError):
+                why = f"not written: {exc}"
+            else:
+                where = f" ({exc.filename})" if exc.filename else ""
+                why = f"cannot write: {exc.strerror or exc}{where}"
+            names = [r.path for r, _ in members]
+            if len(names) > 1:
+                why += f"; every file of its unit ({', '.join(names)}) was left as it was"
+            for r, _ in members:
+                failed[r.path] = FileResult(r.path, "failed", r.source, r.source, r.diagnostics, why, r.linked)
+            continue
+        written.extend(r.path for r, w in members if w.expect is None or w.data != w.expect)
+    return [failed.get(r.path, r) for r in results], written
+
+
+_held = None  # the signal mask before the write phase blocked SIGINT/SIGTERM
+
+
+def _interrupted() -> bool:
+    import signal
+
+    return bool(signal.sigpending() & {signal.SIGINT, signal.SIGTERM})
+
+
+def _release() -> None:
+    """Restore the signal mask: a Ctrl-C held while writing is raised now (KeyboardInterrupt), after the report."""
+    import signal
+
+    global _held
+    if _held is not None:
+        mask, _held = _held, None
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        except KeyboardInterrupt:
+            pass
 
 
 def _checked(results) -> str:
@@ -232,7 +392,7 @@ def _run_stdin(options: Options, settings: RewriteSettings) -> int:
     _print_findings(report, settings)
     if settings.diff:
         if result.status == "changed":
-            sys.stdout.writelines(_unified_diff(result, "<stdin>"))
+            _write_diff(result, "<stdin>")
     elif settings.check:
         if result.status == "changed" and not settings.quiet and settings.output_format == "text":
             _say("would rewrite -")

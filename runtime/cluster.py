@@ -201,6 +201,127 @@ def log_tail(path: Path, lines: int = 25) -> str:
     return "\n".join(data.splitlines()[-lines:])
 
 
+# ---- tasks never outlive verify ----------------------------------------------------------------------------------
+# Every task runs in its own session (a Ctrl-C in the terminal reaches verify only, which stops them in order), so
+# nothing would stop them if verify itself were killed (kill -9, OOM): each task asks the kernel for SIGKILL when
+# its parent dies (prctl PR_SET_PDEATHSIG), and each verify run is registered under tfmigrate's home with a token
+# every task (and their children) carries in its environment; the next verify kills what a killed one left and
+# removes its temporary run dir.
+
+PR_SET_PDEATHSIG = 1
+RUN_ENV = "TFMIGRATE_VERIFY_RUN"
+
+
+def die_with_parent():
+    """A Popen preexec_fn: the child is SIGKILLed when this process dies (Linux; None elsewhere). The signal follows
+    the thread that forked, so only the main thread (the one that outlives the run) asks for it."""
+    if not os.path.exists("/proc/self") or threading.current_thread() is not threading.main_thread():
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
+    parent = os.getpid()
+
+    def arm() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl: no signal will come; the child exits
+            raise ChildProcessError("verify exited before its task started")
+    return arm
+
+
+def _running_dir() -> Path:
+    from tfmigrate.home import home
+
+    return home() / "running"
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (clock ticks since boot, /proc/<pid>/stat): with the pid it names one process."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _carrying(token: str) -> list[int]:
+    """Live processes whose environment holds this run's token (its tasks and anything they started)."""
+    needle, found = f"{RUN_ENV}={token}\0".encode(), []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                    if needle in fh.read():
+                        found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def clean_leftovers() -> list[str]:
+    """Stop the tasks of verify runs that were killed (their registered verify is gone) and remove their temporary
+    run dirs; returns one line per run cleaned."""
+    import shutil
+
+    cleaned = []
+    try:
+        entries = list(_running_dir().glob("*.json"))
+    except OSError:
+        return cleaned
+    for path in entries:
+        try:
+            doc = json.loads(path.read_text())
+            token, pid, start = str(doc["token"]), int(doc["pid"]), doc["start"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if _started(pid) == start:
+            continue  # still running
+        stopped = 0
+        for task in _carrying(token):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(task, signal.SIGKILL)
+                stopped += 1
+        line = f"a killed verify (pid {pid}) left {stopped} task process{'es' if stopped != 1 else ''}: stopped"
+        if doc.get("run_dir") and os.path.isdir(doc["run_dir"]):
+            shutil.rmtree(doc["run_dir"], ignore_errors=True)
+            line += f"; its temporary run dir {doc['run_dir']} removed"
+        with contextlib.suppress(OSError):
+            path.unlink()
+        cleaned.append(line)
+    return cleaned
+
+
+@contextlib.contextmanager
+def registered(temporary_run_dir: Path | None = None, say: Callable[[str], None] | None = None):
+    """While the block runs, this process is a registered verify run: the tasks it starts carry its token, and if
+    it is killed the next registered run stops them and removes `temporary_run_dir`."""
+    import uuid
+
+    for line in clean_leftovers():
+        if say is not None:
+            say(f"note: {line}")
+    token = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    entry = _running_dir() / f"{token}.json"
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_text(json.dumps({"token": token, "pid": os.getpid(), "start": _started(os.getpid()),
+                                     "run_dir": str(temporary_run_dir) if temporary_run_dir else None}))
+    except OSError:
+        entry = None  # no home to write to: the parent-death signal alone
+    old = os.environ.get(RUN_ENV)
+    os.environ[RUN_ENV] = token  # base_env copies the environment: every task carries it
+    try:
+        yield token
+    finally:
+        if old is None:
+            os.environ.pop(RUN_ENV, None)
+        else:
+            os.environ[RUN_ENV] = old
+        if entry is not None:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+
+
 def _kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
     try:
         os.killpg(proc.pid, sig)
@@ -248,7 +369,7 @@ class _Attempt:
             try:
                 self.procs[t] = subprocess.Popen(
                     self.command(t), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=env, start_new_session=True,
+                    env=env, start_new_session=True, preexec_fn=die_with_parent(),
                 )
             finally:
                 log.close()

@@ -115,7 +115,8 @@ def run(s: Settings, say=print, live=None) -> dict:
     try:
         s.original, s.migrated = (_program(p, s.run_dir / f"notebook-{side}", side.upper(), say)
                                   for side, p in (("original", s.original), ("migrated", s.migrated)))
-        result = _run(s, say, live)
+        with cluster.registered(s.run_dir if temporary else None, say):  # a killed run is cleaned by the next
+            result = _run(s, say, live)
     except (KeyboardInterrupt, cluster.ClusterError) as exc:
         interrupted = isinstance(exc, KeyboardInterrupt) or exc.kind == "interrupt"
         if interrupted and temporary and not s.keep:
