@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import resource
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
