@@ -4,7 +4,6 @@ Marked `tfenv`: needs the bundled environments (`tfmigrate env setup`, done on d
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.runtime import envs
+from _runs import run_program
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.py").exists())
@@ -24,18 +23,14 @@ FIXED_DIR = re.compile(r'"(/tmp/tfmigrate-fixtures/[A-Za-z0-9_]+)"')
 
 
 def _run(env: str, program: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    python = envs.ensure(env)
     # a fixture that keeps its model_dir in a constant (numpy_input: the "constants" shape) ignores --model_dir: it
     # starts from an empty one, as on a fresh machine (the migrated program's TF2 checkpoints there from an earlier
     # run would make TF 2.15's Estimator fail to restore them)
     for fixed in FIXED_DIR.findall(program.read_text()):
         shutil.rmtree(fixed, ignore_errors=True)
-    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    environ.pop("TF_CONFIG", None)
-    return subprocess.run(
-        [str(python), str(program), "--steps", STEPS, "--model_dir", str(tmp_path / env)],
-        cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=300,
-    )
+    # a fork of a Python that imported TensorFlow once (see _runs.run_program), as `python PROGRAM` would run it
+    return run_program(env, [str(program), "--steps", STEPS, "--model_dir", str(tmp_path / env)], tmp_path,
+                       timeout=300)
 
 
 PACKAGES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original").is_dir())

@@ -185,6 +185,7 @@ def test_shell_lines_carry_each_tasks_tf_config():
 
 @pytest.mark.tfenv
 @pytest.mark.equivalence
+@pytest.mark.cluster
 def test_program_trains_with_the_tf_configs_the_operator_would_set(tmp_path):
     """Hosts of the manifest mapped to 127.0.0.1 ports; each task gets the operator-shaped TF_CONFIG (including
     its "environment": "cloud") and the migrated program trains on both trainers."""

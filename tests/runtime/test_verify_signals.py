@@ -209,6 +209,7 @@ def _env(tmp_path: Path) -> dict:
     return dict(os.environ, COLUMNS="200", TMPDIR=str(tmp_path / "tmp"))
 
 
+@pytest.mark.cluster
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -262,6 +263,7 @@ def test_equivalent_verify_writes_nothing_outside_its_run_dir(tmp_path):
     assert not Path("/tmp/regression_original_model").exists() and not Path("/tmp/regression_ctl_model").exists()
 
 
+@pytest.mark.cluster
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 def test_real_tf_task_losing_its_port_is_retried(tmp_path, monkeypatch):
@@ -293,6 +295,7 @@ def test_real_tf_task_losing_its_port_is_retried(tmp_path, monkeypatch):
     assert len(calls) >= 3  # original: taken + fresh; migrated: fresh
 
 
+@pytest.mark.cluster
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 def test_verify_all_passes_sigterm_on_to_its_cases(tmp_path):
@@ -319,6 +322,7 @@ def test_verify_all_passes_sigterm_on_to_its_cases(tmp_path):
     assert not _processes_pointing_into(work)
 
 
+@pytest.mark.cluster
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 def test_verify_timeout_names_the_stuck_tasks_with_their_log_tails(tmp_path):
