@@ -33,6 +33,12 @@ def _run(env: str, program: Path, tmp_path: Path) -> subprocess.CompletedProcess
                        timeout=300)
 
 
+def _cases(cases: list[str]) -> list:
+    """A case's runs share one xdist group, so they run one after another as in one process: a program that keeps
+    its model_dir in a constant (FIXED_DIR) uses the same directory on both TF versions."""
+    return [pytest.param(c, marks=pytest.mark.xdist_group(f"fixture-{c}")) for c in cases]
+
+
 PACKAGES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original").is_dir())
 
 
@@ -45,7 +51,7 @@ def _program(case: str, side: str) -> Path:
 
 
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", PACKAGES)
+@pytest.mark.parametrize("case", _cases(PACKAGES))
 def test_package_runs_on_both(case, tmp_path):
     original = _run("legacy", _program(case, "original"), tmp_path)
     assert original.returncode == 0, original.stderr[-3000:]
@@ -55,14 +61,14 @@ def test_package_runs_on_both(case, tmp_path):
 
 
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", _cases(CASES))
 def test_original_runs_on_tf215(case, tmp_path):
     result = _run("legacy", FIXTURES / case / "original.py", tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
 
 
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", [c for c in CASES if (FIXTURES / c / "migrated.py").exists()])
+@pytest.mark.parametrize("case", _cases([c for c in CASES if (FIXTURES / c / "migrated.py").exists()]))
 def test_migrated_runs_on_tf221(case, tmp_path):
     result = _run("target", FIXTURES / case / "migrated.py", tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
