@@ -2,13 +2,25 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.console import Console
+
+# Not a terminal (a CI log, a pipe): rich would assume 80 columns and squeeze tables into columns of `…`, so lines
+# get this width instead (COLUMNS still decides when set); no table of verify reaches it.
+PIPE_WIDTH = 1000
+
+
+def make_console() -> Console:
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=PIPE_WIDTH)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,7 +34,7 @@ def register(app: typer.Typer) -> None:
         """Create (or adopt, or reuse) the legacy (TF 2.15 + estimator) and target (TF 2.21) venvs."""
         from . import envs
 
-        console = Console()
+        console = make_console()
         try:
             for name in ([only] if only else list(envs.SPECS)):
                 envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force,
@@ -38,7 +50,7 @@ def register(app: typer.Typer) -> None:
         """Show where the environments are and whether they are ready."""
         from . import envs
 
-        console = Console()
+        console = make_console()
         console.print(f"home: {envs.home()}", highlight=False)
         ready = True
         for name in envs.SPECS:
@@ -100,7 +112,7 @@ def register(app: typer.Typer) -> None:
 
         from . import capture, cluster, envs, report, suite, verify
 
-        console = Console()
+        console = make_console()
         try:
             if all_cases:
                 if original or migrated:
@@ -290,7 +302,7 @@ def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
     except (suite.SuiteError, envs.EnvError) as exc:
         console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
         raise typer.Exit(suite.EXIT_ERROR)
-    console.print(suite.table(results))
+    console.print(suite.table(results, wide=console.width > 120))
     console.print(suite.summary_line(results), highlight=False)
     if junit_xml:
         console.print(f"junit: {junit_xml}", highlight=False)
