@@ -35,8 +35,12 @@ def register(app: typer.Typer) -> None:
         from . import envs
 
         console = make_console()
+        names = [only] if only else list(envs.SPECS)
+        todo = [n for n in names if n in envs.SPECS and (force or envs.status(n).state != "ready")]
+        if todo:  # before the first download: what it will cost
+            console.print(f"building {', '.join(todo)}: {envs.estimate(todo)}", highlight=False)
         try:
-            for name in ([only] if only else list(envs.SPECS)):
+            for name in names:
                 envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force,
                             live=live_status(console))
                 st = envs.status(name)

@@ -63,3 +63,21 @@ def test_json_report_names_tfmigrate_and_its_layout(tmp_path):
     assert doc["schema_version"] == report.JSON_SCHEMA_VERSION == 1
     assert doc["tfmigrate_version"] == version() != "unknown"
     assert doc["comparison"]["mode"] == "statistical"
+
+
+def test_env_setup_says_what_the_build_costs_before_it_starts(monkeypatch):
+    from typer.testing import CliRunner
+
+    from tfmigrate.cli import app
+    from tfmigrate.runtime import envs
+
+    calls = []
+    monkeypatch.setattr(envs, "status", lambda name: envs.EnvStatus(name, envs.env_path(name), "missing", "", None))
+    monkeypatch.setattr(envs, "ensure", lambda name, progress=None, force=False, live=None: (
+        calls.append(name), progress(f"{name}: Collecting tensorflow"))[0] and envs.env_python(name))
+    out = CliRunner().invoke(app, ["env", "setup"]).stdout
+    first = out.splitlines()[0]
+    assert first.startswith("building legacy, target: ~3.5 GB on disk") and "min to build" in first, out
+    assert calls == ["legacy", "target"]
+    monkeypatch.setattr(envs, "status", lambda name: envs.EnvStatus(name, envs.env_path(name), "ready", "", None))
+    assert "GB on disk" not in CliRunner().invoke(app, ["env", "setup"]).stdout  # nothing to build: no estimate
