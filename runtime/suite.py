@@ -107,6 +107,11 @@ class CaseResult:
     report: dict | None = None  # verify's --json document
     log: Path | None = None
     output: str = ""
+    returncode: int | None = None  # the verify process's exit code (130 / 143: it was interrupted)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.returncode in (130, 143, -signal.SIGINT, -signal.SIGTERM)
 
     @property
     def ok(self) -> bool:
@@ -197,10 +202,10 @@ def run_case(case: Case, work: Path) -> CaseResult:
     if proc.returncode not in (0, 1) or report is None:
         lines = [ln for ln in output.splitlines() if ln.strip()]
         error = next((ln for ln in lines if ln.startswith("error:")), lines[-1] if lines else "no output")
-        return CaseResult(case, "error", seconds, error, log=log, output=output)
+        return CaseResult(case, "error", seconds, error, log=log, output=output, returncode=proc.returncode)
     cmp = report["comparison"]
     return CaseResult(case, "equivalent" if cmp["equivalent"] else "not-equivalent", seconds,
-                      describe(cmp), cmp.get("max_rel"), report, log, output)
+                      describe(cmp), cmp.get("max_rel"), report, log, output, proc.returncode)
 
 
 def describe(cmp: dict) -> str:
