@@ -195,9 +195,9 @@ def _launch_spec(app: typer.Typer) -> None:
         program_args: Optional[List[str]] = typer.Argument(None, metavar="ARGS", help="After --: arguments for the program."),
         engine: str = typer.Option(..., "--engine", metavar="ENGINE", help="tfjob (Kubeflow TFJob YAML) | shell (one command per task)."),
         workers: int = typer.Option(2, "--workers", metavar="N", help="Trainers in total: chief + N-1 workers."),
-        ps: int = typer.Option(0, "--ps", metavar="M", help="Parameter servers."),
+        ps: Optional[int] = typer.Option(None, "--ps", metavar="M", help="Parameter servers.  \\[default: 1 for a ParameterServerStrategy program, else 0]"),
         evaluator: bool = typer.Option(False, "--evaluator", help="Add an evaluator task."),
-        image: str = typer.Option("IMAGE", "--image", metavar="IMG", help="tfjob: the container image holding the program."),
+        image: Optional[str] = typer.Option(None, "--image", metavar="IMG", help="tfjob (required): the container image holding the program."),
         name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="tfjob: the job name (default: from the file name)."),
         namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS", help="tfjob: metadata.namespace."),
         restart_policy: str = typer.Option("OnFailure", "--restart-policy", metavar="POLICY", help="tfjob: OnFailure | Never | Always | ExitCode."),
@@ -219,6 +219,18 @@ def _launch_spec(app: typer.Typer) -> None:
         try:
             if not migrated.is_file():
                 raise launch.LaunchSpecError(f"{migrated}: no such program file")
+            if engine not in ("tfjob", "shell"):
+                raise launch.LaunchSpecError(f"--engine {engine!r}: choose tfjob or shell")
+            ps, notes = launch.check_layout(migrated, launch.program_kind(migrated), ps)
+            if engine == "tfjob" and not image:
+                raise launch.LaunchSpecError("--engine tfjob needs --image IMG: the container image that holds the "
+                                             "program and its dependencies")
+            if engine == "tfjob" and program_path is None and migrated.is_absolute():
+                raise launch.LaunchSpecError(f"{migrated} is a path on this machine, not in the image: give "
+                                             "--program-path PATH (where the program is in the image), or a "
+                                             "relative MIGRATED with --workdir")
+            for note in notes:
+                typer.echo(note, err=True)
             if engine == "tfjob":
                 text = launch.to_yaml(launch.tfjob(
                     name or launch.job_name(program), program, args, workers, ps, evaluator, image=image,
@@ -226,8 +238,6 @@ def _launch_spec(app: typer.Typer) -> None:
             elif engine == "shell":
                 text = launch.shell(program, args, workers, ps, evaluator,
                                     hosts=[h for h in (hosts or "").split(",") if h] or None, port=port, python=python)
-            else:
-                raise launch.LaunchSpecError(f"--engine {engine!r}: choose tfjob or shell")
         except launch.LaunchSpecError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2)
