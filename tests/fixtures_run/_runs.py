@@ -32,7 +32,15 @@ def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None 
 
 # The per-run keys: read by the programs and boots at run time, so one server (started without them) serves them all
 RUN_KEYS = ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT")
+# What TensorFlow or the interpreter may read while importing (before the fork): a server is kept per value of these.
+# Everything else (e.g. each test's own TFMIGRATE_CACHE_DIR) only reaches the program through the child's environ.
+IMPORT_TIME = ("TF_", "CUDA_", "PYTHON", "OMP_", "KMP_", "MKL_", "LD_", "TFMIGRATE_")
 _SERVERS: dict = {}
+
+
+def _import_env(environ: dict) -> dict:
+    return {k: v for k, v in environ.items()
+            if k.startswith(IMPORT_TIME) and k not in RUN_KEYS and k != "TFMIGRATE_CACHE_DIR"}
 
 
 class _ForkServer:
@@ -40,7 +48,7 @@ class _ForkServer:
     in a fork of a Python that has already imported TensorFlow, instead of paying the import again."""
 
     def __init__(self, env: str, environ: dict):
-        base = {k: v for k, v in environ.items() if k not in RUN_KEYS}
+        base = {k: v for k, v in environ.items() if k not in RUN_KEYS and k != "TFMIGRATE_CACHE_DIR"}
         self.proc = subprocess.Popen([str(envs.ensure(env)), str(Path(__file__).with_name("_forkserver.py"))],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=base, text=True)
         self.out = Path(tempfile.mkdtemp(prefix="tfmigrate-forkserver-"))
@@ -67,7 +75,7 @@ class _ForkServer:
 
 
 def _server(env: str, environ: dict) -> _ForkServer:
-    key = (env, tuple(sorted((k, v) for k, v in environ.items() if k not in RUN_KEYS)))
+    key = (env, tuple(sorted(_import_env(environ).items())))
     if key not in _SERVERS or _SERVERS[key].proc.poll() is not None:
         _SERVERS[key] = _ForkServer(env, environ)
     return _SERVERS[key]
