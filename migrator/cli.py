@@ -10,6 +10,7 @@ from tfmigrate.config import STRATEGIES, TARGETS  # noqa: F401  (the CLI's choic
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Migrate TF1 Estimator programs to TF2 and prove they train the same.",
 )
 
@@ -37,6 +38,27 @@ def _flags_take_no_value() -> None:
 _flags_take_no_value()
 
 
+def _plain_usage_arguments() -> None:
+    """Recent typer writes a required argument as `{paths}...` in the usage line, which reads like a set literal
+    or a choice: write PATH... as click, black and ruff do (optional ones stay in brackets)."""
+    try:
+        from typer.core import TyperArgument
+    except ImportError:  # pragma: no cover
+        return
+    if not hasattr(TyperArgument, "_usage_display_name"):
+        return
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.metavar else self.display_name_raw.upper()
+        name = name if self.required else f"[{name}]"
+        return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+
+    TyperArgument._usage_display_name = _usage_display_name
+
+
+_plain_usage_arguments()
+
+
 def version() -> str:
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as dist_version
@@ -55,7 +77,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def main(
-    show_version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+    show_version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_print_version,
                                       help="Print tfmigrate's version and exit."),
 ) -> None:
     """Migrate TF1 Estimator programs to TF2 and prove they train the same."""
@@ -71,13 +93,19 @@ def _register_runtime_commands() -> None:
 _register_runtime_commands()
 
 
+def check_and_diff(check: bool, diff: bool) -> bool:
+    """`--check --diff` is black's CI idiom: show the diff and fail if anything would change, which is what --diff
+    alone does here (exit 1 on a change). The --check to pass on."""
+    return check and not diff
+
+
 @app.command()
 def rewrite(
-    paths: list[str] = typer.Argument(..., help="Files or directories (recursing into *.py and *.ipynb); '-' reads stdin, writes stdout."),
+    paths: list[str] = typer.Argument(..., metavar="PATH", help="Files or directories (recursing into *.py and *.ipynb); '-' reads stdin, writes stdout."),
     target: Optional[str] = typer.Option(None, "--target", metavar="TARGET", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy.  \\[default: auto]"),
     strategy: Optional[str] = typer.Option(None, "--strategy", metavar="STRATEGY", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server.  \\[default: keep]"),
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
-    check: bool = typer.Option(False, "--check", help="List files that would change; write nothing."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing (exit 1 if a file would change)."),
+    check: bool = typer.Option(False, "--check", help="List files that would change; write nothing. With --diff (black's CI idiom): the diff, and exit 1 if a file would change."),
     out: str = typer.Option(None, "--out", metavar="DIR", help="Write the migrated tree to DIR (relative paths kept) instead of in place."),
     exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help="Names or globs to skip, added to the configured excludes (repeatable)."),
     force_exclude: Optional[bool] = typer.Option(None, "--force-exclude", help="Apply the excludes to files named on the command line too (pre-commit)."),
@@ -96,8 +124,9 @@ def rewrite(
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the result cache."),
     cache_dir: str = typer.Option(None, "--cache-dir", help="Result cache directory (default: $TFMIGRATE_CACHE_DIR, "
                                   "else rewrite-cache under $TFMIGRATE_HOME or the user cache dir, ~/.cache/tfmigrate)."),
-    no_prefilter: bool = typer.Option(False, "--no-prefilter", hidden=True,
-                                      help="Parse every file, even one no rule's trigger word appears in (a check)."),
+    no_prefilter: bool = typer.Option(False, "--no-prefilter",
+                                      help="Parse every file. By default a file in which no rule's trigger word "
+                                      "appears is not parsed, so a syntax error in it is not reported; this reports it."),
 ) -> None:
     """Rewrite Estimator programs into TF2 programs.
 
@@ -111,6 +140,7 @@ def rewrite(
     """
     from tfmigrate.rewrite_command import UsageError, command
 
+    check = check_and_diff(check, diff)
     try:
         code = command(paths, target=target, strategy=strategy, diff=diff, check=check, out=out, exclude=exclude,
                        force_exclude=force_exclude, select=select, ignore=ignore, report_unused=report_unused,

@@ -81,10 +81,23 @@ def parse_rewrite(args: list[str]) -> tuple[list[str], dict] | None:
             options[key] = value
     if not paths:
         return None
+    options["check"] = options["check"] and not options["diff"]  # --check --diff: the diff (cli.check_and_diff)
     return paths, options
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        _main(argv)
+    except BrokenPipeError:
+        # `tfmigrate rewrite --diff . | head`: the reader left; stop quietly as other CLIs do (no traceback), and
+        # keep Python's exit-time flush from raising it again
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _main(argv: list[str] | None) -> None:
     if argv is None:
         gc.set_threshold(_GC_THRESHOLD, *gc.get_threshold()[1:])
     args = sys.argv[1:] if argv is None else argv

@@ -2,11 +2,14 @@
 
     pytest --tfmigrate-verify                  # every [[tool.tfmigrate.verify]] case is a test item
     pytest --tfmigrate-verify -k regression    # the usual selection works on the case names
+    pytest --tfmigrate-verify pyproject.toml::train   # one case by its node id (FILE::case name)
 
 The cases come from the nearest configuration above pytest's rootdir (`--tfmigrate-config FILE` to name one).
 Each item runs `tfmigrate verify` for its case (the TF environments are built once, on the first item) and fails
 when the verdict is not the case's `expect` (default: equivalent), showing where the losses broke or why the run
-failed. Items carry the `tfmigrate_verify` marker.
+failed. Items carry the `tfmigrate_verify` marker and are collected like any test, from the configuration file
+(node ids `pyproject.toml::<case name>`): pytest counts, selects and deselects them. Ctrl-C (or SIGTERM) during a
+case stops the whole session, as in any test.
 
 The fixture runs a case from a test of your own:
 
@@ -50,6 +53,17 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "tfmigrate_verify: an equivalence case run by tfmigrate verify")
+    if not config.getoption(OPTION):
+        return
+    path = _configuration_path(config)
+    config.stash[_CASES_FILE] = path
+    # collect the configuration file with the other arguments, unless one of them already names it (FILE::case)
+    named = {Path(str(a).split("::")[0]).resolve() for a in config.args}
+    if path not in named:
+        config.args.append(str(path))
+
+
+_CASES_FILE = pytest.StashKey[Path]()
 
 
 _ENVS_READY: list[bool] = []
@@ -65,17 +79,15 @@ def pytest_tfmigrate_run_case(case, work, config):
     return suite.run_case(case, Path(work))
 
 
-def _configuration(config):
-    from tfmigrate.config import find, load
+def _configuration_path(config) -> Path:
+    from tfmigrate.config import find
 
     named = config.getoption("--tfmigrate-config")
-    if named:
-        return load(named)
-    found = find(config.rootpath)
+    found = Path(named) if named else find(config.rootpath)
     if found is None:
         raise pytest.UsageError(f"{OPTION}: no tfmigrate.toml or pyproject.toml with [tool.tfmigrate] at or above "
                                 f"{config.rootpath}")
-    return load(found)
+    return Path(found).resolve()
 
 
 class VerifyCaseFailed(Exception):
@@ -84,15 +96,20 @@ class VerifyCaseFailed(Exception):
         self.result = result
 
 
-class VerifyCollector(pytest.Collector):
-    """The declared cases, as children of the session (node ids `tfmigrate-verify::<case name>`)."""
-
-    def __init__(self, *, cases, **kw):
-        super().__init__(**kw)
-        self.cases = cases
+class VerifyFile(pytest.File):
+    """The configuration file that declares the cases; its items are the cases (`pyproject.toml::<case name>`)."""
 
     def collect(self):
-        for case in self.cases:
+        from tfmigrate.config import ConfigError, load
+        from tfmigrate.runtime.suite import SuiteError, load_cases
+
+        try:
+            cases = load_cases(load(self.path))
+        except (ConfigError, SuiteError) as exc:
+            raise pytest.UsageError(f"{OPTION}: {exc}") from None
+        if not cases:
+            raise pytest.UsageError(f"{OPTION}: no verify cases are declared (add [[tool.tfmigrate.verify]] tables)")
+        for case in cases:
             item = VerifyItem.from_parent(self, name=case.name, case=case)
             item.add_marker("tfmigrate_verify")
             yield item
@@ -106,6 +123,8 @@ class VerifyItem(pytest.Item):
     def runtest(self):
         work = Path(tempfile.mkdtemp(prefix=f"tfmigrate-{re.sub(r'[^A-Za-z0-9_.-]+', '_', self.case.name)}-"))
         result = self.config.hook.pytest_tfmigrate_run_case(case=self.case, work=work, config=self.config)
+        if result.interrupted:  # verify stopped on Ctrl-C / SIGTERM: so does the session, not just this case
+            raise KeyboardInterrupt
         self.user_properties += [("verdict", result.verdict), ("expect", self.case.expect),
                                  ("seconds", f"{result.seconds:.1f}")]
         if not result.ok:
@@ -131,22 +150,10 @@ class VerifyItem(pytest.Item):
         return self.case.source or self.path, None, f"tfmigrate verify {self.case.name}"
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session, config, items):
-    """Add the cases before -k / -m select among the items."""
-    if not config.getoption(OPTION):
-        return
-    from tfmigrate.config import ConfigError
-    from tfmigrate.runtime.suite import SuiteError, load_cases
-
-    try:
-        cases = load_cases(_configuration(config))
-    except (ConfigError, SuiteError) as exc:
-        raise pytest.UsageError(f"{OPTION}: {exc}") from None
-    if not cases:
-        raise pytest.UsageError(f"{OPTION}: no verify cases are declared (add [[tool.tfmigrate.verify]] tables)")
-    collector = VerifyCollector.from_parent(session, name="tfmigrate-verify", cases=cases)
-    items.extend(collector.collect())
+def pytest_collect_file(file_path, parent):
+    if file_path.resolve() == parent.config.stash.get(_CASES_FILE, None):
+        return VerifyFile.from_parent(parent, path=file_path)
+    return None
 
 
 @pytest.fixture
@@ -171,6 +178,9 @@ def tfmigrate_verify(request, tmp_path):
         name = values.pop("name", None) or original.name
         case = Case(name=name, original=original, migrated=migrated, args=list(values.pop("args")), **values)
         work = tmp_path / re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-        return request.config.hook.pytest_tfmigrate_run_case(case=case, work=work, config=request.config)
+        result = request.config.hook.pytest_tfmigrate_run_case(case=case, work=work, config=request.config)
+        if result.interrupted:
+            raise KeyboardInterrupt
+        return result
 
     return run

@@ -2,13 +2,25 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.console import Console
+
+# Not a terminal (a CI log, a pipe): rich would assume 80 columns and squeeze tables into columns of `…`, so lines
+# get this width instead (COLUMNS still decides when set); no table of verify reaches it.
+PIPE_WIDTH = 1000
+
+
+def make_console() -> Console:
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=PIPE_WIDTH)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,9 +34,13 @@ def register(app: typer.Typer) -> None:
         """Create (or adopt, or reuse) the legacy (TF 2.15 + estimator) and target (TF 2.21) venvs."""
         from . import envs
 
-        console = Console()
+        console = make_console()
+        names = [only] if only else list(envs.SPECS)
+        todo = [n for n in names if n in envs.SPECS and (force or envs.status(n).state != "ready")]
+        if todo:  # before the first download: what it will cost
+            console.print(f"building {', '.join(todo)}: {envs.estimate(todo)}", highlight=False)
         try:
-            for name in ([only] if only else list(envs.SPECS)):
+            for name in names:
                 envs.ensure(name, progress=lambda m: console.print(m, highlight=False), force=force,
                             live=live_status(console))
                 st = envs.status(name)
@@ -38,7 +54,7 @@ def register(app: typer.Typer) -> None:
         """Show where the environments are and whether they are ready."""
         from . import envs
 
-        console = Console()
+        console = make_console()
         console.print(f"home: {envs.home()}", highlight=False)
         ready = True
         for name in envs.SPECS:
@@ -100,7 +116,7 @@ def register(app: typer.Typer) -> None:
 
         from . import capture, cluster, envs, report, suite, verify
 
-        console = Console()
+        console = make_console()
         try:
             if all_cases:
                 if original or migrated:
@@ -179,9 +195,9 @@ def _launch_spec(app: typer.Typer) -> None:
         program_args: Optional[List[str]] = typer.Argument(None, metavar="ARGS", help="After --: arguments for the program."),
         engine: str = typer.Option(..., "--engine", metavar="ENGINE", help="tfjob (Kubeflow TFJob YAML) | shell (one command per task)."),
         workers: int = typer.Option(2, "--workers", metavar="N", help="Trainers in total: chief + N-1 workers."),
-        ps: int = typer.Option(0, "--ps", metavar="M", help="Parameter servers."),
+        ps: Optional[int] = typer.Option(None, "--ps", metavar="M", help="Parameter servers.  \\[default: 1 for a ParameterServerStrategy program, else 0]"),
         evaluator: bool = typer.Option(False, "--evaluator", help="Add an evaluator task."),
-        image: str = typer.Option("IMAGE", "--image", metavar="IMG", help="tfjob: the container image holding the program."),
+        image: Optional[str] = typer.Option(None, "--image", metavar="IMG", help="tfjob (required): the container image holding the program."),
         name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="tfjob: the job name (default: from the file name)."),
         namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS", help="tfjob: metadata.namespace."),
         restart_policy: str = typer.Option("OnFailure", "--restart-policy", metavar="POLICY", help="tfjob: OnFailure | Never | Always | ExitCode."),
@@ -203,6 +219,18 @@ def _launch_spec(app: typer.Typer) -> None:
         try:
             if not migrated.is_file():
                 raise launch.LaunchSpecError(f"{migrated}: no such program file")
+            if engine not in ("tfjob", "shell"):
+                raise launch.LaunchSpecError(f"--engine {engine!r}: choose tfjob or shell")
+            ps, notes = launch.check_layout(migrated, launch.program_kind(migrated), ps)
+            if engine == "tfjob" and not image:
+                raise launch.LaunchSpecError("--engine tfjob needs --image IMG: the container image that holds the "
+                                             "program and its dependencies")
+            if engine == "tfjob" and program_path is None and migrated.is_absolute():
+                raise launch.LaunchSpecError(f"{migrated} is a path on this machine, not in the image: give "
+                                             "--program-path PATH (where the program is in the image), or a "
+                                             "relative MIGRATED with --workdir")
+            for note in notes:
+                typer.echo(note, err=True)
             if engine == "tfjob":
                 text = launch.to_yaml(launch.tfjob(
                     name or launch.job_name(program), program, args, workers, ps, evaluator, image=image,
@@ -210,8 +238,6 @@ def _launch_spec(app: typer.Typer) -> None:
             elif engine == "shell":
                 text = launch.shell(program, args, workers, ps, evaluator,
                                     hosts=[h for h in (hosts or "").split(",") if h] or None, port=port, python=python)
-            else:
-                raise launch.LaunchSpecError(f"--engine {engine!r}: choose tfjob or shell")
         except launch.LaunchSpecError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2)
@@ -290,7 +316,7 @@ def _run_all(cfg, console: Console, only, jobs, run_dir, junit_xml) -> None:
     except (suite.SuiteError, envs.EnvError) as exc:
         console.print("[bold red]error:[/] " + _escape(str(exc)), highlight=False)
         raise typer.Exit(suite.EXIT_ERROR)
-    console.print(suite.table(results))
+    console.print(suite.table(results, wide=console.width > 120))
     console.print(suite.summary_line(results), highlight=False)
     if junit_xml:
         console.print(f"junit: {junit_xml}", highlight=False)

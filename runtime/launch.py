@@ -12,8 +12,9 @@ Task layout is verify's: --workers N trainers in total = Chief + N-1 Workers, --
 from __future__ import annotations
 
 import json
+import re
 import shlex
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from . import cluster
 
@@ -26,6 +27,49 @@ REPLICA_TYPES = {"chief": "Chief", "worker": "Worker", "ps": "PS", "evaluator": 
 
 class LaunchSpecError(ValueError):
     pass
+
+
+_PSS = re.compile(r"\bParameterServerStrategy(?:V2)?\s*\(")
+_MWMS = re.compile(r"\bMultiWorkerMirroredStrategy\s*\(")
+
+
+def program_kind(path: Path) -> str:
+    """What the program is, as far as its launch goes: "estimator" (a TF1 original: not what a launch spec is
+    for), "parameter-server" / "multi-worker" (the distribution strategy it builds), or "other"."""
+    from tfmigrate.engine import Options, explain_paths
+
+    try:
+        if any("estimator" in plan for plan in explain_paths([path], Options())):
+            return "estimator"
+    except Exception:  # unparsable: the strategy search below still says what it can
+        pass
+    code = "\n".join(line.split("#", 1)[0] for line in path.read_text(errors="replace").splitlines())
+    if _PSS.search(code):
+        return "parameter-server"
+    if _MWMS.search(code):
+        return "multi-worker"
+    return "other"
+
+
+def check_layout(path: Path, kind: str, ps: int | None) -> tuple[int, list[str]]:
+    """The --ps to use for the program (default: 1 for a ParameterServerStrategy program, else 0) and notes;
+    refuses a layout the program cannot run in."""
+    notes = []
+    if kind == "estimator":
+        raise LaunchSpecError(f"{path} is a TF1 Estimator program: launch-spec writes how to run the migrated TF2 "
+                              "program (tfmigrate rewrite first, then launch-spec on its output)")
+    if ps is None:
+        ps = 1 if kind == "parameter-server" else 0
+        if ps:
+            notes.append(f"note: {path.name} builds a ParameterServerStrategy: --ps 1 (one parameter server)")
+    if ps and kind != "parameter-server":
+        what = "a MultiWorkerMirroredStrategy" if kind == "multi-worker" else "no ParameterServerStrategy"
+        raise LaunchSpecError(f"--ps {ps}: {path.name} builds {what}, so parameter servers would take no part in "
+                              "training (and keep the job from finishing); leave --ps out")
+    if kind == "parameter-server" and ps == 0:
+        raise LaunchSpecError(f"--ps 0: {path.name} builds a ParameterServerStrategy, which needs parameter "
+                              "servers; give --ps M (M >= 1)")
+    return ps, notes
 
 
 def _counts(workers: int, ps: int, evaluator: bool) -> dict[str, int]:

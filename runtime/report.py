@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+JSON_SCHEMA_VERSION = 1
 
 
 def _fmt(x) -> str:
@@ -119,7 +120,11 @@ def write_json(result: dict, path: Path) -> None:
             return [clean(v) for v in o]
         return o
 
-    Path(path).write_text(json.dumps(clean(result), indent=1))
+    from tfmigrate.cli import version
+
+    # which tfmigrate wrote it, and the layout's version (bumped when a key changes meaning or goes away)
+    doc = {"schema_version": JSON_SCHEMA_VERSION, "tfmigrate_version": version(), **result}
+    Path(path).write_text(json.dumps(clean(doc), indent=1))
 
 
 def write_html(result: dict, path: Path) -> None:

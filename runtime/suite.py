@@ -107,6 +107,11 @@ class CaseResult:
     report: dict | None = None  # verify's --json document
     log: Path | None = None
     output: str = ""
+    returncode: int | None = None  # the verify process's exit code (130 / 143: it was interrupted)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.returncode in (130, 143, -signal.SIGINT, -signal.SIGTERM)
 
     @property
     def ok(self) -> bool:
@@ -197,10 +202,10 @@ def run_case(case: Case, work: Path) -> CaseResult:
     if proc.returncode not in (0, 1) or report is None:
         lines = [ln for ln in output.splitlines() if ln.strip()]
         error = next((ln for ln in lines if ln.startswith("error:")), lines[-1] if lines else "no output")
-        return CaseResult(case, "error", seconds, error, log=log, output=output)
+        return CaseResult(case, "error", seconds, error, log=log, output=output, returncode=proc.returncode)
     cmp = report["comparison"]
     return CaseResult(case, "equivalent" if cmp["equivalent"] else "not-equivalent", seconds,
-                      describe(cmp), cmp.get("max_rel"), report, log, output)
+                      describe(cmp), cmp.get("max_rel"), report, log, output, proc.returncode)
 
 
 def describe(cmp: dict) -> str:
@@ -287,12 +292,12 @@ def exit_code(results: list[CaseResult]) -> int:
     return EXIT_OK
 
 
-def table(results: list[CaseResult]):
-    """One summary table (readable at 80 columns: the detail column wraps)."""
+def table(results: list[CaseResult], wide: bool = False):
+    """One summary table (readable at 80 columns: the detail column wraps; `wide`, a CI log: case names whole)."""
     from rich.table import Table
 
     tab = Table(title="tfmigrate verify --all", title_justify="left", expand=False)
-    tab.add_column("case", overflow="fold", max_width=28)
+    tab.add_column("case", overflow="fold", max_width=None if wide else 28, no_wrap=wide)
     tab.add_column("cluster", no_wrap=True)
     tab.add_column("verdict", no_wrap=True)
     tab.add_column("time", justify="right", no_wrap=True)
@@ -324,8 +329,9 @@ def summary_line(results: list[CaseResult]) -> str:
             f"{errors} error{'s' if errors != 1 else ''}")
 
 
-def write_junit(results: list[CaseResult], path: Path) -> None:
-    """JUnit XML: one <testcase> per case (classname tfmigrate.verify), failures and errors with the log's end."""
+def write_junit(results: list[CaseResult], path: Path, logs_kept: bool = True) -> None:
+    """JUnit XML: one <testcase> per case (classname tfmigrate.verify), failures and errors with the log's end;
+    the logs' paths only when they are kept (not removed with a temporary run dir)."""
     suite = ET.Element("testsuite", name="tfmigrate-verify", tests=str(len(results)),
                        failures=str(sum(not r.ok and r.verdict != "error" for r in results)),
                        errors=str(sum(r.verdict == "error" for r in results)),
@@ -341,8 +347,9 @@ def write_junit(results: list[CaseResult], path: Path) -> None:
                           type="NotEquivalent").text = tail
         props = ET.SubElement(case, "properties")
         for key in ("workers", "ps", "steps", "rtol", "atol"):
-            ET.SubElement(props, "property", name=key, value=str(getattr(r.case, key)))
-        if r.log:
+            if getattr(r.case, key) is not None:  # unset (verify's default): no property rather than "None"
+                ET.SubElement(props, "property", name=key, value=str(getattr(r.case, key)))
+        if r.log and logs_kept:
             ET.SubElement(case, "system-out").text = f"log: {r.log}"
     root = ET.Element("testsuites", name="tfmigrate", tests=suite.get("tests"), failures=suite.get("failures"),
                       errors=suite.get("errors"), time=suite.get("time"))
@@ -386,10 +393,11 @@ def run_suite(config: Config, say, runner: Runner | None = None, jobs: int | Non
                 + (f" — {result.detail}" if result.detail and not result.ok else ""))
 
     results = run_all(cases, work, runner or run_case, jobs, started, done)
-    if junit_xml:
-        write_junit(results, junit_xml)
     code = exit_code(results)
-    if code == EXIT_OK and run_dir is None:
+    removed = code == EXIT_OK and run_dir is None
+    if junit_xml:
+        write_junit(results, junit_xml, logs_kept=not removed)
+    if removed:
         shutil.rmtree(work, ignore_errors=True)
     else:
         say(f"logs and run files kept in {work}")

@@ -1,7 +1,70 @@
-"""Every test gets its own empty rewrite cache: no test reads another's results, none writes to the user's cache."""
+"""Every test gets its own empty rewrite cache: no test reads another's results, none writes to the user's cache.
+
+The suite runs under pytest-xdist (`-n auto --dist loadgroup`, pyproject.toml): one worker per CPU this process may
+use. Tests marked `cluster` (multi-process TF clusters) form one group and tests with an `xdist_group` mark theirs;
+a group runs in one worker, one test after another. pytest 9.2 no longer lets xdist 3.8 put the group into the
+node id (its loadgroup silently spreads groups), so the workers write each test's group to a file and the
+controller's scheduler reads it."""
+import json
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
 
 
 @pytest.fixture(autouse=True)
 def _own_rewrite_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TFMIGRATE_CACHE_DIR", str(tmp_path_factory.mktemp("rewrite-cache")))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: the CPUs this process may run on (taskset / container cpusets), not psutil's physical cores."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _group(item) -> str | None:
+    names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+    if item.get_closest_marker("cluster"):
+        names.add("cluster")
+    return "_".join(sorted(names)) or None
+
+
+def pytest_collection_modifyitems(config, items):
+    where = getattr(config, "workerinput", {}).get("tfmigrate_groups")
+    if where:  # an xdist worker: tell the controller's scheduler the groups
+        groups = {item.nodeid: g for item in items if (g := _group(item))}
+        tmp = Path(where) / f".{config.workerinput['workerid']}.json"
+        tmp.write_text(json.dumps(groups))
+        tmp.rename(Path(where) / f"{config.workerinput['workerid']}.json")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    if not hasattr(node.config, "_tfmigrate_groups"):
+        node.config._tfmigrate_groups = tempfile.TemporaryDirectory(prefix="pytest-groups-")
+    node.workerinput["tfmigrate_groups"] = node.config._tfmigrate_groups.name
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupsFromWorkers(LoadGroupScheduling):
+        groups: dict | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # first called once every worker has collected (and written its file)
+                where = Path(config._tfmigrate_groups.name)
+                self.groups = {}
+                for f in sorted(where.glob("gw*.json")):
+                    self.groups.update(json.loads(f.read_text()))
+            group = self.groups.get(nodeid)
+            return f"group:{group}" if group else super()._split_scope(nodeid)
+
+    return GroupsFromWorkers(config, log)

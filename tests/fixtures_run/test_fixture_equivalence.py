@@ -26,9 +26,13 @@ def _programs(case: str) -> tuple[Path, Path]:
     return FIXTURES / case / "original.py", FIXTURES / case / "migrated.py"
 
 
+def _workers(case: str) -> int:
+    return tomllib.loads((FIXTURES / case / "case.toml").read_text()).get("workers", 1)
+
+
 @pytest.mark.equivalence
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", PAIRS)
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.cluster) if _workers(c) > 1 else c for c in PAIRS])
 def test_fixture_verifies(case, tmp_path):
     meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
     # a recorded, explained difference in evaluate() only (`evaluate_difference = "why"`): the verdict is NOT
@@ -94,6 +98,7 @@ PS_CASES = [c for c in PAIRS if "ps" in tomllib.loads((FIXTURES / c / "case.toml
 
 @pytest.mark.equivalence
 @pytest.mark.tfenv
+@pytest.mark.cluster
 @pytest.mark.parametrize("case", PS_CASES)
 def test_fixture_verifies_on_parameter_servers(case, tmp_path):
     """The async job (chief + workers + ps): the migrated loss curve must lie in the band of repeated originals."""

@@ -4,7 +4,6 @@ Marked `tfenv`: needs the bundled environments (`tfmigrate env setup`, done on d
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.runtime import envs
+from _runs import run_program
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.py").exists())
@@ -24,18 +23,20 @@ FIXED_DIR = re.compile(r'"(/tmp/tfmigrate-fixtures/[A-Za-z0-9_]+)"')
 
 
 def _run(env: str, program: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    python = envs.ensure(env)
     # a fixture that keeps its model_dir in a constant (numpy_input: the "constants" shape) ignores --model_dir: it
     # starts from an empty one, as on a fresh machine (the migrated program's TF2 checkpoints there from an earlier
     # run would make TF 2.15's Estimator fail to restore them)
     for fixed in FIXED_DIR.findall(program.read_text()):
         shutil.rmtree(fixed, ignore_errors=True)
-    environ = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    environ.pop("TF_CONFIG", None)
-    return subprocess.run(
-        [str(python), str(program), "--steps", STEPS, "--model_dir", str(tmp_path / env)],
-        cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=300,
-    )
+    # a fork of a Python that imported TensorFlow once (see _runs.run_program), as `python PROGRAM` would run it
+    return run_program(env, [str(program), "--steps", STEPS, "--model_dir", str(tmp_path / env)], tmp_path,
+                       timeout=300)
+
+
+def _cases(cases: list[str]) -> list:
+    """A case's runs share one xdist group, so they run one after another as in one process: a program that keeps
+    its model_dir in a constant (FIXED_DIR) uses the same directory on both TF versions."""
+    return [pytest.param(c, marks=pytest.mark.xdist_group(f"fixture-{c}")) for c in cases]
 
 
 PACKAGES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original").is_dir())
@@ -50,7 +51,7 @@ def _program(case: str, side: str) -> Path:
 
 
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", PACKAGES)
+@pytest.mark.parametrize("case", _cases(PACKAGES))
 def test_package_runs_on_both(case, tmp_path):
     original = _run("legacy", _program(case, "original"), tmp_path)
     assert original.returncode == 0, original.stderr[-3000:]
@@ -60,14 +61,14 @@ def test_package_runs_on_both(case, tmp_path):
 
 
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", _cases(CASES))
 def test_original_runs_on_tf215(case, tmp_path):
     result = _run("legacy", FIXTURES / case / "original.py", tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
 
 
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", [c for c in CASES if (FIXTURES / c / "migrated.py").exists()])
+@pytest.mark.parametrize("case", _cases([c for c in CASES if (FIXTURES / c / "migrated.py").exists()]))
 def test_migrated_runs_on_tf221(case, tmp_path):
     result = _run("target", FIXTURES / case / "migrated.py", tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]

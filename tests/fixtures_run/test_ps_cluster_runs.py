@@ -33,7 +33,7 @@ import pytest
 
 from tfmigrate.runtime import capture, cluster, envs
 
-pytestmark = [pytest.mark.tfenv, pytest.mark.equivalence]
+pytestmark = [pytest.mark.tfenv, pytest.mark.equivalence, pytest.mark.cluster]
 
 ERROR = "NanLossDuringTrainingError: NaN loss during training."
 DIVERGED = "Model diverged with loss = NaN."

@@ -63,7 +63,7 @@ def check_schedule(name: str, original: dict, migrated: dict, tags: set, first: 
 
 @pytest.mark.tfenv
 @pytest.mark.equivalence
-@pytest.mark.parametrize("target, workers", [("ctl", 1), ("ctl", 2), ("keras", 1)])
+@pytest.mark.parametrize("target, workers", [("ctl", 1), pytest.param("ctl", 2, marks=pytest.mark.cluster), ("keras", 1)])
 def test_migrated_program_writes_the_estimators_summaries(tmp_path, target, workers):
     """ctl: the golden custom loop. With 2 workers (MWMS, chief + worker) the chief's events are compared; the
     Estimator's other worker wrote its `loss` to model_dir/tmp_worker_0, which the migrated worker's temporary

@@ -207,9 +207,9 @@ def test_help_shows_no_type_for_flags():
     assert "<int>" in result.stdout or "N" in result.stdout  # options that take a value still show one
 
 
-@pytest.mark.parametrize("args", [["--target", "estimator"], ["--strategy", "tpu"], ["--diff", "--check"],
+@pytest.mark.parametrize("args", [["--target", "estimator"], ["--strategy", "tpu"], ["--out", "o", "--diff"],
                                   ["--out", "o", "--check"], ["--no-such-option"]])
-def test_bad_option_exits_2(tmp_path, args):
+def test_bad_option_exits_2(tmp_path, args):  # --check --diff is allowed: test_cli_manners.py
     f = write(tmp_path / "prog.py", ORIGINAL)
     args = [str(tmp_path / a) if a == "o" else a for a in args]
     proc = run(*args, f)

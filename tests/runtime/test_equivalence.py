@@ -39,6 +39,7 @@ def _leftovers(run_dir: Path):
     return left
 
 
+@pytest.mark.cluster
 def test_two_workers_200_steps_equivalent(tmp_path):
     out = tmp_path / "r.json"
     r = _verify(ORIGINAL, DATA / "regression_ctl.py", "--workers", "2", "--json", out,
@@ -59,6 +60,7 @@ def test_two_workers_200_steps_equivalent(tmp_path):
     assert not _leftovers(tmp_path / "run")
 
 
+@pytest.mark.cluster
 def test_wrong_learning_rate_is_not_equivalent(tmp_path):
     out = tmp_path / "r.json"
     r = _verify(ORIGINAL, DATA / "regression_ctl_badlr.py", "--workers", "2", "--json", out,
@@ -80,6 +82,7 @@ def test_keras_fit_single_process_equivalent(tmp_path):
     assert cmp["workers"]["chief0"]["compared"] == 200 and cmp["max_rel"] <= 1e-5
 
 
+@pytest.mark.cluster
 def test_killed_worker_is_an_error_and_leaves_nothing(tmp_path):
     run_dir = tmp_path / "run"
     cmd = [sys.executable, "-c", "from tfmigrate.cli import app; app()", "verify", str(ORIGINAL),

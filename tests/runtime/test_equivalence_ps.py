@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.equivalence, pytest.mark.tfenv]
+pytestmark = [pytest.mark.equivalence, pytest.mark.tfenv, pytest.mark.cluster]
 
 DATA = Path(__file__).parent / "data"
 ORIGINAL = DATA / "ps_original.py"

@@ -22,7 +22,9 @@ from tfmigrate.cli import app
 from tfmigrate.runtime import launch
 
 DATA = Path(__file__).parent / "data"
-PROGRAM = DATA / "regression_ctl.py"
+PROGRAM = DATA / "regression_ctl.py"  # MultiWorkerMirroredStrategy
+# ParameterServerStrategy: a layout with --ps is for such a program (launch-spec refuses ps for an MWMS one)
+PS_PROGRAM = Path(__file__).resolve().parents[2] / "fixtures" / "ps_embedding" / "migrated.py"
 
 CONTAINER = {
     "type": "object",
@@ -80,7 +82,7 @@ def _cli(*args):
 
 def test_tfjob_manifest_parses_and_matches_the_v1_schema(tmp_path):
     out = tmp_path / "job.yaml"
-    code, _, err = _cli(PROGRAM, "--engine", "tfjob", "--workers", "3", "--ps", "2", "--evaluator",
+    code, _, err = _cli(PS_PROGRAM, "--engine", "tfjob", "--workers", "3", "--ps", "2", "--evaluator",
                         "--image", "registry.example/trainer:1", "--namespace", "ml", "--program-path",
                         "/app/regression_ctl.py", "-o", out, "--", "--steps", "100")
     assert code == 0, err
@@ -151,10 +153,13 @@ def test_schema_rejects_what_the_operator_rejects():
 
 def test_bad_options_are_errors():
     assert _cli(PROGRAM, "--engine", "slurm")[0] == 2
-    assert _cli(PROGRAM, "--engine", "tfjob", "--restart-policy", "Sometimes")[0] == 2
-    assert _cli(PROGRAM, "--engine", "tfjob", "--workers", "0")[0] == 2
-    assert _cli(PROGRAM, "--engine", "tfjob", "--name", "Bad_Name")[0] == 2
-    assert _cli(DATA / "nope.py", "--engine", "tfjob")[0] == 2
+    # a complete tfjob call otherwise, so each call is refused for what it tests
+    image = ("--image", "registry.example/trainer:1", "--program-path", "/app/regression_ctl.py")
+    assert _cli(PROGRAM, "--engine", "tfjob", *image, "--restart-policy", "Sometimes")[0] == 2
+    assert _cli(PROGRAM, "--engine", "tfjob", *image, "--workers", "0")[0] == 2
+    assert _cli(PROGRAM, "--engine", "tfjob", *image, "--name", "Bad_Name")[0] == 2
+    assert _cli(DATA / "nope.py", "--engine", "tfjob", *image)[0] == 2
+    assert _cli(PROGRAM, "--engine", "tfjob", *image)[0] == 0
     code, _, err = _cli(PROGRAM, "--engine", "shell", "--workers", "2", "--hosts", "a")
     assert code == 2 and "the cluster has 2 members" in err
 
@@ -171,7 +176,7 @@ def test_operator_tf_configs():
 
 
 def test_shell_lines_carry_each_tasks_tf_config():
-    code, out, err = _cli(PROGRAM, "--engine", "shell", "--workers", "2", "--ps", "1", "--hosts",
+    code, out, err = _cli(PS_PROGRAM, "--engine", "shell", "--workers", "2", "--ps", "1", "--hosts",
                           "h1,h2:3000,h3", "--", "--steps", "5")
     assert code == 0, err
     cmds = [shlex.split(ln) for ln in out.splitlines() if ln.startswith("TF_CONFIG=")]
@@ -180,11 +185,12 @@ def test_shell_lines_carry_each_tasks_tf_config():
     assert [c["task"] for c in cfgs] == [{"type": "chief", "index": 0}, {"type": "worker", "index": 0},
                                          {"type": "ps", "index": 0}]
     assert cfgs[0]["cluster"] == {"chief": ["h1:2222"], "worker": ["h2:3000"], "ps": ["h3:2222"]}
-    assert cmds[0][1:] == ["python", str(PROGRAM), "--steps", "5"]
+    assert cmds[0][1:] == ["python", str(PS_PROGRAM), "--steps", "5"]
 
 
 @pytest.mark.tfenv
 @pytest.mark.equivalence
+@pytest.mark.cluster
 def test_program_trains_with_the_tf_configs_the_operator_would_set(tmp_path):
     """Hosts of the manifest mapped to 127.0.0.1 ports; each task gets the operator-shaped TF_CONFIG (including
     its "environment": "cloud") and the migrated program trains on both trainers."""
@@ -216,3 +222,38 @@ def test_program_trains_with_the_tf_configs_the_operator_would_set(tmp_path):
     losses = capture.read_target(cap)
     assert set(losses) == {"chief0", "worker0"} and all(len(v) == 20 for v in losses.values())
     assert "environment" in (cfg_dir / "worker-0").read_text()
+
+
+# ----------------------------------------------------------------------------- refusals and defaults
+
+
+def test_tfjob_needs_an_image():
+    code, out, err = _cli(PROGRAM, "--engine", "tfjob")
+    assert code == 2 and not out and "needs --image IMG" in err
+
+
+def test_tfjob_refuses_a_path_of_this_machine_as_the_container_command():
+    code, out, err = _cli(PROGRAM.resolve(), "--engine", "tfjob", "--image", "img:1")
+    assert code == 2 and not out and "--program-path" in err
+    code, out, err = _cli(PROGRAM.resolve(), "--engine", "tfjob", "--image", "img:1", "--program-path", "/app/p.py")
+    assert code == 0 and yaml.safe_load(out)["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0][
+        "command"] == ["python", "/app/p.py"]
+
+
+def test_no_parameter_servers_for_a_multi_worker_mirrored_program():
+    code, out, err = _cli(PROGRAM, "--engine", "shell", "--ps", "1")
+    assert code == 2 and not out and "MultiWorkerMirroredStrategy" in err and "leave --ps out" in err
+
+
+def test_a_parameter_server_program_gets_one_by_default():
+    code, out, err = _cli(PS_PROGRAM, "--engine", "tfjob", "--image", "img:1", "--program-path", "/app/p.py")
+    assert code == 0, err
+    assert yaml.safe_load(out)["spec"]["tfReplicaSpecs"]["PS"]["replicas"] == 1 and "--ps 1" in err
+    code, _, err = _cli(PS_PROGRAM, "--engine", "shell", "--ps", "0")
+    assert code == 2 and "needs parameter servers" in err
+
+
+def test_a_tf1_original_is_refused():
+    original = Path(__file__).resolve().parents[2] / "fixtures" / "adam_mae" / "original.py"
+    code, out, err = _cli(original, "--engine", "shell")
+    assert code == 2 and not out and "TF1 Estimator program" in err and "tfmigrate rewrite" in err

@@ -210,8 +210,8 @@ def test_pytest_plugin_turns_cases_into_items(pytester):
     result = pytester.runpytest("--tfmigrate-verify", "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
-        "*tfmigrate-verify::good PASSED*",
-        "*tfmigrate-verify::bad FAILED*",
+        "*pyproject.toml::good PASSED*",
+        "*pyproject.toml::bad FAILED*",
         "*tfmigrate verify bad: not-equivalent, expected equivalent*",
         "*chief0 step 3: 0.5 vs 0.7*",
         "*the tail of the verify log*",

@@ -85,8 +85,8 @@ def test_warm_check_imports_no_parser_and_matches_typer(tmp_path):
 
 
 def test_usage_errors_go_through_typer(tmp_path):
-    code, _, err, imported = _run("--diff", "--check", tmp_path, cache=tmp_path / "cache")
-    assert code == 2 and "--diff and --check are exclusive" in err and "Usage:" in err and "typer" in imported
+    code, _, err, imported = _run("--diff", "--out", tmp_path / "o", tmp_path, cache=tmp_path / "cache")
+    assert code == 2 and "cannot be combined with --diff" in err and "Usage:" in err and "typer" in imported
     code, _, err, _ = _run("--output-format", "json", "-", cache=tmp_path / "cache")
     assert code == 2 and "add --output-file FILE" in err
     code, _, err, _ = _run("--config", "target=nope", tmp_path, cache=tmp_path / "cache")
