@@ -383,16 +383,34 @@ def saver_blocked(what: str) -> str:
             "that saves what the listener needs")
 
 
+# early-stopping hook makers (TF 2.15's early_stopping.py) → (higher_is_better, the third parameter's name: a
+# threshold or the steps without improvement); their signatures follow
+EARLY_STOPPING = {
+    f"{prefix}.{name}": (higher, third)
+    for prefix in ("estimator.experimental", "contrib.estimator")
+    for name, higher, third in (("stop_if_higher_hook", True, "threshold"), ("stop_if_lower_hook", False, "threshold"),
+                                ("stop_if_no_increase_hook", True, "max_steps_without_increase"),
+                                ("stop_if_no_decrease_hook", False, "max_steps_without_decrease"))}
+EARLY_STOPPING_ARGS = ["estimator", "metric_name", None, "eval_dir", "min_steps", "run_every_secs", "run_every_steps"]
+MAKE_EARLY_STOPPING = ("estimator.experimental.make_early_stopping_hook", "contrib.estimator.make_early_stopping_hook")
+EARLY_STOPPING_NOTE = ("early-stopping hook → EstimatorEarlyStopping: at the first step of this training, then on the "
+                       "hook's cadence, it reads eval_dir's evaluation summaries (the migrated evaluate writes them "
+                       "there, EvalSummaries) and stops training after that step, as TF 2.15's hook did; nothing "
+                       "writes eval_dir while this training runs, so its first check decides")
+
+
+def early_stopping_blocked(why: str) -> str:
+    return (f"early-stopping hook not converted: {why}")
+
+
 # TensorFlow functions that make a hook (not a Hook class), with what it did and what to do
 _MADE_BY = {
-    **{f"estimator.experimental.{name}": "it stopped training when a metric of the Estimator's evaluations (read "
-       "from its eval_dir) had not improved for the given steps, and tfmigrate has no generated equivalent yet: drop "
-       "it, or stop on a validation metric with keras.callbacks.EarlyStopping (not step-for-step the same: compare "
-       "with tfmigrate verify)"
-       for name in ("stop_if_no_decrease_hook", "stop_if_no_increase_hook", "stop_if_higher_hook",
-                    "stop_if_lower_hook", "make_early_stopping_hook")},
-}
-_MADE_BY.update({path.replace("estimator.experimental.", "contrib.estimator."): why for path, why in _MADE_BY.items()})
+    path: "it called a function of the program every run_every_steps steps (the first check at the first step) "
+          "at steps TF1 chose from a global-step read unordered with the update (one step apart from run to run), "
+          "and should_stop_fn may depend on when it is called; use stop_if_higher_hook / stop_if_lower_hook / "
+          "stop_if_no_increase_hook / stop_if_no_decrease_hook, which convert, or a keras.callbacks.Callback "
+          "setting self.model.stop_training"
+    for path in MAKE_EARLY_STOPPING}
 
 
 def blocked_message(kind: str | None, text: str, path: str | None = None) -> str:
