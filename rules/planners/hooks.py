@@ -90,6 +90,24 @@ Converted, exactly:
   parameter servers. A hook with one such tensor is dropped whole (TF1 printed all its tags on one line); the
   other LoggingTensorHooks of the training still convert.
 
+- Early stopping: `tf.estimator.experimental.stop_if_higher_hook` / `stop_if_lower_hook` / `stop_if_no_increase_hook` /
+  `stop_if_no_decrease_hook` (and tf.contrib.estimator's) in `train(hooks=)` / `TrainSpec(hooks=)` → the generated
+  `EstimatorEarlyStopping` callback (templates/early_stopping.py.j2), a copy of TF 2.15's early_stopping.py: at the
+  first step of training, then every run_every_steps global steps or run_every_secs seconds, it reads every
+  evaluation summary in model_dir/eval (simple_value by tag and step, evaluations before min_steps skipped) and
+  stops training after that step when the metric crossed the threshold or had not improved for the given steps.
+  The migrated evaluate of that Estimator writes what the Estimator's evaluate wrote there (`EvalSummaries`: every
+  metric but global_step at the step evaluated). Exact because nothing writes eval_dir while a train() runs, so the
+  first check decides (the later ones read the same events): the hook must be built for each training (inside the
+  loop, before each train(); one hook object serving several trainings blocks: its timer went on from its last
+  check, by wall time or by a global-step read racing the update), and train_and_evaluate only when its final
+  evaluation was provably the only one (save_checkpoints_steps >= max_steps). Keras target, model_fn Estimator with
+  a model_dir, no distribution strategy (TF 2.15 made its multi-worker hook under any train_distribute), eval_dir
+  absent or `est.eval_dir()`. `make_early_stopping_hook(est, should_stop_fn)` blocks: the function may depend on
+  when it is called. fixtures/early_stop_loop (7 rounds of train(steps=30) + evaluate, a threshold and a
+  no-decrease hook per round: both programs stop at the same steps, 30, 60, 61, ..., 65; verify equivalent, 65
+  trained steps, max rel Δ 2.8e-7). TF1's `signal_early_stopping/STOP` variable is not in the migrated checkpoints.
+
 Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ckpt-<step> at the step training
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does

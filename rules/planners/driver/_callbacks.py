@@ -30,6 +30,8 @@ class CallbacksMixin:
             return f"{self.support_name(site, 'StepCounter', at)}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
         if id(hook.node) in site.dropped_loggers:
             return None
+        if id(hook.node) in self.analysis.early_stops:  # written inline in the hooks list
+            return self.early_stopping_text(self.analysis.early_stops[id(hook.node)], at)
         if id(hook.node) not in site.loggers:
             return self.render(hook, at, "hook")
         named, args = site.loggers[id(hook.node)]
@@ -103,22 +105,24 @@ class CallbacksMixin:
     def early_stopping_edits(self, edits) -> None:
         """Each early-stopping hook call of this file → the generated EstimatorEarlyStopping, reading model_dir/eval
         (the Estimator's eval_dir, where the migrated evaluate writes its summaries: eval_summaries)."""
-        for site, call, value, args, higher, third in self.analysis.early_stops.values():
-            if value.file is not self.file:
-                continue
-            model_dir = self.render(site.run_config["model_dir"], call, "model_dir")
-            text = [self.render(args["metric_name"], call, "metric_name"),
-                    f'tf.io.gfile.join({model_dir}, "eval")', f"higher_is_better={higher}"]
-            key = "threshold" if third == "threshold" else "max_steps_without_improvement"
-            text.append(f"{key}={self.render(args[third], call, third)}")
-            text += [f"{k}={self.render(args[k], call, k)}" for k in ("min_steps", "run_every_secs", "run_every_steps")
-                     if k in args]
-            if "run_every_secs" not in args and "run_every_steps" not in args:
-                pass  # the hook's default: run_every_secs=60, the callback's too
-            elif "run_every_secs" not in args:
-                text.append("run_every_secs=None")
-            edits.replace(call, wrap_call(f"{self.support_name(site, 'EstimatorEarlyStopping', call)}({', '.join(text)})",
-                                          "", width=92))
+        for entry in self.analysis.early_stops.values():
+            if entry[2].file is self.file and not entry[6]:
+                edits.replace(entry[1], wrap_call(self.early_stopping_text(entry, entry[1]), "", width=92))
+
+    def early_stopping_text(self, entry, at) -> str:
+        """The EstimatorEarlyStopping constructor of one early-stopping hook (_hooks.early_stopping's entry)."""
+        site, call, _, args, higher, third, _ = entry
+        model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
+        text = [self.render(args["metric_name"], at, "metric_name"),
+                f'tf.io.gfile.join({model_dir}, "eval")', f"higher_is_better={higher}"]
+        key = "threshold" if third == "threshold" else "max_steps_without_improvement"
+        text.append(f"{key}={self.render(args[third], at, third)}")
+        # run_every_secs given as None when run_every_steps is (else TF1 raised): the callback's default is 60 too
+        text += [f"{k}={self.render(args[k], at, k)}" for k in ("min_steps", "run_every_secs", "run_every_steps")
+                 if k in args]
+        if "run_every_steps" in args and "run_every_secs" not in args:
+            text.append("run_every_secs=None")
+        return f"{self.support_name(site, 'EstimatorEarlyStopping', at)}({', '.join(text)})"
 
     def eval_summaries(self, site: Site, use, at) -> str:
         """`, callbacks=[EvalSummaries(eval_dir)]` for an evaluation of an Estimator an early-stopping hook reads:

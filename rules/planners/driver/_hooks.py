@@ -100,7 +100,7 @@ class HooksMixin:
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
                 elif isinstance(call, cst.Call) and self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING:
-                    self.early_stopping(call, h.value, site, where)
+                    self.early_stopping(call, h.value, site, where, inline=element.value is call)
                     # the hook as the program wrote it (a name holding it stays); its call becomes the callback's
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
@@ -128,7 +128,7 @@ class HooksMixin:
             stop["callbacks"] = callbacks
         return stop
 
-    def early_stopping(self, call: cst.Call, value: Value, site: Site, where: str) -> None:
+    def early_stopping(self, call: cst.Call, value: Value, site: Site, where: str, inline: bool = False) -> None:
         """`tf.estimator.experimental.stop_if_{higher,lower,no_increase,no_decrease}_hook(est, metric, x, ...)` on
         training → the generated EstimatorEarlyStopping (rules/planners/hooks.py); Blocked saying why otherwise.
         Whether each training builds its own hook is checked with the trainings (check_early_stopping)."""
@@ -182,8 +182,9 @@ class HooksMixin:
                     and not d.args and self.site_of(Value(d.func.value, value.file, value.env)) is site):
                 blocked("eval_dir=... other than the Estimator's own eval_dir(): the migrated evaluate writes the "
                         "Estimator's evaluation summaries to model_dir/eval only; drop eval_dir", d)
+        # inline in the hooks list: rendered into the callbacks there (hook_item); else its call is replaced
         self.early_stops[id(call)] = (site, call, value, {k: v for k, v in given.items()
-                                                          if k not in ("estimator", "eval_dir")}, higher, third)
+                                                          if k not in ("estimator", "eval_dir")}, higher, third, inline)
         if not any(n[2] is call for n in self.notes):
             self.notes.append((hook_rules.CODE, hook_rules.EARLY_STOPPING_NOTE, call))
 
