@@ -91,7 +91,8 @@ RULES = (
          "Estimator/RunConfig/TrainSpec/EvalSpec/train_and_evaluate/train/evaluate/predict/export, wherever and however written",
          ("regression_adagrad", "momentum_decay", "mwms_input_context", "classifier_mwms", "module_level",
           "absl_helpers", "params_input_fn", "trainer_class", "closure_model_fn", "subclass_estimator", "tf1_app",
-          "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start"), triggers=ESTIMATOR_WORDS),
+          "predict_after_train", "export_parsing", "export_receiver", "numpy_input", "warm_start", "early_stop_loop"),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM603", "other-estimator-kinds", "planners.keras_estimator",
          "model_to_estimator becomes the compiled Keras model (legacy optimizer kept exact); RNN estimators and "
          "tf.contrib's TPUEstimator are reported with what to do (TPUEstimator on CPU: TFM605)",
@@ -106,7 +107,8 @@ RULES = (
     Rule("TFM611", "session-run-hooks", "planners.hooks",
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
          "step training stops at, user SessionRunHook subclasses holding Python state → keras callbacks (Keras "
-         "target); other hooks block by name", ("observing_hooks", "custom_hook", "unsupported_hook"),
+         "target), early-stopping hooks → EstimatorEarlyStopping; other hooks block by name",
+         ("observing_hooks", "custom_hook", "unsupported_hook", "early_stop_loop"),
          triggers=ESTIMATOR_WORDS),
     Rule("TFM620", "canned-estimators", "planners.canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "

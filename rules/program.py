@@ -119,7 +119,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   blocks: TextBlocks | None = None, until_end: bool = False,
                   global_step_class: bool = True, callbacks: bool = False,
                   support_done: set[str] | None = None, checkpoints: bool = False,
-                  step_counter: bool = False, saver: bool = False, indent: str = "") -> list[cst.BaseStatement]:
+                  step_counter: bool = False, saver: bool = False, indent: str = "",
+                  early_stopping: bool = False) -> list[cst.BaseStatement]:
     """... `indent`: the absolute indentation of the block the model goes in (a model_fn nested in a function)."""
     env = template_env()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
@@ -174,6 +175,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(support("tensor_logger.py.j2"))
     if step_counter:  # StepCounterHooks on training (rules/planners/hooks.py)
         parts.append(support("step_counter.py.j2"))
+    if early_stopping:  # early-stopping hooks on training (rules/planners/hooks.py)
+        parts.append(support("early_stopping.py.j2"))
     if parameter_server:
         parts.append(support("ps_strategy.py.j2"))
     named = codewords.code_words(words)  # the words in code, not in docstrings or comments
@@ -567,7 +570,9 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                                            or getattr(plans[key], "counters", False),
                                                            saver=any("checkpoint" in u.train for s in sites
                                                                      for u in s.uses),
-                                                           indent=nested.get(key) or ""))
+                                                           indent=nested.get(key) or "",
+                                                           early_stopping=any(e[0] is s for s in sites for e in
+                                                                              analysis.early_stops.values())))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)

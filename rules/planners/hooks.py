@@ -90,6 +90,24 @@ Converted, exactly:
   parameter servers. A hook with one such tensor is dropped whole (TF1 printed all its tags on one line); the
   other LoggingTensorHooks of the training still convert.
 
+- Early stopping: `tf.estimator.experimental.stop_if_higher_hook` / `stop_if_lower_hook` / `stop_if_no_increase_hook` /
+  `stop_if_no_decrease_hook` (and tf.contrib.estimator's) in `train(hooks=)` / `TrainSpec(hooks=)` → the generated
+  `EstimatorEarlyStopping` callback (templates/early_stopping.py.j2), a copy of TF 2.15's early_stopping.py: at the
+  first step of training, then every run_every_steps global steps or run_every_secs seconds, it reads every
+  evaluation summary in model_dir/eval (simple_value by tag and step, evaluations before min_steps skipped) and
+  stops training after that step when the metric crossed the threshold or had not improved for the given steps.
+  The migrated evaluate of that Estimator writes what the Estimator's evaluate wrote there (`EvalSummaries`: every
+  metric but global_step at the step evaluated). Exact because nothing writes eval_dir while a train() runs, so the
+  first check decides (the later ones read the same events): the hook must be built for each training (inside the
+  loop, before each train(); one hook object serving several trainings blocks: its timer went on from its last
+  check, by wall time or by a global-step read racing the update), and train_and_evaluate only when its final
+  evaluation was provably the only one (save_checkpoints_steps >= max_steps). Keras target, model_fn Estimator with
+  a model_dir, no distribution strategy (TF 2.15 made its multi-worker hook under any train_distribute), eval_dir
+  absent or `est.eval_dir()`. `make_early_stopping_hook(est, should_stop_fn)` blocks: the function may depend on
+  when it is called. fixtures/early_stop_loop (7 rounds of train(steps=30) + evaluate, a threshold and a
+  no-decrease hook per round: both programs stop at the same steps, 30, 60, 61, ..., 65; verify equivalent, 65
+  trained steps, max rel Δ 2.8e-7). TF1's `signal_early_stopping/STOP` variable is not in the migrated checkpoints.
+
 Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ckpt-<step> at the step training
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
 last step. Keras model_fn target: `EstimatorCheckpoints(model_dir, save_steps=..., keep_checkpoint_max=...)` does
@@ -383,16 +401,34 @@ def saver_blocked(what: str) -> str:
             "that saves what the listener needs")
 
 
+# early-stopping hook makers (TF 2.15's early_stopping.py) → (higher_is_better, the third parameter's name: a
+# threshold or the steps without improvement); their signatures follow
+EARLY_STOPPING = {
+    f"{prefix}.{name}": (higher, third)
+    for prefix in ("estimator.experimental", "contrib.estimator")
+    for name, higher, third in (("stop_if_higher_hook", True, "threshold"), ("stop_if_lower_hook", False, "threshold"),
+                                ("stop_if_no_increase_hook", True, "max_steps_without_increase"),
+                                ("stop_if_no_decrease_hook", False, "max_steps_without_decrease"))}
+EARLY_STOPPING_ARGS = ["estimator", "metric_name", None, "eval_dir", "min_steps", "run_every_secs", "run_every_steps"]
+MAKE_EARLY_STOPPING = ("estimator.experimental.make_early_stopping_hook", "contrib.estimator.make_early_stopping_hook")
+EARLY_STOPPING_NOTE = ("early-stopping hook → EstimatorEarlyStopping: at the first step of this training, then on the "
+                       "hook's cadence, it reads eval_dir's evaluation summaries (the migrated evaluate writes them "
+                       "there, EvalSummaries) and stops training after that step, as TF 2.15's hook did; nothing "
+                       "writes eval_dir while this training runs, so its first check decides")
+
+
+def early_stopping_blocked(why: str) -> str:
+    return (f"early-stopping hook not converted: {why}")
+
+
 # TensorFlow functions that make a hook (not a Hook class), with what it did and what to do
 _MADE_BY = {
-    **{f"estimator.experimental.{name}": "it stopped training when a metric of the Estimator's evaluations (read "
-       "from its eval_dir) had not improved for the given steps, and tfmigrate has no generated equivalent yet: drop "
-       "it, or stop on a validation metric with keras.callbacks.EarlyStopping (not step-for-step the same: compare "
-       "with tfmigrate verify)"
-       for name in ("stop_if_no_decrease_hook", "stop_if_no_increase_hook", "stop_if_higher_hook",
-                    "stop_if_lower_hook", "make_early_stopping_hook")},
-}
-_MADE_BY.update({path.replace("estimator.experimental.", "contrib.estimator."): why for path, why in _MADE_BY.items()})
+    path: "it called a function of the program every run_every_steps steps (the first check at the first step) "
+          "at steps TF1 chose from a global-step read unordered with the update (one step apart from run to run), "
+          "and should_stop_fn may depend on when it is called; use stop_if_higher_hook / stop_if_lower_hook / "
+          "stop_if_no_increase_hook / stop_if_no_decrease_hook, which convert, or a keras.callbacks.Callback "
+          "setting self.model.stop_training"
+    for path in MAKE_EARLY_STOPPING}
 
 
 def blocked_message(kind: str | None, text: str, path: str | None = None) -> str:

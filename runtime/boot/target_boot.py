@@ -688,6 +688,15 @@ def _patch_dirs(tf):
 
     _patch_path_arg(keras.callbacks.BackupAndRestore, "backup_dir")
     _patch_path_arg(keras.callbacks.ModelCheckpoint, "filepath")
+    callback = keras.callbacks.Callback
+
+    def __init_subclass__(cls, **kwargs):
+        # the generated EstimatorEarlyStopping reads the eval_dir the (redirected) EvalSummaries writer wrote
+        super(callback, cls).__init_subclass__(**kwargs)
+        if cls.__name__ == "EstimatorEarlyStopping" and "eval_dir" in inspect.signature(cls.__init__).parameters:
+            _patch_path_arg(cls, "eval_dir")
+
+    callback.__init_subclass__ = classmethod(__init_subclass__)
     create_file_writer = tf.summary.create_file_writer
 
     def redirected_writer(logdir, *args, **kwargs):  # the custom loop's summaries go to model_dir's events file

@@ -147,6 +147,8 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     # BestExporter: a multi-worker job evaluated on its evaluator task every throttle_secs, not once at the end
     "export_raw": ("TFM601", ("multi-worker-mirrored",)),
     "export_parsing_best": ("TFM601", ("multi-worker-mirrored",)),
+    # early stopping: TF 2.15 made its multi-worker hook under any train_distribute (stopping a step later)
+    "early_stop_loop": ("TFM611", BOTH),
 }
 
 

@@ -99,6 +99,14 @@ predict/export under parameter servers, a model_fn with no
 predictions; BestExporter unless the final evaluation was the only one, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/planners/hooks.py (TFM611).
 
+Training more than once (in a loop, or call after call; Keras target, a model_fn Estimator with a model_dir, train()
+calls): each Estimator call went on from the global step the last one reached; each migrated fit first restores
+model_dir (`restore_model_dir`: the checkpoint the last fit wrote) and trains `steps=N` more, or up to `max_steps=M`
+(`if initial_step < M`), so `for r in rounds: est.train(input_fn, steps=N); est.evaluate(...)` trains and evaluates
+the same steps (fixtures/early_stop_loop). Noted: TF1 rebuilt its graph in every train(), so a random op without an
+op seed repeated its values each call, where the migrated one goes on. The custom loop, canned and model_to_estimator
+Estimators, no model_dir, warm start, a strategy or a train_and_evaluate among the trainings block, saying so.
+
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
 another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
 unit is left unchanged with a TFM600 error naming the file that blocked.

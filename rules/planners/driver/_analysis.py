@@ -46,6 +46,9 @@ class Analysis(EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin,
         # id(Estimator call) → (def returning it, its file) when nothing in the run calls that def: a note says what
         # it returns now and how callers outside the run must drive it
         self.uncalled_builders: dict[int, tuple[cst.FunctionDef, FileIndex]] = {}
+        # id(call) of an early-stopping hook on training → (site, call, Value, arguments, higher_is_better, the
+        # third parameter's name) (_hooks.early_stopping)
+        self.early_stops: dict[int, tuple] = {}
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)

@@ -9,6 +9,8 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value
 
 from .. import hooks as hook_rules
+from ...emit.wrap import wrap_call
+from ...facts.calls import is_literal
 from ...facts.sites import Site
 from ...facts.estimator import CODE
 from ._training import keras_resumes, writes_checkpoints
@@ -28,6 +30,8 @@ class CallbacksMixin:
             return f"{self.support_name(site, 'StepCounter', at)}({', '.join([*args, f'step=lambda: {receiver}.optimizer.iterations'])})"
         if id(hook.node) in site.dropped_loggers:
             return None
+        if id(hook.node) in self.analysis.early_stops:  # written inline in the hooks list
+            return self.early_stopping_text(self.analysis.early_stops[id(hook.node)], at)
         if id(hook.node) not in site.loggers:
             return self.render(hook, at, "hook")
         named, args = site.loggers[id(hook.node)]
@@ -97,6 +101,39 @@ class CallbacksMixin:
         if getattr(plan, "loggers", None) and receiver is not None:
             items.append(f"*{receiver}.logging_hooks()")
         return f"[{', '.join(items)}]"
+
+    def early_stopping_edits(self, edits) -> None:
+        """Each early-stopping hook call of this file → the generated EstimatorEarlyStopping, reading model_dir/eval
+        (the Estimator's eval_dir, where the migrated evaluate writes its summaries: eval_summaries)."""
+        for entry in self.analysis.early_stops.values():
+            if entry[2].file is self.file and not entry[6]:
+                edits.replace(entry[1], wrap_call(self.early_stopping_text(entry, entry[1]), "", width=92))
+
+    def early_stopping_text(self, entry, at) -> str:
+        """The EstimatorEarlyStopping constructor of one early-stopping hook (_hooks.early_stopping's entry)."""
+        site, call, _, args, higher, third, _ = entry
+        model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
+        text = [self.render(args["metric_name"], at, "metric_name"),
+                f'tf.io.gfile.join({model_dir}, "eval")', f"higher_is_better={higher}"]
+        key = "threshold" if third == "threshold" else "max_steps_without_improvement"
+        text.append(f"{key}={self.render(args[third], at, third)}")
+        # run_every_secs given as None when run_every_steps is (else TF1 raised): the callback's default is 60 too
+        text += [f"{k}={self.render(args[k], at, k)}" for k in ("min_steps", "run_every_secs", "run_every_steps")
+                 if k in args]
+        if "run_every_steps" in args and "run_every_secs" not in args:
+            text.append("run_every_secs=None")
+        return f"{self.support_name(site, 'EstimatorEarlyStopping', at)}({', '.join(text)})"
+
+    def eval_summaries(self, site: Site, use, at) -> str:
+        """`, callbacks=[EvalSummaries(eval_dir)]` for an evaluation of an Estimator an early-stopping hook reads:
+        the Estimator wrote every evaluation's metrics to eval_dir ("eval", or "eval_<name>"); else ""."""
+        if not any(entry[0] is site for entry in self.analysis.early_stops.values()):
+            return ""
+        model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
+        name = use.evaluate.get("name")
+        where = '"eval"' if name is None or is_literal(name.node, None) else \
+            f'"eval_" + {self.render(name, at, "name")} if {self.render(name, at, "name")} else "eval"'
+        return f", callbacks=[{self.support_name(site, 'EvalSummaries', at)}(tf.io.gfile.join({model_dir}, {where}))]"
 
     def summaries_without_model_dir(self, site: Site, plan) -> None:
         """The model_fn's scalar summaries are written to model_dir; without one the Estimator used a temporary

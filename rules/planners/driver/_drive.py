@@ -86,7 +86,8 @@ class DriveMixin:
             if keras_estimator.is_keras(site) and (keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call) \
                     not in self.notes:
                 self.notes.append((keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call))
-            return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True)", "", width=92)
+            summaries = self.eval_summaries(site, use, at)
+            return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True{summaries})", "", width=92)
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
         return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)
 

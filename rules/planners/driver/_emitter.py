@@ -78,6 +78,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
                     self.use(site, use, edits)
             if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
                 edits.replace(site.strategy_binding.value, self.strategy_expression(site))
+        self.early_stopping_edits(edits)
         callback_plans = {key: plan for site in self.analysis.sites for key, plan in site.callback_plans.items()}
         for plan in callback_plans.values():
             if plan.file is self.file:

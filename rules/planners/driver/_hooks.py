@@ -99,6 +99,11 @@ class HooksMixin:
                     # the instance as the program wrote it: a name holding it stays (the program may read it later)
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
+                elif isinstance(call, cst.Call) and self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING:
+                    self.early_stopping(call, h.value, site, where, inline=element.value is call)
+                    # the hook as the program wrote it (a name holding it stays); its call becomes the callback's
+                    callbacks.append(Value(element.value, r.value.file, r.value.env))
+                    trail = trail[:len(trail) - len(h.trail)]
                 else:
                     maker = self.tf(call.func, h.value.file) if isinstance(call, cst.Call) else None
                     if maker is not None:  # its reads of the Estimator are this report's (`stop_if_...(est, ...)`)
@@ -122,6 +127,66 @@ class HooksMixin:
                                    callbacks[0].node)
             stop["callbacks"] = callbacks
         return stop
+
+    def early_stopping(self, call: cst.Call, value: Value, site: Site, where: str, inline: bool = False) -> None:
+        """`tf.estimator.experimental.stop_if_{higher,lower,no_increase,no_decrease}_hook(est, metric, x, ...)` on
+        training → the generated EstimatorEarlyStopping (rules/planners/hooks.py); Blocked saying why otherwise.
+        Whether each training builds its own hook is checked with the trainings (check_early_stopping)."""
+        from .. import canned, keras_estimator
+
+        path = self.tf(call.func, value.file)
+        higher, third = hook_rules.EARLY_STOPPING[path]
+        signature = [third if name is None else name for name in hook_rules.EARLY_STOPPING_ARGS]
+        args = bind_values(call, signature, path.rsplit(".", 1)[1], value.file, value.env, rule=hook_rules.CODE)
+        given = {k: v for k, v in args.items() if not is_literal(v.node, None)}
+
+        def blocked(why, node=call):
+            raise Blocked(hook_rules.CODE, hook_rules.early_stopping_blocked(why), node)
+
+        if where != "train":
+            blocked(f"on {where}: TF1 stopped an evaluation with it; attach it to training (train(hooks=...) or "
+                    "TrainSpec(hooks=...))")
+        for key in ("estimator", "metric_name", third):
+            if key not in given:
+                blocked(f"no {key} (TF1 raised)")
+        if "run_every_secs" in args and "run_every_secs" not in given and "run_every_steps" not in given:
+            blocked("run_every_secs=None without run_every_steps: TF 2.15's timer raised ValueError",
+                    args["run_every_secs"].node)
+        if "run_every_secs" in given and "run_every_steps" in given:
+            blocked("run_every_secs and run_every_steps are both set: TF 2.15 raised ValueError (\"Only one of "
+                    "`run_every_secs` and `run_every_steps` must be set\"); pass run_every_secs=None",
+                    given["run_every_steps"].node)
+        if "run_every_steps" in given and "run_every_secs" not in args:
+            blocked("run_every_steps with the default run_every_secs=60: TF 2.15 raised ValueError (\"Only one of "
+                    "`run_every_secs` and `run_every_steps` must be set\"); pass run_every_secs=None",
+                    given["run_every_steps"].node)
+        if self.site_of(given["estimator"]) is not site:
+            blocked(f"`{code(given['estimator'].node)[:40]}` is not the Estimator it is attached to (it read another "
+                    "Estimator's eval_dir)", given["estimator"].node)
+        if site.target != "keras":
+            blocked("converted on the Keras target (the custom training loop calls no such callback yet); use "
+                    "--target keras")
+        if canned.is_canned(site) or keras_estimator.is_keras(site):
+            blocked("converted for a model_fn Estimator, not a canned or model_to_estimator one")
+        kinds = (site.original_kinds or set()) | (site.strategy.kinds if site.strategy is not None else set())
+        if kinds - {"default"}:
+            blocked("under a distribution strategy TF 2.15 made its multi-worker hook instead (any train_distribute: "
+                    "it raised ValueError with run_every_secs, and with run_every_steps stopped a step after the "
+                    "check that asked), which is not converted; train without a strategy")
+        if not resumes(site):
+            blocked("the Estimator has no model_dir: its evaluations went to a temporary directory the migrated "
+                    "program does not make; give RunConfig(model_dir=...)")
+        if "eval_dir" in given:
+            d = given["eval_dir"].node
+            if not (isinstance(d, cst.Call) and isinstance(d.func, cst.Attribute) and d.func.attr.value == "eval_dir"
+                    and not d.args and self.site_of(Value(d.func.value, value.file, value.env)) is site):
+                blocked("eval_dir=... other than the Estimator's own eval_dir(): the migrated evaluate writes the "
+                        "Estimator's evaluation summaries to model_dir/eval only; drop eval_dir", d)
+        # inline in the hooks list: rendered into the callbacks there (hook_item); else its call is replaced
+        self.early_stops[id(call)] = (site, call, value, {k: v for k, v in given.items()
+                                                          if k not in ("estimator", "eval_dir")}, higher, third, inline)
+        if not any(n[2] is call for n in self.notes):
+            self.notes.append((hook_rules.CODE, hook_rules.EARLY_STOPPING_NOTE, call))
 
     def drop_logger(self, site: Site, call: cst.CSTNode, error: Blocked) -> None:
         """A LoggingTensorHook on training tfmigrate cannot convert: dropped, its note at the hook's line."""

@@ -7,10 +7,22 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import FileIndex, Value, code
 
+from .. import hooks as hook_rules
 from .. import numpy_inputs
 from ...facts.sites import Site
 from ...facts.estimator import CODE
+from ._training import resumes
 from ._why import sagemaker_entry
+
+
+def _in_loop(node, file: FileIndex):
+    """The innermost loop (or comprehension) around `node` in its function, or None."""
+    node = file.parent(node)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        if isinstance(node, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return node
+        node = file.parent(node)
+    return None
 
 
 class ReadsMixin:
@@ -76,22 +88,73 @@ class ReadsMixin:
 
     def _trains_once(self, site: Site) -> None:
         """Each Estimator training call continued from the global step the previous one reached (max_steps is
-        absolute, steps relative, the checkpoint in model_dir carries the step over); the migrated fit / train
-        calls do not carry it over yet, so an Estimator that trains more than once is not converted."""
+        absolute, steps relative, the checkpoint in model_dir carries the step over). On the Keras target a model_fn
+        Estimator with a model_dir does the same (each fit restores model_dir first: restore_model_dir, then trains
+        the steps left), so it may train several times and in loops; otherwise the Estimator trains once."""
         training = [u for u in site.uses if u.kind in ("train", "train_and_evaluate")]
-        if len(training) > 1:
-            raise Blocked(CODE, f"this Estimator trains {len(training)} times (lines "
-                                f"{', '.join(str(self.line(u.call, u.file)) for u in training)}); each call went on "
-                                "from the global step the previous one reached, which the migrated training does not "
-                                "carry over yet: train once, to the final max_steps", training[1].call)
+        repeated = len(training) > 1 or any(_in_loop(u.call, u.file) is not None for u in training)
+        if repeated:
+            why = self._why_not_repeated(site, training)
+            if why:
+                if len(training) > 1:
+                    raise Blocked(CODE, f"this Estimator trains {len(training)} times (lines "
+                                        f"{', '.join(str(self.line(u.call, u.file)) for u in training)}); each call went "
+                                        f"on from the global step the previous one reached, which the migrated training "
+                                        f"carries over only {why}", training[1].call)
+                raise Blocked(CODE, "training inside a loop: each Estimator call went on from the global step the "
+                                    f"previous one reached, which the migrated training carries over only {why}",
+                              training[0].call)
+            self.notes.append((CODE, "trains more than once: each fit first restores model_dir's latest checkpoint "
+                                     "and goes on from its global step, as each Estimator train() did; TF1 also "
+                                     "rebuilt its graph, so random ops without an op seed repeated their values in "
+                                     "every train() where the migrated ones go on", training[0].call))
         for use in training:
-            node = use.file.parent(use.call)
-            while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
-                if isinstance(node, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-                    raise Blocked(CODE, "training inside a loop: each Estimator call went on from the global step "
-                                        "the previous one reached, which the migrated training does not carry over "
-                                        "yet; train once, to the final max_steps", use.call)
-                node = use.file.parent(node)
+            self._early_stopping_per_training(site, use, training)
+
+    def _why_not_repeated(self, site: Site, training) -> str | None:
+        """Why several trainings of this Estimator do not each go on from the last one's step, or None."""
+        from .. import canned, keras_estimator
+
+        if site.target != "keras":
+            return "on the Keras target (use --target keras)"
+        if canned.is_canned(site) or keras_estimator.is_keras(site):
+            return "for a model_fn Estimator (not a canned or model_to_estimator one)"
+        if not resumes(site):
+            return "when the Estimator has a model_dir to restore from (give RunConfig(model_dir=...))"
+        if site.warm_start:
+            return "without warm_start_from"
+        if site.strategy is not None and site.strategy.kinds - {"default", "one-device"}:
+            return "without a distribution strategy"
+        if any(u.kind != "train" for u in training):
+            return "for train() calls (not train_and_evaluate)"
+        return None
+
+    def _early_stopping_per_training(self, site: Site, use, training) -> None:
+        """An early-stopping hook converts when each training builds its own (its timer went on from its last check
+        otherwise, by time or by a global-step read racing the update) and nothing evaluates while it trains (a
+        train() call; train_and_evaluate only when its final evaluation was the only one)."""
+        for value in use.train.get("callbacks", ()):
+            call = self.program.resolve(value).node
+            if id(call) not in self.early_stops:
+                continue
+            file = self.early_stops[id(call)][2].file
+            others = [u for u in training if u is not use and any(
+                self.program.resolve(v).node is call for v in u.train.get("callbacks", ()))]
+            loop = _in_loop(use.call, use.file)
+            if others or loop is not None and not (file is use.file and use.file.inside(call, {id(loop)})):
+                raise Blocked(hook_rules.CODE, hook_rules.early_stopping_blocked(
+                    "one hook object serves several trainings: its timer went on from its last check (run_every_secs: "
+                    "by wall time; run_every_steps: from a global step read unordered with the update), so its checks "
+                    "in a later training fall on other steps from run to run; build the hook right before each "
+                    "train(), inside the loop"), call)
+            if use.kind == "train_and_evaluate":
+                why = self.evaluated_more_than_once(site, use.train.get("max_steps"))
+                if why:
+                    raise Blocked(hook_rules.CODE, hook_rules.early_stopping_blocked(
+                        "train_and_evaluate evaluated during training (at the first checkpoint saved after the start, "
+                        "then every throttle_secs), each evaluation changing what the hook read, and the migrated "
+                        "program evaluates once, after training; converted when the final evaluation is provably "
+                        f"the only one ({why})"), call)
 
     def _one_returned(self, fn, file: FileIndex) -> bool:
         """A helper returning one of several Estimators (`if model_type == "wide": return LinearClassifier(...)`):
