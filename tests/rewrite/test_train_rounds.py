@@ -40,10 +40,19 @@ def test_two_train_calls_each_resume():
     assert out.count("est.restore_model_dir(") == 2
 
 
-def test_the_random_ops_note_is_given():
+def test_the_resume_note_is_given():
     result_notes = [d.message for d in __import__("_helpers").rewrite(
         program(drive=LOOP.format(steps="steps=20"))).diagnostics if d.severity != "error"]
     assert any("trains more than once" in n for n in result_notes)
+
+
+@pytest.mark.parametrize("extra", ["NOISE = tf.random.normal([1])", "def shuffled(ds):\n    return ds.shuffle(8)"])
+def test_training_in_a_loop_with_random_draws_blocks(extra):
+    # each TF1 train() rebuilt its graph with the same seeds: random ops repeated their draws every call, which the
+    # eager migrated training cannot do (a silent change of the second round on)
+    result = blocked(program(drive=LOOP.format(steps="steps=20"), extra=extra))
+    assert any("trains more than once and the program draws random values" in m for m in messages(result)), \
+        messages(result)
 
 
 @pytest.mark.parametrize("options, run_config, why", [
@@ -64,3 +73,11 @@ def test_train_and_evaluate_twice_blocks():
     """))
     assert any("trains 2 times" in m and "for train() calls (not train_and_evaluate)" in m
                for m in messages(result)), messages(result)
+
+
+@pytest.mark.parametrize("extra", ["def shuffled(ds):\n    return ds.shuffle(8, seed=3)",
+                                   "import numpy as np\nNOISE = np.random.RandomState(0).normal(size=3)"])
+def test_seeded_shuffles_and_numpy_draws_do_not_block_training_in_a_loop(extra):
+    # a seeded shuffle makes a new dataset with the same op seed per input_fn call, in both programs; numpy's host
+    # state goes on alike (same process, same calls)
+    assert "for _ in range(3):" in converted(program(drive=LOOP.format(steps="steps=20"), extra=extra))

@@ -104,10 +104,18 @@ class ReadsMixin:
                 raise Blocked(CODE, "training inside a loop: each Estimator call went on from the global step the "
                                     f"previous one reached, which the migrated training carries over only {why}",
                               training[0].call)
+            random = _random_words(site, training)
+            if random:
+                # TF1 rebuilt the graph (same seeds) for every train(): its random ops drew the same values in each
+                # call; eager TF2 goes on drawing, so the trainings would differ from the second one on
+                raise Blocked(CODE, f"this Estimator trains more than once and the program draws random values "
+                                    f"({', '.join(random)}): each TF1 train() rebuilt its graph with the same seeds, so "
+                                    "its random ops (dropout, shuffle, random_*) repeated their values in every call, "
+                                    "which the migrated training cannot do; train once with the total steps",
+                              training[0].call)
             self.notes.append((CODE, "trains more than once: each fit first restores model_dir's latest checkpoint "
-                                     "and goes on from its global step, as each Estimator train() did; TF1 also "
-                                     "rebuilt its graph, so random ops without an op seed repeated their values in "
-                                     "every train() where the migrated ones go on", training[0].call))
+                                     "and goes on from its global step, as each Estimator train() did",
+                               training[0].call))
         for use in training:
             self._early_stopping_per_training(site, use, training)
 
@@ -238,3 +246,52 @@ class ReadsMixin:
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+_RANDOM = ("random", "dropout", "shuffle", "noise", "multinomial", "categorical")
+_SEEDING = {"set_random_seed", "tf_random_seed", "random_seed", "set_seed"}  # seeding is not drawing
+_HOST_RANDOM = ("np", "numpy", "RandomState", "default_rng")  # host-side draws go on the same way in both programs
+
+
+def _random_words(site: Site, training) -> list[str]:
+    """Names of TF random draws in the model_fn's file and the training calls' files (sorted, at most 3): a
+    conservative reading, since a random op may sit in any function those files run. Not counted: seeding, numpy
+    draws (host state goes on alike in both programs: same process, same calls), and `.shuffle(n, seed)` given its
+    seed (a new dataset with the same op seed per input_fn call in both)."""
+    files = {id(site.model_fn.file): site.model_fn.file, **{id(u.file): u.file for u in training}}
+    found = set()
+    for file in files.values():
+        for name, nodes in file.names.items():
+            if name in _SEEDING or name in _HOST_RANDOM or not any(w in name.lower() for w in _RANDOM):
+                continue
+            imported = any(_from_tf_import(node, file) for node in nodes)
+            if any(_unseeded_tf_draw(node, name, file, imported) for node in nodes):
+                found.add(name)
+    return sorted(found)[:3]
+
+
+def _from_tf_import(node: cst.Name, file) -> bool:
+    """The name is bound by `from tensorflow... / keras... import name` (a bare `Dropout(...)` then draws)."""
+    while node is not None and not isinstance(node, (cst.ImportFrom, cst.SimpleStatementLine)):
+        node = file.parents.get(id(node))
+    if not isinstance(node, cst.ImportFrom) or node.module is None:
+        return False
+    return code(node.module).split(".")[0] in ("tensorflow", "tf_keras", "keras", "tensorflow_estimator")
+
+
+def _unseeded_tf_draw(node: cst.Name, name: str, file, imported: bool) -> bool:
+    """An attribute `x.<name>` not under numpy (and a `.shuffle` without its seed), or a TF-imported bare name used;
+    the program's own names (`shuffled`, `NOISE`) are not draws by their names."""
+    parent = file.parents.get(id(node))
+    if not (isinstance(parent, cst.Attribute) and parent.attr is node):
+        return imported and not isinstance(parent, (cst.ImportAlias, cst.Attribute))
+    root = parent.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if isinstance(root, cst.Name) and root.value in _HOST_RANDOM:
+        return False
+    call = file.parents.get(id(parent))
+    if name == "shuffle" and isinstance(call, cst.Call) and call.func is parent:
+        return not (len([a for a in call.args if a.keyword is None]) >= 2
+                    or any(a.keyword is not None and a.keyword.value == "seed" for a in call.args))
+    return True
