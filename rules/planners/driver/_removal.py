@@ -56,6 +56,8 @@ class RemovalMixin:
                               if not isinstance(file.parent(n), cst.Call) or file.parent(n).func is not n]
                 else:
                     reads = file.loads_of(self.program, b)
+                if b.kind == "class":  # `super(MyEstimator, self)` in its own body goes with it
+                    reads = [n for n in reads if not file.inside(n, {id(b.node)})]
                 reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)
                          or self.program.file_of(n).inside(n, exported)]
                 reads = [n for n in reads if not self._dead_argument(n, covered)]
