@@ -8,6 +8,8 @@ walking statement lists (like ruff's semantic model or pyright's binder, much sm
   (into their `return`, with parameters bound to the caller's arguments) and `module.attr` across the package,
   to the expression that produces the value;
 - `function_of(value)`: which function (def, lambda, `functools.partial`, a closure returned by a factory);
+- `call_sites(fn)`: its calls across the files, direct or through a parameter it was passed as
+  (`run(model.build_estimator)` calling `make_estimator(model_dir)`);
 - `render(value, at)`: the value as source text valid at another place with the same meaning, or None.
 
 It knows no TensorFlow: imports resolve to dotted names and the rules decide what those mean.
