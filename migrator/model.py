@@ -8,6 +8,8 @@ walking statement lists (like ruff's semantic model or pyright's binder, much sm
   (into their `return`, with parameters bound to the caller's arguments) and `module.attr` across the package,
   to the expression that produces the value;
 - `function_of(value)`: which function (def, lambda, `functools.partial`, a closure returned by a factory);
+- `call_sites(fn)`: its calls across the files, direct or through a parameter it was passed as
+  (`run(model.build_estimator)` calling `make_estimator(model_dir)`);
 - `render(value, at)`: the value as source text valid at another place with the same meaning, or None.
 
 It knows no TensorFlow: imports resolve to dotted names and the rules decide what those mean.
@@ -787,6 +789,7 @@ class Program:
         """Calls of a def anywhere in the program (direct calls by name, `module.fn`, `self.method`)."""
         if self._call_sites is None:
             sites: dict[int, list] = {}
+            through: list[tuple[cst.Call, FileIndex]] = []  # calls of a name not yet followed to a def
             self._call_sites = {}  # while building, parameters are not followed (that would need this map)
             for f in self.files:
                 for call in f.calls:
@@ -795,8 +798,21 @@ class Program:
                         callee = self._method(call, f)
                     if callee is not None:
                         sites.setdefault(id(callee.node), []).append((call, f))
+                    elif type(call.func) is cst.Name and _is_param(self.lookup(call.func.value, call.func, f)):
+                        through.append((call, f))
             self._call_sites = sites
             self._built = True
+            # a function passed as a value and called through a parameter (`run(model.build_estimator)` calling
+            # `make_estimator(model_dir)`): now that parameters follow their call sites, those calls are found too
+            # (rounds, as a run loop may hand the function on to another)
+            for _ in range(3):
+                found = [(call, f, self.callee(Value(call.func, f), _MAX_DEPTH - 4)) for call, f in through]
+                through = [(call, f) for call, f, callee in found if callee is None]
+                for call, f, callee in found:
+                    if callee is not None:
+                        sites.setdefault(id(callee.node), []).append((call, f))
+                if len(through) == len(found):
+                    break
         return self._call_sites.get(id(fn), [])
 
     def _method(self, call: cst.Call, file: FileIndex) -> FunctionRef | None:
@@ -950,6 +966,10 @@ def _same_import(program: Program, a: list[Binding], b: list[Binding]) -> bool:
     if len(a) != 1 or len(b) != 1 or a[0].kind not in ("import", "from") or b[0].kind not in ("import", "from"):
         return False
     return program.absolute(a[0].target, a[0].scope.file) == program.absolute(b[0].target, b[0].scope.file)
+
+
+def _is_param(bindings: list[Binding]) -> bool:
+    return len(bindings) == 1 and bindings[0].kind == "param"
 
 
 def _is_atom(node: cst.CSTNode) -> bool:

@@ -5,6 +5,12 @@ under `__main__`, in `main(argv)`, in a helper that returns it, in a method; arg
 RunConfig built inline, in a helper, through `.replace(...)`; specs inline, in helpers returning tuples; input
 functions as defs, lambdas, `functools.partial`, closures from factories, taking any of `params`, `mode`,
 `config`, `input_context` (the generated code passes what the Estimator passed by name).
+Across the files of a run: an Estimator subclass of one module built in another (`from estimator import
+MyEstimator`: the import takes the builder's name in its place; fixtures/subclass_package), a
+`build_estimator(model_dir, ...)` handed as a value to a run loop that calls it through its parameter
+(fixtures/builder_run_loop). A run loop handed the model_fn itself (`run_loop.run(flags, model_fn, ...)`) is
+blocked at that argument (the builder is not passed through a parameter yet), and with several callers at the
+Estimator, naming each caller (tests/rewrite/test_whole_program.py).
 
 The Estimator expression becomes the TF2 model (Keras target: built in `strategy.scope()`) or the generated
 custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /

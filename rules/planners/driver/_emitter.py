@@ -87,11 +87,17 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
         for plan in receivers.values():
             if plan.file is self.file:
                 receiver_rules.edits(plan, edits)
+        # an import of a class that goes may take the builder's name in its place (import_by_name): kept
+        renamed = {id(statement) for statement, _, _ in self.by_name.values()}
         for stmt, file in self.analysis.deleted:
-            if file is self.file:
+            if file is self.file and not (isinstance(stmt, cst.SimpleStatementLine)
+                                           and any(id(s) in renamed for s in stmt.body)):
                 edits.delete(stmt)
+        dropped: dict[int, set[int]] = {}  # the other aliases that go from such an import
         for node, file, gone in self.analysis.dropped_imports:
-            if file is self.file:
+            if file is self.file and id(node) in renamed:
+                dropped[id(node)] = gone
+            elif file is self.file:
                 edits.transform(node, lambda imp, gone=gone, names=node.names: _without_aliases(imp, names, gone))
         for fn, file, param in {(id(f), p): (f, fl, p) for f, fl, p in self.analysis.dropped_params}.values():
             if file is self.file:
@@ -100,8 +106,9 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
             if file is self.file:
                 edits.transform(call, lambda c, v=code(value): _drop_arg(c, v))
         for statement, alias, names in self.by_name.values():
-            edits.transform(statement, lambda imp, a=alias, n=tuple(names), old=statement.names:
-                            _import_instead(imp, old, a, n))
+            gone = dropped.get(id(statement), set()) - {id(alias)}
+            edits.transform(statement, lambda imp, a=alias, n=tuple(names), old=statement.names, g=gone:
+                            _import_instead(imp, old, a, n, g))
 
     def strategy_expression(self, site: Site) -> str:
         plan = self.plans[id(site.model_fn.node)]
@@ -204,10 +211,14 @@ def _without_aliases(imp: cst.ImportFrom, original: tuple, gone: set[int]) -> cs
     return imp.with_changes(names=kept)
 
 
-def _import_instead(imp: cst.ImportFrom, original: tuple, alias: cst.ImportAlias, names: tuple) -> cst.ImportFrom:
-    """`from m import a, model_fn, b` with `names` in the place of the alias (positions match the original's)."""
+def _import_instead(imp: cst.ImportFrom, original: tuple, alias: cst.ImportAlias, names: tuple,
+                    gone: set[int] = frozenset()) -> cst.ImportFrom:
+    """`from m import a, model_fn, b` with `names` in the place of the alias (positions match the original's), the
+    aliases in `gone` dropped."""
     kept = []
     for old, new in zip(original, imp.names):
+        if id(old) in gone:
+            continue
         if old is alias:
             kept += [cst.ImportAlias(name=cst.Name(n), comma=new.comma) for n in names]
         else:

@@ -66,7 +66,15 @@ class ReachMixin:
     def import_by_name(self, site: Site, name: str) -> bool:
         """`from model import model_fn` (at module level) names the Estimator's model_fn: the import takes `name` (the
         builder, a support class) in its place. False when the model_fn is reached otherwise, or `name` is taken here."""
-        expr = site.model_fn_expr
+        expr, wanted = site.model_fn_expr, site.model_fn.node.name.value
+        if site.file is self.file and not site.file.contains(expr):
+            # a subclass of the model_fn's module built here (`from estimator import MyEstimator`): the class goes,
+            # its import takes `name` in its place
+            expr = site.call.func
+            cls = self.program.resolve(Value(expr, self.file)).node if isinstance(expr, cst.Name) else None
+            if not isinstance(cls, cst.ClassDef) or not site.model_fn.file.contains(cls):
+                return False
+            wanted = cls.name.value
         if site.file is not self.file or not isinstance(expr, cst.Name) or not site.model_fn.file.module_name:
             return False
         found = self.program.lookup(expr.value, expr, self.file)
@@ -78,7 +86,7 @@ class ReachMixin:
                     and self.program.star_member(expr.value, self.file) is not None)
         if len(found) != 1 or found[0].kind != "from" or found[0].scope.kind != "module" or \
                 not isinstance(found[0].node, cst.ImportAlias) or self.program.absolute(found[0].target, self.file) \
-                != f"{site.model_fn.file.module_name}.{site.model_fn.node.name.value}":
+                != f"{site.model_fn.file.module_name}.{wanted}":
             return False
         alias = found[0].node
         entry = self.by_name.get(id(alias))

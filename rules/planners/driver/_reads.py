@@ -58,8 +58,29 @@ class ReadsMixin:
                     reads.append(node)
         stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | {id(fn.node)})]
         if stray:
+            passed = self._passed_to_estimator(stray[0], site)
+            if passed is not None:
+                raise Blocked(CODE, f"model_fn `{name}` is passed to `{passed}`, which builds the Estimator with it "
+                                    f"({site.file.path}:{self.line(site.call, site.file)}): tfmigrate does not hand "
+                                    "the converted model's builder through a parameter yet; build the Estimator "
+                                    f"where `{name}` is named, or pass a function that builds and returns the "
+                                    "Estimator (`build_estimator`) to a run loop that imports the model_fn's module", stray[0])
             raise Blocked(CODE, f"model_fn `{name}` becomes the converted model's builder, but is also used here, "
                                 "which is not converted; pass it only to the Estimator", stray[0])
+
+    def _passed_to_estimator(self, read: cst.CSTNode, site: Site) -> str | None:
+        """The name of the function `read` is an argument of when that function builds this site's Estimator
+        with it (`run_loop.run(flags, model_fn, ...)`), else None."""
+        file = self.program.file_of(read)
+        arg = file.parent(read)
+        call = file.parent(arg) if isinstance(arg, cst.Arg) and arg.value is read else None
+        if not isinstance(call, cst.Call):
+            return None
+        fn = self.program.callee(Value(call.func, file), 0)
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.file is not site.file \
+                or site.file.enclosing_function(site.call) is not fn.node:
+            return None
+        return code(call.func)
 
     def _numpy_input(self, value: Value, site: Site) -> None:
         """An input_fn that is a numpy_input_fn(...) call: checked here, its statement goes with the Estimator."""

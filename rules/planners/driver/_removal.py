@@ -57,6 +57,8 @@ class RemovalMixin:
                               if not isinstance(file.parent(n), cst.Call) or file.parent(n).func is not n]
                 else:
                     reads = file.loads_of(self.program, b)
+                if b.kind == "class":  # `super(MyEstimator, self)` in its own body goes with it
+                    reads = [n for n in reads if not file.inside(n, {id(b.node)})]
                 reads = [n for n in reads if not self.program.file_of(n).inside(n, covered)
                          or self.program.file_of(n).inside(n, exported)]
                 reads = [n for n in reads if not self._dead_argument(n, covered)]
@@ -68,13 +70,15 @@ class RemovalMixin:
         self.deleted: list[tuple[cst.CSTNode, FileIndex]] = []
         self.dropped_imports: list[tuple[cst.ImportFrom, FileIndex, set[int]]] = []
         seen: set[int] = set()
+        dropped: set[int] = set()  # `from m import a, b` statements that lose only their doomed aliases
         for b in doomed.values():
             stmt, file = b.statement, b.scope.file
             if id(stmt) in seen:
                 continue
             if b.kind == "from":
                 seen.add(id(stmt))
-                self._drop_import(stmt, file, doomed)
+                if self._drop_import(stmt, file, doomed):
+                    dropped.update(id(x.statement) for x in doomed.values() if x.kind == "from" and x.statement is stmt)
                 continue
             targets = statement_bindings(stmt, file)
             if all(id(t) in doomed for t in targets) and deletable(stmt):
@@ -83,7 +87,7 @@ class RemovalMixin:
         gone = {id(s) for s, _ in self.deleted}
         optional = {id(b) for site in self.sites for b in site.removable} - {id(b) for site in self.sites for b in site.consumed}
         for b in doomed.values():
-            if id(b.statement) not in gone and id(b) not in optional:
+            if id(b.statement) not in gone and id(b.statement) not in dropped and id(b) not in optional:
                 self.errors.append(Blocked(CODE, f"`{b.name}` holds a TF1 {self._what(b)} and is still needed by "
                                                  "other code on this line; split the statement", b.statement))
         consumed = {id(b): b for site in self.sites for b in site.consumed}
@@ -156,13 +160,14 @@ class RemovalMixin:
                     found.setdefault(id(b), []).append(i)
         return found
 
-    def _drop_import(self, stmt, file: FileIndex, doomed: dict[int, Binding]) -> None:
-        """`from m import a, b`: the doomed names go; the statement goes when none is left."""
+    def _drop_import(self, stmt, file: FileIndex, doomed: dict[int, Binding]) -> bool:
+        """`from m import a, b`: the doomed names go; the statement goes when none is left. False when it cannot
+        (a star import)."""
         line = file.parent(stmt) if not isinstance(stmt, cst.SimpleStatementLine) else stmt
         node = stmt if isinstance(stmt, cst.ImportFrom) else next(
             (s for s in getattr(stmt, "body", ()) if isinstance(s, cst.ImportFrom)), None)
         if node is None or isinstance(node.names, cst.ImportStar):
-            return
+            return False
         scope_bindings = [b for b in doomed.values() if b.kind == "from" and b.statement is stmt]
         gone = {id(b.node) for b in scope_bindings}
         if all(id(alias) in gone for alias in node.names) and isinstance(line, cst.SimpleStatementLine) \
@@ -170,6 +175,7 @@ class RemovalMixin:
             self.deleted.append((line, file))
         else:
             self.dropped_imports.append((node, file, gone))
+        return True
 
     def _dead_argument(self, name: cst.CSTNode, covered: set[int]) -> bool:
         """`helper(config, ...)` where helper reads its parameter only in converted code: the parameter and the
