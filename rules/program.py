@@ -1059,6 +1059,7 @@ def _model_plan(sites: list, context):
                               "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
                               _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context),
                               frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+    _refuse_uninlined_helpers(plan, fn, context.program)
     plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
@@ -1202,6 +1203,24 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
                           + (f" (it is given {flags}: a helper there taking mode or the training flag is inlined "
                              "with it as Keras' training flag), or build its layers in the model_fn, passing "
                              "`training=` to the Keras layers that take it" if flags else ""), call)
+
+
+def _refuse_uninlined_helpers(plan, fn, program) -> None:
+    """A call left in the converted forward pass to a function of the model_fn's own module that builds layers or
+    variables (called inside an expression, so not inlined): in the Keras model's call() its get_variable or TF1
+    layers would make new variables on every call that the model does not track, never trained. Blocked, named."""
+    defs = _module_functions(fn.file)
+    for stmt in plan.call_body:
+        for call in model_fn.calls_in(stmt):
+            name = call.func.value if isinstance(call.func, cst.Name) else None
+            if name in defs and model_fn.builds_layers(FunctionRef(defs[name], fn.file), program):
+                at = next((c for c in model_fn.calls_in(fn.node)
+                           if isinstance(c.func, cst.Name) and c.func.value == name), fn.node)
+                raise Blocked(model_fn.CODE, f"{name}() builds layers or variables and is called inside an "
+                                             "expression here, where it is not converted (in the Keras model's "
+                                             "call() it would make new, untracked variables on every call); call "
+                                             f"it as a statement of its own (`h = {name}(...)`), which inlines its "
+                                             "layers into the model", at)
 
 
 def _flag_arguments(call: cst.Call, fn: cst.FunctionDef, params: list[str]) -> str:

@@ -1055,3 +1055,29 @@ def test_predictions_as_an_expression_of_the_output():
     assert "return tf.nn.softmax(logits)" in out
     bad = body.replace("tf.nn.softmax(logits)", "tf.nn.softmax(labels)")
     assert blocked(program(bad)).status == "blocked"
+
+
+# ---- a variable-making helper called inside an expression ------------------------------------------------------------
+
+HELPER_IN_EXPRESSION = '''
+def model_fn(features, labels, mode, params):
+    logits = tf.compat.v1.layers.dense({call}, 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+'''
+HELPER = 'def project(x):\n    w = tf.compat.v1.get_variable("w", [2, 4])\n    return tf.matmul(x, w)'
+
+
+def test_a_variable_making_helper_inside_an_expression_blocks():
+    # it stayed a call in Keras' call(): a new, untracked get_variable per call, never trained (a silent change)
+    result = blocked(program(body=HELPER_IN_EXPRESSION.format(call='project(features["x"])'), extra=HELPER))
+    found = [d for d in result.diagnostics if d.severity == "error"]
+    assert [d.code for d in found] == ["TFM501"] and "project() builds layers or variables" in found[0].message
+
+
+def test_a_variable_free_helper_inside_an_expression_still_converts():
+    out = converted(program(body=HELPER_IN_EXPRESSION.format(call='scale(features["x"])'),
+                            extra="def scale(x):\n    return x * 2.0"))
+    assert "self.dense(scale(features[\"x\"]))" in out

@@ -100,7 +100,11 @@ class HooksMixin:
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
                 elif isinstance(call, cst.Call) and self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING:
-                    self.early_stopping(call, h.value, site, where, inline=element.value is call)
+                    try:
+                        self.early_stopping(call, h.value, site, where, inline=element.value is call)
+                    except Blocked:
+                        self._failed.add(id(call))  # its read of the Estimator is this report's, not another
+                        raise
                     # the hook as the program wrote it (a name holding it stays); its call becomes the callback's
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
