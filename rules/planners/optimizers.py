@@ -19,12 +19,15 @@ Hyperparameters are chosen so the Keras update equals TF1's (Keras 3 sources che
   `LegacyAdagrad` (ε outside the root: `lr·g/(√acc + ε)`, where keras.optimizers.Adagrad has `lr·g/√(acc + ε)`),
   legacy SGD (with or without momentum/nesterov) → keras.optimizers.SGD, legacy Ftrl → TF1Ftrl; all measured
   bit-identical as above; legacy Adam → a generated `LegacyKerasAdam` (shared with rules/planners/keras_estimator.py: the
-  ResourceApplyAdam kernel's arithmetic, float32 pow(β, iterations + 1) and float32 1 - β; amsgrad=True blocks), legacy RMSprop → a generated
-  `LegacyRMSprop` (without momentum ε outside the root, with momentum the ResourceApply(Centered)RMSProp kernel's
-  ε inside it; `epsilon=0` is the legacy constructor's 1e-07). Measured, 60 steps × 2112 values with gradients
-  from 1e-3 to 30: both bit-identical to TF 2.15's legacy classes in graph mode (as the Estimator ran them) for
-  default and custom β/ρ/ε, momentum, centered; keras.optimizers.Adam differs from the first step (max rel
-  1.5e-3 by step 60), keras.optimizers.RMSprop too (6e-5). Legacy Adadelta/Adamax/Nadam are blocked.
+  ResourceApplyAdam kernel's arithmetic, float32 pow(β, iterations + 1) and float32 1 - β; amsgrad=True blocks), legacy RMSprop without momentum or
+  centering → a generated `LegacyRMSprop` (ε outside the root, float32 1 - ρ; `epsilon=0` is the legacy
+  constructor's 1e-07). Measured, 60 steps × 2112 values with gradients from 1e-3 to 30: both bit-identical to
+  TF 2.15's legacy classes in graph mode (as the Estimator ran them) for default and custom β/ρ/ε;
+  keras.optimizers.Adam differs from the first step (max rel 1.5e-3 by step 60), keras.optimizers.RMSprop too
+  (6e-5). RMSprop with momentum or centered blocks: written as its ResourceApply(Centered)RMSProp kernel (ε
+  inside the root; x / sqrt(y) kept from Grappler's rsqrt rewrite with divide_no_nan) or the centered legacy
+  ops, bit-identical alone, but 2.1e-7 off inside a DNNRegressor's Keras fit (cause not found: fixtures pass
+  150/150 bit-equal without them). Legacy Adadelta/Adamax/Nadam are blocked.
 - exponential/piecewise_constant/polynomial/inverse_time/cosine decay on `global_step` → Keras schedules
   (Keras counts `optimizer.iterations`, the same step TF1 read before incrementing `global_step`).
 Blocked: other optimizers, `use_locking`, decays on something other than the global step.
@@ -201,11 +204,10 @@ class LegacyKerasAdam(keras.optimizers.Adam):
 
 LEGACY_RMSPROP_CLASS = '''
 class LegacyRMSprop(keras.optimizers.RMSprop):
-    """RMSprop with tf_keras' legacy update (tf.keras.optimizers.legacy.RMSprop, what v2 Estimators ran):
-    without momentum var -= lr * g / (sqrt(ms) + epsilon); with momentum the ResourceApply(Centered)RMSProp
-    kernel, epsilon inside the root.
+    """RMSprop with tf_keras' legacy update, without momentum or centering (tf.keras.optimizers.legacy.RMSprop,
+    what v2 Estimators ran): ms = rho * ms + (1 - rho) * g**2; var -= lr * g / (sqrt(ms) + epsilon).
 
-    keras.optimizers.RMSprop always puts epsilon inside the root, and takes (1 - rho) in float64.
+    keras.optimizers.RMSprop puts epsilon inside the root, and takes (1 - rho) in float64.
     """
 
     def update_step(self, gradient, variable, learning_rate):
@@ -214,27 +216,8 @@ class LegacyRMSprop(keras.optimizers.RMSprop):
         dtype = variable.dtype
         lr, rho, epsilon = (tf.cast(x, dtype) for x in (learning_rate, self.rho, self.epsilon))
         one = tf.ones((), dtype)
-        if self.momentum > 0:
-            mom = self._momentums[index]
-            self.assign_add(ms, (tf.square(gradient) - ms) * (one - rho))
-            denominator = ms
-            if self.centered:
-                mg = self._average_gradients[index]
-                self.assign_add(mg, (gradient - mg) * (one - rho))
-                denominator = ms - tf.square(mg)
-            # divide_no_nan: Grappler rewrites x / sqrt(y) into x * rsqrt(y), which rounds differently from the
-            # kernel's division (the root is positive: the same quotient)
-            step = tf.math.divide_no_nan(gradient * lr, tf.sqrt(denominator + epsilon))
-            self.assign(mom, mom * tf.cast(self.momentum, dtype) + step)
-            self.assign_sub(variable, mom)
-            return
         self.assign(ms, rho * ms + (one - rho) * tf.square(gradient))
-        denominator = ms
-        if self.centered:
-            mg = self._average_gradients[index]
-            self.assign(mg, rho * mg + (one - rho) * gradient)
-            denominator = ms - tf.square(mg)
-        self.assign(variable, variable - lr * gradient / (tf.sqrt(denominator) + epsilon))
+        self.assign(variable, variable - lr * gradient / (tf.sqrt(ms) + epsilon))
 '''
 
 _FTRL_NOTE = (CODE_INEXACT, "keras.optimizers.Ftrl rounds accum ** 0.5 differently from TF1's sqrt; generated "
@@ -408,8 +391,14 @@ def legacy(call: cst.Call, name: str, rule: str = CODE, profile: str = "keras3")
             raise Blocked(rule, "tf.keras.optimizers.legacy.Adam(amsgrad=True) is not converted yet (its "
                                 "ResourceApplyAdamWithAmsgrad update is not generated); use amsgrad=False", call)
         values.pop("amsgrad", None)
-        if name == "RMSprop" and "momentum" in args:
-            values["momentum"] = _float_code(args["momentum"])
+        for key in ("momentum", "centered") if name == "RMSprop" else ():
+            # bit-equal to the legacy update alone, but 2.1e-7 off inside a DNNRegressor's Keras fit (cause not found)
+            if key in args and not is_literal(args[key], 0, 0.0, False):
+                raise Blocked(rule, f"tf.keras.optimizers.legacy.RMSprop({key}=...) is not converted yet: its update "
+                                    "is reproduced bit for bit in isolation but not yet inside Keras fit (measured max "
+                                    "rel 2.1e-7 on a DNNRegressor); RMSprop without momentum or centering is converted",
+                              args[key])
+            values.pop(key, None)
         cls = {"Adam": ("LegacyKerasAdam", LEGACY_ADAM_CLASS), "RMSprop": ("LegacyRMSprop", LEGACY_RMSPROP_CLASS)}[name]
         return OptimizerPlan(f"{cls[0]}({_kwargs(values, signature)})", support_code=shared(generated(cls[1])),
                              notes=[(CODE_INEXACT, f"keras.optimizers.{name} rounds its update differently from "
