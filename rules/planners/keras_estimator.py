@@ -122,25 +122,7 @@ EVAL_LOSS_NOTE = ("evaluate()'s loss: the Estimator averaged the loss of each ba
                   "the two differ when the last batch is smaller (batch the evaluation data with drop_remainder=True, "
                   "or compare with tfmigrate verify)")
 
-LEGACY_ADAM_CLASS = '''
-class LegacyKerasAdam(keras.optimizers.Adam):
-    """Adam with tf_keras' legacy update (what model_to_estimator trained with): beta**t by pow in float32 and
-    float32 (1 - beta), as fed to TF1's ApplyAdam kernel.
-
-    keras.optimizers.Adam computes (1 - beta) in float64, which rounds differently in float32.
-    """
-
-    def update_step(self, gradient, variable, learning_rate):
-        index = self._get_variable_index(variable)
-        m, v = self._momentums[index], self._velocities[index]
-        dtype = variable.dtype
-        one, beta_1, beta_2 = tf.ones((), dtype), tf.cast(self.beta_1, dtype), tf.cast(self.beta_2, dtype)
-        step = tf.cast(self.iterations + 1, dtype)
-        alpha = tf.cast(learning_rate, dtype) * tf.sqrt(one - tf.pow(beta_2, step)) / (one - tf.pow(beta_1, step))
-        self.assign_add(m, (gradient - m) * (one - beta_1))
-        self.assign_add(v, (tf.square(gradient) - v) * (one - beta_2))
-        self.assign_sub(variable, (m * alpha) / (tf.sqrt(v) + tf.cast(self.epsilon, dtype)))
-'''
+LEGACY_ADAM_CLASS = optimizers.LEGACY_ADAM_CLASS  # LegacyKerasAdam, shared with v2 canned estimators
 
 GLOBAL_STEP_CLASS = '''
 class EstimatorGlobalStep(keras.metrics.Metric):

@@ -350,7 +350,7 @@ def test_normalizer_reading_the_run_time_key_blocks():
     "label_vocabulary=['x', 'y'],",
     "batch_norm=bool(N_CLASSES),",
     "warm_start_from='/tmp/old',",
-    "optimizer='Adam',",
+    "optimizer=tf.keras.optimizers.legacy.Adam(amsgrad=True),",
     "optimizer=lambda *args: tf.keras.optimizers.legacy.Adagrad(0.1),",
     "n_classes=N_CLASSES,",
 ])

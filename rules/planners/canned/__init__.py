@@ -171,7 +171,9 @@ TF 2.15 runs):
 - Optimizer: the object the Estimator built. v1 strings → `tf.compat.v1.train.<X>Optimizer` at the DNN rate 0.05
   or the linear rate 0.2, converted by TFM301; v2 strings → `tf.keras.optimizers.legacy.<X>()` (DNN: the class's
   own default rate, Adagrad 0.001; linear: 0.2), converted exactly (optimizers.legacy: LegacyAdagrad, SGD,
-  TF1Ftrl); `optimizer=None` on a linear model → Ftrl at min(0.2, 1/sqrt(number of columns)); instances of
+  TF1Ftrl, LegacyKerasAdam, LegacyRMSprop: the legacy arithmetic, e.g. Adam's float32 pow(β, step) and 1 - β,
+  which stock keras.optimizers.Adam misses from the first step; fixtures canned_legacy_adam (DNNClassifier, legacy
+  Adam from a helper) and canned_legacy_rmsprop (DNNRegressor): 150/150 steps bit-equal); `optimizer=None` on a linear model → Ftrl at min(0.2, 1/sqrt(number of columns)); instances of
   `tf.compat.v1.train.*` (v1) or `tf.keras.optimizers.legacy.*` (v2) are converted with their arguments; `lambda: X(...)` (the Estimator calls it once, without arguments) as `X(...)`; a v2 legacy class
   `tf.keras.optimizers.legacy.X` as `X()` (v2 calls it without arguments; a v1 class would fail there).
 Argument values the generated module-level code cannot see (a local of `main`) travel in the `params` dict the
@@ -211,7 +213,8 @@ converts: rules/planners/heads.py), weight columns and label vocabularies rules/
 `warm_start_from`, explicit `partitioner` / `input_layer_partitioner` arguments,
 `label_dimension` < 1 (TF raised) or not readable from the source (a literal or an expression over the program's
 constants, `len(TARGETS)`), `label_dimension` > 1 with an export or under parameter servers, a callable optimizer
-other than `lambda: X(...)`, legacy Adam/RMSprop (v2), n_classes not readable from the source, and under
+other than `lambda: X(...)`, legacy RMSprop with momentum or centered and legacy Adam with amsgrad
+(v2; rules/planners/optimizers.py says why), legacy Adam or RMSprop in a DNNLinearCombined estimator, n_classes not readable from the source, and under
 parameter-server strategies what the Parameter servers item above lists.
 """
 from __future__ import annotations

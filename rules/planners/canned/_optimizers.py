@@ -73,7 +73,7 @@ class OptimizersMixin:
                                       default=default)
                 if unread is None:
                     self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
-                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
+                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(", "LegacyKerasAdam(", "LegacyRMSprop(")):
                     raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
                                         "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet", at)
                 plans.append(plan)

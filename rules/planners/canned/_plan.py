@@ -17,7 +17,8 @@ SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "Linear
                   *fcols.SUPPORT_PARTS)
 
 
-_OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "WideDeepOptimizer", "TF1Adam", "TF1Momentum")
+_OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "LegacyKerasAdam", "LegacyRMSprop", "WideDeepOptimizer", "TF1Adam",
+                   "TF1Momentum")
 
 
 _PS_NAMES = ("parameter_server_strategy", "VARIABLE_PARTITIONER", "ps_task_count")  # generated under parameter servers

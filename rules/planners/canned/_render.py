@@ -69,8 +69,11 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         elif item == "EstimatorCheckpoints":
             parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
         elif item in ("legacy_slots", "estimator_slots"):
-            parts.append(support("estimator_restore.py.j2", part="slots",
-                                 canned="v2" if item == "legacy_slots" else "v1").strip("\n"))
+            # Adam's and RMSprop's legacy slot names only where a model of this file trains with them
+            ctors = " ".join(plan.optimizer.ctor for plan, _, _ in items)
+            parts.append(support("estimator_restore.py.j2", part="slots", canned="v2" if item == "legacy_slots" else "v1",
+                                 legacy_adam="LegacyKerasAdam(" in ctors,
+                                 legacy_rmsprop="LegacyRMSprop(" in ctors).strip("\n"))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
