@@ -218,12 +218,16 @@ class ProgramResult:
         return bool(self.files) and all(f.outcome == "converted" for f in self.files)
 
 
-def normalise(message: str, width: int = 60) -> str:
-    """A message's prefix with the program's own words masked, so findings of one cause count together."""
-    text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", "…", message)
-    text = re.sub(r"\b\d+\b", "N", text)
-    text = re.split(r"[:;(]", text, maxsplit=1)[0].strip()
-    return text if len(text) <= width else text[:width].rstrip() + "…"
+def normalise(message: str, width: int = 70) -> str:
+    """A message's prefix with the program's own words masked (`code`, "strings", 'names', numbers, a notebook's
+    `code cell N:`), so findings of one cause count together."""
+    text = re.sub(r"^code cell \d+: ", "", message)
+    text = re.sub(r"`[^`]*`|\"[^\"]*\"|'[^'\s]*'", "…", text)
+    text = re.sub(r"\b\d+\b", "N", " ".join(text.split()))
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width)
+    return text[:cut if cut > width // 2 else width].rstrip(" ,:;") + "…"
 
 
 def _program_files(root: Path) -> list[Path]:
@@ -271,7 +275,7 @@ def run_program(corpus: Path, entry: dict, tfmigrate: str, timeout: float, scrat
     if proc is not None:
         result.exit_code = proc.returncode
         try:
-            records = json.loads(proc.stdout or b"[]")
+            records = json.loads(proc.stdout)  # tfmigrate prints `[]` when it finds nothing: empty is a crash
         except ValueError:
             tail = proc.stderr.decode(errors="replace").strip().splitlines()
             result.error = f"exit {proc.returncode}, no JSON: {tail[-1] if tail else ''}"[:300]
@@ -298,7 +302,8 @@ def run_program(corpus: Path, entry: dict, tfmigrate: str, timeout: float, scrat
             if kind == "flagged" and errors:
                 first = errors[0]
                 outcome.first_blocker = f"{first['code']} {normalise(first.get('message', ''))}"
-                outcome.where = f"{shown}:{first['location']['row']}"
+                cell = re.match(r"code cell \d+", first.get("message", ""))
+                outcome.where = f"{shown}:{first['location']['row']}" + (f" ({cell.group()})" if cell else "")
         result.files.append(outcome)
     shutil.rmtree(work, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
@@ -322,7 +327,7 @@ def sweep(corpus: Path, tfmigrate: str, timeout: float, only: str | None = None,
             result = run_program(corpus, entry, tfmigrate, timeout, Path(tmp))
             programs.append(result)
             c = result.counts()
-            echo(f"{result.dir[:78]:78} {result.kind[:8]:8} " + " ".join(f"{k[:4]}={c[k]}" for k in OUTCOMES)
+            echo(f"{result.dir[-78:]:78} {result.kind[:8]:8} " + " ".join(f"{k[:4]}={c[k]}" for k in OUTCOMES)
                  + f"  {result.seconds:6.1f}s" + (f"  {result.error}" if result.error else ""))
     return summarise(programs)
 
