@@ -31,8 +31,8 @@ own configuration files are not ours to read; --no-cache: every run measures the
 timeout per program (--timeout, 120 s).
 
 A file has Estimator code when its code (a .py file, or a notebook's code cells without the `!`/`%` lines)
-names the Estimator API in an identifier: some dotted name (an attribute chain, or an import's module path /
-`module.name`) that
+names the Estimator API in an identifier: some dotted name (an attribute chain, also with its import alias
+spelled out, or an import's module path / `module.name`) that
   - starts with `tensorflow_estimator`, or
   - has a part `estimator` right after `tf`, `tensorflow`, `v1`, `v2`, `keras`, `python` or `contrib`
     (tf.estimator, tf.compat.v1.estimator, tf.keras.estimator, tensorflow.python.estimator, tf.contrib.estimator),
@@ -106,17 +106,25 @@ def _dotted(node: ast.AST) -> str | None:
 
 
 def _names_ast(tree: ast.AST) -> set[str]:
-    names = set()
+    """Every dotted name of the code, import aliases spelled out (`import tensorflow.compat.v1 as tf1`:
+    tf1.estimator is tensorflow.compat.v1.estimator)."""
+    names, aliases = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+            aliases.update((a.asname, a.name) for a in node.names if a.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+            aliases.update((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
             dotted = _dotted(node)
             if dotted:
                 names.add(dotted)
-        elif isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{a.name}" for a in node.names)
+                head, _, rest = dotted.partition(".")
+                if head in aliases:
+                    names.add(aliases[head] + (f".{rest}" if rest else ""))
     return names
 
 

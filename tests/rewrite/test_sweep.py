@@ -57,7 +57,8 @@ def names(text: str, name: str = "a.py") -> list[str]:
 
 
 @pytest.mark.parametrize("code, expected", [
-    ("import tensorflow as tf\ntf.estimator.Estimator(f)\n", ["tf.estimator", "tf.estimator.Estimator"]),
+    ("import tensorflow as tf\ntf.estimator.Estimator(f)\n",
+     ["tensorflow.estimator", "tensorflow.estimator.Estimator", "tf.estimator", "tf.estimator.Estimator"]),
     ("from tensorflow.contrib import learn\n", ["tensorflow.contrib.learn"]),
     ("from tensorflow.python.estimator.model_fn import ModeKeys\n",
      ["tensorflow.python.estimator.model_fn", "tensorflow.python.estimator.model_fn.ModeKeys"]),
@@ -65,6 +66,11 @@ def names(text: str, name: str = "a.py") -> list[str]:
     ("x = tf.compat.v1.estimator.tpu.TPUEstimatorSpec\n",
      ["tf.compat.v1.estimator", "tf.compat.v1.estimator.tpu", "tf.compat.v1.estimator.tpu.TPUEstimatorSpec"]),
     ("m = tf.keras.estimator.model_to_estimator(k)\n", ["tf.keras.estimator", "tf.keras.estimator.model_to_estimator"]),
+    ("import tensorflow.compat.v1 as tf1\ne = tf1.estimator.Estimator(f)\n",
+     ["tensorflow.compat.v1.estimator", "tensorflow.compat.v1.estimator.Estimator"]),
+    ("from tensorflow.compat import v1\nspec = v1.estimator.EstimatorSpec\n",
+     ["tensorflow.compat.v1.estimator", "tensorflow.compat.v1.estimator.EstimatorSpec", "v1.estimator",
+      "v1.estimator.EstimatorSpec"]),
     ("self.estimator.train(f)\nestimator = make()\n", []),  # a variable called estimator is not the API
     (HELPER, []),  # docstrings, comments and strings do not count
 ])
