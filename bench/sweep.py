@@ -105,10 +105,10 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _names_ast(tree: ast.AST) -> set[str]:
+def _names_ast(tree: ast.AST, aliases: dict[str, str]) -> set[str]:
     """Every dotted name of the code, import aliases spelled out (`import tensorflow.compat.v1 as tf1`:
-    tf1.estimator is tensorflow.compat.v1.estimator)."""
-    names, aliases = set(), {}
+    tf1.estimator is tensorflow.compat.v1.estimator); `aliases` carries them from one notebook cell to the next."""
+    names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
@@ -186,10 +186,10 @@ def _code_of(path: Path, data: bytes) -> list[str]:
 
 def estimator_names(path: Path, data: bytes) -> list[str]:
     """The Estimator API names the file's code uses (empty: no Estimator code)."""
-    found = set()
+    found, aliases = set(), {}
     for source in _code_of(path, data):
         try:
-            names = _names_ast(ast.parse(source))
+            names = _names_ast(ast.parse(source), aliases)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             names = _names_tokens(source)
         found.update(n for n in names if is_estimator_name(n))

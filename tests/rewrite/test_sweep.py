@@ -89,9 +89,13 @@ def test_notebook_code_cells_only_without_magics():
         {"cell_type": "markdown", "source": ["Use tf.estimator.Estimator here"]},
         {"cell_type": "code", "source": ["!pip install tensorflow\n", "%matplotlib inline\n", "import tensorflow as tf"]},
         {"cell_type": "code", "source": "est = tf.estimator.LinearClassifier(cols)"},
+        {"cell_type": "code", "source": "import tensorflow.compat.v1 as tf1"},
+        {"cell_type": "code", "source": "spec = tf1.estimator.EstimatorSpec"},  # the alias of an earlier cell
     ]
     text = json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {}})
-    assert names(text, "n.ipynb") == ["tf.estimator", "tf.estimator.LinearClassifier"]
+    assert names(text, "n.ipynb") == [
+        "tensorflow.compat.v1.estimator", "tensorflow.compat.v1.estimator.EstimatorSpec", "tensorflow.estimator",
+        "tensorflow.estimator.LinearClassifier", "tf.estimator", "tf.estimator.LinearClassifier"]
     markdown_only = json.dumps({"cells": cells[:1], "nbformat": 4, "nbformat_minor": 5, "metadata": {}})
     assert names(markdown_only, "n.ipynb") == []
 
