@@ -51,8 +51,9 @@ Every file with Estimator code gets one outcome:
 A program is fully converted when it has Estimator code and every such file is converted.
 
 Printed: a line per program, the totals per outcome and per kind, programs fully converted, and the histogram of
-FIRST blockers over flagged files (the first error finding in the file: its code and a normalised message
-prefix), most frequent first, each with an example file:line. --json writes all of it.
+FIRST blockers over flagged files (the file's first error finding by position, TFM600 "left unchanged with its
+unit" only when the file has no other: its code and a normalised message prefix), most frequent first, each with
+an example file:line. --json writes all of it.
 """
 from __future__ import annotations
 
@@ -226,7 +227,7 @@ class ProgramResult:
         return bool(self.files) and all(f.outcome == "converted" for f in self.files)
 
 
-def normalise(message: str, width: int = 70) -> str:
+def normalise(message: str, width: int = 80) -> str:
     """A message's prefix with the program's own words masked (`code`, "strings", 'names', numbers, a notebook's
     `code cell N:`), so findings of one cause count together."""
     text = re.sub(r"^code cell \d+: ", "", message)
@@ -308,7 +309,8 @@ def run_program(corpus: Path, entry: dict, tfmigrate: str, timeout: float, scrat
             outcome = FileOutcome(shown, kind, names, detail=detail)
             errors = [r for r in mine if r.get("severity") == "error" and r.get("code")]
             if kind == "flagged" and errors:
-                first = errors[0]
+                # TFM600 (left unchanged with the rest of its unit) sits at line 1: a file's own blocker goes first
+                first = next((r for r in errors if r["code"] != "TFM600"), errors[0])
                 outcome.first_blocker = f"{first['code']} {normalise(first.get('message', ''))}"
                 cell = re.match(r"code cell \d+", first.get("message", ""))
                 outcome.where = f"{shown}:{first['location']['row']}" + (f" ({cell.group()})" if cell else "")
@@ -376,7 +378,7 @@ def print_summary(report: dict, top: int, echo=print) -> None:
     echo(f"files without Estimator code changed: {report['changed_without_estimator_code']}")
     echo(f"\nfirst blockers over {f['flagged']} flagged files (top {top}):")
     for row in report["first_blockers"][:top]:
-        echo(f"  {row['files']:4}  {row['blocker'][:90]:90}  e.g. {row['example']}")
+        echo(f"  {row['files']:4}  {row['blocker']:82}  e.g. {row['example']}")
     for s in report["silent_files"]:
         echo(f"  SILENT {s['path']}: {s['detail']}  ({', '.join(s['names'][:3])})")
 
