@@ -363,6 +363,8 @@ def summarise(programs: list[ProgramResult]) -> dict:
         "by_kind": {kind: {k: c[k] for k in OUTCOMES} for kind, c in sorted(by_kind.items())},
         "changed_without_estimator_code": sum(p.changed_other for p in programs),
         "first_blockers": histogram,
+        "first_blocker_codes": dict(Counter(row["blocker"].split()[0] for row in histogram for _ in range(row["files"]))
+                                    .most_common()),
         "silent_files": [asdict(f) for p in programs for f in p.files if f.outcome == "silent"],
         "results": [{**asdict(p), "fully_converted": p.fully_converted} for p in programs],
     }
@@ -377,6 +379,7 @@ def print_summary(report: dict, top: int, echo=print) -> None:
          f" with Estimator code ({report['programs']} in the corpus)")
     echo(f"files without Estimator code changed: {report['changed_without_estimator_code']}")
     echo(f"\nfirst blockers over {f['flagged']} flagged files (top {top}):")
+    echo("  by code: " + ", ".join(f"{code} {n}" for code, n in report["first_blocker_codes"].items()))
     for row in report["first_blockers"][:top]:
         echo(f"  {row['files']:4}  {row['blocker']:82}  e.g. {row['example']}")
     for s in report["silent_files"]:
