@@ -62,7 +62,6 @@ import ast
 import csv
 import io
 import json
-import os
 import re
 import shutil
 import subprocess

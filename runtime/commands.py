@@ -24,6 +24,14 @@ def make_console() -> Console:
 
 
 def register(app: typer.Typer) -> None:
+    """The runtime's commands: env, verify, launch-spec, checkpoint."""
+    _env(app)
+    _launch_spec(app)
+    _checkpoint(app)
+    _verify(app)
+
+
+def _env(app: typer.Typer) -> None:
     env_app = typer.Typer(help="Manage the TensorFlow environments verify runs programs in.", no_args_is_help=True)
 
     @env_app.command("setup")
@@ -79,9 +87,9 @@ def register(app: typer.Typer) -> None:
         typer.echo(str(envs.envs_dir()))
 
     app.add_typer(env_app, name="env")
-    _launch_spec(app)
-    _checkpoint(app)
 
+
+def _verify(app: typer.Typer) -> None:
     @app.command("verify", context_settings={"allow_interspersed_args": True})
     def verify_cmd(
         original: Optional[Path] = typer.Argument(None, help="The TF1 Estimator program (a .py file)."),

@@ -1,8 +1,10 @@
 """An import-linter contract: no module imports another module's `_private` name.
 
 import-linter's own `private_modules` contract covers `_module`s; this one covers names: `from x import _y` and
-`x._y` on a module bound by an import, for every module of the root package. Names of one's own package's
-`__init__` (`from . import _y`) are not exempt: a name shared between modules is public, spelled without `_`.
+`x._y` on a name bound by an import of the project's own modules (relative, or `tfmigrate.*`), for every module of
+the root package. Names of one's own package's `__init__` (`from . import _y`) are not exempt: a name shared
+between modules is public, spelled without `_`. Third-party privates (a guarded typer patch) are not this
+contract's business.
 """
 from __future__ import annotations
 
@@ -24,13 +26,15 @@ def violations(path: str) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             where = "." * node.level + (node.module or "")
+            if not (node.level or where.split(".")[0] == "tfmigrate"):
+                continue
             for alias in node.names:
                 if _private(alias.name):
                     found.append((node.lineno, f"from {where} import {alias.name}"))
                 else:
                     modules.add(alias.asname or alias.name)  # may be a module: its `_x` attributes are checked
         elif isinstance(node, ast.Import):
-            modules.update((a.asname or a.name).split(".")[0] for a in node.names)
+            modules.update((a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] == "tfmigrate")
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
                 and _private(node.attr)):
