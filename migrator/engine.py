@@ -618,7 +618,9 @@ def identifier_facts(data: bytes, path: str, words: Iterable[bytes], roots: Iter
         if kind is ast.Name:
             found = (node.id,)
         elif kind is ast.Attribute:
-            found = (node.attr,)
+            inner = node.value  # `a.b` too: a rule's word may span an attribute chain's last two names
+            left = inner.id if type(inner) is ast.Name else inner.attr if type(inner) is ast.Attribute else None
+            found = (node.attr, f"{left}.{node.attr}") if left else (node.attr,)
             if node.attr in names:
                 facts &= ~NO_NAMES
         elif kind is ast.alias:
@@ -627,8 +629,8 @@ def identifier_facts(data: bytes, path: str, words: Iterable[bytes], roots: Iter
             if any(alias.name.partition(".")[0] in roots for alias in node.names):
                 facts &= ~NO_ROOTS
             continue
-        elif kind is ast.ImportFrom:
-            found = (node.module or "",)
+        elif kind is ast.ImportFrom:  # the module, and each name it imports spelled in full (`m.name`)
+            found = (node.module or "", *(f"{node.module}.{alias.name}" for alias in node.names if node.module))
             if (not node.level and (node.module or "").partition(".")[0] in roots) \
                     or any(alias.name == "*" for alias in node.names):
                 facts &= ~NO_ROOTS

@@ -13,7 +13,9 @@ leftover check finds a TF path under `estimator` or, for TFM604, an unbound dott
 a relative import, from the file's package path (the engine scans that path too for files with relative imports).
 (1) and (2) need a path part `estimator` / `...Estimator` / `...EstimatorSpec` (`tensorflow_estimator` normalises
 to `estimator`), all spelled with b"stimator"; (3) adds RunConfig, TrainSpec, EvalSpec and train_and_evaluate,
-and the canned class names (`CANNED_WORDS`) for tf.contrib.learn's Estimators (TFM603) and unbound roots (TFM604).
+and the canned class names (`CANNED_WORDS`) for tf.contrib.learn's Estimators (TFM603) and unbound roots (TFM604),
+and `CONTRIB_LEARN_WORDS` for the rest of tf.contrib.learn (TFM603 in a file that builds no Estimator; the engine
+matches a dotted word against an attribute chain's last two names and an import's `module.name`).
 For the same reason a file whose words occur only in strings and comments (no identifier holds one:
 `tfmigrate.engine.identifiers_skip`, one `ast` parse) is treated as a file without them: skipped when migrated
 alone, and not a program file (PROJECT_WORDS in an identifier) when the engine groups files into units; a file
@@ -61,6 +63,9 @@ _SPEC = ESTIMATOR_WORDS + SPEC_WORDS
 # canned Estimator classes spelled without `estimator` (tf.contrib.learn.DNNClassifier, `from tensorflow.contrib.learn
 # import LinearRegressor`): TFM603 reports contrib.learn, TFM604 an unbound root (DNNLinearCombined covers both kinds)
 CANNED_WORDS = (b"DNNClassifier", b"DNNRegressor", b"LinearClassifier", b"LinearRegressor", b"DNNLinearCombined")
+# the rest of tf.contrib.learn (ModeKeys, Experiment, learn_runner, MetricSpec, datasets): TF 2 has no contrib, so a
+# file using them is reported (TFM603) even when it builds no Estimator; `a.b` words also match an attribute chain
+CONTRIB_LEARN_WORDS = (b"contrib.learn", b"learn_runner", b"contrib import learn")
 
 
 RULES = (
@@ -96,7 +101,7 @@ RULES = (
     Rule("TFM603", "other-estimator-kinds", "planners.keras_estimator",
          "model_to_estimator becomes the compiled Keras model (legacy optimizer kept exact); RNN estimators and "
          "tf.contrib's TPUEstimator are reported with what to do (TPUEstimator on CPU: TFM605)",
-         ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS + CANNED_WORDS),
+         ("model_to_estimator", "model_to_estimator_sgd"), triggers=ESTIMATOR_WORDS + CANNED_WORDS + CONTRIB_LEARN_WORDS),
     Rule("TFM604", "unresolved-estimator-name", "program",
          "an Estimator-looking name rooted in nothing the file binds is reported, never passed over", (),
          triggers=_SPEC + CANNED_WORDS),

@@ -1368,16 +1368,33 @@ _CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeans
                                   "SVM", "DynamicRnnEstimator", "StateSavingRnnEstimator"}
 
 
+# tf.contrib.learn's other names: what each became in tf.estimator (the user ports, then tfmigrate converts)
+_CONTRIB_LEARN_PORTS = {
+    "ModeKeys": "tf.estimator.ModeKeys (its INFER is PREDICT there)",
+    "learn_runner": "tf.estimator.train_and_evaluate(estimator, TrainSpec, EvalSpec) in place of learn_runner.run",
+    "Experiment": "tf.estimator.train_and_evaluate with a TrainSpec and an EvalSpec",
+    "MetricSpec": "eval_metric_ops of an EstimatorSpec (tf.compat.v1.metrics)",
+    "RunConfig": "tf.estimator.RunConfig",
+    "datasets": "tf.keras.datasets or tf.data",
+    "ModelFnOps": "tf.estimator.EstimatorSpec",
+}
+
+
 def _contrib_learn_message(path: str) -> str | None:
-    """The TFM603 message for a tf.contrib.learn Estimator class, None for any other path."""
+    """The TFM603 message for a tf.contrib.learn name (its Estimators, ModeKeys, learn_runner, Experiment...), None
+    for any other path: TF 2 has no contrib, so such a file can never run as it is."""
     parts = path.split(".") if path else []
-    if parts[:2] != ["contrib", "learn"] or parts[-1] not in _CONTRIB_LEARN:
+    if parts[:2] != ["contrib", "learn"] or len(parts) < 3:
         return None
     name = parts[-1]
-    port = (f"tf.estimator.{name} (fit(x, y) → train(input_fn), predict(x) → predict(input_fn))"
-            if name in _CANNED_WORDS | {"Estimator"} else "tf.estimator")
-    return (f"tf.{path} is TF 1.x's contrib.learn Estimator API (removed in TF 2; not tf.estimator), which "
-            f"tfmigrate does not convert: port the program to {port}, then re-run tfmigrate")
+    if name in _CONTRIB_LEARN:
+        port = (f"tf.estimator.{name} (fit(x, y) → train(input_fn), predict(x) → predict(input_fn))"
+                if name in _CANNED_WORDS | {"Estimator"} else "tf.estimator")
+        return (f"tf.{path} is TF 1.x's contrib.learn Estimator API (removed in TF 2; not tf.estimator), which "
+                f"tfmigrate does not convert: port the program to {port}, then re-run tfmigrate")
+    known = next((_CONTRIB_LEARN_PORTS[p] for p in reversed(parts[2:]) if p in _CONTRIB_LEARN_PORTS), None)
+    return (f"tf.{path} is TF 1.x's contrib.learn API (removed in TF 2), which tfmigrate does not convert: "
+            f"port it to {known or 'tf.estimator / tf.data'}, then re-run tfmigrate")
 
 
 def _estimator_api(path: str | None) -> bool:
@@ -1405,7 +1422,8 @@ def _leftover_relevant(file, program) -> set[int]:
             if b.name in roots:
                 continue
             if b.kind in ("import", "from"):
-                hit = "stimator" in program.absolute(b.target, file) if program is not None else "stimator" in b.target
+                target = program.absolute(b.target, file) if program is not None else b.target
+                hit = "stimator" in target or "contrib.learn" in target
             elif b.kind == "assign" and b.value is not None:
                 value = b.value.func if isinstance(b.value, cst.Call) else b.value
                 full = get_full_name_for_node(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
@@ -1417,7 +1435,7 @@ def _leftover_relevant(file, program) -> set[int]:
                 changed = True
     relevant: set[int] = set()
     for value, nodes in file.names.items():
-        if "stimator" in value or value in words or value in roots:
+        if "stimator" in value or value in words or value in roots or value in ("learn", "learn_runner"):
             for node in nodes:
                 key = id(node)
                 while key not in relevant:

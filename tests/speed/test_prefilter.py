@@ -38,7 +38,8 @@ SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=N
 MANGLED = {b"stimator": b"stimat0r", b"RunConfig": b"RunConfg", b"TrainSpec": b"TrainSpc", b"EvalSpec": b"EvalSpc",
            b"train_and_evaluate": b"train_and_evaluat", b"DNNClassifier": b"DNNClassifer",
            b"DNNRegressor": b"DNNRegresor", b"LinearClassifier": b"LinearClassifer",
-           b"LinearRegressor": b"LinearRegresor", b"DNNLinearCombined": b"DNNLinearCombind"}
+           b"LinearRegressor": b"LinearRegresor", b"DNNLinearCombined": b"DNNLinearCombind",
+           b"contrib.learn": b"contrib.lern", b"learn_runner": b"learn_runnr", b"contrib import learn": b"contrib import lern"}
 
 # Estimator-API constructs that are flagged without a converted Estimator: each must keep its trigger word
 FLAGGED = {
@@ -54,6 +55,10 @@ FLAGGED = {
     "contrib_learn": "import tensorflow as tf\n\nclf = tf.contrib.learn.DNNClassifier(hidden_units=[4])\n",
     "contrib_learn_from": "from tensorflow.contrib.learn import LinearRegressor\n\nreg = LinearRegressor([])\n",
     "unbound_canned": "clf = tf.contrib.learn.DNNLinearCombinedClassifier(dnn_hidden_units=[4])\n",
+    # the rest of tf.contrib.learn, in files that build no Estimator (TFM603)
+    "contrib_learn_modekeys": "from tensorflow.contrib.learn import ModeKeys\n\ntraining = ModeKeys.TRAIN\n",
+    "contrib_learn_runner": "from tensorflow.contrib.learn.python.learn import learn_runner\n\nlearn_runner.run(f, 'o')\n",
+    "contrib_learn_module": "from tensorflow.contrib import learn\n\ndata = learn.datasets.mnist.read_data_sets('d')\n",
     # names that reach tf.estimator only through their bindings (the leftover check follows them)
     "alias_chain": "import tensorflow as tf\nfrom tensorflow import estimator as E\nF = E\n\nkeys = F.ModeKeys\n",
     "local_alias": "import tensorflow as tf\n\n\ndef f():\n    import tensorflow.estimator as G\n    H = G\n    return H.ModeKeys\n",
