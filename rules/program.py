@@ -1630,6 +1630,15 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return False
 
     module.visit(_Find())
+    if file is not None and not any("contrib.learn" in e.message for e in errors):
+        # an import of tf.contrib.learn fails on TF 2 even when nothing uses it (reported unless a use is)
+        learn = [b for scope in {*file.scopes.values(), file.top} for bs in scope.bindings.values() for b in bs
+                 if b.kind in ("import", "from") and b.target.startswith("tensorflow.contrib.learn")]
+        if learn:
+            errors.append(Blocked(driver.CODE_KIND, f"`{learn[0].target}` is imported from TF 1.x's tf.contrib.learn "
+                                                    "(removed in TF 2: this import fails there), which tfmigrate does "
+                                                    "not convert: port its use to tf.estimator / tf.data, then re-run "
+                                                    "tfmigrate", learn[0].node))
     if subclasses:
         errors = subclasses + [e for e in errors if all(e is not g for g in generic)]
     elif model_fns:

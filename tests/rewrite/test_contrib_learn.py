@@ -39,3 +39,17 @@ def test_a_learning_rate_is_not_contrib_learn(tmp_path):
     path.write_text("import tensorflow as tf\n\nlearning_rate = 0.1\nlearn = 3\nopt = tf.keras.optimizers.SGD(learn)\n")
     [result] = migrate_paths([path], Options(), jobs=1)
     assert result.status in ("skipped", "unchanged") and not result.diagnostics
+
+
+@pytest.mark.parametrize("text, line", [
+    ("import tensorflow as tf\nfrom tensorflow.contrib.learn.python.learn import learn_runner\n\n"
+     "if __name__ == '__main__':\n    print(tf.__version__)\n", 2),
+    ("import tensorflow.contrib.learn as tflearn\n\nx = 1\n", 1),
+])
+def test_an_unused_contrib_learn_import_is_reported(tmp_path, text, line):
+    # the import alone fails on TF 2 (two public task.py files imported learn_runner and never used it)
+    path = tmp_path / "task.py"
+    path.write_text(text)
+    [result] = migrate_paths([path], Options(), jobs=1)
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    assert [(d.code, d.line) for d in errors] == [("TFM603", line)] and "is imported from" in errors[0].message
