@@ -207,8 +207,13 @@ def _run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
         return EXIT_ERROR
     files = discover_files(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
     if not files:
-        _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for "
-             "*.py files and *.ipynb notebooks; see `exclude` / `extend-exclude`): nothing to do")
+        named = [p for p in paths if os.path.isfile(p)]
+        if named and settings.force_exclude and len(named) == len(paths):  # (pre-commit's way: each file named)
+            _say(f"note: {', '.join(named)} {'is' if len(named) == 1 else 'are'} excluded by the configuration "
+                 "(`exclude` / `extend-exclude`, applied to named files with --force-exclude): nothing to do")
+        else:
+            _say(f"warning: no Python files found in {', '.join(paths)} (directories are searched recursively for "
+                 "*.py files and *.ipynb notebooks; see `exclude` / `extend-exclude`): nothing to do")
         return _finish(Report([], settings.writing), settings)
     files = _once(files, len(paths) > 1, settings.quiet)
     progress = _progress(len(files), settings.quiet)

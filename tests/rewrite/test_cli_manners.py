@@ -62,3 +62,14 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     err = proc.stderr.read().decode()
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_force_exclude_on_an_excluded_file_says_it_is_excluded(tmp_path):
+    # it said "no Python files found" of a file that is there (pre-commit names each file, --force-exclude)
+    (tmp_path / "gen").mkdir()
+    target = tmp_path / "gen" / "x.py"
+    target.write_bytes(ORIGINAL)
+    proc = run("--check", "--force-exclude", "--exclude", "gen", target)
+    assert proc.returncode == 0 and target.read_bytes() == ORIGINAL
+    err = (proc.stdout + proc.stderr).decode()
+    assert "is excluded" in err and "no Python files found" not in err, err
