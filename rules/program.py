@@ -59,7 +59,7 @@ from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
-from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners,
+from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
@@ -575,7 +575,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
+                                       _SHIM_KERAS if any(isinstance(p, shim.ShimPlan) for p in plans.values())
+                                       else _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
                                        blocks.texts() if blocks is not None else (), settled, notes)
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
@@ -1050,10 +1051,21 @@ def _model_plan(sites: list, context):
     if tpu and len(tpu) != len(sites):
         raise Blocked(estimator.CODE, f"{fn.node.name.value} is used by a TPUEstimator and by another Estimator; "
                                       "not converted", fn.node)
-    plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
-                              "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
-                              _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context),
-                              frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+    def interpret(node, visible, profile="tf_keras" if ps else "keras3"):
+        return model_fn.interpret(node, names, visible, strategy.tf1_partitions(tf1_kinds), profile, module,
+                                  strategy.tf1_strategy(tf1_kinds), _module_functions(fn.file),
+                                  _input_layer_verdict(fn, sites, names, context),
+                                  frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+
+    try:
+        plan = interpret(fn.node, module_names)
+    except Blocked as native:  # the forward pass as written, under TF's model-mapping shim (rules/planners/shim.py)
+        if ps or tpu:
+            raise
+        plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),
+                         lambda node, visible: interpret(node, visible, "tf_keras"))
+        _shim_target(sites, context, fn.node)
+        fn_targets = {s.target for s in sites}
     plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
@@ -1074,6 +1086,17 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _shim_target(sites: list, context, node) -> None:
+    """A shim model trains in the custom loop (its Keras is tf_keras; the fit target is generated for Keras 3):
+    what --target auto picks for it, and --target keras blocks."""
+    if any(site.target == "keras" for site in sites):
+        if context.options.target == "keras":
+            raise Blocked(shim.CODE, "the model-mapping shim runs on tf_keras, and the Keras fit target is generated "
+                                     "for Keras 3: use --target ctl (what --target auto picks for it)", node)
+        for site in sites:
+            site.target = "ctl"
 
 
 def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
@@ -1300,6 +1323,9 @@ def code_of(module: cst.Module) -> str:
 _KERAS = "import keras\n"
 _KERAS_TF_KERAS_COMMENT = "# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)"
 _KERAS_TF_KERAS = f"{_KERAS_TF_KERAS_COMMENT}\nimport tf_keras as keras\n"
+# a model under the model-mapping shim (rules/planners/shim.py): tf_keras, chosen before TensorFlow is imported
+_SHIM_KERAS = ("import os\n\n# Keras 2 (tf_keras): the model-mapping shim and tf.compat.v1.layers are not in Keras 3\n"
+               'os.environ["TF_USE_LEGACY_KERAS"] = "1"\n')
 
 
 def _union(kind_sets) -> set[str] | None:
@@ -1891,6 +1917,8 @@ def _header(other: str, alias: str, keras_import: str, leading) -> list[cst.Base
     first with `leading` as its leading lines; built without the parser where it is the usual lines (no `other`
     imports kept from the user's line) — tests/rewrite/test_settled_text.py compares them with the parse."""
     text = f"{other}import tensorflow as {alias}\n{keras_import}"
+    if keras_import == _SHIM_KERAS:  # the variable is read when TensorFlow is imported
+        text = f"{keras_import}{other}import tensorflow as {alias}\nimport tf_keras as keras\n"
     if other or keras_import not in ("", _KERAS, _KERAS_TF_KERAS):
         new = list(cst.parse_module(text).body)
         new[0] = new[0].with_changes(leading_lines=leading)
