@@ -84,6 +84,9 @@ RULES = (
     Rule("TFM501", "model-fn-to-keras-model", "planners.model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches"),
          triggers=ESTIMATOR_WORDS),
+    Rule("TFM502", "model-mapping-shim", "planners.shim",
+         "a model_fn forward pass the native conversion cannot re-express runs as written under TF's "
+         "track_tf1_style_variables (tf_keras, TF1 variable names)", (), triggers=ESTIMATOR_WORDS),
     Rule("TFM600", "migrated-as-a-unit", "planners.driver",
          "files linked through one Estimator (model_fn, driver, specs) change together or not at all", (),
          triggers=ESTIMATOR_WORDS),

@@ -153,7 +153,7 @@ class _DropRegularization(Transformer):
 
     def visit_Call(self, node: cst.Call) -> None:
         path = self.tf.path(node) or ""
-        if path in ("losses.get_regularization_losses", "losses.get_regularization_loss"):
+        if path == "losses.get_regularization_losses":
             self.other.append(node)
 
 
@@ -259,6 +259,12 @@ def _zero_rate(call: cst.Call) -> bool:
     return False
 
 
+def _self_assignment(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].value, cst.Name)
+            and code(stmt.body[0].targets[0].target) == stmt.body[0].value.value)
+
+
 def regularized(forward: list, helpers: dict) -> bool:
     seen, todo = set(), list(forward)
     while todo:
@@ -315,6 +321,8 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     reg = regularized(forward, helpers)
     dropper = _DropRegularization(tf)
     rest = [stmt.visit(dropper) for stmt in rest]
+    rest = [stmt for stmt in rest if not _self_assignment(stmt)]  # `loss = loss + reg` without the term
+    dropper.other += [c for s in rest for c in _names(s).calls if tf.path(c) == "losses.get_regularization_loss"]
     if dropper.other:
         raise Blocked(CODE, "get_regularization_loss() is converted as a term added to the loss (`loss + "
                             "tf.compat.v1.losses.get_regularization_loss()`); get_regularization_losses() is not",
