@@ -1062,9 +1062,12 @@ def _model_plan(sites: list, context):
     except Blocked as native:  # the forward pass as written, under TF's model-mapping shim (rules/planners/shim.py)
         if ps or tpu:
             raise
-        plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),
-                         lambda node, visible: interpret(node, visible, "tf_keras"))
-        _shim_target(sites, context, fn.node)
+        try:
+            plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),
+                             lambda node, visible: interpret(node, visible, "tf_keras"))
+            _shim_target(sites, context, fn.node)
+        except Blocked:  # the shim cannot make it exact either: the native blockers are what the user reads
+            raise native from None
         fn_targets = {s.target for s in sites}
     plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:

@@ -54,7 +54,7 @@ _MAKES_VARIABLES = ("layers.", "get_variable", "variable_scope", "keras.", "feat
 _REGULARIZER_ARGS = frozenset({"regularizer", "kernel_regularizer", "bias_regularizer", "activity_regularizer",
                                "beta_regularizer", "gamma_regularizer", "embeddings_regularizer"})
 _REST = ("losses.", "train.", "metrics.", "estimator.", "summary.", "get_collection", "add_to_collection",
-         "control_dependencies", "group")
+         "control_dependencies", "group", "set_random_seed", "random.set_seed")
 
 
 @dataclass
