@@ -872,67 +872,40 @@ def _diagnostic(blocked: Blocked, module: cst.Module, path: str, context: Contex
     return Diagnostic(blocked.code, blocked.message, line, col, severity, path)
 
 
-def migrate_paths(
-    paths: Iterable[Path], options: Options, jobs: int | None = None, on_result: Callable[[FileResult], None] | None = None,
-    cache: ResultCache | None = None, prefilter: bool = True, stat_index: StatIndex | None = None,
-) -> list[FileResult]:
-    """Migrate many files: skip what the prefilter rules out, read the others' results from `cache` when it has
-    them, migrate the rest (in worker processes when there are enough files to parse to pay for start-up).
+class _IdentifierFacts:
+    """identifier_facts once per file (one `ast` parse): asked when grouping and again for a unit of one; a warm
+    run reads the answer from the cache instead of parsing."""
 
-    Files that may depend on each other (one of the rules' PROJECT_WORDS is in an identifier of theirs: a model_fn
-    in one file, the Estimator that uses it in another; a file with the words only in strings and comments is
-    treated as one without them) and import one another are one unit: parsed and indexed together as one program
-    and migrated all or none. A file the program files of exactly one unit import joins it, and the program files
-    such a file imports join it too (a package `__init__` re-exporting a model_fn). Every other file is a unit of
-    its own. With the prefilter, a unit none of whose program files imports one of the rules' ROOTS (NO_ROOTS)
-    holds no Estimator (the rules' word: tfmigrate.rules): its program files are migrated one by one and the files
-    that joined it are skipped, unparsed. The cache keys each unit by all its files.
+    def __init__(self, cache: ResultCache | None, resolver: Resolver, words, roots, names):
+        self.cache, self.resolver, self.words, self.roots, self.names = cache, resolver, words, roots, names
+        self.known: dict[str, tuple[bytes, int]] = {}
 
-    `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
-    last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
-    that use a skipped file's bytes (--out, unused-suppression reports) pass no index."""
-    from tfmigrate.rules import NAMES, PREFILTER, PROJECT_WORDS, ROOTS
-
-    items = [str(p) for p in paths]
-    results: dict[str, FileResult] = {p: _notebook(p, options, prefilter) for p in items if p.endswith(".ipynb")}
-    for result in results.values():
-        if on_result:
-            on_result(result)
-    resolver = Resolver()
-    if not prefilter:
-        stat_index = None
-
-    joined: set[str] = set()  # files the prefilter rules out that joined a unit (see below)
-    known_facts: dict[str, tuple[bytes, int]] = {}
-
-    def facts(data: bytes, path: str) -> int:
-        # identifier_facts once per file (one `ast` parse): asked when grouping and again for a unit of one
-        known = known_facts.get(path)
+    def __call__(self, data: bytes, path: str) -> int:
+        known = self.known.get(path)
         if known is None or known[0] is not data:  # (a rescan after a stale stat index reads the bytes anew)
             verdict = key = None
-            if cache is not None:  # a warm run reads the answer instead of parsing (the verdict reads the real
-                # path of a file with a relative import: keyed by it too)
-                where = resolver.realpath(path) if _has_relative_import(data) else ""
-                key = cache.flag_key("identifier facts", path, data, where)
-                verdict = cache.get_flag(key)
+            if self.cache is not None:  # (the verdict reads the real path of a file with a relative import: keyed
+                # by it too)
+                where = self.resolver.realpath(path) if _has_relative_import(data) else ""
+                key = self.cache.flag_key("identifier facts", path, data, where)
+                verdict = self.cache.get_flag(key)
             if verdict is None:
-                verdict = identifier_facts(data, path, PREFILTER, ROOTS, NAMES)
+                verdict = identifier_facts(data, path, self.words, self.roots, self.names)
                 if key is not None:
-                    cache.put_flag(key, verdict)
-            known = known_facts[path] = (data, verdict)
+                    self.cache.put_flag(key, verdict)
+            known = self.known[path] = (data, verdict)
         return known[1]
 
-    def collect(batch: list[FileResult]) -> None:
-        for result in batch:
-            if result.path in joined and result.status == "unchanged" and not result.diagnostics:
-                result = FileResult(result.path, "skipped", result.source, result.source)  # as the prefilter says
-            results[result.path] = result
-            if on_result:
-                on_result(result)
+
+def _group(items: list[str], prefilter: bool, stat_index: StatIndex | None, resolver: Resolver, facts,
+           joined: set[str]):
+    """Read and group the (non-notebook) files into units (see migrate_paths): (failed, datas, passed, unread,
+    grouped) — `grouped` maps each file of a unit of several to its unit's key; `joined` gets the files the
+    prefilter rules out that joined a unit. A stat index found stale on the way is forgotten and the scan redone."""
+    from tfmigrate.rules import PREFILTER, PROJECT_WORDS, ROOTS
 
     while True:
-        failed, datas, passed, unread = _scan([p for p in items if not p.endswith(".ipynb")], prefilter, PREFILTER,
-                                              stat_index, resolver)
+        failed, datas, passed, unread = _scan(items, prefilter, PREFILTER, stat_index, resolver)
         # a program file has a project word in an identifier: one whose words are only in strings and comments
         # (a docstring about Estimators) builds and uses none, so it links like a file without the word — it may
         # still join the one unit that imports it — instead of tying every file it imports into one unit
@@ -1021,6 +994,52 @@ def migrate_paths(
                 if path in joined:
                     joined.discard(path)
                     passed[path] = datas.pop(path)
+    return failed, datas, passed, unread, grouped
+
+
+def migrate_paths(
+    paths: Iterable[Path], options: Options, jobs: int | None = None, on_result: Callable[[FileResult], None] | None = None,
+    cache: ResultCache | None = None, prefilter: bool = True, stat_index: StatIndex | None = None,
+) -> list[FileResult]:
+    """Migrate many files: skip what the prefilter rules out, read the others' results from `cache` when it has
+    them, migrate the rest (in worker processes when there are enough files to parse to pay for start-up).
+
+    Files that may depend on each other (one of the rules' PROJECT_WORDS is in an identifier of theirs: a model_fn
+    in one file, the Estimator that uses it in another; a file with the words only in strings and comments is
+    treated as one without them) and import one another are one unit: parsed and indexed together as one program
+    and migrated all or none. A file the program files of exactly one unit import joins it, and the program files
+    such a file imports join it too (a package `__init__` re-exporting a model_fn). Every other file is a unit of
+    its own. With the prefilter, a unit none of whose program files imports one of the rules' ROOTS (NO_ROOTS)
+    holds no Estimator (the rules' word: tfmigrate.rules): its program files are migrated one by one and the files
+    that joined it are skipped, unparsed. The cache keys each unit by all its files.
+
+    `stat_index` (with the prefilter on): a file whose stat data is what the index recorded when the prefilter
+    last skipped its bytes is skipped unread — its result carries no bytes (source = output = b""), so callers
+    that use a skipped file's bytes (--out, unused-suppression reports) pass no index."""
+    from tfmigrate.rules import NAMES, PREFILTER, ROOTS
+
+    items = [str(p) for p in paths]
+    results: dict[str, FileResult] = {p: _notebook(p, options, prefilter) for p in items if p.endswith(".ipynb")}
+    for result in results.values():
+        if on_result:
+            on_result(result)
+    resolver = Resolver()
+    if not prefilter:
+        stat_index = None
+
+    joined: set[str] = set()  # files the prefilter rules out that joined a unit (see _group)
+    facts = _IdentifierFacts(cache, resolver, PREFILTER, ROOTS, NAMES)
+
+    def collect(batch: list[FileResult]) -> None:
+        for result in batch:
+            if result.path in joined and result.status == "unchanged" and not result.diagnostics:
+                result = FileResult(result.path, "skipped", result.source, result.source)  # as the prefilter says
+            results[result.path] = result
+            if on_result:
+                on_result(result)
+
+    failed, datas, passed, unread, grouped = _group([p for p in items if not p.endswith(".ipynb")], prefilter,
+                                                    stat_index, resolver, facts, joined)
     for failure in failed:
         collect([failure])
     for path, data in passed.items():  # (collect's work for a skipped file, without a call per file)
@@ -1056,6 +1075,16 @@ def migrate_paths(
             cache.put(key, batch)
         collect(batch)
 
+    _run_units(work, keys, jobs, done)
+    if cache is not None:
+        cache.prune()
+    if stat_index is not None:
+        stat_index.save()
+    return [results[p] for p in items]
+
+
+def _run_units(work: list, keys: list, jobs: int | None, done: Callable) -> None:
+    """Migrate the units of `work`, in worker processes when there are enough files to parse to pay for start-up."""
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or sum(len(unit) for unit, _ in work) < POOL_MIN_FILES or len(work) < 2:
         for key, item in zip(keys, work):
@@ -1070,11 +1099,6 @@ def migrate_paths(
             chunksize = max(1, min(8, len(work) // (jobs * 4)))
             for key, batch in zip(keys, pool.map(_migrate_unit, work, chunksize=chunksize)):
                 done(key, batch)
-    if cache is not None:
-        cache.prune()
-    if stat_index is not None:
-        stat_index.save()
-    return [results[p] for p in items]
 
 
 REL_IMPORT = 1  # stat index flag: the prefilter's verdict also read the file's real path (it has a relative import)

@@ -38,8 +38,10 @@ def render(rule) -> str:
     module = module_of(rule)
     siblings = [r.code for r in all_rules() if r.module == rule.module and r.code != rule.code]
     source = (module.__file__ or module.__name__).replace("\\", "/")
+    # as the repository lays it out; a package's folder (planners.model_fn: a package of modules)
+    package = source.endswith("/__init__.py")
     where = ("/".join(source.split("/")[-2:]) if rule.module.startswith("tfmigrate.")
-             else "rules/" + rule.module.replace(".", "/") + ".py")  # as the repository lays it out
+             else "rules/" + rule.module.replace(".", "/") + ("/" if package else ".py"))
     lines = [f"# {rule.name} ({rule.code})", "", f"Converts: {rule.summary}", "",
              f"Module: `{where}`" + (f" (also {', '.join(siblings)})" if siblings else "")]
     if rule.fixtures:

@@ -144,20 +144,9 @@ PREFILTER = tuple(dict.fromkeys(word for rule in RULES for word in rule.triggers
 # Files whose text has one of these may take part in a multi-file migration (a model_fn in one file, the
 # Estimator that uses it in another): the engine indexes them together as one program.
 PROJECT_WORDS = ESTIMATOR_WORDS
-# The packages through which a file can name a TensorFlow API (program.TF_ROOTS): a file that imports none of them
-# (in any scope), star-imports nothing and has no relative import inside a package named for one (engine.NO_ROOTS)
-# gets only findings of its own (see the module docstring); a unit none of whose program files imports one holds
-# no Estimator, so its files are migrated one by one.
-ROOTS = ("tensorflow", "tensorflow_estimator")
 # a notebook whose converted code cells cannot be put back into the cells ({why}: tfmigrate.notebooks)
 NOTEBOOK_FINDING = ("TFM601", "the converted notebook cannot be mapped back to its cells: {why}; export it (`jupyter "
                               "nbconvert --to script {name}`) and run tfmigrate on the .py")
-# the name parts TFM604 reports under a root bound nowhere (`x.estimator.Estimator`, `contrib.RunConfig`): a file
-# that imports no root and has none of them as an attribute (engine.NO_NAMES) is unchanged with no finding
-ESTIMATOR_NAMES = frozenset({"estimator", "Estimator", "EstimatorSpec", "TPUEstimator", "TPUEstimatorSpec",
-                             "model_to_estimator", "train_and_evaluate", "TrainSpec", "EvalSpec", "RunConfig"})
-CANNED_NAMES = frozenset({"DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
-                          "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"})
 NAMES = ESTIMATOR_NAMES | CANNED_NAMES
 
 

@@ -104,6 +104,13 @@ _TF2_TOP_LEVEL = frozenset({
     "vectorized_map", "version", "where", "while_loop", "xla", "zeros", "zeros_initializer", "zeros_like"
 })
 _CHANGED_IN_TF2 = {"nn.dropout", "nn.softmax_cross_entropy_with_logits"}
+# TF1 graph-mode machinery: tf.compat.v1 still exports it, but the migrated program runs eagerly (a switch the
+# program only calls as a statement is dropped with a note, program._graph_mode_switches); a rename would
+# silently turn the migrated program back into graph mode or fail at run time
+GRAPH_MODE = {"disable_eager_execution", "disable_v2_behavior", "reset_default_graph", "get_default_graph", "Session",
+              "InteractiveSession", "placeholder", "sparse_placeholder", "global_variables_initializer",
+              "local_variables_initializer", "tables_initializer", "train.MonitoredTrainingSession",
+              "train.start_queue_runners", "train.Saver"}
 _KEPT_AS_COMPAT = {"logging", "app", "flags", "gfile"}  # still available as tf.compat.v1.* in TF2
 
 
@@ -131,6 +138,8 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
     # TensorFlow's own v1→v2 table (tfnames.V1Names); a name TF2 also has, for another object, keeps the
     # curated answers below first (tf.data.Dataset: DatasetV1 and V2 read the same here)
     if path in _CHANGED_IN_TF2:  # (kept blocked: in a converted model_fn dropout must follow Keras' training flag)
+        return None
+    if path.removeprefix("compat.v1.") in GRAPH_MODE:
         return None
     new = v1_names().rename(path) if path else None
     if new is not None and (path not in v1_names().in_v2 or not _curated(path, root)
@@ -256,6 +265,10 @@ class LeftoverNames(Transformer):
             return Blocked(CODE, f"tf.{path} is left over after the conversion: it is converted only as part of an "
                                  "Estimator program tfmigrate converts (an input_fn passed to train/evaluate/predict, "
                                  "a spec, a hook); TF2 has no tf.estimator, so use it that way or remove it", original)
+        if path.removeprefix("compat.v1.") in GRAPH_MODE:
+            return Blocked(CODE, f"tf.{path} is TF1 graph-mode machinery and the migrated program runs eagerly: "
+                                 "remove it (state lives in the Keras model and the optimizer, TF2 runs ops "
+                                 "directly; tf.function traces graphs)", original)
         why = v1_names().why_not(path)
         return Blocked(CODE, why or f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
 

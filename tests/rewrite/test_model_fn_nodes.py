@@ -1,4 +1,4 @@
-"""model_fn interpretation without LibCST parses of its generated code: `_text_free_names` (ast) gives the names
+"""model_fn interpretation without LibCST parses of its generated code: `text_free_names` (ast) gives the names
 `free_name_nodes` finds in the parse, and `_layer_call_node` builds the nodes `cst.parse_expression` gives."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import libcst as cst
 import pytest
 
 import tfmigrate.rules.planners.model_fn as model_fn
+from tfmigrate.rules.planners.model_fn import _interpreter, _layer_calls, _names
 from tfmigrate.engine import Options, migrate_source
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -35,11 +36,11 @@ def _cst_names(text: str) -> set[str]:
 
 @pytest.mark.parametrize("text", SHAPES)
 def test_text_free_names_match_the_parse(text):
-    assert model_fn._text_free_names(text) - _CONSTANTS == _cst_names(text)
+    assert _names.text_free_names(text) - _CONSTANTS == _cst_names(text)
 
 
 def test_text_free_names_none_where_ast_cannot_read():
-    assert model_fn._text_free_names("f(") is None
+    assert _names.text_free_names("f(") is None
 
 
 LAYER_CALLS = [
@@ -55,7 +56,7 @@ LAYER_CALLS = [
 @pytest.mark.parametrize("layer, inputs, flag", LAYER_CALLS)
 def test_layer_call_nodes_equal_the_parse(layer, inputs, flag):
     node = cst.parse_expression(inputs)
-    built = model_fn._layer_call_node(layer, node, inputs, flag)
+    built = _layer_calls._layer_call_node(layer, node, inputs, flag)
     text = f"{layer}({inputs}" + (f", training={flag}" if flag is not None else "") + ")"
     if "\n" in inputs or (flag is not None and " " in flag):
         assert built is None
@@ -66,7 +67,7 @@ def test_layer_call_nodes_equal_the_parse(layer, inputs, flag):
 def test_on_every_fixture(monkeypatch):
     """Every generated ctor the fixtures check, and every layer call they build, against the parse."""
     ctors, calls = [], []
-    real_check, real_node = model_fn._Interpreter.check_names, model_fn._layer_call_node
+    real_check, real_node = _interpreter.Interpreter.check_names, _layer_calls._layer_call_node
 
     def check(self, node, *a, **k):
         if isinstance(node, str):
@@ -78,15 +79,15 @@ def test_on_every_fixture(monkeypatch):
         calls.append((built, f"{layer}({inputs_text}" + (f", training={flag}" if flag is not None else "") + ")"))
         return built
 
-    monkeypatch.setattr(model_fn._Interpreter, "check_names", check)
-    monkeypatch.setattr(model_fn, "_layer_call_node", build)
+    monkeypatch.setattr(_interpreter.Interpreter, "check_names", check)
+    monkeypatch.setattr(_layer_calls, "_layer_call_node", build)
     for case in sorted(p for p in FIXTURES.iterdir() if (p / "original.py").is_file()):
         options = tomllib.loads((case / "case.toml").read_text())
         migrate_source((case / "original.py").read_bytes(), f"{case.name}/original.py",
                        Options(strategy=options.get("strategy", "keep")))
     assert len(ctors) > 20 and len(calls) > 20
     for text in ctors:
-        assert model_fn._text_free_names(text) - _CONSTANTS == _cst_names(text), text
+        assert _names.text_free_names(text) - _CONSTANTS == _cst_names(text), text
     built = [(node, text) for node, text in calls if node is not None]
     assert len(built) > len(calls) // 2
     for node, text in built:

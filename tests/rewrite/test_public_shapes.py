@@ -584,14 +584,24 @@ def test_a_model_fn_imported_by_name_from_another_file_converts_through_that_imp
     assert "is imported by name from" in results["task.py"].diagnostics[0].message
 
 
-@pytest.mark.parametrize("call", ["tf.get_seed(1)", "graph = tf.reset_default_graph()"])
-def test_a_tf1_name_tf2_lacks_beside_a_converted_estimator_is_reported(call):
+def test_a_tf1_name_with_a_compat_name_beside_a_converted_estimator_converts():
     # a TF 1.x name outside the listed v1-only roots stayed as written in the converted file (AttributeError on TF2),
     # then blocked; TF's own v1 table (rules/facts/data/tf_v1_names.json) now gives it its compat.v1 name (the TF1 object)
     from _helpers import program
 
-    out = rewrite(program(extra=call)).output.decode()
-    assert call.replace("tf.", "tf.compat.v1.") in out
+    out = rewrite(program(extra="tf.get_seed(1)")).output.decode()
+    assert "tf.compat.v1.get_seed(1)" in out
+
+
+@pytest.mark.parametrize("call", ["graph = tf.reset_default_graph()", "sess = tf.Session()",
+                                  "x = tf.placeholder(tf.float32)", "flag = tf.compat.v1.disable_eager_execution()"])
+def test_graph_mode_machinery_beside_a_converted_estimator_is_reported(call):
+    # tf.compat.v1 exports them, but a rename would put the eager migrated program back in graph mode, or fail
+    from _helpers import program
+
+    found = blocked(program(extra=call)).diagnostics
+    assert [(d.code, d.line) for d in found] == [("TFM001", 4)]
+    assert "graph-mode machinery and the migrated program runs eagerly" in found[0].message
 
 
 def test_a_reset_default_graph_statement_is_dropped_with_a_note():

@@ -36,6 +36,19 @@ def test_every_rule_documents_what_why_blocks_and_an_example():
         assert re.search(r"[Ee]xact|Why|same|equal", doc), rule.code
 
 
+def test_rule_page_names_a_module_of_the_repository():
+    """`Module: ...` on a rule's page is where its code is (a package's folder when the rule module is a package)."""
+    import re
+
+    from tfmigrate.ruledoc import all_rules, render
+
+    repo = Path(__file__).resolve().parents[2]
+    for rule in all_rules():
+        where = re.search(r"^Module: `([^`]+)`", render(rule), re.M).group(1)
+        if not rule.module.startswith("tfmigrate."):
+            assert (repo / where).exists(), (rule.code, where)
+
+
 def test_rule_command_prints_one_rule_and_refuses_unknown_codes():
     from typer.testing import CliRunner
 

@@ -80,11 +80,12 @@ def test_text_layout_matches_the_parse_on_fixture_texts(monkeypatch):
         seen.append(text)
         return real(text, base_indent, width)
 
-    import tfmigrate.rules.planners.canned as canned
-    import tfmigrate.rules.planners.driver as driver
-    import tfmigrate.rules.planners.model_fn as model_fn
+    import tfmigrate.rules.planners.canned._render as canned_render
+    import tfmigrate.rules.planners.driver._build as driver_build
+    import tfmigrate.rules.planners.driver._drive as driver_drive
     import tfmigrate.rules.program as program
-    for module in (args, canned, driver, model_fn, program):
+    from tfmigrate.rules.planners.model_fn import _hooks, _loops  # (the model_fn modules that wrap calls)
+    for module in (args, canned_render, driver_build, driver_drive, _hooks, _loops, program):
         monkeypatch.setattr(module, "wrap_call", spy)
     for case in sorted(p for p in FIXTURES.iterdir() if (p / "original.py").is_file()):
         options = tomllib.loads((case / "case.toml").read_text())

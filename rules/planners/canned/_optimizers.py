@@ -1,0 +1,249 @@
+"""A canned estimator's loss reduction and optimizers (strings, objects, callables, the wide & deep pair) →
+the optimizer plans (rules/planners/optimizers.py) TF1's numerics need."""
+from __future__ import annotations
+
+import math
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.edits import shared
+from tfmigrate.model import FileIndex, Value, code
+
+from .. import feature_columns as fcols
+from .. import optimizers
+from ...emit.wrap import generated
+from ...facts.calls import is_literal, literal
+from ._model import CODE
+
+
+_V1_TRAIN = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "FtrlOptimizer",
+             "RMSProp": "RMSPropOptimizer", "SGD": "GradientDescentOptimizer"}
+
+
+_V2_LEGACY = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "RMSProp": "RMSprop", "SGD": "SGD"}
+
+
+_RATE = {"dnn": "0.05", "linear": "0.2", "baseline": "0.3"}  # the learning rate canned estimators give string optimizers (v1; v2 linear)
+
+
+class OptimizersMixin:
+    """Reader: the loss reduction and the optimizers."""
+
+    # ---- head and optimizer ----------------------------------------------------------------------------------------
+    def reduction(self, value: Value | None, v1: bool) -> str:
+        if value is None:
+            return "sum" if v1 else "sum_over_batch_size"
+        r = self.resolve(value, "loss_reduction", CODE)
+        path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Attribute) else None
+        word = path.split(".")[-1] if path and ".Reduction." in f".{path}" else None
+        if word is None:
+            try:
+                word = {"sum": "SUM", "weighted_sum": "SUM", "sum_over_batch_size": "SUM_OVER_BATCH_SIZE",
+                        "weighted_sum_over_batch_size": "SUM_OVER_BATCH_SIZE"}.get(literal(r.node))
+            except ValueError:
+                word = None
+        if word == "SUM":
+            return "sum"
+        if word == "SUM_OVER_BATCH_SIZE":
+            return "sum_over_batch_size"
+        raise Blocked(CODE, f"loss_reduction=`{code(value.node)[:60]}` is not converted (SUM and "
+                            "SUM_OVER_BATCH_SIZE are)", value.node)
+
+    def combined_optimizer(self, args, v1: bool, dnn_columns, linear_columns, unread: dict | None = None):
+        """DNNLinearCombined: the DNN optimizer (strings at 0.001) on the DNN's variables and the linear one (strings
+        at min(0.005, 1/sqrt(linear columns))) on the linear model's, each its own object, as TF1 built them.
+        `unread`: a column list was blocked; by part, whether its list was given: each given part's optimizer is
+        checked for its own blockers only (its rate and column checks read the lists), and nothing is planned."""
+        plans, errors = [], []
+        runtime = any(c.runtime for c in linear_columns)
+        for part, columns, default, rate in (
+                ("dnn", dnn_columns, "Adagrad", "0.001"),
+                ("linear", linear_columns, "Ftrl", repr(min(0.005, 1.0 / math.sqrt(max(len(linear_columns), 1)))))):
+            if not (columns if unread is None else unread[part]):
+                continue
+            value = args.get(f"{part}_optimizer")
+            at = value.node if value is not None else self.call
+            try:
+                if unread is None and part == "linear" and runtime and (
+                        value is None or isinstance(self.resolve(value, part, CODE).node, cst.SimpleString)):
+                    raise Blocked(CODE, "linear_optimizer: its rate min(0.005, 1/sqrt(number of linear columns)) "
+                                        "depends on columns known only at run time; pass the optimizer object", at)
+                plan = self.optimizer(value, part, v1, len(columns) if unread is None else None, rate=rate,
+                                      default=default)
+                if unread is None:
+                    self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
+                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(")):
+                    raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
+                                        "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet", at)
+                plans.append(plan)
+            except Blocked as blocked:  # each optimizer's blocker, at its place
+                errors.append(blocked)
+        if errors:
+            raise Blocked.many(errors)
+        if unread is not None:
+            return None, []
+        support = [p.support_code for p in plans if p.support_code]
+        notes = [n for p in plans for n in p.notes]
+        if len(plans) == 1:
+            return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
+        ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
+                "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
+        return optimizers.OptimizerPlan(ctor, notes=notes), [*support, shared(generated(WIDE_DEEP_OPTIMIZER))]
+
+    def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
+                  default: str | None = None) -> optimizers.OptimizerPlan:
+        """`rate`: what a string gets (None: DNN's v1 0.05 / v2 class default, linear's 0.2)."""
+        if rate is None:
+            rate = _RATE[family] if v1 or family in ("linear", "baseline") else None
+        if value is None:
+            return self.named(default or ("Adagrad" if family == "dnn" else "Ftrl"), rate, v1, value)
+        r = self.resolve(value, "optimizer", CODE)
+        node, file = r.node, r.value.file
+        if is_literal(node, None):
+            if family in ("dnn", "baseline") or default is not None:
+                raise Blocked(CODE, "optimizer=None: the DNN estimators need an optimizer", value.node)
+            if n_columns is None:
+                raise Blocked(CODE, "optimizer=None: its rate min(0.2, 1/sqrt(number of columns)) depends on columns "
+                                    "known only at run time; pass the optimizer", value.node)
+            rate = repr(min(0.2, 1.0 / math.sqrt(n_columns)))  # linear.py's default when no optimizer is given
+            text = (f"tf.compat.v1.train.FtrlOptimizer(learning_rate={rate})" if v1
+                    else f"tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")
+            return self.instance(cst.parse_expression(text), v1, file, ())
+        if isinstance(node, cst.SimpleString):
+            return self.named(node.evaluated_value, rate, v1, value)
+        if isinstance(node, cst.Call):
+            return self.instance(node, v1, file, r.value.env, value)
+        if isinstance(node, cst.Lambda) and _no_params(node.params) and isinstance(node.body, cst.Call):
+            # get_optimizer_instance(_v2) calls a callable once, without arguments: the object its body builds
+            return self.instance(node.body, v1, file, r.value.env, Value(node.body, file, r.value.env))
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            raise Blocked(CODE, "an optimizer given as a callable is converted when it is a lambda without parameters "
+                                "returning the optimizer (`lambda: X(...)`); pass that, or the optimizer object",
+                          value.node)
+        path = self.analysis.tf(node, file) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if not v1 and path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy", "optimizers.legacy"):
+            # a v2 class: get_optimizer_instance_v2 calls it without arguments (the class's defaults); a v1
+            # tf.compat.v1.train class would fail there (learning_rate is required)
+            return self.named_class(path, value)
+        raise Blocked(CODE, f"optimizer=`{code(value.node)[:60]}`: {self.analysis.why(r, 'an optimizer')}",
+                      value.node)
+
+    def named_class(self, path: str, value: Value) -> optimizers.OptimizerPlan:
+        text = f"tf.{path}()"
+        try:
+            return self.instance(cst.parse_expression(text), False, self.file, ())
+        except Blocked as blocked:
+            raise Blocked(blocked.code, f"optimizer class `{code(value.node)[:60]}` ({text}): {blocked.message}",
+                          value.node) from None
+
+    def named(self, name: str, rate: str | None, v1: bool, value: Value | None) -> optimizers.OptimizerPlan:
+        if name not in _V1_TRAIN:
+            raise Blocked(CODE, f"optimizer '{name}' is not one the canned estimators accept (TF raised ValueError): "
+                                f"name one of {', '.join(map(repr, _V1_TRAIN))}, or pass the optimizer object",
+                          value and value.node)
+        if v1:  # optimizers.get_optimizer_instance: the class at the estimator's rate
+            text = f"tf.compat.v1.train.{_V1_TRAIN[name]}(learning_rate={rate})"
+        elif rate is None:  # get_optimizer_instance_v2 without a rate: the legacy class's own default
+            text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}()"
+        else:
+            text = f"tf.keras.optimizers.legacy.{_V2_LEGACY[name]}(learning_rate={rate})"
+        call = cst.parse_expression(text)
+        try:
+            return self.instance(call, v1, self.file, ())
+        except Blocked as blocked:
+            raise Blocked(blocked.code, f"optimizer '{name}' ({text}): {blocked.message}",
+                          value.node if value is not None else self.call) from None
+
+    def instance(self, call: cst.Call, v1: bool, file: FileIndex, env, value: Value | None = None):
+        path = self.analysis.tf(call, file) if file.contains(call) else _path_of(call)
+        at = value.node if value is not None else call
+        name = optimizers.optimizer_name(path)
+        legacy = path.split(".")[-1] if path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy",
+                                                                            "optimizers.legacy") else None
+        if not v1 and legacy is None and name is not None:
+            # a TF 1.x optimizer: the program ran on TF 1.x, where tf.estimator.<Canned> was the v1 class taking it
+            canned_path = self.analysis.tf(self.call, self.file) or "estimator.<canned>"
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
+                                f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
+                                f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
+                          at)
+        if not v1 and legacy is None and path and path.startswith(("keras.optimizers.", "optimizers.")) \
+                and path.count(".") == path.startswith("keras.") + 1:
+            # TF 2.15's canned get_optimizer_instance_v2, in the Estimator's graph: ValueError for a Keras 2.11+
+            # optimizer ("Please set your optimizer as an instance of `tf.keras.optimizers.legacy.Optimizer`")
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: TF 2.15's v2 canned estimators raise ValueError for "
+                                "this Keras optimizer (they take tf.keras.optimizers.legacy.* only), so the original "
+                                f"does not run there: write tf.keras.optimizers.legacy.{path.rsplit('.', 1)[-1]}(...) "
+                                f"(tfmigrate converts the legacy {', '.join(optimizers.LEGACY)})", at)
+        if v1 and name is None or not v1 and legacy is None:
+            want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
+                                f"{want} objects; this one is not converted", at)
+        args = []
+        for i, arg in enumerate(call.args):
+            if arg.star or not file.contains(call):
+                args.append(arg)
+                continue
+            key = f"optimizer_{arg.keyword.value if arg.keyword else i}"
+            if name is not None and arg.keyword is None:
+                key = f"optimizer_{optimizers.OPTIMIZERS[name][i]}" if i < len(optimizers.OPTIMIZERS[name]) else key
+            if legacy is not None and arg.keyword is None and legacy in optimizers.LEGACY:
+                signature = optimizers.LEGACY[legacy][0]
+                key = f"optimizer_{signature[i]}" if i < len(signature) else key
+            inner = self.program.resolve(Value(arg.value, file, env))
+            if isinstance(inner.node, cst.Call) and optimizers.decay_name(self.analysis.tf(inner.node, inner.value.file)):
+                raise Blocked(CODE, "a learning-rate decay built outside the model_fn is not converted (TF1 "
+                                    "evaluated it once, before training)", arg.value)
+            text = self.carry(key, Value(arg.value, file, env))
+            args.append(arg.with_changes(value=cst.parse_expression(text)))
+        call = call.with_changes(args=args)
+        if v1:
+            return optimizers.convert(call, name, None, False, self.profile)
+        return optimizers.legacy(call, legacy, CODE, self.profile)
+
+
+def _no_params(params: cst.Parameters) -> bool:
+    return not (params.params or params.kwonly_params or params.posonly_params or params.star_kwarg
+                or isinstance(params.star_arg, (cst.Param, cst.ParamStar)))
+
+
+def _path_of(call: cst.Call) -> str | None:
+    """The normalised TF path of a call tfmigrate wrote itself (`tf.compat.v1.train.X(...)`)."""
+    from libcst.helpers import get_full_name_for_node
+
+    from ...facts.tfnames import normalise
+
+    full = get_full_name_for_node(call.func) or ""
+    return normalise("tensorflow" + full[len("tf"):]) if full.startswith("tf.") else None
+
+
+WIDE_DEEP_OPTIMIZER = '''
+class WideDeepOptimizer(keras.optimizers.Optimizer):
+    """The two optimizers of a DNNLinearCombined estimator in one: each variable is updated by the optimizer of
+    its part (the linear model's or the DNN's), with that optimizer's rate and slots, as the Estimator's two train
+    ops did with the same gradients."""
+
+    def __init__(self, dnn_optimizer, linear_optimizer, linear_variables, name="wide_deep"):
+        super().__init__(learning_rate=0.0, name=name)
+        self.dnn_optimizer, self.linear_optimizer = dnn_optimizer, linear_optimizer
+        self.linear_variables = linear_variables  # a callable: the linear model's variables
+
+    def build(self, var_list):
+        if self.built:
+            return
+        super().build(var_list)
+        linear = {id(v) for v in self.linear_variables()}
+        self.dnn_optimizer.build([v for v in var_list if id(v) not in linear])
+        self.linear_optimizer.build([v for v in var_list if id(v) in linear])
+
+    def part_of(self, variable):
+        """The optimizer that updates `variable`: the linear model's or the DNN's."""
+        if self._var_key(variable) in self.linear_optimizer._trainable_variables_indices:
+            return self.linear_optimizer
+        return self.dnn_optimizer
+
+    def update_step(self, gradient, variable, learning_rate):
+        optimizer = self.part_of(variable)
+        optimizer.update_step(gradient, variable, optimizer.learning_rate)
+'''

@@ -1,0 +1,96 @@
+"""How the converted file reaches what the conversion generates next to the model_fn (its builder,
+EstimatorCheckpoints, NanLossCheck, …): `module.name`, or `from m import name` in place of the model_fn's import."""
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value, code
+
+from ...facts.sites import Site
+from ...facts.estimator import CODE
+
+
+class ReachMixin:
+    """Emitter: the names this file calls the generated code by."""
+
+    def builder(self, site: Site) -> str:
+        name = self.builders[id(site.model_fn.node)]
+        if site.factory is not None and site.factory[1] is None:  # defined in the function that builds it
+            return name
+        if site.factory is not None:  # the factory now returns the builder: call what the program wrote
+            text = self.render(Value(site.model_fn_expr, site.file), site.call, "model_fn")
+            return text if isinstance(site.model_fn_expr, (cst.Name, cst.Attribute, cst.Call)) else f"({text})"
+        if site.model_fn.file is site.file:
+            return name
+        expr = site.model_fn_expr
+        if isinstance(expr, cst.Attribute):
+            return f"{code(expr.value)}.{name}"
+        alias = self.program.module_alias(site.model_fn.file, site.call, site.file)
+        if alias is not None:  # `fn = trainer.model.model_fn` / `from m import model_fn` beside `import m`
+            return f"{alias}.{name}"
+        if self.import_by_name(site, name):
+            return name
+        raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
+                            "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
+
+    def support_name(self, site: Site, name: str, at: cst.CSTNode) -> str:
+        """A class keras_build.py.j2 writes next to the model's builder (EstimatorCheckpoints, NanLossCheck), as
+        this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file, or when the
+        Estimator built in another file is used here (`helpers.make_estimator()` trained in main.py: through
+        `import helpers` at `at`, the use; blocked there without such an import)."""
+        if site.model_fn.file is self.file:
+            return name
+        if site.file is not self.file:
+            alias = self.program.module_alias(site.model_fn.file, at, self.file)
+            if alias is None:
+                module = site.model_fn.file.module_name or "module"
+                raise Blocked(CODE, f"the Estimator of {site.file.path} is used here, but the generated {name} next "
+                                    f"to its model in {site.model_fn.file.path} cannot be reached from here; "
+                                    f"add `import {module}` to this file (a module import, not `from .... import`)", at)
+            return f"{alias}.{name}"
+        expr = site.model_fn_expr
+        if isinstance(expr, cst.Call):  # a factory of another module: `module.make_model_fn(...)`
+            expr = expr.func
+        if isinstance(expr, cst.Attribute):
+            return f"{code(expr.value)}.{name}"
+        alias = self.program.module_alias(site.model_fn.file, at, self.file)
+        if alias is not None:
+            return f"{alias}.{name}"
+        if self.import_by_name(site, name):
+            return name
+        raise Blocked(CODE, f"model_fn `{code(site.model_fn_expr)[:40]}` of {site.model_fn.file.path}: the generated "
+                            f"{name} there cannot be reached from here; use `import module` and `module.model_fn`",
+                      site.model_fn_expr)
+
+    def import_by_name(self, site: Site, name: str) -> bool:
+        """`from model import model_fn` (at module level) names the Estimator's model_fn: the import takes `name` (the
+        builder, a support class) in its place. False when the model_fn is reached otherwise, or `name` is taken here."""
+        expr = site.model_fn_expr
+        if site.file is not self.file or not isinstance(expr, cst.Name) or not site.model_fn.file.module_name:
+            return False
+        found = self.program.lookup(expr.value, expr, self.file)
+        if not found and self.file.star_imports:
+            # `from model_fn import *` as the file's last star import: the builder and support classes the conversion
+            # puts at the top of that module come with it
+            last = self.program.absolute(self.file.star_imports[-1], self.file)
+            return (site.model_fn.file.module_name == last and not name.startswith("_") and name not in self.file.names
+                    and self.program.star_member(expr.value, self.file) is not None)
+        if len(found) != 1 or found[0].kind != "from" or found[0].scope.kind != "module" or \
+                not isinstance(found[0].node, cst.ImportAlias) or self.program.absolute(found[0].target, self.file) \
+                != f"{site.model_fn.file.module_name}.{site.model_fn.node.name.value}":
+            return False
+        alias = found[0].node
+        entry = self.by_name.get(id(alias))
+        if entry is not None and name in entry[2]:
+            return True
+        if name in self.file.names:
+            return False
+        stmt = found[0].statement
+        statement = next((s for s in ([stmt] if isinstance(stmt, cst.ImportFrom) else getattr(stmt, "body", ()))
+                          if isinstance(s, cst.ImportFrom) and not isinstance(s.names, cst.ImportStar)
+                          and any(a is alias for a in s.names)), None)
+        if statement is None:
+            return False
+        self.by_name.setdefault(id(alias), (statement, alias, []))[2].append(name)
+        return True
