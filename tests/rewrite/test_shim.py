@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _helpers import blocked, codes, converted, program
+from _helpers import blocked, codes, converted, program, section
 
 NO_MODEL_DIR = 'config = tf.estimator.RunConfig(tf_random_seed=7)'
 
@@ -111,3 +111,13 @@ def test_a_forward_pass_with_two_outputs_keeps_the_native_blocker():
     loss = "loss = tf.compat.v1.losses.mean_squared_error(labels, logits) + tf.reduce_sum(hidden) * 0.0"
     result = blocked(program(forward=forward, loss=loss, extra=FC, run_config=NO_MODEL_DIR))
     assert "TFM502" not in codes(result)  # `hidden` and `logits` leave the forward pass: the native blocker stands
+
+
+def test_evaluation_updates_the_metrics_of_a_shim_model():
+    # the shim's evaluation step adds model.losses to the loss; it updated no metric before (mae = 0 at evaluation)
+    spec = ('return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, '
+            'eval_metric_ops={"mae": tf.compat.v1.metrics.mean_absolute_error(labels, logits)})')
+    out = converted(program(forward=LOOP_FORWARD, extra=FC, run_config=NO_MODEL_DIR, spec=spec))
+    step = section(out, "        def eval_step(features, labels):", "        for features, labels in dataset:")
+    assert "mean_loss.update_state(loss + tf.add_n(self.model.losses) if self.model.losses else loss)" in step
+    assert "for metric in self.metrics:\n                metric.update_state(labels, outputs)" in step
