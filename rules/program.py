@@ -1093,12 +1093,11 @@ def _model_plan(sites: list, context):
 
 def _shim_target(sites: list, context, node) -> None:
     """A shim model trains in the custom loop (its Keras is tf_keras; the fit target is generated for Keras 3):
-    what --target auto picks for it, and --target keras blocks."""
-    resuming = next((site for site in sites if driver.resumes(site)), None)
-    if resuming is not None:  # restore_model_dir / restore_estimator_checkpoint are generated for Keras 3 only
-        raise Blocked(shim.CODE, "the forward pass could run under the model-mapping shim (tf_keras), but restoring "
-                                 "model_dir (the Estimator's TF1 checkpoint or the program's own) is generated for "
-                                 "Keras 3 only: not converted yet", resuming.call)
+    what --target auto picks for it, and --target keras blocks. Warm start is not generated for it."""
+    warm = next((site for site in sites if site.warm_start), None)
+    if warm is not None:  # warm_start_from_tf1 reads Keras 3 weight paths; not checked on the shim's names
+        raise Blocked(shim.CODE, "the forward pass could run under the model-mapping shim (tf_keras), but "
+                                 "warm_start_from is not converted for it yet", warm.call)
     if any(site.target == "keras" for site in sites):
         if context.options.target == "keras":
             raise Blocked(shim.CODE, "the model-mapping shim runs on tf_keras, and the Keras fit target is generated "
