@@ -577,7 +577,9 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _SHIM_KERAS if any(isinstance(p, shim.ShimPlan) for p in plans.values())
                                        else _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
-                                       blocks.texts() if blocks is not None else (), settled, notes)
+                                       blocks.texts() if blocks is not None else (), settled, notes,
+                                       frozenset().union(*(p.shim_helpers for p in plans.values()
+                                                           if isinstance(p, shim.ShimPlan))))
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)
@@ -1841,7 +1843,7 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None,
-                 notes: list | None = None) -> cst.Module:
+                 notes: list | None = None, shim_helpers: frozenset[str] = frozenset()) -> cst.Module:
     alias = tf_name if imported else None
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
@@ -1889,7 +1891,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     statements = {id(now(b)): now(b) for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(now(b)) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet,
-                                     notes)  # (tf_upgrade_v2's warnings on the calls it renames: notes)
+                                     notes, shim_helpers)  # (tf_upgrade_v2's warnings on the calls it renames: notes)
     module = leftover.apply(module)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}

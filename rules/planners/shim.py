@@ -62,6 +62,7 @@ class ShimPlan(model_fn.ModelPlan):
     """A model plan whose `call_body` is the forward pass as written, run under the shim (model_class.py.j2)."""
     shim: bool = True
     shim_why: str = ""  # what the native interpreter could not re-express
+    shim_helpers: frozenset = frozenset()  # the module functions the forward pass calls (TF1 code kept, imports.py)
 
 
 class _Names(cst.CSTVisitor):
@@ -265,6 +266,17 @@ def _self_assignment(stmt) -> bool:
             and code(stmt.body[0].targets[0].target) == stmt.body[0].value.value)
 
 
+def reached(forward: list, helpers: dict) -> frozenset[str]:
+    """The module functions the forward pass calls, directly or through each other."""
+    seen, todo = set(), list(forward)
+    while todo:
+        for call in _names(todo.pop()).calls:
+            if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
+                seen.add(call.func.value)
+                todo.append(helpers[call.func.value])
+    return frozenset(seen)
+
+
 def regularized(forward: list, helpers: dict) -> bool:
     seen, todo = set(), list(forward)
     while todo:
@@ -351,10 +363,14 @@ def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: fro
         base = interpret(found.synthetic, module_names | {SHIM_CALL})
     except Blocked:
         raise native from None  # the rest of the model_fn blocks too: the native reasons stand
+    if found.regularized and (getattr(base.loss, "reduction", None) == "sum" or getattr(base.loss, "elementwise", False)):
+        raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
+                            "under the shim (the regularization loss joins each example's loss; checked for a mean "
+                            "over the batch only)", fn)
     why = native.message if len(native.errors) == 1 else "; ".join(e.message for e in native.errors[:2])
     note = (CODE, "forward pass kept as TF1 code under the model-mapping shim (tf_keras, "
                   f"track_tf1_style_variables; TF1 variable names): the native conversion stopped at: {why}", fn)
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(model_fn.ModelPlan)}
     fields.update(call_body=forward_body(found, fn, names), params_in_call=found.params_read, layers=[],
                   output=found.output, notes=[*base.notes, note], helpers=[])
-    return ShimPlan(**fields, shim_why=why)
+    return ShimPlan(**fields, shim_why=why, shim_helpers=reached(found.forward, helpers))

@@ -503,6 +503,10 @@ def _patch_add_weight(layer_cls, mapper):
     def add_weight(self, *args, **kwargs):
         if any(c.__name__ == "Metric" for c in type(self).__mro__):
             return orig(self, *args, **kwargs)  # tf_keras metrics keep their state in weights; not model weights
+        if any(c.__module__.endswith("legacy_tf_layers.base") for c in type(self).__mro__):
+            # tf.compat.v1.layers (only under the model-mapping shim): their variables come from the shim's store
+            # by full TF1 name (_patch_shim_store), not by this layer's short name on each call
+            return orig(self, *args, **kwargs)
         try:
             ba = sig.bind(self, *args, **kwargs)
         except TypeError:

@@ -50,8 +50,6 @@ def test_a_model_the_native_path_converts_keeps_the_native_path():
     assert "track_tf1_style_variables" not in out and "tf_keras" not in out
 
 
-@pytest.mark.xfail(strict=True, reason="the leftover-name pass (planners/imports.py) refuses tf.compat.v1.layers, "
-                   "which the shim runs on tf_keras: not lifted yet")
 def test_regularization_loss_goes_to_the_model_losses_and_the_evaluation_loss():
     forward = '''
     net = tf.compat.v1.layers.dense(features["x"], 8, kernel_regularizer=tf.keras.regularizers.l2(0.01))
