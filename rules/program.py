@@ -575,7 +575,7 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _SHIM_KERAS if any(isinstance(p, shim.ShimPlan) for p in plans.values())
+                                       _shim_keras(module) if any(isinstance(p, shim.ShimPlan) for p in plans.values())
                                        else _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
                                        blocks.texts() if blocks is not None else (), settled, notes,
                                        frozenset().union(*(p.shim_helpers for p in plans.values()
@@ -1068,8 +1068,8 @@ def _model_plan(sites: list, context):
             plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),
                              lambda node, visible: interpret(node, visible, "tf_keras"))
             _shim_target(sites, context, fn.node)
-        except Blocked:  # the shim cannot make it exact either: the native blockers are what the user reads
-            raise native from None
+        except Blocked as refused:  # the shim cannot make it exact either: the native blockers, and a note why not
+            raise shim.refused(native, refused) from None
         fn_targets = {s.target for s in sites}
     plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
@@ -1335,6 +1335,24 @@ _KERAS_TF_KERAS = f"{_KERAS_TF_KERAS_COMMENT}\nimport tf_keras as keras\n"
 # a model under the model-mapping shim (rules/planners/shim.py): tf_keras, chosen before TensorFlow is imported
 _SHIM_KERAS = ("import os\n\n# Keras 2 (tf_keras): the model-mapping shim and tf.compat.v1.layers are not in Keras 3\n"
                'os.environ["TF_USE_LEGACY_KERAS"] = "1"\n')
+# (the file imports os already; a comment opening the parsed header would become the module's header and be lost)
+_SHIM_KERAS_OS = 'os.environ["TF_USE_LEGACY_KERAS"] = "1"  # Keras 2 (tf_keras): the model-mapping shim is not in Keras 3\n'
+
+
+def _shim_keras(module: cst.Module) -> str:
+    """The shim's header lines; without `import os` where the file imports os (plainly) before TensorFlow."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom)):
+            if _binds_os(stmt.body[0]):
+                return _SHIM_KERAS_OS
+            if "tensorflow" in _EMPTY_MODULE.code_for_node(stmt):
+                break
+    return _SHIM_KERAS
+
+
+def _binds_os(node) -> bool:
+    return isinstance(node, cst.Import) and any(
+        isinstance(a.name, cst.Name) and a.name.value == "os" and a.asname is None for a in node.names)
 
 
 def _union(kind_sets) -> set[str] | None:
@@ -1926,7 +1944,7 @@ def _header(other: str, alias: str, keras_import: str, leading) -> list[cst.Base
     first with `leading` as its leading lines; built without the parser where it is the usual lines (no `other`
     imports kept from the user's line) — tests/rewrite/test_settled_text.py compares them with the parse."""
     text = f"{other}import tensorflow as {alias}\n{keras_import}"
-    if keras_import == _SHIM_KERAS:  # the variable is read when TensorFlow is imported
+    if keras_import in (_SHIM_KERAS, _SHIM_KERAS_OS):  # the variable is read when TensorFlow is imported
         text = f"{keras_import}{other}import tensorflow as {alias}\nimport tf_keras as keras\n"
     if other or keras_import not in ("", _KERAS, _KERAS_TF_KERAS):
         new = list(cst.parse_module(text).body)

@@ -248,6 +248,26 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
                           node)
 
 
+def _batch_norm_updates(forward: list, rest: list, tf, helpers: dict) -> None:
+    """Batch normalization under the shim updates its moving averages in every training call (tf_keras), as TF1
+    did only when the train op ran UPDATE_OPS, and never for a Keras layer (its updates were not in UPDATE_OPS)."""
+    runs_updates = any(tf.path(c) == "get_collection" and c.args and (tf.path(c.args[0].value) or "").endswith(
+        "GraphKeys.UPDATE_OPS") for s in rest for c in _names(s).calls)
+    names = {*reached(forward, helpers)}
+    for node in [*forward, *(helpers[n] for n in sorted(names))]:
+        for call in _names(node).calls:
+            path = (tf.path(call) or "").removeprefix("compat.v1.")
+            if path.startswith("keras.") and "BatchNormalization" in path:
+                raise Blocked(CODE, f"tf.{path} in the forward pass: TF1 never ran a Keras layer's moving-average "
+                                    "updates (they are not in UPDATE_OPS), tf_keras under the shim runs them; use "
+                                    "tf.compat.v1.layers.batch_normalization with UPDATE_OPS", call)
+            if path in ("layers.batch_normalization", "layers.BatchNormalization") and not runs_updates:
+                raise Blocked(CODE, f"tf.{path} in the forward pass, and the train op does not run UPDATE_OPS: TF1 "
+                                    "never updated its moving averages, tf_keras under the shim would; run the train op "
+                                    "under tf.control_dependencies(tf.compat.v1.get_collection("
+                                    "tf.compat.v1.GraphKeys.UPDATE_OPS))", call)
+
+
 def _zero_rate(call: cst.Call) -> bool:
     """Dropout with a literal rate 0 (or keep_prob 1): no random numbers are drawn."""
     for arg in call.args:
@@ -330,6 +350,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
                             "pass with one output (the model output)", forward[-1])
     _refuse(forward, tf, helpers)
+    _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
     dropper = _DropRegularization(tf)
     rest = [stmt.visit(dropper) for stmt in rest]
@@ -354,15 +375,27 @@ def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
     return [stmt.visit(_Training(_Facts(fn, names))) for stmt in found.forward]
 
 
+def refused(native: Blocked, why: Blocked) -> Blocked:
+    """The native blockers of a model_fn the shim could not convert either, with a note (TFM502) for each reason
+    the shim gave that the native ones do not already say."""
+    said = {(e.code, e.message) for e in native.errors}
+    notes = []
+    for e in why.errors:
+        if (e.code, e.message) not in said:
+            note = Blocked(CODE, f"the model-mapping shim cannot convert this model_fn either: {e.code} {e.message}"
+                           if e.code != CODE else f"the model-mapping shim cannot convert this model_fn either: "
+                                                  f"{e.message}", e.node)
+            note.severity = "note"
+            notes.append(note)
+    return Blocked.many([native, *notes]) if notes else native
+
+
 def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str], helpers: dict,
          interpret) -> ShimPlan:
     """The shim plan of a model_fn the native interpreter blocked on (`native`): `interpret(fn, module_names)`
     runs the native interpreter on the model_fn with its forward pass replaced."""
     found = split(fn, names, helpers)
-    try:
-        base = interpret(found.synthetic, module_names | {SHIM_CALL})
-    except Blocked:
-        raise native from None  # the rest of the model_fn blocks too: the native reasons stand
+    base = interpret(found.synthetic, module_names | {SHIM_CALL})  # (the rest of the model_fn: its blockers too)
     if found.regularized and (getattr(base.loss, "reduction", None) == "sum" or getattr(base.loss, "elementwise", False)):
         raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
                             "under the shim (the regularization loss joins each example's loss; checked for a mean "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _helpers import blocked, codes, converted, program, section
+from _helpers import TRAIN_AND_EVALUATE, blocked, codes, converted, program, section
 
 NO_MODEL_DIR = 'config = tf.estimator.RunConfig(tf_random_seed=7)'
 
@@ -14,6 +14,18 @@ def fc(inputs, units, name):
         b = tf.compat.v1.get_variable("biases", [units], initializer=tf.compat.v1.zeros_initializer())
         return tf.matmul(inputs, w) + b
 '''
+
+def shim_note(result, line=None) -> str:
+    """The one TFM502 note of a blocked result (why the shim could not convert the model_fn either), next to the
+    native TFM501 error."""
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    notes = [d for d in result.diagnostics if d.code == "TFM502"]
+    assert errors and all(d.code != "TFM502" for d in errors), [d.format() for d in result.diagnostics]
+    assert len(notes) == 1 and notes[0].severity == "note", [d.format() for d in result.diagnostics]
+    assert notes[0].message.startswith("the model-mapping shim cannot convert this model_fn either: ")
+    assert line is None or notes[0].line == line, notes[0].format()
+    return notes[0].message
+
 
 LOOP_FORWARD = '''
 net = features["x"]
@@ -65,7 +77,9 @@ def block(x, i):
             " + tf.compat.v1.losses.get_regularization_loss()")
     out = converted(program(forward=forward, loss=loss, extra=extra, run_config=NO_MODEL_DIR))
     assert "get_regularization_loss" not in out  # the loop adds model.losses (the same terms)
-    assert "loss += tf.nn.scale_regularization_loss(tf.add_n(model.losses))" in out
+    # with each example's loss: the step's loss is TF1's (and what verify records), 1/replicas of it per replica
+    assert "loss = tf.nn.compute_average_loss(losses + tf.add_n(model.losses) if model.losses else losses)" in out
+    assert "scale_regularization_loss" not in out
     assert "mean_loss.update_state(loss + tf.add_n(self.model.losses) if self.model.losses else loss)" in out
 
 
@@ -77,21 +91,22 @@ def test_regularizers_without_a_regularization_loss_block():
     logits = fc(net, 1, "out")
     '''
     result = blocked(program(forward=forward, extra=FC, run_config=NO_MODEL_DIR))
-    assert "TFM502" not in codes(result)  # (the shim refuses it: TF1 did not train on the regularization loss)
+    assert "TFM101" in codes(result)  # the native blocker (a regularizer), and the shim's reason as a note
+    assert "the loss adds no regularization loss: TF1 did not train on it" in shim_note(result)
 
 
 def test_random_ops_in_the_forward_pass_block_precisely():
     forward = LOOP_FORWARD.replace('    logits = fc(net, 1, "out")',
                                    '    net = tf.nn.dropout(net, rate=0.5)\n    logits = fc(net, 1, "out")')
     result = blocked(program(forward=forward, extra=FC, run_config=NO_MODEL_DIR))
-    assert "TFM502" not in codes(result)  # (the shim refuses random ops: the native blocker is reported)
+    assert "tf.nn.dropout draws random numbers" in shim_note(result, line=25)
 
 
 def test_tf_contrib_in_the_forward_pass_blocks_precisely():
     forward = LOOP_FORWARD.replace('    logits = fc(net, 1, "out")',
                                    '    logits = tf.contrib.layers.fully_connected(net, 1)')
     result = blocked(program(forward=forward, extra=FC, run_config=NO_MODEL_DIR))
-    assert "TFM502" not in codes(result)
+    assert "tf.contrib.layers.fully_connected is not run under the model-mapping shim" in shim_note(result, line=25)
 
 
 def test_resuming_from_model_dir_restores_by_tf1_name_on_tf_keras():
@@ -110,19 +125,19 @@ def test_warm_start_blocks_a_shim_model():
     estimator = ('est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"lr": 0.1}, '
                  'warm_start_from="/tmp/tf1-ckpt")')
     result = blocked(program(forward=LOOP_FORWARD, extra=FC, run_config=config, estimator=estimator))
-    assert "TFM501" in codes(result)  # the native blocker stands (the shim's own reason: see the note test)
+    assert "warm_start_from is not converted for it yet" in shim_note(result)
 
 
 def test_target_keras_blocks_a_shim_model():
     result = blocked(program(forward=LOOP_FORWARD, extra=FC, run_config=NO_MODEL_DIR), target="keras")
-    assert "TFM502" not in codes(result)
+    assert "use --target ctl (what --target auto picks for it)" in shim_note(result)
 
 
 def test_a_forward_pass_with_two_outputs_keeps_the_native_blocker():
     forward = LOOP_FORWARD + "hidden = net\n"
     loss = "loss = tf.compat.v1.losses.mean_squared_error(labels, logits) + tf.reduce_sum(hidden) * 0.0"
     result = blocked(program(forward=forward, loss=loss, extra=FC, run_config=NO_MODEL_DIR))
-    assert "TFM502" not in codes(result)  # `hidden` and `logits` leave the forward pass: the native blocker stands
+    assert "the forward pass hands `logits`, `net` to the rest of the model_fn" in shim_note(result)
 
 
 def test_evaluation_updates_the_metrics_of_a_shim_model():
@@ -133,3 +148,65 @@ def test_evaluation_updates_the_metrics_of_a_shim_model():
     step = section(out, "        def eval_step(features, labels):", "        for features, labels in dataset:")
     assert "mean_loss.update_state(loss + tf.add_n(self.model.losses) if self.model.losses else loss)" in step
     assert "for metric in self.metrics:\n                metric.update_state(labels, outputs)" in step
+
+
+BN_HELPER = '''
+def dense_bn(x, units, training, name):
+    with tf.compat.v1.variable_scope(name):
+        x = tf.compat.v1.layers.dense(x, units, use_bias=False)
+        return tf.nn.relu(tf.compat.v1.layers.batch_normalization(x, training=training))
+'''
+BN_FORWARD = '''
+is_training = mode == tf.estimator.ModeKeys.TRAIN
+net = features["x"]
+for i in range(2):
+    net = dense_bn(net, 8, is_training, "hidden%d" % i)
+logits = tf.compat.v1.layers.dense(net, 1)
+'''
+UPDATE_OPS_MINIMIZE = '''
+update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+with tf.control_dependencies(update_ops):
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+'''
+
+
+def test_batch_norm_with_update_ops_runs_under_the_shim_with_training_from_mode():
+    out = converted(program(forward=BN_FORWARD, extra=BN_HELPER, minimize=UPDATE_OPS_MINIMIZE,
+                            run_config=NO_MODEL_DIR))
+    call = section(out, "    @tf.compat.v1.keras.utils.track_tf1_style_variables", "        return logits")
+    assert "is_training = training" in call
+    # the helper and the forward pass keep tf.compat.v1.layers as written (tf_keras runs them under the shim)
+    assert "tf.compat.v1.layers.batch_normalization(x, training=training)" in out
+    assert "logits = tf.compat.v1.layers.dense(net, 1)" in call
+    assert "UPDATE_OPS" not in out
+
+
+def test_batch_norm_without_update_ops_blocks_the_shim():
+    # TF1 never updated the moving averages; tf_keras would in every training call
+    result = blocked(program(forward=BN_FORWARD, extra=BN_HELPER, run_config=NO_MODEL_DIR))
+    assert "and the train op does not run UPDATE_OPS" in shim_note(result, line=7)
+
+
+def test_a_keras_batch_norm_layer_blocks_the_shim():
+    helper = BN_HELPER.replace("tf.compat.v1.layers.batch_normalization(x, training=training)",
+                               "tf.keras.layers.BatchNormalization()(x, training=training)")
+    result = blocked(program(forward=BN_FORWARD, extra=helper, minimize=UPDATE_OPS_MINIMIZE, run_config=NO_MODEL_DIR))
+    assert "TF1 never ran a Keras layer's moving-average updates" in shim_note(result, line=7)
+
+
+def test_tf1_namespace_layers_in_the_shim_become_compat_v1_and_stay_blocked_elsewhere():
+    src = program(forward=LOOP_FORWARD.replace('logits = fc(net, 1, "out")', 'logits = tf.layers.dense(net, 1)'),
+                  extra=FC + '''
+def unrelated(x):
+    return tf.compat.v1.layers.dense(x, 3)
+''', run_config=NO_MODEL_DIR, drive="print(unrelated)\n" + TRAIN_AND_EVALUATE)
+    result = blocked(src)  # outside the shim's code, tf.compat.v1.layers has no TF2 meaning
+    assert [(d.code, d.line) for d in result.diagnostics if d.severity == "error"] == [("TFM001", 11)]
+    out = converted(src.replace("    return tf.compat.v1.layers.dense(x, 3)\n", "    return x\n"))
+    assert "logits = tf.compat.v1.layers.dense(net, 1)" in out  # tf.layers (TF 1.x namespace) as compat.v1
+
+
+def test_a_file_that_imports_os_gets_only_the_environment_line():
+    out = converted("import os\n" + program(forward=LOOP_FORWARD, extra=FC, run_config=NO_MODEL_DIR))
+    assert out.startswith('import os\nos.environ["TF_USE_LEGACY_KERAS"] = "1"  # Keras 2 (tf_keras): the '
+                          'model-mapping shim is not in Keras 3\nimport tensorflow as tf\nimport tf_keras as keras\n')
