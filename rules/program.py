@@ -240,13 +240,14 @@ def _spliced_text(part: str, statements, named: codewords.CodeWords | None, bloc
     render writes them there, when all of the part may then stay text: it names none of the file's TF bindings in
     code, or only where the import fix-up changes nothing (`named.settles`); else `part` as it is (parsed, the
     statements spliced in as nodes: a blocker in them points at the user's code)."""
-    if not statements or part.count(FORWARD_PASS) != 1 or _FORWARD_PASS_LINE not in part:
+    # (the whole line: the shim's placeholder, one block deeper, ends with this one's text)
+    if not statements or part.count(FORWARD_PASS) != 1 or "\n" + _FORWARD_PASS_LINE not in part:
         return part
     block = cst.IndentedBlock(list(statements), indent=_FORWARD_PASS_LINE[:-len(FORWARD_PASS) - 1])
     code = _EMPTY_MODULE.code_for_node(cst.If(cst.Name("_"), block))
     if not code.startswith("if _:\n") or "\r" in code or blocks.prefix in code:
         return part  # (a text block's placeholder in it would be swapped before the part's)
-    text = part.replace(_FORWARD_PASS_LINE, code[len("if _:\n"):])
+    text = part.replace("\n" + _FORWARD_PASS_LINE, "\n" + code[len("if _:\n"):])
     if named is None:
         return text
     masked = named.masked(text)
@@ -1062,7 +1063,7 @@ def _model_plan(sites: list, context):
     try:
         plan = interpret(fn.node, module_names)
     except Blocked as native:  # the forward pass as written, under TF's model-mapping shim (rules/planners/shim.py)
-        if ps or tpu:
+        if ps or tpu or not shim.applies(native):  # (the shim is tried for the blockers its fixtures verify)
             raise
         try:
             plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),

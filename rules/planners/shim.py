@@ -53,6 +53,21 @@ _MAKES_VARIABLES = ("layers.", "get_variable", "variable_scope", "keras.", "feat
                     "nn.embedding_lookup")
 _REGULARIZER_ARGS = frozenset({"regularizer", "kernel_regularizer", "bias_regularizer", "activity_regularizer",
                                "beta_regularizer", "gamma_regularizer", "embeddings_regularizer"})
+# The TF APIs a forward pass may call under the shim: those its verified fixtures run (fixtures/shim_*: get_variable
+# layers under variable scopes, tf.compat.v1.layers dense and batch normalization, regularizers, initializers) and
+# plain math, which runs the same kernels eagerly. Anything else is not converted until a fixture verifies it.
+_VERIFIED = frozenset({
+    "layers.dense", "layers.batch_normalization", "get_variable", "variable_scope", "get_variable_scope",
+    "zeros_initializer", "ones_initializer", "constant_initializer", "glorot_uniform_initializer",
+    "glorot_normal_initializer", "truncated_normal_initializer", "random_normal_initializer",
+    "random_uniform_initializer", "variance_scaling_initializer",
+    "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.leaky_relu", "nn.softplus", "nn.tanh", "nn.sigmoid", "nn.softmax",
+    "nn.bias_add", "nn.l2_normalize", "matmul", "add", "add_n", "subtract", "multiply", "divide", "square", "sqrt",
+    "exp", "log", "tanh", "sigmoid", "abs", "maximum", "minimum", "concat", "stack", "reshape", "squeeze",
+    "expand_dims", "transpose", "cast", "identity", "reduce_sum", "reduce_mean", "shape",
+})
+_VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
+                      "float64", "int32", "int64")
 _REST = ("losses.", "train.", "metrics.", "estimator.", "summary.", "get_collection", "add_to_collection",
          "control_dependencies", "group", "set_random_seed", "random.set_seed")
 
@@ -233,6 +248,10 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
             if path.startswith(_RANDOM) and not _zero_rate(call):
                 raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
                                     "random stream, not the Estimator's graph seed, so the runs would not match", call)
+            if path.startswith(("nn.rnn_cell", "nn.static_rnn", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn",
+                                "keras.layers.", "keras.Sequential", "keras.Model", "keras.models.")):
+                raise Blocked(CODE, f"tf.{path}{where} in the forward pass: Keras layers and RNN cells built inside the "
+                                    "shim's call are not checked to be created once and trained; not converted", call)
             if path in ("Variable", "compat.v1.Variable", "VariableV1"):
                 raise Blocked(CODE, f"tf.Variable{where} in the forward pass is created again on every call under the "
                                     "shim; create it with tf.compat.v1.get_variable", call)
@@ -240,6 +259,12 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
                     or "queue" in path.lower():
                 raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not run under the shim (graph "
                                     "collections, sessions and queues have no TF2 meaning)", call)
+            plain = path.removeprefix("compat.v1.")
+            if path and plain not in _VERIFIED and not plain.startswith(_VERIFIED_PREFIXES) and not (
+                    path.startswith(_RANDOM) and _zero_rate(call)):
+                raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not verified under the model-mapping "
+                                    "shim (its fixtures run get_variable layers, tf.compat.v1.layers dense and batch "
+                                    "normalization, regularizers, initializers and plain math): not converted", call)
             if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
                 seen.add(call.func.value)
                 todo.append((helpers[call.func.value], call.func.value))
@@ -373,6 +398,17 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
 def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
     """The forward statements for `call`: `mode == TRAIN` read as the `training` flag."""
     return [stmt.visit(_Training(_Facts(fn, names))) for stmt in found.forward]
+
+
+# The native blockers the shim is tried for: the forward-pass constructs its verified fixtures (fixtures/shim_*) hold.
+# Any other blocker stands alone, with no shim attempt: the shim's conversion of it is not verified.
+_FOR = ("builds layers and is called in a loop", "builds layers and is called inside an expression",
+        "is converted when it ends with `return <tensor>`", "regularizer")
+
+
+def applies(native: Blocked) -> bool:
+    """Whether every native blocker is one the shim is tried for."""
+    return all(any(words in e.message for words in _FOR) for e in native.errors)
 
 
 def refused(native: Blocked, why: Blocked) -> Blocked:
