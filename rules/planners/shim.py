@@ -1,33 +1,61 @@
 """TFM502 model-mapping shim: a model_fn whose forward pass the native interpreter (TFM501) cannot re-express
 keeps that forward pass as written, in the `call` of a tf_keras model decorated with TF's own shim.
 
-When it is chosen: per model, when `model_fn.interpret` blocks (raw `get_variable` under (reused) scopes,
-`variable_scope(...) as scope`, a helper building layers called in a loop, regularizers with
-`get_regularization_loss()`, `input_layer` over embedding columns, ...). The note says what the native path stopped
-at. `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
+When it is tried: per model, only for the native blockers its verified fixtures hold — a network helper called in
+a loop or inside an expression, a helper that does not end with `return <tensor>` (`with variable_scope(...):`
+around its body), a regularizer. Every other native blocker stands alone. Whether it converted or not, a TFM502
+note says what the native path stopped at, or why the shim could not convert the model_fn either (next to the
+native blocker). `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
 `TF_USE_LEGACY_KERAS=1` before importing TensorFlow, as Keras 3 has no `tf.compat.v1.layers` and no tracker) runs
 the statements eagerly and under `tf.function` / strategies, creating each variable once. They run inside
 `variable_scope(get_variable_scope(), auxiliary_name_scope=False)`: re-entering the root scope keeps auto-named
-layers stable across calls (`dense`, `dense_1` on every call; without a scope they count up) and adds no prefix,
-so every variable has the Estimator graph's own name (`mlp/layer0/weights`, `batch_normalization/gamma`; measured
-on TF 2.21 + tf_keras 2.21, three calls eager and traced: the same 9 variables).
+layers stable across calls and adds no prefix, so every variable has the Estimator graph's own name
+(`mlp/layer0/weights`, `block_1/dense/kernel`, `hidden0/batch_normalization/moving_mean`). The forward pass and the
+module functions it calls keep their `tf.compat.v1.layers` calls (planners/imports.py exempts that code only).
 
 The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
-interpreter: it reads a copy of the model_fn whose forward statements became one call of an opaque function
-(`output = __tfmigrate_shim__(features)`), so the shim plan is a `ModelPlan` (`ShimPlan`) the same emitter renders.
-Regularization: a regularizer in the forward pass puts its loss in `model.losses`, which the custom loop adds to
-the training loss (`scale_regularization_loss`: TF1 summed it once per replica's loss, then the optimizer scaled by
-1/replicas) and to the evaluation loss; the user's `loss + tf.compat.v1.losses.get_regularization_loss()` drops the
-term accordingly, and `get_total_loss()` is the native one-loss form. A regularized forward whose loss adds no
-regularization loss blocks (TF1 did not train on it; the loop would).
+interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
+forward pass's regularizers put their losses in `model.losses`; the custom loop adds them to each example's loss
+before averaging over the global batch (TF1's `loss + get_regularization_loss()`, 1/replicas of it per replica)
+and to the evaluation loss; the user's `+ get_regularization_loss()` term goes. Batch normalization updates its
+moving averages in each training call (`training` follows `mode == TRAIN`), as TF1 did when the train op ran
+UPDATE_OPS. Resuming from model_dir reads the Estimator's TF1 checkpoint by the variables' names (weights, slots,
+global step), or this program's own checkpoint. Targets: the custom training loop (what `--target auto` picks).
+Strategies: default, mirrored, MultiWorkerMirrored.
 
-Targets: the custom training loop (what `--target auto` picks for a shim model). The Keras `fit` target is generated
-for Keras 3 and blocks. Strategies: default, mirrored and MultiWorkerMirrored; parameter servers block (not checked).
+Why exact: the same TF1 ops run with the same variables. Verified (`tfmigrate verify`, initial weights mapped by
+TF1 name): `shim_get_variable` 150/150 steps within 1.6e-5 relative (tf_keras Adam rounds its bias correction
+differently from TF1; evaluate within 1.3e-7); `shim_regularized_layers` 120/120 steps, max rel Δ 3.2e-7, and on
+chief + worker MultiWorkerMirroredStrategy 120/120 steps on each, max rel Δ 2.2e-7; `shim_batch_norm` 150/150
+steps, max rel Δ 2.1e-7, evaluate's mae/rmse bit-equal (the moving averages agree); resuming `shim_get_variable`
+from an Estimator model_dir matches the Estimator's continuation (tests/fixtures_run/test_resume_runs.py).
 
-Blocked, with the statement: `tf.contrib` (no TF2 module; tf_slim is not in the TF 2.21 environment), random ops in
-the forward pass (dropout with a rate other than a literal 0, `tf.random.*`: they draw from TF2's stream, not the
-Estimator's graph seed), `tf.Variable` (created again on every call), collections read or written in the forward
-pass, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to the rest.
+Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
+not verify (only get_variable / variable_scope, tf.compat.v1.layers dense and batch_normalization, initializers,
+Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
+(no TF2 module; tf_slim is not in the TF 2.21 environment), random ops (dropout with a rate other than a literal
+0, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
+collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
+the rest, regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
+batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
+Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
+
+Example (`fixtures/shim_get_variable`):
+
+    def fc(inputs, units, name, activation=None):         def fc(...):  # unchanged
+        with tf.compat.v1.variable_scope(name):               ...
+            weights = tf.compat.v1.get_variable(...)
+            ...                                           class Model(keras.Model):
+                                                              @tf.compat.v1.keras.utils.track_tf1_style_variables
+    def model_fn(features, labels, mode, params):  →         def call(self, features, training=False):
+        net = features["x"]                                       params = self.params
+        with tf.compat.v1.variable_scope("mlp"):                  with tf.compat.v1.variable_scope(
+            for i, units in enumerate(...):                               tf.compat.v1.get_variable_scope(),
+                net = fc(net, units, "layer%d" % i, ...)                  auxiliary_name_scope=False):
+            prediction = fc(net, 1, "out")                            net = features["x"]
+        ...                                                           with tf.compat.v1.variable_scope("mlp"):
+                                                                          ...
+                                                                  return prediction
 """
 from __future__ import annotations
 
