@@ -175,9 +175,10 @@ def explain(program, options) -> list[dict]:
     from .planners.driver import explain as _explain
     from .program import analysis_for
 
-    class _Context:  # what analysis_for reads
+    class _Context:  # what analysis_for (and the model plans, for the forward pass) read
         def __init__(self):
             self.program, self.options = program, options
+            self.module = self.text = None
 
     def locate(node) -> str:
         file = program.file_of(node) if node is not None else None
@@ -185,4 +186,14 @@ def explain(program, options) -> list[dict]:
             return "?"
         return f"{file.path}:{position_in(file.module, node)[0]}"
 
-    return _explain(analysis_for(_Context()), locate)
+    context = _Context()
+    analysis = analysis_for(context)
+    out = _explain(analysis, locate)
+    from .program import forward_pass
+
+    for site, entry in zip(analysis.sites, out):  # how each model_fn's forward pass converts: native or shim
+        style = forward_pass(site, context)
+        if style is not None:
+            entry["forward_pass"] = style
+            entry["target"] = site.target  # (a shim model trains in the custom loop)
+    return out

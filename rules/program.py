@@ -1094,6 +1094,20 @@ def _model_plan(sites: list, context):
     return cache[key]
 
 
+def forward_pass(site, context) -> dict | None:
+    """`--explain`: how a model_fn's forward pass converts: natively (Keras layers), under the model-mapping shim
+    with what the native path stopped at, or not at all (the blockers); None for canned and Keras Estimators."""
+    if canned.is_canned(site) or keras_estimator.is_keras(site) or not isinstance(site.model_fn.node, cst.FunctionDef):
+        return None
+    try:
+        plan = _model_plan([site], context)[0]
+    except Blocked as blocked:
+        return {"style": "blocked", "why": [f"{e.code} {e.message}" for e in blocked.errors]}
+    if isinstance(plan, shim.ShimPlan):
+        return {"style": "shim", "why": plan.shim_why, "helpers kept as written": sorted(plan.shim_helpers)}
+    return {"style": "native"}
+
+
 def _shim_target(sites: list, context, node) -> None:
     """A shim model trains in the custom loop (its Keras is tf_keras; the fit target is generated for Keras 3):
     what --target auto picks for it, and --target keras blocks. Warm start is not generated for it."""

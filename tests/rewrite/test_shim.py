@@ -236,3 +236,21 @@ def tower(inputs):
                             run_config=NO_MODEL_DIR))
     call = section(out, "    @tf.compat.v1.keras.utils.track_tf1_style_variables", "        return logits")
     assert call.endswith('            x = features["x"]\n            logits = tower(x) * 2.0\n'), call
+
+
+def test_explain_says_native_or_shim_per_model_and_why(tmp_path):
+    from pathlib import Path
+
+    from tfmigrate.engine import Options, explain_paths
+
+    shimmed, native = tmp_path / "shimmed.py", tmp_path / "native.py"
+    shimmed.write_text(program(forward=LOOP_FORWARD, extra=FC, run_config=NO_MODEL_DIR))
+    native.write_text(program(run_config=NO_MODEL_DIR))
+    plans = {Path(p["model_fn"].rpartition(" at ")[2]).name.split(":")[0]: p
+             for p in explain_paths([shimmed, native], Options()) if "model_fn" in p}
+    assert plans["shimmed.py"]["forward_pass"] == {
+        "style": "shim", "helpers kept as written": ["fc"],
+        "why": "fc() builds layers and is called inside an expression: not converted; assign its result first "
+               "(`x = fc(...)`)"}
+    assert plans["shimmed.py"]["target"] == "ctl"
+    assert plans["native.py"]["forward_pass"] == {"style": "native"}
