@@ -2,7 +2,6 @@
 (rules/planners/shim.py): which path is chosen, the note, the blockers."""
 from __future__ import annotations
 
-import pytest
 from _helpers import TRAIN_AND_EVALUATE, blocked, codes, converted, program, rewrite, section
 
 NO_MODEL_DIR = 'config = tf.estimator.RunConfig(tf_random_seed=7)'
