@@ -712,7 +712,9 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     except Blocked as blocked:
         # one finding once: two blockers of distinct nodes at one place (a statement and its substituted copy, one
         # construct reached from two Estimators) with one message are one diagnostic
-        diags = list(dict.fromkeys(_diagnostic(e, module, path, context, "error") for e in blocked.errors))
+        # (a blocker may carry a note beside it: why the model-mapping shim could not convert it either)
+        diags = list(dict.fromkeys(_diagnostic(e, module, path, context, getattr(e, "severity", "error"))
+                                   for e in blocked.errors))
         return FileResult(path, "blocked", data, data, diagnostics=diags, linked=context.linked)
     except RecursionError:
         return FileResult(path, "failed", data, data, error="internal error: recursion limit")

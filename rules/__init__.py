@@ -89,6 +89,10 @@ RULES = (
     Rule("TFM501", "model-fn-to-keras-model", "planners.model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches"),
          triggers=ESTIMATOR_WORDS),
+    Rule("TFM502", "model-mapping-shim", "planners.shim",
+         "a model_fn forward pass the native conversion cannot re-express runs as written under TF's "
+         "track_tf1_style_variables (tf_keras, TF1 variable names)",
+         ("shim_get_variable", "shim_regularized_layers", "shim_batch_norm"), triggers=ESTIMATOR_WORDS),
     Rule("TFM600", "migrated-as-a-unit", "planners.driver",
          "files linked through one Estimator (model_fn, driver, specs) change together or not at all", (),
          triggers=ESTIMATOR_WORDS),
@@ -178,9 +182,10 @@ def explain(program, options) -> list[dict]:
     from .planners.driver import explain as _explain
     from .program import analysis_for
 
-    class _Context:  # what analysis_for reads
+    class _Context:  # what analysis_for (and the model plans, for the forward pass) read
         def __init__(self):
             self.program, self.options = program, options
+            self.module = self.text = None
 
     def locate(node) -> str:
         file = program.file_of(node) if node is not None else None
@@ -188,4 +193,14 @@ def explain(program, options) -> list[dict]:
             return "?"
         return f"{file.path}:{position_in(file.module, node)[0]}"
 
-    return _explain(analysis_for(_Context()), locate)
+    context = _Context()
+    analysis = analysis_for(context)
+    out = _explain(analysis, locate)
+    from .program import forward_pass
+
+    for site, entry in zip(analysis.sites, out):  # how each model_fn's forward pass converts: native or shim
+        style = forward_pass(site, context)
+        if style is not None:
+            entry["forward_pass"] = style
+            entry["target"] = site.target  # (a shim model trains in the custom loop)
+    return out

@@ -59,7 +59,7 @@ from tfmigrate.model import FunctionRef, Value
 from tfmigrate.names import ImportTable, build_import_table
 
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
-from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners,
+from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
@@ -243,13 +243,14 @@ def _spliced_text(part: str, statements, named: codewords.CodeWords | None, bloc
     render writes them there, when all of the part may then stay text: it names none of the file's TF bindings in
     code, or only where the import fix-up changes nothing (`named.settles`); else `part` as it is (parsed, the
     statements spliced in as nodes: a blocker in them points at the user's code)."""
-    if not statements or part.count(FORWARD_PASS) != 1 or _FORWARD_PASS_LINE not in part:
+    # (the whole line: the shim's placeholder, one block deeper, ends with this one's text)
+    if not statements or part.count(FORWARD_PASS) != 1 or "\n" + _FORWARD_PASS_LINE not in part:
         return part
     block = cst.IndentedBlock(list(statements), indent=_FORWARD_PASS_LINE[:-len(FORWARD_PASS) - 1])
     code = _EMPTY_MODULE.code_for_node(cst.If(cst.Name("_"), block))
     if not code.startswith("if _:\n") or "\r" in code or blocks.prefix in code:
         return part  # (a text block's placeholder in it would be swapped before the part's)
-    text = part.replace(_FORWARD_PASS_LINE, code[len("if _:\n"):])
+    text = part.replace("\n" + _FORWARD_PASS_LINE, "\n" + code[len("if _:\n"):])
     if named is None:
         return text
     masked = named.masked(text)
@@ -580,8 +581,11 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
-                                       _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
-                                       blocks.texts() if blocks is not None else (), settled, notes)
+                                       _shim_keras(module) if any(isinstance(p, shim.ShimPlan) for p in plans.values())
+                                       else _KERAS_TF_KERAS if parameter_server else _KERAS, file, quiet,
+                                       blocks.texts() if blocks is not None else (), settled, notes,
+                                       frozenset().union(*(p.shim_helpers for p in plans.values()
+                                                           if isinstance(p, shim.ShimPlan))))
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)
@@ -1055,11 +1059,26 @@ def _model_plan(sites: list, context):
     if tpu and len(tpu) != len(sites):
         raise Blocked(estimator.CODE, f"{fn.node.name.value} is used by a TPUEstimator and by another Estimator; "
                                       "not converted", fn.node)
-    plan = model_fn.interpret(fn.node, names, module_names, strategy.tf1_partitions(tf1_kinds),
-                              "tf_keras" if ps else "keras3", module, strategy.tf1_strategy(tf1_kinds),
-                              _module_functions(fn.file), _input_layer_verdict(fn, sites, names, context),
-                              frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
-    _refuse_uninlined_helpers(plan, fn, context.program)
+    def interpret(node, visible, profile="tf_keras" if ps else "keras3"):
+        return model_fn.interpret(node, names, visible, strategy.tf1_partitions(tf1_kinds), profile, module,
+                                  strategy.tf1_strategy(tf1_kinds), _module_functions(fn.file),
+                                  _input_layer_verdict(fn, sites, names, context),
+                                  frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+
+    try:
+        plan = interpret(fn.node, module_names)
+    except Blocked as native:  # the forward pass as written, under TF's model-mapping shim (rules/planners/shim.py)
+        if ps or tpu or not shim.applies(native):  # (the shim is tried for the blockers its fixtures verify)
+            raise
+        try:
+            plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),
+                             lambda node, visible: interpret(node, visible, "tf_keras"))
+            _shim_target(sites, context, fn.node)
+        except Blocked as refused:  # the shim cannot make it exact either: the native blockers, and a note why not
+            raise shim.refused(native, refused) from None
+        fn_targets = {s.target for s in sites}
+    if not isinstance(plan, shim.ShimPlan):  # (a shim plan keeps its helpers as written, on purpose)
+        _refuse_uninlined_helpers(plan, fn, context.program)
     plan = _logged_names(plan, sites)
     if plan.partitioner is not None and ps and "VARIABLE_PARTITIONER" in module_names:
         raise Blocked(partitioners.CODE, "`VARIABLE_PARTITIONER` is taken in this module; the generated "
@@ -1080,6 +1099,35 @@ def _model_plan(sites: list, context):
     builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def forward_pass(site, context) -> dict | None:
+    """`--explain`: how a model_fn's forward pass converts: natively (Keras layers), under the model-mapping shim
+    with what the native path stopped at, or not at all (the blockers); None for canned and Keras Estimators."""
+    if canned.is_canned(site) or keras_estimator.is_keras(site) or not isinstance(site.model_fn.node, cst.FunctionDef):
+        return None
+    try:
+        plan = _model_plan([site], context)[0]
+    except Blocked as blocked:
+        return {"style": "blocked", "why": [f"{e.code} {e.message}" for e in blocked.errors]}
+    if isinstance(plan, shim.ShimPlan):
+        return {"style": "shim", "why": plan.shim_why, "helpers kept as written": sorted(plan.shim_helpers)}
+    return {"style": "native"}
+
+
+def _shim_target(sites: list, context, node) -> None:
+    """A shim model trains in the custom loop (its Keras is tf_keras; the fit target is generated for Keras 3):
+    what --target auto picks for it, and --target keras blocks. Warm start is not generated for it."""
+    warm = next((site for site in sites if site.warm_start), None)
+    if warm is not None:  # warm_start_from_tf1 reads Keras 3 weight paths; not checked on the shim's names
+        raise Blocked(shim.CODE, "the forward pass could run under the model-mapping shim (tf_keras), but "
+                                 "warm_start_from is not converted for it yet", warm.call)
+    if any(site.target == "keras" for site in sites):
+        if context.options.target == "keras":
+            raise Blocked(shim.CODE, "the model-mapping shim runs on tf_keras, and the Keras fit target is generated "
+                                     "for Keras 3: use --target ctl (what --target auto picks for it)", node)
+        for site in sites:
+            site.target = "ctl"
 
 
 def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
@@ -1324,6 +1372,27 @@ def code_of(module: cst.Module) -> str:
 _KERAS = "import keras\n"
 _KERAS_TF_KERAS_COMMENT = "# Keras 2: Keras 3 has no ParameterServerStrategy support (keras-team/keras#18624)"
 _KERAS_TF_KERAS = f"{_KERAS_TF_KERAS_COMMENT}\nimport tf_keras as keras\n"
+# a model under the model-mapping shim (rules/planners/shim.py): tf_keras, chosen before TensorFlow is imported
+_SHIM_KERAS = ("import os\n\n# Keras 2 (tf_keras): the model-mapping shim and tf.compat.v1.layers are not in Keras 3\n"
+               'os.environ["TF_USE_LEGACY_KERAS"] = "1"\n')
+# (the file imports os already; a comment opening the parsed header would become the module's header and be lost)
+_SHIM_KERAS_OS = 'os.environ["TF_USE_LEGACY_KERAS"] = "1"  # Keras 2 (tf_keras): the model-mapping shim is not in Keras 3\n'
+
+
+def _shim_keras(module: cst.Module) -> str:
+    """The shim's header lines; without `import os` where the file imports os (plainly) before TensorFlow."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom)):
+            if _binds_os(stmt.body[0]):
+                return _SHIM_KERAS_OS
+            if "tensorflow" in _EMPTY_MODULE.code_for_node(stmt):
+                break
+    return _SHIM_KERAS
+
+
+def _binds_os(node) -> bool:
+    return isinstance(node, cst.Import) and any(
+        isinstance(a.name, cst.Name) and a.name.value == "os" and a.asname is None for a in node.names)
 
 
 def _union(kind_sets) -> set[str] | None:
@@ -1859,7 +1928,7 @@ def _ast_names(text: str, imports: bool) -> set[str] | None:
 
 def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported: bool, keras_import: str,
                  index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None,
-                 notes: list | None = None) -> cst.Module:
+                 notes: list | None = None, shim_helpers: frozenset[str] = frozenset()) -> cst.Module:
     alias = tf_name if imported else None
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
@@ -1907,7 +1976,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     statements = {id(now(b)): now(b) for bs in table.bindings.values() for b in bs}
     kept_aliases = {id(now(b)) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, alias, set(statements) - kept_aliases, kept, index, quiet,
-                                     notes)  # (tf_upgrade_v2's warnings on the calls it renames: notes)
+                                     notes, shim_helpers)  # (tf_upgrade_v2's warnings on the calls it renames: notes)
     module = leftover.apply(module)
     # phase 3: drop TF import/alias statements whose every name the migration left unused
     bound_by: dict[int, set[str]] = {}
@@ -1942,6 +2011,8 @@ def _header(other: str, alias: str, keras_import: str, leading) -> list[cst.Base
     first with `leading` as its leading lines; built without the parser where it is the usual lines (no `other`
     imports kept from the user's line) — tests/rewrite/test_settled_text.py compares them with the parse."""
     text = f"{other}import tensorflow as {alias}\n{keras_import}"
+    if keras_import in (_SHIM_KERAS, _SHIM_KERAS_OS):  # the variable is read when TensorFlow is imported
+        text = f"{keras_import}{other}import tensorflow as {alias}\nimport tf_keras as keras\n"
     if other or keras_import not in ("", _KERAS, _KERAS_TF_KERAS):
         new = list(cst.parse_module(text).body)
         new[0] = new[0].with_changes(leading_lines=leading)

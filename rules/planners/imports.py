@@ -164,8 +164,12 @@ class LeftoverNames(Transformer):
     local names are collected only when a reference inside it needs them."""
 
     def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
-                 kept: set[str] = frozenset(), index=None, quiet: dict | None = None, notes: list | None = None):
+                 kept: set[str] = frozenset(), index=None, quiet: dict | None = None, notes: list | None = None,
+                 shim_helpers: frozenset[str] = frozenset()):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
+        # TF1 code kept as written under the model-mapping shim (planners/shim.py: the decorated `call` and the
+        # module functions it calls), on tf_keras, where tf.compat.v1.layers still runs
+        self.shim_helpers, self.shim_open, self.in_shim = shim_helpers, [], set()
         self.notes = notes  # (code, message, node) of tf_upgrade_v2's warnings on the calls it rewrites
         self.kept = kept  # names bound to v1 modules TF2 still has: their uses stay as written
         self.skip: set[int] = set()  # ids of Name nodes that are attribute or keyword names, not references
@@ -199,7 +203,19 @@ class LeftoverNames(Transformer):
             return self.quiet[key] is node
         return self.original is not None and key in self.original and key not in self.interesting
 
+    def _shim_scope(self, node: cst.FunctionDef) -> bool:
+        """A module function the shim's forward pass calls, or the shim's decorated `call`."""
+        return (node.name.value in self.shim_helpers and not self.functions) or node.name.value == "call" and any(
+            (get_full_name_for_node(d.decorator) or "").endswith("track_tf1_style_variables") for d in node.decorators)
+
+    def on_leave(self, original, updated):
+        if self.shim_open and self.shim_open[-1] is original:
+            self.shim_open.pop()
+        return super().on_leave(original, updated)
+
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) is _FUNCTION_DEF and self._shim_scope(node):
+            self.shim_open.append(node)
         if self.boring(node) or (self.targets is not None and id(node) not in self.targets):
             if type(node) is _FUNCTION_DEF:  # (exact type: no ABC check of every node not entered)
                 self.functions.append(node)  # leave_FunctionDef pops it
@@ -254,10 +270,16 @@ class LeftoverNames(Transformer):
         finally:
             self.found = None
 
+    def _tf2_name(self, original, dotted: str) -> str | None:
+        path = normalise(dotted) or ""
+        if id(original) in self.in_shim and path.startswith("layers.") and path.split(".")[1][:1].islower():
+            return f"{self.tf2_alias}.compat.v1.{path}"  # tf.compat.v1.layers.dense(...) under the shim, as written
+        return tf2_name(dotted, self.tf2_alias)
+
     def blocker(self, original) -> Blocked | None:
         """Why a reference the transform rewrites cannot be rewritten (no same-meaning TF2 name), or None."""
         dotted = self._resolvable(original)
-        if dotted is None or tf2_name(dotted, self.tf2_alias) is not None:
+        if dotted is None or self._tf2_name(original, dotted) is not None:
             return None
         path = normalise(dotted)
         if path.startswith("estimator."):
@@ -405,10 +427,12 @@ class LeftoverNames(Transformer):
         dotted = self._resolvable(original)
         if dotted is None:
             return updated
+        if self.shim_open:
+            self.in_shim.add(id(original))
         if self.found is not None:  # apply()'s read-only walk: only note it
             self.found.append(original)
             return updated
-        new = tf2_name(dotted, self.tf2_alias)
+        new = self._tf2_name(original, dotted)
         if new is None:
             raise self.blocker(original)
         return dotted_expression(new)

@@ -370,9 +370,9 @@ class _WeightMapper:
         self.owners = {}  # target -> id of the layer that first created it
         self.out = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".weights.json")
 
-    def take(self, layer_name, weight_name, shape, owner=None):
+    def take(self, layer_name, weight_name, shape, owner=None, target=None):
         shape = tuple(int(d) for d in shape) if shape is not None else None
-        target = "%s/%s" % (layer_name, weight_name)
+        target = target or "%s/%s" % (layer_name, weight_name)
         again = next((s for t, s, _ in self.mapped if t == target), None)
         if again is not None and self.owners.get(target) not in (None, owner) and self.shapes[again] == shape:
             # another instance of the same model (a predict() that builds its own, then restores model_dir):
@@ -503,6 +503,10 @@ def _patch_add_weight(layer_cls, mapper):
     def add_weight(self, *args, **kwargs):
         if any(c.__name__ == "Metric" for c in type(self).__mro__):
             return orig(self, *args, **kwargs)  # tf_keras metrics keep their state in weights; not model weights
+        if any(c.__module__.endswith("legacy_tf_layers.base") for c in type(self).__mro__):
+            # tf.compat.v1.layers (only under the model-mapping shim): their variables come from the shim's store
+            # by full TF1 name (_patch_shim_store), not by this layer's short name on each call
+            return orig(self, *args, **kwargs)
         try:
             ba = sig.bind(self, *args, **kwargs)
         except TypeError:
@@ -590,6 +594,38 @@ def _install_weights(tf):
         _patch_add_weight(TfKerasLayer, mapper)
 
     _on_import("tf_keras", patch_tf_keras)
+    _on_import("tf_keras", lambda mod: _patch_shim_store(mapper))
+
+
+def _patch_shim_store(mapper):
+    """The model-mapping shim (track_tf1_style_variables) creates a raw get_variable's variable in its store, not
+    through add_weight: the checkpoint value by its full TF1 name (tf.compat.v1.layers' weights come through
+    add_weight first, with the checkpoint value as initializer already)."""
+    try:
+        from tf_keras.src.legacy_tf_layers import variable_scope_shim
+    except Exception:
+        return
+    store = variable_scope_shim._EagerVariableStore
+    orig = store._get_single_variable
+    if getattr(orig, "_tfmigrate", False):
+        return
+
+    def _get_single_variable(self, name, shape=None, *args, **kwargs):
+        initializer = kwargs.get("initializer", args[1] if len(args) > 1 else None)
+        if name in self._vars or isinstance(initializer, _ConstInit) or shape is None:
+            return orig(self, name, shape, *args, **kwargs)
+        scope, _, leaf = name.rpartition("/")
+        value = mapper.take(scope, leaf, shape, owner=id(self), target=name)
+        if len(args) > 1:
+            args = (args[0], _ConstInit(value)) + tuple(args[2:])
+        else:
+            kwargs["initializer"] = _ConstInit(value)
+        var = orig(self, name, shape, *args, **kwargs)
+        mapper.check(name, var, value)
+        return var
+
+    _get_single_variable._tfmigrate = True
+    store._get_single_variable = _get_single_variable
 
 
 # --------------------------------------------------------------------------- checkpoint dirs

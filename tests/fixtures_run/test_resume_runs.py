@@ -42,10 +42,12 @@ def _migrated(case: str, target: str, tmp_path: Path) -> Path:
 
 @pytest.mark.tfenv
 @pytest.mark.equivalence
-@pytest.mark.parametrize("case, target", [("adam_mae", "keras"), ("momentum_decay", "ctl")])
+@pytest.mark.parametrize("case, target", [("adam_mae", "keras"), ("momentum_decay", "ctl"),
+                                          ("shim_get_variable", "ctl")])
 def test_migrated_program_resumes_an_estimator_model_dir(tmp_path, case, target):
     """adam_mae: Adam's m/v slots and beta1_power/beta2_power; momentum_decay: the Momentum accumulator and a
-    staircase decay on the global step (a step counter restarted at 0 would use the wrong rate)."""
+    staircase decay on the global step (a step counter restarted at 0 would use the wrong rate); shim_get_variable: a
+    forward pass under the model-mapping shim (tf_keras), its get_variable weights and Adam slots by TF1 name."""
     original = FIXTURES / case / "original.py"
     migrated = _migrated(case, target, tmp_path)
     earlier = tmp_path / "earlier"

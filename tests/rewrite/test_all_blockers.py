@@ -46,7 +46,9 @@ if __name__ == "__main__":
 
 
 def found(src: str) -> list[tuple[str, int, int]]:
-    return sorted(((d.code, d.line, d.col) for d in blocked(src).diagnostics), key=lambda f: f[1:])
+    """The errors (not the notes: why the model-mapping shim could not convert a model_fn either, TFM502)."""
+    return sorted(((d.code, d.line, d.col) for d in blocked(src).diagnostics if d.severity == "error"),
+                  key=lambda f: f[1:])
 
 
 def test_independent_blockers_in_different_rules_are_each_reported_at_their_line():

@@ -74,7 +74,10 @@ def test_output_parses(name):
     ast.parse(text)
     compile(text, f"{name}/migrated.py", "exec", dont_inherit=True)
     dotted = _dotted_names(text)
-    assert not any(".estimator" in d or "compat.v1.layers" in d or "compat.v1.losses" in d for d in dotted), dotted
+    # (a forward pass under the model-mapping shim keeps its tf.compat.v1.layers: tf_keras runs them, planners/shim.py)
+    shim = "@tf.compat.v1.keras.utils.track_tf1_style_variables" in text
+    assert not any(".estimator" in d or "compat.v1.layers" in d and not shim or "compat.v1.losses" in d
+                   for d in dotted), dotted
     assert "keras" in {n.split(".")[0] for n in dotted}
 
 

@@ -71,6 +71,7 @@ class AssignmentsMixin:
         if helper is not None:
             self.inline_helper(target, value, helper, stmt)
             return
+        self.nested_layer_helper(value)
         if self.loop is not None:
             self.forward_statement(target, stmt, small)
             return

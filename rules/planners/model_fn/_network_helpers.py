@@ -51,6 +51,20 @@ class NetworkHelpersMixin:
             pass
         return fn if self._helper_builds(fn, set()) else None
 
+    def nested_layer_helper(self, value) -> None:
+        """A network helper called inside an expression (`tf.nn.relu(block(x))`) builds layers there in TF1; only
+        `target = helper(...)` is inlined, and kept as a plain call its variables (get_variable) would be made
+        again on every call, untrained: blocked (the model-mapping shim, planners/shim.py, runs it as written)."""
+        calls = calls_in(value)
+        callees = {id(c.func) for c in calls}  # `build_model()(x)`: a model helper, not a tensor argument
+        for call in calls:
+            name = call.func.value if isinstance(call.func, cst.Name) else None
+            if call is value or id(call) in callees or name not in self.helpers or name in self.locals:
+                continue
+            if self._helper_builds(self.helpers[name], set()):
+                raise Blocked(CODE, f"{name}() builds layers and is called inside an expression: not converted; "
+                                    f"assign its result first (`x = {name}(...)`)", call)
+
     def _helper_builds(self, fn: cst.FunctionDef, seen: set[str]) -> bool:
         seen.add(fn.name.value)
         found = False

@@ -1,0 +1,473 @@
+"""TFM502 model-mapping shim: a model_fn whose forward pass the native interpreter (TFM501) cannot re-express
+keeps that forward pass as written, in the `call` of a tf_keras model decorated with TF's own shim.
+
+When it is tried: per model, only for the native blockers its verified fixtures hold — a network helper called in
+a loop or inside an expression, a helper that does not end with `return <tensor>` (`with variable_scope(...):`
+around its body), a regularizer. Every other native blocker stands alone. Whether it converted or not, a TFM502
+note says what the native path stopped at, or why the shim could not convert the model_fn either (next to the
+native blocker). `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
+`TF_USE_LEGACY_KERAS=1` before importing TensorFlow, as Keras 3 has no `tf.compat.v1.layers` and no tracker) runs
+the statements eagerly and under `tf.function` / strategies, creating each variable once. They run inside
+`variable_scope(get_variable_scope(), auxiliary_name_scope=False)`: re-entering the root scope keeps auto-named
+layers stable across calls and adds no prefix, so every variable has the Estimator graph's own name
+(`mlp/layer0/weights`, `block_1/dense/kernel`, `hidden0/batch_normalization/moving_mean`). The forward pass and the
+module functions it calls keep their `tf.compat.v1.layers` calls (planners/imports.py exempts that code only).
+
+The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
+interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
+forward pass's regularizers put their losses in `model.losses`; the custom loop adds them to each example's loss
+before averaging over the global batch (TF1's `loss + get_regularization_loss()`, 1/replicas of it per replica)
+and to the evaluation loss; the user's `+ get_regularization_loss()` term goes. Batch normalization updates its
+moving averages in each training call (`training` follows `mode == TRAIN`), as TF1 did when the train op ran
+UPDATE_OPS. Resuming from model_dir reads the Estimator's TF1 checkpoint by the variables' names (weights, slots,
+global step), or this program's own checkpoint. Targets: the custom training loop (what `--target auto` picks).
+Strategies: default, mirrored, MultiWorkerMirrored.
+
+Why exact: the same TF1 ops run with the same variables. Verified (`tfmigrate verify`, initial weights mapped by
+TF1 name): `shim_get_variable` 150/150 steps within 1.6e-5 relative (tf_keras Adam rounds its bias correction
+differently from TF1; evaluate within 1.3e-7); `shim_regularized_layers` 120/120 steps, max rel Δ 3.2e-7, and on
+chief + worker MultiWorkerMirroredStrategy 120/120 steps on each, max rel Δ 2.2e-7; `shim_batch_norm` 150/150
+steps, max rel Δ 2.1e-7, evaluate's mae/rmse bit-equal (the moving averages agree); resuming `shim_get_variable`
+from an Estimator model_dir matches the Estimator's continuation (tests/fixtures_run/test_resume_runs.py).
+
+Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
+not verify (only get_variable / variable_scope, tf.compat.v1.layers dense and batch_normalization, initializers,
+Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
+(no TF2 module; tf_slim is not in the TF 2.21 environment), random ops (dropout with a rate other than a literal
+0, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
+collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
+the rest, regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
+batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
+Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
+
+Example (`fixtures/shim_get_variable`):
+
+    def fc(inputs, units, name, activation=None):         def fc(...):  # unchanged
+        with tf.compat.v1.variable_scope(name):               ...
+            weights = tf.compat.v1.get_variable(...)
+            ...                                           class Model(keras.Model):
+                                                              @tf.compat.v1.keras.utils.track_tf1_style_variables
+    def model_fn(features, labels, mode, params):  →         def call(self, features, training=False):
+        net = features["x"]                                       params = self.params
+        with tf.compat.v1.variable_scope("mlp"):                  with tf.compat.v1.variable_scope(
+            for i, units in enumerate(...):                               tf.compat.v1.get_variable_scope(),
+                net = fc(net, units, "layer%d" % i, ...)                  auxiliary_name_scope=False):
+            prediction = fc(net, 1, "out")                            net = features["x"]
+        ...                                                           with tf.compat.v1.variable_scope("mlp"):
+                                                                          ...
+                                                                  return prediction
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.visitors import Transformer
+
+from . import model_fn
+from ..facts.calls import code
+from ..facts.tfnames import TFNames
+
+CODE = "TFM502"
+SHIM_CALL = "__tfmigrate_shim__"
+STYLES = ("auto", "native", "shim")
+# TF paths (normalised) the forward pass must not call under the shim, and why
+_RANDOM = ("random.", "random_normal", "random_uniform", "truncated_normal", "multinomial", "nn.dropout",
+           "layers.dropout", "layers.Dropout", "keras.layers.Dropout", "keras.layers.GaussianNoise")
+_MAKES_VARIABLES = ("layers.", "get_variable", "variable_scope", "keras.", "feature_column.", "contrib.",
+                    "nn.embedding_lookup")
+_REGULARIZER_ARGS = frozenset({"regularizer", "kernel_regularizer", "bias_regularizer", "activity_regularizer",
+                               "beta_regularizer", "gamma_regularizer", "embeddings_regularizer"})
+# The TF APIs a forward pass may call under the shim: those its verified fixtures run (fixtures/shim_*: get_variable
+# layers under variable scopes, tf.compat.v1.layers dense and batch normalization, regularizers, initializers) and
+# plain math, which runs the same kernels eagerly. Anything else is not converted until a fixture verifies it.
+_VERIFIED = frozenset({
+    "layers.dense", "layers.batch_normalization", "get_variable", "variable_scope", "get_variable_scope",
+    "zeros_initializer", "ones_initializer", "constant_initializer", "glorot_uniform_initializer",
+    "glorot_normal_initializer", "truncated_normal_initializer", "random_normal_initializer",
+    "random_uniform_initializer", "variance_scaling_initializer",
+    "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.leaky_relu", "nn.softplus", "nn.tanh", "nn.sigmoid", "nn.softmax",
+    "nn.bias_add", "nn.l2_normalize", "matmul", "add", "add_n", "subtract", "multiply", "divide", "square", "sqrt",
+    "exp", "log", "tanh", "sigmoid", "abs", "maximum", "minimum", "concat", "stack", "reshape", "squeeze",
+    "expand_dims", "transpose", "cast", "identity", "reduce_sum", "reduce_mean", "shape",
+})
+_VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
+                      "float64", "int32", "int64")
+_REST = ("losses.", "train.", "metrics.", "estimator.", "summary.", "get_collection", "add_to_collection",
+         "control_dependencies", "group", "set_random_seed", "random.set_seed")
+
+
+@dataclass
+class ShimPlan(model_fn.ModelPlan):
+    """A model plan whose `call_body` is the forward pass as written, run under the shim (model_class.py.j2)."""
+    shim: bool = True
+    shim_why: str = ""  # what the native interpreter could not re-express
+    shim_helpers: frozenset = frozenset()  # the module functions the forward pass calls (TF1 code kept, imports.py)
+
+
+class _Names(cst.CSTVisitor):
+    """Names read and bound in a node."""
+
+    def __init__(self):
+        self.read: set[str] = set()
+        self.bound: set[str] = set()
+        self.calls: list[cst.Call] = []
+        self.keywords: list[cst.Arg] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.read.add(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.bound.add(node.name.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+        self.keywords.extend(a for a in node.args if a.keyword is not None)
+
+    def _bind(self, target) -> None:
+        if isinstance(target, cst.Name):
+            self.bound.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+
+
+def _names(node) -> _Names:
+    found = _Names()
+    node.visit(found)
+    return found
+
+
+def _is_train_test(node, tf) -> bool:
+    """`mode == ModeKeys.TRAIN` (either side, the string "train" too)."""
+    if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = [node.left, node.comparisons[0].comparator]
+    return any(isinstance(s, cst.Name) and s.value == tf.mode for s in sides) and any(
+        (tf.path(s) or "").endswith("ModeKeys.TRAIN") or isinstance(s, cst.SimpleString) and s.evaluated_value == "train"
+        for s in sides)
+
+
+class _Training(Transformer):
+    """`mode == ModeKeys.TRAIN` → `training` (the Keras flag `call` receives)."""
+
+    def __init__(self, tf):
+        super().__init__()
+        self.tf = tf
+
+    def leave_Comparison(self, original, updated):
+        return cst.Name("training") if _is_train_test(original, self.tf) else updated
+
+
+class _DropRegularization(Transformer):
+    """`a + get_regularization_loss()` → `a`: the loop adds model.losses (the same terms) itself."""
+
+    def __init__(self, tf):
+        super().__init__()
+        self.tf, self.dropped, self.other = tf, 0, []
+
+    def _reg(self, node) -> bool:
+        return isinstance(node, cst.Call) and self.tf.path(node) == "losses.get_regularization_loss" and not node.args
+
+    def leave_BinaryOperation(self, original, updated):
+        if isinstance(original.operator, cst.Add):
+            if self._reg(original.right):
+                self.dropped += 1
+                return updated.left.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else updated.left
+            if self._reg(original.left):
+                self.dropped += 1
+                return updated.right
+        return updated
+
+    def visit_Call(self, node: cst.Call) -> None:
+        path = self.tf.path(node) or ""
+        if path == "losses.get_regularization_losses":
+            self.other.append(node)
+
+
+class _Facts:
+    """The model_fn's parameter names and TF path lookup."""
+
+    def __init__(self, fn: cst.FunctionDef, names: TFNames):
+        self.names = names
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        named = {"labels", "mode", "params", "config"}
+        self.features = next((p for p in params if p not in named), "features")
+        self.labels, self.mode = "labels", "mode"
+        self.params = "params"
+        self.config = "config" if "config" in params else None
+
+    def path(self, node) -> str | None:
+        return self.names.of(node)
+
+
+def _stmts(fn: cst.FunctionDef) -> list:
+    body = list(fn.body.body)
+    if body and model_fn_docstring(body[0]):
+        body = body[1:]
+    return body
+
+
+def model_fn_docstring(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _flag(stmt, tf) -> bool:
+    """`is_training = mode == ModeKeys.TRAIN`: read by the forward pass and by the rest alike."""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and _is_train_test(stmt.body[0].value, tf))
+
+
+def _forward_ends(stmt, tf, flags: set[str]) -> bool:
+    """Whether `stmt` is past the forward pass: it reads labels, is a branch or a return, or computes the loss,
+    the training op, metrics, summaries or a spec."""
+    if isinstance(stmt, (cst.If, cst.Return, cst.Try, cst.While)):
+        return True
+    if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Return) for s in stmt.body):
+        return True
+    found = _names(stmt)
+    if tf.labels in found.read:
+        return True
+    if tf.mode in found.read:
+        # only `mode == TRAIN` may appear: anything else about the mode is not forward computation
+        stripped = stmt.visit(_Training(tf))
+        if tf.mode in _names(stripped).read:
+            return True
+    return any((tf.path(c) or "").startswith(_REST) for c in found.calls)
+
+
+def _makes_variables(stmt, tf, helpers: dict) -> bool:
+    found = _names(stmt)
+    return (not isinstance(stmt, cst.SimpleStatementLine)
+            or any((tf.path(c) or "").startswith(_MAKES_VARIABLES)
+                   or isinstance(c.func, cst.Name) and c.func.value in helpers for c in found.calls))
+
+
+def _refuse(forward: list, tf, helpers: dict) -> None:
+    """What even the shim cannot make exact in the forward pass (and in the helpers it calls)."""
+    seen: set[str] = set()
+    todo = [(stmt, None) for stmt in forward]
+    while todo:
+        node, via = todo.pop(0)
+        found = _names(node)
+        where = f" (in {via}())" if via else ""
+        for call in found.calls:
+            path = tf.path(call) or ""
+            if path.startswith("contrib."):
+                raise Blocked(CODE, f"tf.{path}{where} is not run under the model-mapping shim: TF 2.21 has no "
+                                    "tf.contrib and tf_slim is not in its environment", call)
+            if path.startswith(_RANDOM) and not _zero_rate(call):
+                raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
+                                    "random stream, not the Estimator's graph seed, so the runs would not match", call)
+            if path.startswith(("nn.rnn_cell", "nn.static_rnn", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn",
+                                "keras.layers.", "keras.Sequential", "keras.Model", "keras.models.")):
+                raise Blocked(CODE, f"tf.{path}{where} in the forward pass: Keras layers and RNN cells built inside the "
+                                    "shim's call are not checked to be created once and trained; not converted", call)
+            if path in ("Variable", "compat.v1.Variable", "VariableV1"):
+                raise Blocked(CODE, f"tf.Variable{where} in the forward pass is created again on every call under the "
+                                    "shim; create it with tf.compat.v1.get_variable", call)
+            if path.startswith(("get_collection", "add_to_collection", "Session", "train.", "py_func")) \
+                    or "queue" in path.lower():
+                raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not run under the shim (graph "
+                                    "collections, sessions and queues have no TF2 meaning)", call)
+            plain = path.removeprefix("compat.v1.")
+            if path and plain not in _VERIFIED and not plain.startswith(_VERIFIED_PREFIXES) and not (
+                    path.startswith(_RANDOM) and _zero_rate(call)):
+                raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not verified under the model-mapping "
+                                    "shim (its fixtures run get_variable layers, tf.compat.v1.layers dense and batch "
+                                    "normalization, regularizers, initializers and plain math): not converted", call)
+            if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
+                seen.add(call.func.value)
+                todo.append((helpers[call.func.value], call.func.value))
+        if tf.config and via is None and tf.config in found.read:
+            raise Blocked(CODE, f"the forward pass reads `{tf.config}` (the RunConfig), which the model cannot see",
+                          node)
+
+
+def _batch_norm_updates(forward: list, rest: list, tf, helpers: dict) -> None:
+    """Batch normalization under the shim updates its moving averages in every training call (tf_keras), as TF1
+    did only when the train op ran UPDATE_OPS, and never for a Keras layer (its updates were not in UPDATE_OPS)."""
+    runs_updates = any(tf.path(c) == "get_collection" and c.args and (tf.path(c.args[0].value) or "").endswith(
+        "GraphKeys.UPDATE_OPS") for s in rest for c in _names(s).calls)
+    names = {*reached(forward, helpers)}
+    for node in [*forward, *(helpers[n] for n in sorted(names))]:
+        for call in _names(node).calls:
+            path = (tf.path(call) or "").removeprefix("compat.v1.")
+            if path.startswith("keras.") and "BatchNormalization" in path:
+                raise Blocked(CODE, f"tf.{path} in the forward pass: TF1 never ran a Keras layer's moving-average "
+                                    "updates (they are not in UPDATE_OPS), tf_keras under the shim runs them; use "
+                                    "tf.compat.v1.layers.batch_normalization with UPDATE_OPS", call)
+            if path in ("layers.batch_normalization", "layers.BatchNormalization") and not runs_updates:
+                raise Blocked(CODE, f"tf.{path} in the forward pass, and the train op does not run UPDATE_OPS: TF1 "
+                                    "never updated its moving averages, tf_keras under the shim would; run the train op "
+                                    "under tf.control_dependencies(tf.compat.v1.get_collection("
+                                    "tf.compat.v1.GraphKeys.UPDATE_OPS))", call)
+
+
+def _zero_rate(call: cst.Call) -> bool:
+    """Dropout with a literal rate 0 (or keep_prob 1): no random numbers are drawn."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("rate", "keep_prob"):
+            try:
+                value = float(code(arg.value))
+            except ValueError:
+                return False
+            return value == (1.0 if arg.keyword.value == "keep_prob" else 0.0)
+    return False
+
+
+def _self_assignment(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].value, cst.Name)
+            and code(stmt.body[0].targets[0].target) == stmt.body[0].value.value)
+
+
+def reached(forward: list, helpers: dict) -> frozenset[str]:
+    """The module functions the forward pass calls, directly or through each other."""
+    seen, todo = set(), list(forward)
+    while todo:
+        for call in _names(todo.pop()).calls:
+            if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
+                seen.add(call.func.value)
+                todo.append(helpers[call.func.value])
+    return frozenset(seen)
+
+
+def regularized(forward: list, helpers: dict) -> bool:
+    seen, todo = set(), list(forward)
+    while todo:
+        found = _names(todo.pop())
+        if any(k.keyword.value in _REGULARIZER_ARGS and code(k.value) != "None" for k in found.keywords):
+            return True
+        for call in found.calls:
+            if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
+                seen.add(call.func.value)
+                todo.append(helpers[call.func.value])
+    return False
+
+
+@dataclass
+class Split:
+    forward: list  # the forward statements, as written
+    output: str
+    synthetic: cst.FunctionDef  # the model_fn with the forward pass one opaque call
+    params_read: bool
+    regularized: bool
+
+
+def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
+    """The model_fn's forward pass (its leading statements up to the loss, a branch or a return) and the copy of the
+    model_fn the native interpreter reads for the rest."""
+    tf = _Facts(fn, names)
+    body = _stmts(fn)
+    flags = [s for s in body if _flag(s, tf)]
+    flag_names = {s.body[0].targets[0].target.value for s in flags if isinstance(s.body[0].targets[0].target, cst.Name)}
+    forward, rest = [], []
+    for i, stmt in enumerate(body):
+        if _forward_ends(stmt, tf, flag_names):
+            rest = body[i:]
+            break
+        forward.append(stmt)
+    rest_names = _names(cst.IndentedBlock(rest)) if rest else _Names()
+    # values computed after the last statement that makes variables go to the rest (tensor ops on the output)
+    while forward and not _makes_variables(forward[-1], tf, helpers) and not _flag(forward[-1], tf):
+        rest.insert(0, forward.pop())
+        rest_names = _names(cst.IndentedBlock(rest))
+    if not forward or not any(_makes_variables(s, tf, helpers) for s in forward):
+        raise Blocked(CODE, "the model_fn has no forward pass the shim could hold (no layers or variables before the "
+                            "loss, a branch or a return)", fn)
+    bound = set()
+    for stmt in forward:
+        if not _flag(stmt, tf):
+            bound |= _names(stmt).bound
+    outputs = sorted(bound & rest_names.read - flag_names)
+    if len(outputs) != 1:
+        what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
+        raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
+                            "pass with one output (the model output)", forward[-1])
+    _refuse(forward, tf, helpers)
+    _batch_norm_updates(forward, rest, tf, helpers)
+    reg = regularized(forward, helpers)
+    dropper = _DropRegularization(tf)
+    rest = [stmt.visit(dropper) for stmt in rest]
+    rest = [stmt for stmt in rest if not _self_assignment(stmt)]  # `loss = loss + reg` without the term
+    dropper.other += [c for s in rest for c in _names(s).calls if tf.path(c) == "losses.get_regularization_loss"]
+    if dropper.other:
+        raise Blocked(CODE, "get_regularization_loss() is converted as a term added to the loss (`loss + "
+                            "tf.compat.v1.losses.get_regularization_loss()`); get_regularization_losses() is not",
+                      dropper.other[0])
+    total = any(tf.path(c) == "losses.get_total_loss" for s in rest for c in _names(s).calls)
+    if reg and not dropper.dropped and not total:
+        raise Blocked(CODE, "the forward pass has regularizers but the loss adds no regularization loss: TF1 did "
+                            "not train on it, the migrated loop adds the model's losses", fn)
+    call = cst.parse_statement(f"{outputs[0]} = {SHIM_CALL}({tf.features})\n")
+    synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, call, *rest]))
+    params_read = any(tf.params in _names(s).read for s in forward)
+    return Split(forward, outputs[0], synthetic, params_read, reg)
+
+
+def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
+    """The forward statements for `call`: `mode == TRAIN` read as the `training` flag."""
+    return [stmt.visit(_Training(_Facts(fn, names))) for stmt in found.forward]
+
+
+# The native blockers the shim is tried for: the forward-pass constructs its verified fixtures (fixtures/shim_*) hold.
+# Any other blocker stands alone, with no shim attempt: the shim's conversion of it is not verified.
+_FOR = ("builds layers and is called in a loop", "builds layers and is called inside an expression",
+        "is converted when it ends with `return <tensor>`", "regularizer")
+
+
+def applies(native: Blocked) -> bool:
+    """Whether every native blocker is one the shim is tried for."""
+    return all(any(words in e.message for words in _FOR) for e in native.errors)
+
+
+def refused(native: Blocked, why: Blocked) -> Blocked:
+    """The native blockers of a model_fn the shim could not convert either, with a note (TFM502) for each reason
+    the shim gave that the native ones do not already say."""
+    said = {(e.code, e.message) for e in native.errors}
+    notes = []
+    for e in why.errors:
+        if (e.code, e.message) not in said:
+            note = Blocked(CODE, f"the model-mapping shim cannot convert this model_fn either: {e.code} {e.message}"
+                           if e.code != CODE else f"the model-mapping shim cannot convert this model_fn either: "
+                                                  f"{e.message}", e.node)
+            note.severity = "note"
+            notes.append(note)
+    return Blocked.many([native, *notes]) if notes else native
+
+
+def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str], helpers: dict,
+         interpret) -> ShimPlan:
+    """The shim plan of a model_fn the native interpreter blocked on (`native`): `interpret(fn, module_names)`
+    runs the native interpreter on the model_fn with its forward pass replaced."""
+    found = split(fn, names, helpers)
+    base = interpret(found.synthetic, module_names | {SHIM_CALL})  # (the rest of the model_fn: its blockers too)
+    if found.regularized and (getattr(base.loss, "reduction", None) == "sum" or getattr(base.loss, "elementwise", False)):
+        raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
+                            "under the shim (the regularization loss joins each example's loss; checked for a mean "
+                            "over the batch only)", fn)
+    why = native.message if len(native.errors) == 1 else "; ".join(e.message for e in native.errors[:2])
+    note = (CODE, "forward pass kept as TF1 code under the model-mapping shim (tf_keras, "
+                  f"track_tf1_style_variables; TF1 variable names): the native conversion stopped at: {why}", fn)
+    fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(model_fn.ModelPlan)}
+    fields.update(call_body=forward_body(found, fn, names), params_in_call=found.params_read, layers=[],
+                  output=found.output, notes=[*base.notes, note], helpers=[])
+    return ShimPlan(**fields, shim_why=why, shim_helpers=reached(found.forward, helpers))
