@@ -398,6 +398,9 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
         # itself: say that file blocked, as for any file of a unit left unchanged
         if analysis.errors:
             _raise(analysis.errors, file, program)
+        # a module the converted program imports (its data) that cannot run on TF2 blocks the unit with it, never
+        # left behind half-migrated (tf.contrib.learn.datasets in a data module)
+        context.link(*(f.path for f in _unit_importers(file, analysis, program, inputs)))
         raise
     importers = _unit_importers(file, analysis, program, inputs)
     blocked_imported = [e for e in analysis.errors if (program.file_of(e.node) or file) is not file
