@@ -63,7 +63,7 @@ from .planners import (canned, driver, hooks, imports, keras_estimator, layers, 
                        strategy, variables)
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
-from .emit.assembly import FORWARD_PASS, emit_parts, quiet_generated, support, template_env
+from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
 from .facts import estimator
 from .facts.calls import TF, code
@@ -298,15 +298,6 @@ def _wrap_list(items: list[str], width: int) -> str:
     if len(one) <= width:
         return one
     return "\n" + "".join(f"    {item},\n" for item in items)
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}{n}"
-    taken.add(name)
-    return name
 
 
 def analysis_for(context) -> driver.Analysis:
@@ -1099,7 +1090,7 @@ def _model_plan(sites: list, context):
                     for c, message, node in fn_notes]
     taken = set(module_names) | {plan.class_name}
     stem = plan.class_name[:-len("Model")] if plan.class_name.endswith("Model") else plan.class_name
-    builder = _free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
+    builder = free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
 

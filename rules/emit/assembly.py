@@ -225,3 +225,11 @@ def _placeholders(statements) -> set[str]:
     return found
 
 
+def free_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base2`, `base3`, ... : the first name of a generated class or builder not in `taken` (added)."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    taken.add(name)
+    return name

@@ -10,6 +10,7 @@ from tfmigrate.diagnostics import Blocked
 
 from .. import feature_columns as fcols
 from .. import heads, optimizers, partitioners
+from ...emit.assembly import free_name
 from ._model import CODE, CannedModel
 
 
@@ -104,10 +105,10 @@ def model_plan(sites: list, context):
         if name in module_names:
             raise Blocked(CODE, f"`{name}` is taken in this module; the generated model code needs the name", model.node)
     stem = model.name
-    class_name = _free(f"{stem}Model", taken)
+    class_name = free_name(f"{stem}Model", taken)
     target = sites[0].target
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", stem.replace("DNN", "Dnn")).lower()
-    builder = _free(f"build_{snake}" if target == "keras" else f"{stem}Trainer", taken)
+    builder = free_name(f"build_{snake}" if target == "keras" else f"{stem}Trainer", taken)
     loss_class, loss_args = _HEADS[model.head]
     loss = _Loss(loss_class, loss_args, model.reduction)
     if model.head == "regression" and model.units > 1:
@@ -125,11 +126,3 @@ def model_plan(sites: list, context):
     cache[key] = (plan, target, builder, model.parameter_server, notes)
     return cache[key]
 
-
-def _free(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}{n}"
-    taken.add(name)
-    return name
