@@ -46,7 +46,10 @@ def test_the_resume_note_is_given():
     assert any("trains more than once" in n for n in result_notes)
 
 
-@pytest.mark.parametrize("extra", ["NOISE = tf.random.normal([1])", "def shuffled(ds):\n    return ds.shuffle(8)"])
+@pytest.mark.parametrize("extra", ["NOISE = tf.random.normal([1])", "def shuffled(ds):\n    return ds.shuffle(8)",
+                                   "from tensorflow.keras.layers import Dropout\nDROP = Dropout(0.5)",
+                                   "def pick(logits):\n    return tf.random.categorical(logits, 1)",
+                                   "def noisy(x):\n    return tf.compat.v1.random_normal([1]) + x"])
 def test_training_in_a_loop_with_random_draws_blocks(extra):
     # each TF1 train() rebuilt its graph with the same seeds: random ops repeated their draws every call, which the
     # eager migrated training cannot do (a silent change of the second round on)
@@ -76,7 +79,10 @@ def test_train_and_evaluate_twice_blocks():
 
 
 @pytest.mark.parametrize("extra", ["def shuffled(ds):\n    return ds.shuffle(8, seed=3)",
-                                   "import numpy as np\nNOISE = np.random.RandomState(0).normal(size=3)"])
+                                   "import numpy as np\nNOISE = np.random.RandomState(0).normal(size=3)",
+                                   "tf.random.set_seed(1)\nimport random\nrandom.shuffle([1, 2])",
+                                   "COL = tf.feature_column.categorical_column_with_identity('k', 4)",
+                                   "def fixed(seed):\n    return tf.random.stateless_normal([1], seed=seed)"])
 def test_seeded_shuffles_and_numpy_draws_do_not_block_training_in_a_loop(extra):
     # a seeded shuffle makes a new dataset with the same op seed per input_fn call, in both programs; numpy's host
     # state goes on alike (same process, same calls)

@@ -269,40 +269,45 @@ class ReadsMixin:
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
 
 
-_RANDOM = ("random", "dropout", "shuffle", "noise", "multinomial", "categorical")
+_RANDOM = ("random", "dropout", "shuffle", "noise")  # parts of draw names: random_normal, Dropout, GaussianNoise
+_RANDOM_OPS = {"multinomial", "categorical"}  # whole names only (categorical_column_* draws nothing)
 _SEEDING = {"set_random_seed", "tf_random_seed", "random_seed", "set_seed"}  # seeding is not drawing
-_HOST_RANDOM = ("np", "numpy", "RandomState", "default_rng")  # host-side draws go on the same way in both programs
+# host-side draws (numpy, Python's random module) go on the same way in both programs: same process, same calls
+_HOST_RANDOM = ("np", "numpy", "random", "RandomState", "default_rng")
 
 
 def _random_words(site: Site, training) -> list[str]:
     """Names of TF random draws in the model_fn's file and the training calls' files (sorted, at most 3): a
-    conservative reading, since a random op may sit in any function those files run. Not counted: seeding, numpy
-    draws (host state goes on alike in both programs: same process, same calls), and `.shuffle(n, seed)` given its
-    seed (a new dataset with the same op seed per input_fn call in both)."""
+    conservative reading, since a random op may sit in any function those files run. Not counted: seeding, host
+    draws (numpy, Python's random), stateless ops, and `.shuffle(n, seed)` given its seed (a new dataset with the
+    same op seed per input_fn call in both)."""
     files = {id(site.model_fn.file): site.model_fn.file, **{id(u.file): u.file for u in training}}
     found = set()
     for file in files.values():
         for name, nodes in file.names.items():
-            if name in _SEEDING or name in _HOST_RANDOM or not any(w in name.lower() for w in _RANDOM):
+            if name in _SEEDING or name.startswith("stateless_") or name in ("RandomState", "default_rng"):
                 continue
-            imported = any(_from_tf_import(node, file) for node in nodes)
-            if any(_unseeded_tf_draw(node, name, file, imported) for node in nodes):
+            worded = name in _RANDOM_OPS or any(w in name.lower() for w in _RANDOM)
+            imported = worded and _tf_imported(name, file)
+            if any(_unseeded_tf_draw(node, name, file, worded, imported) for node in nodes):
                 found.add(name)
     return sorted(found)[:3]
 
 
-def _from_tf_import(node: cst.Name, file) -> bool:
-    """The name is bound by `from tensorflow... / keras... import name` (a bare `Dropout(...)` then draws)."""
-    while node is not None and not isinstance(node, (cst.ImportFrom, cst.SimpleStatementLine)):
-        node = file.parents.get(id(node))
-    if not isinstance(node, cst.ImportFrom) or node.module is None:
-        return False
-    return code(node.module).split(".")[0] in ("tensorflow", "tf_keras", "keras", "tensorflow_estimator")
+def _tf_imported(name: str, file) -> bool:
+    """The name is bound by an import from TensorFlow or Keras (`from tensorflow.keras.layers import Dropout`): a
+    bare `Dropout(...)` then draws."""
+    return any(b.kind in ("import", "from") and b.target.split(".")[0] in _TF_PACKAGES
+               for scope in {*file.scopes.values(), file.top} for b in scope.bindings.get(name, ()))
 
 
-def _unseeded_tf_draw(node: cst.Name, name: str, file, imported: bool) -> bool:
-    """An attribute `x.<name>` not under numpy (and a `.shuffle` without its seed), or a TF-imported bare name used;
-    the program's own names (`shuffled`, `NOISE`) are not draws by their names."""
+_TF_PACKAGES = ("tensorflow", "tf_keras", "keras", "tensorflow_estimator")
+
+
+def _unseeded_tf_draw(node: cst.Name, name: str, file, worded: bool, imported: bool) -> bool:
+    """An attribute `x.<name>` that draws: any op of a `.random` module (`tf.random.normal`, not the module name
+    itself), or a drawing name not under a host root (and a `.shuffle` without its seed); a TF-imported bare drawing
+    name used. The program's own names (`shuffled`, `NOISE`) are not draws by their names."""
     parent = file.parents.get(id(node))
     if not (isinstance(parent, cst.Attribute) and parent.attr is node):
         return imported and not isinstance(parent, (cst.ImportAlias, cst.Attribute))
@@ -311,8 +316,13 @@ def _unseeded_tf_draw(node: cst.Name, name: str, file, imported: bool) -> bool:
         root = root.value
     if isinstance(root, cst.Name) and root.value in _HOST_RANDOM:
         return False
-    call = file.parents.get(id(parent))
-    if name == "shuffle" and isinstance(call, cst.Call) and call.func is parent:
-        return not (len([a for a in call.args if a.keyword is None]) >= 2
-                    or any(a.keyword is not None and a.keyword.value == "seed" for a in call.args))
+    outer = file.parents.get(id(parent))
+    if name == "random" and isinstance(outer, cst.Attribute) and outer.value is parent:
+        return False  # the module (`tf.random.<op>`): its op decides
+    in_random_module = isinstance(parent.value, cst.Attribute) and parent.value.attr.value == "random"
+    if not (worded or in_random_module):
+        return False
+    if name == "shuffle" and isinstance(outer, cst.Call) and outer.func is parent:
+        return not (len([a for a in outer.args if a.keyword is None]) >= 2
+                    or any(a.keyword is not None and a.keyword.value == "seed" for a in outer.args))
     return True
