@@ -1354,7 +1354,7 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
         if kept:
             result.diagnostics[:] = kept
         elif result.diagnostics:
-            results[path] = _left_for(result, sorted({d.path for d in result.diagnostics}))
+            results[path] = _left_for(result, sorted({d.path for d in result.diagnostics}), results)
     # the files needing manual work themselves: not those left unchanged only for another one (TFM600)
     causes = {p for p, r in results.items() if r.status == "failed"
               or r.status == "blocked" and any(d.code != "TFM600" for d in r.diagnostics)}
@@ -1362,15 +1362,20 @@ def _migrate_program(datas: dict[str, bytes], options: Options) -> list[FileResu
         bad = sorted(p for p in groups[path] if p in causes and p != path) or sorted(
             p for p in groups[path] if results[p].status in ("blocked", "failed") and p != path)
         if bad and result.status in ("changed", "unchanged"):
-            results[path] = _left_for(result, bad)
+            results[path] = _left_for(result, bad, results)
     return [results[p] for p in datas]
 
 
-def _left_for(result: FileResult, others: list[str]) -> FileResult:
-    """`result`'s file left as it was, for the other files of its unit that need manual work (TFM600)."""
+def _left_for(result: FileResult, others: list[str], results: dict | None = None) -> FileResult:
+    """`result`'s file left as it was, for the other files of its unit that need manual work (TFM600), naming the
+    first construct that blocks them and where (the user sees why from any file of the unit)."""
+    found = [d for p in others for d in (results[p].diagnostics if results and p in results else [])
+             if d.severity == "error" and d.code != "TFM600"]
+    why = f": {found[0].path}:{found[0].line} {found[0].code} {found[0].message}" if found else ""
+    why += f" (and {len(found) - 1} more there)" if len(found) > 1 else ""
     return FileResult(result.path, "blocked", result.source, result.source, linked=result.linked, diagnostics=[
         Diagnostic("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual "
-                             "work", 1, 0, "error", result.path)])
+                             f"work{why}", 1, 0, "error", result.path)])
 
 
 def explain_paths(paths: Iterable[Path], options: Options) -> list[dict]:

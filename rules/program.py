@@ -888,7 +888,23 @@ def _raise(errors: list, file, program, analysis=None) -> None:
     if helpers:
         raise Blocked.many(helpers)
     others = sorted({program.file_of(e.node).path for e in errors})
-    raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work")
+    raise Blocked("TFM600", f"left unchanged: migrated as one unit with {', '.join(others)}, which needs manual work"
+                            + _first_blocker(errors, program))
+
+
+def _first_blocker(errors: list, program) -> str:
+    """`: path:line CODE message` of the unit's first blocker in another file (and how many more), so every file
+    left unchanged names the construct that blocks it and where, not only the file."""
+    from tfmigrate.engine import position_in
+
+    found = [x for e in errors for x in e.errors if x.node is not None and program.file_of(x.node) is not None]
+    if not found:
+        return ""
+    first = found[0]
+    where = program.file_of(first.node)
+    more = len({(x.code, x.message) for x in found}) - 1
+    return (f": {where.path}:{position_in(where.module, first.node)[0]} {first.code} {first.message}"
+            + (f" (and {more} more there)" if more else ""))
 
 
 def _unconverted_model_fn_blockers(analysis, by_fn: dict, file, context) -> list:

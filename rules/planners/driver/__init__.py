@@ -115,7 +115,8 @@ Estimators, no model_dir, warm start, a strategy or a train_and_evaluate among t
 
 TFM600 (migrated as a unit): files linked through one Estimator (the model_fn in one file, the driver in
 another, specs from a third) change together or not at all; when one of them is blocked, every other file of the
-unit is left unchanged with a TFM600 error naming the file that blocked.
+unit is left unchanged with a TFM600 error naming the file that blocked and its first blocker: `path:line CODE
+message` of the construct, wherever in the run it stands (and how many more that file has).
 TFM603 (other estimator kinds): `tf.keras.estimator.model_to_estimator(keras_model=...)` becomes the compiled
 Keras model (rules/planners/keras_estimator.py: what converts, what blocks); the canned estimators rules/planners/canned.py does not
 convert (RNN estimators) and `TPUEstimator` are found and reported with what to do.
