@@ -604,7 +604,11 @@ class Program:
             return None
         found = self.lookup(name, at, file)
         if not found:
-            return None
+            # `from model import *` of a file of this run that imports TensorFlow: `tf` is that module's import
+            star = self.star_member(name, file)
+            if star is None or star[0].kind not in ("import", "from"):
+                return None
+            return self.absolute(star[0].target, star[1])
         b = found[-1]  # `if tf.__version__ ...: tf = tf.compat.v1`: the most recent meaning wins
         if b.kind in ("import", "from"):
             return self.absolute(b.target, file)

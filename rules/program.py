@@ -324,6 +324,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     file = context.index()
     analysis = analysis_for(context)
     program = analysis.program
+    _star_tf(module, table, file, program)
     inputs = {id(s): _input_files(s, program) for s in analysis.sites}
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
@@ -1739,7 +1740,7 @@ def _unbound_root(node: cst.Attribute, file, program) -> Blocked | None:
     full = get_full_name_for_node(node)
     parts = full.split(".") if full else []
     if not (len(parts) > 1 and (_ESTIMATOR_WORDS | _CANNED_WORDS) & set(parts[1:])
-            and not program.lookup(parts[0], node, file)):
+            and not program.lookup(parts[0], node, file) and program.star_member(parts[0], file) is None):
         return None
     stars = _star_imports(file.module)
     how = (f"`{stars[0]}` may bind it, a star import of a module outside the migrated files"
@@ -1823,6 +1824,25 @@ def _signature(fn: cst.FunctionDef) -> str:
     return ", ".join([*(x.name.value for x in [*p.posonly_params, *p.params]), *star,
                       *(x.name.value for x in p.kwonly_params), *kwargs])
 
+
+
+def _star_tf(module: cst.Module, table: ImportTable, file, program) -> None:
+    """`tf` bound only by `from model import *` of a file of the run that has `import tensorflow as tf`: recorded
+    in the file's table (kind "star", the star import's line) so the leftover-name pass reads `tf.X` here as the
+    program does; the TF2 header then imports `tensorflow as tf` above that line (the same module object)."""
+    for stmt in module.body:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(s, cst.ImportFrom) and isinstance(s.names, cst.ImportStar) for s in stmt.body)):
+            continue
+        for small in stmt.body:
+            base = (f"{'.' * len(small.relative)}{code(small.module) if small.module else ''}"
+                    if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar) else None)
+            other = program.by_module.get(program.absolute(base, file)) if base is not None else None
+            for name, bs in (build_import_table(other.module, TF_ROOTS).bindings.items() if other else ()):
+                found = program.star_member(name, file)
+                if name not in table.bindings and not file.top.bindings.get(name) and found is not None \
+                        and found[1] is other and bs[-1].kind == "import" and bs[-1].target == "tensorflow":
+                    table.bindings[name] = [dataclasses.replace(bs[-1], statement=stmt, kind="star")]
 
 
 def _tf2_alias(module: cst.Module, table: ImportTable) -> tuple[str, bool]:
@@ -1940,7 +1960,8 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
                  index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None,
                  notes: list | None = None, shim_helpers: frozenset[str] = frozenset()) -> cst.Module:
     alias = tf_name if imported else None
-    if not imported and _names_any(module, frozenset({tf_name}), texts):
+    star = [b.kind for b in table.bindings.get(tf_name, ())] == ["star"]  # `tf` from a run module's star import
+    if not imported and not star and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
         raise Blocked(imports.CODE, f"`{tf_name}` already means something else in this file; the generated code "
                                     f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")

@@ -79,11 +79,19 @@ class ReachMixin:
             return False
         found = self.program.lookup(expr.value, expr, self.file)
         if not found and self.file.star_imports:
-            # `from model_fn import *` as the file's last star import: the builder and support classes the conversion
-            # puts at the top of that module come with it
-            last = self.program.absolute(self.file.star_imports[-1], self.file)
-            return (site.model_fn.file.module_name == last and not name.startswith("_") and name not in self.file.names
-                    and self.program.star_member(expr.value, self.file) is not None)
+            # `from model_fn import *`: the builder and support classes the conversion puts at the top of that
+            # module come with it, unless a later star import may rebind the name (one outside the run, or one
+            # of the run defining it)
+            if name.startswith("_") or name in self.file.names or \
+                    self.program.star_member(expr.value, self.file) is None:
+                return False
+            for base in reversed(self.file.star_imports):
+                module = self.program.absolute(base, self.file)
+                if module == site.model_fn.file.module_name:
+                    return True
+                if module not in self.program.by_module or self.program.module_member(f"{module}.{name}"):
+                    return False
+            return False
         if len(found) != 1 or found[0].kind != "from" or found[0].scope.kind != "module" or \
                 not isinstance(found[0].node, cst.ImportAlias) or self.program.absolute(found[0].target, self.file) \
                 != f"{site.model_fn.file.module_name}.{wanted}":
