@@ -1724,14 +1724,43 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     elif model_fns:
         # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
         inside = {id(e) for _, found in model_fns.values() for e in found}
-        errors = [Blocked(estimator.CODE, f"`{fn.name.value}({_signature(fn)})` is a model_fn no Estimator "
-                                          "in the migrated files is built with: run tfmigrate on this file together "
-                                          "with the files that build and drive the Estimator", fn.name)
+        errors = [Blocked(estimator.CODE, _factory_model_fn(fn, file, program, analysis) or
+                          f"`{fn.name.value}({_signature(fn)})` is a model_fn no Estimator "
+                          "in the migrated files is built with: run tfmigrate on this file together "
+                          "with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if not subclasses and file is not None and program is not None:
         errors = _helper_findings(errors, generic, holders, file, program)
     if errors:
         raise Blocked.many(errors[:20])
+
+
+def _factory_model_fn(fn: cst.FunctionDef, file, program, analysis) -> str | None:
+    """For a model_fn a factory of the run returns (`def model_fn_builder(...): def model_fn(...): ...; return
+    model_fn`, called in another file or this one): where the factory is called and, when that file is blocked, its
+    first blocker (file:line), instead of "no Estimator in the migrated files is built with it". None otherwise."""
+    if file is None or program is None:
+        return None
+    outer = file.enclosing_function(fn)
+    scope = file.function_scopes.get(id(outer)) if outer is not None else None
+    if scope is None or not any(isinstance(r.value, cst.Name) and r.value.value == fn.name.value
+                                for r in scope.returns):
+        return None
+    calls = program.call_sites(outer)
+    if not calls:
+        return None
+    from tfmigrate.engine import position_in
+
+    call, where = calls[0]
+    head = (f"`{fn.name.value}({_signature(fn)})` is the model_fn `{outer.name.value}` returns, called at "
+            f"{where.path}:{position_in(where.module, call)[0]}")
+    blocked = [e for e in (analysis.errors if analysis is not None else ()) if program.file_of(e.node) is where]
+    if blocked:
+        first = blocked[0]
+        return (f"{head}: it converts with the Estimator built from that value, which is blocked there: "
+                f"{where.path}:{position_in(where.module, first.node)[0]} {first.code} {first.message}")
+    return (f"{head}, whose value reaches no tf.estimator Estimator tfmigrate converts (see the findings of "
+            f"{where.path}): it converts with that Estimator once it does")
 
 
 def _unbound_root(node: cst.Attribute, file, program) -> Blocked | None:
