@@ -35,7 +35,11 @@ is a def nothing in the run calls, that returns an EstimatorSpec and takes `feat
 
 Star imports: a model_fn name bound nowhere in a module that has `from X import *` of a module other than
 TensorFlow is that import's (a module global): the converted model, written into the same module, reads it as the
-model_fn did (`_star_imported`).
+model_fn did (`_star_imported`). A driver that imports no TensorFlow but star-imports a module of the run that does
+(`from shop.net import *`, fixtures/star_import_package) reads `tf` through it (`_star_tf`), and the builder
+generated next to a star-imported model_fn reaches it the same way, unless a later star import may rebind the name.
+A model_fn a factory of the run returns (`def model_fn_builder(...): ...; return model_fn`) whose Estimator is not
+converted names the factory's call and that file's first blocker (`_factory_model_fn`).
 
 Why exact: the pass only composes the rules' conversions, each exact on its own; it edits nothing until every rule
 has planned, and an output that does not parse is never written (the engine compiles it first).
