@@ -1728,10 +1728,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     elif model_fns:
         # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
         inside = {id(e) for _, found in model_fns.values() for e in found}
-        errors = [Blocked(estimator.CODE, _factory_model_fn(fn, file, program, analysis) or
-                          f"`{fn.name.value}({_signature(fn)})` is a model_fn no Estimator "
-                          "in the migrated files is built with: run tfmigrate on this file together "
-                          "with the files that build and drive the Estimator", fn.name)
+        errors = [Blocked(estimator.CODE, _factory_model_fn(fn, file, program, analysis) or f"`{fn.name.value}("
+                          f"{_signature(fn)})` is a model_fn no Estimator in the migrated files is built with: run "
+                          "tfmigrate on this file together with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if not subclasses and file is not None and program is not None:
         errors = _helper_findings(errors, generic, holders, file, program)
