@@ -31,7 +31,7 @@ The other kinds TFM603 reports (rules/planners/driver.py `kind_message`): the RN
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -64,6 +64,8 @@ class TPUSite:
     use_tpu: Value
     flag: bool  # use_tpu is a flag (default False): the migrated program refuses to run with it set
     false_tests: frozenset  # source texts a model_fn may test for use_tpu (`FLAGS.use_tpu`), all False here
+    remote: list = field(default_factory=list)  # string flags (`FLAGS.master`) unset by default: raise when set
+    dead: list = field(default_factory=list)  # (`if use_tpu ...:` building the TPUClusterResolver, its file): go
 
 
 def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TPUSite:
@@ -199,24 +201,30 @@ def input_params(params: str, batch: str | None) -> str:
 
 
 def guard(tpu: TPUSite, render) -> str | None:
-    if not tpu.flag:
-        return None
-    text = render(tpu.use_tpu)
-    return (f"if {text}:  # the TPU path of TPUEstimator was not migrated\n"
-            f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
+    lines = []
+    if tpu.flag:
+        lines.append(f"if {render(tpu.use_tpu)}:  # the TPU path of TPUEstimator was not migrated\n"
+                     f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
+    for value in tpu.remote:  # TF1 ran its session on that target when set: say so rather than train here
+        text = render(value)
+        lines.append(f"if {text}:  # tpu.RunConfig's remote session target was not migrated\n"
+                     f"    raise ValueError(\"{text} (a remote TensorFlow master) is not supported by the migrated "
+                     f"program: it trains in this process\")")
+    return "\n".join(lines) or None
 
 
-def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Value]:
+def run_config(analysis, node: cst.Call, file, env, trail: list, tpu: TPUSite) -> dict[str, Value]:
     """tf.compat.v1.estimator.tpu.RunConfig(tpu_config, evaluation_master, master, cluster, **RunConfig args)."""
     from ..facts.sites import bind_values
+    from .tpu_cluster import cluster_off, master_off
 
     args = bind_values(node, _TPU_RUN_CONFIG + RUN_CONFIG_ARGS, "tpu.RunConfig", file, env, rule=CODE)
-    for key in ("evaluation_master", "master", "cluster"):
+    for key in ("evaluation_master", "master"):
         v = args.pop(key, None)
-        if v is not None and not (is_literal(v.node, None) or (isinstance(v.node, cst.SimpleString)
-                                                               and v.node.evaluated_value == "")):
-            raise Blocked(CODE, f"tpu.RunConfig({key}=...) is not converted: the Estimator ran its session on that "
-                                "remote target", v.node)
+        if v is not None:
+            master_off(analysis, key, v, tpu)
+    if args.get("cluster") is not None:
+        cluster_off(analysis, args.pop("cluster"), tpu, trail)
     tpu_config = args.pop("tpu_config", None)
     if tpu_config is not None and not is_literal(tpu_config.node, None):
         r = analysis.program.resolve(tpu_config)
@@ -230,6 +238,13 @@ def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Va
         if "eval_training_input_configuration" in config:
             raise Blocked(CODE, "TPUConfig(eval_training_input_configuration=...) is not converted (SLICED raised "
                                 "on CPU)", config["eval_training_input_configuration"].node)
+        for v in config.values():  # `is_per_host = ...InputPipelineConfig.PER_HOST_V2` read only here goes too
+            if isinstance(v.node, cst.Name):
+                named = analysis.program.resolve(v)
+                b = named.trail[0] if named.trail and not named.ambiguous else None
+                if b is not None and b.kind == "assign" and not b.unpack and all(  # read only by this TPUConfig
+                        b.scope.file.inside(n, {id(r.node)}) for n in b.scope.file.loads_of(analysis.program, b)):
+                    trail.append(b)
         analysis.notes.append((CODE, "tpu_config dropped: on CPU TPUEstimator ran one step per session.run whatever "
                                      "iterations_per_loop is", tpu_config.node))
     return args

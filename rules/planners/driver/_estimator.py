@@ -135,7 +135,7 @@ class EstimatorMixin:
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
         try:
-            run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
+            run_config = self.run_config(args, call, file, trail, tpu=tpu, unconverted=unconverted)
         except Blocked as blocked:  # (a TPUEstimator without its RunConfig)
             own.append(blocked)
             run_config = {}
