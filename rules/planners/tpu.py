@@ -148,6 +148,27 @@ def _flag_defaults(analysis, name: str) -> list:
     return found
 
 
+def factory_tests(analysis, model_fn: Value, factory: cst.FunctionDef, tpu: TPUSite) -> None:
+    """`model_fn_builder(..., use_tpu=FLAGS.use_tpu)` (the BERT shape): a factory parameter given the TPUEstimator's
+    own use_tpu (the flag, or False), never rebound, is a use_tpu test in the closure too."""
+    if not tpu.false_tests:
+        return
+    r = analysis.program.resolve(model_fn)
+    file = r.value.file
+    factory_scope = file.function_scopes.get(id(factory))
+    inner_scope = file.scope_of(r.node) if isinstance(r.node, cst.FunctionDef) else None
+    if factory_scope is None or inner_scope is None:
+        return
+    inner = file.function_scopes.get(id(r.node))
+    for name, value in r.value.env:
+        bindings = factory_scope.bindings.get(name, [])
+        if not bindings or any(b.kind != "param" for b in bindings) or (inner is not None and name in inner.bindings):
+            continue
+        text = code(value.node).strip()
+        if is_literal(value.node, False) or text in tpu.false_tests:
+            tpu.false_tests = tpu.false_tests | {name}
+
+
 def model_params(analysis, params: str, tpu: TPUSite, call: cst.Call, file) -> str:
     """The params the model_fn saw in TRAIN (the Keras model is built once, with these)."""
     items = []

@@ -71,9 +71,9 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
         arm = _dead_arm(analysis, b, tpu)
         if arm is None:
             raise Blocked(CODE, f"tpu.RunConfig(cluster={node.value}): `{node.value}` is "
-                                f"`{code(b.value)[:50]}` at line {analysis.line(b.statement, b.scope.file)}, which "
-                                "runs with use_tpu=False, so TF1 ran the Estimator's sessions on that cluster; "
-                                + fix, b.statement)
+                                f"`{code(b.value)[:50]}` at line {analysis.line(b.statement, b.scope.file)}, not only "
+                                "under an `if` on the TPUEstimator's use_tpu (False), so TF1 ran the Estimator's "
+                                "sessions on that cluster; " + fix, b.statement)
         dead.append((arm, b.scope.file))
     for b in bindings:
         other = [n for n in b.scope.file.loads_of(analysis.program, b) if n is not node]

@@ -118,6 +118,8 @@ class EstimatorMixin:
         try:
             if "model_fn" in args:
                 fn, factory = self._model_fn(args, call, file)
+                if tpu is not None and factory is not None:  # `model_fn_builder(use_tpu=FLAGS.use_tpu)`
+                    tpu_rules.factory_tests(self, args["model_fn"], factory[0], tpu)
         except Blocked as blocked:
             own.append(blocked)
         if fn is not None:
