@@ -15,14 +15,20 @@ session.run whatever TPUConfig(iterations_per_loop) says, with these differences
   from them) in model_fn takes its else arm, and `a if <that> else b` its else value: `CrossShardOptimizer` there
   never ran;
 - `tf.compat.v1.estimator.tpu.RunConfig(tpu_config=TPUConfig(...), ...)` is a RunConfig: tpu_config is dropped
-  with a note (iterations_per_loop only grouped TPU steps); ExamplesPerSecondHook only logged (dropped).
+  with a note (iterations_per_loop only grouped TPU steps; a name read only by it, `is_per_host = ...PER_HOST_V2`,
+  goes too); ExamplesPerSecondHook only logged (dropped);
+- its `master=` / `evaluation_master=` / `cluster=` when they leave the session local (a string flag unset by
+  default, a TPUClusterResolver built only under `if <use_tpu> ...:`): rules/planners/tpu_cluster.py;
+- a model_fn factory's parameter given the TPUEstimator's use_tpu (`model_fn_builder(use_tpu=FLAGS.use_tpu)`, the
+  BERT shape) and never rebound is a use_tpu test in the closure (`if use_tpu:` takes its else arm).
+The TF2 form of the TPU path is `tf.distribute.TPUStrategy`; tfmigrate converts the CPU/GPU run only.
 use_tpu must be provably False: the literal (or a name assigned it), or a boolean flag of the program defined
 with default False (absl `DEFINE_bool("use_tpu", False, ...)`, argparse `store_true`/default=False). For a flag,
 the migrated program keeps the flag and raises a ValueError when it is set: the TPU path is dropped, and saying
 so at run time is better than silently training on CPU.
 Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
 TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
-a tpu RunConfig with master/cluster/evaluation_master (a remote session), TPUConfig(eval_training_input_
+a tpu RunConfig with a master/cluster/evaluation_master that may be used (a remote session), TPUConfig(eval_training_input_
 configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
 `params` (TF1 raised), a model_fn shared with a plain Estimator.
 TF 1.x's `tf.contrib.tpu.TPUEstimator` (also through `tensorflow.contrib.tpu.python.tpu.tpu_estimator`) is the same
