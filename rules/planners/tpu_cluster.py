@@ -31,6 +31,8 @@ _STRING_FLAGS = ("DEFINE_string",)
 def master_off(analysis, key: str, value: Value, tpu) -> None:
     """`master=` / `evaluation_master=`: unset (None, "", or a string flag unset by default) or blocked."""
     node = value.node
+    if not tpu.false_tests:  # use_tpu not provably False: the TPUEstimator is blocked for that, its TPU run is moot
+        return
     if is_literal(node, None) or (isinstance(node, cst.SimpleString) and node.evaluated_value == ""):
         return
     r = analysis.program.resolve(value)
@@ -51,7 +53,7 @@ def master_off(analysis, key: str, value: Value, tpu) -> None:
 def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
     """`cluster=`: None when use_tpu is False (the resolver built only under `if <use_tpu> ...:`), or blocked."""
     node = value.node
-    if is_literal(node, None):
+    if not tpu.false_tests or is_literal(node, None):  # (use_tpu not provably False: blocked for that)
         return
     fix = ("build the TPUClusterResolver only under `if <use_tpu flag> ...:` and leave the name None otherwise "
            "(the BERT shape), or pass cluster=None")

@@ -115,3 +115,44 @@ def test_factory_parameter_rebound_is_not_taken_as_use_tpu():
     src = PROGRAM.replace("    def model_fn(features", "    use_tpu = True\n\n    def model_fn(features")
     result = blocked(src)
     assert any(d.code in ("TFM605", "TFM501") for d in result.diagnostics if d.severity == "error")
+
+
+def test_use_tpu_not_provably_false_is_reported_rather_than_its_cluster():
+    src = PROGRAM.replace("use_tpu=FLAGS.use_tpu,\n", "\n").replace(
+        "    if FLAGS.use_tpu and FLAGS.tpu_name:\n        resolver = ", "    if True:\n        resolver = ")
+    messages = [d.message for d in blocked(src).diagnostics if d.severity == "error"]
+    assert any("its default is True" in m for m in messages) and not any("cluster" in m for m in messages), messages
+
+
+SCAFFOLD = """\
+        scaffold_fn = None
+        if use_tpu:
+            def tpu_scaffold():
+                tf.compat.v1.train.init_from_checkpoint("/tmp/ck", {"dense/": "dense/"})
+                return tf.compat.v1.train.Scaffold()
+
+            scaffold_fn = tpu_scaffold
+"""
+OPTIMIZER = "        optimizer = tf.compat.v1.train.GradientDescentOptimizer(lr)\n"
+
+
+def test_scaffold_fn_set_only_under_use_tpu_is_none_off_tpu():
+    src = PROGRAM.replace(OPTIMIZER, SCAFFOLD + OPTIMIZER).replace("train_op=train_op)",
+                                                                  "train_op=train_op, scaffold_fn=scaffold_fn)")
+    out = rewrite(src)
+    assert out.status == "changed", [d.format() for d in out.diagnostics]
+    assert "init_from_checkpoint" not in out.output.decode() and "scaffold" not in out.output.decode()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    # a scaffold_fn that runs restores variables from a checkpoint: named at the spec
+    (OPTIMIZER, "\n".join(line[4:] for line in SCAFFOLD.splitlines()[2:5]) + "\n\n" + OPTIMIZER, 27),
+    # BERT's CPU arm: init_from_checkpoint called in model_fn itself
+    (OPTIMIZER, '        tf.compat.v1.train.init_from_checkpoint("/tmp/ck", {"dense/": "dense/"})\n' + OPTIMIZER, 19),
+])
+def test_checkpoint_initialisation_blocks_with_what_to_do(old, new, line):
+    src = PROGRAM.replace(old, new).replace("train_op=train_op)", "train_op=train_op, scaffold_fn=tpu_scaffold)"
+                                            if "def tpu_scaffold" in new else "train_op=train_op)")
+    errors = [d for d in blocked(src).diagnostics if d.severity == "error"]
+    assert [(d.code, d.line) for d in errors] == [("TFM605", line)], [d.format() for d in errors]
+    assert "init_from_checkpoint" in errors[0].message and "warm_start_from=" in errors[0].message
