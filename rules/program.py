@@ -547,6 +547,14 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
             continue
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
+        # a factory's model_fn (`model_fn_builder`): its model is generated inside the factory, where the driver
+        # cannot reach EstimatorCheckpoints, so that class goes above the factory, at module level
+        writes = any(map(driver.writes_checkpoints, sites))
+        outside = writes and targets[key] == "keras" and sites[0].factory is not None \
+            and sites[0].factory[1] is not None and id(sites[0].factory[0]) in top
+        if fn.file is file and outside:
+            edits.insert_statements_above(sites[0].factory[0], [edits.module_statement(
+                support("estimator_checkpoints.py.j2").strip("\n"), [cst.EmptyLine(), cst.EmptyLine()])])
         if fn.file is file:
             predicts, exports = reading_sites(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
@@ -565,7 +573,7 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                                            or bool(getattr(plans[key], "loggers", None))
                                                            or bool(getattr(plans[key], "chief_loggers", None)),
                                                            support_done=support_done,
-                                                           checkpoints=any(map(driver.writes_checkpoints, sites)),
+                                                           checkpoints=writes and not outside,
                                                            step_counter=any(s.counters for s in sites)
                                                            or getattr(plans[key], "counters", False),
                                                            saver=any("checkpoint" in u.train for s in sites

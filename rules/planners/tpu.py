@@ -15,14 +15,20 @@ session.run whatever TPUConfig(iterations_per_loop) says, with these differences
   from them) in model_fn takes its else arm, and `a if <that> else b` its else value: `CrossShardOptimizer` there
   never ran;
 - `tf.compat.v1.estimator.tpu.RunConfig(tpu_config=TPUConfig(...), ...)` is a RunConfig: tpu_config is dropped
-  with a note (iterations_per_loop only grouped TPU steps); ExamplesPerSecondHook only logged (dropped).
+  with a note (iterations_per_loop only grouped TPU steps; a name read only by it, `is_per_host = ...PER_HOST_V2`,
+  goes too); ExamplesPerSecondHook only logged (dropped);
+- its `master=` / `evaluation_master=` / `cluster=` when they leave the session local (a string flag unset by
+  default, a TPUClusterResolver built only under `if <use_tpu> ...:`): rules/planners/tpu_cluster.py;
+- a model_fn factory's parameter given the TPUEstimator's use_tpu (`model_fn_builder(use_tpu=FLAGS.use_tpu)`, the
+  BERT shape) and never rebound is a use_tpu test in the closure (`if use_tpu:` takes its else arm).
+The TF2 form of the TPU path is `tf.distribute.TPUStrategy`; tfmigrate converts the CPU/GPU run only.
 use_tpu must be provably False: the literal (or a name assigned it), or a boolean flag of the program defined
 with default False (absl `DEFINE_bool("use_tpu", False, ...)`, argparse `store_true`/default=False). For a flag,
 the migrated program keeps the flag and raises a ValueError when it is set: the TPU path is dropped, and saying
 so at run time is better than silently training on CPU.
 Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
 TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
-a tpu RunConfig with master/cluster/evaluation_master (a remote session), TPUConfig(eval_training_input_
+a tpu RunConfig with a master/cluster/evaluation_master that may be used (a remote session), TPUConfig(eval_training_input_
 configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
 `params` (TF1 raised), a model_fn shared with a plain Estimator.
 TF 1.x's `tf.contrib.tpu.TPUEstimator` (also through `tensorflow.contrib.tpu.python.tpu.tpu_estimator`) is the same
@@ -31,7 +37,7 @@ The other kinds TFM603 reports (rules/planners/driver.py `kind_message`): the RN
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -64,6 +70,8 @@ class TPUSite:
     use_tpu: Value
     flag: bool  # use_tpu is a flag (default False): the migrated program refuses to run with it set
     false_tests: frozenset  # source texts a model_fn may test for use_tpu (`FLAGS.use_tpu`), all False here
+    remote: list = field(default_factory=list)  # string flags (`FLAGS.master`) unset by default: raise when set
+    dead: list = field(default_factory=list)  # (`if use_tpu ...:` building the TPUClusterResolver, its file): go
 
 
 def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TPUSite:
@@ -146,6 +154,27 @@ def _flag_defaults(analysis, name: str) -> list:
     return found
 
 
+def factory_tests(analysis, model_fn: Value, factory: cst.FunctionDef, tpu: TPUSite) -> None:
+    """`model_fn_builder(..., use_tpu=FLAGS.use_tpu)` (the BERT shape): a factory parameter given the TPUEstimator's
+    own use_tpu (the flag, or False), never rebound, is a use_tpu test in the closure too."""
+    if not tpu.false_tests:
+        return
+    r = analysis.program.resolve(model_fn)
+    file = r.value.file
+    factory_scope = file.function_scopes.get(id(factory))
+    inner_scope = file.scope_of(r.node) if isinstance(r.node, cst.FunctionDef) else None
+    if factory_scope is None or inner_scope is None:
+        return
+    inner = file.function_scopes.get(id(r.node))
+    for name, value in r.value.env:
+        bindings = factory_scope.bindings.get(name, [])
+        if not bindings or any(b.kind != "param" for b in bindings) or (inner is not None and name in inner.bindings):
+            continue
+        text = code(value.node).strip()
+        if is_literal(value.node, False) or text in tpu.false_tests:
+            tpu.false_tests = tpu.false_tests | {name}
+
+
 def model_params(analysis, params: str, tpu: TPUSite, call: cst.Call, file) -> str:
     """The params the model_fn saw in TRAIN (the Keras model is built once, with these)."""
     items = []
@@ -199,24 +228,30 @@ def input_params(params: str, batch: str | None) -> str:
 
 
 def guard(tpu: TPUSite, render) -> str | None:
-    if not tpu.flag:
-        return None
-    text = render(tpu.use_tpu)
-    return (f"if {text}:  # the TPU path of TPUEstimator was not migrated\n"
-            f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
+    lines = []
+    if tpu.flag:
+        lines.append(f"if {render(tpu.use_tpu)}:  # the TPU path of TPUEstimator was not migrated\n"
+                     f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
+    for value in tpu.remote:  # TF1 ran its session on that target when set: say so rather than train here
+        text = render(value)
+        lines.append(f"if {text}:  # tpu.RunConfig's remote session target was not migrated\n"
+                     f"    raise ValueError(\"{text} (a remote TensorFlow master) is not supported by the migrated "
+                     f"program: it trains in this process\")")
+    return "\n".join(lines) or None
 
 
-def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Value]:
+def run_config(analysis, node: cst.Call, file, env, trail: list, tpu: TPUSite) -> dict[str, Value]:
     """tf.compat.v1.estimator.tpu.RunConfig(tpu_config, evaluation_master, master, cluster, **RunConfig args)."""
     from ..facts.sites import bind_values
+    from .tpu_cluster import cluster_off, master_off
 
     args = bind_values(node, _TPU_RUN_CONFIG + RUN_CONFIG_ARGS, "tpu.RunConfig", file, env, rule=CODE)
-    for key in ("evaluation_master", "master", "cluster"):
+    for key in ("evaluation_master", "master"):
         v = args.pop(key, None)
-        if v is not None and not (is_literal(v.node, None) or (isinstance(v.node, cst.SimpleString)
-                                                               and v.node.evaluated_value == "")):
-            raise Blocked(CODE, f"tpu.RunConfig({key}=...) is not converted: the Estimator ran its session on that "
-                                "remote target", v.node)
+        if v is not None:
+            master_off(analysis, key, v, tpu)
+    if args.get("cluster") is not None:
+        cluster_off(analysis, args.pop("cluster"), tpu, trail)
     tpu_config = args.pop("tpu_config", None)
     if tpu_config is not None and not is_literal(tpu_config.node, None):
         r = analysis.program.resolve(tpu_config)
@@ -230,6 +265,13 @@ def run_config(analysis, node: cst.Call, file, env, trail: list) -> dict[str, Va
         if "eval_training_input_configuration" in config:
             raise Blocked(CODE, "TPUConfig(eval_training_input_configuration=...) is not converted (SLICED raised "
                                 "on CPU)", config["eval_training_input_configuration"].node)
+        for v in config.values():  # `is_per_host = ...InputPipelineConfig.PER_HOST_V2` read only here goes too
+            if isinstance(v.node, cst.Name):
+                named = analysis.program.resolve(v)
+                b = named.trail[0] if named.trail and not named.ambiguous else None
+                if b is not None and b.kind == "assign" and not b.unpack and all(  # read only by this TPUConfig
+                        b.scope.file.inside(n, {id(r.node)}) for n in b.scope.file.loads_of(analysis.program, b)):
+                    trail.append(b)
         analysis.notes.append((CODE, "tpu_config dropped: on CPU TPUEstimator ran one step per session.run whatever "
                                      "iterations_per_loop is", tpu_config.node))
     return args

@@ -93,6 +93,10 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
             if file is self.file and not (isinstance(stmt, cst.SimpleStatementLine)
                                            and any(id(s) in renamed for s in stmt.body)):
                 edits.delete(stmt)
+        for site in self.analysis.sites:  # `if use_tpu ...: resolver = TPUClusterResolver(...)` never ran
+            for stmt, file in (site.tpu.dead if site.tpu is not None else ()):
+                if file is self.file:
+                    edits.delete(stmt)
         dropped: dict[int, set[int]] = {}  # the other aliases that go from such an import
         for node, file, gone in self.analysis.dropped_imports:
             if file is self.file and id(node) in renamed:

@@ -118,6 +118,8 @@ class EstimatorMixin:
         try:
             if "model_fn" in args:
                 fn, factory = self._model_fn(args, call, file)
+                if tpu is not None and factory is not None:  # `model_fn_builder(use_tpu=FLAGS.use_tpu)`
+                    tpu_rules.factory_tests(self, args["model_fn"], factory[0], tpu)
         except Blocked as blocked:
             own.append(blocked)
         if fn is not None:
@@ -135,7 +137,7 @@ class EstimatorMixin:
         trail: list[Binding] = []
         unconverted: list[Blocked] = []
         try:
-            run_config = self.run_config(args, call, file, trail, tpu=tpu is not None, unconverted=unconverted)
+            run_config = self.run_config(args, call, file, trail, tpu=tpu, unconverted=unconverted)
         except Blocked as blocked:  # (a TPUEstimator without its RunConfig)
             own.append(blocked)
             run_config = {}

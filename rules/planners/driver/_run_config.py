@@ -27,7 +27,7 @@ class RunConfigMixin:
     """Analysis: a site's RunConfig settings and strategy."""
 
     def run_config(self, args: dict[str, Value], call: cst.Call, file: FileIndex, trail: list,
-                   tpu: bool = False, unconverted: list | None = None) -> dict[str, Value]:
+                   tpu=None, unconverted: list | None = None) -> dict[str, Value]:
         """The kept RunConfig settings; one not converted is a blocker, added to `unconverted` (each one of them, the
         others still read), else raised."""
         config: dict[str, Value] = {}
@@ -53,7 +53,7 @@ class RunConfigMixin:
             config["model_dir"] = args["model_dir"]
         return config
 
-    def config_values(self, value: Value, trail: list, tpu: bool = False) -> dict[str, Value]:
+    def config_values(self, value: Value, trail: list, tpu=None) -> dict[str, Value]:
         """RunConfig keyword values, through names, helpers and `.replace(...)` chains."""
         r = self.program.resolve(value)
         node, file = r.node, r.value.file
@@ -61,7 +61,7 @@ class RunConfigMixin:
         if isinstance(file.parent(node), cst.Arg):  # `make_estimator(d, tf.estimator.RunConfig(...))`
             self.inline_args.append(node)
         if tpu and isinstance(node, cst.Call) and self.tf(node, file) in tpu_rules.RUN_CONFIGS:
-            return tpu_rules.run_config(self, node, file, r.value.env, trail)
+            return tpu_rules.run_config(self, node, file, r.value.env, trail, tpu)
         if tpu and isinstance(node, cst.Call) and self.tf(node, file) == "estimator.RunConfig":
             raise Blocked(CODE_KIND, "TPUEstimator(config=tf.estimator.RunConfig(...)): TF1 raised ValueError "
                                      "(`config` must be a tf.compat.v1.estimator.tpu.RunConfig)", node)

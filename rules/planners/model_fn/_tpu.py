@@ -13,6 +13,15 @@ from ._names import parenthesized, substitute
 from ._syntax import docstring_of
 
 
+_INIT_FROM_CHECKPOINT = (
+    "{where} is not converted yet: TF1 set the starting values of the variables its assignment map names from that "
+    "checkpoint (BERT's get_assignment_map_from_checkpoint: every trainable variable whose name the checkpoint "
+    "holds), which the migrated Keras model would not do. When every variable it restores is in the checkpoint under "
+    "its own name, pass the checkpoint as TPUEstimator(warm_start_from=tf.estimator.WarmStartSettings(ckpt, "
+    "vars_to_warm_start=<regex of those names>)) instead, which tfmigrate converts; or load the values into the "
+    "migrated model by TF1 name before training (Model.restore_estimator_checkpoint reads them)")
+
+
 class TpuMixin:
     """TPUEstimator(use_tpu=False)."""
 
@@ -40,6 +49,8 @@ class TpuMixin:
         where they fail or mean something the converted model does not do."""
         for node in subtree_nodes(stmt):
             path = self.tf(node) if isinstance(node, cst.Call) else None
+            if path is not None and path.endswith("train.init_from_checkpoint"):
+                raise Blocked(tpu_rules.CODE, _INIT_FROM_CHECKPOINT.format(where=f"tf.{path}(...) in model_fn"), node)
             if path is not None and (path.startswith("tpu.") or path.startswith("contrib.tpu.")) \
                     and path not in tpu_rules.SPECS:
                 raise Blocked(tpu_rules.CODE, f"tf.{path} runs with use_tpu=False here: only TPU code under "
@@ -76,6 +87,13 @@ class TpuMixin:
     def tpu_spec_args(self, args: dict) -> dict:
         """TPUEstimatorSpec's arguments as the EstimatorSpec it became on CPU (as_estimator_spec)."""
         for key in ("host_call", "scaffold_fn"):
+            if key in args and isinstance(args[key], cst.Name) and self.none_off_tpu(args[key].value):
+                args[key] = cst.Name("None")  # `scaffold_fn = tpu_scaffold` only under `if use_tpu:`: None here
+            if key == "scaffold_fn" and key in args and not is_literal(args[key], None) \
+                    and self.initialises(args[key]):
+                raise Blocked(tpu_rules.CODE, _INIT_FROM_CHECKPOINT.format(
+                    where=f"TPUEstimatorSpec(scaffold_fn={code(args[key])[:30]}), which calls "
+                          "tf.compat.v1.train.init_from_checkpoint,"), args[key])
             if key in args and not is_literal(args[key], None):
                 raise Blocked(tpu_rules.CODE, f"TPUEstimatorSpec({key}=...) is not converted: "
                                               + ("its outfeed host call (summaries) runs as a hook; write summaries "
@@ -91,6 +109,41 @@ class TpuMixin:
                 pair = self.tpu_metrics[pair.value]
             args["eval_metric_ops"] = self.inline_metric_fn(pair)
         return args
+
+    def none_off_tpu(self, name: str) -> bool:
+        """`name` is None wherever the model_fn runs with use_tpu=False: every assignment of it outside the arms
+        use_tpu=False skips is `name = None` (BERT's `scaffold_fn = None`, then `scaffold_fn = tpu_scaffold` under
+        `if use_tpu:`)."""
+        live: list = []
+
+        def walk(statements, dead: bool) -> None:
+            for stmt in statements:
+                if isinstance(stmt, cst.If):
+                    test = self.use_tpu_test(stmt.test)
+                    walk(stmt.body.body, dead or test is False)
+                    if stmt.orelse is not None:
+                        walk([stmt.orelse] if isinstance(stmt.orelse, cst.If) else stmt.orelse.body.body,
+                             dead or test is True)
+                elif isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try)):
+                    live.append(None if dead or name not in code(stmt) else stmt)  # (any binding there: unknown)
+                elif isinstance(stmt, cst.SimpleStatementLine) and not dead:
+                    for small in stmt.body:
+                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                            [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+                        if any(not isinstance(t, cst.Name) and name in code(t) for t in targets):
+                            live.append(small)  # an unpacking that may bind it
+                        elif any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                            live.append(small if isinstance(small, cst.AugAssign) or small.value is None
+                                        or not is_literal(small.value, None) else None)
+
+        walk(self.fn.body.body, False)
+        return bool(live) and all(x is None for x in live) and self.assign_counts.get(name, 0) >= 1
+
+    def initialises(self, node) -> bool:
+        """A scaffold_fn (a def in model_fn or at module level) that calls train.init_from_checkpoint."""
+        fn = self.tpu_fns.get(node.value) or self.helpers.get(node.value) if isinstance(node, cst.Name) else None
+        return fn is not None and any(isinstance(n, cst.Call) and (self.tf(n) or "").endswith(
+            "train.init_from_checkpoint") for n in subtree_nodes(fn))
 
     def inline_metric_fn(self, pair) -> cst.Dict:
         """`(metric_fn, tensors)` → the dict `metric_fn(*tensors)` (or `**tensors`) returned."""
