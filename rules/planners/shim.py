@@ -454,9 +454,18 @@ def refused(native: Blocked, why: Blocked) -> Blocked:
     return Blocked.many([native, *notes]) if notes else native
 
 
-def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str], helpers: dict,
+def would_convert(native: Blocked) -> Blocked:
+    """`--style native`: the native blockers of a model_fn the shim converts, with a note saying so."""
+    note = Blocked(CODE, "the model-mapping shim converts this model_fn's forward pass as written: --style auto "
+                         "(the default) or --style shim", native.errors[0].node)
+    note.severity = "note"
+    return Blocked.many([native, note])
+
+
+def plan(native: Blocked | None, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str], helpers: dict,
          interpret) -> ShimPlan:
-    """The shim plan of a model_fn the native interpreter blocked on (`native`): `interpret(fn, module_names)`
+    """The shim plan of a model_fn the native interpreter blocked on (`native`; None under --style shim):
+    `interpret(fn, module_names)`
     runs the native interpreter on the model_fn with its forward pass replaced."""
     found = split(fn, names, helpers)
     base = interpret(found.synthetic, module_names | {SHIM_CALL})  # (the rest of the model_fn: its blockers too)
@@ -464,9 +473,14 @@ def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: fro
         raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
                             "under the shim (the regularization loss joins each example's loss; checked for a mean "
                             "over the batch only)", fn)
-    why = native.message if len(native.errors) == 1 else "; ".join(e.message for e in native.errors[:2])
+    if native is None:  # --style shim
+        why = "--style shim"
+        reason = why
+    else:
+        why = native.message if len(native.errors) == 1 else "; ".join(e.message for e in native.errors[:2])
+        reason = f"the native conversion stopped at: {why}"
     note = (CODE, "forward pass kept as TF1 code under the model-mapping shim (tf_keras, "
-                  f"track_tf1_style_variables; TF1 variable names): the native conversion stopped at: {why}", fn)
+                  f"track_tf1_style_variables; TF1 variable names): {reason}", fn)
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(model_fn.ModelPlan)}
     fields.update(call_body=forward_body(found, fn, names), params_in_call=found.params_read, layers=[],
                   output=found.output, notes=[*base.notes, note], helpers=[])
