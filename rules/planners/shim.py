@@ -238,7 +238,9 @@ def _flag(stmt, tf) -> bool:
 def _forward_ends(stmt, tf, flags: set[str]) -> bool:
     """Whether `stmt` is past the forward pass: it reads labels, is a branch or a return, or computes the loss,
     the training op, metrics, summaries or a spec."""
-    if isinstance(stmt, (cst.If, cst.Return, cst.Try, cst.While)):
+    if isinstance(stmt, cst.If):
+        return not _forward_if(stmt, tf, flags)
+    if isinstance(stmt, (cst.Return, cst.Try, cst.While)):
         return True
     if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Return) for s in stmt.body):
         return True
@@ -251,6 +253,50 @@ def _forward_ends(stmt, tf, flags: set[str]) -> bool:
         if tf.mode in _names(stripped).read:
             return True
     return any((tf.path(c) or "").startswith(_REST) for c in found.calls)
+
+
+class _Exits(cst.CSTVisitor):
+    """Whether a statement returns, raises or leaves a loop (none of which the forward pass may do)."""
+
+    def __init__(self):
+        self.found = False
+
+    def visit_Return(self, node) -> None:
+        self.found = True
+
+    def visit_Raise(self, node) -> None:
+        self.found = True
+
+    def visit_Break(self, node) -> None:
+        self.found = True
+
+    def visit_Continue(self, node) -> None:
+        self.found = True
+
+
+def _forward_if(stmt: cst.If, tf, flags: set[str]) -> bool:
+    """An `if` that is part of the forward pass: its test is `mode == TRAIN` (read as `training` in the shim's
+    call), a training flag, or static (reads neither the mode nor the labels: params, flags), and every statement
+    under it computes forward values only (no labels, loss, train op, metrics or spec, no return)."""
+    exits = _Exits()
+    stmt.visit(exits)
+    if exits.found:
+        return False
+    test = stmt.test.visit(_Training(tf))
+    if {tf.mode, tf.labels} & _names(test).read:
+        return False
+    branches = [stmt.body.body]
+    orelse = stmt.orelse
+    while orelse is not None:
+        if isinstance(orelse, cst.If):
+            if {tf.mode, tf.labels} & _names(orelse.test.visit(_Training(tf))).read:
+                return False
+            branches.append(orelse.body.body)
+            orelse = orelse.orelse
+        else:
+            branches.append(orelse.body.body)
+            orelse = None
+    return all(not _forward_ends(inner, tf, flags) for branch in branches for inner in branch)
 
 
 def _makes_variables(stmt, tf, helpers: dict) -> bool:
@@ -431,7 +477,11 @@ def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
 # The native blockers the shim is tried for: the forward-pass constructs its verified fixtures (fixtures/shim_*) hold.
 # Any other blocker stands alone, with no shim attempt: the shim's conversion of it is not verified.
 _FOR = ("builds layers and is called in a loop", "builds layers and is called inside an expression",
-        "is converted when it ends with `return <tensor>`", "regularizer")
+        "is converted when it ends with `return <tensor>`", "regularizer",
+        # mode-dependent forward code (fixtures/shim_mode_branch): `if mode == TRAIN` / a static `if` in the forward
+        # pass, a training flag set in such an `if`; the shim keeps them in `call`, `mode == TRAIN` read as `training`
+        "is not `mode == ModeKeys.TRAIN` or a literal", "runs only in TRAIN: the Keras model is one forward pass",
+        "a static `if` may only compute forward values", "if statement inside a forward loop")
 
 
 def applies(native: Blocked) -> bool:
