@@ -93,6 +93,11 @@ _VERIFIED = frozenset({
     "nn.bias_add", "nn.l2_normalize", "matmul", "add", "add_n", "subtract", "multiply", "divide", "square", "sqrt",
     "exp", "log", "tanh", "sigmoid", "abs", "maximum", "minimum", "concat", "stack", "reshape", "squeeze",
     "expand_dims", "transpose", "cast", "identity", "reduce_sum", "reduce_mean", "shape",
+    # input_layer over numeric, indicator and embedding columns (fixtures/shim_input_layer): its embedding weights
+    # are get_variable'd under the shim, once, as `input_layer/<column>_embedding/embedding_weights`
+    "feature_column.input_layer", "feature_column.numeric_column", "feature_column.indicator_column",
+    "feature_column.embedding_column", "feature_column.categorical_column_with_vocabulary_list",
+    "feature_column.categorical_column_with_identity",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -481,7 +486,9 @@ _FOR = ("builds layers and is called in a loop", "builds layers and is called in
         # mode-dependent forward code (fixtures/shim_mode_branch): `if mode == TRAIN` / a static `if` in the forward
         # pass, a training flag set in such an `if`; the shim keeps them in `call`, `mode == TRAIN` read as `training`
         "is not `mode == ModeKeys.TRAIN` or a literal", "runs only in TRAIN: the Keras model is one forward pass",
-        "a static `if` may only compute forward values", "if statement inside a forward loop")
+        "a static `if` may only compute forward values", "if statement inside a forward loop",
+        # input_layer over indicator / embedding columns in the model_fn (fixtures/shim_input_layer)
+        "other columns are not converted in a model_fn yet")
 
 
 def applies(native: Blocked) -> bool:
