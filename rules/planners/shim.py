@@ -1,17 +1,26 @@
 """TFM502 model-mapping shim: a model_fn whose forward pass the native interpreter (TFM501) cannot re-express
 keeps that forward pass as written, in the `call` of a tf_keras model decorated with TF's own shim.
 
-When it is tried: per model, only for the native blockers its verified fixtures hold — a network helper called in
-a loop or inside an expression, a helper that does not end with `return <tensor>` (`with variable_scope(...):`
-around its body), a regularizer. Every other native blocker stands alone. Whether it converted or not, a TFM502
-note says what the native path stopped at, or why the shim could not convert the model_fn either (next to the
-native blocker). `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
+When it is tried (`--style`, config key `style`): `auto` (the default) tries it per model, only for the native
+blockers its verified fixtures hold — a network helper called in a loop or inside an expression, a helper that does
+not end with `return <tensor>` (`with variable_scope(...):` around its body), a regularizer, mode-dependent forward
+code (an `if mode == TRAIN:` or a static `if` on params / flags among the forward statements or inside a forward
+loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns. Every other native
+blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
+TFM502 note saying `--style auto` or `shim` converts it. `shim` runs every model_fn's forward pass under it (not
+under parameter servers or TPU), or blocks with the shim's reason. Whether it converted or not, a TFM502 note says
+what the native path stopped at (or `--style shim`), or why the shim could not convert the model_fn either (next to
+the native blocker); `--explain` shows the choice per model. `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
 `TF_USE_LEGACY_KERAS=1` before importing TensorFlow, as Keras 3 has no `tf.compat.v1.layers` and no tracker) runs
 the statements eagerly and under `tf.function` / strategies, creating each variable once. They run inside
 `variable_scope(get_variable_scope(), auxiliary_name_scope=False)`: re-entering the root scope keeps auto-named
 layers stable across calls and adds no prefix, so every variable has the Estimator graph's own name
 (`mlp/layer0/weights`, `block_1/dense/kernel`, `hidden0/batch_normalization/moving_mean`). The forward pass and the
 module functions it calls keep their `tf.compat.v1.layers` calls (planners/imports.py exempts that code only).
+Mode-dependent statements stay as written, `mode == ModeKeys.TRAIN` read as the `training` flag `call` receives (a
+Python bool from the loop: TRAIN's branch in training calls, the other in evaluation); a test on EVAL or PREDICT
+ends the forward pass (the shim's call knows only `training`). `input_layer` creates its embedding weights with
+get_variable under the shim, once, as `input_layer/<column>_embedding/embedding_weights` (TF1's name).
 
 The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
 interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
@@ -29,11 +38,16 @@ differently from TF1; evaluate within 1.3e-7); `shim_regularized_layers` 120/120
 chief + worker MultiWorkerMirroredStrategy 120/120 steps on each, max rel Δ 2.2e-7; `shim_batch_norm` 150/150
 steps, max rel Δ 2.1e-7, evaluate's mae/rmse bit-equal (the moving averages agree); resuming `shim_get_variable`
 from an Estimator model_dir matches the Estimator's continuation (tests/fixtures_run/test_resume_runs.py).
+`shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
+layers) 120/120 steps bit-equal, evaluate bit-equal; `shim_input_layer` (input_layer over numeric, indicator and
+embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an Estimator model_dir the shim model
+predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py).
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense and batch_normalization, initializers,
 Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
-(no TF2 module; tf_slim is not in the TF 2.21 environment), random ops (dropout with a rate other than a literal
+(no TF2 module; tf_slim 1.1.0 from PyPI imports on TF 2.15 and 2.21 but its batch_norm fails on both,
+`ops.Tensor` is gone), random ops (dropout with a rate other than a literal
 0, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
 the rest, regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
@@ -323,7 +337,8 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
             path = tf.path(call) or ""
             if path.startswith("contrib."):
                 raise Blocked(CODE, f"tf.{path}{where} is not run under the model-mapping shim: TF 2.21 has no "
-                                    "tf.contrib and tf_slim is not in its environment", call)
+                                    "tf.contrib, and tf_slim (PyPI) fails there and on TF 2.15 in batch_norm (ops.Tensor is "
+                                    "gone); rewrite it with tf.compat.v1.layers", call)
             if path.startswith(_RANDOM) and not _zero_rate(call):
                 raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
                                     "random stream, not the Estimator's graph seed, so the runs would not match", call)
