@@ -483,7 +483,7 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
                  'with {V1}.variable_scope("tower"):',
                  '    for i in range(2):',
                  '        net = tf.nn.relu(fc(net, params["hidden_units"], "layer%d" % i))',
-                 f'    logits = fc(net, {units}, "out")']
+                 f'    logits = {{V1}}.layers.dense(net, {units}, name="out")']
     elif shape.forward == "shim_mode_flag":
         lines = ["if mode == {EST}.ModeKeys.TRAIN:",
                  "    train_phase = True",
