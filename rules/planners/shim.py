@@ -318,6 +318,27 @@ def _forward_if(stmt: cst.If, tf, flags: set[str]) -> bool:
     return all(not _forward_ends(inner, tf, flags) for branch in branches for inner in branch)
 
 
+def _settings(forward: list, tf) -> list:
+    """The forward pass's settings (`learning_rate = params["learning_rate"]`, `layers = [int(u) for u in ...]`):
+    one name bound once from params, flags or constants, no TF call, no features, labels or mode. They stay in
+    the forward pass and are computed again for the rest (the optimizer, the loss), as the model_fn did once."""
+    found, computed, counts = [], set(), {}
+    for stmt in forward:
+        for name in _names(stmt).bound:
+            counts[name] = counts.get(name, 0) + 1
+    for stmt in forward:
+        names = _names(stmt)
+        one = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+               and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
+        if (one and counts[stmt.body[0].targets[0].target.value] == 1 and not _flag(stmt, tf)
+                and not any(tf.path(c) for c in names.calls)
+                and not ({tf.features, tf.labels, tf.mode, tf.config} | computed) & names.read):
+            found.append(stmt)
+        else:
+            computed |= names.bound
+    return found
+
+
 def _makes_variables(stmt, tf, helpers: dict) -> bool:
     found = _names(stmt)
     return (not isinstance(stmt, cst.SimpleStatementLine)
@@ -459,11 +480,13 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     if not forward or not any(_makes_variables(s, tf, helpers) for s in forward):
         raise Blocked(CODE, "the model_fn has no forward pass the shim could hold (no layers or variables before the "
                             "loss, a branch or a return)", fn)
+    settings = _settings(forward, tf)
+    setting_names = {s.body[0].targets[0].target.value for s in settings}
     bound = set()
     for stmt in forward:
-        if not _flag(stmt, tf):
+        if not _flag(stmt, tf) and stmt not in settings:
             bound |= _names(stmt).bound
-    outputs = sorted(bound & rest_names.read - flag_names)
+    outputs = sorted(bound & rest_names.read - flag_names - setting_names)
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
         raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
@@ -484,7 +507,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         raise Blocked(CODE, "the forward pass has regularizers but the loss adds no regularization loss: TF1 did "
                             "not train on it, the migrated loop adds the model's losses", fn)
     call = cst.parse_statement(f"{outputs[0]} = {SHIM_CALL}({tf.features})\n")
-    synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, call, *rest]))
+    synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
     return Split(forward, outputs[0], synthetic, params_read, reg)
 

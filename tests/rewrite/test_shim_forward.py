@@ -133,3 +133,42 @@ logits = tf.keras.layers.Dense(1)(net)
     [error] = [d for d in result.diagnostics if d.severity == "error"]
     assert error.code == "TFM502" and "tf.keras.layers.Dense in the forward pass" in error.message
     assert error.line == _line(src, "net = tf.keras.layers.Dense(units")
+
+
+def test_hyperparameters_read_in_the_forward_pass_and_by_the_optimizer_are_computed_for_both():
+    helper = '''
+def fc(inputs, units, name):
+    with tf.compat.v1.variable_scope(name):
+        w = tf.compat.v1.get_variable("weights", [inputs.shape[-1], units])
+        return tf.matmul(inputs, w)
+'''
+    forward = '''
+learning_rate = params["lr"]
+units = params["units"]
+net = features["x"]
+for i in range(2):
+    net = tf.nn.relu(fc(net, units, "layer%d" % i))
+logits = fc(net, 1, "out")
+'''
+    src = program(forward=forward, extra=helper, run_config=NO_MODEL_DIR,
+                  optimizer="optimizer = tf.compat.v1.train.GradientDescentOptimizer(learning_rate)",
+                  estimator='est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"lr": 0.1, "units": 4})')
+    out = converted(src)
+    call = _call(out)
+    assert 'learning_rate = params["lr"]' in call and 'units = params["units"]' in call
+    assert 'keras.optimizers.SGD(learning_rate=params["lr"])' in out
+
+
+def test_a_weight_the_rest_of_the_model_fn_reads_still_blocks_with_the_names():
+    forward = '''
+w = tf.compat.v1.get_variable("w", [2, 1])
+net = features["x"]
+for i in range(2):
+    net = tf.compat.v1.layers.dense(net, 4, name="fc%d" % i)
+logits = tf.matmul(net, tf.ones([4, 2])) @ w
+'''
+    src = program(forward=forward, run_config=NO_MODEL_DIR, loss="loss = tf.compat.v1.losses.mean_squared_error("
+                  "labels, logits) + 0.01 * tf.nn.l2_loss(w)")
+    result = blocked(src, style="shim")
+    [error] = [d for d in result.diagnostics if d.severity == "error"]
+    assert error.code == "TFM502" and "the forward pass hands `net`, `w` to the rest" in error.message
