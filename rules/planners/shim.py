@@ -20,7 +20,10 @@ module functions it calls keep their `tf.compat.v1.layers` calls (planners/impor
 Mode-dependent statements stay as written, `mode == ModeKeys.TRAIN` read as the `training` flag `call` receives (a
 Python bool from the loop: TRAIN's branch in training calls, the other in evaluation); a test on EVAL or PREDICT
 ends the forward pass (the shim's call knows only `training`). `input_layer` creates its embedding weights with
-get_variable under the shim, once, as `input_layer/<column>_embedding/embedding_weights` (TF1's name).
+get_variable under the shim, once, as `input_layer/<column>_embedding/embedding_weights` (TF1's name). Settings the
+forward pass reads (`learning_rate = params["learning_rate"]`: one name bound once from params, flags or constants,
+no TF call) are computed for the rest of the model_fn too; any other value the rest reads besides the model output
+(a weight for an explicit L2 term, a second head) blocks, naming it.
 
 The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
 interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
