@@ -104,6 +104,7 @@ def rewrite(
     paths: list[str] = typer.Argument(..., metavar="PATH", help="Files or directories (recursing into *.py and *.ipynb); '-' reads stdin, writes stdout."),
     target: Optional[str] = typer.Option(None, "--target", metavar="TARGET", help="auto | keras (Model.fit) | ctl (custom training loop). auto picks what runs on the strategy.  \\[default: auto]"),
     strategy: Optional[str] = typer.Option(None, "--strategy", metavar="STRATEGY", help="keep (what the program used) | default | one-device | mirrored | multi-worker-mirrored | parameter-server.  \\[default: keep]"),
+    style: Optional[str] = typer.Option(None, "--style", metavar="STYLE", help="auto | native (Keras layers) | shim (the model_fn's forward pass kept as written under TF's model-mapping shim). auto: native where it converts, else the shim.  \\[default: auto]"),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing (exit 1 if a file would change)."),
     check: bool = typer.Option(False, "--check", help="List files that would change; write nothing. With --diff (black's CI idiom): the diff, and exit 1 if a file would change."),
     out: str = typer.Option(None, "--out", metavar="DIR", help="Write the migrated tree to DIR (relative paths kept) instead of in place."),
@@ -142,7 +143,7 @@ def rewrite(
 
     check = check_and_diff(check, diff)
     try:
-        code = command(paths, target=target, strategy=strategy, diff=diff, check=check, out=out, exclude=exclude,
+        code = command(paths, target=target, strategy=strategy, style=style, diff=diff, check=check, out=out, exclude=exclude,
                        force_exclude=force_exclude, select=select, ignore=ignore, report_unused=report_unused,
                        output_format=output_format, output_file=output_file, statistics=statistics, config=config,
                        isolated=isolated, jobs=jobs, quiet=quiet, explain=explain, no_cache=no_cache,

@@ -30,6 +30,7 @@ def _tomllib():
     return tomllib
 
 TARGETS = ("auto", "keras", "ctl")
+STYLES = ("auto", "native", "shim")  # how a model_fn's forward pass converts (rules/planners/shim.py)
 STRATEGIES = ("keep", "default", "one-device", "mirrored", "multi-worker-mirrored", "parameter-server")
 OUTPUT_FORMATS = ("text", "json", "sarif", "github", "junit")
 VERDICTS = ("equivalent", "not-equivalent")
@@ -71,6 +72,9 @@ CASE_KEYS: dict[str, Key] = {
 
 SCHEMA: dict[str, Key] = {
     "target": Key("str", "auto | keras | ctl", TARGETS),
+    "style": Key("str", "auto | native | shim: a model_fn's forward pass as Keras layers (native), kept as written "
+                        "under TF's model-mapping shim (shim), or native where it converts, else the shim (auto)",
+                 STYLES),
     "strategy": Key("str", "keep | default | one-device | mirrored | multi-worker-mirrored | parameter-server",
                     STRATEGIES),
     "exclude": Key("list[str]", "names or globs never searched (replaces the defaults: .git, .venv, build, ...)"),

@@ -47,6 +47,7 @@ POOL_MIN_FILES = 8
 class Options:
     target: str = "auto"  # auto | keras | ctl
     strategy: str = "keep"  # keep | default | one-device | mirrored | multi-worker-mirrored | parameter-server
+    style: str = "auto"  # auto | native | shim: how a model_fn's forward pass converts
 
 
 @record

@@ -22,7 +22,8 @@ _GC_THRESHOLD = 10_000
 
 # option → (keyword, kind): "flag" sets True, "value" takes the next argument (the last one wins), "many" appends
 _OPTIONS = {
-    "--target": ("target", "value"), "--strategy": ("strategy", "value"), "--diff": ("diff", "flag"),
+    "--target": ("target", "value"), "--strategy": ("strategy", "value"), "--style": ("style", "value"),
+    "--diff": ("diff", "flag"),
     "--check": ("check", "flag"), "--out": ("out", "value"), "--exclude": ("exclude", "many"),
     "--force-exclude": ("force_exclude", "flag"), "--select": ("select", "many"), "--ignore": ("ignore", "many"),
     "--report-unused-suppressions": ("report_unused", "flag"), "--output-format": ("output_format", "value"),
@@ -35,7 +36,7 @@ _OPTIONS = {
 
 def defaults() -> dict:
     """The rewrite command's defaults (cli.rewrite's typer defaults; tests/rewrite/test_cli_fast.py compares)."""
-    return dict(target=None, strategy=None, diff=False, check=False, out=None, exclude=[], force_exclude=None,
+    return dict(target=None, strategy=None, style=None, diff=False, check=False, out=None, exclude=[], force_exclude=None,
                 select=[], ignore=[], report_unused=None, output_format=None, output_file=None, statistics=False,
                 config=[], isolated=False, jobs=0, quiet=False, explain=False, no_cache=False, cache_dir=None,
                 no_prefilter=False)

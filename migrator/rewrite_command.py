@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from .config import OUTPUT_FORMATS, STRATEGIES, TARGETS, Config, ConfigError
+from .config import OUTPUT_FORMATS, STRATEGIES, STYLES, TARGETS, Config, ConfigError
 from .diagnostics import FileResult
 from .engine import Options, migrate_paths, migrate_source
 from .files import decode, discover, discover_files
@@ -25,6 +25,7 @@ from .suppressions import Selection, SelectorError, apply, check_selectors
 class RewriteSettings:
     target: str = "auto"
     strategy: str = "keep"
+    style: str = "auto"
     diff: bool = False
     check: bool = False
     out: str | None = None
@@ -54,12 +55,15 @@ def split_codes(values) -> list[str] | None:
     return [c.strip() for v in values for c in v.split(",") if c.strip()]
 
 
-def build_settings(config: Config, *, target=None, strategy=None, select=None, ignore=None, exclude=(),
+def build_settings(config: Config, *, target=None, strategy=None, style=None, select=None, ignore=None, exclude=(),
                    force_exclude=None, report_unused=None, output_format=None, **flags) -> RewriteSettings:
     """Command-line flags over the configuration over the defaults. `select` from the command line replaces the
     configured one; `ignore` and `exclude` add to it (ruff's --select / --ignore / --extend-exclude)."""
     target = config.pick(target, "target", "auto")
     strategy = config.pick(strategy, "strategy", "keep")
+    style = config.pick(style, "style", "auto")
+    if style not in STYLES:
+        raise ConfigError(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
     if target not in TARGETS:
         raise ConfigError(f"--target must be one of {', '.join(TARGETS)}, not {target!r}")
     if strategy not in STRATEGIES:
@@ -82,7 +86,7 @@ def build_settings(config: Config, *, target=None, strategy=None, select=None, i
         raise ConfigError(str(exc)) from None
     configured = config.get("exclude")
     return RewriteSettings(
-        target=target, strategy=strategy, selection=selection, output_format=output_format,
+        target=target, strategy=strategy, style=style, selection=selection, output_format=output_format,
         exclude=tuple(configured) if configured is not None else None,
         extend_exclude=(*config.get("extend-exclude", []), *exclude),
         force_exclude=bool(config.pick(force_exclude, "force-exclude", False)),
@@ -94,7 +98,7 @@ class UsageError(Exception):
     """A bad combination of options: the CLI reports it with its usage line (exit 2)."""
 
 
-def command(paths: list[str], *, target=None, strategy=None, diff=False, check=False, out=None, exclude=(),
+def command(paths: list[str], *, target=None, strategy=None, style=None, diff=False, check=False, out=None, exclude=(),
             force_exclude=None, select=(), ignore=(), report_unused=None, output_format=None, output_file=None,
             statistics=False, config=(), isolated=False, jobs=0, quiet=False, explain=False, no_cache=False,
             cache_dir=None, no_prefilter=False) -> int:
@@ -108,7 +112,7 @@ def command(paths: list[str], *, target=None, strategy=None, diff=False, check=F
         raise UsageError("--out writes files; it cannot be combined with --diff or --check")
     try:
         settings = build_settings(
-            resolve(paths, list(config), isolated), target=target, strategy=strategy, select=split_codes(select),
+            resolve(paths, list(config), isolated), target=target, strategy=strategy, style=style, select=split_codes(select),
             ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
             report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
             jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics,
@@ -198,7 +202,7 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
 
 
 def _run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
-    options = Options(target=settings.target, strategy=settings.strategy)
+    options = Options(target=settings.target, strategy=settings.strategy, style=settings.style)
     if paths == ["-"]:
         return _run_stdin(options, settings)
     missing = [p for p in paths if not os.path.lexists(p)]
@@ -480,6 +484,6 @@ def run_explain(paths, settings: RewriteSettings) -> int:
         _say(f"error: no such file or directory: {', '.join(missing)}")
         return 2
     files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
-    plan = explain_paths(files, Options(target=settings.target, strategy=settings.strategy))
+    plan = explain_paths(files, Options(target=settings.target, strategy=settings.strategy, style=settings.style))
     print(json.dumps(plan, indent=2))
     return 1 if plan and plan[-1]["blockers"] else 0

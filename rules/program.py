@@ -1088,18 +1088,8 @@ def _model_plan(sites: list, context):
                                   _input_layer_verdict(fn, sites, names, context),
                                   frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
 
-    try:
-        plan = interpret(fn.node, module_names)
-    except Blocked as native:  # the forward pass as written, under TF's model-mapping shim (rules/planners/shim.py)
-        if ps or tpu or not shim.applies(native):  # (the shim is tried for the blockers its fixtures verify)
-            raise
-        try:
-            plan = shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),
-                             lambda node, visible: interpret(node, visible, "tf_keras"))
-            _shim_target(sites, context, fn.node)
-        except Blocked as refused:  # the shim cannot make it exact either: the native blockers, and a note why not
-            raise shim.refused(native, refused) from None
-        fn_targets = {s.target for s in sites}
+    plan = _forward_plan(sites, context, fn, names, module_names, interpret, ps or bool(tpu))
+    fn_targets = {s.target for s in sites}
     if not isinstance(plan, shim.ShimPlan):  # (a shim plan keeps its helpers as written, on purpose)
         _refuse_uninlined_helpers(plan, fn, context.program)
     plan = _logged_names(plan, sites)
@@ -1122,6 +1112,35 @@ def _model_plan(sites: list, context):
     builder = free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _forward_plan(sites, context, fn, names, module_names, interpret, not_shim: bool):
+    """The model plan under `--style` (rules/planners/shim.py): native Keras layers, the forward pass as written under
+    TF's model-mapping shim, or (auto) native where the interpreter understands the whole forward pass, else the shim
+    for the native blockers its fixtures verify."""
+    style = context.options.style
+    shim_plan = lambda native: shim.plan(native, fn.node, names, module_names, _module_functions(fn.file),  # noqa: E731
+                                         lambda node, visible: interpret(node, visible, "tf_keras"))
+    if style == "shim":
+        if not_shim:
+            raise Blocked(shim.CODE, "--style shim: parameter-server and TPU training are not converted under the "
+                                     "model-mapping shim; use --style native", fn.node)
+        plan = shim_plan(None)
+        _shim_target(sites, context, fn.node)
+        return plan
+    try:
+        return interpret(fn.node, module_names)
+    except Blocked as native:
+        if not_shim or not shim.applies(native):  # (the shim is tried for the blockers its fixtures verify)
+            raise
+        try:
+            plan = shim_plan(native)
+            _shim_target(sites, context, fn.node)
+        except Blocked as refused:  # the shim cannot make it exact either: the native blockers, and a note why not
+            raise shim.refused(native, refused) from None
+        if style == "native":  # the native blockers stand; say the shim would convert
+            raise shim.would_convert(native) from None
+        return plan
 
 
 def forward_pass(site, context) -> dict | None:

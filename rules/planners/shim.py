@@ -1,17 +1,29 @@
 """TFM502 model-mapping shim: a model_fn whose forward pass the native interpreter (TFM501) cannot re-express
 keeps that forward pass as written, in the `call` of a tf_keras model decorated with TF's own shim.
 
-When it is tried: per model, only for the native blockers its verified fixtures hold — a network helper called in
-a loop or inside an expression, a helper that does not end with `return <tensor>` (`with variable_scope(...):`
-around its body), a regularizer. Every other native blocker stands alone. Whether it converted or not, a TFM502
-note says what the native path stopped at, or why the shim could not convert the model_fn either (next to the
-native blocker). `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
+When it is tried (`--style`, config key `style`): `auto` (the default) tries it per model, only for the native
+blockers its verified fixtures hold — a network helper called in a loop or inside an expression, a helper that does
+not end with `return <tensor>` (`with variable_scope(...):` around its body), a regularizer, mode-dependent forward
+code (an `if mode == TRAIN:` or a static `if` on params / flags among the forward statements or inside a forward
+loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns. Every other native
+blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
+TFM502 note saying `--style auto` or `shim` converts it. `shim` runs every model_fn's forward pass under it (not
+under parameter servers or TPU), or blocks with the shim's reason. Whether it converted or not, a TFM502 note says
+what the native path stopped at (or `--style shim`), or why the shim could not convert the model_fn either (next to
+the native blocker); `--explain` shows the choice per model. `tf.compat.v1.keras.utils.track_tf1_style_variables` (tf_keras; the migrated file sets
 `TF_USE_LEGACY_KERAS=1` before importing TensorFlow, as Keras 3 has no `tf.compat.v1.layers` and no tracker) runs
 the statements eagerly and under `tf.function` / strategies, creating each variable once. They run inside
 `variable_scope(get_variable_scope(), auxiliary_name_scope=False)`: re-entering the root scope keeps auto-named
 layers stable across calls and adds no prefix, so every variable has the Estimator graph's own name
 (`mlp/layer0/weights`, `block_1/dense/kernel`, `hidden0/batch_normalization/moving_mean`). The forward pass and the
 module functions it calls keep their `tf.compat.v1.layers` calls (planners/imports.py exempts that code only).
+Mode-dependent statements stay as written, `mode == ModeKeys.TRAIN` read as the `training` flag `call` receives (a
+Python bool from the loop: TRAIN's branch in training calls, the other in evaluation); a test on EVAL or PREDICT
+ends the forward pass (the shim's call knows only `training`). `input_layer` creates its embedding weights with
+get_variable under the shim, once, as `input_layer/<column>_embedding/embedding_weights` (TF1's name). Settings the
+forward pass reads (`learning_rate = params["learning_rate"]`: one name bound once from params, flags or constants,
+no TF call) are computed for the rest of the model_fn too; any other value the rest reads besides the model output
+(a weight for an explicit L2 term, a second head) blocks, naming it.
 
 The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
 interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
@@ -29,11 +41,16 @@ differently from TF1; evaluate within 1.3e-7); `shim_regularized_layers` 120/120
 chief + worker MultiWorkerMirroredStrategy 120/120 steps on each, max rel Δ 2.2e-7; `shim_batch_norm` 150/150
 steps, max rel Δ 2.1e-7, evaluate's mae/rmse bit-equal (the moving averages agree); resuming `shim_get_variable`
 from an Estimator model_dir matches the Estimator's continuation (tests/fixtures_run/test_resume_runs.py).
+`shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
+layers) 120/120 steps bit-equal, evaluate bit-equal; `shim_input_layer` (input_layer over numeric, indicator and
+embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an Estimator model_dir the shim model
+predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py).
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense and batch_normalization, initializers,
 Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
-(no TF2 module; tf_slim is not in the TF 2.21 environment), random ops (dropout with a rate other than a literal
+(no TF2 module; tf_slim 1.1.0 from PyPI imports on TF 2.15 and 2.21 but its batch_norm fails on both,
+`ops.Tensor` is gone), random ops (dropout with a rate other than a literal
 0, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
 the rest, regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
@@ -93,6 +110,11 @@ _VERIFIED = frozenset({
     "nn.bias_add", "nn.l2_normalize", "matmul", "add", "add_n", "subtract", "multiply", "divide", "square", "sqrt",
     "exp", "log", "tanh", "sigmoid", "abs", "maximum", "minimum", "concat", "stack", "reshape", "squeeze",
     "expand_dims", "transpose", "cast", "identity", "reduce_sum", "reduce_mean", "shape",
+    # input_layer over numeric, indicator and embedding columns (fixtures/shim_input_layer): its embedding weights
+    # are get_variable'd under the shim, once, as `input_layer/<column>_embedding/embedding_weights`
+    "feature_column.input_layer", "feature_column.numeric_column", "feature_column.indicator_column",
+    "feature_column.embedding_column", "feature_column.categorical_column_with_vocabulary_list",
+    "feature_column.categorical_column_with_identity",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -238,7 +260,9 @@ def _flag(stmt, tf) -> bool:
 def _forward_ends(stmt, tf, flags: set[str]) -> bool:
     """Whether `stmt` is past the forward pass: it reads labels, is a branch or a return, or computes the loss,
     the training op, metrics, summaries or a spec."""
-    if isinstance(stmt, (cst.If, cst.Return, cst.Try, cst.While)):
+    if isinstance(stmt, cst.If):
+        return not _forward_if(stmt, tf, flags)
+    if isinstance(stmt, (cst.Return, cst.Try, cst.While)):
         return True
     if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Return) for s in stmt.body):
         return True
@@ -251,6 +275,71 @@ def _forward_ends(stmt, tf, flags: set[str]) -> bool:
         if tf.mode in _names(stripped).read:
             return True
     return any((tf.path(c) or "").startswith(_REST) for c in found.calls)
+
+
+class _Exits(cst.CSTVisitor):
+    """Whether a statement returns, raises or leaves a loop (none of which the forward pass may do)."""
+
+    def __init__(self):
+        self.found = False
+
+    def visit_Return(self, node) -> None:
+        self.found = True
+
+    def visit_Raise(self, node) -> None:
+        self.found = True
+
+    def visit_Break(self, node) -> None:
+        self.found = True
+
+    def visit_Continue(self, node) -> None:
+        self.found = True
+
+
+def _forward_if(stmt: cst.If, tf, flags: set[str]) -> bool:
+    """An `if` that is part of the forward pass: its test is `mode == TRAIN` (read as `training` in the shim's
+    call), a training flag, or static (reads neither the mode nor the labels: params, flags), and every statement
+    under it computes forward values only (no labels, loss, train op, metrics or spec, no return)."""
+    exits = _Exits()
+    stmt.visit(exits)
+    if exits.found:
+        return False
+    test = stmt.test.visit(_Training(tf))
+    if {tf.mode, tf.labels} & _names(test).read:
+        return False
+    branches = [stmt.body.body]
+    orelse = stmt.orelse
+    while orelse is not None:
+        if isinstance(orelse, cst.If):
+            if {tf.mode, tf.labels} & _names(orelse.test.visit(_Training(tf))).read:
+                return False
+            branches.append(orelse.body.body)
+            orelse = orelse.orelse
+        else:
+            branches.append(orelse.body.body)
+            orelse = None
+    return all(not _forward_ends(inner, tf, flags) for branch in branches for inner in branch)
+
+
+def _settings(forward: list, tf) -> list:
+    """The forward pass's settings (`learning_rate = params["learning_rate"]`, `layers = [int(u) for u in ...]`):
+    one name bound once from params, flags or constants, no TF call, no features, labels or mode. They stay in
+    the forward pass and are computed again for the rest (the optimizer, the loss), as the model_fn did once."""
+    found, computed, counts = [], set(), {}
+    for stmt in forward:
+        for name in _names(stmt).bound:
+            counts[name] = counts.get(name, 0) + 1
+    for stmt in forward:
+        names = _names(stmt)
+        one = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+               and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
+        if (one and counts[stmt.body[0].targets[0].target.value] == 1 and not _flag(stmt, tf)
+                and not any(tf.path(c) for c in names.calls)
+                and not ({tf.features, tf.labels, tf.mode, tf.config} | computed) & names.read):
+            found.append(stmt)
+        else:
+            computed |= names.bound
+    return found
 
 
 def _makes_variables(stmt, tf, helpers: dict) -> bool:
@@ -272,7 +361,8 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
             path = tf.path(call) or ""
             if path.startswith("contrib."):
                 raise Blocked(CODE, f"tf.{path}{where} is not run under the model-mapping shim: TF 2.21 has no "
-                                    "tf.contrib and tf_slim is not in its environment", call)
+                                    "tf.contrib, and tf_slim (PyPI) fails there and on TF 2.15 in batch_norm (ops.Tensor is "
+                                    "gone); rewrite it with tf.compat.v1.layers", call)
             if path.startswith(_RANDOM) and not _zero_rate(call):
                 raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
                                     "random stream, not the Estimator's graph seed, so the runs would not match", call)
@@ -393,11 +483,13 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     if not forward or not any(_makes_variables(s, tf, helpers) for s in forward):
         raise Blocked(CODE, "the model_fn has no forward pass the shim could hold (no layers or variables before the "
                             "loss, a branch or a return)", fn)
+    settings = _settings(forward, tf)
+    setting_names = {s.body[0].targets[0].target.value for s in settings}
     bound = set()
     for stmt in forward:
-        if not _flag(stmt, tf):
+        if not _flag(stmt, tf) and stmt not in settings:
             bound |= _names(stmt).bound
-    outputs = sorted(bound & rest_names.read - flag_names)
+    outputs = sorted(bound & rest_names.read - flag_names - setting_names)
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
         raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
@@ -418,7 +510,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         raise Blocked(CODE, "the forward pass has regularizers but the loss adds no regularization loss: TF1 did "
                             "not train on it, the migrated loop adds the model's losses", fn)
     call = cst.parse_statement(f"{outputs[0]} = {SHIM_CALL}({tf.features})\n")
-    synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, call, *rest]))
+    synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
     return Split(forward, outputs[0], synthetic, params_read, reg)
 
@@ -431,7 +523,13 @@ def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
 # The native blockers the shim is tried for: the forward-pass constructs its verified fixtures (fixtures/shim_*) hold.
 # Any other blocker stands alone, with no shim attempt: the shim's conversion of it is not verified.
 _FOR = ("builds layers and is called in a loop", "builds layers and is called inside an expression",
-        "is converted when it ends with `return <tensor>`", "regularizer")
+        "is converted when it ends with `return <tensor>`", "regularizer",
+        # mode-dependent forward code (fixtures/shim_mode_branch): `if mode == TRAIN` / a static `if` in the forward
+        # pass, a training flag set in such an `if`; the shim keeps them in `call`, `mode == TRAIN` read as `training`
+        "is not `mode == ModeKeys.TRAIN` or a literal", "runs only in TRAIN: the Keras model is one forward pass",
+        "a static `if` may only compute forward values", "if statement inside a forward loop",
+        # input_layer over indicator / embedding columns in the model_fn (fixtures/shim_input_layer)
+        "other columns are not converted in a model_fn yet")
 
 
 def applies(native: Blocked) -> bool:
@@ -454,9 +552,18 @@ def refused(native: Blocked, why: Blocked) -> Blocked:
     return Blocked.many([native, *notes]) if notes else native
 
 
-def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str], helpers: dict,
+def would_convert(native: Blocked) -> Blocked:
+    """`--style native`: the native blockers of a model_fn the shim converts, with a note saying so."""
+    note = Blocked(CODE, "the model-mapping shim converts this model_fn's forward pass as written: --style auto "
+                         "(the default) or --style shim", native.errors[0].node)
+    note.severity = "note"
+    return Blocked.many([native, note])
+
+
+def plan(native: Blocked | None, fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str], helpers: dict,
          interpret) -> ShimPlan:
-    """The shim plan of a model_fn the native interpreter blocked on (`native`): `interpret(fn, module_names)`
+    """The shim plan of a model_fn the native interpreter blocked on (`native`; None under --style shim):
+    `interpret(fn, module_names)`
     runs the native interpreter on the model_fn with its forward pass replaced."""
     found = split(fn, names, helpers)
     base = interpret(found.synthetic, module_names | {SHIM_CALL})  # (the rest of the model_fn: its blockers too)
@@ -464,9 +571,14 @@ def plan(native: Blocked, fn: cst.FunctionDef, names: TFNames, module_names: fro
         raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
                             "under the shim (the regularization loss joins each example's loss; checked for a mean "
                             "over the batch only)", fn)
-    why = native.message if len(native.errors) == 1 else "; ".join(e.message for e in native.errors[:2])
+    if native is None:  # --style shim
+        why = "--style shim"
+        reason = why
+    else:
+        why = native.message if len(native.errors) == 1 else "; ".join(e.message for e in native.errors[:2])
+        reason = f"the native conversion stopped at: {why}"
     note = (CODE, "forward pass kept as TF1 code under the model-mapping shim (tf_keras, "
-                  f"track_tf1_style_variables; TF1 variable names): the native conversion stopped at: {why}", fn)
+                  f"track_tf1_style_variables; TF1 variable names): {reason}", fn)
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(model_fn.ModelPlan)}
     fields.update(call_body=forward_body(found, fn, names), params_in_call=found.params_read, layers=[],
                   output=found.output, notes=[*base.notes, note], helpers=[])
