@@ -61,6 +61,7 @@ from tfmigrate.names import ImportTable, build_import_table
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
+from .planners import iterators
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -350,6 +351,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     plans, notes = made.plans, made.notes
     edits = Edits()
     seed_drops, seed_errors = _random_seeds(names, file, mine, analysis)
+    iterator_notes, iterator_errors = iterators.plan(file, analysis, names, edits)
+    errors += iterator_errors
     # a helper the model_fn inlines: its seed is the model_fn rule's blocker already (one finding, once)
     named = {id(x.node) for e in errors for x in e.errors if x.node is not None}
     errors += [e for e in seed_errors if not file.inside(e.node, named)]
@@ -361,6 +364,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     for line, note in seed_drops:
         edits.delete(line)
         notes.append(note)
+    notes.extend(iterator_notes)
     return _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
 
 
@@ -408,11 +412,12 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
     context.link(*(f.path for f in importers))
     # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
     seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
-    if seed_errors:
-        _raise(seed_errors, file, program)
+    edits = Edits()
+    iterator_notes, iterator_errors = iterators.plan(file, analysis, TFNames(program=program, file=file), edits)
+    if seed_errors or iterator_errors:
+        _raise(seed_errors + iterator_errors, file, program)
     new_module = module
-    if seed_drops:
-        edits = Edits()
+    if seed_drops or iterator_notes:
         for line, _ in seed_drops:
             edits.delete(line)
         new_module = edits.apply(module, file.parent)
@@ -420,7 +425,7 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
     leftover_notes = []
     new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
     context.replace_text(TF, tf_name)
-    for note in [*(note for _, note in seed_drops), *leftover_notes]:
+    for note in [*(note for _, note in seed_drops), *iterator_notes, *leftover_notes]:
         context.note(*note)
     return new_module
 
