@@ -299,9 +299,9 @@ class LeftoverNames(Transformer):
                                  "remove it (state lives in the Keras model and the optimizer, TF2 runs ops "
                                  "directly; tf.function traces graphs)", original)
         if path in tf1_calls.CALL_ONLY:
-            return Blocked(CODE, f"tf.{path} is converted where it is called (to tf.summary.record_if(...)); used "
-                                 "here without a call, it is not: call it, or write tf.summary.record_if(<flag>)",
-                           original)
+            return Blocked(CODE, f"tf.{path} is converted where it is called (its TF2 call, "
+                                 f"tf.{tf1_calls.tf2_path(path)}(...), is built from the call's arguments); named here "
+                                 "without a call, it is not: call it where it is named", original)
         why = v1_names().why_not(path)
         return Blocked(CODE, why or f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
 
@@ -432,7 +432,7 @@ class LeftoverNames(Transformer):
         try:
             new, notes = upgrade_call(updated, normalise(dotted), self.tf2_alias)
         except ValueError as e:  # arguments a TF 1.x call's rewrite cannot carry exactly (facts/tf1_calls)
-            raise Blocked(CODE, f"{e}: not converted; fix the call as TF1 wanted it", original) from None
+            raise Blocked(CODE, str(e), original) from None
         if self.notes is not None:
             self.notes.extend((CODE, message, original) for message in notes)
         return new
