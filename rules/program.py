@@ -1929,10 +1929,18 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
                  index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None,
                  notes: list | None = None, shim_helpers: frozenset[str] = frozenset()) -> cst.Module:
     alias = tf_name if imported else None
+    free = tf_name
     if not imported and _names_any(module, frozenset({tf_name}), texts):
-        # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
-        raise Blocked(imports.CODE, f"`{tf_name}` already means something else in this file; the generated code "
-                                    f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
+        # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's (a
+        # variable, or TensorFlow imported inside a function): the generated code takes a free name instead
+        free = next((n for n in _FREE_TF if not _names_any(module, frozenset({n}), texts)), None)
+        if free is None:
+            raise Blocked(imports.CODE, f"`{tf_name}` and {', '.join(_FREE_TF)} already mean something else in this "
+                                        "file; the generated code needs one of them for TensorFlow (rename one)")
+        if notes is not None and module.body:
+            notes.append((imports.CODE, f"`{tf_name}` means something else at this file's top level (or only inside "
+                                        f"a function); the generated code imports TensorFlow as `{free}`",
+                          module.body[0]))
     if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     kept, v1_bindings = compat_names(table)
@@ -1942,7 +1950,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         header = table.bindings[alias][0].statement
         rebinding = {id(later.statement) for later in table.bindings[alias][1:]}  # `tf = tf.compat.v1` idiom
     else:
-        alias = "tf"
+        alias = free
     # phase 1 (before any visit, so statement identity still holds): the TF2 header and the rebinding idiom
     body = []
     moved: dict[int, cst.BaseStatement] = {}
@@ -1950,7 +1958,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         if header is not None and stmt is header:
             body.extend(_header(_other_imports(stmt, alias), alias, keras_import, stmt.leading_lines))
         elif header is None and _binds(stmt, table):
-            body.extend(_header("", "tf", keras_import, stmt.leading_lines))
+            body.extend(_header("", alias, keras_import, stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
             header = moved[id(stmt)] = body[-1]  # a copy: phases 2 and 3 find the binding statement by identity
         else:
@@ -1963,10 +1971,10 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         while at < len(body) and ((at == 0 and _docstring(body[at])) or _future_import(body[at])):
             at += 1
         if at < len(body):
-            body[at:at + 1] = [*_header("", "tf", keras_import, body[at].leading_lines),
+            body[at:at + 1] = [*_header("", alias, keras_import, body[at].leading_lines),
                                body[at].with_changes(leading_lines=[])]
         else:
-            body.extend(_header("", "tf", keras_import, ()))
+            body.extend(_header("", alias, keras_import, ()))
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     def now(b) -> cst.BaseStatement:  # the binding's statement in the module as phase 1 left it
@@ -1991,7 +1999,10 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     body = [_prune_from_import(s, uses, statements) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
-    return module, tf_name
+    return module, alias
+
+
+_FREE_TF = ("tf2", "tensorflow2")  # TensorFlow's name in generated code where the file's `tf` is something else
 
 
 def _docstring(stmt) -> bool:
