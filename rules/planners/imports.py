@@ -4,8 +4,16 @@
   adding an import next to it would silently rebind `tf`, codemod-conventions §3.3); the
   `if tf.__version__...: tf = tf.compat.v1` idiom and `tf1 = tf.compat.v1` aliases are removed.
 - Every remaining TF reference reached through the v1 API must mean the same in TF2: `tf1.data.Dataset` →
-  `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names whose meaning changed
-  (`tf.nn.dropout`'s keep_prob, `tf.where`, …) or that TF2 dropped block the file.
+  `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names that TF2 dropped block
+  the file. Calls whose arguments change with the name are rewritten as TF 1.15's own functions did
+  (rules/facts/tf1_calls.py): `tf.nn.dropout(x, keep_prob)` → `tf.nn.dropout(x, 1 - (keep_prob))`,
+  `softmax_cross_entropy_with_logits(labels=l)` → `labels=tf.stop_gradient(l)`, `tf.contrib.lookup` tables →
+  `tf.lookup.StaticHashTable` / `StaticVocabularyTable`, `tf.contrib.summary.always_record_summaries()` →
+  `tf.summary.record_if(True)`; arguments they cannot carry block the call.
+- An input_fn returning a one-shot iterator's `get_next()` tensors returns its dataset instead
+  (rules/planners/iterators.py); other iterator uses block with what to do.
+- Where the file's `tf` means something else (a variable, or TensorFlow imported only inside a function), the
+  generated code imports TensorFlow as `tf2`, with a note.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
   layers`) are removed; `import keras` is added after the TensorFlow import where the converted code reads `keras`
   (a file of a converted unit that only kept its tf.data input functions gets none).
