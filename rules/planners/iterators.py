@@ -24,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value
 
 from ..facts.calls import code
 
@@ -70,6 +71,8 @@ def _input_fns(file, analysis) -> list[cst.FunctionDef]:
             for args in (use.train, use.evaluate, use.predict):
                 value = args.get("input_fn")
                 fn = program.function_of(value) if value is not None else None
+                if fn is not None and isinstance(fn.node, cst.Lambda) and isinstance(fn.node.body, cst.Call):
+                    fn = program.function_of(Value(fn.node.body.func, fn.file))  # `lambda: input_fn(data, 32)`
                 if fn is not None and fn.file is file and isinstance(fn.node, cst.FunctionDef):
                     out[id(fn.node)] = fn.node
     return list(out.values())

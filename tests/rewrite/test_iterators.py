@@ -64,3 +64,11 @@ def peek(ds):
     [error] = [d for d in result.diagnostics if "make_one_shot_iterator" in d.message]
     assert "TF2 datasets have no make_one_shot_iterator" in error.message
     assert error.line == src.splitlines().index("    return ds.make_one_shot_iterator().get_next()") + 1
+
+
+def test_input_fn_called_through_a_lambda():
+    src = _with_train_input_fn("iterator = ds.make_one_shot_iterator()\nf, l = iterator.get_next()\nreturn f, l")
+    src = src.replace("def train_input_fn():", "def train_input_fn(batch):").replace(
+        "input_fn=train_input_fn", "input_fn=lambda: train_input_fn(2)")
+    fn = section(converted(src), "def train_input_fn", "def eval_input_fn")
+    assert fn.rstrip().endswith("    return ds"), fn
