@@ -58,8 +58,10 @@ def plan(file, analysis, names, edits) -> tuple[list, list[Blocked]]:
         call = _call_of(node, file)
         if call is not None and id(call) not in handled and _iterator_of(call, names) is not None:
             errors.append(Blocked(CODE, f"`{code(call)[:60]}`: TF2 datasets have no {_iterator_of(call, names)[0]} "
-                                        "(TF1's graph-mode iterator); outside an input_fn tfmigrate converts, iterate "
-                                        "the dataset instead (`for batch in dataset`, `iter(dataset)`)", call))
+                                        "(TF1's graph-mode iterator); tfmigrate converts it only in an input_fn of an "
+                                        "Estimator it converts (returning `get_next()` → returning the dataset); "
+                                        "elsewhere iterate the dataset (`for batch in dataset`, `iter(dataset)`)",
+                                  call))
     return notes, errors
 
 
