@@ -1933,6 +1933,11 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     if not imported and _names_any(module, frozenset({tf_name}), texts):
         # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's (a
         # variable, or TensorFlow imported inside a function): the generated code takes a free name instead
+        bound = index is not None and any(scope.bindings.get(tf_name) for scope in (
+            index.top, *index.function_scopes.values(), *index.class_scopes.values()))
+        if not bound:  # read but bound nowhere in the file (a star import, a missing import): what it is is unknown
+            raise Blocked(imports.CODE, f"`{tf_name}` is read in this file but bound nowhere in it; the generated code "
+                                        f"needs it for TensorFlow (import tensorflow as {tf_name})")
         free = next((n for n in _FREE_TF if not _names_any(module, frozenset({n}), texts)), None)
         if free is None:
             raise Blocked(imports.CODE, f"`{tf_name}` and {', '.join(_FREE_TF)} already mean something else in this "

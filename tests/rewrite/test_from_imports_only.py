@@ -69,3 +69,10 @@ def test_tensorflow_imported_as_tf_only_inside_a_function():
     out = converted(PROGRAM.replace("INPUT", "import tensorflow as tf").replace("DATA", "tf.data"))
     assert out.startswith("import tensorflow as tf2\nimport keras\n")
     assert "    import tensorflow as tf\n" in out
+
+
+def test_a_tf_bound_nowhere_still_blocks():
+    # `tf` read but never bound (a star import, a forgotten import): what it names is unknown, never renamed around
+    result = blocked(SHAPES["from import"].replace("e.train(", "_hook = tf.estimator.SessionRunHook()\ne.train("))
+    assert [d.code for d in result.diagnostics] == ["TFM001"]
+    assert "`tf` is read in this file but bound nowhere in it" in result.diagnostics[0].message
