@@ -65,6 +65,7 @@ from tfmigrate.names import ImportTable, build_import_table
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
+from .planners import iterators
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -355,6 +356,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     plans, notes = made.plans, made.notes
     edits = Edits()
     seed_drops, seed_errors = _random_seeds(names, file, mine, analysis)
+    iterator_notes, iterator_errors = iterators.plan(file, analysis, names, edits)
+    errors += iterator_errors
     # a helper the model_fn inlines: its seed is the model_fn rule's blocker already (one finding, once)
     named = {id(x.node) for e in errors for x in e.errors if x.node is not None}
     errors += [e for e in seed_errors if not file.inside(e.node, named)]
@@ -366,6 +369,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     for line, note in seed_drops:
         edits.delete(line)
         notes.append(note)
+    notes.extend(iterator_notes)
     return _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
 
 
@@ -413,11 +417,12 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
     context.link(*(f.path for f in importers))
     # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
     seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
-    if seed_errors:
-        _raise(seed_errors, file, program)
+    edits = Edits()
+    iterator_notes, iterator_errors = iterators.plan(file, analysis, TFNames(program=program, file=file), edits)
+    if seed_errors or iterator_errors:
+        _raise(seed_errors + iterator_errors, file, program)
     new_module = module
-    if seed_drops:
-        edits = Edits()
+    if seed_drops or iterator_notes:
         for line, _ in seed_drops:
             edits.delete(line)
         new_module = edits.apply(module, file.parent)
@@ -425,7 +430,7 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
     leftover_notes = []
     new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
     context.replace_text(TF, tf_name)
-    for note in [*(note for _, note in seed_drops), *leftover_notes]:
+    for note in [*(note for _, note in seed_drops), *iterator_notes, *leftover_notes]:
         context.note(*note)
     return new_module
 
@@ -2019,11 +2024,24 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
                  index=None, quiet: dict | None = None, texts=(), settled: Settled | None = None,
                  notes: list | None = None, shim_helpers: frozenset[str] = frozenset()) -> cst.Module:
     alias = tf_name if imported else None
+    free = tf_name
     star = [b.kind for b in table.bindings.get(tf_name, ())] == ["star"]  # `tf` from a run module's star import
     if not imported and not star and _names_any(module, frozenset({tf_name}), texts):
-        # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's
-        raise Blocked(imports.CODE, f"`{tf_name}` already means something else in this file; the generated code "
-                                    f"needs it for TensorFlow (import tensorflow as {tf_name}, or rename it)")
+        # asked before the TF2 header and the leftover names add their own `tf`: a `tf` here is the program's (a
+        # variable, or TensorFlow imported inside a function): the generated code takes a free name instead
+        bound = index is not None and any(scope.bindings.get(tf_name) for scope in (
+            index.top, *index.function_scopes.values(), *index.class_scopes.values()))
+        if not bound:  # read but bound nowhere in the file (a star import, a missing import): what it is is unknown
+            raise Blocked(imports.CODE, f"`{tf_name}` is read in this file but bound nowhere in it; the generated code "
+                                        f"needs it for TensorFlow (import tensorflow as {tf_name})")
+        free = next((n for n in _FREE_TF if not _names_any(module, frozenset({n}), texts)), None)
+        if free is None:
+            raise Blocked(imports.CODE, f"`{tf_name}` and {', '.join(_FREE_TF)} already mean something else in this "
+                                        "file; the generated code needs one of them for TensorFlow (rename one)")
+        if notes is not None and module.body:
+            notes.append((imports.CODE, f"`{tf_name}` means something else at this file's top level (or only inside "
+                                        f"a function); the generated code imports TensorFlow as `{free}`",
+                          module.body[0]))
     if not _names_any(module, frozenset({"keras"}), texts, imports=False):
         keras_import = ""  # only a file whose converted code reads `keras` imports it (a unit's input module may not)
     kept, v1_bindings = compat_names(table)
@@ -2033,7 +2051,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         header = table.bindings[alias][0].statement
         rebinding = {id(later.statement) for later in table.bindings[alias][1:]}  # `tf = tf.compat.v1` idiom
     else:
-        alias = "tf"
+        alias = free
     # phase 1 (before any visit, so statement identity still holds): the TF2 header and the rebinding idiom
     body = []
     moved: dict[int, cst.BaseStatement] = {}
@@ -2041,7 +2059,7 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         if header is not None and stmt is header:
             body.extend(_header(_other_imports(stmt, alias), alias, keras_import, stmt.leading_lines))
         elif header is None and _binds(stmt, table):
-            body.extend(_header("", "tf", keras_import, stmt.leading_lines))
+            body.extend(_header("", alias, keras_import, stmt.leading_lines))
             body.append(stmt.with_changes(leading_lines=[]))
             header = moved[id(stmt)] = body[-1]  # a copy: phases 2 and 3 find the binding statement by identity
         else:
@@ -2054,10 +2072,10 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
         while at < len(body) and ((at == 0 and _docstring(body[at])) or _future_import(body[at])):
             at += 1
         if at < len(body):
-            body[at:at + 1] = [*_header("", "tf", keras_import, body[at].leading_lines),
+            body[at:at + 1] = [*_header("", alias, keras_import, body[at].leading_lines),
                                body[at].with_changes(leading_lines=[])]
         else:
-            body.extend(_header("", "tf", keras_import, ()))
+            body.extend(_header("", alias, keras_import, ()))
     module = module.with_changes(body=body)
     # phase 2: leftover TF1 names (binding statements are skipped, so they keep their identity)
     def now(b) -> cst.BaseStatement:  # the binding's statement in the module as phase 1 left it
@@ -2082,7 +2100,10 @@ def _fix_imports(module: cst.Module, table: ImportTable, tf_name: str, imported:
     body = [_prune_from_import(s, uses, statements) for s in imports.remove_statements(module.body, unused)]
     module = module.with_changes(body=body)
     # the placeholder is unique, so a textual swap is exact (and also reaches generated docstrings/comments)
-    return module, tf_name
+    return module, alias
+
+
+_FREE_TF = ("tf2", "tensorflow2")  # TensorFlow's name in generated code where the file's `tf` is something else
 
 
 def _docstring(stmt) -> bool:

@@ -11,6 +11,8 @@ import libcst as cst
 
 from tfmigrate.names import ImportTable
 
+from . import tf1_calls
+
 _ESTIMATOR_PREFIXES = (
     "tensorflow_estimator.python.estimator.api._v1.estimator",
     "tensorflow_estimator.python.estimator.api._v2.estimator",
@@ -145,6 +147,9 @@ def upgrade_call(call: cst.Call, path: str, alias: str) -> tuple[cst.Call, list[
     """tf_upgrade_v2's argument changes for a call of TF 1.x `path` (whose name is already renamed): positional
     arguments the TF2 function reorders become keywords, renamed keywords renamed, removed ones dropped
     (`to_float(x)` → `cast(x, dtype=float32)`), and its warnings returned as notes."""
+    done = tf1_calls.transform(call, path, alias)  # (ValueError: the arguments cannot be carried; the caller blocks)
+    if done is not None:
+        return done
     table = v1_names()
     notes = []
     warning = table.warnings.get(path)

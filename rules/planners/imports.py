@@ -4,8 +4,16 @@
   adding an import next to it would silently rebind `tf`, codemod-conventions §3.3); the
   `if tf.__version__...: tf = tf.compat.v1` idiom and `tf1 = tf.compat.v1` aliases are removed.
 - Every remaining TF reference reached through the v1 API must mean the same in TF2: `tf1.data.Dataset` →
-  `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names whose meaning changed
-  (`tf.nn.dropout`'s keep_prob, `tf.where`, …) or that TF2 dropped block the file.
+  `tf.data.Dataset`, `tf.compat.v1.logging` → `tf.compat.v1.logging` (still in TF2); names that TF2 dropped block
+  the file. Calls whose arguments change with the name are rewritten as TF 1.15's own functions did
+  (rules/facts/tf1_calls.py): `tf.nn.dropout(x, keep_prob)` → `tf.nn.dropout(x, 1 - (keep_prob))`,
+  `softmax_cross_entropy_with_logits(labels=l)` → `labels=tf.stop_gradient(l)`, `tf.contrib.lookup` tables →
+  `tf.lookup.StaticHashTable` / `StaticVocabularyTable`, `tf.contrib.summary.always_record_summaries()` →
+  `tf.summary.record_if(True)`; arguments they cannot carry block the call.
+- An input_fn returning a one-shot iterator's `get_next()` tensors returns its dataset instead
+  (rules/planners/iterators.py); other iterator uses block with what to do.
+- Where the file's `tf` means something else (a variable, or TensorFlow imported only inside a function), the
+  generated code imports TensorFlow as `tf2`, with a note.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
   layers`) are removed; `import keras` is added after the TensorFlow import where the converted code reads `keras`
   (a file of a converted unit that only kept its tf.data input functions gets none).
@@ -31,6 +39,7 @@ from tfmigrate.visitors import WALK, Transformer, Visitor, walk, walked_fields
 
 from tfmigrate.diagnostics import Blocked
 
+from ..facts import tf1_calls
 from ..facts.tfnames import normalise, upgrade_call, v1_names
 
 CODE = "TFM001"
@@ -103,7 +112,7 @@ _TF2_TOP_LEVEL = frozenset({
     "uint8", "unique", "unique_with_counts", "unravel_index", "unstack", "variable_creator_scope", "variant",
     "vectorized_map", "version", "where", "while_loop", "xla", "zeros", "zeros_initializer", "zeros_like"
 })
-_CHANGED_IN_TF2 = {"nn.dropout", "nn.softmax_cross_entropy_with_logits"}
+_CHANGED_IN_TF2: set[str] = set()  # (nn.dropout, nn.softmax_cross_entropy_with_logits: facts/tf1_calls rewrites them)
 # TF1 graph-mode machinery: tf.compat.v1 still exports it, but the migrated program runs eagerly (a switch the
 # program only calls as a statement is dropped with a note, program._graph_mode_switches); a rename would
 # silently turn the migrated program back into graph mode or fail at run time
@@ -137,12 +146,15 @@ def tf2_name(dotted: str, tf2_alias: str) -> str | None:
     root = path.split(".")[0]
     # TensorFlow's own v1→v2 table (tfnames.V1Names); a name TF2 also has, for another object, keeps the
     # curated answers below first (tf.data.Dataset: DatasetV1 and V2 read the same here)
-    if path in _CHANGED_IN_TF2:  # (kept blocked: in a converted model_fn dropout must follow Keras' training flag)
+    if path in _CHANGED_IN_TF2:
         return None
+    handled = tf1_calls.tf2_path(path)  # calls whose arguments change with the name, contrib names TF2 keeps
+    if handled is not None:
+        return f"{tf2_alias}.{handled}"
     if path.removeprefix("compat.v1.") in GRAPH_MODE:
         return None
     new = v1_names().rename(path) if path else None
-    if new is not None and (path not in v1_names().in_v2 or not _curated(path, root)
+    if new is not None and (path not in v1_names().in_v2 or not _curated(path, root) or not new.startswith("compat.v1.")
                             or path in v1_names().transformed and new.startswith("compat.v1.")):
         return f"{tf2_alias}.{new}"
     if path in v1_names().same:
@@ -183,6 +195,7 @@ class LeftoverNames(Transformer):
         self.found: list | None = None  # apply(): the references a read-only walk found
         self.targets: set[int] | None = None  # apply(): the only nodes the transform enters
         self.index = index
+        self.called: set[int] = set()  # ids of the callees of the calls met (a call-only rename needs its call)
         if index is not None:  # the original nodes whose subtree holds a name the table binds
             self.original = index.orders
             parents, owners = index.parents, index.owners
@@ -272,6 +285,8 @@ class LeftoverNames(Transformer):
 
     def _tf2_name(self, original, dotted: str) -> str | None:
         path = normalise(dotted) or ""
+        if path in tf1_calls.CALL_ONLY and id(original) not in self.called:
+            return None
         if id(original) in self.in_shim and path.startswith("layers.") and path.split(".")[1][:1].islower():
             return f"{self.tf2_alias}.compat.v1.{path}"  # tf.compat.v1.layers.dense(...) under the shim, as written
         return tf2_name(dotted, self.tf2_alias)
@@ -291,6 +306,10 @@ class LeftoverNames(Transformer):
             return Blocked(CODE, f"tf.{path} is TF1 graph-mode machinery and the migrated program runs eagerly: "
                                  "remove it (state lives in the Keras model and the optimizer, TF2 runs ops "
                                  "directly; tf.function traces graphs)", original)
+        if path in tf1_calls.CALL_ONLY:
+            return Blocked(CODE, f"tf.{path} is converted where it is called (its TF2 call, "
+                                 f"tf.{tf1_calls.tf2_path(path)}(...), is built from the call's arguments); named here "
+                                 "without a call, it is not: call it where it is named", original)
         why = v1_names().why_not(path)
         return Blocked(CODE, why or f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
 
@@ -409,13 +428,19 @@ class LeftoverNames(Transformer):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._rewrite(original, updated)
 
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called.add(id(node.func))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if self.found is not None or type(original.func) not in (cst.Name, cst.Attribute):
             return updated
         dotted = self._resolvable(original.func)
         if dotted is None:
             return updated
-        new, notes = upgrade_call(updated, normalise(dotted), self.tf2_alias)
+        try:
+            new, notes = upgrade_call(updated, normalise(dotted), self.tf2_alias)
+        except ValueError as e:  # arguments a TF 1.x call's rewrite cannot carry exactly (facts/tf1_calls)
+            raise Blocked(CODE, str(e), original) from None
         if self.notes is not None:
             self.notes.extend((CODE, message, original) for message in notes)
         return new

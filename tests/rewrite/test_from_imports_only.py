@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, converted
+from _helpers import rewrite, blocked, converted
 
 PROGRAM = '''\
 from tensorflow import estimator as est
@@ -50,7 +50,29 @@ def test_from_imports_only_converts(shape):
     compile(out, shape, "exec")
 
 
-def test_a_tf_of_the_program_still_blocks_with_the_line_it_needs():
-    result = blocked("tf = 3\n" + SHAPES["from import"])
+def test_a_tf_of_the_program_makes_the_generated_code_take_a_free_name():
+    out = converted("tf = 3\n" + SHAPES["from import"])
+    assert out.startswith("tf = 3\nimport tensorflow as tf2\nimport keras\n")
+    assert "tf2." in out and "tf." not in out.replace("tf2.", "")  # the program's tf stays 3, unused as a module
+    result = rewrite("tf = 3\n" + SHAPES["from import"])
+    assert any("imports TensorFlow as `tf2`" in d.message and d.line == 1 for d in result.diagnostics)
+
+
+def test_tf_and_every_free_name_taken_blocks_saying_so():
+    result = blocked("tf = tf2 = tensorflow2 = 3\n" + SHAPES["from import"])
     assert [d.code for d in result.diagnostics] == ["TFM001"]
-    assert "`tf` already means something else" in result.diagnostics[0].message
+    assert "`tf` and tf2, tensorflow2 already mean something else" in result.diagnostics[0].message
+
+
+def test_tensorflow_imported_as_tf_only_inside_a_function():
+    # (yahoo/TensorFlowOnSpark's shape: `import tensorflow as tf` in the function that builds the Estimator)
+    out = converted(PROGRAM.replace("INPUT", "import tensorflow as tf").replace("DATA", "tf.data"))
+    assert out.startswith("import tensorflow as tf2\nimport keras\n")
+    assert "    import tensorflow as tf\n" in out
+
+
+def test_a_tf_bound_nowhere_still_blocks():
+    # `tf` read but never bound (a star import, a forgotten import): what it names is unknown, never renamed around
+    result = blocked(SHAPES["from import"].replace("e.train(", "_hook = tf.estimator.SessionRunHook()\ne.train("))
+    assert [d.code for d in result.diagnostics] == ["TFM001"]
+    assert "`tf` is read in this file but bound nowhere in it" in result.diagnostics[0].message

@@ -1,0 +1,218 @@
+"""TFM001 dataset iterators: an input_fn that returns a one-shot iterator's `get_next()` → one that returns the dataset.
+
+An Estimator input_fn may return a `tf.data.Dataset` or the tensors of its iterator; the Estimator read the same
+elements in the same order either way (it made the iterator itself for a dataset). TF2 datasets have no
+`make_one_shot_iterator()` and Keras `fit` reads a dataset, so in a converted program's input_fn
+
+    return ds.make_one_shot_iterator().get_next()                    →   return ds
+    features, labels = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+    return features, labels                                          →   return ds
+    iterator = ds.make_one_shot_iterator()
+    return iterator.get_next()                                       →   return ds
+
+(the iterator's statements consecutive at the input_fn's top level; what it returns exactly the tensors
+`get_next()` gave, in their order). Blocked, saying why:
+- an input_fn that works on the tensors after `get_next()` (`return {"x": images}, labels`): move that work into
+  `dataset.map(...)` and return the dataset;
+- `make_initializable_iterator` in an input_fn: the Estimator never ran its initializer (TF1 failed unless the
+  program registered it); return the dataset;
+- a dataset iterator method anywhere else in a converted file (`ds.make_one_shot_iterator()` in a helper or the
+  driver): TF2 datasets have none; iterate the dataset (`for x in ds`, `iter(ds)`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import Value
+
+from ..facts.calls import code
+
+CODE = "TFM001"
+_ONE_SHOT = "make_one_shot_iterator"
+_ITERATORS = (_ONE_SHOT, "make_initializable_iterator")
+_FUNCTIONS = {"data.make_one_shot_iterator": _ONE_SHOT, "data.make_initializable_iterator":
+              "make_initializable_iterator"}
+
+
+def plan(file, analysis, names, edits) -> tuple[list, list[Blocked]]:
+    """Edits (into `edits`) turning this file's input_fns that return an iterator's tensors into ones returning
+    their dataset; (notes, blockers) of every iterator use in the file. Nothing to do (fast) in a file that never
+    names an iterator."""
+    if not any(word in file.names for word in _ITERATORS):
+        return [], []
+    input_fns = _input_fns(file, analysis)
+    notes, errors, handled = [], [], set()
+    for fn in input_fns:
+        found = _iterator_calls(fn, file, names)
+        if not found:
+            continue
+        handled.update(id(call) for call, _, _ in found)
+        try:
+            note = _convert(fn, found, file, edits)
+        except Blocked as e:
+            errors.append(e)
+        else:
+            notes.append(note)
+    for node in (n for word in _ITERATORS for n in file.names.get(word, ())):
+        call = _call_of(node, file)
+        if call is not None and id(call) not in handled and _iterator_of(call, names) is not None:
+            errors.append(Blocked(CODE, f"`{code(call)[:60]}`: TF2 datasets have no {_iterator_of(call, names)[0]} "
+                                        "(TF1's graph-mode iterator); tfmigrate converts it only in an input_fn of an "
+                                        "Estimator it converts (returning `get_next()` → returning the dataset); "
+                                        "elsewhere iterate the dataset (`for batch in dataset`, `iter(dataset)`)",
+                                  call))
+    return notes, errors
+
+
+def _input_fns(file, analysis) -> list[cst.FunctionDef]:
+    """The defs of this file the program's Estimators call as input functions (train / evaluate / predict)."""
+    program, out = analysis.program, {}
+    for site in analysis.sites:
+        for use in site.uses:
+            for args in (use.train, use.evaluate, use.predict):
+                value = args.get("input_fn")
+                fn = program.function_of(value) if value is not None else None
+                if fn is not None and isinstance(fn.node, cst.Lambda) and isinstance(fn.node.body, cst.Call):
+                    fn = program.function_of(Value(fn.node.body.func, fn.file))  # `lambda: input_fn(data, 32)`
+                if fn is not None and fn.file is file and isinstance(fn.node, cst.FunctionDef):
+                    out[id(fn.node)] = fn.node
+    return list(out.values())
+
+
+def _iterator_of(call: cst.Call, names) -> tuple[str, cst.BaseExpression] | None:
+    """(kind, dataset expression) of `ds.make_one_shot_iterator()` / `tf.compat.v1.data.make_one_shot_iterator(ds)`
+    (and the initializable ones), else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _ITERATORS and not call.args:
+        if names.of(func) is None:  # (a TF module's function is the other spelling, below)
+            return func.attr.value, func.value
+    kind = _FUNCTIONS.get(names.of(call) or "")
+    if kind is not None and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+        return kind, call.args[0].value
+    return None
+
+
+def _call_of(name: cst.Name, file) -> cst.Call | None:
+    parent = file.parents.get(id(name))
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        call = file.parents.get(id(parent))
+        return call if isinstance(call, cst.Call) and call.func is parent else None
+    return None
+
+
+def _iterator_calls(fn: cst.FunctionDef, file, names) -> list[tuple[cst.Call, str, cst.BaseExpression]]:
+    out = []
+    for word in _ITERATORS:
+        for node in file.names.get(word, ()):
+            call = _call_of(node, file)  # (`ds.make_one_shot_iterator()`, `tf.data.make_one_shot_iterator(ds)`)
+            found = None if call is None else _iterator_of(call, names)
+            if found is not None and file.inside(call, {id(fn)}):
+                out.append((call, *found))
+    return out
+
+
+def _convert(fn: cst.FunctionDef, found: list, file, edits) -> tuple:
+    """The edits for one input_fn; Blocked when its iterator is used otherwise than returned."""
+    if len(found) != 1:
+        raise Blocked(CODE, f"input_fn `{fn.name.value}` makes {len(found)} dataset iterators: not converted; "
+                            "return one dataset", found[1][0])
+    call, kind, dataset = found[0]
+    if kind != _ONE_SHOT:
+        raise Blocked(CODE, f"{kind} in input_fn `{fn.name.value}`: the Estimator never ran its initializer (TF1 "
+                            "failed unless the program registered it); return the dataset itself (the Estimator "
+                            "iterated a returned dataset the same way)", call)
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    line = file.parents.get(id(file.parents.get(id(call))))
+    at = next((i for i, s in enumerate(body) if s is line or file.inside(call, {id(s)})), None)
+    shape = None if at is None else _shape(body[at:at + 3], call)
+    if shape is None:
+        raise Blocked(CODE, f"input_fn `{fn.name.value}` uses the tensors of `{code(call)[:50]}` otherwise than "
+                            "returning them as get_next() gave them: not converted; move that work into "
+                            "dataset.map(...) and return the dataset (the Estimator iterated a returned dataset "
+                            "the same way)", call)
+    first, dropped = shape
+    ds_path = _path_to(first, dataset)
+    edits.transform(first, lambda updated: updated.with_changes(body=[cst.Return(
+        value=_follow(updated, ds_path), semicolon=cst.MaybeSentinel.DEFAULT)]))
+    for stmt in dropped:
+        edits.delete(stmt)
+    return (CODE, f"input_fn `{fn.name.value}` returns its dataset instead of `{code(call)[:50]}.get_next()`: the "
+                  "Estimator read the same elements in the same order either way, and TF2 datasets have no "
+                  f"{kind}", call)
+
+
+def _shape(stmts: list, call: cst.Call) -> tuple[cst.SimpleStatementLine, list] | None:
+    """(statement that becomes `return <dataset>`, statements dropped) for the accepted shapes, else None."""
+    lines = [s if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in stmts]
+    if not lines or lines[0] is None:
+        return None
+    first = lines[0].body[0]
+    if isinstance(first, cst.Return) and _is_get_next(first.value, call):  # return ds.moi().get_next()
+        return lines[0], []
+    if isinstance(first, cst.Assign) and len(first.targets) == 1:
+        target = first.targets[0].target
+        if first.value is call and isinstance(target, cst.Name) and len(lines) >= 2 and lines[1] is not None:
+            nxt = lines[1].body[0]  # it = ds.moi(); ...
+            if isinstance(nxt, cst.Return) and _is_get_next(nxt.value, target.value):
+                return lines[0], [lines[1]]
+            if isinstance(nxt, cst.Assign) and _is_get_next(nxt.value, target.value) and len(lines) >= 3 \
+                    and _returns_targets(lines[2], nxt):
+                return lines[0], [lines[1], lines[2]]
+            return None
+        if _is_get_next(first.value, call) and len(lines) >= 2 and _returns_targets(lines[1], first):
+            return lines[0], [lines[1]]
+    return None
+
+
+def _is_get_next(expr, what) -> bool:
+    """`<what>.get_next()`: `what` the iterator call itself, or the name it was assigned to."""
+    if not (isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "get_next"):
+        return False
+    inner = expr.func.value
+    return inner is what if isinstance(what, cst.Call) else isinstance(inner, cst.Name) and inner.value == what
+
+
+def _returns_targets(line, assign: cst.Assign) -> bool:
+    """`return a, b` (or `return (a, b)`) right after `a, b = ....get_next()`; `return x` after `x = ...`."""
+    if line is None or not isinstance(line.body[0], cst.Return) or len(assign.targets) != 1:
+        return False
+    want, got = _names(assign.targets[0].target), _names(line.body[0].value)
+    return want is not None and want == got
+
+
+def _names(node) -> tuple | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in node.elements):
+        inner = tuple(_names(e.value) for e in node.elements)
+        return None if None in inner else ("()", *inner)
+    return None
+
+
+def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list:
+    """The (field, index) steps from `root` down to `target` (so the transform finds its edited copy)."""
+    def walk(node, path):
+        if node is target:
+            return path
+        for name in (f.name for f in node.__dataclass_fields__.values()):
+            value = getattr(node, name)
+            items = list(enumerate(value)) if isinstance(value, (tuple, list)) else [(None, value)]
+            for i, child in items:
+                if isinstance(child, cst.CSTNode):
+                    found = walk(child, [*path, (name, i)])
+                    if found is not None:
+                        return found
+        return None
+    found = walk(root, [])
+    assert found is not None, "the dataset expression is inside the statement"
+    return found
+
+
+def _follow(node, path: list):
+    for name, i in path:
+        node = getattr(node, name)
+        if i is not None:
+            node = node[i]
+    return node

@@ -1,0 +1,74 @@
+"""Dataset iterators in input_fns (rules/planners/iterators.py): an input_fn returning a one-shot iterator's tensors
+returns its dataset (the Estimator read the same elements either way); anything else with an iterator blocks, saying
+where and what to do."""
+from __future__ import annotations
+
+import pytest
+
+from _helpers import blocked, converted, program, section
+
+DATA = 'ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 4}, [[1.0]] * 4)).batch(2).repeat()'
+
+
+def _with_train_input_fn(body: str, header: str = "import tensorflow as tf") -> str:
+    src = program(header=header)
+    old = section(src, "def train_input_fn", "def eval_input_fn")
+    lines = "".join(f"    {line}\n" for line in body.strip("\n").split("\n"))
+    return src.replace(old, f"def train_input_fn():\n    {DATA}\n{lines}\n\n")
+
+
+@pytest.mark.parametrize("body", [
+    "return ds.make_one_shot_iterator().get_next()",
+    "return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()",
+    "features, labels = ds.make_one_shot_iterator().get_next()\nreturn features, labels",
+    "features, labels = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\nreturn (features, labels)",
+    "iterator = ds.make_one_shot_iterator()\nreturn iterator.get_next()",
+    "iterator = ds.make_one_shot_iterator()\nfeatures, labels = iterator.get_next()\nreturn features, labels",
+])
+def test_input_fn_returning_the_iterators_tensors_returns_the_dataset(body):
+    out = converted(_with_train_input_fn(body))
+    fn = section(out, "def train_input_fn", "def eval_input_fn")
+    assert fn.rstrip().endswith("    return ds"), fn
+    assert "iterator" not in fn
+
+
+def test_v1_namespace_chain():
+    src = _with_train_input_fn("return ds.prefetch(1).make_one_shot_iterator().get_next()",
+                               header="import tensorflow.compat.v1 as tf")
+    fn = section(converted(src), "def train_input_fn", "def eval_input_fn")
+    assert "    return ds.prefetch(1)\n" in fn
+
+
+@pytest.mark.parametrize("body, message", [
+    ("images, labels = ds.make_one_shot_iterator().get_next()\nreturn {'x': images['x']}, labels",
+     "uses the tensors of `ds.make_one_shot_iterator()` otherwise than returning them"),
+    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn labels, features", "otherwise than"),
+    ("it = tf.compat.v1.data.make_initializable_iterator(ds)\nreturn it.get_next()",
+     "make_initializable_iterator in input_fn `train_input_fn`: the Estimator never ran its initializer"),
+    ("a = ds.make_one_shot_iterator().get_next()\nb = ds.make_one_shot_iterator().get_next()\nreturn a",
+     "makes 2 dataset iterators"),
+])
+def test_other_iterator_uses_in_an_input_fn_block(body, message):
+    result = blocked(_with_train_input_fn(body))
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    assert any(message in d.message for d in errors), [d.format() for d in errors]
+    assert all(d.line > 0 for d in errors)
+
+
+def test_iterator_outside_an_input_fn_blocks_naming_it():
+    src = program(extra='''\
+def peek(ds):
+    return ds.make_one_shot_iterator().get_next()
+''')
+    result = blocked(src)
+    [error] = [d for d in result.diagnostics if "make_one_shot_iterator" in d.message]
+    assert "TF2 datasets have no make_one_shot_iterator" in error.message
+    assert error.line == src.splitlines().index("    return ds.make_one_shot_iterator().get_next()") + 1
+
+
+def test_input_fn_called_through_a_lambda():
+    src = _with_train_input_fn("iterator = ds.make_one_shot_iterator()\nf, l = iterator.get_next()\nreturn f, l")
+    src = src.replace("def train_input_fn():", "def train_input_fn(batch):").replace(
+        "input_fn=train_input_fn", "input_fn=lambda: train_input_fn(2)")
+    fn = section(converted(src), "def train_input_fn", "def eval_input_fn")
+    assert fn.rstrip().endswith("    return ds"), fn
