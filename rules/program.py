@@ -173,6 +173,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/planners/hooks.py)
         parts.append(support("tensor_logger.py.j2"))
+    if getattr(plan, "stops", None):  # StopAtStepHooks in training_hooks (rules/planners/hooks.py)
+        parts.append(support("stop_at_step.py.j2"))
     if step_counter:  # StepCounterHooks on training (rules/planners/hooks.py)
         parts.append(support("step_counter.py.j2"))
     if early_stopping:  # early-stopping hooks on training (rules/planners/hooks.py)
@@ -486,7 +488,13 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
-        taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
+        if getattr(plan, "stops", None) and (ps or target != "keras"):
+            errors.append(Blocked(hooks.CODE, "StopAtStepHook in EstimatorSpec(training_hooks=...) is converted for "
+                                              "--target keras without parameter servers (a StopAtStep callback of "
+                                              "fit) only", sites[0].model_fn.node))
+            continue
+        taken = [name for name, used in (("StopAtStep", getattr(plan, "stops", None)),
+                                          ("TensorLogger", getattr(plan, "logged", None)),
                                           ("StepCounter", any(s.counters for s in sites)
                                            or getattr(plan, "counters", False))) if used]
         if sites[0].model_fn.file is file and set(taken) & module_level_names(module, table):

@@ -62,6 +62,9 @@ class ModelPlan:
     # code, the tags of `summaries` it writes); whether that code reads params
     summary_hooks: list[tuple[str, str, list[str]]] = field(default_factory=list)
     summary_hooks_params: bool = False
+    # StopAtStepHooks in training_hooks (rules/planners/hooks.py): the generated StopAtStep constructors (_hook_values)
+    stops: list[str] = field(default_factory=list)
+    stops_params: bool = False  # the constructors read params
 
 
 class ResultMixin:
@@ -157,7 +160,7 @@ class ResultMixin:
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
             export_blocked=export_blocked, summaries=summaries, nan_check=self.nan_check,
-            **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries),
+            **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries), **self.stop_plan(),
         )
 
     def drop_unused(self, out: str) -> None:
