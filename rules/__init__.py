@@ -117,7 +117,7 @@ RULES = (
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
          "step training stops at, user SessionRunHook subclasses holding Python state → keras callbacks (Keras "
          "target), early-stopping hooks → EstimatorEarlyStopping; other hooks block by name",
-         ("observing_hooks", "custom_hook", "unsupported_hook", "early_stop_loop"),
+         ("observing_hooks", "custom_hook", "unsupported_hook", "early_stop_loop", "spec_stop_hook"),
          triggers=ESTIMATOR_WORDS),
     Rule("TFM620", "canned-estimators", "planners.canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
