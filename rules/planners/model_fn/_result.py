@@ -12,7 +12,7 @@ from tfmigrate.visitors import Transformer
 from ...facts.calls import code
 from .. import export_outputs as export_rules
 from .. import layers, losses, metrics, optimizers, partitioners
-from ._constants import CODE, MODEL_ATTRIBUTES
+from ._constants import BUILTINS, CODE, MODEL_ATTRIBUTES
 from ._layer_names import TF1_NAME_HELPER
 from ._names import parenthesized, substitute
 
@@ -109,10 +109,14 @@ class ResultMixin:
                     call = self.metric_vars[call.value]
                 call = self.inline(call, out)
                 name = metrics.metric_name(self.tf(call)) if isinstance(call, cst.Call) else None
+                if name == "mean":  # over a value computed from the labels too: written out (metrics._mean)
+                    call = self.inline(self.with_label_values(call), out)
                 if name is None:
                     raise Blocked(metrics.CODE, f"eval_metric_ops['{element.key.evaluated_value}'] is not a tf.metrics call", element.value)
                 ctor = metrics.convert(element.key.evaluated_value, call, name, self.labels, out, loss_name,
-                                       self.resolve_prediction, self.tf, self.notes)
+                                       self.resolve_prediction, self.tf, self.notes,
+                                       lambda node: min(self.free_names(node) - {out, self.labels}
+                                                        - self.module_names - BUILTINS, default=None))
                 if ctor is None:
                     self.notes.append((metrics.CODE, f"metric '{element.key.evaluated_value}' (mean of the loss) dropped: Keras reports the loss", call))
                 else:
@@ -187,6 +191,17 @@ class ResultMixin:
                 break
             node = substitute(node, {n: parenthesized(exprs[n]) for n in free})
             self.inlined |= free
+        return node
+
+    def with_label_values(self, node):
+        """Locals computed from the labels (`gap = tf.abs(logits - labels)`, assigned once) written out in `node`."""
+        exprs = {n: self.label_expression(n) for n in self.label_values if self.assign_counts.get(n) == 1}
+        exprs = {n: e for n, e in exprs.items() if e is not None}
+        for _ in range(len(exprs)):
+            free = self.free_names(node) & set(exprs)
+            if not free:
+                break
+            node = substitute(node, {n: parenthesized(exprs[n]) for n in free})
         return node
 
     def predict_value(self, node):
