@@ -490,10 +490,11 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
-        if getattr(plan, "stops", None) and (ps or target != "keras"):
-            errors.append(Blocked(hooks.CODE, "StopAtStepHook in EstimatorSpec(training_hooks=...) is converted for "
-                                              "--target keras without parameter servers (a StopAtStep callback of "
-                                              "fit) only", sites[0].model_fn.node))
+        if getattr(plan, "stops", None) and ps:
+            errors.append(Blocked(hooks.CODE, "StopAtStepHook in EstimatorSpec(training_hooks=...) under parameter "
+                                              "servers is not converted: the coordinator's scheduled loop calls no "
+                                              "callbacks (each TF1 worker's hook stopped it on its own)",
+                                  sites[0].model_fn.node))
             continue
         taken = [name for name, used in (("StopAtStep", getattr(plan, "stops", None)),
                                           ("TF1Mean", any(m.startswith("TF1Mean(") for m in getattr(plan, "metrics", ()))),
@@ -569,7 +570,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                                            callbacks=any(s.callback_plans or s.loggers or s.counters
                                                                          for s in sites)
                                                            or bool(getattr(plans[key], "loggers", None))
-                                                           or bool(getattr(plans[key], "chief_loggers", None)),
+                                                           or bool(getattr(plans[key], "chief_loggers", None))
+                                                           or bool(getattr(plans[key], "stops", None)),
                                                            support_done=support_done,
                                                            checkpoints=any(map(driver.writes_checkpoints, sites)),
                                                            step_counter=any(s.counters for s in sites)

@@ -9,10 +9,11 @@ Converted, exactly:
   `min(max_steps, N)` (`N` alone without max_steps). `StopAtStepHook(num_steps=N)`: N steps from the step
   training starts at, like `train(steps=N)` (the same on a fresh model_dir; noted).
   In the model_fn's `EstimatorSpec(training_hooks=[...])` (made there, after the loss or before; `num_steps` /
-  `last_step` literal or from params): the generated `StopAtStep` callback (templates/stop_at_step.py.j2; Keras
-  target) from the model's `stop_hooks()`, in every fit: it stops after the step that reaches last_step, num_steps
-  counted from the step each training starts at, as TF1's hook did in each train() (fixtures/spec_stop_hook).
-  training_chief_hooks / evaluation_hooks: blocked. Values computed after the loss only for the model_fn's
+  `last_step` literal or from params): the generated `StopAtStep` callback (templates/stop_at_step.py.j2) from the
+  model's `stop_hooks()`, in every Keras fit and custom-loop train (which reads the trainer's optimizer): it stops
+  after the step that reaches last_step, num_steps counted from the step each training starts at, as TF1's hook did
+  in each train() (fixtures/spec_stop_hook: 120/120 steps equivalent on both targets). training_chief_hooks /
+  evaluation_hooks and parameter servers: blocked. Values computed after the loss only for the model_fn's
   LoggingTensorHooks (`w = tf.identity(...)` then `LoggingTensorHook([w])`) are not part of the converted model;
   the logger logs them when they are computed from the model output, else it is dropped with a note.
 

@@ -152,9 +152,6 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     "export_parsing_best": ("TFM601", ("multi-worker-mirrored",)),
     # early stopping: TF 2.15 made its multi-worker hook under any train_distribute (stopping a step later)
     "early_stop_loop": ("TFM611", BOTH),
-    # StopAtStepHook in training_hooks: a callback of Keras fit; the custom loop (the auto target under
-    # MultiWorkerMirrored) has no StopAtStep yet
-    "spec_stop_hook": ("TFM611", ("multi-worker-mirrored",)),
 }
 
 

@@ -28,8 +28,8 @@ def test_stop_hook_after_the_loss_becomes_a_stop_at_step_callback_of_every_fit()
                            'stop = tf.compat.v1.train.StopAtStepHook(num_steps=params["lr"])',
                   spec=spec("stop"))
     out = flat(converted(src))
-    assert 'def stop_hooks(self): """The StopAtStepHooks' in out
-    assert 'params = self.params return [StopAtStep(num_steps=params["lr"]), ]' in out
+    assert 'def stop_hooks(self, step=None): """The StopAtStepHooks' in out
+    assert 'params = self.params return [StopAtStep(num_steps=params["lr"], step=step), ]' in out
     assert "*est.stop_hooks()]" in out
     assert "class StopAtStep(keras.callbacks.Callback)" in out
     assert "StopAtStepHook" not in out.replace("The StopAtStepHooks", "").replace("StopAtStepHook from", "")
@@ -37,7 +37,7 @@ def test_stop_hook_after_the_loss_becomes_a_stop_at_step_callback_of_every_fit()
 
 def test_stop_hook_inline_with_last_step_converts():
     out = flat(converted(program(spec=spec("tf.estimator.StopAtStepHook(last_step=7)"))))
-    assert "return [StopAtStep(last_step=7), ]" in out
+    assert "return [StopAtStep(last_step=7, step=step), ]" in out
 
 
 def test_stop_hook_with_both_or_neither_argument_blocks_at_the_hook():
@@ -57,9 +57,15 @@ def test_stop_hook_in_evaluation_or_chief_hooks_blocks_saying_where():
                    and "put it in training_hooks" in m for _, m in errors(result)), errors(result)
 
 
-def test_stop_hook_on_the_custom_loop_target_blocks():
-    result = blocked(program(spec=spec("tf.estimator.StopAtStepHook(num_steps=3)")), target="ctl")
-    assert any("StopAtStepHook in EstimatorSpec(training_hooks=...) is converted for --target keras" in m
+def test_stop_hook_on_the_custom_loop_reads_the_trainers_optimizer():
+    out = flat(converted(program(spec=spec("tf.estimator.StopAtStepHook(num_steps=3)")), target="ctl"))
+    assert "worker += model.stop_hooks(step=lambda: optimizer.iterations)" in out
+    assert "return [StopAtStep(num_steps=3, step=step), ]" in out
+
+
+def test_stop_hook_under_parameter_servers_blocks():
+    result = blocked(program(spec=spec("tf.estimator.StopAtStepHook(num_steps=3)")), strategy="parameter-server")
+    assert any("StopAtStepHook in EstimatorSpec(training_hooks=...) under parameter servers is not converted" in m
                for _, m in errors(result)), errors(result)
 
 
@@ -83,7 +89,7 @@ def test_value_after_the_loss_reading_a_layer_object_drops_only_its_logger():
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     assert any(d.message.startswith("LoggingTensorHook not converted, dropped") for d in result.diagnostics)
     out = result.output.decode()
-    assert "weights[0]" not in out and "StopAtStep(num_steps=2)" in out
+    assert "weights[0]" not in out and "StopAtStep(num_steps=2, step=step)" in out
 
 
 def test_value_after_the_loss_read_by_more_than_a_logger_still_blocks():
