@@ -85,7 +85,7 @@ RULES = (
           "canned_linear_regressor"), triggers=ESTIMATOR_WORDS),
     Rule("TFM311", "keras-schedules", "planners.optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",), triggers=ESTIMATOR_WORDS),
     Rule("TFM401", "keras-metrics", "planners.metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
-         ("regression_adagrad", "classifier_metrics", "rmsprop_binary"), triggers=ESTIMATOR_WORDS),
+         ("regression_adagrad", "classifier_metrics", "rmsprop_binary", "metric_mean"), triggers=ESTIMATOR_WORDS),
     Rule("TFM501", "model-fn-to-keras-model", "planners.model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches"),
          triggers=ESTIMATOR_WORDS),
@@ -117,7 +117,7 @@ RULES = (
          "hooks on train/TrainSpec/EvalSpec/EstimatorSpec: observing hooks dropped with a note, StopAtStepHook → the "
          "step training stops at, user SessionRunHook subclasses holding Python state → keras callbacks (Keras "
          "target), early-stopping hooks → EstimatorEarlyStopping; other hooks block by name",
-         ("observing_hooks", "custom_hook", "unsupported_hook", "early_stop_loop"),
+         ("observing_hooks", "custom_hook", "unsupported_hook", "early_stop_loop", "spec_stop_hook"),
          triggers=ESTIMATOR_WORDS),
     Rule("TFM620", "canned-estimators", "planners.canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "

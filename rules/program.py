@@ -178,6 +178,10 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/planners/hooks.py)
         parts.append(support("tensor_logger.py.j2"))
+    if any("TF1Mean(" in m for m in getattr(plan, "metrics", ())):  # rules/planners/metrics.py (wrapped list)
+        parts.append(support("tf1_mean.py.j2"))
+    if getattr(plan, "stops", None):  # StopAtStepHooks in training_hooks (rules/planners/hooks.py)
+        parts.append(support("stop_at_step.py.j2"))
     if step_counter:  # StepCounterHooks on training (rules/planners/hooks.py)
         parts.append(support("step_counter.py.j2"))
     if early_stopping:  # early-stopping hooks on training (rules/planners/hooks.py)
@@ -496,7 +500,15 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
                                               "chief reads the workers' losses only every log or checkpoint step, "
                                               "not after each step as each TF1 worker's hook did", nan))
             continue
-        taken = [name for name, used in (("TensorLogger", getattr(plan, "logged", None)),
+        if getattr(plan, "stops", None) and ps:
+            errors.append(Blocked(hooks.CODE, "StopAtStepHook in EstimatorSpec(training_hooks=...) under parameter "
+                                              "servers is not converted: the coordinator's scheduled loop calls no "
+                                              "callbacks (each TF1 worker's hook stopped it on its own)",
+                                  sites[0].model_fn.node))
+            continue
+        taken = [name for name, used in (("StopAtStep", getattr(plan, "stops", None)),
+                                          ("TF1Mean", any(m.startswith("TF1Mean(") for m in getattr(plan, "metrics", ()))),
+                                          ("TensorLogger", getattr(plan, "logged", None)),
                                           ("StepCounter", any(s.counters for s in sites)
                                            or getattr(plan, "counters", False))) if used]
         if sites[0].model_fn.file is file and set(taken) & module_level_names(module, table):
@@ -576,7 +588,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                                            callbacks=any(s.callback_plans or s.loggers or s.counters
                                                                          for s in sites)
                                                            or bool(getattr(plans[key], "loggers", None))
-                                                           or bool(getattr(plans[key], "chief_loggers", None)),
+                                                           or bool(getattr(plans[key], "chief_loggers", None))
+                                                           or bool(getattr(plans[key], "stops", None)),
                                                            support_done=support_done,
                                                            checkpoints=writes and not outside,
                                                            step_counter=any(s.counters for s in sites)

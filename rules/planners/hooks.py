@@ -8,6 +8,14 @@ Converted, exactly:
 - `StopAtStepHook(last_step=N)` on training: training stops at global step N, so the migrated training runs to
   `min(max_steps, N)` (`N` alone without max_steps). `StopAtStepHook(num_steps=N)`: N steps from the step
   training starts at, like `train(steps=N)` (the same on a fresh model_dir; noted).
+  In the model_fn's `EstimatorSpec(training_hooks=[...])` (made there, after the loss or before; `num_steps` /
+  `last_step` literal or from params): the generated `StopAtStep` callback (templates/stop_at_step.py.j2) from the
+  model's `stop_hooks()`, in every Keras fit and custom-loop train (which reads the trainer's optimizer): it stops
+  after the step that reaches last_step, num_steps counted from the step each training starts at, as TF1's hook did
+  in each train() (fixtures/spec_stop_hook: 120/120 steps equivalent on both targets). training_chief_hooks /
+  evaluation_hooks and parameter servers: blocked. Values computed after the loss only for the model_fn's
+  LoggingTensorHooks (`w = tf.identity(...)` then `LoggingTensorHook([w])`) are not part of the converted model;
+  the logger logs them when they are computed from the model output, else it is dropped with a note.
 
 - The NaN loss check every Estimator ran, hook or not: TF 2.15's `_train_with_estimator_spec` appended
   `NanTensorHook(estimator_spec.loss)` to every training's hooks, so a program whose loss went NaN raised
@@ -311,6 +319,9 @@ OBSERVING = {
     "ProfilerHook": "profile with keras.callbacks.TensorBoard(profile_batch=...) or tf.profiler.experimental",
 }
 STOP = "StopAtStepHook"
+STOP_IN_SPEC_NOTE = ("StopAtStepHook (EstimatorSpec training_hooks) → the generated StopAtStep callback in every fit: "
+                     "training stops after the step that reaches its last step, num_steps counted from the step each "
+                     "training starts at, as in each TF1 train()")
 LOGGING = "LoggingTensorHook"
 STEP_COUNTER = "StepCounterHook"  # converted on training (train hooks and the model_fn's training hooks)
 STEP_COUNTER_ARGS = ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"]

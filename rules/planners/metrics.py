@@ -3,7 +3,10 @@
 TF1 metrics take (labels, some function of the model output); Keras metrics see (labels, output). A metric is
 converted when that function is one Keras expresses: identity, argmax (→ sparse categorical accuracy), the
 `output > 0` / `sigmoid(output) > 0.5` decision (→ threshold 0 on logits), sigmoid (→ `from_logits=True`).
-`metrics.mean(loss)` is dropped: Keras reports the loss itself. Anything else blocks.
+`metrics.mean(loss)` is dropped: Keras reports the loss itself. `metrics.mean(x)` over another value computed from
+the labels and the model output (`tf.metrics.mean(tf.abs(logits - labels))`, `tf.metrics.mean(tf.nn.in_top_k(...))`)
+becomes the generated `TF1Mean(lambda labels, output: x, name=key)` (templates/tf1_mean.py.j2): TF1's streaming
+total and count of every element of x cast to float32, total / count (fixtures/metric_mean). Anything else blocks.
 `accuracy(predictions, labels)` with the arguments swapped: TF1 cast the second argument to the first's dtype, so
 the swapped call cast the labels to the prediction's dtype; argmax and `output > 0` forms convert (with a note: the
 same count for integer class ids / 0/1 labels, measured on TF 2.15), the raw output blocks (dtype-dependent). Under `--target keras` the
@@ -99,9 +102,10 @@ def _form(expr: cst.BaseExpression, output: str, tf_path_of) -> str | None:
 
 
 def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, loss_name: str | None,
-            resolve_prediction, tf_path_of, notes: list | None = None) -> str | None:
+            resolve_prediction, tf_path_of, notes: list | None = None, unseen=None) -> str | None:
     """Keras metric constructor for one eval_metric_ops entry; None when the entry is dropped (mean of the loss).
-    `notes` receives (code, message, node) for a conversion exact only under a stated condition."""
+    `notes` receives (code, message, node) for a conversion exact only under a stated condition; `unseen(node)` the
+    first name `node` reads that is not the labels, the model output or a module-level name (None: none)."""
     args = bind(call, _SIGNATURES[name], f"tf.metrics.{name}", CODE)
     if "weights" in args and not is_literal(args["weights"], None):
         raise Blocked(CODE, "metric weights are not converted", call)
@@ -109,7 +113,7 @@ def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, 
         values = args.get("values")
         if isinstance(values, cst.Name) and values.value == loss_name:
             return None
-        raise Blocked(CODE, f"tf.metrics.mean({code(values) if values else ''}) is not converted; only the mean of the loss is", call)
+        return _mean(key, call, values, labels_name, output, unseen)
     labels = args.get("labels")
     if name == "accuracy" and _swapped(args, labels_name):
         return _swapped_accuracy(key, call, args, output, resolve_prediction, tf_path_of, notes)
@@ -131,6 +135,19 @@ def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, 
                             f"on the model output `{output}`", call)
     inner = ctor[:-1]
     return f"{inner}{', ' if not inner.endswith('(') else ''}name={json.dumps(key)})"
+
+
+def _mean(key: str, call: cst.Call, values, labels_name: str, output: str, unseen) -> str:
+    """`tf.metrics.mean(values)` over a value computed from the labels and the model output (not the loss) → the
+    generated TF1Mean (templates/tf1_mean.py.j2): TF1's running total and count of every element of the values cast
+    to float32, total / count (0 when nothing was counted), on the same values the metric function computes from
+    (labels, output) in each evaluation step."""
+    name = unseen(values) if values is not None and unseen is not None else "?"
+    if name is not None:
+        raise Blocked(CODE, f"tf.metrics.mean({code(values) if values else ''}) is not converted: it reads `{name}`, "
+                            "and the migrated metric sees only the labels and the model output; only the mean of the "
+                            "loss or of a value computed from those is", call)
+    return f"TF1Mean(lambda {labels_name}, {output}: {code(values)}, name={json.dumps(key)})"
 
 
 def _swapped(args: dict, labels_name: str) -> bool:

@@ -70,7 +70,10 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
                 "shim_helper_loop", "shim_mode_flag"),
     # the model_fn's signature: the Estimator passes features, labels, mode, params and config by name, so any
     # order converts (by_name: `model_fn(mode, features, params, labels)`), and `config` may be taken unused
-    "signature": ("canonical", "by_name", "with_config"),
+    "signature": ("canonical", "by_name", "with_config", "del_config"),
+    # which metric eval_metric_ops holds (metrics=yes): a named TF1 metric on the output, or tf.metrics.mean over a
+    # value computed from the labels and the output (the generated TF1Mean)
+    "metric_kind": ("named", "mean"),
     # canned estimators instead of a model_fn (then loss/optimizer/metrics/early_returns/params keep their baseline
     # values: a canned program has no model_fn). "none" marks a model_fn program in the canned dimensions.
     "estimator": (),  # "model_fn" or a canned class: filled below from CANNED_CLASSES
@@ -114,6 +117,7 @@ class Shape:
     predict: str = "no"
     forward: str = "inline"
     signature: str = "canonical"
+    metric_kind: str = "named"
     estimator: str = "model_fn"
     canned_version: str = "none"
     columns: str = "none"
@@ -132,7 +136,7 @@ def _pick(choose, choose_after=None) -> Shape:
     a RunConfig exists (config=none has nowhere to put it). Half the programs are canned: the estimator class,
     then the canned dimensions the class can take."""
     picked = {name: choose(name, values) for name, values in DIMENSIONS.items()
-              if name not in ("strategy", "predict", "forward", "signature", *CANNED_DIMENSIONS)}
+              if name not in ("strategy", "predict", "forward", "signature", "metric_kind", *CANNED_DIMENSIONS)}
     # est.train under a multi-worker TF_CONFIG raised in TF 2.15 itself ("Only `STANDALONE_CLIENT` mode is
     # supported"), so train-then-evaluate programs are drawn only with the strategies TF1 could run them under
     # (tests/rewrite/test_estimator_train_strategy.py: the rewrite blocks the other kind, TFM701)
@@ -144,6 +148,8 @@ def _pick(choose, choose_after=None) -> Shape:
         picked["predict"] = "no" if picked["early_returns"] == "no" else choose("predict", DIMENSIONS["predict"])
         picked["forward"] = choose("forward", DIMENSIONS["forward"])
         picked["signature"] = (choose_after or choose)("signature", DIMENSIONS["signature"])
+        if picked["metrics"] == "yes":  # (drawn after the others: a seed keeps its earlier programs)
+            picked["metric_kind"] = (choose_after or choose)("metric_kind", DIMENSIONS["metric_kind"])
         return Shape(**picked)
     picked.update(MODEL_FN_BASELINE)
     cls = picked["estimator"] = choose("estimator", CANNED_CLASSES)
@@ -517,7 +523,12 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
         lines.append("loss = {V1}.losses.mean_squared_error(labels, logits)")
     else:
         lines.append("loss = {V1}.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)")
-    if metrics:
+    if metrics and shape.metric_kind == "mean":
+        if shape.loss == "mse":
+            lines.append('metrics = {"gap": {V1}.metrics.mean(tf.abs(logits - labels))}')
+        else:
+            lines.append('metrics = {"top": {V1}.metrics.mean(tf.reduce_max(tf.nn.softmax(logits), axis=1))}')
+    elif metrics:
         if shape.loss == "mse":
             lines.append('metrics = {"rmse": {V1}.metrics.root_mean_squared_error(labels, logits)}')
         else:
@@ -535,7 +546,10 @@ def _model_fn(shape: Shape, EST: str, V1: str) -> str:
     lines.append(f"return {{EST}}.EstimatorSpec(mode, loss=loss, train_op=train_op{extra})")
     body = "\n".join(lines).replace("{EST}", EST).replace("{V1}", V1) + "\n"
     signature = {"canonical": "features, labels, mode, params", "by_name": "mode, features, params, labels",
-                 "with_config": "features, labels, mode, params, config"}[shape.signature]
+                 "with_config": "features, labels, mode, params, config",
+                 "del_config": "features, labels, mode, params, config"}[shape.signature]
+    if shape.signature == "del_config":  # the model_fn says it does not use its config
+        body = "del config\n" + body
     return helper.replace("{V1}", V1) + f"def model_fn({signature}):\n" + _indent(body)
 
 

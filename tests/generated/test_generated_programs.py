@@ -86,7 +86,8 @@ def test_generator_renders_every_dimension_value(name, value):
     if canned and name == "estimator" and value.startswith("Baseline"):
         extra["columns"] = "none"  # Baseline estimators take no feature columns
     shape = Shape(**{**BASELINE, **extra, name: value, **({"config": "assigned"} if name == "strategy" else {}),
-                     **({"early_returns": "yes"} if name == "predict" else {})})
+                     **({"early_returns": "yes"} if name == "predict" else {}),
+                     **({"metrics": "yes"} if name == "metric_kind" else {})})
     for rel, text in render(shape).items():
         compile(text, rel, "exec", dont_inherit=True)
         if canned and shape.estimator in text:

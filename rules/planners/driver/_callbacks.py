@@ -100,6 +100,8 @@ class CallbacksMixin:
         items.append("NanLossCheck()")
         if getattr(plan, "loggers", None) and receiver is not None:
             items.append(f"*{receiver}.logging_hooks()")
+        if getattr(plan, "stops", None) and receiver is not None:  # StopAtStepHooks of training_hooks
+            items.append(f"*{receiver}.stop_hooks()")
         return f"[{', '.join(items)}]"
 
     def early_stopping_edits(self, edits) -> None:

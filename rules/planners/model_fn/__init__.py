@@ -44,6 +44,11 @@ Forward pass → `call()`, statements kept as written (comments included):
   the `if` are what TF1 named them whichever arm ran (fixtures/static_config). Blocked: a test that also reads mode
   or a tensor, a static `if` after the loss (choosing the loss or optimizer), statements other than forward values
   inside it (layer objects, helpers, loops, returns).
+- `del params` / `del config` (any of the model_fn's parameters): dropped, the statement only unbinds a local; a read
+  of the name after it blocks (TF1 raised UnboundLocalError there). Values assigned after the loss that only the
+  model_fn's LoggingTensorHooks read (`w = tf.identity(...)`, the migration guide's pattern) are not part of the
+  model; the logger logs them when they are computed from the output, else it is dropped with a note
+  (rules/planners/hooks.py; fixtures/spec_stop_hook).
 - `tf.compat.v1.feature_column.input_layer(features, columns)` when the program model reads every column as a
   `numeric_column` (inline, a module constant, a model_fn local, `params["feature_columns"]` from the Estimator's
   params dict, lists built by loops or helpers; rules/program.py): no variables, so it becomes the generated

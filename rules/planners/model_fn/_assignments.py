@@ -28,6 +28,9 @@ class AssignmentsMixin:
             return
         if kind is cst.Pass:
             return
+        if kind is cst.Del:  # `del params`: an argument the model_fn does not use (_unused_args)
+            self.del_statement(small, stmt)
+            return
         if (kind is cst.Import or kind is cst.ImportFrom) and imports_tensorflow_only(small):
             self.repeated_import(small, stmt)
             return
@@ -124,6 +127,9 @@ class AssignmentsMixin:
             self.bind_name(target, "dropped")
         elif hooks.hook_kind(path) in (hooks.LOGGING, hooks.STEP_COUNTER):
             self.logging_names[target] = value  # converted in plan() where training_hooks attach it
+            self.bind_name(target, "dropped")
+        elif hooks.hook_kind(path) == hooks.STOP:
+            self.stop_names[target] = value  # converted in plan() where training_hooks attach it (_hook_values)
             self.bind_name(target, "dropped")
         elif hooks.hook_kind(path) == hooks.SUMMARY:
             # what it writes is read here: merge_all() merges the summaries built so far

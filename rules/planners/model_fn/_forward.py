@@ -98,6 +98,8 @@ class ForwardMixin:
             self.forward_exprs[target] = value
             self.bind_name(target, "forward")
             return
+        if self.loss is not None and self.hook_only(target, value, stmt):  # read by LoggingTensorHooks only
+            return
         if self.loss is not None:
             raise Blocked(CODE, f"`{target} = ...` after the loss is not converted", stmt)
         if self.loop is None:

@@ -101,6 +101,11 @@ class HooksMixin:
                 elif not any(h is hook for h, _, _ in self.summary_hooks):
                     self.summary_hooks.append((hook, self.summary_hook(hook) if what is None else what, where))
                 continue
+            stop = self.stop_names.get(value.value) if isinstance(value, cst.Name) else \
+                value if hooks.hook_kind(path) == hooks.STOP else None
+            if stop is not None:  # _hook_values
+                self.spec_stop_hook(stop, where)
+                continue
             if isinstance(value, cst.Call) and self.drop(path, value):
                 continue
             kind = hooks.hook_kind(path)

@@ -10,6 +10,7 @@ from .. import layers, losses, partitioners
 from ._assignments import AssignmentsMixin
 from ._constants import ALL_MODES
 from ._forward import ForwardMixin
+from ._hook_values import HookValuesMixin
 from ._hooks import HooksMixin
 from ._input_layer import InputLayerMixin
 from ._keras_models import KERAS_MODELS, KerasModelsMixin
@@ -26,6 +27,7 @@ from ._spec import SpecMixin
 from ._statements import StatementsMixin
 from ._summaries import SummariesMixin
 from ._tpu import TpuMixin
+from ._unused_args import UnusedArgsMixin
 from ._train_op import Grads, TrainOpMixin
 from ._variables import VariablesMixin
 from ._visible_names import VisibleNamesMixin
@@ -45,7 +47,8 @@ def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
 
 class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, VisibleNamesMixin, ForwardMixin,
                   LayerCallsMixin, LayerNamesMixin, KerasModelsMixin, NetworkHelpersMixin, LoopsMixin, VariablesMixin,
-                  InputLayerMixin, LossMixin, TrainOpMixin, SummariesMixin, HooksMixin, TpuMixin, ResultMixin):
+                  InputLayerMixin, LossMixin, TrainOpMixin, SummariesMixin, HooksMixin, TpuMixin, ResultMixin,
+                  UnusedArgsMixin, HookValuesMixin):
     """Reads a model_fn statement by statement, for the three modes at once (the package's docstring says what
     converts); each mixin holds the methods of one construct family, this class the state they share."""
 
@@ -133,6 +136,8 @@ class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, Visi
         # LoggingTensorHooks and StepCounterHooks in training_hooks / training_chief_hooks: (call, which list), in
         # TF1's order
         self.logging_hooks: list[tuple[cst.Call, str]] = []
+        self.stop_names: dict[str, cst.Call] = {}  # names bound to StopAtStepHook(...) (_hook_values)
+        self.stop_hooks: list[cst.Call] = []  # StopAtStepHooks in training_hooks / training_chief_hooks
         self.scope_depth = 0  # variable_scopes around the current statement (flattened)
         self.scoped: set[str] = set()  # locals assigned inside one: TF1 prefixed their tensors' names
         self.scalar_summaries: list[cst.Call] = []  # tf.compat.v1.summary.scalar calls run in TRAIN mode

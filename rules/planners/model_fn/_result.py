@@ -12,7 +12,7 @@ from tfmigrate.visitors import Transformer
 from ...facts.calls import code
 from .. import export_outputs as export_rules
 from .. import layers, losses, metrics, optimizers, partitioners
-from ._constants import CODE, MODEL_ATTRIBUTES
+from ._constants import BUILTINS, CODE, MODEL_ATTRIBUTES
 from ._layer_names import TF1_NAME_HELPER
 from ._names import parenthesized, substitute
 
@@ -62,6 +62,9 @@ class ModelPlan:
     # code, the tags of `summaries` it writes); whether that code reads params
     summary_hooks: list[tuple[str, str, list[str]]] = field(default_factory=list)
     summary_hooks_params: bool = False
+    # StopAtStepHooks in training_hooks (rules/planners/hooks.py): the generated StopAtStep constructors (_hook_values)
+    stops: list[str] = field(default_factory=list)
+    stops_params: bool = False  # the constructors read params
 
 
 class ResultMixin:
@@ -106,10 +109,14 @@ class ResultMixin:
                     call = self.metric_vars[call.value]
                 call = self.inline(call, out)
                 name = metrics.metric_name(self.tf(call)) if isinstance(call, cst.Call) else None
+                if name == "mean":  # over a value computed from the labels too: written out (metrics._mean)
+                    call = self.inline(self.with_label_values(call), out)
                 if name is None:
                     raise Blocked(metrics.CODE, f"eval_metric_ops['{element.key.evaluated_value}'] is not a tf.metrics call", element.value)
                 ctor = metrics.convert(element.key.evaluated_value, call, name, self.labels, out, loss_name,
-                                       self.resolve_prediction, self.tf, self.notes)
+                                       self.resolve_prediction, self.tf, self.notes,
+                                       lambda node: min(self.free_names(node) - {out, self.labels}
+                                                        - self.module_names - BUILTINS, default=None))
                 if ctor is None:
                     self.notes.append((metrics.CODE, f"metric '{element.key.evaluated_value}' (mean of the loss) dropped: Keras reports the loss", call))
                 else:
@@ -157,7 +164,7 @@ class ResultMixin:
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
             export_blocked=export_blocked, summaries=summaries, nan_check=self.nan_check,
-            **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries),
+            **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries), **self.stop_plan(),
         )
 
     def drop_unused(self, out: str) -> None:
@@ -184,6 +191,17 @@ class ResultMixin:
                 break
             node = substitute(node, {n: parenthesized(exprs[n]) for n in free})
             self.inlined |= free
+        return node
+
+    def with_label_values(self, node):
+        """Locals computed from the labels (`gap = tf.abs(logits - labels)`, assigned once) written out in `node`."""
+        exprs = {n: self.label_expression(n) for n in self.label_values if self.assign_counts.get(n) == 1}
+        exprs = {n: e for n, e in exprs.items() if e is not None}
+        for _ in range(len(exprs)):
+            free = self.free_names(node) & set(exprs)
+            if not free:
+                break
+            node = substitute(node, {n: parenthesized(exprs[n]) for n in free})
         return node
 
     def predict_value(self, node):
