@@ -16,6 +16,7 @@ from ._analysis import Analysis
 from ._build import BuildMixin
 from ._callbacks import CallbacksMixin
 from ._drive import DriveMixin
+from ._handed import handed_edits
 from ._inputs import InputsMixin
 from ._reach import ReachMixin
 from ._training import keras_resumes, training_calls
@@ -70,6 +71,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
     def edits(self, edits) -> None:
         self.keras_support(edits)
         self.nan_support(edits)
+        handed_edits(self, edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)

@@ -8,6 +8,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 from ...facts.sites import Site
+from ._handed import local_support
 from ...facts.estimator import CODE
 
 
@@ -16,6 +17,9 @@ class ReachMixin:
 
     def builder(self, site: Site) -> str:
         name = self.builders[id(site.model_fn.node)]
+        entry = self.analysis.handed.get(id(site.call))
+        if entry is not None:  # the run loop's parameter holds the builder now
+            return entry.param
         if site.factory is not None and site.factory[1] is None:  # defined in the function that builds it
             return name
         if site.factory is not None:  # the factory now returns the builder: call what the program wrote
@@ -41,6 +45,8 @@ class ReachMixin:
         `import helpers` at `at`, the use; blocked there without such an import)."""
         if site.model_fn.file is self.file:
             return name
+        if id(site.call) in self.analysis.handed and site.file is self.file:
+            return local_support(name, at)
         if site.file is not self.file:
             alias = self.program.module_alias(site.model_fn.file, at, self.file)
             if alias is None:

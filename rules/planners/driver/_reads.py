@@ -56,7 +56,8 @@ class ReadsMixin:
                     node = parent
                 if node is not None:
                     reads.append(node)
-        stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | {id(fn.node)})]
+        handed = {id(h.arg) for h in self.handed.values()}  # the caller's argument names the builder now
+        stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | handed | {id(fn.node)})]
         if stray:
             passed = self._passed_to_estimator(stray[0], site)
             if passed is not None:
