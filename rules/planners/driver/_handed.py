@@ -60,6 +60,23 @@ def handed(site: Site, program) -> Handed | None:
     return Handed(expr.value, arg, call, file)
 
 
+def not_handed(site: Site, program, line) -> Blocked | None:
+    """Why a model_fn that is a parameter of the function building the Estimator is not handed its builder."""
+    expr = site.model_fn_expr
+    loop = site.file.enclosing_function(site.call)
+    found = program.lookup(expr.value, expr, site.file) if isinstance(expr, cst.Name) else []
+    if len(found) != 1 or found[0].kind != "param" or loop is None or found[0].scope.node is not loop:
+        return None
+    reads = [n for n in site.file.loads_of(program, found[0]) if n is not expr]
+    if reads:
+        why = (f"`{loop.name.value}` also reads its parameter `{expr.value}` at line {line(reads[0], site.file)}, "
+               "which would get the converted model's builder; use the parameter only to build the Estimator")
+    else:
+        why = ("the caller passes something else than the model_fn def by name (`model_fn` or `module.model_fn`); "
+               "pass the def itself")
+    return Blocked(CODE, f"model_fn `{expr.value}` is a parameter of the run loop `{loop.name.value}`: {why}", expr)
+
+
 def builder_argument(entry: Handed, builder: str) -> str:
     """The caller's argument, now naming the model's builder as it reaches it."""
     if isinstance(entry.arg, cst.Attribute):

@@ -8,7 +8,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 from ...facts.sites import Site
-from ._handed import local_support
+from ._handed import local_support, not_handed
 from ...facts.estimator import CODE
 
 
@@ -35,6 +35,9 @@ class ReachMixin:
             return f"{alias}.{name}"
         if self.import_by_name(site, name):
             return name
+        why = not_handed(site, self.program, self.analysis.line)
+        if why is not None:
+            raise why
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
