@@ -84,30 +84,30 @@ def builder_argument(entry: Handed, builder: str) -> str:
     return builder
 
 
-def local_support(name: str, at: cst.CSTNode) -> str:
-    """A support class the loop of a handed builder writes into its own file; others block, naming the class."""
+def local_support(emitter, name: str, at: cst.CSTNode, why: str) -> str:
+    """A support class this file writes at its module level (the model's own copy is out of reach: in the caller's
+    module, or nested in the factory that returns the model_fn); others block, naming the class and `why`."""
     if name not in LOCAL_SUPPORT:
-        raise Blocked(CODE, f"the Estimator is built with a model_fn handed through a parameter; the generated {name} "
-                            "of its model cannot be reached from this run loop (it would import the caller); build "
+        raise Blocked(CODE, f"{why}; the generated {name} of its model cannot be reached from here; build and drive "
                             "the Estimator where the model_fn is named", at)
+    emitter.local_support.append((name, at))
     return name
 
 
 def handed_edits(emitter, edits) -> None:
-    """This file's part: the caller's argument names the builder; the loop's file gets its EstimatorCheckpoints."""
-    from ...emit.assembly import support
-    from ._training import writes_checkpoints
-
-    loops = []
+    """This file's part: the caller's argument names the builder."""
     for site in emitter.analysis.sites:
         entry = emitter.analysis.handed.get(id(site.call))
-        if entry is None:
-            continue
-        if entry.file is emitter.file:
+        if entry is not None and entry.file is emitter.file:
             edits.replace(entry.arg, builder_argument(entry, emitter.builders[id(site.model_fn.node)]))
-        if site.file is emitter.file and writes_checkpoints(site):
-            loops.append(site.call)
-    if loops:
-        text = support(LOCAL_SUPPORT["EstimatorCheckpoints"])
-        edits.insert_statements_above(emitter.support_anchor(loops), [
-            edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])])
+
+
+def local_support_edits(emitter, edits) -> None:
+    """The support classes local_support named, once each, above the first module-level statement using one."""
+    from ...emit.assembly import support
+
+    names = dict.fromkeys(name for name, _ in emitter.local_support)
+    if names:
+        statements = [edits.module_statement(support(LOCAL_SUPPORT[name]), [cst.EmptyLine(), cst.EmptyLine()])
+                      for name in names]
+        edits.insert_statements_above(emitter.support_anchor([at for _, at in emitter.local_support]), statements)

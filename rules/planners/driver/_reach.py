@@ -46,10 +46,13 @@ class ReachMixin:
         this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file, or when the
         Estimator built in another file is used here (`helpers.make_estimator()` trained in main.py: through
         `import helpers` at `at`, the use; blocked there without such an import)."""
+        if site.model_fn.file is self.file and site.factory is not None and site.factory[1] is not None and \
+                not self.file.inside(at, {id(site.factory[0])}):
+            return local_support(self, name, at, "the model_fn is a closure its factory returns, used outside it")
         if site.model_fn.file is self.file:
             return name
         if id(site.call) in self.analysis.handed and site.file is self.file:
-            return local_support(name, at)
+            return local_support(self, name, at, "the Estimator is built with a model_fn handed through a parameter")
         if site.file is not self.file:
             alias = self.program.module_alias(site.model_fn.file, at, self.file)
             if alias is None:
