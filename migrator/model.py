@@ -754,7 +754,8 @@ class Program:
                 if len(found) > 1:
                     return Resolved(v, trail, ambiguous=tuple(found))
                 method = cls.bindings.get(node.attr.value)
-                if method and len(method) == 1 and method[0].kind == "def":
+                if method and len(method) == 1 and method[0].kind == "def" and \
+                        not self._overridden(cls.node, node.attr.value):
                     # `self.method` of a method never assigned to the instance: the class's def (as call_sites)
                     return Resolved(Value(method[0].node, file, v.env), (*trail, method[0]))
                 return Resolved(v, trail, stopped_at=node)
@@ -913,6 +914,16 @@ class Program:
             if seen and all(_plain_import(b) is not None for b in seen):
                 return module
         return None
+
+    def _overridden(self, cls: cst.ClassDef, name: str) -> bool:
+        """A class of the program naming `cls` among its bases defines `name` too: `self.name` may be either."""
+        for f in self.files:
+            for scope in f.class_scopes.values():
+                bases = [get_full_name_for_node(b.value) or "" for b in scope.node.bases]
+                if scope.node is not cls and any(b.rpartition(".")[2] == cls.name.value for b in bases) and \
+                        name in scope.bindings:
+                    return True
+        return False
 
     def _same_instance(self, here: list[Binding], there: list[Binding]) -> bool:
         """`self` of a method read in another method of the same class, the first method called only as
