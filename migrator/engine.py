@@ -968,9 +968,20 @@ def _group(items: list[str], prefilter: bool, stat_index: StatIndex | None, reso
                 for importer in importers:
                     entries.setdefault(importer, set()).add(grouped[target])
             for path, units in entries.items():
-                if len(units) == 1:
-                    grouped[path] = units.pop()
-                    attached.append(path)
+                # one that imports the program files of several units (a run loop and the model_fn it is handed, in
+                # modules that do not import each other) runs them together: it ties them into one (below)
+                grouped[path] = min(units)
+                attached.append(path)
+            # what such an entry point hands the unit's code (the input functions of a module without the word,
+            # passed to a run loop) joins with it, as a program file's imports do
+            rest = {p: d for p, d in others.items() if p not in grouped}
+            if entries and rest:
+                for path, importers in _imported_by({p: datas[p] for p in entries}, rest, resolver).items():
+                    if len({grouped[p] for p in importers}) == 1:
+                        grouped[path] = grouped[next(iter(importers))]
+                        attached.append(path)
+                        if path in passed or path in unread:
+                            joins.append(path)
         stale = False
         for path in joins:
             if path in unread:  # skipped unread by the stat index: its bytes are needed now

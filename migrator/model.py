@@ -753,6 +753,11 @@ class Program:
                     return self._binding(found[0], Value(found[0].node, file), trail, depth + 1)
                 if len(found) > 1:
                     return Resolved(v, trail, ambiguous=tuple(found))
+                method = cls.bindings.get(node.attr.value)
+                if method and len(method) == 1 and method[0].kind == "def" and \
+                        not self._overridden(cls.node, node.attr.value):
+                    # `self.method` of a method never assigned to the instance: the class's def (as call_sites)
+                    return Resolved(Value(method[0].node, file, v.env), (*trail, method[0]))
                 return Resolved(v, trail, stopped_at=node)
         # module.attr where module is a file of this program
         dotted = self.qualified(node, file)
@@ -910,6 +915,36 @@ class Program:
                 return module
         return None
 
+    def _overridden(self, cls: cst.ClassDef, name: str) -> bool:
+        """A class of the program naming `cls` among its bases defines `name` too: `self.name` may be either."""
+        for f in self.files:
+            for scope in f.class_scopes.values():
+                bases = [get_full_name_for_node(b.value) or "" for b in scope.node.bases]
+                if scope.node is not cls and any(b.rpartition(".")[2] == cls.name.value for b in bases) and \
+                        name in scope.bindings:
+                    return True
+        return False
+
+    def _same_instance(self, here: list[Binding], there: list[Binding]) -> bool:
+        """`self` of a method read in another method of the same class, the first method called only as
+        `self.method(...)` inside the class's methods: the same instance (a builder method's `self.model_dir`
+        read where `estimator = self.make_estimator()` is trained)."""
+        if len(here) != 1 or len(there) != 1:
+            return False
+        mine, theirs = _self_of(here[0]), _self_of(there[0])
+        if mine is None or theirs is None or mine[0] is not theirs[0]:
+            return False
+        calls = self.call_sites(mine[1])
+        for call, file in calls:
+            scope = file.scope_of(call)
+            while scope is not None and scope.kind in ("lambda", "comprehension"):
+                scope = scope.parent
+            owner = file.method_class(scope) if scope is not None else None
+            if owner is not mine[0] or not isinstance(call.func, cst.Attribute) or \
+                    not isinstance(call.func.value, cst.Name) or call.func.value.value != file.self_name(scope):
+                return False
+        return bool(calls)
+
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
                depth: int = 0, rewrite=None) -> str | None:
         """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`).
@@ -942,6 +977,10 @@ class Program:
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None
                 text = self.render(argument, at, at_file, why, depth + 1, rewrite) if argument is not None else None
+                if text is None and self._same_instance(here, there):
+                    text = name.value
+                    replaced[id(name)] = text
+                    continue
                 if text is None and value.file is not at_file:
                     # a module-level name of another file of the program: through that module's import at `at`
                     text = self._through_module(name.value, here, at, at_file)
@@ -956,6 +995,15 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _self_of(b: Binding) -> tuple | None:
+    """(class scope, method def) when `b` is the `self` parameter of a method."""
+    scope = b.scope
+    cls = scope.file.method_class(scope) if b.kind == "param" else None
+    if cls is None or scope.file.self_name(scope) != b.name:
+        return None
+    return cls, scope.node
 
 
 def _plain_import(b: Binding) -> str | None:

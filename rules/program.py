@@ -338,7 +338,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
     mine = [s for s in analysis.sites if s.file is file or s.model_fn.file is file
             or any(u.file is file for u in s.uses) or any(r.file is file for r in s.receivers.values())
             or any(c.file is file for c in s.callback_plans.values())
-            or id(file) in {id(f) for f in inputs[id(s)]}]
+            or id(file) in {id(f) for f in inputs[id(s)]}
+            or getattr(analysis.handed.get(id(s.call)), "file", None) is file]  # hands a run loop the model_fn
     if not mine and not table.bindings and not _imports_tf_anywhere(file):
         # no TensorFlow import at all (a notebook cell, a star import from outside the run): an Estimator-looking
         # name rooted in nothing bound is still reported (TFM604), never passed over. A file that drives an
@@ -349,7 +350,8 @@ def migrate(module: cst.Module, context) -> cst.Module:
         return module
     group = {id(file)} | {id(f) for s in mine for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
                                                           *(r.file for r in s.receivers.values()),
-                                                          *(c.file for c in s.callback_plans.values()), *inputs[id(s)])}
+                                                          *(c.file for c in s.callback_plans.values()), *inputs[id(s)],
+                                                          *(h.file for h in [analysis.handed.get(id(s.call))] if h))}
     context.link(*(f.path for f in program.files if id(f) in group and f is not file))
     errors = [e for e in analysis.errors if id(program.file_of(e.node) or file) in group]
     errors += [e for s in mine for e in s.errors]  # its RunConfig's, wherever that is built

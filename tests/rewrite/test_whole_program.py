@@ -147,9 +147,10 @@ def test_run_loop_called_from_two_mains_names_both_callers(tmp_path):
     assert not any("never called" in e or "builds no Estimator" in e or "outside the migrated" in e for e in errors)
 
 
-def test_run_loop_handed_the_model_fn_says_so_at_the_argument(tmp_path):
+def test_run_loop_handed_the_model_fn_gets_its_builder(tmp_path):
+    # (was blocked at the argument: the builder is now handed through the parameter; tests/rewrite/test_handed_run_loop.py)
     results = _run(tmp_path, {"run_loop.py": RUN_LOOP, "linear_main.py": _main("/tmp/a")})
-    assert {r.status for r in results.values()} == {"blocked"}
-    errors = _errors(results)
-    assert any("linear_main.py:22:" in e and "is passed to `run_loop.run`, which builds the Estimator with it "
-               "(" in e and "run_loop.py:6)" in e for e in errors), errors
+    assert {r.status for r in results.values()} == {"changed"}, _errors(results)
+    assert 'est = model_fn({"lr": 0.1})' in results["run_loop.py"].output.decode()
+    assert "run_loop.run({\"model_dir\": \"/tmp/a\"}, build_model, train_input_fn)" in \
+        results["linear_main.py"].output.decode()

@@ -146,6 +146,10 @@ class SourceValuesMixin:
     def items(self, value: Value, what: str) -> list[Value]:
         """The elements of a sequence written in the source (displays, comprehensions, loops that append)."""
         r = self.resolve(value, what)
+        if r.trail and r.trail[-1].kind == "augassign":  # `cols += [...]` after `cols = [...]`
+            last = r.trail[-1]
+            self.trail.pop()  # (its statement stays: the helper holding it goes whole or not at all)
+            return self.augmented(last, r.value.env if r.value.file is last.scope.file else (), what)
         node, file, env = r.node, r.value.file, r.value.env
         here = lambda n: Value(n, file, env)  # noqa: E731
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
@@ -172,7 +176,7 @@ class SourceValuesMixin:
                     and not self.program.lookup("range", func, file):
                 bounds = [self.literal(here(a.value), what) for a in positional]
                 return [Value(cst.Integer(str(i)), file) for i in range(*bounds)]
-            if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values") and not node.args:
+            if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values", "items") and not node.args:
                 inner = self.resolve(Value(func.value, file, env), what)
                 return self.dict_part(inner, func.attr.value, what, value.node)
         if isinstance(node, cst.Call) and (path := self.analysis.tf(node, file)):
@@ -181,16 +185,39 @@ class SourceValuesMixin:
                                     "source (names known only at run time); the input layer's order is the sorted "
                                     "column names, so list the names in the program", value.node)
 
+    def augmented(self, last: Binding, env, what: str) -> list[Value]:
+        """`cols = [...]` then `cols += [...]` in the same block (a list extended in place), `last` the final `+=`:
+        every part's items, in order."""
+        file = last.scope.file
+        found = sorted((b for b in last.scope.bindings.get(last.name, []) if b.order <= last.order),
+                       key=lambda b: b.order)
+        first = found[0]
+        if first.kind != "assign" or first.value is None or first.unpack:
+            raise Blocked(CODE_COLUMNS, f"{what}: `{last.name} += ...` extends a list tfmigrate cannot read (only one "
+                                        "assigned a list once, then extended with `+=` in the same block)", last.node)
+        out = self.items(Value(first.value, file, env), what)
+        for b in found[1:]:
+            aug = file.parent(b.node)
+            if b.kind != "augassign" or not isinstance(aug, cst.AugAssign) or \
+                    not isinstance(aug.operator, cst.AddAssign) or b.block != first.block:
+                raise Blocked(CODE_COLUMNS, f"{what}: `{b.name}` is changed here in a way tfmigrate does not read "
+                                            "(only `+=` in the block that assigns the list)", b.node)
+            out += self.items(Value(aug.value, file, env), what)
+        return out
+
     def dict_part(self, r, part: str, what: str, shown: cst.CSTNode) -> list[Value]:
         node, file, env = r.node, r.value.file, r.value.env
         if isinstance(node, cst.Dict):
             if any(isinstance(e, cst.StarredDictElement) for e in node.elements):
                 raise Blocked(CODE_COLUMNS, f"{what}: `**` in a dict of columns is not read", node)
-            out = [Value(e.key if part == "keys" else e.value, file, env) for e in node.elements]
+            if part == "items":  # `for key, size in HASH_KEYS.items()`: each entry as a (key, value) pair
+                out = [Value(cst.Tuple([cst.Element(e.key), cst.Element(e.value)]), file, env) for e in node.elements]
+            else:
+                out = [Value(e.key if part == "keys" else e.value, file, env) for e in node.elements]
             if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
                 self.mutations(r.trail[-1], what, "dict")
             return out
-        if isinstance(node, cst.DictComp):
+        if isinstance(node, cst.DictComp) and part != "items":
             if r.trail and r.trail[-1].kind == "assign" and r.trail[-1].value is node:
                 self.mutations(r.trail[-1], what, "dict")
             return self.comprehension(node, node.key if part == "keys" else node.value, file, env, what)

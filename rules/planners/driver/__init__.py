@@ -8,9 +8,12 @@ functions as defs, lambdas, `functools.partial`, closures from factories, taking
 Across the files of a run: an Estimator subclass of one module built in another (`from estimator import
 MyEstimator`: the import takes the builder's name in its place; fixtures/subclass_package), a
 `build_estimator(model_dir, ...)` handed as a value to a run loop that calls it through its parameter
-(fixtures/builder_run_loop). A run loop handed the model_fn itself (`run_loop.run(flags, model_fn, ...)`) is
-blocked at that argument (the builder is not passed through a parameter yet), and with several callers at the
-Estimator, naming each caller (tests/rewrite/test_whole_program.py).
+(fixtures/builder_run_loop). A run loop handed the model_fn itself (`run_loop.run(flags, model_fn, ...)`, its one
+caller an entry point that may name no Estimator) keeps its parameter, which now holds the converted model's
+builder (`est = model_fn(params)`); the caller passes the builder (`nets.build_ring_model`) where it passed the
+model_fn, and the loop's file gets its own EstimatorCheckpoints (fixtures/handed_run_loop). A loop that reads the
+parameter otherwise too is blocked naming that read; several callers are blocked at the Estimator, naming each
+caller (tests/rewrite/test_whole_program.py, test_handed_run_loop.py).
 
 The Estimator expression becomes the TF2 model (Keras target: built in `strategy.scope()`) or the generated
 custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /

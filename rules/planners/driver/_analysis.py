@@ -49,6 +49,8 @@ class Analysis(EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin,
         # id(call) of an early-stopping hook on training → (site, call, Value, arguments, higher_is_better, the
         # third parameter's name) (_hooks.early_stopping)
         self.early_stops: dict[int, tuple] = {}
+        # id(Estimator call) → the caller's argument when the model_fn is handed to a run loop (_handed.py)
+        self.handed: dict[int, object] = {}
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)

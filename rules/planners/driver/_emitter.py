@@ -16,6 +16,7 @@ from ._analysis import Analysis
 from ._build import BuildMixin
 from ._callbacks import CallbacksMixin
 from ._drive import DriveMixin
+from ._handed import handed_edits, local_support_edits
 from ._inputs import InputsMixin
 from ._reach import ReachMixin
 from ._training import keras_resumes, training_calls
@@ -31,6 +32,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
         self.notes = analysis.notes
         # `from model import model_fn` of the Estimator's model_fn: the names this file imports instead, by id(alias)
         self.by_name: dict[int, tuple[cst.ImportFrom, cst.ImportAlias, list[str]]] = {}
+        self.local_support: list = []  # (support class, where used) this file writes itself (_handed.py)
 
     def render(self, value, at: cst.CSTNode, what: str) -> str:
         if isinstance(value, Choice):
@@ -70,6 +72,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
     def edits(self, edits) -> None:
         self.keras_support(edits)
         self.nan_support(edits)
+        handed_edits(self, edits)
         for site in self.analysis.sites:
             if site.file is self.file:
                 self.site(site, edits)
@@ -113,6 +116,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
             gone = dropped.get(id(statement), set()) - {id(alias)}
             edits.transform(statement, lambda imp, a=alias, n=tuple(names), old=statement.names, g=gone:
                             _import_instead(imp, old, a, n, g))
+        local_support_edits(self, edits)
 
     def strategy_expression(self, site: Site) -> str:
         plan = self.plans[id(site.model_fn.node)]

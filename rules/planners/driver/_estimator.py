@@ -12,6 +12,7 @@ from .. import tpu as tpu_rules
 from ...facts.calls import is_literal
 from ...facts.sites import CODE_KIND, Site, bind_values
 from ...facts.estimator import ESTIMATOR_ARGS, WARM_START_ARGS, CODE
+from ._handed import handed
 
 
 class EstimatorMixin:
@@ -170,6 +171,9 @@ class EstimatorMixin:
         if own:
             site.unconverted = True  # its uses are analysed (site_of finds it); nothing else sees it
             raise Blocked.many(own)
+        entry = handed(site, self.program)
+        if entry is not None:
+            self.handed[id(call)] = entry
         self.sites.append(site)
 
     def _estimator_args(self, call: cst.Call, signature: list[str], what: str, file: FileIndex, own: list, env=(),

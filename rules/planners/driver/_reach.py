@@ -8,6 +8,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 from ...facts.sites import Site
+from ._handed import local_support, not_handed
 from ...facts.estimator import CODE
 
 
@@ -16,6 +17,9 @@ class ReachMixin:
 
     def builder(self, site: Site) -> str:
         name = self.builders[id(site.model_fn.node)]
+        entry = self.analysis.handed.get(id(site.call))
+        if entry is not None:  # the run loop's parameter holds the builder now
+            return entry.param
         if site.factory is not None and site.factory[1] is None:  # defined in the function that builds it
             return name
         if site.factory is not None:  # the factory now returns the builder: call what the program wrote
@@ -31,6 +35,9 @@ class ReachMixin:
             return f"{alias}.{name}"
         if self.import_by_name(site, name):
             return name
+        why = not_handed(site, self.program, self.analysis.line)
+        if why is not None:
+            raise why
         raise Blocked(CODE, f"model_fn `{code(expr)}` is imported by name from {site.model_fn.file.path}; use "
                             "`import module` and `module.model_fn` so the migrated builder can be reached", expr)
 
@@ -39,8 +46,13 @@ class ReachMixin:
         this file reaches it: `module.Name` when the model_fn is `module.model_fn` of another file, or when the
         Estimator built in another file is used here (`helpers.make_estimator()` trained in main.py: through
         `import helpers` at `at`, the use; blocked there without such an import)."""
+        if site.model_fn.file is self.file and site.factory is not None and site.factory[1] is not None and \
+                not self.file.inside(at, {id(site.factory[0])}):
+            return local_support(self, name, at, "the model_fn is a closure its factory returns, used outside it")
         if site.model_fn.file is self.file:
             return name
+        if id(site.call) in self.analysis.handed and site.file is self.file:
+            return local_support(self, name, at, "the Estimator is built with a model_fn handed through a parameter")
         if site.file is not self.file:
             alias = self.program.module_alias(site.model_fn.file, at, self.file)
             if alias is None:

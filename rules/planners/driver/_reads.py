@@ -56,7 +56,8 @@ class ReadsMixin:
                     node = parent
                 if node is not None:
                     reads.append(node)
-        stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | {id(fn.node)})]
+        handed = {id(h.arg) for h in self.handed.values()}  # the caller's argument names the builder now
+        stray = [n for n in reads if not self.program.file_of(n).inside(n, covered | handed | {id(fn.node)})]
         if stray:
             passed = self._passed_to_estimator(stray[0], site)
             if passed is not None:
@@ -262,11 +263,29 @@ class ReadsMixin:
                                     "object attributes, so the train/evaluate/predict calls made on the attribute "
                                     "(in other methods) cannot be converted with it; assign it to a local name and "
                                     "drive it from the same function (or a function it is passed to)", expr)
+            container = _container(expr, file)
+            if container is not None:
+                raise Blocked(CODE, container, expr)
             if expr is site.call:
                 raise Blocked(CODE, "the Estimator is used right where it is built, in a way tfmigrate does not "
                                     "convert; assign it to a name first", expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
+
+
+def _container(expr, file) -> str | None:
+    """The Estimator put into a dict, list, tuple or set literal that is not a plain `return a, b` (a trainer
+    returning `{"estimator": est, "train_spec": ...}` for its caller to unpack): what to do instead."""
+    parent = file.parent(expr)
+    if isinstance(parent, cst.DictElement) and parent.value is expr:
+        key = code(parent.key)
+        return (f"the Estimator `{code(expr)}` is put into a dict under {key}: tfmigrate follows an Estimator through "
+                "names, function arguments and returns (a tuple too), not through dict entries or `**` unpacking; "
+                f"return it (e.g. `return {code(expr)}, train_spec, eval_spec`) and unpack it at the caller")
+    if isinstance(parent, cst.Element) and isinstance(file.parent(parent), (cst.List, cst.Set)):
+        return (f"the Estimator `{code(expr)}` is put into a list: tfmigrate follows an Estimator through names, "
+                "function arguments and returns, not through list items; hold each Estimator in a name of its own")
+    return None
 
 
 _RANDOM = ("random", "dropout", "shuffle", "noise")  # parts of draw names: random_normal, Dropout, GaussianNoise
