@@ -567,13 +567,10 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
         if fn.file is file and sites[0].factory is not None and sites[0].factory[1] is not None:
             edits.replace(sites[0].factory[1].value, builders[key])  # `return model_fn` → the builder
         # a factory's model_fn (`model_fn_builder`): its model is generated inside the factory, where the driver
-        # cannot reach EstimatorCheckpoints, so that class goes above the factory, at module level
+        # cannot reach EstimatorCheckpoints: the driver writes that class at module level (driver local_support)
         writes = any(map(driver.writes_checkpoints, sites))
         outside = writes and targets[key] == "keras" and sites[0].factory is not None \
             and sites[0].factory[1] is not None and id(sites[0].factory[0]) in top
-        if fn.file is file and outside:
-            edits.insert_statements_above(sites[0].factory[0], [edits.module_statement(
-                support("estimator_checkpoints.py.j2").strip("\n"), [cst.EmptyLine(), cst.EmptyLine()])])
         if fn.file is file:
             predicts, exports = reading_sites(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,

@@ -74,8 +74,8 @@ def test_factory_parameter_given_the_use_tpu_flag_is_false_in_the_closure():
     model = section(out, "class Model", "def build_model")
     assert "CrossShardOptimizer" not in model and "use_tpu" not in model
     # the checkpoint callback is generated at module level, where main() reaches it (not inside the factory)
-    assert "\nclass EstimatorCheckpoints(" in out
-    assert out.index("\nclass EstimatorCheckpoints(") < out.index("\ndef model_fn_builder(")
+    assert out.count("\nclass EstimatorCheckpoints(") == 1
+    assert out.index("\nclass EstimatorCheckpoints(") < out.index("\ndef main(")
     assert "EstimatorCheckpoints(" in section(out, "def main", "\nif __name__")
 
 
