@@ -755,7 +755,7 @@ class Program:
                     return Resolved(v, trail, ambiguous=tuple(found))
                 method = cls.bindings.get(node.attr.value)
                 if method and len(method) == 1 and method[0].kind == "def" and \
-                        not self._overridden(cls.node, node.attr.value):
+                        not self._overridden(cls.node, node.attr.value) and not _abstract(method[0].node):
                     # `self.method` of a method never assigned to the instance: the class's def (as call_sites)
                     return Resolved(Value(method[0].node, file, v.env), (*trail, method[0]))
                 return Resolved(v, trail, stopped_at=node)
@@ -995,6 +995,19 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _abstract(fn: cst.CSTNode) -> bool:
+    """A method whose body (after its docstring) only raises NotImplementedError: a subclass supplies it."""
+    body = list(getattr(getattr(fn, "body", None), "body", ()))
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+            and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or not isinstance(body[0].body[0], cst.Raise):
+        return False
+    exc = body[0].body[0].exc
+    exc = exc.func if isinstance(exc, cst.Call) else exc
+    return isinstance(exc, cst.Name) and exc.value == "NotImplementedError"
 
 
 def _self_of(b: Binding) -> tuple | None:

@@ -453,6 +453,16 @@ def regularized(forward: list, helpers: dict) -> bool:
     return False
 
 
+def _del_of_params(stmt, fn: cst.FunctionDef) -> bool:
+    """`del a, b` of the model_fn's own parameters, as a statement of its body."""
+    params = {p.name.value for p in fn.params.params}
+    if not isinstance(stmt, cst.SimpleStatementLine) or not all(isinstance(s, cst.Del) for s in stmt.body):
+        return False
+    targets = [t for s in stmt.body for t in ([e.value for e in s.target.elements]
+                                              if isinstance(s.target, cst.Tuple) else [s.target])]
+    return all(isinstance(t, cst.Name) and t.value in params for t in targets)
+
+
 @dataclass
 class Split:
     forward: list  # the forward statements, as written
@@ -470,11 +480,15 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     flags = [s for s in body if _flag(s, tf)]
     flag_names = {s.body[0].targets[0].target.value for s in flags if isinstance(s.body[0].targets[0].target, cst.Name)}
     forward, rest = [], []
+    # `del config` / `del params` (unused arguments): not forward code; the rest's interpreter drops them
+    dels = [stmt for stmt in body if _del_of_params(stmt, fn)]
+    body = [stmt for stmt in body if stmt not in dels]
     for i, stmt in enumerate(body):
         if _forward_ends(stmt, tf, flag_names):
             rest = body[i:]
             break
         forward.append(stmt)
+    rest = [*dels, *rest]
     rest_names = _names(cst.IndentedBlock(rest)) if rest else _Names()
     # values computed after the last statement that makes variables go to the rest (tensor ops on the output)
     while forward and not _makes_variables(forward[-1], tf, helpers) and not _flag(forward[-1], tf):

@@ -33,7 +33,7 @@ def test_package_golden(name, tmp_path):
     expected = {p.relative_to(golden) for p in golden.rglob("*.py")}
     assert set(results) == expected
     changed = [rel for rel, r in results.items() if r.status == "changed"]
-    assert len(changed) >= 2, {rel: (r.status, [d.format() for d in r.diagnostics]) for rel, r in results.items()}
+    assert len(changed) >= 1, {rel: (r.status, [d.format() for d in r.diagnostics]) for rel, r in results.items()}
     for rel, result in results.items():
         assert result.status in ("changed", "unchanged", "skipped"), (rel, [d.format() for d in result.diagnostics])
         assert all(d.severity == "note" for d in result.diagnostics)
@@ -55,7 +55,10 @@ def test_package_blocked_as_a_unit(name, tmp_path):
     shutil.copytree(FIXTURES / name / "original", tree)
     program = tomllib.loads((FIXTURES / name / "case.toml").read_text())["program"]
     driver = tree / program
-    driver.write_text(driver.read_text().replace("if __name__ ==", "_hook = tf.estimator.SessionRunHook()\n\n\nif __name__ =="))
+    text = driver.read_text()
+    if "import tensorflow as tf" not in text:  # an entry point that leaves TF to the package (builder_methods)
+        text = text.replace("\n\n\ndef main(", "\nimport tensorflow as tf\n\n\ndef main(", 1)
+    driver.write_text(text.replace("if __name__ ==", "_hook = tf.estimator.SessionRunHook()\n\n\nif __name__ =="))
     results = _migrate_tree(tree)
     statuses = {rel: r.status for rel, r in results.items()}
     assert "changed" not in statuses.values(), statuses

@@ -454,11 +454,15 @@ def test_regression_metrics_and_loss_mean_dropped():
 
 @pytest.mark.parametrize("metrics", [
     '{"acc": tf.compat.v1.metrics.accuracy(labels, tf.round(logits))}',
-    '{"m": tf.compat.v1.metrics.mean(logits)}',
     '{"acc": tf.compat.v1.metrics.accuracy(labels, logits, weights=2.0)}',
 ])
 def test_metric_blocks(metrics):
     assert codes(blocked(with_metrics(metrics))) == {"TFM401"}
+
+
+def test_metric_mean_of_the_output_converts():
+    """tf.metrics.mean over the model's output: TF1's total/count of every element (fixture metric_mean)."""
+    assert "TF1Mean(" in converted(with_metrics('{"m": tf.compat.v1.metrics.mean(logits)}'))
 
 
 # ---- TFM501 model_fn -------------------------------------------------------------------------------------------
@@ -821,23 +825,16 @@ def test_other_imports_untouched():
     assert out.startswith("import os\nimport numpy as np\nimport tensorflow as tf\nimport keras\nfrom collections import OrderedDict\n")
 
 
-def test_leftover_v1_dropout_blocks():
-    forward = '''
-    x = features["x"]
-    x = tf.compat.v1.nn.dropout(x, keep_prob=0.5)
-    logits = tf.compat.v1.layers.dense(x, 1)
-    '''
-    src = program(forward=forward)
-    result = blocked(src)
-    assert codes(result) == {"TFM001"}
-    assert "nn.dropout" in result.diagnostics[0].message
-
-
-def test_leftover_v1_dropout_diagnostic_points_at_the_line():
+def test_leftover_v1_dropout_converts_with_a_note_at_its_line():
+    """keep_prob → rate=1-(keep_prob) as TF 1.x computed it; the masks come from another random stream: said."""
     forward = 'x = features["x"]\nx = tf.compat.v1.nn.dropout(x, keep_prob=0.5)\nlogits = tf.compat.v1.layers.dense(x, 1)'
     src = program(forward=forward)
-    result = blocked(src)
-    assert "nn.dropout" in src.splitlines()[result.diagnostics[0].line - 1]
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert "x = tf.nn.dropout(x, rate=1 - (0.5))" in result.output.decode()
+    note = next(d for d in result.diagnostics if "dropout" in d.message)
+    assert note.severity == "note" and "random stream" in note.message
+    assert "nn.dropout" in src.splitlines()[note.line - 1]
 
 
 def test_tf2_dropout_is_fine():

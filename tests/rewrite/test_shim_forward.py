@@ -172,3 +172,12 @@ logits = tf.matmul(net, tf.ones([4, 2])) @ w
     result = blocked(src, style="shim")
     [error] = [d for d in result.diagnostics if d.severity == "error"]
     assert error.code == "TFM502" and "the forward pass hands `net`, `w` to the rest" in error.message
+
+
+def test_del_of_unused_model_fn_arguments_is_not_forward_code():
+    """`del config` above a forward pass the shim keeps: dropped as the native interpreter drops it (the shim's
+    call never sees the RunConfig), not 'the forward pass reads config'."""
+    src = _program("del config\n" + FLAG_IN_A_MODE_BRANCH, signature="features, labels, mode, params, config")
+    out = converted(src)
+    assert "del config" not in out
+    assert "batch_normalization(net, training=train_phase" in _call(out)

@@ -215,7 +215,8 @@ class EstimatorMixin:
     def _model_fn(self, args: dict[str, Value], call: cst.Call, file: FileIndex) -> tuple[FunctionRef, tuple | None]:
         """The Estimator's model_fn def, and its factory when it is a closure (else None)."""
         fn = self.program.function_of(args["model_fn"])
-        if fn is None or not isinstance(fn.node, cst.FunctionDef):
+        # a method passed itself (`model_fn=self.model_fn`) is looked up at run time: said as such
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.file.scope_of(fn.node).kind == "class":
             method = _method_model_fn(args["model_fn"])
             if method is not None:
                 raise Blocked(CODE, method, args["model_fn"].node)
