@@ -100,7 +100,7 @@ def _verify(app: typer.Typer) -> None:
         evaluator: Optional[bool] = typer.Option(None, "--evaluator", help="Add an evaluator task."),
         steps: Optional[int] = typer.Option(None, "--steps", metavar="K", help="Compare only the first K steps."),
         repeats: Optional[int] = typer.Option(None, "--repeats", metavar="R", help="Runs of the original for the statistical band.  \\[default: 3 with --ps, 10 with --statistical]"),
-        statistical: Optional[bool] = typer.Option(None, "--statistical", help="Compare statistically (like --ps) a synchronous program whose own runs differ, e.g. numpy_input_fn(shuffle=True)."),
+        statistical: Optional[bool] = typer.Option(None, "--statistical/--stepwise", help="Compare statistically (like --ps) a synchronous program whose own runs differ, e.g. numpy_input_fn(shuffle=True): picked by itself when the rewrite's notes on ORIGINAL say so; --stepwise compares step by step anyway."),
         rtol: Optional[float] = typer.Option(None, "--rtol", metavar="X", help="Relative tolerance per step.  \\[default: 1e-05]"),
         atol: Optional[float] = typer.Option(None, "--atol", metavar="Y", help="Absolute tolerance per step.  \\[default: 1e-06]"),
         json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the full result as JSON."),
@@ -152,6 +152,16 @@ def _verify(app: typer.Typer) -> None:
             console.print(f"note: {_escape(why)}: on a {workers or d['workers']}-task cluster without parameter "
                           "servers each task runs its own copy of the program (the TF1 original may wait for ps "
                           "tasks until --timeout); --workers 1 runs it as it trains", highlight=False)
+        if statistical is None and not pick(ps, "ps") and "statistical" not in cfg.get("verify-defaults", {}):
+            said = verify.rewrite_notes(original)
+            if "statistical" in said:
+                statistical = True  # the original's own runs differ: a step-by-step comparison would fail by design
+                console.print(f"note: comparing statistically (--statistical), as the rewrite's note says: "
+                              f"{_escape(said['statistical'])}; --stepwise compares step by step", highlight=False)
+            elif "random" in said:
+                console.print(f"note: the rewrite's note says the migrated program draws other random numbers "
+                              f"({_escape(said['random'])}): losses are not expected to agree step by step",
+                              highlight=False)
         s = verify.Settings(
             original=original.resolve(), migrated=migrated.resolve(), workers=pick(workers, "workers"),
             ps=pick(ps, "ps"), evaluator=pick(evaluator, "evaluator"), steps=pick(steps, "steps"),

@@ -99,6 +99,35 @@ def trainers_for(original: Path) -> tuple[int | None, str]:
     return 1, f"{Path(original).name} sets no multi-worker train_distribute"
 
 
+# the rewrite's notes that speak to verify (rules/planners/numpy_inputs.py SHUFFLE_NOTE; tf1_calls dropout note)
+_STATISTICAL_NOTE = "verify --statistical"
+_RANDOM_NOTE = "random stream"
+
+
+def rewrite_notes(original: Path) -> dict[str, str]:
+    """What the rewrite's own notes on ORIGINAL say about comparing it step by step (no TensorFlow, nothing written):
+    {"statistical": "path:line: note"} when its own runs differ from one another (numpy_input_fn(shuffle=True)),
+    {"random": ...} when the migrated program draws other random numbers (dropout masks); {} otherwise."""
+    from tfmigrate.engine import Options, migrate_source
+
+    if Path(original).suffix == ".ipynb":
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                return rewrite_notes(_program(original, Path(tmp), "ORIGINAL"))
+            except VerifyError:
+                return {}
+    try:
+        result = migrate_source(Path(original).read_bytes(), str(original), Options())
+    except Exception:  # unreadable: verify reports that itself
+        return {}
+    found: dict[str, str] = {}
+    for d in result.diagnostics:
+        for key, words in (("statistical", _STATISTICAL_NOTE), ("random", _RANDOM_NOTE)):
+            if words in d.message and key not in found:
+                found[key] = f"{Path(original).name}:{d.line}: {d.message}"
+    return found
+
+
 def run(s: Settings, say=print, live=None) -> dict:
     """Do the whole verification; returns the result dict (raises on errors -> exit 2).
 
