@@ -30,6 +30,8 @@ class LoopsMixin:
 
     def for_loop(self, stmt: cst.For) -> None:
         """`for units in params["hidden_units"]:` in the forward pass: a list of layers built by the same loop."""
+        if self.logging_loop(stmt):
+            return
         if isinstance(stmt.iter, cst.Name) and stmt.iter.value in self.layer_lists and self.loop is None:
             self.layer_list_loop(stmt)
             return
