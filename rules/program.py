@@ -65,7 +65,7 @@ from tfmigrate.names import ImportTable, build_import_table
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
-from .planners import iterators
+from .planners import iterators, optimizer_helpers
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -1290,6 +1290,12 @@ def _module_functions(file) -> dict[str, cst.FunctionDef]:
     return out
 
 
+def _line(file, node) -> int:
+    from tfmigrate.engine import position_in
+
+    return position_in(file.module, node)[0]
+
+
 def _refuse_foreign_network_helpers(fn, program) -> None:
     """A model_fn calling a function of another module that builds layers or variables: its statements would run
     in the Keras model's call() with their TF1 layers (new, untracked variables per call). Helpers of the model_fn's
@@ -1302,6 +1308,9 @@ def _refuse_foreign_network_helpers(fn, program) -> None:
         ref = program.callee(Value(call.func, fn.file), 0)
         if ref is None or ref.file is fn.file or not isinstance(ref.node, cst.FunctionDef):
             continue
+        training_op = optimizer_helpers.foreign_training_op(call, ref, program, _line)  # (BERT's create_optimizer)
+        if training_op is not None:
+            raise training_op
         if model_fn.builds_layers(ref, program):
             flags = _flag_arguments(call, fn.node, ref.params)
             raise Blocked(model_fn.CODE, f"{code(call.func)}() builds layers or variables in another module "
@@ -1385,9 +1394,16 @@ def _foreign_model_fn_helpers(file, analysis) -> list[Blocked]:
             ref = analysis.model_fn_defs[id(fn)]
             what = _flag_arguments(call, fn, FunctionRef(helper, file).params)
             builds = model_fn.builds_layers(FunctionRef(helper, file), program)
-            if not what and not builds:
+            training_op = optimizer_helpers.foreign_training_op(call, FunctionRef(helper, file), program, _line)
+            if not what and not builds and not training_op:
                 continue
             at = f"{where.path}:{analysis.line(call, where)}"
+            if training_op:
+                out.append(Blocked(optimizer_helpers.CODE, f"`{name}` builds the training op of the model_fn "
+                                                    f"`{fn.name.value}` ({at} calls it), which is not converted: see "
+                                                    f"the finding at {at}", helper.name))
+                out[-1].helper = helper
+                break
             head = (f"`{name}` is a helper of the model_fn `{fn.name.value}` ({at} calls it"
                     + (f", passing it {what}" if what else "; it builds layers or variables") + "), not a model_fn; ")
             out.append(Blocked(model_fn.CODE, head + (
