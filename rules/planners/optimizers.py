@@ -31,6 +31,7 @@ Hyperparameters are chosen so the Keras update equals TF1's (Keras 3 sources che
 - exponential/piecewise_constant/polynomial/inverse_time/cosine decay on `global_step` → Keras schedules
   (Keras counts `optimizer.iterations`, the same step TF1 read before incrementing `global_step`).
 Blocked: other optimizers, `use_locking`, decays on something other than the global step.
+A training op built by a helper in another module (BERT's `create_optimizer`) blocks, named: rules/planners/optimizer_helpers.py.
 Parameter-server programs run on tf_keras (Keras 2; Keras 3 has no ParameterServerStrategy support), where the
 generated TF1Adam/TF1Momentum/RMSprop slot init do not apply: Adam becomes stock Adam (TFM302 note: last-bit
 differences; async PS training is compared statistically), Momentum under a decay and RMSProp are blocked.

@@ -77,7 +77,11 @@ Forward pass → `call()`, statements kept as written (comments included):
   note instead, saying why: the parameter-server loop, a value the output does not give (a hidden layer's), the loss
   itself (the `loss` tag is written), a tag TF1 renamed (a repeated tag, `loss`, characters an op name cannot have),
   `collections=`/`family=`, a summary in an EVAL/PREDICT branch, no model_dir, and histogram/image/audio/text
-  summaries. `tf.compat.v1.logging.*` statements are dropped with a note (they do not change training). An unused
+  summaries. `tf.compat.v1.logging.*` statements are dropped with a note (they do not change training); so is a
+  `for` loop that only logs (BERT's `for name in sorted(features.keys()): tf.compat.v1.logging.info(...)` and its
+  loop over `tvars = trainable_variables()` with an `init_string`: TF1 ran it once per graph build, on names and
+  static shapes; its iterable calls only sorted/list/keys/..., its body only logs, binds loop-local names and tests
+  them, and nothing it binds is read elsewhere; fixtures/bert_logging_loops: 200/200 steps bit-equal). An unused
   `tf.summary.merge_all()` statement and a debugging `print(...)` over names, attributes and literals (it printed
   tensor descriptions once, while the graph was built) are dropped with a note too; a print that calls something
   blocks.
