@@ -131,7 +131,8 @@ Blocked, each with the line that stopped it: calls that create variables the Ker
 (`tf.Variable`, RNN cells and `static_rnn`/`dynamic_rnn`, `tf.contrib`, `input_layer` over other columns: TFM811),
 other `if`s (on tensors, or mixing mode and configuration), `while`, nested loops, loops over
 tensors, layer objects or variables created inside loops or mode branches, labels or mode in the forward pass,
-a second loss, `tf.losses.add_loss`, hand-written losses reading features or several forward values, gradient
+a second loss, `tf.losses.add_loss`, `if init_checkpoint:` around `train.init_from_checkpoint(...)` (BERT's assignment map;
+the warm_start_from alternative is named), hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
 (parameter-server) programs, hooks, scaffolds, code after the last return.
 

@@ -16,6 +16,7 @@ from ._input_layer import InputLayerMixin
 from ._keras_models import KERAS_MODELS, KerasModelsMixin
 from ._layer_calls import LayerCallsMixin
 from ._layer_names import LayerNamesMixin
+from ._checkpoint_init import CheckpointInitMixin
 from ._logging_loops import LoggingLoopsMixin
 from ._loops import Loop, LoopsMixin
 from ._loss import LossMixin
@@ -49,7 +50,7 @@ def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
 class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, VisibleNamesMixin, ForwardMixin,
                   LayerCallsMixin, LayerNamesMixin, KerasModelsMixin, NetworkHelpersMixin, LoopsMixin, VariablesMixin,
                   InputLayerMixin, LossMixin, TrainOpMixin, SummariesMixin, HooksMixin, TpuMixin, ResultMixin,
-                  UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin):
+                  UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin, CheckpointInitMixin):
     """Reads a model_fn statement by statement, for the three modes at once (the package's docstring says what
     converts); each mixin holds the methods of one construct family, this class the state they share."""
 

@@ -135,6 +135,7 @@ class StatementsMixin:
         elif isinstance(stmt, cst.If) and self.tpu is not None and self.use_tpu_test(stmt.test) is not None:
             self.use_tpu_branch(stmt)
         elif isinstance(stmt, cst.If):
+            self.checkpoint_init(stmt)  # (raises for `if init_checkpoint: ... init_from_checkpoint(...)`)
             self.mode_branch(stmt)
         elif isinstance(stmt, cst.FunctionDef) and self.tpu is not None and not stmt.decorators:
             self.tpu_fns[stmt.name.value] = stmt  # a metric_fn: inlined where eval_metrics names it
