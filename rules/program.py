@@ -70,7 +70,7 @@ from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
-from .facts import estimator
+from .facts import contrib_learn, estimator
 from .facts.calls import TF, code
 from .emit.wrap import generated, wrap_call
 from .facts.tfnames import TFNames
@@ -602,6 +602,10 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     notes.extend(_graph_mode_switches(names, edits, file))
+    learn = contrib_learn.first_mode_key(file, program)
+    if learn is not None:  # (every key of the file is read so: one note)
+        notes.append((imports.CODE, "tf.contrib.learn.ModeKeys (TF 1.x, removed in TF 2) read as tf.estimator.ModeKeys, "
+                                    f"the same strings (INFER is PREDICT): here {learn[1]}", learn[0]))
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -645,7 +649,7 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
     wanted: set[int] | None = None
     if file is not None:
         wanted = set()
-        for attr in {path.rsplit(".", 1)[1] for path in _MODE_KEYS}:
+        for attr in {path.rsplit(".", 1)[1] for path in _MODE_KEYS} | {"INFER"}:  # (contrib.learn's PREDICT)
             for node in file.names.get(attr, ()):
                 key = id(node)
                 while key not in wanted:
