@@ -1502,7 +1502,11 @@ _CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeans
 
 # tf.contrib.learn's other names: what each became in tf.estimator (the user ports, then tfmigrate converts)
 _CONTRIB_LEARN_PORTS = {
-    "ModeKeys": "tf.estimator.ModeKeys (its INFER is PREDICT there)",
+    # (its keys, tf.contrib.learn.ModeKeys.TRAIN/EVAL/INFER, are read as tf.estimator's: facts/contrib_learn)
+    "ModeKeys": "tf.estimator.ModeKeys (its INFER is PREDICT there; tfmigrate converts the keys spelled "
+                "tf.contrib.learn.ModeKeys.TRAIN/EVAL/INFER, not the class itself held in a name or imported)",
+    "make_export_strategy": "an exporter (tf.estimator.LatestExporter / FinalExporter) in the EvalSpec",
+    "InputFnOps": "tf.estimator.export.ServingInputReceiver",
     "learn_runner": "tf.estimator.train_and_evaluate(estimator, TrainSpec, EvalSpec) in place of learn_runner.run",
     "Experiment": "tf.estimator.train_and_evaluate with a TrainSpec and an EvalSpec",
     "MetricSpec": "eval_metric_ops of an EstimatorSpec (tf.compat.v1.metrics)",
@@ -1527,6 +1531,14 @@ def _contrib_learn_message(path: str) -> str | None:
     known = next((_CONTRIB_LEARN_PORTS[p] for p in reversed(parts[2:]) if p in _CONTRIB_LEARN_PORTS), None)
     return (f"tf.{path} is TF 1.x's contrib.learn API (removed in TF 2), which tfmigrate does not convert: "
             f"port it to {known or 'tf.estimator / tf.data'}, then re-run tfmigrate")
+
+
+def _as_written(node, path: str, names: TFNames) -> str:
+    """`tf.<path>`; for a tf.contrib.learn mode key (read as tf.estimator's, facts/contrib_learn) its spelling too."""
+    written = names.table.resolve(node) or ""
+    if ".contrib.learn." in written:
+        return f"tf.contrib.{written.partition('.contrib.')[2]} (tf.{path})"
+    return f"tf.{path}"
 
 
 def _estimator_api(path: str | None) -> bool:
@@ -1724,8 +1736,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
                 return False
             if _estimator_api(path):
-                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts; migrate it together with the files that build "
+                self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
+                                                      "Estimator(model_fn=...) this file builds converts; migrate it "
+                                                      "together with the files that build "
                                                       "and drive the Estimator", node))
                 return False
             unbound = _unbound_root(node, file, program) if path is None and program is not None else None
@@ -1742,8 +1755,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             elif path == numpy_inputs.PANDAS:
                 errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
             elif _estimator_api(path) and path != "estimator":
-                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts", node))
+                self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
+                                                      "Estimator(model_fn=...) this file builds converts", node))
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1854,7 +1867,7 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
         what = e.message.split(" is used but", 1)[0]
         parent = file.parent(e.node)
         if isinstance(parent, cst.Assign) and parent.value is e.node and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0].target, cst.Attribute):
+                and isinstance(parent.targets[0].target, cst.Attribute) and "ModeKeys." not in what:  # (a string)
             # `self.model_cls = tf.estimator.LinearClassifier`, called later as `self.model_cls(...)`
             target = code(parent.targets[0].target)
             out.append(Blocked(e.code, f"{what} (the class) is stored in the attribute `{target}` in `{holder}`: "
