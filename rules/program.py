@@ -65,7 +65,7 @@ from tfmigrate.names import ImportTable, build_import_table
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
-from .planners import iterators
+from .planners import iterators, private_keras
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -602,6 +602,7 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     notes.extend(_graph_mode_switches(names, edits, file))
+    notes.extend(private_keras.check_imports(file, program))
     learn = contrib_learn.first_mode_key(file, program)
     if learn is not None:  # (every key of the file is read so: one note)
         notes.append((imports.CODE, "tf.contrib.learn.ModeKeys (TF 1.x, removed in TF 2) read as tf.estimator.ModeKeys, "
@@ -614,6 +615,7 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                        blocks.texts() if blocks is not None else (), settled, notes,
                                        frozenset().union(*(p.shim_helpers for p in plans.values()
                                                            if isinstance(p, shim.ShimPlan))))
+    new_module = private_keras.rename(new_module)  # (after the clean-up of the imports as written)
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)
