@@ -85,11 +85,6 @@ def check_imports(file, program) -> list:
         text = cst.Module([]).code_for_node(statement)
         if isinstance(statement, cst.Import):
             modules = [(a.name, get_full_name_for_node(a.name)) for a in statement.names]
-            if any(a.asname is None and get_full_name_for_node(a.name).startswith(_PRIVATE) for a in statement.names):
-                # (its uses spell tensorflow.python.keras.X: a renamed import would not bind them)
-                errors.append(Blocked(CODE, f"`{text}` binds `tensorflow`, its uses spelling tensorflow.python.keras: "
-                                            "import it as `from tensorflow import keras` and re-run", statement))
-                continue
         else:
             base = get_full_name_for_node(statement.module) if statement.module is not None else ""
             modules = [(statement.module, base)]
