@@ -1740,8 +1740,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             if _estimator_api(path):
                 self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
                                                       "Estimator(model_fn=...) this file builds converts; migrate it "
-                                                      "together with the files that build "
-                                                      "and drive the Estimator", node))
+                                                      "together with the files that build and drive the Estimator", node))
                 return False
             unbound = _unbound_root(node, file, program) if path is None and program is not None else None
             if unbound is not None:

@@ -74,8 +74,6 @@ def tf1_api(program) -> tuple | None:
 def check_imports(file, program) -> list:
     """[(code, note, node)] for the file's tensorflow.python.keras imports, which `rename` then rewrites to
     tensorflow.keras; Blocked when the program is not TF 1.x or a module imported has no tf.keras equivalent."""
-    from tfmigrate.engine import position_in
-
     statements = _imports(file)
     if not statements:
         return []
@@ -110,7 +108,7 @@ def check_imports(file, program) -> list:
                                             "1.x name that says it ran there; import it from tensorflow.keras and "
                                             "re-run", statement))
             elif not notes:
-                    where = f"{tf1[0].path}:{position_in(tf1[0].module, tf1[1])[0]}"
+                    where = f"`{cst.Module([]).code_for_node(tf1[1])[:50]}` in {tf1[0].path}"
                     notes.append((CODE, f"`{text}` → tensorflow.keras: in TF 1.x, which this program is written for "
                                         f"(TF 1.x API at {where}), tensorflow.python.keras was tf.keras", statement))
     if errors:
