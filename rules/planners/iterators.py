@@ -135,9 +135,10 @@ def _convert(fn: cst.FunctionDef, found: list, file, edits) -> tuple:
     shape = None if at is None else _shape(body[at:at + 3], call)
     if shape is None:
         raise Blocked(CODE, f"input_fn `{fn.name.value}` uses the tensors of `{code(call)[:50]}` otherwise than "
-                            "returning them as get_next() gave them or regrouping them (unpacked, `images, labels = ...get_next()`, then "
-                            "`return {\"x\": images}, labels`): not converted; move that work into dataset.map(...) "
-                            "and return the dataset (the Estimator iterated a returned dataset the same way)", call)
+                            "returning them as get_next() gave them or regrouping them (unpacked, `images, labels = "
+                            "...get_next()`, then `return {\"x\": images}, labels`): not converted; move that work "
+                            "into dataset.map(...) and return the dataset (the Estimator iterated a returned dataset "
+                            "the same way)", call)
     first, dropped, regrouped = shape
     ds_path = _path_to(first, dataset)
 
