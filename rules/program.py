@@ -65,12 +65,12 @@ from tfmigrate.names import ImportTable, build_import_table
 from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
-from .planners import iterators, optimizer_helpers
+from .planners import iterators, optimizer_helpers, private_keras
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
-from .facts import estimator
+from .facts import contrib_learn, estimator
 from .facts.calls import TF, code
 from .emit.wrap import generated, wrap_call
 from .facts.tfnames import TFNames
@@ -602,6 +602,11 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()
                                       if sites[0].model_fn.file is file], file)
     notes.extend(_graph_mode_switches(names, edits, file))
+    notes.extend(private_keras.check_imports(file, program))
+    learn = contrib_learn.first_mode_key(file, program)
+    if learn is not None:  # (every key of the file is read so: one note)
+        notes.append((imports.CODE, "tf.contrib.learn.ModeKeys (TF 1.x, removed in TF 2) read as tf.estimator.ModeKeys, "
+                                    f"the same strings (INFER is PREDICT): here {learn[1]}", learn[0]))
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -610,6 +615,7 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                        blocks.texts() if blocks is not None else (), settled, notes,
                                        frozenset().union(*(p.shim_helpers for p in plans.values()
                                                            if isinstance(p, shim.ShimPlan))))
+    new_module = private_keras.rename(new_module)  # (after the clean-up of the imports as written)
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)
@@ -645,7 +651,7 @@ def _mode_keys(module: cst.Module, names: TFNames, edits: Edits, skip: list, fil
     wanted: set[int] | None = None
     if file is not None:
         wanted = set()
-        for attr in {path.rsplit(".", 1)[1] for path in _MODE_KEYS}:
+        for attr in {path.rsplit(".", 1)[1] for path in _MODE_KEYS} | {"INFER"}:  # (contrib.learn's PREDICT)
             for node in file.names.get(attr, ()):
                 key = id(node)
                 while key not in wanted:
@@ -1514,7 +1520,11 @@ _CONTRIB_LEARN = _CANNED_WORDS | {"Estimator", "SKCompat", "Experiment", "KMeans
 
 # tf.contrib.learn's other names: what each became in tf.estimator (the user ports, then tfmigrate converts)
 _CONTRIB_LEARN_PORTS = {
-    "ModeKeys": "tf.estimator.ModeKeys (its INFER is PREDICT there)",
+    # (its keys, tf.contrib.learn.ModeKeys.TRAIN/EVAL/INFER, are read as tf.estimator's: facts/contrib_learn)
+    "ModeKeys": "tf.estimator.ModeKeys (its INFER is PREDICT there; tfmigrate converts the keys spelled "
+                "tf.contrib.learn.ModeKeys.TRAIN/EVAL/INFER, not the class itself held in a name or imported)",
+    "make_export_strategy": "an exporter (tf.estimator.LatestExporter / FinalExporter) in the EvalSpec",
+    "InputFnOps": "tf.estimator.export.ServingInputReceiver",
     "learn_runner": "tf.estimator.train_and_evaluate(estimator, TrainSpec, EvalSpec) in place of learn_runner.run",
     "Experiment": "tf.estimator.train_and_evaluate with a TrainSpec and an EvalSpec",
     "MetricSpec": "eval_metric_ops of an EstimatorSpec (tf.compat.v1.metrics)",
@@ -1539,6 +1549,14 @@ def _contrib_learn_message(path: str) -> str | None:
     known = next((_CONTRIB_LEARN_PORTS[p] for p in reversed(parts[2:]) if p in _CONTRIB_LEARN_PORTS), None)
     return (f"tf.{path} is TF 1.x's contrib.learn API (removed in TF 2), which tfmigrate does not convert: "
             f"port it to {known or 'tf.estimator / tf.data'}, then re-run tfmigrate")
+
+
+def _as_written(node, path: str, names: TFNames) -> str:
+    """`tf.<path>`; for a tf.contrib.learn mode key (read as tf.estimator's, facts/contrib_learn) its spelling too."""
+    written = names.table.resolve(node) or ""
+    if ".contrib.learn." in written:
+        return f"tf.contrib.{written.partition('.contrib.')[2]} (tf.{path})"
+    return f"tf.{path}"
 
 
 def _estimator_api(path: str | None) -> bool:
@@ -1736,9 +1754,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                 errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
                 return False
             if _estimator_api(path):
-                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts; migrate it together with the files that build "
-                                                      "and drive the Estimator", node))
+                self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
+                                                      "Estimator(model_fn=...) this file builds converts; migrate it "
+                                                      "together with the files that build and drive the Estimator", node))
                 return False
             unbound = _unbound_root(node, file, program) if path is None and program is not None else None
             if unbound is not None:
@@ -1754,8 +1772,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             elif path == numpy_inputs.PANDAS:
                 errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
             elif _estimator_api(path) and path != "estimator":
-                self._generic(Blocked(estimator.CODE, f"tf.{path} is used but no Estimator(model_fn=...) this file "
-                                                      "builds converts", node))
+                self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
+                                                      "Estimator(model_fn=...) this file builds converts", node))
 
         def visit_Call(self, node: cst.Call) -> bool:
             why = _driven_estimator(node, file, program) if drives and program is not None else None
@@ -1866,7 +1884,7 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
         what = e.message.split(" is used but", 1)[0]
         parent = file.parent(e.node)
         if isinstance(parent, cst.Assign) and parent.value is e.node and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0].target, cst.Attribute):
+                and isinstance(parent.targets[0].target, cst.Attribute) and "ModeKeys." not in what:  # (a string)
             # `self.model_cls = tf.estimator.LinearClassifier`, called later as `self.model_cls(...)`
             target = code(parent.targets[0].target)
             out.append(Blocked(e.code, f"{what} (the class) is stored in the attribute `{target}` in `{holder}`: "

@@ -11,7 +11,7 @@ import libcst as cst
 
 from tfmigrate.names import ImportTable
 
-from . import tf1_calls
+from . import contrib_learn, tf1_calls, tf1_keras
 
 _ESTIMATOR_PREFIXES = (
     "tensorflow_estimator.python.estimator.api._v1.estimator",
@@ -46,7 +46,8 @@ def normalise(dotted: str | None) -> str | None:
     for module, alias in _MODULE_ALIASES.items():
         if path.startswith(module + "."):
             return alias + path[len(module):]
-    return path
+    # (tf.contrib.learn.ModeKeys.INFER is estimator's PREDICT; TF 1.x's tensorflow.python.keras.X is tf.keras.X)
+    return contrib_learn.MODE_KEYS.get(path) or tf1_keras.public(path) or path
 
 
 class TFNames:

@@ -10,10 +10,17 @@ elements in the same order either way (it made the iterator itself for a dataset
     iterator = ds.make_one_shot_iterator()
     return iterator.get_next()                                       →   return ds
 
-(the iterator's statements consecutive at the input_fn's top level; what it returns exactly the tensors
-`get_next()` gave, in their order). Blocked, saying why:
-- an input_fn that works on the tensors after `get_next()` (`return {"x": images}, labels`): move that work into
-  `dataset.map(...)` and return the dataset;
+    images, labels = ds.make_one_shot_iterator().get_next()
+    return {"x": images}, labels                                     →   return ds.map(lambda images, labels:
+                                                                                       ({"x": images}, labels))
+
+(the iterator's statements consecutive at the input_fn's top level; what it returns the tensors `get_next()` gave,
+or a regrouping of them with no computation: tuples and string-keyed dicts of the unpacked names or their items by
+a literal key, or, for one name, of its items by string key (a dict element); the Estimator applied the same
+regrouping to each element). Blocked, saying why:
+- an input_fn that computes on the tensors after `get_next()` (`return features, tf.cast(labels, tf.int32)`), or
+  reads one name's items by position (`features[0]`: a tuple element, or rows of a tensor one): move that work
+  into `dataset.map(...)`, or unpack the element, and return the dataset;
 - `make_initializable_iterator` in an input_fn: the Estimator never ran its initializer (TF1 failed unless the
   program registered it); return the dataset;
 - a dataset iterator method anywhere else in a converted file (`ds.make_one_shot_iterator()` in a helper or the
@@ -128,15 +135,31 @@ def _convert(fn: cst.FunctionDef, found: list, file, edits) -> tuple:
     shape = None if at is None else _shape(body[at:at + 3], call)
     if shape is None:
         raise Blocked(CODE, f"input_fn `{fn.name.value}` uses the tensors of `{code(call)[:50]}` otherwise than "
-                            "returning them as get_next() gave them: not converted; move that work into "
-                            "dataset.map(...) and return the dataset (the Estimator iterated a returned dataset "
+                            "returning them as get_next() gave them or regrouping them (unpacked, `images, labels = "
+                            "...get_next()`, then `return {\"x\": images}, labels`): not converted; move that work "
+                            "into dataset.map(...) and return the dataset (the Estimator iterated a returned dataset "
                             "the same way)", call)
-    first, dropped = shape
+    first, dropped, regrouped = shape
     ds_path = _path_to(first, dataset)
-    edits.transform(first, lambda updated: updated.with_changes(body=[cst.Return(
-        value=_follow(updated, ds_path), semicolon=cst.MaybeSentinel.DEFAULT)]))
+
+    def returned(updated):
+        value = _follow(updated, ds_path)
+        if regrouped is not None:  # `ds.map(lambda images, labels: ({"x": images}, labels))`
+            params, body = regrouped
+            body = body.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if isinstance(body, cst.Tuple) and not body.lpar else body
+            value = cst.Call(cst.Attribute(value, cst.Name("map")), [cst.Arg(cst.Lambda(
+                cst.Parameters([cst.Param(cst.Name(p)) for p in params]), body))])
+        return updated.with_changes(body=[cst.Return(value=value, semicolon=cst.MaybeSentinel.DEFAULT)])
+
+    edits.transform(first, returned)
     for stmt in dropped:
         edits.delete(stmt)
+    if regrouped is not None:
+        return (CODE, f"input_fn `{fn.name.value}` returns its dataset mapped to what it returned from "
+                      f"`{code(call)[:50]}.get_next()` (`.map(lambda {', '.join(regrouped[0])}: ...)`): the "
+                      "Estimator read the same elements, regrouped the same way, and TF2 datasets have no "
+                      f"{kind}", call)
     return (CODE, f"input_fn `{fn.name.value}` returns its dataset instead of `{code(call)[:50]}.get_next()`: the "
                   "Estimator read the same elements in the same order either way, and TF2 datasets have no "
                   f"{kind}", call)
@@ -149,20 +172,60 @@ def _shape(stmts: list, call: cst.Call) -> tuple[cst.SimpleStatementLine, list] 
         return None
     first = lines[0].body[0]
     if isinstance(first, cst.Return) and _is_get_next(first.value, call):  # return ds.moi().get_next()
-        return lines[0], []
+        return lines[0], [], None
     if isinstance(first, cst.Assign) and len(first.targets) == 1:
         target = first.targets[0].target
         if first.value is call and isinstance(target, cst.Name) and len(lines) >= 2 and lines[1] is not None:
             nxt = lines[1].body[0]  # it = ds.moi(); ...
             if isinstance(nxt, cst.Return) and _is_get_next(nxt.value, target.value):
-                return lines[0], [lines[1]]
-            if isinstance(nxt, cst.Assign) and _is_get_next(nxt.value, target.value) and len(lines) >= 3 \
-                    and _returns_targets(lines[2], nxt):
-                return lines[0], [lines[1], lines[2]]
+                return lines[0], [lines[1]], None
+            if isinstance(nxt, cst.Assign) and _is_get_next(nxt.value, target.value) and len(lines) >= 3:
+                returned = _returned(lines[2], nxt)
+                return None if returned is False else (lines[0], [lines[1], lines[2]], returned)
             return None
-        if _is_get_next(first.value, call) and len(lines) >= 2 and _returns_targets(lines[1], first):
-            return lines[0], [lines[1]]
+        if _is_get_next(first.value, call) and len(lines) >= 2:
+            returned = _returned(lines[1], first)
+            return None if returned is False else (lines[0], [lines[1]], returned)
     return None
+
+
+def _returned(line, assign: cst.Assign):
+    """What `return ...` right after `x = ....get_next()` makes of the tensors: None when it returns them as they
+    are; (lambda parameters, expression) when it only regroups them (see _regroups); False otherwise."""
+    if _returns_targets(line, assign):
+        return None
+    if line is None or not isinstance(line.body[0], cst.Return) or line.body[0].value is None:
+        return False
+    target, value = assign.targets[0].target, line.body[0].value
+    if isinstance(target, cst.Name):  # one name: its element a dict, read by string keys only
+        names, keys = {target.value}, (cst.SimpleString,)
+        params = [target.value]
+    else:
+        params = _names(target)
+        if not (isinstance(params, tuple) and all(isinstance(p, str) for p in params[1:])):
+            return False
+        names, keys, params = set(params[1:]), (cst.SimpleString, cst.Integer), list(params[1:])
+    return (params, value) if _regroups(value, names, keys, isinstance(target, cst.Name)) else False
+
+
+def _regroups(node, names: set, keys: tuple, keyed: bool) -> bool:
+    """`node` only regroups the tensors named `names`: tuples and dicts (string keys) of those names or of their
+    items by a literal key (`{"x": images["x"]}, labels`), no computation, so mapping the dataset with it gives each
+    element exactly what the input_fn returned. With `keyed` (one name holding the whole element) only its items are
+    read, by string key: a dict element (a tuple or tensor element raised TypeError in TF 1.x)."""
+    if isinstance(node, cst.Name):
+        return node.value in names and not keyed
+    if isinstance(node, cst.Subscript):
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        return isinstance(node.value, cst.Name) and node.value.value in names and isinstance(index, cst.Index) \
+            and isinstance(index.value, keys) and not isinstance(index.value, cst.ConcatenatedString)
+    if isinstance(node, cst.Tuple):
+        return bool(node.elements) and all(isinstance(e, cst.Element) and _regroups(e.value, names, keys, keyed)
+                                           for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return bool(node.elements) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                                           and _regroups(e.value, names, keys, keyed) for e in node.elements)
+    return False
 
 
 def _is_get_next(expr, what) -> bool:

@@ -216,12 +216,44 @@ def _shorten_ready_poll(secs):
     sm.SessionManager.__init__ = __init__
 
 
+def _tf1_names():
+    """Two TF 1.x names TF 2.15 lacks, as TF 1.15 had them, so a TF 1.x program using them runs here:
+    tf.contrib.learn.ModeKeys (TF 1.15: TRAIN = 'train', EVAL = 'eval', INFER = 'infer'), and the program's own
+    imports of tensorflow.python.keras.X, which in TF 1.x were tf.keras.X (TF 2.15 keeps an older private Keras
+    there, whose models cannot go through model_to_estimator). TF's own modules import what they always did."""
+    import builtins
+    import importlib
+    import types
+
+    import tensorflow as tf
+
+    if not hasattr(tf, "contrib"):
+        contrib, learn = types.ModuleType("tensorflow.contrib"), types.ModuleType("tensorflow.contrib.learn")
+        learn.ModeKeys = type("ModeKeys", (), {"TRAIN": "train", "EVAL": "eval", "INFER": "infer"})
+        contrib.learn = learn
+        tf.contrib = contrib
+        sys.modules.setdefault("tensorflow.contrib", contrib)
+        sys.modules.setdefault("tensorflow.contrib.learn", learn)
+    private, public, libraries = "tensorflow.python.keras", tf.keras.__name__, ("tensorflow", "keras", "absl")
+    original = builtins.__import__
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        caller = (globals or {}).get("__name__") or ""
+        if level == 0 and fromlist and (name == private or name.startswith(private + ".")) \
+                and caller.split(".")[0] not in libraries and not caller.startswith("tensorflow_"):
+            return importlib.import_module(public + name[len(private):])
+        return original(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = __import__
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: legacy_boot.py PROGRAM [ARGS...]\n")
         return 2
     program = os.path.abspath(sys.argv[1])
     _install()
+    _tf1_names()
     sys.argv = [program] + sys.argv[2:]
     sys.path.insert(0, os.path.dirname(program))
     runpy.run_path(program, run_name="__main__")

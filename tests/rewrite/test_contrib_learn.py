@@ -9,7 +9,7 @@ from tfmigrate.engine import Options, migrate_paths
 
 CASES = {
     "modekeys.py": ("import tensorflow as tf\nfrom tensorflow.contrib.learn import ModeKeys\n\n\n"
-                    "def is_training(mode):\n    return mode == ModeKeys.TRAIN\n", 6, "tf.estimator.ModeKeys"),
+                    "MODES = [ModeKeys]\n", 5, "tf.estimator.ModeKeys"),  # (the class: its keys convert)
     "runner.py": ("from tensorflow.contrib.learn.python.learn import learn_runner\n\n\n"
                   "def main(experiment_fn):\n    learn_runner.run(experiment_fn, 'out')\n", 5,
                   "tf.estimator.train_and_evaluate"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, converted, program, section
+from _helpers import blocked, converted, program, rewrite, section
 
 DATA = 'ds = tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]] * 4}, [[1.0]] * 4)).batch(2).repeat()'
 
@@ -32,6 +32,27 @@ def test_input_fn_returning_the_iterators_tensors_returns_the_dataset(body):
     assert "iterator" not in fn
 
 
+@pytest.mark.parametrize("body, returned", [
+    # unpacked, regrouped with no computation: the Estimator regrouped each element so
+    ("images, labels = ds.make_one_shot_iterator().get_next()\nreturn {'x': images['x']}, labels",
+     "return ds.map(lambda images, labels: ({'x': images['x']}, labels))"),
+    ("it = ds.make_one_shot_iterator()\nfeatures, labels = it.get_next()\nreturn (labels, features)",
+     "return ds.map(lambda features, labels: (labels, features))"),
+    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn {'a': features['x'], 'b': features}, labels[0]",
+     "return ds.map(lambda features, labels: ({'a': features['x'], 'b': features}, labels[0]))"),
+    # one name read by string keys: a dict element
+    ("features = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\nreturn {'pixels': features['x']}",
+     "return ds.map(lambda features: {'pixels': features['x']})"),
+])
+def test_input_fn_regrouping_the_tensors_returns_the_mapped_dataset(body, returned):
+    result = rewrite(_with_train_input_fn(body))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    fn = section(result.output.decode(), "def train_input_fn", "def eval_input_fn")
+    assert fn.rstrip().endswith("    " + returned), fn
+    [note] = [d for d in result.diagnostics if "mapped to what it returned" in d.message]
+    assert note.code == "TFM001" and note.line == 6
+
+
 def test_v1_namespace_chain():
     src = _with_train_input_fn("return ds.prefetch(1).make_one_shot_iterator().get_next()",
                                header="import tensorflow.compat.v1 as tf")
@@ -40,9 +61,11 @@ def test_v1_namespace_chain():
 
 
 @pytest.mark.parametrize("body, message", [
-    ("images, labels = ds.make_one_shot_iterator().get_next()\nreturn {'x': images['x']}, labels",
+    ("images, labels = ds.make_one_shot_iterator().get_next()\nreturn {'x': tf.cast(images['x'], tf.int32)}, labels",
      "uses the tensors of `ds.make_one_shot_iterator()` otherwise than returning them"),
-    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn labels, features", "otherwise than"),
+    # one name read by position: a tuple element, or a tensor's rows (which element is not known here)
+    ("features = ds.make_one_shot_iterator().get_next()\nreturn {'x': features[0]}, features[1]", "otherwise than"),
+    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn labels, features + 1", "otherwise than"),
     ("it = tf.compat.v1.data.make_initializable_iterator(ds)\nreturn it.get_next()",
      "make_initializable_iterator in input_fn `train_input_fn`: the Estimator never ran its initializer"),
     ("a = ds.make_one_shot_iterator().get_next()\nb = ds.make_one_shot_iterator().get_next()\nreturn a",

@@ -253,12 +253,14 @@ def test_a_sequential_built_layer_by_layer_for_model_to_estimator_converts():
     assert "    model.add(tf.keras.layers.Dense(3))\n" in out and "    est = model\n" in out
     used = SEQUENTIAL_BY_ADD.replace("    return model", "    print(model.add(tf.keras.layers.Dense(3)))\n    return model")
     assert "is used here" in blocked(prog(HELPER_MAIN, build=used)).diagnostics[0].message
-    # TF 1.x's private tensorflow.python.keras is another Keras in TF 2: named, with the import to use instead
+    # tensorflow.python.keras in a program with no TF 1.x name: another Keras from TF 2.6 on (a TF 1.x program's
+    # converts: test_private_keras.py); named, with the import to use instead
     private = prog(HELPER_MAIN, build=SEQUENTIAL_BY_ADD.replace("tf.keras.Sequential()", "models.Sequential()"),
                    extra="from tensorflow.python.keras import models")
     found = blocked(private).diagnostics
-    assert [d.code for d in found] == ["TFM603"]
-    assert "`models.Sequential()` is TF 1.x's private tensorflow.python.keras" in found[0].message
+    assert [d.code for d in found] == ["TFM001"]
+    assert "tensorflow.python.keras was tf.keras only up to TF 2.5" in found[0].message
+    assert "import it from tensorflow.keras" in found[0].message
 
 
 @pytest.mark.parametrize("imports, model_fn, expected", [
