@@ -536,6 +536,7 @@ class Program:
         self.by_module: dict[str, FileIndex] = {}
         self._call_sites: dict[int, list[tuple[cst.Call, FileIndex]]] | None = None
         self._built = False
+        self._handed_from: dict[tuple[int, int], tuple] = {}  # (call, def) -> (the loop's call handing def, …)
         self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
         self._qualified: dict[tuple[int, int], tuple] = {}  # qualified(): a node's answer depends on it and its file
         for f in files or []:
@@ -549,7 +550,7 @@ class Program:
             parts = index.module_name.split(".")
             for i in range(1, len(parts)):
                 self.by_module.setdefault(".".join(parts[i:]), index)
-        self._call_sites, self._built = None, False
+        self._call_sites, self._built, self._handed_from = None, False, {}
 
     def file_of(self, node: cst.CSTNode) -> FileIndex | None:
         for f in self.files:
@@ -737,7 +738,10 @@ class Program:
             if isinstance(b.node, cst.Param) and b.node.default is not None:
                 return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
             return Resolved(v, trail, stopped_at=b.node)
-        return self._resolve(Value(arg, file), trail, depth + 1)
+        handed = self._handed_from.get((id(call), id(fn_scope.node)))
+        # called through a run loop's parameter: the loop's own parameters hold what that def's caller passed
+        env = self.bind_call(handed[0], handed[2], Value(handed[0], handed[1])) if handed else ()
+        return self._resolve(Value(arg, file, env), trail, depth + 1)
 
     def _attribute(self, v: Value, trail, depth) -> Resolved:
         node, file = v.node, v.file
@@ -822,7 +826,25 @@ class Program:
                         sites.setdefault(id(callee.node), []).append((call, f))
                 if len(through) == len(found):
                     break
+            # a def handed through a parameter of a function called from several places (each `*_main.py` passing
+            # its own `build_estimator_fn=build_estimator` to one run loop): the call through the parameter is a call
+            # of each def handed there, made in the context of the caller that handed it (_param reads its arguments)
+            for call, f in through:
+                b = self.lookup(call.func.value, call.func, f)[0]
+                outer = FunctionRef(b.scope.node, b.scope.file)
+                for site, site_file in sites.get(id(b.scope.node), []):
+                    arg = self.argument_for(site, outer, b.name)
+                    callee = self.callee(Value(arg, site_file), _MAX_DEPTH - 4) if arg is not None else None
+                    if callee is not None and isinstance(callee.node, cst.FunctionDef):
+                        sites.setdefault(id(callee.node), []).append((call, f))
+                        self._handed_from[(id(call), id(callee.node))] = (site, site_file, outer)
         return self._call_sites.get(id(fn), [])
+
+    def handed_from(self, call: cst.Call, fn: cst.CSTNode) -> tuple | None:
+        """(the loop's call site, its file, the loop) when `call` calls `fn` through a parameter of a loop called
+        from several places, that call site being the one handing `fn`; None otherwise."""
+        self.call_sites(fn)
+        return self._handed_from.get((id(call), id(fn)))
 
     def _method(self, call: cst.Call, file: FileIndex) -> FunctionRef | None:
         """`self.method(...)` inside a class: that class's method."""

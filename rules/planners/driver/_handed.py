@@ -77,6 +77,25 @@ def not_handed(site: Site, program, line) -> Blocked | None:
     return Blocked(CODE, f"model_fn `{expr.value}` is a parameter of the run loop `{loop.name.value}`: {why}", expr)
 
 
+def several_loop_callers(program, fn: cst.FunctionDef, call: cst.Call, line) -> Blocked | None:
+    """A builder function handed to a run loop that several callers hand their own builders (each `*_main.py`
+    calling `run_loop(..., build_estimator_fn=build_estimator)`): the loop's one body drives each caller's
+    Estimator, and each converts with its own settings (checkpoints, callbacks, data); blocked at the builder,
+    naming the loop's callers."""
+    handed = program.handed_from(call, fn)
+    if handed is None:
+        return None
+    loop = handed[2]
+    callers = program.call_sites(loop.node)
+    places = ", ".join(f"{f.path.rpartition('/')[2]}:{line(c, f)}" for c, f in callers[:4])
+    name = loop.node.name.value
+    return Blocked(CODE, f"`{fn.name.value}` is handed to the run loop `{name}` through its parameter "
+                         f"`{code(call.func)}`, and `{name}` is called from {len(callers)} places ({places}), each "
+                         f"handing its own builder: `{name}`'s one body would drive every converted model, each "
+                         f"converted with its own settings; give each program its own run loop (a copy of `{name}` "
+                         "next to its caller), or pass one caller's files at a time", fn)
+
+
 def builder_argument(entry: Handed, builder: str) -> str:
     """The caller's argument, now naming the model's builder as it reaches it."""
     if isinstance(entry.arg, cst.Attribute):
