@@ -23,7 +23,7 @@ from libcst.helpers import get_full_name_for_node
 
 from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
-from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
+from .files import module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
 # node type → (is a statement: an ABC check, done once per type; _Indexer's visit_ and leave_ methods; walked fields)
@@ -550,6 +550,8 @@ class Program:
             parts = index.module_name.split(".")
             for i in range(1, len(parts)):
                 self.by_module.setdefault(".".join(parts[i:]), index)
+            for dotted in namespace_names(index.path, index.module_name):  # `from official.wide_deep import x`
+                self.by_module.setdefault(dotted, index)
         self._call_sites, self._built, self._handed_from = None, False, {}
 
     def file_of(self, node: cst.CSTNode) -> FileIndex | None:
