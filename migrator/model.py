@@ -732,18 +732,31 @@ class Program:
         if len(sites) != 1:
             if not sites and isinstance(b.node, cst.Param) and b.node.default is not None:
                 return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
-            return Resolved(v, trail, stopped_at=b.node)
-        call, file = sites[0]
-        ref = FunctionRef(fn_scope.node, fn_scope.file)
-        arg = self.argument_for(call, ref, b.name)
+            same = self._same_def(b, sites, trail, depth) if sites else None
+            return same if same is not None else Resolved(v, trail, stopped_at=b.node)
+        return self._site_argument(b, sites[0], trail, depth) or Resolved(v, trail, stopped_at=b.node)
+
+    def _site_argument(self, b: Binding, site, trail, depth) -> Resolved | None:
+        """What one call site passes for the parameter `b` (or its default), followed; None when it passes nothing."""
+        call, file = site
+        fn_scope = b.scope
+        arg = self.argument_for(call, FunctionRef(fn_scope.node, fn_scope.file), b.name)
         if arg is None:
             if isinstance(b.node, cst.Param) and b.node.default is not None:
                 return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
-            return Resolved(v, trail, stopped_at=b.node)
+            return None
         handed = self._handed_from.get((id(call), id(fn_scope.node)))
         # called through a run loop's parameter: the loop's own parameters hold what that def's caller passed
         env = self.bind_call(handed[0], handed[2], Value(handed[0], handed[1])) if handed else ()
         return self._resolve(Value(arg, file, env), trail, depth + 1)
+
+    def _same_def(self, b: Binding, sites, trail, depth) -> Resolved | None:
+        """A parameter every call site passes the same def (`model_column_fn=census_dataset.build_model_columns`
+        from the run loop and from a test alike): that def; None when any passes something else."""
+        found = [self._site_argument(b, site, trail, depth) for site in sites]
+        if any(r is None or not isinstance(r.node, cst.FunctionDef) or r.node is not found[0].node for r in found):
+            return None
+        return found[0]
 
     def _attribute(self, v: Value, trail, depth) -> Resolved:
         node, file = v.node, v.file
