@@ -3,7 +3,14 @@
 and keeps its parameter, which now holds the converted model's builder; the caller passes that builder where it
 passed its model_fn. Exact because the parameter is read nowhere else in the loop (it only ever reached the
 Estimator), and the loop's generated code needs nothing of the model's module (EstimatorCheckpoints is written
-into the loop's own file)."""
+into the loop's own file).
+
+A run loop handed the Estimator's builder FUNCTION (`model = build_estimator_fn(model_dir=..., model_column_fn=...)`,
+the official wide & deep layout) keeps its call: the builder converts in its caller's file and the loop, which
+cannot import that caller, writes its own EstimatorCheckpoints (fixtures/builder_fn_run_loop). Several callers each
+handing their own builder: each builder's parameters are followed with its own caller's arguments (the model's
+call_sites), and each is blocked here (`several_loop_callers`) naming the loop's callers, as the loop's one body
+would drive every converted model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
