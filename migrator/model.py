@@ -756,6 +756,8 @@ class Program:
         found = [self._site_argument(b, site, trail, depth) for site in sites]
         if any(r is None or not isinstance(r.node, cst.FunctionDef) or r.node is not found[0].node for r in found):
             return None
+        if found[0].value.file.scope_of(found[0].node).kind != "module":
+            return None  # a closure: one def, but each call of its factory closes over other values
         return found[0]
 
     def _attribute(self, v: Value, trail, depth) -> Resolved:

@@ -85,9 +85,25 @@ def test_a_parameter_every_call_site_passes_the_same_def_is_that_def():
 
         def test():
             build(other)
+        '''), "c.py": ("c", '''
+        def make_cols(key):
+            def cols():
+                return [key], [key]
+            return cols
+
+        def build(model_column_fn):
+            wide, deep = model_column_fn()
+            use(wide, deep)
+
+        def main():
+            build(make_cols("a"))
+
+        def test():
+            build(make_cols("b"))
         ''')})
     assert _use_args(program, files["m.py"]) == ['["w"]', '["d"]']
-    # two defs: which one the parameter holds depends on the caller
+    assert _use_args(program, files["c.py"]) == ["wide", "deep"]
+    # two defs, or one closure over different values: what the parameter holds depends on the caller
     assert _use_args(program, files["n.py"]) == ["wide", "deep"]
 
 
