@@ -75,6 +75,12 @@ def not_handed(site: Site, program, line) -> Blocked | None:
     if len(found) != 1 or found[0].kind != "param" or loop is None or found[0].scope.node is not loop:
         return None
     reads = [n for n in site.file.loads_of(program, found[0]) if n is not expr]
+    callers = program.call_sites(loop)
+    if len(callers) > 1:  # every caller passes the same def (else it is not followed to one)
+        places = ", ".join(f"{f.path.rpartition('/')[2]}:{line(c, f)}" for c, f in callers[:4])
+        return Blocked(CODE, f"`{expr.value}` is a parameter of `{loop.name.value}`, which is called from "
+                             f"{len(callers)} places ({places}): the converted model's builder is handed to a run loop "
+                             f"by its one caller only; give `{loop.name.value}` one caller", expr)
     if reads:
         why = (f"`{loop.name.value}` also reads its parameter `{expr.value}` at line {line(reads[0], site.file)}, "
                "which would get the converted model's builder; use the parameter only to build the Estimator")
