@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from .diagnostics import Blocked, Diagnostic, FileResult
-from .files import Resolver, Unencodable, decode, encode, module_name_for
+from .files import Resolver, Unencodable, decode, encode, module_name_for, namespace_names
 from .records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms where nothing else has)
@@ -1247,6 +1247,9 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
             parts = name.split(".")
             for i in range(len(parts)):
                 by_suffix.setdefault(".".join(parts[i:]), []).append(other)
+            for dotted in namespace_names(other, name):
+                if other not in by_suffix.setdefault(dotted, []):
+                    by_suffix[dotted].append(other)
     out: dict[str, set[str]] = {}
     for path, targets_ in wanted:
         for target in targets_:
@@ -1310,7 +1313,8 @@ def _link_by_imports(datas: dict[str, bytes], resolver: Resolver | None = None,
             for target in targets:
                 for name, other in names.items():
                     if other != path and name and (name == target or name.endswith("." + target)
-                                                   or target.startswith(name + ".")):
+                                                   or target.startswith(name + ".")
+                                                   or "." in target and target in namespace_names(other, name)):
                         union(path, other)
     return {p: find(p) for p in datas}
 

@@ -336,6 +336,18 @@ def module_name_for(path: Path) -> tuple[str, bool]:
     return ".".join(parts), is_package
 
 
+def namespace_names(path: str, name: str) -> list[str]:
+    """A module outside any package (no __init__.py around it) is also importable through the directories above it
+    as namespace packages (PEP 420: `from official.wide_deep import run_loop` of official/wide_deep/run_loop.py, the
+    layout root on sys.path): those dotted names, two parts or more; [] for a module of a package."""
+    if "." in name or not name:
+        return []
+    parts = [p for p in Path(path).with_suffix("").parts if p not in ("", "/", ".", "..")]
+    if not parts or parts[-1] != name:
+        return []
+    return [".".join(parts[i:]) for i in range(len(parts) - 1) if all(p.isidentifier() for p in parts[i:])]
+
+
 class Resolver:
     """Real paths and module names (module_name_for) of many files, each directory resolved once: a run over
     thousands of files would otherwise lstat every component of every path. For one run only (it remembers which

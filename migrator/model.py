@@ -23,7 +23,7 @@ from libcst.helpers import get_full_name_for_node
 
 from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
-from .files import module_name_for  # noqa: F401 - re-exported: the engine asks it before any parse
+from .files import module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
 # node type → (is a statement: an ABC check, done once per type; _Indexer's visit_ and leave_ methods; walked fields)
@@ -536,6 +536,7 @@ class Program:
         self.by_module: dict[str, FileIndex] = {}
         self._call_sites: dict[int, list[tuple[cst.Call, FileIndex]]] | None = None
         self._built = False
+        self._handed_from: dict[tuple[int, int], tuple] = {}  # (call, def) -> (the loop's call handing def, …)
         self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
         self._qualified: dict[tuple[int, int], tuple] = {}  # qualified(): a node's answer depends on it and its file
         for f in files or []:
@@ -549,7 +550,9 @@ class Program:
             parts = index.module_name.split(".")
             for i in range(1, len(parts)):
                 self.by_module.setdefault(".".join(parts[i:]), index)
-        self._call_sites, self._built = None, False
+            for dotted in namespace_names(index.path, index.module_name):  # `from official.wide_deep import x`
+                self.by_module.setdefault(dotted, index)
+        self._call_sites, self._built, self._handed_from = None, False, {}
 
     def file_of(self, node: cst.CSTNode) -> FileIndex | None:
         for f in self.files:
@@ -729,15 +732,33 @@ class Program:
         if len(sites) != 1:
             if not sites and isinstance(b.node, cst.Param) and b.node.default is not None:
                 return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
-            return Resolved(v, trail, stopped_at=b.node)
-        call, file = sites[0]
-        ref = FunctionRef(fn_scope.node, fn_scope.file)
-        arg = self.argument_for(call, ref, b.name)
+            same = self._same_def(b, sites, trail, depth) if sites else None
+            return same if same is not None else Resolved(v, trail, stopped_at=b.node)
+        return self._site_argument(b, sites[0], trail, depth) or Resolved(v, trail, stopped_at=b.node)
+
+    def _site_argument(self, b: Binding, site, trail, depth) -> Resolved | None:
+        """What one call site passes for the parameter `b` (or its default), followed; None when it passes nothing."""
+        call, file = site
+        fn_scope = b.scope
+        arg = self.argument_for(call, FunctionRef(fn_scope.node, fn_scope.file), b.name)
         if arg is None:
             if isinstance(b.node, cst.Param) and b.node.default is not None:
                 return self._resolve(Value(b.node.default, fn_scope.file), trail, depth + 1)
-            return Resolved(v, trail, stopped_at=b.node)
-        return self._resolve(Value(arg, file), trail, depth + 1)
+            return None
+        handed = self._handed_from.get((id(call), id(fn_scope.node)))
+        # called through a run loop's parameter: the loop's own parameters hold what that def's caller passed
+        env = self.bind_call(handed[0], handed[2], Value(handed[0], handed[1])) if handed else ()
+        return self._resolve(Value(arg, file, env), trail, depth + 1)
+
+    def _same_def(self, b: Binding, sites, trail, depth) -> Resolved | None:
+        """A parameter every call site passes the same def (`model_column_fn=census_dataset.build_model_columns`
+        from the run loop and from a test alike): that def; None when any passes something else."""
+        found = [self._site_argument(b, site, trail, depth) for site in sites]
+        if any(r is None or not isinstance(r.node, cst.FunctionDef) or r.node is not found[0].node for r in found):
+            return None
+        if found[0].value.file.scope_of(found[0].node).kind != "module":
+            return None  # a closure: one def, but each call of its factory closes over other values
+        return found[0]
 
     def _attribute(self, v: Value, trail, depth) -> Resolved:
         node, file = v.node, v.file
@@ -822,7 +843,25 @@ class Program:
                         sites.setdefault(id(callee.node), []).append((call, f))
                 if len(through) == len(found):
                     break
+            # a def handed through a parameter of a function called from several places (each `*_main.py` passing
+            # its own `build_estimator_fn=build_estimator` to one run loop): the call through the parameter is a call
+            # of each def handed there, made in the context of the caller that handed it (_param reads its arguments)
+            for call, f in through:
+                b = self.lookup(call.func.value, call.func, f)[0]
+                outer = FunctionRef(b.scope.node, b.scope.file)
+                for site, site_file in sites.get(id(b.scope.node), []):
+                    arg = self.argument_for(site, outer, b.name)
+                    callee = self.callee(Value(arg, site_file), _MAX_DEPTH - 4) if arg is not None else None
+                    if callee is not None and isinstance(callee.node, cst.FunctionDef):
+                        sites.setdefault(id(callee.node), []).append((call, f))
+                        self._handed_from[(id(call), id(callee.node))] = (site, site_file, outer)
         return self._call_sites.get(id(fn), [])
+
+    def handed_from(self, call: cst.Call, fn: cst.CSTNode) -> tuple | None:
+        """(the loop's call site, its file, the loop) when `call` calls `fn` through a parameter of a loop called
+        from several places, that call site being the one handing `fn`; None otherwise."""
+        self.call_sites(fn)
+        return self._handed_from.get((id(call), id(fn)))
 
     def _method(self, call: cst.Call, file: FileIndex) -> FunctionRef | None:
         """`self.method(...)` inside a class: that class's method."""

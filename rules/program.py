@@ -1005,9 +1005,14 @@ def _unit_importers(file, analysis, program, inputs) -> list:
 
 
 def _imports_module(importer, module: str | None, program) -> bool:
-    """`importer` imports `module` (or a name from it), at module level or in a function."""
+    """`importer` imports `module` (or a name from it), at module level or in a function; a module outside any
+    package also by the namespace-package names its path gives (`from official.wide_deep import census_main`)."""
+    from tfmigrate.files import namespace_names
+
+    index = program.by_module.get(module) if module else None
+    names = [module, *(namespace_names(index.path, module) if index is not None else ())]
     return bool(module) and any(
-        b.kind in ("import", "from") and _names_module(program.absolute(b.target, importer), module)
+        b.kind in ("import", "from") and any(_names_module(program.absolute(b.target, importer), m) for m in names)
         for scope in [importer.top, *importer.function_scopes.values()]
         for bindings in scope.bindings.values() for b in bindings)
 

@@ -13,7 +13,8 @@ caller an entry point that may name no Estimator) keeps its parameter, which now
 builder (`est = model_fn(params)`); the caller passes the builder (`nets.build_ring_model`) where it passed the
 model_fn, and the loop's file gets its own EstimatorCheckpoints (fixtures/handed_run_loop). A loop that reads the
 parameter otherwise too is blocked naming that read; several callers are blocked at the Estimator, naming each
-caller (tests/rewrite/test_whole_program.py, test_handed_run_loop.py).
+caller (tests/rewrite/test_whole_program.py, test_handed_run_loop.py). A loop handed the builder FUNCTION and its
+column helper (the official wide & deep layout, fixtures/builder_fn_run_loop): see _handed.py.
 
 The Estimator expression becomes the TF2 model (Keras target: built in `strategy.scope()`) or the generated
 custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /

@@ -3,7 +3,14 @@
 and keeps its parameter, which now holds the converted model's builder; the caller passes that builder where it
 passed its model_fn. Exact because the parameter is read nowhere else in the loop (it only ever reached the
 Estimator), and the loop's generated code needs nothing of the model's module (EstimatorCheckpoints is written
-into the loop's own file)."""
+into the loop's own file).
+
+A run loop handed the Estimator's builder FUNCTION (`model = build_estimator_fn(model_dir=..., model_column_fn=...)`,
+the official wide & deep layout) keeps its call: the builder converts in its caller's file and the loop, which
+cannot import that caller, writes its own EstimatorCheckpoints (fixtures/builder_fn_run_loop). Several callers each
+handing their own builder: each builder's parameters are followed with its own caller's arguments (the model's
+call_sites), and each is blocked here (`several_loop_callers`) naming the loop's callers, as the loop's one body
+would drive every converted model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -68,6 +75,12 @@ def not_handed(site: Site, program, line) -> Blocked | None:
     if len(found) != 1 or found[0].kind != "param" or loop is None or found[0].scope.node is not loop:
         return None
     reads = [n for n in site.file.loads_of(program, found[0]) if n is not expr]
+    callers = program.call_sites(loop)
+    if len(callers) > 1:  # every caller passes the same def (else it is not followed to one)
+        places = ", ".join(f"{f.path.rpartition('/')[2]}:{line(c, f)}" for c, f in callers[:4])
+        return Blocked(CODE, f"`{expr.value}` is a parameter of `{loop.name.value}`, which is called from "
+                             f"{len(callers)} places ({places}): the converted model's builder is handed to a run loop "
+                             f"by its one caller only; give `{loop.name.value}` one caller", expr)
     if reads:
         why = (f"`{loop.name.value}` also reads its parameter `{expr.value}` at line {line(reads[0], site.file)}, "
                "which would get the converted model's builder; use the parameter only to build the Estimator")
@@ -75,6 +88,25 @@ def not_handed(site: Site, program, line) -> Blocked | None:
         why = ("the caller passes something else than the model_fn def by name (`model_fn` or `module.model_fn`); "
                "pass the def itself")
     return Blocked(CODE, f"model_fn `{expr.value}` is a parameter of the run loop `{loop.name.value}`: {why}", expr)
+
+
+def several_loop_callers(program, fn: cst.FunctionDef, call: cst.Call, line) -> Blocked | None:
+    """A builder function handed to a run loop that several callers hand their own builders (each `*_main.py`
+    calling `run_loop(..., build_estimator_fn=build_estimator)`): the loop's one body drives each caller's
+    Estimator, and each converts with its own settings (checkpoints, callbacks, data); blocked at the builder,
+    naming the loop's callers."""
+    handed = program.handed_from(call, fn)
+    if handed is None:
+        return None
+    loop = handed[2]
+    callers = program.call_sites(loop.node)
+    places = ", ".join(f"{f.path.rpartition('/')[2]}:{line(c, f)}" for c, f in callers[:4])
+    name = loop.node.name.value
+    return Blocked(CODE, f"`{fn.name.value}` is handed to the run loop `{name}` through its parameter "
+                         f"`{code(call.func)}`, and `{name}` is called from {len(callers)} places ({places}), each "
+                         f"handing its own builder: `{name}`'s one body would drive every converted model, each "
+                         f"converted with its own settings; give each program its own run loop (a copy of `{name}` "
+                         "next to its caller), or pass one caller's files at a time", fn)
 
 
 def builder_argument(entry: Handed, builder: str) -> str:

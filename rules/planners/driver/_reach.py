@@ -8,7 +8,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 from ...facts.sites import Site
-from ._handed import local_support, not_handed
+from ._handed import LOCAL_SUPPORT, local_support, not_handed
 from ...facts.estimator import CODE
 
 
@@ -55,6 +55,11 @@ class ReachMixin:
             return local_support(self, name, at, "the Estimator is built with a model_fn handed through a parameter")
         if site.file is not self.file:
             alias = self.program.module_alias(site.model_fn.file, at, self.file)
+            if alias is None and name in LOCAL_SUPPORT and \
+                    self.program.module_alias(self.file, site.call, site.file) is not None:
+                # a run loop handed the Estimator's builder function by the module that imports it cannot import
+                # that module back: it writes its own copy of the generic class (nothing of the model's module)
+                return local_support(self, name, at, "")
             if alias is None:
                 module = site.model_fn.file.module_name or "module"
                 raise Blocked(CODE, f"the Estimator of {site.file.path} is used here, but the generated {name} next "

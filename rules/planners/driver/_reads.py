@@ -11,6 +11,7 @@ from .. import hooks as hook_rules
 from .. import numpy_inputs
 from ...facts.sites import Site
 from ...facts.estimator import CODE
+from ._handed import several_loop_callers
 from ._training import resumes
 from ._why import sagemaker_entry
 
@@ -234,6 +235,9 @@ class ReadsMixin:
                 if isinstance(fn, cst.FunctionDef) and not callers:
                     self.uncalled_builders[id(site.call)] = (fn, file)
                 for call, caller in callers:
+                    blocked = several_loop_callers(self.program, fn, call, self.line)
+                    if blocked is not None:
+                        raise blocked
                     todo.append((call, caller))
                 continue
             if expr is site.call and isinstance(parent, (cst.Expr,)):
