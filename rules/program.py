@@ -1564,6 +1564,38 @@ def _as_written(node, path: str, names: TFNames) -> str:
     return f"tf.{path}"
 
 
+# Estimators over a head (tf.estimator.{Binary,MultiClass,Regression,MultiLabel}Head): not converted yet
+_HEAD_ESTIMATORS = ("LinearEstimator", "DNNEstimator", "DNNLinearCombinedEstimator", "BoostedTreesEstimator")
+
+
+def _head_estimator(path: str | None) -> str | None:
+    """What to say where a head estimator (`tf.estimator.DNNEstimator(head=...)`) is built or named, or None."""
+    last = (path or "").rpartition(".")[2]
+    if last not in _HEAD_ESTIMATORS or not (path or "").startswith(("estimator.", "compat.v1.estimator.",
+                                                                       "tensorflow.estimator.", "tensorflow_estimator.")):
+        return None
+    same = {"LinearEstimator": "LinearClassifier / LinearRegressor", "DNNEstimator": "DNNClassifier / DNNRegressor",
+            "DNNLinearCombinedEstimator": "DNNLinearCombinedClassifier / DNNLinearCombinedRegressor"}.get(last)
+    # TF 2.15's canned classifiers and regressors build their head from these same arguments and call the same
+    # model_fn as the *Estimator (canned/dnn.py, linear.py, dnn_linear_combined.py)
+    instead = (f"with a BinaryClassHead, MultiClassHead or RegressionHead, the {same} given the head's arguments "
+               "(n_classes, weight_column, label_vocabulary, loss_reduction) builds the same model_fn and converts; "
+               "with another head, write a model_fn") if same else "write a model_fn"
+    return f"tf.estimator.{last} (an Estimator over a head) is not converted yet: {instead}"
+
+
+def _named_blocker(path: str | None, node: cst.CSTNode) -> Blocked | None:
+    """A TF name left in a file with what to do about that very name: contrib.learn, pandas_input_fn (converted
+    with no Estimator: what to write instead), an Estimator over a head."""
+    learn = _contrib_learn_message(path)
+    if learn:
+        return Blocked(driver.CODE_KIND, learn, node)
+    if path == numpy_inputs.PANDAS:
+        return Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node)
+    head = _head_estimator(path)
+    return Blocked(estimator.CODE, head, node) if head else None
+
+
 def _estimator_api(path: str | None) -> bool:
     if not path:
         return False
@@ -1656,8 +1688,9 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
         qualified = program.qualified(callee, file) or ""
         if "stimator" not in full.lower() and "stimator" not in qualified.rpartition(".")[2].lower():
             return None  # (`from nets import make_estimator as make`: the name it was imported by says it)
-        if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]):
-            return None  # not a TF Estimator, or a contrib.learn one reported where it is built
+        if qualified.startswith(_NOT_TF_ESTIMATORS) or _contrib_learn_message(qualified.partition(".")[2]) \
+                or _head_estimator(qualified):
+            return None  # not a TF Estimator, or a contrib.learn / head one reported where it is built
         # a def of the migrated files: the analysis followed it (a migrated `build_estimator` returns a Keras model)
         return None if program.callee(Value(callee, file), 0) is not None else full
 
@@ -1751,12 +1784,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             path = names.of(node)
-            learn = _contrib_learn_message(path)
-            if learn:
-                errors.append(Blocked(driver.CODE_KIND, learn, node))
-                return False
-            if path == numpy_inputs.PANDAS:  # converted with no Estimator: say what to write instead
-                errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
+            named = _named_blocker(path, node)
+            if named:
+                errors.append(named)
                 return False
             if _estimator_api(path):
                 self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
@@ -1771,11 +1801,9 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
 
         def visit_Name(self, node: cst.Name) -> None:
             path = names.of(node)
-            learn = _contrib_learn_message(path)
-            if learn:
-                errors.append(Blocked(driver.CODE_KIND, learn, node))
-            elif path == numpy_inputs.PANDAS:
-                errors.append(Blocked(numpy_inputs.CODE, f"tf.{path} {numpy_inputs.PANDAS_TODO}", node))
+            named = _named_blocker(path, node)
+            if named:
+                errors.append(named)
             elif _estimator_api(path) and path != "estimator":
                 self._generic(Blocked(estimator.CODE, f"{_as_written(node, path, names)} is used but no "
                                                       "Estimator(model_fn=...) this file builds converts", node))
