@@ -119,3 +119,14 @@ def test_a_metric_fn_not_a_module_def_blocks():
     src = source(wrap="est = tf.estimator.add_metrics(est, lambda labels, predictions: {})")
     assert any(line == line_of(src, "add_metrics(") and "is not converted: only a def at module level" in m
                for line, m in errors(src))
+
+
+def test_returned_by_a_builder():
+    src = program(middle=OWN, spec=SPEC, extra=METRIC_FN + '''
+
+def build(config):
+    est = tf.estimator.Estimator(model_fn=model_fn, config=config, params={"lr": 0.1})
+    return tf.estimator.add_metrics(est, more_metrics)
+''', estimator="est = build(config)", drive=TRAIN_AND_EVALUATE)
+    out = flat(converted(src))
+    assert 'MeanAbsoluteError(name="mae")' in out and "add_metrics" not in out and "return est " in out
