@@ -130,3 +130,8 @@ def build(config):
 ''', estimator="est = build(config)", drive=TRAIN_AND_EVALUATE)
     out = flat(converted(src))
     assert 'MeanAbsoluteError(name="mae")' in out and "add_metrics" not in out and "return est " in out
+
+
+def test_custom_loop_target_evaluates_them_too():
+    out = flat(converted(source(), target="ctl"))
+    assert 'keras.metrics.RootMeanSquaredError(name="rmse"), keras.metrics.MeanAbsoluteError(name="mae")' in out
