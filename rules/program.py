@@ -1085,7 +1085,11 @@ def _model_plan(sites: list, context):
     if keras_estimator.is_keras(sites[0]):
         return keras_estimator.model_plan(sites, context)
     fn = sites[0].model_fn
-    key = ("model-plan", id(fn.node), context.options)
+    added = tuple(f for f, _ in sites[0].added_metrics)  # tf.estimator.add_metrics' metric_fn (its own model)
+    if any(tuple(f for f, _ in s.added_metrics) != added for s in sites):
+        raise Blocked(estimator.CODE, f"{fn.node.name.value} is used by Estimators with and without the same "
+                                      "tf.estimator.add_metrics; not converted", fn.node)
+    key = ("model-plan", id(fn.node), context.options, tuple(id(f) for f in added))
     cache = context.program.cache
     if key in cache:
         return cache[key]
@@ -1114,7 +1118,7 @@ def _model_plan(sites: list, context):
         return model_fn.interpret(node, names, visible, strategy.tf1_partitions(tf1_kinds), profile, module,
                                   strategy.tf1_strategy(tf1_kinds), _module_functions(fn.file),
                                   _input_layer_verdict(fn, sites, names, context),
-                                  frozenset().union(*(t.false_tests for t in tpu)) if tpu else None)
+                                  frozenset().union(*(t.false_tests for t in tpu)) if tpu else None, added)
 
     plan = _forward_plan(sites, context, fn, names, module_names, interpret, ps or bool(tpu))
     fn_targets = {s.target for s in sites}

@@ -93,6 +93,8 @@ class Site:
     # configuration is not, and the uses' checks that read it (a model_dir) are not made
     config_known: bool = True
     model_fn_failed: bool = False  # one of its own blockers is about its model_fn (Estimator(params=...) it takes not)
+    # tf.estimator.add_metrics over it: [(metric_fn def, the add_metrics call)] (planners/driver/_add_metrics.py)
+    added_metrics: list = field(default_factory=list)
 
     @property
     def statement(self) -> cst.CSTNode:

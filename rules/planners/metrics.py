@@ -17,6 +17,9 @@ get a generated `test_step` (rules/emit/templates/test_step.py.j2) that adds eac
 once, where Keras weighs it by the batch size; the custom loop's evaluation adds each batch's mean loss. The
 metrics are per example on both sides (accuracy counts examples, as TF1's did).
 
+The metrics of a `tf.estimator.add_metrics(estimator, metric_fn)` join the model_fn's eval_metric_ops first (its key
+wins, as TF1's dict update did) and convert the same way (model_fn/_added_metrics.py; fixtures/add_metrics).
+
 Why exact: each Keras metric accumulates over the evaluation batches the statistic the TF1 streaming metric's
 update op accumulated (running totals and counts), on the same values; the result is read once, after the last batch.
 

@@ -158,7 +158,9 @@ def _install():
             if "config" in accepted:
                 kwargs["config"] = config
             spec = model_fn(**kwargs)
-            if mode == tf.estimator.ModeKeys.TRAIN and isinstance(spec, model_fn_lib.EstimatorSpec):
+            # (an Estimator over another's model_fn, tf.estimator.add_metrics': the inner one captured already)
+            if mode == tf.estimator.ModeKeys.TRAIN and isinstance(spec, model_fn_lib.EstimatorSpec) \
+                    and not any(isinstance(h, _CaptureHook) for h in spec.training_hooks or ()):
                 hook = _CaptureHook(spec.loss, _batch_tensor(features, labels))
                 spec = spec._replace(training_hooks=tuple(spec.training_hooks or ()) + (hook,))
             return spec

@@ -16,6 +16,8 @@ parameter otherwise too is blocked naming that read; several callers are blocked
 caller (tests/rewrite/test_whole_program.py, test_handed_run_loop.py). A loop handed the builder FUNCTION and its
 column helper (the official wide & deep layout, fixtures/builder_fn_run_loop): see _handed.py.
 
+`est = tf.estimator.add_metrics(est, metric_fn)` over a custom model_fn Estimator is that Estimator: the statement
+and the metric_fn go, the metrics join the model's (_add_metrics.py; fixtures/add_metrics); over a canned one it blocks.
 The Estimator expression becomes the TF2 model (Keras target: built in `strategy.scope()`) or the generated
 custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /
 `evaluate` (Keras) or the trainer's `train` / `evaluate`; RunConfig, TrainSpec and EvalSpec statements and the

@@ -9,6 +9,7 @@ from tfmigrate.model import FileIndex, FunctionRef, Program, Resolved, Value
 
 from .. import tpu as tpu_rules
 from ...facts.sites import CODE_KIND, OTHER_KINDS, Site, kind_message
+from ._add_metrics import ADD_METRICS, AddMetricsMixin
 from ._calls import CallsMixin
 from ._estimator import EstimatorMixin
 from ._hooks import HooksMixin
@@ -23,7 +24,7 @@ from ._why import WhyMixin
 _TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 
 
-class Analysis(EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin, HooksMixin, RemovalMixin,
+class Analysis(AddMetricsMixin, EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin, HooksMixin, RemovalMixin,
                ReadsMixin):
     """All Estimator sites of a program and their uses; diagnostics are collected, not raised one by one."""
 
@@ -51,6 +52,7 @@ class Analysis(EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin,
         self.early_stops: dict[int, tuple] = {}
         # id(Estimator call) → the caller's argument when the model_fn is handed to a run loop (_handed.py)
         self.handed: dict[int, object] = {}
+        self.wrappers: dict[int, tuple] = {}  # add_metrics calls standing for the Estimator they wrap (_add_metrics.py)
 
     def tf(self, node, file: FileIndex) -> str | None:
         return self.names_for(file).of(node)
@@ -86,11 +88,16 @@ class Analysis(EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin,
                         self._failed.add(id(call))
                 elif path in OTHER_KINDS:
                     self.errors.append(Blocked(CODE_KIND, kind_message(path), call))
+        for file in self.program.files:  # (after every site is known: the Estimator may be built further down)
+            for call in file.calls:
+                if paths.get(id(call)) in ADD_METRICS and self._guard(self.add_metrics, call, file) is False:
+                    self._failed.add(id(call))
         for file in self.program.files:
             for call in file.calls:
                 path = paths[id(call)] if id(call) in paths else self.tf(call, file)
                 if self._guard(self._use, call, file, path) is False:
                     self._failed.add(id(call))  # reported; the Estimator's holder check skips it
+        self._guard(self.check_added_metrics)
         for site in self.sites:
             if site.tpu is not None:
                 self._guard(tpu_rules.check_model_fn, self, site.model_fn, site.tpu, site.uses)

@@ -39,6 +39,8 @@ class CallsMixin:
     # ---- what drives it --------------------------------------------------------------------------------------
     def _use(self, call: cst.Call, file: FileIndex, path: str | None) -> None:
         """A use of an Estimator (`path`: the call's TF path, `self.tf(call, file)`)."""
+        if id(call) in self.wrappers or id(call) in self._failed:
+            return  # add_metrics over an Estimator of the run: converted or reported (_add_metrics.py)
         if path in _WRAPPERS:  # `est = tf.estimator.add_metrics(est, metric_fn)`: the uses of its value are quiet
             wrapped = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "estimator"), None)
             inner = self.site_of(Value(wrapped, file)) if wrapped is not None else None

@@ -12,6 +12,7 @@ from .. import receivers as receiver_rules
 from .. import strategy as strategies
 from ...facts.sites import Site
 from ...facts.estimator import CODE
+from ._add_metrics import wrapper_edits
 from ._analysis import Analysis
 from ._build import BuildMixin
 from ._callbacks import CallbacksMixin
@@ -82,6 +83,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
             if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
                 edits.replace(site.strategy_binding.value, self.strategy_expression(site))
         self.early_stopping_edits(edits)
+        wrapper_edits(self.analysis, self.file, edits)  # add_metrics calls (_add_metrics.py)
         callback_plans = {key: plan for site in self.analysis.sites for key, plan in site.callback_plans.items()}
         for plan in callback_plans.values():
             if plan.file is self.file:

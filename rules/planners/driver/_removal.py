@@ -28,6 +28,7 @@ class RemovalMixin:
             covered.add(id(site.call))
             for use in site.uses:
                 covered.add(id(use.call))
+        covered.update(self.wrappers)  # an add_metrics call stands for the Estimator it wraps (_add_metrics.py)
         covered.update(self.early_stops)  # an early-stopping hook's call becomes the callback (it reads the Estimator)
         for node in self.inline_args:  # the helper's parameter now unread: it and the argument go
             if not self.program.file_of(node).inside(node, covered):

@@ -7,6 +7,7 @@ from tfmigrate.diagnostics import Blocked
 
 from ...facts.tfnames import TFNames
 from .. import layers, losses, partitioners
+from ._added_metrics import AddedMetricsMixin
 from ._assignments import AssignmentsMixin
 from ._constants import ALL_MODES
 from ._forward import ForwardMixin
@@ -38,10 +39,13 @@ from ._visible_names import VisibleNamesMixin
 def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
               tf1_partitions: bool | None = True, profile: str = "keras3", module: cst.Module | None = None,
               tf1_strategy: bool | None = False, helpers: dict[str, cst.FunctionDef] | None = None,
-              input_layers: Blocked | bool = False, tpu: frozenset[str] | None = None) -> ModelPlan:
+              input_layers: Blocked | bool = False, tpu: frozenset[str] | None = None,
+              added_metrics: tuple[cst.FunctionDef, ...] = ()) -> ModelPlan:
     interp = Interpreter(fn, names, module_names, tf1_partitions, profile, module, tf1_strategy, helpers,
                           input_layers, tpu)
     interp.run()
+    for metric_fn in added_metrics:  # tf.estimator.add_metrics (_added_metrics.py)
+        interp.add_metric_fn(metric_fn)
     plan = interp.plan(class_name_for(fn.name.value, module_names))
     plan.helpers = list(interp.inlined_helpers)
     return plan
@@ -50,7 +54,7 @@ def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
 class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, VisibleNamesMixin, ForwardMixin,
                   LayerCallsMixin, LayerNamesMixin, KerasModelsMixin, NetworkHelpersMixin, LoopsMixin, VariablesMixin,
                   InputLayerMixin, LossMixin, TrainOpMixin, SummariesMixin, HooksMixin, TpuMixin, ResultMixin,
-                  UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin, CheckpointInitMixin):
+                  UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin, CheckpointInitMixin, AddedMetricsMixin):
     """Reads a model_fn statement by statement, for the three modes at once (the package's docstring says what
     converts); each mixin holds the methods of one construct family, this class the state they share."""
 
@@ -157,6 +161,7 @@ class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, Visi
         self.spec_predictions: cst.BaseExpression | None = None
         self.spec_export_outputs: cst.Dict | None = None
         self.spec_metrics: cst.Dict | None = None
+        self.spec_eval_predictions: cst.BaseExpression | None = None  # EVAL's predictions= (add_metrics reads it)
         self.support: list[str] = []
         self.notes: list[tuple[str, str, cst.CSTNode | None]] = []
         self.docstring: str | None = None

@@ -83,6 +83,7 @@ class SpecMixin:
                 if kind not in ("dict", "none"):
                     raise Blocked(metrics.CODE, "eval_metric_ops must be a dict literal", args["eval_metric_ops"])
                 self.spec_metrics = payload
+                self.spec_eval_predictions = args.get("predictions")
             if mode == "PREDICT":
                 node = args.get("predictions")
                 kind, payload = self.resolve(node, mode)
