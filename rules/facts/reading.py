@@ -29,10 +29,13 @@ def module_level_names(module: cst.Module, table: ImportTable) -> frozenset[str]
 
 def export_kinds(exports: list) -> frozenset[str]:
     """Which export methods the model needs: "parsing" (build_parsing_serving_input_receiver_fn), "raw"
-    (build_raw_serving_input_receiver_fn) and/or "receiver" (a hand-written serving_input_receiver_fn)."""
+    (build_raw_serving_input_receiver_fn) and/or "receiver" (a hand-written serving_input_receiver_fn);
+    "receiver_restore": such an export restores a checkpoint first (nothing trained before it), so the model is
+    built from the receiver's features first (receiver_sample)."""
     receivers = [u.export for u in exports if u.kind == "export"] + [r for u in exports for _, r in u.exporters]
     return frozenset("receiver" if "receiver_fn" in r else "raw" if "raw_features" in r else "parsing"
-                     for r in receivers)
+                     for r in receivers) | \
+        frozenset("receiver_restore" for u in exports if u.kind == "export" and u.restore and "receiver_fn" in u.export)
 
 
 def reading_sites(sites: list) -> tuple[list, list]:

@@ -166,8 +166,6 @@ def test_evaluate_without_model_dir_stays_as_it_was():
      "this Estimator has no model_dir"),
     (None, 'est = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from="/tmp/ws")',
      "list(est.predict(eval_input_fn))\n", "with warm_start_from with nothing trained before it"),
-    (None, None, "est.export_saved_model('/tmp/e', serving_input_fn)\n",
-     "hand-written serving_input_receiver_fn and nothing trained before it"),
 ])
 def test_blocked_with_the_reason(run_config, estimator, drive, words):
     extra = SPEC + textwrap.dedent('''

@@ -93,8 +93,9 @@ the Estimator restored checkpoint_path, else model_dir's latest (none: predict/e
 variables, export raised "Couldn't find trained model"). The migrated model does the same first:
 `est.restore_checkpoint(model_dir, sample[, checkpoint_path=...][, required=True])` (ctl:
 `trainer.model.restore_checkpoint(trainer.model_dir, ...)`; the trainer's evaluate restores model_dir in _build),
-where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export) builds the
-variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
+where `sample` (one element of the predict/eval data, an empty batch of the parsing spec for an export; for a
+hand-written serving_input_receiver_fn `est.receiver_sample(fn)`: the receiver's features for an empty batch of
+its placeholders, fixtures/predict_only_receiver) builds the variables Keras creates lazily; then checkpoint_path (a TF1 prefix read by TF1 name, or this program's), else
 model_dir's latest.weights.h5 / tf.train.Checkpoint / the Estimator's TF1 checkpoint (newest_checkpoint: the one
 saved at the later step, a stale backup never winning over a newer Estimator checkpoint; restore_model_dir
 too, and a resume removes that stale backup, which fit's BackupAndRestore would load; tests/fixtures_run/
@@ -104,8 +105,7 @@ restored (or trained) in a function, later predict/evaluate there read the same 
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
 Canned models read it by the names the canned estimator gave its variables (rules/planners/canned.py).
 Blocked there, with the reason: warm_start_from,
-parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), a
-hand-written receiver (nothing to build the model from), evaluate(checkpoint_path=...) on the custom loop.
+parameter servers, no model_dir (the Estimator read the temporary directory of training done elsewhere), evaluate(checkpoint_path=...) on the custom loop.
 Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text/experimental_mode), raw serving receivers over placeholders,
 predict/export under parameter servers, a model_fn with no
 predictions; BestExporter unless the final evaluation was the only one, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a

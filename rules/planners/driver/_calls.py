@@ -188,11 +188,6 @@ class CallsMixin:
         checkpoint = args.get("checkpoint_path")
         self._restore(site, use, None if checkpoint is None or is_literal(checkpoint.node, None) else checkpoint,
                       method)
-        if use.restore and "receiver_fn" in receiver_args:
-            raise Blocked(CODE, f"{method}() with a hand-written serving_input_receiver_fn and nothing trained before "
-                                "it in the same function is not converted yet: the migrated model would have to be "
-                                "built from the receiver's placeholders before it restores the checkpoint; train "
-                                "first in this function, or use build_parsing_serving_input_receiver_fn", call)
         return use
 
     def _restore(self, site: Site, use: Use, checkpoint: Value | None, what: str) -> None:

@@ -156,6 +156,9 @@ class DriveMixin:
                 sample = f"next(iter({callable_text(fn, cst.parse_expression(fn))}(tf.distribute.InputContext())))"
         elif "raw_features" in use.export:  # build_raw_serving_input_receiver_fn's tensors: what the signature feeds
             sample = self.render(use.export["raw_features"], at, "features")
+        elif "receiver_fn" in use.export:  # a hand-written receiver: its features for an empty batch
+            sample = f'{model}.receiver_sample({self.render(use.export["receiver_fn"], at, "serving_input_receiver_fn")}' \
+                + (", single_feature=True)" if use.export["single_feature"] else ")")
         else:  # an empty batch of the parsing spec: the shapes the serving signature feeds
             spec = self.render(use.export["feature_spec"], at, "feature_spec")
             sample = f'tf.io.parse_example(tf.constant([], tf.string), {spec})'
