@@ -20,6 +20,14 @@ STEPS = "20"
 
 
 FIXED_DIR = re.compile(r'"(/tmp/tfmigrate-fixtures/[A-Za-z0-9_]+)"')
+# what verify runs an original under (runtime/boot/legacy_boot.py): a TF 1.x original that names what TF 2.15 lacks
+# (case.toml `legacy_boot = true`: tf.contrib.learn.ModeKeys, tensorflow.python.keras as tf.keras) runs under it
+LEGACY_BOOT = Path(__file__).resolve().parents[2] / "runtime" / "boot" / "legacy_boot.py"
+
+
+def _case_of(program: Path) -> dict:
+    case = next(p for p in program.parents if p.parent == FIXTURES)
+    return tomllib.loads((case / "case.toml").read_text())
 
 
 def _run(env: str, program: Path, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -29,6 +37,9 @@ def _run(env: str, program: Path, tmp_path: Path) -> subprocess.CompletedProcess
     for fixed in FIXED_DIR.findall(program.read_text()):
         shutil.rmtree(fixed, ignore_errors=True)
     # a fork of a Python that imported TensorFlow once (see _runs.run_program), as `python PROGRAM` would run it
+    if env == "legacy" and _case_of(program).get("legacy_boot"):  # the boot's model_dir and capture, as verify's
+        return run_program(env, [str(LEGACY_BOOT), str(program), "--steps", STEPS, "--model_dir", str(tmp_path / env)],
+                           tmp_path, capture_dir=tmp_path / "capture", model_dir=tmp_path / env, timeout=300)
     return run_program(env, [str(program), "--steps", STEPS, "--model_dir", str(tmp_path / env)], tmp_path,
                        timeout=300)
 
