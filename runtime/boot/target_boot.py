@@ -794,12 +794,17 @@ def _patch_evaluations():
 def _patch_model_subclasses():
     import keras
 
-    def __init_subclass__(cls, **kwargs):
-        super(keras.Model, cls).__init_subclass__(**kwargs)
-        for hook in _SUBCLASS_HOOKS:
-            hook(cls)
+    def patch(base):
+        def __init_subclass__(cls, **kwargs):
+            super(base, cls).__init_subclass__(**kwargs)
+            for hook in _SUBCLASS_HOOKS:
+                hook(cls)
 
-    keras.Model.__init_subclass__ = classmethod(__init_subclass__)
+        base.__init_subclass__ = classmethod(__init_subclass__)
+
+    patch(keras.Model)
+    # a model under the model-mapping shim subclasses tf_keras' Model (TF_USE_LEGACY_KERAS=1), not Keras 3's
+    _on_import("tf_keras", lambda mod: patch(mod.Model))
 
 
 def _install():
