@@ -198,8 +198,6 @@ def test_export_ctl_target_exports_the_trainers_model():
 
 
 @pytest.mark.parametrize("drive, words", [
-    ('est.export_saved_model("/tmp/e", serving_input_fn)\n' + TRAIN, "hand-written serving_input_receiver_fn and "
-                                                                    "nothing trained before it"),
     (TRAIN + 'est.export_saved_model("/tmp/e", tf.estimator.export.build_parsing_serving_input_receiver_fn(SPEC), '
              'as_text=True)\n', "as_text"),
     (TRAIN + 'est.experimental_export_all_saved_models("/tmp/e", {})\n', "experimental_export_all_saved_models"),
@@ -213,6 +211,19 @@ def test_export_blocked(drive, words):
     ''')
     result = blocked(prog(drive, extra=extra))
     assert any(words in d.message for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+def test_export_with_a_hand_written_receiver_before_training_restores_model_dir_first():
+    """Nothing trained before it in the function: the Estimator exported model_dir's latest checkpoint (and raised
+    without one); the migrated model restores it first, required (tests/rewrite/test_predict_only.py)."""
+    extra = SPEC + textwrap.dedent('''
+
+    def serving_input_fn():
+        inputs = {"x": tf.compat.v1.placeholder(tf.float32, [None, 2])}
+        return tf.estimator.export.ServingInputReceiver(inputs, inputs)
+    ''')
+    out = converted(prog('est.export_saved_model("/tmp/e", serving_input_fn)\n' + TRAIN, extra=extra))
+    assert "receiver_sample(serving_input_fn)" in out and "required=True" in out
 
 
 def test_export_of_a_model_fn_with_export_outputs_writes_its_signatures():
