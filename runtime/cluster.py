@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -186,6 +187,9 @@ def base_env(extra: dict[str, str] | None = None, cluster: bool = True) -> dict[
     for k in ("TF_CONFIG", "PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"):
         env.pop(k, None)
     env.update(TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", PYTHONUNBUFFERED="1")
+    # a task that hangs is stopped with SIGABRT first: Python's faulthandler then writes every thread's stack to
+    # its log, so a timeout says where each stuck task was (see _dump_stacks)
+    env["PYTHONFAULTHANDLER"] = "1"
     if cluster:
         env["GRPC_FAIL_FAST"] = "use_caller"
     if extra:
@@ -224,6 +228,7 @@ def die_with_parent():
 
     def arm() -> None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the SIGABRT of a timed-out task writes no core file
         if os.getppid() != parent:  # the parent died before prctl: no signal will come; the child exits
             raise ChildProcessError("verify exited before its task started")
     return arm
@@ -424,6 +429,39 @@ def run_cluster(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _dump_stacks(procs: list[subprocess.Popen], wait: float = 3.0) -> None:
+    """SIGABRT each stuck task (PYTHONFAULTHANDLER=1: Python writes all its threads' stacks to the log and exits),
+    waiting up to `wait` s in all for them to die; whatever is still alive is killed by the caller."""
+    for p in procs:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(p.pid, signal.SIGABRT)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and any(p.poll() is None for p in procs):
+        time.sleep(0.05)
+
+
+STACK_START = re.compile(r"^(Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):", re.M)
+
+
+def _stuck_tail(log: Path, lines: int = 15) -> str:
+    """The end of a stuck task's log: its own last lines before the stack dump, then the main thread's stack."""
+    try:
+        text = log.read_bytes()[-200000:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    starts = [m.start() for m in STACK_START.finditer(text)]
+    if not starts:
+        return "\n".join(text.splitlines()[-lines:])
+    own = [ln for ln in text[:starts[0]].rstrip().splitlines() if ln != "Fatal Python error: Aborted"]  # our SIGABRT
+    before = "\n".join(own[-lines:])
+    # the main thread's block ("Current thread" when the signal hit it, else the last one: faulthandler lists it last)
+    main = next((i for i in starts if text.startswith("Current thread", i)), starts[-1])
+    end = min([i for i in starts if i > main] + [len(text)])
+    block = [ln for ln in text[main:end].rstrip().splitlines() if not ln.startswith("Extension modules:")]
+    frames = block[:25] + (["  ..."] if len(block) > 25 else [])
+    return before + "\n--- where it was stuck (Python stack, innermost call first) ---\n" + "\n".join(frames)
+
+
 def _supervise(att: _Attempt, deadline, grace, evaluator_grace, on_poll, poll_interval, timeout) -> str:
     trainers = [t for t in att.tasks if t.type in TRAINER_TYPES]
     evaluators = [t for t in att.tasks if t.type == "evaluator"]
@@ -471,7 +509,8 @@ def _supervise(att: _Attempt, deadline, grace, evaluator_grace, on_poll, poll_in
                 running = [t for t in att.tasks if t in att.procs and t not in att.end]
                 # the stuck ones: trainers and evaluators still running (a ps always runs; shown only if alone)
                 stuck = [t for t in running if t.type != "ps"] or running
-                tails = [(t, att.log(t), log_tail(att.log(t), 15)) for t in stuck]
+                _dump_stacks([att.procs[t] for t in stuck])
+                tails = [(t, att.log(t), _stuck_tail(att.log(t))) for t in stuck]
                 _terminate_all(att.procs)
                 raise ClusterError(
                     f"timeout after {timeout:.0f} s; still running: {', '.join(t.name for t in running)}",

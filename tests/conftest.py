@@ -4,10 +4,15 @@ The suite runs under pytest-xdist (`-n auto --dist loadgroup`, pyproject.toml): 
 use. Tests marked `cluster` (multi-process TF clusters) form one group and tests with an `xdist_group` mark theirs;
 a group runs in one worker, one test after another. pytest 9.2 no longer lets xdist 3.8 put the group into the
 node id (its loadgroup silently spreads groups), so the workers write each test's group to a file and the
-controller's scheduler reads it."""
+controller's scheduler reads it.
+
+Order: the tests without TensorFlow run first while one worker builds the TF environments in the background (a
+fresh clone: ~3 minutes of pip, overlapped with the fast tier instead of blocking both workers), then the cluster
+group (the longest serial group: started first, it does not end alone), then the other TF tests."""
 import json
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -33,7 +38,20 @@ def _group(item) -> str | None:
     return "_".join(sorted(names)) or None
 
 
+TF_MARKS = ("tfenv", "equivalence")
+
+
+def _needs_tf(item) -> bool:
+    return any(item.get_closest_marker(m) for m in TF_MARKS)
+
+
+def _phase(item) -> int:
+    return 0 if not _needs_tf(item) else 1 if item.get_closest_marker("cluster") else 2
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k deselection: the order of what runs
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_phase)  # stable: within a phase, collection order (the same in every worker)
     where = getattr(config, "workerinput", {}).get("tfmigrate_groups")
     if where:  # an xdist worker: tell the controller's scheduler the groups
         groups = {item.nodeid: g for item in items if (g := _group(item))}
@@ -68,3 +86,26 @@ def pytest_xdist_make_scheduler(config, log):
             return f"group:{group}" if group else super()._split_scope(nodeid)
 
     return GroupsFromWorkers(config, log)
+
+
+def _build_env(name: str) -> None:
+    from tfmigrate.runtime import envs
+
+    try:
+        envs.ensure(name)
+    except Exception:  # noqa: BLE001 - the first test that needs the env calls ensure() again and reports the error
+        pass
+
+
+def pytest_collection_finish(session):
+    """Start building the missing TF environments (one thread per env, in the first worker only) when TF tests are
+    selected; a TF test waits on the env's lock (runtime/envs.py) until its build is done."""
+    if getattr(session.config, "workerinput", {}).get("workerid", "gw0") != "gw0":
+        return
+    if not any(_needs_tf(item) for item in session.items):
+        return
+    from tfmigrate.runtime import envs
+
+    for name in envs.SPECS:
+        if envs.status(name).state != "ready":
+            threading.Thread(target=_build_env, args=(name,), name=f"build-{name}", daemon=True).start()

@@ -201,3 +201,16 @@ def test_ctrl_c_tears_everything_down(tmp_path):
     assert p.returncode == 2 and "ERR interrupt" in out
     time.sleep(0.2)
     assert not [q for q in _all_pids(pids) if _alive(q)]
+
+
+def test_timeout_shows_where_each_stuck_task_was(tmp_path):
+    """A hang is stopped with SIGABRT under PYTHONFAULTHANDLER: the error shows the stuck task's Python stack."""
+    env, pids = _env(tmp_path, chief="hang", worker="hang")
+    with pytest.raises(ClusterError) as ei:
+        cluster.run_cluster(_cmd, cluster.layout(2), tmp_path / "logs", env, timeout=2)
+    text = str(ei.value)
+    assert text.count("--- where it was stuck (Python stack, innermost call first) ---") == 2
+    assert 'dummy_task.py", line' in text and "task chief-0 mode hang" in text
+    time.sleep(0.2)
+    assert not [p for p in _all_pids(pids) if _alive(p)]
+    assert not list(tmp_path.glob("**/core*"))
