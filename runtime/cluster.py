@@ -197,12 +197,22 @@ def base_env(extra: dict[str, str] | None = None, cluster: bool = True) -> dict[
     return env
 
 
+# TensorFlow's start-up lines, the same in every task of a CPU machine: left out of the tails an error shows
+TF_STARTUP_NOISE = re.compile(
+    r"oneDNN custom operations are on|Could not find cuda drivers|failed call to cuInit"
+    r"|^WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$")
+
+
+def _own_lines(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if not TF_STARTUP_NOISE.search(ln)]
+
+
 def log_tail(path: Path, lines: int = 25) -> str:
     try:
         data = path.read_bytes()[-20000:].decode("utf-8", "replace")
     except OSError:
         return ""
-    return "\n".join(data.splitlines()[-lines:])
+    return "\n".join(_own_lines(data)[-lines:])
 
 
 # ---- tasks never outlive verify ----------------------------------------------------------------------------------
@@ -451,13 +461,13 @@ def _stuck_tail(log: Path, lines: int = 15) -> str:
         return ""
     starts = [m.start() for m in STACK_START.finditer(text)]
     if not starts:
-        return "\n".join(text.splitlines()[-lines:])
-    own = [ln for ln in text[:starts[0]].rstrip().splitlines() if ln != "Fatal Python error: Aborted"]  # our SIGABRT
+        return "\n".join(_own_lines(text)[-lines:])
+    own = [ln for ln in _own_lines(text[:starts[0]].rstrip()) if ln != "Fatal Python error: Aborted"]  # our SIGABRT
     before = "\n".join(own[-lines:])
     # the main thread's block ("Current thread" when the signal hit it, else the last one: faulthandler lists it last)
     main = next((i for i in starts if text.startswith("Current thread", i)), starts[-1])
     end = min([i for i in starts if i > main] + [len(text)])
-    block = [ln for ln in text[main:end].rstrip().splitlines() if not ln.startswith("Extension modules:")]
+    block = [ln for ln in text[main:end].splitlines() if ln.strip() and not ln.startswith("Extension modules:")]
     frames = block[:25] + (["  ..."] if len(block) > 25 else [])
     return before + "\n--- where it was stuck (Python stack, innermost call first) ---\n" + "\n".join(frames)
 
