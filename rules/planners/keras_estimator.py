@@ -39,8 +39,9 @@ tf.train.Checkpoint of the model and its optimizer), and `initial_step = restore
 resumed steps equal to the Estimator's step for step). A checkpoint the Estimator wrote is not read: the migrated
 program raises an error naming it instead of training from fresh weights (noted); under verify's target boot it reads
 the moved model_dir (a CheckpointManager finds the newest). Sample weights given as `{"features", "sample_weights"}`
-features raise an error at run time (not converted). Sequential models take dict features only where their input
-has the name Keras 2 gave it (else a KeyError at run time). evaluate()'s loss is the Estimator's only when every
+features raise an error at run time (not converted). A Sequential whose first layer got `input_shape` reads the
+key Keras 2 named its input (`<first layer>_input`, e.g. `dense_input`); an unnamed `tf.keras.Input` (Keras 2:
+`input_<n>`, a session-wide counter Keras 3 does not keep) raises a KeyError at run time that says to name it. evaluate()'s loss is the Estimator's only when every
 evaluation batch is full (the Estimator averaged batch losses, Keras averages examples; noted at each evaluate).
 The compiled metrics get a generated `EstimatorGlobalStep` metric (evaluate() returns global_step, as the
 Estimator's did); metrics are converted when written as a list in the compile call.
@@ -153,9 +154,13 @@ def model_to_estimator_inputs(model, dataset):
     if set(features) == {"features", "sample_weights"}:
         raise NotImplementedError("model_to_estimator's sample_weights features are not converted by tfmigrate")
     names = [tensor.name for tensor in model.inputs]
+    if isinstance(model, keras.Sequential) and len(names) == 1 and names[0] not in features:
+        # Keras 2 named the input a Sequential made from its first layer's input_shape "<first layer>_input"
+        names = [f"{model.layers[0].name}_input"]
     missing = sorted(set(names) - set(features))
     if missing:
-        raise KeyError(f"the features have no key for the model inputs {missing}")
+        raise KeyError(f"the features have no key for the model inputs {missing} (the names TF 2.15's Keras gave "
+                       "them; an unnamed tf.keras.Input was 'input_<n>' there: give it name= the feature's key)")
     if len(names) == 1:
         return dataset.map(lambda features, labels: (features[names[0]], labels))
     return dataset.map(lambda features, labels: ([features[name] for name in names], labels))

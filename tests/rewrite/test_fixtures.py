@@ -147,6 +147,7 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     # model_to_estimator: Keras 2 scaled the compiled loss per replica inside the Estimator; not verified yet
     "model_to_estimator": ("TFM603", BOTH),
     "model_to_estimator_sgd": ("TFM603", BOTH),
+    "model_to_estimator_sequential": ("TFM603", BOTH),
     "private_keras_sequential": ("TFM603", BOTH),
     # BestExporter: a multi-worker job evaluated on its evaluator task every throttle_secs, not once at the end
     "export_raw": ("TFM601", ("multi-worker-mirrored",)),
