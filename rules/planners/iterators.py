@@ -14,13 +14,28 @@ elements in the same order either way (it made the iterator itself for a dataset
     return {"x": images}, labels                                     →   return ds.map(lambda images, labels:
                                                                                        ({"x": images}, labels))
 
-(the iterator's statements consecutive at the input_fn's top level; what it returns the tensors `get_next()` gave,
-or a regrouping of them with no computation: tuples and string-keyed dicts of the unpacked names or their items by
-a literal key, or, for one name, of its items by string key (a dict element); the Estimator applied the same
-regrouping to each element). Blocked, saying why:
-- an input_fn that computes on the tensors after `get_next()` (`return features, tf.cast(labels, tf.int32)`), or
-  reads one name's items by position (`features[0]`: a tuple element, or rows of a tensor one): move that work
-  into `dataset.map(...)`, or unpack the element, and return the dataset;
+    features = ds.make_one_shot_iterator().get_next()
+    return features, parse(features.pop("y"))                       →   return ds.map(lambda features:
+                                                                                       (features, parse(features.pop("y"))))
+    features = it.get_next()                                             def per_batch(features):
+    label = features.pop("y")                                                label = features.pop("y")
+    return features, label                                           →       return features, label
+                                                                         return ds.map(per_batch)
+    features = it.get_next()
+    return {"x": features[0]}, features[1]                           →   return tf.data.Dataset.zip((ds,)).map(
+                                                                             lambda features: ({"x": features[0]}, features[1]))
+
+(the iterator's statements consecutive at the input_fn's top level; what follows `get_next()` to the input_fn's end
+simple statements ending in its one return. The Estimator's graph ran the input_fn's ops once per step on the batch
+get_next() gave, which is what `dataset.map` does per element; Python in them runs once, when the input_fn is
+called or the map traced. One name read as a dict (`.pop`, a string key) is a dict element, which map hands to a
+one-parameter function whole; another one name (`features[0]`: a tuple element, or a tensor's rows, not known here)
+maps the zipped 1-tuple, which map hands over whole either way.) Blocked, saying why:
+- random ops, dropout, variables or summaries in that work, or in a function of the program it calls: graph state
+  in the Estimator (seeded by the graph, written by its hooks), which a map would not reproduce; do it in the
+  model_fn;
+- a loop or branch after `get_next()`, or the iterator read again: move that work into `dataset.map(...)` and
+  return the dataset;
 - `make_initializable_iterator` in an input_fn: the Estimator never ran its initializer (TF1 failed unless the
   program registered it); return the dataset;
 - a dataset iterator method anywhere else in a converted file (`ds.make_one_shot_iterator()` in a helper or the
