@@ -343,9 +343,9 @@ def _convert_computed(fn, call, kind, dataset, first, dropped, computed: _Comput
     edits.transform(first, returned)
     for stmt in dropped:
         edits.delete(stmt)
-    zipped = f"`{alias}.data.Dataset.zip((dataset,))`, so that the map sees the element whole as get_next() gave it, " \
-        if computed.whole else ""
-    return (CODE, f"{where} returns its dataset mapped ({zipped}`.map(...)`) by what it computed on "
+    zipped = f" (zipped into 1-tuples, `{alias}.data.Dataset.zip((ds,))`, so that map hands each element over whole, " \
+        "as get_next() gave it)" if computed.whole else ""
+    return (CODE, f"{where} returns its dataset{zipped} mapped by what it computed on "
                   f"`{code(call)[:50]}.get_next()`: the Estimator's graph computed the same on each batch, and TF2 "
                   f"datasets have no {kind}", call)
 
