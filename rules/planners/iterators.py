@@ -14,13 +14,28 @@ elements in the same order either way (it made the iterator itself for a dataset
     return {"x": images}, labels                                     →   return ds.map(lambda images, labels:
                                                                                        ({"x": images}, labels))
 
-(the iterator's statements consecutive at the input_fn's top level; what it returns the tensors `get_next()` gave,
-or a regrouping of them with no computation: tuples and string-keyed dicts of the unpacked names or their items by
-a literal key, or, for one name, of its items by string key (a dict element); the Estimator applied the same
-regrouping to each element). Blocked, saying why:
-- an input_fn that computes on the tensors after `get_next()` (`return features, tf.cast(labels, tf.int32)`), or
-  reads one name's items by position (`features[0]`: a tuple element, or rows of a tensor one): move that work
-  into `dataset.map(...)`, or unpack the element, and return the dataset;
+    features = ds.make_one_shot_iterator().get_next()
+    return features, parse(features.pop("y"))                       →   return ds.map(lambda features:
+                                                                                       (features, parse(features.pop("y"))))
+    features = it.get_next()                                             def per_batch(features):
+    label = features.pop("y")                                                label = features.pop("y")
+    return features, label                                           →       return features, label
+                                                                         return ds.map(per_batch)
+    features = it.get_next()
+    return {"x": features[0]}, features[1]                           →   return tf.data.Dataset.zip((ds,)).map(
+                                                                             lambda features: ({"x": features[0]}, features[1]))
+
+(the iterator's statements consecutive at the input_fn's top level; what follows `get_next()` to the input_fn's end
+simple statements ending in its one return. The Estimator's graph ran the input_fn's ops once per step on the batch
+get_next() gave, which is what `dataset.map` does per element; Python in them runs once, when the input_fn is
+called or the map traced. One name read as a dict (`.pop`, a string key) is a dict element, which map hands to a
+one-parameter function whole; another one name (`features[0]`: a tuple element, or a tensor's rows, not known here)
+maps the zipped 1-tuple, which map hands over whole either way.) Blocked, saying why:
+- random ops, dropout, variables or summaries in that work, or in a function of the program it calls: graph state
+  in the Estimator (seeded by the graph, written by its hooks), which a map would not reproduce; do it in the
+  model_fn;
+- a loop or branch after `get_next()`, or the iterator read again: move that work into `dataset.map(...)` and
+  return the dataset;
 - `make_initializable_iterator` in an input_fn: the Estimator never ran its initializer (TF1 failed unless the
   program registered it); return the dataset;
 - a dataset iterator method anywhere else in a converted file (`ds.make_one_shot_iterator()` in a helper or the
@@ -28,12 +43,15 @@ regrouping to each element). Blocked, saying why:
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value
 
 from ..facts.calls import code
+from ..facts.tfnames import TFNames
 
 CODE = "TFM001"
 _ONE_SHOT = "make_one_shot_iterator"
@@ -56,7 +74,7 @@ def plan(file, analysis, names, edits) -> tuple[list, list[Blocked]]:
             continue
         handled.update(id(call) for call, _, _ in found)
         try:
-            note = _convert(fn, found, file, edits)
+            note = _convert(fn, found, file, names, edits)
         except Blocked as e:
             errors.append(e)
         else:
@@ -119,7 +137,7 @@ def _iterator_calls(fn: cst.FunctionDef, file, names) -> list[tuple[cst.Call, st
     return out
 
 
-def _convert(fn: cst.FunctionDef, found: list, file, edits) -> tuple:
+def _convert(fn: cst.FunctionDef, found: list, file, names, edits) -> tuple:
     """The edits for one input_fn; Blocked when its iterator is used otherwise than returned."""
     if len(found) != 1:
         raise Blocked(CODE, f"input_fn `{fn.name.value}` makes {len(found)} dataset iterators: not converted; "
@@ -132,24 +150,23 @@ def _convert(fn: cst.FunctionDef, found: list, file, edits) -> tuple:
     body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
     line = file.parents.get(id(file.parents.get(id(call))))
     at = next((i for i, s in enumerate(body) if s is line or file.inside(call, {id(s)})), None)
-    shape = None if at is None else _shape(body[at:at + 3], call)
+    shape = None if at is None else _shape(body[at:], call)
     if shape is None:
         raise Blocked(CODE, f"input_fn `{fn.name.value}` uses the tensors of `{code(call)[:50]}` otherwise than "
-                            "returning them as get_next() gave them or regrouping them (unpacked, `images, labels = "
-                            "...get_next()`, then `return {\"x\": images}, labels`): not converted; move that work "
+                            "returning them (as get_next() gave them, regrouped, or computed on by the simple "
+                            "statements that end the input_fn: `features = it.get_next()`, then `label = "
+                            "features.pop(\"y\")`, `return features, label`): not converted; move that work "
                             "into dataset.map(...) and return the dataset (the Estimator iterated a returned dataset "
                             "the same way)", call)
     first, dropped, regrouped = shape
+    if isinstance(regrouped, _Computed):
+        return _convert_computed(fn, call, kind, dataset, first, dropped, regrouped, file, names, edits)
     ds_path = _path_to(first, dataset)
 
     def returned(updated):
         value = _follow(updated, ds_path)
         if regrouped is not None:  # `ds.map(lambda images, labels: ({"x": images}, labels))`
-            params, body = regrouped
-            body = body.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if isinstance(body, cst.Tuple) and not body.lpar else body
-            value = cst.Call(cst.Attribute(value, cst.Name("map")), [cst.Arg(cst.Lambda(
-                cst.Parameters([cst.Param(cst.Name(p)) for p in params]), body))])
+            value = _mapped(value, regrouped[0], regrouped[1])
         return updated.with_changes(body=[cst.Return(value=value, semicolon=cst.MaybeSentinel.DEFAULT)])
 
     edits.transform(first, returned)
@@ -181,12 +198,156 @@ def _shape(stmts: list, call: cst.Call) -> tuple[cst.SimpleStatementLine, list] 
                 return lines[0], [lines[1]], None
             if isinstance(nxt, cst.Assign) and _is_get_next(nxt.value, target.value) and len(lines) >= 3:
                 returned = _returned(lines[2], nxt)
-                return None if returned is False else (lines[0], [lines[1], lines[2]], returned)
+                if returned is False:  # computed on: the statements to the input_fn's end, mapped
+                    returned = _computed(stmts[2:], nxt, target.value)
+                    return None if returned is None else (lines[0], [lines[1], *stmts[2:]], returned)
+                return lines[0], [lines[1], lines[2]], returned
             return None
         if _is_get_next(first.value, call) and len(lines) >= 2:
             returned = _returned(lines[1], first)
-            return None if returned is False else (lines[0], [lines[1]], returned)
+            if returned is False:
+                returned = _computed(stmts[1:], first, None)
+                return None if returned is None else (lines[0], list(stmts[1:]), returned)
+            return lines[0], [lines[1]], returned
     return None
+
+
+class _Computed(NamedTuple):
+    """The statements that end an input_fn after `x = ....get_next()`, computing on the element (see _computed)."""
+    params: list
+    statements: list
+    returned: cst.BaseExpression | None  # the one `return <expression>`, when that is all there is
+    whole: bool  # one name bound to the whole element, not known to be a dict: map the zipped dataset
+
+
+_DICT_METHODS = frozenset({"pop", "get", "keys", "items", "values", "copy", "update", "setdefault"})
+_SMALL = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)
+
+
+def _computed(tail: list, assign: cst.Assign, iterator: str | None) -> _Computed | None:
+    """The statements after `x = ....get_next()` to the input_fn's end when they are simple statements ending in
+    its one `return <value>` and never read the iterator again: run on each element by `dataset.map`, they compute
+    what the Estimator's graph computed on each batch get_next() gave (the input_fn's ops ran once per step, on that
+    step's batch). None otherwise (compound statements: a loop or a branch)."""
+    small = [st for line in tail if isinstance(line, cst.SimpleStatementLine) for st in line.body]
+    if not small or len(small) != sum(len(line.body) for line in tail if isinstance(line, cst.SimpleStatementLine)) \
+            or len(tail) != sum(isinstance(line, cst.SimpleStatementLine) for line in tail):
+        return None
+    if not all(isinstance(st, _SMALL) for st in small) or not isinstance(small[-1], cst.Return) \
+            or small[-1].value is None or any(isinstance(st, cst.Return) for st in small[:-1]):
+        return None
+    read = {n.value for line in tail for n in _walk(line) if isinstance(n, cst.Name)}
+    if iterator is not None and iterator in read:
+        return None
+    target = assign.targets[0].target
+    params = _names(target)
+    if isinstance(params, str):
+        whole, params = not _dict_read(tail, params), [params]
+    elif isinstance(params, tuple) and all(isinstance(p, str) for p in params[1:]):
+        whole, params = False, list(params[1:])  # `images, labels = ...`: a (features, labels) element
+    else:
+        return None
+    returned = small[-1].value if len(small) == 1 else None
+    return _Computed(params, list(tail), returned, whole)
+
+
+def _dict_read(tail: list, name: str) -> bool:
+    """`name` is read as a dict (`name.pop(...)`, `name["key"]`): a dict element (TF 1.x raised otherwise)."""
+    for node in (n for line in tail for n in _walk(line)):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name \
+                and node.attr.value in _DICT_METHODS:
+            return True
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == name \
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return True
+    return False
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _stateful(tail: list, file, names, seen: set) -> cst.Call | None:
+    """A call in these statements (or in a function of the program they call, followed) whose result would not be
+    the same when `dataset.map` runs it: random ops (seeded by op, not by the Estimator's graph), dropout, variables,
+    summaries (the Estimator wrote them; nothing does in a map)."""
+    for node in (n for line in tail for n in _walk(line)):
+        if not isinstance(node, cst.Call):
+            continue
+        path = names.of(node) or ""
+        parts = path.split(".")
+        if any("random" in p or "dropout" in p or p in ("Variable", "get_variable", "summary") for p in parts):
+            return node
+        fn = names.program.function_of(Value(node.func, file)) if names.program is not None else None
+        if fn is not None and isinstance(fn.node, cst.FunctionDef) and id(fn.node) not in seen:
+            seen.add(id(fn.node))
+            inner = TFNames(program=names.program, file=fn.file)
+            if _stateful([fn.node.body], fn.file, inner, seen) is not None:
+                return node
+    return None
+
+
+def _tf_alias(file) -> str | None:
+    """The name this file imports TensorFlow as (`import tensorflow as tf`, or its compat.v1), else None."""
+    for name, bindings in file.top.bindings.items():
+        if bindings and bindings[-1].kind == "import" and bindings[-1].target in ("tensorflow", "tensorflow.compat.v1"):
+            return name
+    return None
+
+
+def _mapped(dataset: cst.BaseExpression, params: list, body) -> cst.Call:
+    """`dataset.map(lambda <params>: <body>)` (`body` an expression) or `dataset.map(<body>)` (a function's name)."""
+    if isinstance(body, cst.Name):
+        return cst.Call(cst.Attribute(dataset, cst.Name("map")), [cst.Arg(body)])
+    body = body.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+        if isinstance(body, cst.Tuple) and not body.lpar else body
+    return cst.Call(cst.Attribute(dataset, cst.Name("map")), [cst.Arg(cst.Lambda(
+        cst.Parameters([cst.Param(cst.Name(p)) for p in params]), body))])
+
+
+def _convert_computed(fn, call, kind, dataset, first, dropped, computed: _Computed, file, names, edits) -> tuple:
+    """`return ds.map(<the statements after get_next()>)`: a lambda for one `return <value>`, else a def above."""
+    where = f"input_fn `{fn.name.value}`"
+    bad = _stateful(computed.statements, file, names, set())
+    if bad is not None:
+        raise Blocked(CODE, f"{where} computes `{code(bad)[:50]}` on the tensors of `{code(call)[:50]}.get_next()`: "
+                            "in dataset.map(...) it would not give what the Estimator's graph gave (random ops, "
+                            "dropout, variables and summaries are graph state there); not converted; return the "
+                            "dataset and do that work in the model_fn", bad)
+    alias = _tf_alias(file) if computed.whole else None
+    if computed.whole and alias is None:
+        raise Blocked(CODE, f"{where} reads `{computed.params[0]}` = `{code(call)[:50]}.get_next()` otherwise than as "
+                            "a dict, and this file has no `import tensorflow as ...` for the exact mapping; unpack "
+                            "the element (`images, labels = ...get_next()`)", call)
+    taken = set(file.names)
+    function = next(n for n in ("per_batch", *(f"per_batch_{i}" for i in range(2, 100))) if n not in taken)
+    if computed.returned is None:  # the statements, as they were, in a def the dataset maps
+        edits.insert_statements_above(first, [cst.FunctionDef(
+            cst.Name(function), cst.Parameters([cst.Param(cst.Name(p)) for p in computed.params]),
+            cst.IndentedBlock(body=[s.with_changes(leading_lines=[]) if i == 0 else s
+                                    for i, s in enumerate(computed.statements)]))])
+    ds_path = _path_to(first, dataset)
+
+    def returned(updated):
+        value = _follow(updated, ds_path)
+        if computed.whole:  # map calls f(*element) for a tuple: a 1-tuple of the element hands it over whole
+            value = cst.Call(cst.parse_expression(f"{alias}.data.Dataset.zip"), [cst.Arg(cst.Tuple(
+                [cst.Element(value, comma=cst.Comma())]))])
+        body = computed.returned if computed.returned is not None else cst.Name(function)
+        return updated.with_changes(body=[cst.Return(value=_mapped(value, computed.params, body),
+                                                     semicolon=cst.MaybeSentinel.DEFAULT)])
+
+    edits.transform(first, returned)
+    for stmt in dropped:
+        edits.delete(stmt)
+    zipped = f" (zipped into 1-tuples, `{alias}.data.Dataset.zip((ds,))`, so that map hands each element over whole, " \
+        "as get_next() gave it)" if computed.whole else ""
+    return (CODE, f"{where} returns its dataset{zipped} mapped by what it computed on "
+                  f"`{code(call)[:50]}.get_next()`: the Estimator's graph computed the same on each batch, and TF2 "
+                  f"datasets have no {kind}", call)
 
 
 def _returned(line, assign: cst.Assign):

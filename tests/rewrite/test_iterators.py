@@ -60,12 +60,52 @@ def test_v1_namespace_chain():
     assert "    return ds.prefetch(1)\n" in fn
 
 
-@pytest.mark.parametrize("body, message", [
+@pytest.mark.parametrize("body, returned", [
+    # computed on, one return: the Estimator's graph computed the same on each batch get_next() gave
     ("images, labels = ds.make_one_shot_iterator().get_next()\nreturn {'x': tf.cast(images['x'], tf.int32)}, labels",
-     "uses the tensors of `ds.make_one_shot_iterator()` otherwise than returning them"),
-    # one name read by position: a tuple element, or a tensor's rows (which element is not known here)
-    ("features = ds.make_one_shot_iterator().get_next()\nreturn {'x': features[0]}, features[1]", "otherwise than"),
-    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn labels, features + 1", "otherwise than"),
+     "return ds.map(lambda images, labels: ({'x': tf.cast(images['x'], tf.int32)}, labels))"),
+    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn labels, features + 1",
+     "return ds.map(lambda features, labels: (labels, features + 1))"),
+    # one name read as a dict (pop): a dict element, handed to map as one argument
+    ("it = ds.make_one_shot_iterator()\nfeatures = it.get_next()\nreturn features, tf.cast(features.pop('x'), tf.int32)",
+     "return ds.map(lambda features: (features, tf.cast(features.pop('x'), tf.int32)))"),
+    # one name read by position: a tuple element, or a tensor's rows (not known here): the zipped 1-tuple hands map
+    # the element whole, whichever it is
+    ("features = ds.make_one_shot_iterator().get_next()\nreturn {'x': features[0]}, features[1]",
+     "return tf.data.Dataset.zip((ds,)).map(lambda features: ({'x': features[0]}, features[1]))"),
+])
+def test_input_fn_computing_on_the_tensors_returns_the_mapped_dataset(body, returned):
+    result = rewrite(_with_train_input_fn(body))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    fn = section(result.output.decode(), "def train_input_fn", "def eval_input_fn")
+    assert fn.rstrip().endswith("    " + returned), fn
+    assert "iterator" not in fn and "get_next" not in fn
+    [note] = [d for d in result.diagnostics if "by what it computed on" in d.message]
+    assert note.code == "TFM001" and note.line == 6
+
+
+def test_input_fn_statements_after_get_next_become_the_mapped_function():
+    body = ("features = ds.make_one_shot_iterator().get_next()\nlabel = features.pop('x')\n"
+            "features['y'] = label * 2.0\nreturn features, label")
+    fn = section(converted(_with_train_input_fn(body)), "def train_input_fn", "def eval_input_fn")
+    assert fn.rstrip().endswith(
+        "    def per_batch(features):\n        label = features.pop('x')\n        features['y'] = label * 2.0\n"
+        "        return features, label\n    return ds.map(per_batch)"), fn
+
+
+@pytest.mark.parametrize("body, message", [
+    # graph state: a random op in the map is seeded otherwise than in the Estimator's graph
+    ("features, labels = ds.make_one_shot_iterator().get_next()\n"
+     "return features, labels + tf.random_uniform([], 0.0, 1.0)",
+     "computes `tf.random_uniform([], 0.0, 1.0)` on the tensors of `ds.make_one_shot_iterator().get_next()`"),
+    ("features, labels = ds.make_one_shot_iterator().get_next()\nreturn features, tf.nn.dropout(labels, 0.5)",
+     "random ops, dropout, variables and summaries"),
+    # a loop after get_next(): not one of the simple statement tails converted
+    ("features = ds.make_one_shot_iterator().get_next()\nfor k in ['x']:\n    features.pop(k)\nreturn features",
+     "otherwise than returning them"),
+    # the iterator itself read again
+    ("it = ds.make_one_shot_iterator()\nfeatures = it.get_next()\nreturn features, it.get_next()",
+     "otherwise than returning them"),
     ("it = tf.compat.v1.data.make_initializable_iterator(ds)\nreturn it.get_next()",
      "make_initializable_iterator in input_fn `train_input_fn`: the Estimator never ran its initializer"),
     ("a = ds.make_one_shot_iterator().get_next()\nb = ds.make_one_shot_iterator().get_next()\nreturn a",
