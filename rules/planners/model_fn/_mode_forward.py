@@ -1,0 +1,90 @@
+"""`if mode == ModeKeys.TRAIN:` (elif/else, `!=`, `in`) around forward statements before the loss: TF1 built a
+different graph per mode; the Keras model's `call()` runs the same `if` on its `training` flag, true exactly when
+the Estimator was in TRAIN (fit), false in evaluate and predict."""
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+
+from ...facts.calls import code
+from ._constants import CODE
+from ._loops import Loop
+from ._names import all_name_nodes
+
+
+class ModeForwardMixin:
+    """Mode tests in the forward pass → tests on `training`."""
+
+    def forward_mode_branch(self, stmt: cst.If) -> bool:
+        """Converts `stmt` when an arm assigns a forward tensor (the model's own pass differs by mode); False
+        leaves it to mode_branch (optimizer, metrics, predictions, returns)."""
+        arms, node, remaining = [], stmt, self.active
+        while node is not None:
+            modes = self.mode_set(node.test) if isinstance(node, cst.If) else remaining
+            if modes is None:
+                return False
+            arms.append((node, remaining & modes))
+            remaining = remaining - modes
+            node = node.orelse if isinstance(node, cst.If) else None
+        bodies = [n.body.body for n, _ in arms]
+        targets = [self.arm_targets(body) for body in bodies]
+        if not any(t & self.forward for t in targets) or self.loss is not None or self.active != self.live:
+            return False
+        if self.loop is not None:
+            raise Blocked(CODE, f"`if {code(stmt.test)}:` inside a loop is not converted: a test on mode in the "
+                                "forward pass converts outside loops (write the `if` around the loop)", stmt)
+        where = f"`if {code(stmt.test)}:`"
+        for _, modes in arms:
+            if not modes:
+                raise Blocked(CODE, f"{where} has an arm that never runs (its modes returned or were tested above); "
+                                    "delete that arm", stmt)
+            if modes != {"TRAIN"} and modes != self.active - {"TRAIN"}:
+                raise Blocked(CODE, f"{where} changes the forward pass between EVAL and PREDICT: the Keras model "
+                                    "has one flag, `training` (true in fit, false in evaluate and predict); test "
+                                    "`mode == ModeKeys.TRAIN` only, or compute the PREDICT-only values after the "
+                                    "model's output", stmt)
+        for assigned in targets:
+            new = assigned - self.forward
+            if new and (isinstance(arms[-1][0], cst.If) or any(not new <= other for other in targets)):
+                raise Blocked(CODE, f"{where} assigns `{sorted(new)[0]}` in some modes only: the converted `call()` "
+                                    "would not define it in the others; assign it before the `if` too", stmt)
+        built, errors, tainted = [], [], set()
+        for (node, modes), body in zip(arms, bodies):
+            self.loop = Loop(stmt, frozenset(), branch=True)
+
+            def inner_statement(inner) -> None:
+                if not isinstance(inner, cst.SimpleStatementLine):
+                    raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside {where} is not converted: "
+                                        "a test on mode in the forward pass may only compute forward values", inner)
+                self.forward_only(inner, where, "a test on mode in the forward pass", branch=True)
+
+            try:
+                errors += self.each(body, inner_statement, tainted)
+            finally:
+                arm, self.loop = self.loop, None
+            if arm.sites:
+                errors.append(Blocked(CODE, f"{where} builds layers in some modes only: the Keras model builds "
+                                            "every layer once, for all modes; build them before the `if`", stmt))
+            built.append((node, modes, arm.body))
+        self.call_body.append(self.training_if(built, 0))
+        if errors:
+            raise self.blocked_inside(errors, tainted)
+        return True
+
+    @staticmethod
+    def arm_targets(body) -> set[str]:
+        return {n.value for s in body if isinstance(s, cst.SimpleStatementLine) for small in s.body
+                if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+                for t in getattr(small, "targets", None) or [small] for n in all_name_nodes(t.target)}
+
+    def training_if(self, arms, index):
+        """The arms again, each test now on `training` (an `else:` stays)."""
+        if index == len(arms):
+            return None
+        node, modes, body = arms[index]
+        block = node.body.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+        if isinstance(node, cst.Else):
+            return node.with_changes(body=block)
+        test = cst.parse_expression("training" if modes == {"TRAIN"} else "not training")
+        return node.with_changes(test=test, body=block, orelse=self.training_if(arms, index + 1))
