@@ -29,11 +29,9 @@ class ModeForwardMixin:
             node = node.orelse if isinstance(node, cst.If) else None
         bodies = [n.body.body for n, _ in arms]
         targets = [self.arm_targets(body) for body in bodies]
-        if not any(t & self.forward for t in targets) or self.loss is not None or self.active != self.live:
-            return False
-        if self.loop is not None:
-            raise Blocked(CODE, f"`if {code(stmt.test)}:` inside a loop is not converted: a test on mode in the "
-                                "forward pass converts outside loops (write the `if` around the loop)", stmt)
+        if not any(t & self.forward for t in targets) or self.loss is not None or self.loop is not None \
+                or self.active != self.live or not all(self.plain_forward(s) for body in bodies for s in body):
+            return False  # (layers built in one mode, loops, helpers: the shim's shapes; shim.py)
         where = f"`if {code(stmt.test)}:`"
         for _, modes in arms:
             if not modes:
@@ -51,26 +49,23 @@ class ModeForwardMixin:
                                     "would not define it in the others; assign it before the `if` too", stmt)
         built, errors, tainted = [], [], set()
         for (node, modes), body in zip(arms, bodies):
-            self.loop = Loop(stmt, frozenset(), branch=True)
-
-            def inner_statement(inner) -> None:
-                if not isinstance(inner, cst.SimpleStatementLine):
-                    raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside {where} is not converted: "
-                                        "a test on mode in the forward pass may only compute forward values", inner)
-                self.forward_only(inner, where, "a test on mode in the forward pass", branch=True)
-
+            self.loop = Loop(stmt, frozenset(), branch=True)  # collects the arm's statements
             try:
-                errors += self.each(body, inner_statement, tainted)
+                errors += self.each(body, lambda inner: self.forward_only(
+                    inner, where, "a test on mode in the forward pass", branch=True), tainted)
             finally:
                 arm, self.loop = self.loop, None
-            if arm.sites:
-                errors.append(Blocked(CODE, f"{where} builds layers in some modes only: the Keras model builds "
-                                            "every layer once, for all modes; build them before the `if`", stmt))
             built.append((node, modes, arm.body))
         self.call_body.append(self.training_if(built, 0))
         if errors:
             raise self.blocked_inside(errors, tainted)
         return True
+
+    def plain_forward(self, stmt) -> bool:
+        """`name = <tensor ops>`: builds no layer and calls no network helper."""
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        return isinstance(small, cst.Assign) and not self.builds_layers(small.value) \
+            and self.layer_helper(small.value) is None
 
     @staticmethod
     def arm_targets(body) -> set[str]:
