@@ -42,11 +42,11 @@ class ModeForwardMixin:
                                     "has one flag, `training` (true in fit, false in evaluate and predict); test "
                                     "`mode == ModeKeys.TRAIN` only, or compute the PREDICT-only values after the "
                                     "model's output", stmt)
-        for assigned in targets:
-            new = assigned - self.forward
-            if new and (isinstance(arms[-1][0], cst.If) or any(not new <= other for other in targets)):
-                raise Blocked(CODE, f"{where} assigns `{sorted(new)[0]}` in some modes only: the converted `call()` "
-                                    "would not define it in the others; assign it before the `if` too", stmt)
+        new = set().union(*targets) - self.forward
+        if new:  # (a tensor the forward pass did not have before: kept simple, it must exist before the `if`)
+            raise Blocked(CODE, f"{where} assigns `{sorted(new)[0]}`, which the forward pass has not computed "
+                                "before: the converted `call()` would not define it in every mode; assign it before "
+                                "the `if` too", stmt)
         built, errors, tainted = [], [], set()
         for (node, modes), body in zip(arms, bodies):
             self.loop = Loop(stmt, frozenset(), branch=True)  # collects the arm's statements
