@@ -63,3 +63,19 @@ def test_what_the_training_flag_cannot_say_blocks_at_the_if(test, arms, words):
         assert error.code == "TFM501" and words in error.message, error.message
         assert error.line == _line(src, f"if {test}:")
 
+
+
+def test_train_only_dropout_inside_a_forward_loop():
+    # `for ...: net = dense(net); if mode == TRAIN: net = tf.nn.dropout(net, keep[i])`: the same `if` in the loop
+    forward = '''net = features["x"]
+for i, units in enumerate(params["hidden_units"]):
+    net = tf.compat.v1.layers.dense(net, units, activation=tf.nn.relu)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        net = tf.nn.dropout(net, keep_prob=params["keep"][i])
+logits = tf.compat.v1.layers.dense(net, 1)'''
+    estimator = ('est = tf.estimator.Estimator(model_fn=model_fn, config=config, '
+                 'params={"hidden_units": [8, 4], "keep": [0.9, 0.8]})')
+    src = program(header="import tensorflow.compat.v1 as tf", forward=forward, estimator=estimator)
+    call = _call(converted(src, style="native"))
+    assert ("            net = dense_layer(net)\n            if training:\n"
+            '                net = tf.nn.dropout(net, rate=1 - (params["keep"][i]))\n') in call

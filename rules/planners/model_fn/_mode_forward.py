@@ -29,8 +29,10 @@ class ModeForwardMixin:
             node = node.orelse if isinstance(node, cst.If) else None
         bodies = [n.body.body for n, _ in arms]
         targets = [self.arm_targets(body) for body in bodies]
-        if not any(t & self.forward for t in targets) or self.loss is not None or self.loop is not None \
-                or self.active != self.live or not all(self.plain_forward(s) for body in bodies for s in body):
+        outer = self.loop  # a forward loop (`for units in ...: net = dense(net); if mode == TRAIN: net = dropout(net)`)
+        if not any(t & (self.forward | self.loop_names()) for t in targets) or self.loss is not None \
+                or outer is not None and outer.branch or self.active != self.live \
+                or not all(self.plain_forward(s) for body in bodies for s in body):
             return False  # (layers built in one mode, loops, helpers: the shim's shapes; shim.py)
         where = f"`if {code(stmt.test)}:`"
         for _, modes in arms:
@@ -42,24 +44,27 @@ class ModeForwardMixin:
                                     "has one flag, `training` (true in fit, false in evaluate and predict); test "
                                     "`mode == ModeKeys.TRAIN` only, or compute the PREDICT-only values after the "
                                     "model's output", stmt)
-        new = set().union(*targets) - self.forward
+        new = set().union(*targets) - self.forward - self.loop_names()
         if new:  # (a tensor the forward pass did not have before: kept simple, it must exist before the `if`)
             raise Blocked(CODE, f"{where} assigns `{sorted(new)[0]}`, which the forward pass has not computed "
                                 "before: the converted `call()` would not define it in every mode; assign it before "
                                 "the `if` too", stmt)
         built, errors, tainted = [], [], set()
         for (node, modes), body in zip(arms, bodies):
-            self.loop = Loop(stmt, frozenset(), branch=True)  # collects the arm's statements
+            self.loop = Loop(stmt, outer.targets if outer else frozenset(), branch=True)  # collects the arm
             try:
                 errors += self.each(body, lambda inner: self.forward_only(
                     inner, where, "a test on mode in the forward pass", branch=True), tainted)
             finally:
-                arm, self.loop = self.loop, None
+                arm, self.loop = self.loop, outer
             built.append((node, modes, arm.body))
-        self.call_body.append(self.training_if(built, 0))
+        (outer.body if outer else self.call_body).append(self.training_if(built, 0))
         if errors:
             raise self.blocked_inside(errors, tainted)
         return True
+
+    def loop_names(self) -> set[str]:
+        return set(self.loop.targets) if self.loop is not None else set()
 
     def plain_forward(self, stmt) -> bool:
         """`name = <tensor ops>`: builds no layer and calls no network helper."""
