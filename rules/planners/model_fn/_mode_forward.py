@@ -1,6 +1,6 @@
 """`if mode == ModeKeys.TRAIN:` (elif/else, `!=`, `in`) around forward statements before the loss: TF1 built a
 different graph per mode; the Keras model's `call()` runs the same `if` on its `training` flag, true exactly when
-the Estimator was in TRAIN (fit), false in evaluate and predict."""
+the Estimator was in TRAIN (fit), false in evaluate and predict. Inside a forward loop the `if` stays in the loop."""
 from __future__ import annotations
 
 import libcst as cst
