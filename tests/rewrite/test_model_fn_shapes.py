@@ -281,12 +281,12 @@ def test_tensor_ops_inside_the_predict_branch_are_written_out_in_predictions():
     ('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)
-        if mode == tf.estimator.ModeKeys.TRAIN:
+        if mode == tf.estimator.ModeKeys.EVAL:  # (TRAIN only converts: test_mode_branches.py)
             logits = logits * 2.0
         loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-    ''', "runs only in TRAIN"),
+    ''', "changes the forward pass between EVAL and PREDICT"),
     ('''
     def model_fn(features, labels, mode, params):
         logits = tf.compat.v1.layers.dense(features["x"], 1)

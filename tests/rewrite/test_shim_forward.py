@@ -72,8 +72,8 @@ logits = tf.compat.v1.layers.dense(net, 1, name="out")
     src = _program(forward)
     result = blocked(src)
     [error] = [d for d in result.diagnostics if d.severity == "error"]
-    assert error.code == "TFM501" and "runs only in TRAIN/EVAL" in error.message
-    assert error.line == _line(src, "net = net * 2.0")
+    assert error.code == "TFM501" and "changes the forward pass between EVAL and PREDICT" in error.message
+    assert error.line == _line(src, "if mode != tf.estimator.ModeKeys.PREDICT:")
 
 
 def test_a_mode_branch_that_returns_ends_the_forward_pass():

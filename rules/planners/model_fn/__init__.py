@@ -44,6 +44,13 @@ Forward pass → `call()`, statements kept as written (comments included):
   the `if` are what TF1 named them whichever arm ran (fixtures/static_config). Blocked: a test that also reads mode
   or a tensor, a static `if` after the loss (choosing the loss or optimizer), statements other than forward values
   inside it (layer objects, helpers, loops, returns).
+- `if mode == ModeKeys.TRAIN:` (`!=`, `in (...)`, elif/else) around forward statements before the loss that
+  reassign a forward tensor (`net = tf.nn.dropout(net, keep_prob)`, `net = tf.clip_by_value(...)`): TF1 built that
+  op into the TRAIN graph only; `call()` runs the same `if` on `training` (true in fit, false in evaluate/predict;
+  model_fn/_mode_forward.py, fixtures/mode_forward: 200/200 steps bit-equal, evaluate equal). Blocked at the `if`:
+  an arm that differs between EVAL and PREDICT (one `training` flag), a name the forward pass had not computed
+  before the `if`. Inside a forward loop the same `if` stays in the loop (a TRAIN-only dropout per layer). Arms that
+  build layers or call helpers are left to the shim (rules/planners/shim.py).
 - `del params` / `del config` (any of the model_fn's parameters): dropped, the statement only unbinds a local; a read
   of the name after it blocks (TF1 raised UnboundLocalError there). Values assigned after the loss that only the
   model_fn's LoggingTensorHooks read (`w = tf.identity(...)`, the migration guide's pattern) are not part of the

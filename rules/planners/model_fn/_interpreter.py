@@ -21,6 +21,7 @@ from ._checkpoint_init import CheckpointInitMixin
 from ._logging_loops import LoggingLoopsMixin
 from ._loops import Loop, LoopsMixin
 from ._loss import LossMixin
+from ._mode_forward import ModeForwardMixin
 from ._modes import ModesMixin
 from ._names import names_and_assign_counts
 from ._network_helpers import NetworkHelpersMixin
@@ -54,7 +55,8 @@ def interpret(fn: cst.FunctionDef, names: TFNames, module_names: frozenset[str],
 class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, VisibleNamesMixin, ForwardMixin,
                   LayerCallsMixin, LayerNamesMixin, KerasModelsMixin, NetworkHelpersMixin, LoopsMixin, VariablesMixin,
                   InputLayerMixin, LossMixin, TrainOpMixin, SummariesMixin, HooksMixin, TpuMixin, ResultMixin,
-                  UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin, CheckpointInitMixin, AddedMetricsMixin):
+                  UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin, CheckpointInitMixin, AddedMetricsMixin,
+                  ModeForwardMixin):
     """Reads a model_fn statement by statement, for the three modes at once (the package's docstring says what
     converts); each mixin holds the methods of one construct family, this class the state they share."""
 

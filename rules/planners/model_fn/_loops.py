@@ -58,6 +58,8 @@ class LoopsMixin:
         def inner_statement(inner) -> None:
             if isinstance(inner, cst.For):
                 raise Blocked(CODE, "nested loops in the forward pass are not converted", inner)
+            if isinstance(inner, cst.If) and self.forward_mode_branch(inner):  # _mode_forward.py
+                return
             if not isinstance(inner, cst.SimpleStatementLine):
                 raise Blocked(CODE, f"{type(inner).__name__.lower()} statement inside a forward loop is not converted", inner)
             self.forward_only(inner, "a forward loop", "a loop")

@@ -88,6 +88,8 @@ class ModesMixin:
         if self.mode_set(stmt.test) is None and self.static_test(stmt):
             self.static_branch(stmt)
             return
+        if self.forward_mode_branch(stmt):  # _mode_forward.py: the forward pass itself differs by mode
+            return
         arms, remaining, node = [], self.active, stmt
         while True:
             modes = self.mode_set(node.test)
