@@ -184,7 +184,8 @@ TF 2.15 runs):
   arguments, so the call is read as that class with the head's arguments: same network, loss, metric keys,
   predictions and export signatures (tests/rewrite/test_head_estimators.py: the migrated text is the canned
   class's, names aside). Fixture head_dnn_multiclass (DNNEstimator over MultiClassHead(4)): 100/100 steps
-  bit-equal, evaluate()'s keys bit-equal. Blocked at the argument: a head's loss_fn, inverse_link_fn, thresholds
+  bit-equal, evaluate()'s keys bit-equal; head_linear_regression (LinearEstimator over a helper's RegressionHead(2,
+  SUM), positional arguments): 100/100 steps and evaluate() bit-equal. Blocked at the argument: a head's loss_fn, inverse_link_fn, thresholds
   (extra metrics) or name (renames the metric keys and signatures), which no canned class sets; MultiLabelHead,
   MultiHead, Poisson / LogisticRegressionHead; MultiClassHead(n_classes <= 2) (TF raised); a head not readable
   where it is built; the v1 classes (`tf.compat.v1.estimator.DNNEstimator`: a v1 `_Head`), naming the v1 canned
