@@ -160,3 +160,22 @@ def test_a_v1_head_estimator_blocks_naming_the_v1_canned_classes():
     found = [d for d in result.diagnostics if "v1 head" in d.message]
     assert found and found[0].code == "TFM620" and found[0].line == 12, [d.message for d in result.diagnostics]
     assert "tf.compat.v1.estimator.DNNClassifier" in found[0].message
+
+
+@pytest.mark.parametrize("head", ["tf.estimator.MultiClassHead(3)", "tf.compat.v1.estimator.MultiClassHead(n_classes=3)"])
+def test_a_head_passed_through_a_builders_parameter_converts(head):
+    text = converted(program(f'''
+    def build(head, model_dir):
+        columns = [tf.feature_column.numeric_column("x", shape=(2,))]
+        return tf.estimator.DNNEstimator(head=head, hidden_units=[4], feature_columns=columns, model_dir=model_dir)
+
+
+    def main():
+        head = {head}
+        est = build(head, "/tmp/head_param")
+        est.train(input_fn, max_steps=5)
+
+
+    main()
+    '''))
+    assert "Head(" not in text and 'keras.layers.Dense(3, name="logits")' in text
