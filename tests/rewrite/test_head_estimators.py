@@ -157,9 +157,9 @@ def test_a_v1_head_estimator_blocks_naming_the_v1_canned_classes():
     est.train(input_fn, max_steps=5)
     ''')
     result = blocked(src)
-    found = [d for d in result.diagnostics if "v1 head" in d.message]
+    found = [d for d in result.diagnostics if "v1 model_fn" in d.message]
     assert found and found[0].code == "TFM620" and found[0].line == 12, [d.message for d in result.diagnostics]
-    assert "tf.compat.v1.estimator.DNNClassifier" in found[0].message
+    assert "tf.compat.v1.estimator.DNNClassifier" in found[0].message and "use tf.estimator.DNNEstimator (v2)" in found[0].message
 
 
 @pytest.mark.parametrize("head", ["tf.estimator.MultiClassHead(3)", "tf.compat.v1.estimator.MultiClassHead(n_classes=3)"])

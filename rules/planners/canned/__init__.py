@@ -188,8 +188,8 @@ TF 2.15 runs):
   SUM), positional arguments): 100/100 steps and evaluate() bit-equal. Blocked at the argument: a head's loss_fn, inverse_link_fn, thresholds
   (extra metrics) or name (renames the metric keys and signatures), which no canned class sets; MultiLabelHead,
   MultiHead, Poisson / LogisticRegressionHead; MultiClassHead(n_classes <= 2) (TF raised); a head not readable
-  where it is built; the v1 classes (`tf.compat.v1.estimator.DNNEstimator`: a v1 `_Head`), naming the v1 canned
-  class to use instead.
+  where it is built; the v1 classes (`tf.compat.v1.estimator.DNNEstimator`: TF1's v1 model_fn around the head given,
+  which no canned class pairs with a tf.estimator head), naming the v2 class or v1 canned class to use instead.
 Argument values the generated module-level code cannot see (a local of `main`) travel in the `params` dict the
 builder receives at the Estimator's place (`params["hidden_units"]`).
 

@@ -66,10 +66,14 @@ def read(analysis, name: str, v1: bool, call: cst.Call, file: FileIndex, reader)
 
     tf_name = f"tf.{'compat.v1.' if v1 else ''}estimator.{name}"
     if v1:
-        raise Blocked(CODE, f"{tf_name} is not converted yet: the v1 class takes a v1 head (the `_Head` of "
-                            "tf.contrib.estimator.*_head, reductions SUM by default) that tfmigrate does not read; "
-                            "use tf.compat.v1.estimator.DNNClassifier / LinearClassifier / DNNLinearCombinedClassifier "
-                            "(or the Regressor) given the head's arguments, which build the same model", call)
+        # (_dnn_model_fn & co. with the head given: v1 optimizers and partitioners around it; the v1 canned classes
+        # build v1 heads, SUM by default, so no canned class pairs the two)
+        raise Blocked(CODE, f"{tf_name} is not converted yet: the v1 class runs TF1's v1 model_fn (tf.compat.v1.train "
+                            "optimizers at the v1 default rates, v1 partitioners) around the head it is given, and no "
+                            "canned class pairs that with a tf.estimator head (the v1 canned classes build a v1 head, "
+                            f"loss reduction SUM by default); use tf.estimator.{name} (v2), or the "
+                            "tf.compat.v1.estimator.DNNClassifier / LinearClassifier / DNNLinearCombinedClassifier (or "
+                            "the Regressor) given the head's arguments", call)
     family, signature = _SIGNATURES[name]
     args = bind_values(call, signature, name, file, rule=CODE)
     if "head" not in args:
