@@ -122,11 +122,12 @@ RULES = (
          triggers=ESTIMATOR_WORDS),
     Rule("TFM620", "canned-estimators", "planners.canned",
          "DNN/Linear/DNNLinearCombined Classifier/Regressor (v1 and v2) → Keras model with the Estimator's layer "
-         "and variable names, head, loss reduction and optimizer(s)",
+         "and variable names, head, loss reduction and optimizer(s); DNN/Linear/DNNLinearCombined Estimators over a "
+         "Binary/MultiClass/Regression head as the canned class that builds that head",
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
           "canned_runtime_keys", "canned_weighted_vocab", "canned_v1_head_metrics",
           "canned_batch_norm", "canned_predict", "canned_baseline",
-          "canned_weighted_mwms"), triggers=ESTIMATOR_WORDS),
+          "canned_weighted_mwms", "head_dnn_multiclass", "head_linear_regression"), triggers=ESTIMATOR_WORDS),
     Rule("TFM622", "feature-columns", "planners.canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",

@@ -1568,24 +1568,18 @@ def _as_written(node, path: str, names: TFNames) -> str:
     return f"tf.{path}"
 
 
-# Estimators over a head (tf.estimator.{Binary,MultiClass,Regression,MultiLabel}Head): not converted yet
-_HEAD_ESTIMATORS = ("LinearEstimator", "DNNEstimator", "DNNLinearCombinedEstimator", "BoostedTreesEstimator")
+# Estimators over a head with no canned twin; DNN / Linear / DNNLinearCombined Estimators convert as the canned class
+# that builds the same head (rules/planners/canned/_head_estimator.py), or block where they are built
+_HEAD_ESTIMATORS = ("BoostedTreesEstimator",)
 
 
 def _head_estimator(path: str | None) -> str | None:
-    """What to say where a head estimator (`tf.estimator.DNNEstimator(head=...)`) is built or named, or None."""
+    """What to say where a head estimator (`tf.estimator.BoostedTreesEstimator(head=...)`) is built or named, or None."""
     last = (path or "").rpartition(".")[2]
     if last not in _HEAD_ESTIMATORS or not (path or "").startswith(("estimator.", "compat.v1.estimator.",
                                                                        "tensorflow.estimator.", "tensorflow_estimator.")):
         return None
-    same = {"LinearEstimator": "LinearClassifier / LinearRegressor", "DNNEstimator": "DNNClassifier / DNNRegressor",
-            "DNNLinearCombinedEstimator": "DNNLinearCombinedClassifier / DNNLinearCombinedRegressor"}.get(last)
-    # TF 2.15's canned classifiers and regressors build their head from these same arguments and call the same
-    # model_fn as the *Estimator (canned/dnn.py, linear.py, dnn_linear_combined.py)
-    instead = (f"with a BinaryClassHead, MultiClassHead or RegressionHead, the {same} given the head's arguments "
-               "(n_classes, weight_column, label_vocabulary, loss_reduction) builds the same model_fn and converts; "
-               "with another head, write a model_fn") if same else "write a model_fn"
-    return f"tf.estimator.{last} (an Estimator over a head) is not converted yet: {instead}"
+    return f"tf.estimator.{last} (an Estimator over a head) is not converted yet: write a model_fn"
 
 
 def _named_blocker(path: str | None, node: cst.CSTNode) -> Blocked | None:

@@ -21,6 +21,8 @@ OTHER_KINDS = {  # Estimator kinds found but not converted by this rule, with wh
     "estimator.tpu.TPUEstimator": "tpu", "estimator.experimental.TPUEstimator": "tpu",
     "keras.estimator.model_to_estimator": "keras", "estimator.experimental.RNNClassifier": "canned",
     "estimator.experimental.RNNEstimator": "canned",
+    "estimator.DNNEstimator": "canned", "estimator.LinearEstimator": "canned",  # over a head: canned/_head_estimator.py
+    "estimator.DNNLinearCombinedEstimator": "canned",
 }
 
 

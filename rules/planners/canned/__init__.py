@@ -176,6 +176,20 @@ TF 2.15 runs):
   Adam from a helper) and canned_legacy_rmsprop (DNNRegressor): 150/150 steps bit-equal); `optimizer=None` on a linear model → Ftrl at min(0.2, 1/sqrt(number of columns)); instances of
   `tf.compat.v1.train.*` (v1) or `tf.keras.optimizers.legacy.*` (v2) are converted with their arguments; `lambda: X(...)` (the Estimator calls it once, without arguments) as `X(...)`; a v2 legacy class
   `tf.keras.optimizers.legacy.X` as `X()` (v2 calls it without arguments; a v1 class would fail there).
+- Estimators over a head (v2 `tf.estimator.DNNEstimator` / `LinearEstimator` / `DNNLinearCombinedEstimator` with
+  `head=tf.estimator.BinaryClassHead(...)`, `MultiClassHead(n_classes, ...)` or `RegressionHead(label_dimension,
+  ...)`, the head inline, in a name assigned once or returned by a helper; canned/_head_estimator.py): TF 2.15's
+  DNNClassifierV2 / DNNRegressorV2 (Linear, DNNLinearCombined alike) build exactly that head from n_classes /
+  label_dimension, weight_column, label_vocabulary and loss_reduction and call the same model_fn with the other
+  arguments, so the call is read as that class with the head's arguments: same network, loss, metric keys,
+  predictions and export signatures (tests/rewrite/test_head_estimators.py: the migrated text is the canned
+  class's, names aside). Fixture head_dnn_multiclass (DNNEstimator over MultiClassHead(4)): 100/100 steps
+  bit-equal, evaluate()'s keys bit-equal; head_linear_regression (LinearEstimator over a helper's RegressionHead(2,
+  SUM), positional arguments): 100/100 steps and evaluate() bit-equal. Blocked at the argument: a head's loss_fn, inverse_link_fn, thresholds
+  (extra metrics) or name (renames the metric keys and signatures), which no canned class sets; MultiLabelHead,
+  MultiHead, Poisson / LogisticRegressionHead; MultiClassHead(n_classes <= 2) (TF raised); a head not readable
+  where it is built; the v1 classes (`tf.compat.v1.estimator.DNNEstimator`: TF1's v1 model_fn around the head given,
+  which no canned class pairs with a tf.estimator head), naming the v2 class or v1 canned class to use instead.
 Argument values the generated module-level code cannot see (a local of `main`) travel in the `params` dict the
 builder receives at the Estimator's place (`params["hidden_units"]`).
 

@@ -11,6 +11,7 @@ from .. import feature_columns as fcols
 from .. import heads, partitioners
 from ...emit.wrap import generated
 from ...facts.calls import is_literal
+from ._head_estimator import HEAD_ESTIMATORS, read as read_head_estimator
 from ._model import CODE, CODE_COLUMNS, CODE_TREES, CannedModel
 from ._reader import Reader
 
@@ -89,16 +90,19 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
                                   "grows different trees and its latest release pins tensorflow==2.19.0, so it does "
                                   "not install beside TF 2.21. Keep this job on TF 2.15, or retrain with ydf / TF "
                                   "Decision Forests and compare evaluation metrics, not losses", call)
-    if name not in _CLASSES:
+    if name not in _CLASSES and name not in HEAD_ESTIMATORS:
         from ...facts.sites import CODE_KIND, kind_message
 
         raise Blocked(CODE_KIND, kind_message(path), call)
     program = analysis.program
     qualified = program.qualified(call.func, file) or ""
     v1 = ".compat.v1." in qualified or "._v1." in qualified
-    family, kind = _CLASSES[name]
-    args = bind_values(call, _SIGNATURES[(name, v1)], name, file, rule=CODE)
     reader = Reader(analysis, call, file)
+    if name in HEAD_ESTIMATORS:  # read as the canned class that builds the same head
+        family, kind, args = read_head_estimator(analysis, name, v1, call, file, reader)
+    else:
+        family, kind = _CLASSES[name]
+        args = bind_values(call, _SIGNATURES[(name, v1)], name, file, rule=CODE)
     # every argument's blockers are collected (each column's too), each at its own line; what depends on a blocked
     # value is not checked (its findings would follow from that blocker)
     errors: list[Blocked] = []
