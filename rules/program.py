@@ -66,6 +66,7 @@ from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
 from .planners import iterators, optimizer_helpers, private_keras
+from .planners import mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -397,8 +398,12 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
         except Blocked as found:
             helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
         raise Blocked.many(helpers)
+    # mode keys no converted Estimator reaches are the strings they always were (planners/mode_keys)
+    keys = mode_keys.unreached(file, TFNames(program=program, file=file), program, analysis,
+                               _unit_file_ids(analysis, inputs))
     try:
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis,
+                                   constants=keys)
     except Blocked:
         # an Estimator of another file of the unit that reads this one (its input functions) is blocked
         # itself: say that file blocked, as for any file of a unit left unchanged
@@ -415,20 +420,25 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
         # the entry point of an Estimator program left for manual work (`from . import model` whose
         # Estimator is blocked) stays unchanged with it, said so
         _raise(blocked_imported, file, program)
-    if not importers or not table.bindings:
+    if not (importers or keys) or not table.bindings:
         return module
     # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
     # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
     # (linked), never left to fail at import
     context.link(*(f.path for f in importers))
     # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
-    seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
+    # (only in a unit's module: a file no Estimator reaches keeps its seeds and iterators as the TF-names rule has them)
+    seed_drops, seed_errors = (_random_seeds(TFNames(program=program, file=file), file, [], analysis) if importers
+                               else ([], []))
     edits = Edits()
-    iterator_notes, iterator_errors = iterators.plan(file, analysis, TFNames(program=program, file=file), edits)
+    iterator_notes, iterator_errors = (iterators.plan(file, analysis, TFNames(program=program, file=file), edits)
+                                       if importers else ([], []))
     if seed_errors or iterator_errors:
         _raise(seed_errors + iterator_errors, file, program)
     new_module = module
-    if seed_drops or iterator_notes:
+    for node, text in keys.values():
+        edits.replace(node, text)
+    if seed_drops or iterator_notes or keys:
         for line, _ in seed_drops:
             edits.delete(line)
         new_module = edits.apply(module, file.parent)
@@ -436,7 +446,8 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
     leftover_notes = []
     new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
     context.replace_text(TF, tf_name)
-    for note in [*(note for _, note in seed_drops), *iterator_notes, *leftover_notes]:
+    for note in [*(note for _, note in seed_drops), *iterator_notes, *leftover_notes,
+                 *([mode_keys.note(keys)] if keys else [])]:
         context.note(*note)
     return new_module
 
@@ -989,6 +1000,13 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
     leftover = imports.LeftoverNames(table, v1_bindings, _tf2_alias(module, table)[0], statements - kept_aliases,
                                      kept, file)
     return [b for fn in unused for b in leftover.blockers(fn)]
+
+
+def _unit_file_ids(analysis, inputs) -> set[int]:
+    """ids of the files of every Estimator's unit (driver, model_fn, specs, input functions)."""
+    return {id(f) for s in analysis.sites for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
+                                                    *(r.file for r in s.receivers.values()), *inputs[id(s)])
+            if f is not None}
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
@@ -1737,7 +1755,7 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
 
 
 def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None,
-                               drives: bool = True, analysis=None) -> None:
+                               drives: bool = True, analysis=None, constants: dict | None = None) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
     under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
@@ -1787,6 +1805,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return True
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if constants and id(node) in constants:
+                return False  # a mode key written as its string (planners/mode_keys)
             path = names.of(node)
             named = _named_blocker(path, node)
             if named:
