@@ -399,8 +399,9 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
             helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
         raise Blocked.many(helpers)
     # mode keys no converted Estimator reaches are the strings they always were (planners/mode_keys)
-    keys = mode_keys.unreached(file, TFNames(program=program, file=file), program, analysis,
-                               _unit_file_ids(analysis, inputs))
+    unit = _unit_files(analysis, inputs)
+    keys = mode_keys.unreached(file, TFNames(program=program, file=file), program, analysis.sites, unit,
+                               _unit_importer(file, analysis, program, unit))
     try:
         _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis,
                                    constants=keys)
@@ -1002,11 +1003,24 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
     return [b for fn in unused for b in leftover.blockers(fn)]
 
 
-def _unit_file_ids(analysis, inputs) -> set[int]:
-    """ids of the files of every Estimator's unit (driver, model_fn, specs, input functions)."""
-    return {id(f) for s in analysis.sites for f in (s.file, s.model_fn.file, *(u.file for u in s.uses),
-                                                    *(r.file for r in s.receivers.values()), *inputs[id(s)])
-            if f is not None}
+def _unit_files(analysis, inputs) -> dict:
+    """id(file) → the (first) Estimator Site whose unit holds it (driver, model_fn, specs, input functions)."""
+    out = {}
+    for s in analysis.sites:
+        for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
+                  *inputs[id(s)]):
+            if f is not None:
+                out.setdefault(id(f), s)
+    return out
+
+
+def _unit_importer(file, analysis, program, unit: dict):
+    """(Site, file) of a unit file importing `file` (its module-level code runs with that Estimator), or None."""
+    files = {id(f): f for f in program.files}
+    for key, site in unit.items():
+        if key in files and files[key] is not file and _imports_module(files[key], file.module_name, program):
+            return site, files[key]
+    return None
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
@@ -1868,7 +1882,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                           "tfmigrate on this file together with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if not subclasses and file is not None and program is not None:
-        errors = _helper_findings(errors, generic, holders, file, program)
+        errors = _helper_findings(errors, generic, holders, file, program, analysis)
     if errors:
         raise Blocked.many(errors[:20])
 
@@ -1918,20 +1932,17 @@ def _unbound_root(node: cst.Attribute, file, program) -> Blocked | None:
                              f"bound in this file ({how}); import TensorFlow explicitly and re-run", node)
 
 
-def _helper_findings(errors: list, generic: list, holders: dict, file, program) -> list:
+def _helper_findings(errors: list, generic: list, holders: dict, file, program, analysis=None) -> list:
     """Estimator API in functions of a file that builds no Estimator (`make_train_spec()`, `get_run_config()`):
-    helpers of an Estimator built elsewhere. Each finding says so, names the helpers and where their user would
-    be (the files of the run importing this module, else one outside the run)."""
+    helpers of an Estimator built elsewhere. Each finding says so and where the run reaches it from (the Estimator
+    built in the run that reaches it, the helper's caller, or nobody: planners/mode_keys.helper_message)."""
     helpers = sorted({holders[id(e)] for e in generic if holders.get(id(e))})
     if not helpers:
         return errors
-    shown = ", ".join(f"`{h}`" for h in helpers[:4]) + (", ..." if len(helpers) > 4 else "")
     users = [f.path for f in program.files if f is not file and _imports_module(f, file.module_name, program)]
-    one = len(users) == 1
-    where = (f"{', '.join(users[:3])} import{'s' if one else ''} it but build{'s' if one else ''} no Estimator "
-             "tfmigrate converts" if users else
-             f"the file that imports `{file.module_name or file.path}` and builds that Estimator is not among the "
-             "migrated files")
+    sites = analysis.sites if analysis is not None else []
+    unit = _unit_files(analysis, {id(s): _input_files(s, program) for s in sites}) if analysis is not None else {}
+    importer = _unit_importer(file, analysis, program, unit)
     out = []
     for e in errors:
         holder = holders.get(id(e)) if any(e is g for g in generic) else None
@@ -1949,10 +1960,8 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
                                        f"a local name, not through an object's attribute; call {what}(...) where the "
                                        "Estimator is built", e.node))
             continue
-        out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
-                                   f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
-                                   "this file together with the file that calls them and builds the Estimator",
-                           e.node))
+        out.append(Blocked(e.code, mode_keys.helper_message(what, holder, file, e.node, program, sites, unit,
+                                                            importer, users), e.node))
     return out
 
 
