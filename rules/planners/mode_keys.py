@@ -133,8 +133,9 @@ def helper_message(what: str, holder: str, file, node, program, sites, unit: dic
         return (f"{head}; `{holder}` is called at {where.path}:{position_in(where.module, call)[0]} ({whose}), and "
                 "tfmigrate converts this API only where the Estimator it configures is built or driven: move it "
                 "there, or pass the file that builds that Estimator too, and re-run")
-    imported = (f"{', '.join(users[:3])} import{'s' if len(users) == 1 else ''} this module but call"
-                f"{'s' if len(users) == 1 else ''} no function holding it" if users else
+    one = len(users) == 1
+    imported = (f"{', '.join(users[:3])} import{'s' if one else ''} this module but do{'es' if one else ''} not "
+                "call it" if users else
                 "no file of the run imports this module")
     return (f"{head}, and nothing in the migrated files calls `{holder}` ({imported}): pass the file that builds "
             "the Estimator it serves too, or remove it if nothing does, and re-run")
