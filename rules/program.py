@@ -401,7 +401,7 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
     # mode keys no converted Estimator reaches are the strings they always were (planners/mode_keys)
     unit = _unit_files(analysis, inputs)
     keys = mode_keys.unreached(file, TFNames(program=program, file=file), program, analysis.sites, unit,
-                               _unit_importer(file, analysis, program, unit))
+                               _unit_importer(file, analysis, program, unit), _line_of)
     try:
         _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis,
                                    constants=keys)
@@ -1012,6 +1012,12 @@ def _unit_files(analysis, inputs) -> dict:
             if f is not None:
                 out.setdefault(id(f), s)
     return out
+
+
+def _line_of(node, file) -> int:
+    from tfmigrate.engine import position_in
+
+    return position_in(file.module, node)[0]
 
 
 def _unit_importer(file, analysis, program, unit: dict):
@@ -1961,7 +1967,7 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program, 
                                        "Estimator is built", e.node))
             continue
         out.append(Blocked(e.code, mode_keys.helper_message(what, holder, file, e.node, program, sites, unit,
-                                                            importer, users), e.node))
+                                                            importer, users, _line_of), e.node))
     return out
 
 

@@ -56,13 +56,12 @@ def _functions_around(file, node) -> list:
     return out
 
 
-def reached_by(file, node, program, sites, unit: dict, importer=None) -> tuple[str, object] | None:
+def reached_by(file, node, program, sites, unit: dict, importer, line) -> tuple[str, object] | None:
     """How an Estimator of the run reaches `node`: (a phrase for a message, that Estimator's Site), or None when
     none does. The walk goes up the program's call sites from the defs enclosing `node`; a model_fn of the run,
     or a call made from a file of an Estimator's unit (`unit`: id(file) → its Site), reaches it; module-level code
-    runs when a file of a unit imports this one (`importer`: (that Site, that file), or None)."""
-    from tfmigrate.engine import position_in
-
+    runs when a file of a unit imports this one (`importer`: (that Site, that file), or None). `line(node, file)`:
+    a node's line (driver.Analysis.line)."""
     model_fns = {id(s.model_fn.node): s for s in sites}
     todo = [(fn, file) for fn in _functions_around(file, node)]
     if not todo and importer is not None:
@@ -76,29 +75,27 @@ def reached_by(file, node, program, sites, unit: dict, importer=None) -> tuple[s
         if len(seen) > _MAX_FUNCTIONS:  # (a walk this wide is not a helper's: reached, today's behaviour)
             return "more callers than tfmigrate follows", sites[0] if sites else None
         if id(fn) in model_fns:
-            return (f"the model_fn `{fn.name.value}` ({where.path}:{position_in(where.module, fn.name)[0]})",
+            return (f"the model_fn `{fn.name.value}` ({where.path}:{line(fn.name, where)})",
                     model_fns[id(fn)])
         for call, caller in program.call_sites(fn):
             if id(caller) in unit:
-                return f"the call at {caller.path}:{position_in(caller.module, call)[0]}", unit[id(caller)]
+                return f"the call at {caller.path}:{line(call, caller)}", unit[id(caller)]
             todo.extend((outer, caller) for outer in _functions_around(caller, call))
     return None
 
 
-def unreached(file, names, program, sites, unit: dict, importer=None) -> dict[int, tuple[cst.Attribute, str]]:
+def unreached(file, names, program, sites, unit: dict, importer, line) -> dict[int, tuple[cst.Attribute, str]]:
     """The mode keys of `file` no Estimator of the run reaches: id(node) → (node, its string literal)."""
     out = {}
     for attr, text in key_uses(file, names):
-        if reached_by(file, attr, program, sites, unit, importer) is None:
+        if reached_by(file, attr, program, sites, unit, importer, line) is None:
             out[id(attr)] = (attr, text)
     return out
 
 
-def built_at(site) -> str:
+def built_at(site, line) -> str:
     """`path:line` of the Estimator's constructor call."""
-    from tfmigrate.engine import position_in
-
-    return f"{site.file.path}:{position_in(site.file.module, site.call)[0]}"
+    return f"{site.file.path}:{line(site.call, site.file)}"
 
 
 def note(keys: dict) -> tuple[str, str, cst.CSTNode]:
@@ -110,27 +107,26 @@ def note(keys: dict) -> tuple[str, str, cst.CSTNode]:
                   "no Estimator tfmigrate converts reaches this code, and TF 2.16 has no tf.estimator", first[0])
 
 
-def helper_message(what: str, holder: str, file, node, program, sites, unit: dict, importer, users: list) -> str:
+def helper_message(what: str, holder: str, file, node, program, sites, unit: dict, importer, users: list,
+                   line) -> str:
     """The finding for Estimator API `what` in the function `holder` of a file that builds no Estimator: where
     it is reached from, as the run shows it (no importer or builder claimed that is not there)."""
     head = f"{what} in `{holder}`: this file builds no Estimator"
-    reached = reached_by(file, node, program, sites, unit, importer)
+    reached = reached_by(file, node, program, sites, unit, importer, line)
     if what.split(" (", 1)[0].rsplit(".", 1)[0].endswith("ModeKeys") and reached is not None:
         why, site = reached
-        at = f"the Estimator built at {built_at(site)}" if site is not None else "an Estimator of the run"
+        at = f"the Estimator built at {built_at(site, line)}" if site is not None else "an Estimator of the run"
         return (f"{head}; {at} reaches it through {why}, and tfmigrate converts mode keys with an Estimator only "
                 f"in the files of its driver, model_fn and input functions: move `{holder}` into the file that "
                 "calls it, or write the key as its string (\"train\", \"eval\", \"infer\": the value it always was), "
                 "and re-run")
-    fns = [f for f in _functions_around(file, node)]
+    fns = _functions_around(file, node)  # (the outermost def is the helper the run would call)
     calls = program.call_sites(fns[-1]) if fns else []
     if calls:
         call, where = calls[0]
-        from tfmigrate.engine import position_in
-
-        whose = (f"a file of the Estimator built at {built_at(unit[id(where)])}" if id(where) in unit else
+        whose = (f"a file of the Estimator built at {built_at(unit[id(where)], line)}" if id(where) in unit else
                  "a file that builds no Estimator tfmigrate converts")
-        return (f"{head}; `{holder}` is called at {where.path}:{position_in(where.module, call)[0]} ({whose}), and "
+        return (f"{head}; `{holder}` is called at {where.path}:{line(call, where)} ({whose}), and "
                 "tfmigrate converts this API only where the Estimator it configures is built or driven: move it "
                 "there, or pass the file that builds that Estimator too, and re-run")
     one = len(users) == 1
