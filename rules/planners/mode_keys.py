@@ -86,9 +86,12 @@ def reached_by(file, node, program, sites, unit: dict, importer, line) -> tuple[
 
 def unreached(file, names, program, sites, unit: dict, importer, line) -> dict[int, tuple[cst.Attribute, str]]:
     """The mode keys of `file` no Estimator of the run reaches: id(node) → (node, its string literal)."""
-    out = {}
+    out, known = {}, {}
     for attr, text in key_uses(file, names):
-        if reached_by(file, attr, program, sites, unit, importer, line) is None:
+        key = id(file.enclosing_function(attr))  # (the same def, the same answer)
+        if key not in known:
+            known[key] = reached_by(file, attr, program, sites, unit, importer, line) is None
+        if known[key]:
             out[id(attr)] = (attr, text)
     return out
 
