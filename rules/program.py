@@ -438,11 +438,16 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
         _raise(seed_errors + iterator_errors, file, program)
     new_module = module
     for node, text in keys.values():
-        edits.replace(node, text)
+        if text is not None:
+            edits.replace(node, text)
     if seed_drops or iterator_notes or keys:
         for line, _ in seed_drops:
             edits.delete(line)
         new_module = edits.apply(module, file.parent)
+    if any(text is None for _, text in keys.values()):
+        # `TRAIN = tf.estimator.ModeKeys.TRAIN` holds a string now, no TF name: the bindings of the edited module
+        module = new_module
+        table = build_import_table(module, TF_ROOTS)
     alias, imported = _tf2_alias(module, table)
     leftover_notes = []
     new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
@@ -1844,6 +1849,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return True
 
         def visit_Name(self, node: cst.Name) -> None:
+            if constants and id(node) in constants:
+                return  # a name holding a mode key, which is written as its string (planners/mode_keys)
             path = names.of(node)
             named = _named_blocker(path, node)
             if named:
@@ -1943,7 +1950,8 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program, 
     helpers of an Estimator built elsewhere. Each finding says so and where the run reaches it from (the Estimator
     built in the run that reaches it, the helper's caller, or nobody: planners/mode_keys.helper_message)."""
     helpers = sorted({holders[id(e)] for e in generic if holders.get(id(e))})
-    if not helpers:
+    module_keys = {id(e) for e in generic if not holders.get(id(e)) and "ModeKeys." in e.message.split(" is used", 1)[0]}
+    if not helpers and not module_keys:
         return errors
     users = [f.path for f in program.files if f is not file and _imports_module(f, file.module_name, program)]
     sites = analysis.sites if analysis is not None else []
@@ -1952,6 +1960,10 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program, 
     out = []
     for e in errors:
         holder = holders.get(id(e)) if any(e is g for g in generic) else None
+        if holder is None and id(e) in module_keys and importer is not None:  # run when a unit file imports this one
+            out.append(Blocked(e.code, mode_keys.module_message(e.message.split(" is used", 1)[0], importer,
+                                                                _line_of), e.node))
+            continue
         if holder is None:
             out.append(e)
             continue

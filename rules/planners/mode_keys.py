@@ -47,6 +47,17 @@ def key_uses(file, names) -> list[tuple[cst.Attribute, str]]:
     return sorted(found, key=lambda f: file.orders.get(id(f[0]), 0))
 
 
+def alias_uses(file, names, keys) -> list[cst.Name]:
+    """Names this file binds to a key (`TRAIN = tf.estimator.ModeKeys.TRAIN`), where read: they hold the string
+    once the key is written as one, so they change nothing."""
+    targets = set()
+    for attr, _ in keys:
+        parent = file.parents.get(id(attr))
+        if isinstance(parent, cst.Assign) and parent.value is attr:
+            targets |= {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+    return [n for t in sorted(targets) for n in file.names.get(t, ()) if names.of(n) in VALUES]
+
+
 def _functions_around(file, node) -> list:
     """The defs enclosing `node`, innermost first (a nested def is reached through its outer one)."""
     out, fn = [], file.enclosing_function(node)
@@ -84,15 +95,17 @@ def reached_by(file, node, program, sites, unit: dict, importer, line) -> tuple[
     return None
 
 
-def unreached(file, names, program, sites, unit: dict, importer, line) -> dict[int, tuple[cst.Attribute, str]]:
-    """The mode keys of `file` no Estimator of the run reaches: id(node) → (node, its string literal)."""
+def unreached(file, names, program, sites, unit: dict, importer, line) -> dict[int, tuple[cst.CSTNode, str | None]]:
+    """The mode keys of `file` no Estimator of the run reaches: id(node) → (node, its string literal), and the
+    names holding them (`alias_uses`) → (name, None)."""
     out, known = {}, {}
-    for attr, text in key_uses(file, names):
-        key = id(file.enclosing_function(attr))  # (the same def, the same answer)
+    keys = key_uses(file, names)
+    for node, text in [*keys, *((n, None) for n in alias_uses(file, names, keys))]:
+        key = id(file.enclosing_function(node))  # (the same def, the same answer)
         if key not in known:
-            known[key] = reached_by(file, attr, program, sites, unit, importer, line) is None
+            known[key] = reached_by(file, node, program, sites, unit, importer, line) is None
         if known[key]:
-            out[id(attr)] = (attr, text)
+            out[id(node)] = (node, text)  # (text None: a name holding a key, left as written)
     return out
 
 
@@ -103,11 +116,21 @@ def built_at(site, line) -> str:
 
 def note(keys: dict) -> tuple[str, str, cst.CSTNode]:
     """The file's one note for its converted keys (at the first)."""
-    first = next(iter(keys.values()))  # (insertion order is file order)
-    count = len(keys)
+    written = [k for k in keys.values() if k[1] is not None]
+    first = written[0]  # (insertion order is file order)
+    count = len(written)
     return (CODE, f"{count} tf.estimator mode key{'s' if count > 1 else ''} (ModeKeys.TRAIN/EVAL/PREDICT, "
                   "tf.contrib.learn's INFER) written as the string each always was (\"train\", \"eval\", \"infer\"): "
                   "no Estimator tfmigrate converts reaches this code, and TF 2.16 has no tf.estimator", first[0])
+
+
+def module_message(what: str, importer, line) -> str:
+    """The finding for a mode key at the module level of a file a converted Estimator's file imports."""
+    site, by = importer
+    return (f"{what} at module level: this file builds no Estimator; {by.path} imports it, a file of the Estimator "
+            f"built at {built_at(site, line)}, which converts mode keys only in the files of its driver, model_fn "
+            "and input functions: write the key as its string (\"train\", \"eval\", \"infer\": the value it always "
+            f"was), or move it into {by.path}, and re-run")
 
 
 def helper_message(what: str, holder: str, file, node, program, sites, unit: dict, importer, users: list,

@@ -203,3 +203,28 @@ def test_a_helper_holding_a_receiver_names_its_caller_or_its_importer(tmp_path):
     [found] = [d for d in results["export.py"].diagnostics if d.line == 6]
     assert "nothing in the migrated files calls `receiver_fn` (" in found.message
     assert "runner.py imports this module but does not call it)" in found.message
+
+
+def test_names_and_class_attributes_holding_keys_convert_with_them():
+    src = ("import tensorflow as tf\n\nTRAIN = tf.estimator.ModeKeys.TRAIN\n\n\nclass Modes:\n"
+           "    EVAL = tf.estimator.ModeKeys.EVAL\n\n\ndef is_train_or_eval(mode):\n"
+           "    return mode == TRAIN or mode == Modes.EVAL\n")
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert result.output.decode() == src.replace("tf.estimator.ModeKeys.TRAIN", '"train"').replace(
+        "tf.estimator.ModeKeys.EVAL", '"eval"')
+    [note] = result.diagnostics
+    assert note.message.startswith("2 tf.estimator mode keys") and note.line == 3
+
+
+def test_a_module_level_key_of_a_file_a_converted_estimator_imports_names_that_estimator(tmp_path):
+    data = DATA.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nTRAIN = tf.estimator.ModeKeys.TRAIN\n")
+    data = data.replace("if mode == tf.estimator.ModeKeys.TRAIN:", 'if mode == "train":')
+    model = MODEL.replace("    HELPER\n", "").replace(", helpers", "")
+    results = _run(tmp_path, {"data.py": data, "model.py": model})
+    assert results["data.py"].status == results["model.py"].status == "blocked"
+    [found] = results["data.py"].diagnostics
+    assert (found.code, found.line) == ("TFM601", 4)
+    assert found.message.startswith("tf.estimator.ModeKeys.TRAIN at module level: this file builds no Estimator; ")
+    assert "pkg/model.py imports it, a file of the Estimator built at " in found.message
+    assert "model.py:19, which converts mode keys only in the files of its driver" in found.message
