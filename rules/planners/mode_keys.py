@@ -155,9 +155,14 @@ def helper_message(what: str, holder: str, file, node, program, sites, unit: dic
         return (f"{head}; `{holder}` is called at {where.path}:{line(call, where)} ({whose}), and "
                 "tfmigrate converts this API only where the Estimator it configures is built or driven: move it "
                 "there, or pass the file that builds that Estimator too, and re-run")
-    one = len(users) == 1
-    imported = (f"{', '.join(users[:3])} import{'s' if one else ''} this module but do{'es' if one else ''} not "
-                "call it" if users else
-                "no file of the run imports this module")
-    return (f"{head}, and nothing in the migrated files calls `{holder}` ({imported}): pass the file that builds "
-            "the Estimator it serves too, or remove it if nothing does, and re-run")
+    if users:
+        one = len(users) == 1
+        return (f"{head}, and nothing in the migrated files calls `{holder}` ({', '.join(users[:3])} "
+                f"import{'s' if one else ''} this module but do{'es' if one else ''} not call it): pass the file that "
+                "builds the Estimator it serves too, or remove it if nothing does, and re-run")
+    # (the run links files by the imports it resolves from its root: one importing this module by a longer package
+    # path is another unit, which this file cannot see, so no importer is claimed either way)
+    return (f"{head}, and no file linked with it in this run calls `{holder}` (a file is linked when its import of "
+            "this module resolves from the run's root): run tfmigrate from the directory where the program's import "
+            "paths start, with the file that builds the Estimator it serves, or remove it if nothing uses it, and "
+            "re-run")

@@ -179,12 +179,14 @@ def test_a_file_with_other_estimator_api_stays_blocked_and_unchanged(src, line):
     assert [(d.code, d.line) for d in found] == [("TFM601", line)]
 
 
-def test_a_helper_holding_a_run_config_says_nothing_calls_it_and_claims_no_importer():
+def test_a_helper_holding_a_run_config_claims_no_importer_nor_denies_one():
     src = "import tensorflow as tf\n\n\ndef config():\n    return tf.estimator.RunConfig(model_dir='/tmp/x')\n"
     [found] = blocked(src).diagnostics
-    assert found.message == ("tf.estimator.RunConfig in `config`: this file builds no Estimator, and nothing in the "
-                             "migrated files calls `config` (no file of the run imports this module): pass the file "
-                             "that builds the Estimator it serves too, or remove it if nothing does, and re-run")
+    assert found.message == ("tf.estimator.RunConfig in `config`: this file builds no Estimator, and no file linked "
+                             "with it in this run calls `config` (a file is linked when its import of this module "
+                             "resolves from the run's root): run tfmigrate from the directory where the program's "
+                             "import paths start, with the file that builds the Estimator it serves, or remove it if "
+                             "nothing uses it, and re-run")
 
 
 def test_a_helper_holding_a_receiver_names_its_caller_or_its_importer(tmp_path):
