@@ -6,20 +6,27 @@
 a model that is not an Estimator, `model(features, tf.estimator.ModeKeys.TRAIN)` in a test, a helper comparing a
 mode it is handed) needs nothing of the Estimator: where no Estimator the run converts reaches the use, each key
 becomes its string literal, with one note per file, and the file then converts like any TF 1.x file (its other 1.x
-names by the TF-names rule, TFM001; what that rule cannot convert blocks there, at its line).
+names by the TF-names rule, TFM001; what that rule cannot convert blocks there, at its line). A name the file binds
+to a key (`TRAIN = tf.estimator.ModeKeys.TRAIN`, a class attribute `EVAL = ...`) holds the string then, and is read
+as written.
 
 Reached means: the function holding the key, or a function calling it (transitively, through the program's call
 sites), is a model_fn of an Estimator of the run, or is called from a file of a converted Estimator's unit
-(its driver, model_fn, specs, input functions). There the key keeps today's behaviour: it converts with that
-Estimator, or blocks with it (a helper whose `mode == ModeKeys.TRAIN` becomes the Keras `training` flag is the
-model_fn rule's business, not a constant). A key in a file of a converted unit is converted by that unit already.
+(its driver, model_fn, specs, input functions); a key at the module level of a file such a unit file imports is
+reached too. There the key keeps today's behaviour: it converts with that Estimator, or blocks with it (a helper
+whose `mode == ModeKeys.TRAIN` becomes the Keras `training` flag is the model_fn rule's business, not a constant),
+the finding naming the Estimator (`file:line`) and the call or import that reaches the key. A key in a file of a
+converted unit is converted by that unit already.
 
 Exact: the key is a class attribute bound to a str literal; nothing else reads the class here (a `ModeKeys` class
 held in a name, `getattr(tf.estimator.ModeKeys, k)`, `vars(ModeKeys)` stay blocked: its other attributes differ).
 
-Blocked, with a true message: other Estimator API (RunConfig, ServingInputReceiver, TPU InputPipelineConfig) in a
-file that builds no Estimator, which names where its functions are called from (the file that calls them, or
-nobody in the migrated files) and what to do: migrate it with the Estimator it serves, or remove it.
+Blocked, with a true message: other Estimator API (RunConfig, ServingInputReceiver, TPU InputPipelineConfig: the
+latter are int constants, but only ever read by TPUConfig, itself Estimator API) in a file that builds no
+Estimator, naming where its helper is called (file:line, and whether that file is a converted Estimator's), or the
+linked files that import it without calling it, or, when none is linked, saying so without denying an importer
+(the run links files by the imports it resolves from its root: one importing the module by a longer package path
+is another unit) and what to do: run from where the import paths start with the Estimator's file, or remove it.
 
 Example: `out = net(x, tf.estimator.ModeKeys.PREDICT)` in a script with no Estimator → `out = net(x, "infer")`
 with a TFM601 note.
