@@ -66,6 +66,7 @@ from .facts.words import CANNED_NAMES, ESTIMATOR_NAMES, ROOTS
 from .planners import (canned, driver, hooks, imports, keras_estimator, layers, model_fn, numpy_inputs, partitioners, shim,
                        strategy, variables)
 from .planners import iterators, optimizer_helpers, private_keras
+from .planners import mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -397,8 +398,13 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
         except Blocked as found:
             helpers += [e for e in found.errors if e.node is None or not file.inside(e.node, inside)]
         raise Blocked.many(helpers)
+    # mode keys no converted Estimator reaches are the strings they always were (planners/mode_keys)
+    unit = _unit_files(analysis, inputs)
+    keys = mode_keys.unreached(file, TFNames(program=program, file=file), program, analysis.sites, unit,
+                               _unit_importer(file, analysis, program, unit), _line_of)
     try:
-        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis)
+        _refuse_leftover_estimator(module, TFNames(program=program, file=file), file, program, analysis=analysis,
+                                   constants=keys)
     except Blocked:
         # an Estimator of another file of the unit that reads this one (its input functions) is blocked
         # itself: say that file blocked, as for any file of a unit left unchanged
@@ -415,28 +421,39 @@ def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program
         # the entry point of an Estimator program left for manual work (`from . import model` whose
         # Estimator is blocked) stays unchanged with it, said so
         _raise(blocked_imported, file, program)
-    if not importers or not table.bindings:
+    if not (importers or keys) or not table.bindings:
         return module
     # a module the migrated program imports (its data, its hooks), or that imports it (its entry point), runs on
     # TF2 with it: its TF1 names are converted like the program's, and one TF2 lacks blocks the whole unit
     # (linked), never left to fail at import
     context.link(*(f.path for f in importers))
     # its seed calls too: a `set_seeds()` helper the driver calls is dropped, one the model_fn calls blocks
-    seed_drops, seed_errors = _random_seeds(TFNames(program=program, file=file), file, [], analysis)
+    # (only in a unit's module: a file no Estimator reaches keeps its seeds and iterators as the TF-names rule has them)
+    seed_drops, seed_errors = (_random_seeds(TFNames(program=program, file=file), file, [], analysis) if importers
+                               else ([], []))
     edits = Edits()
-    iterator_notes, iterator_errors = iterators.plan(file, analysis, TFNames(program=program, file=file), edits)
+    iterator_notes, iterator_errors = (iterators.plan(file, analysis, TFNames(program=program, file=file), edits)
+                                       if importers else ([], []))
     if seed_errors or iterator_errors:
         _raise(seed_errors + iterator_errors, file, program)
     new_module = module
-    if seed_drops or iterator_notes:
+    for node, text in keys.values():
+        if text is not None:
+            edits.replace(node, text)
+    if seed_drops or iterator_notes or keys:
         for line, _ in seed_drops:
             edits.delete(line)
         new_module = edits.apply(module, file.parent)
+    if any(text is None for _, text in keys.values()):
+        # `TRAIN = tf.estimator.ModeKeys.TRAIN` holds a string now, no TF name: the bindings of the edited module
+        module = new_module
+        table = build_import_table(module, TF_ROOTS)
     alias, imported = _tf2_alias(module, table)
     leftover_notes = []
     new_module, tf_name = _fix_imports(new_module, table, alias, imported, "", file, notes=leftover_notes)
     context.replace_text(TF, tf_name)
-    for note in [*(note for _, note in seed_drops), *iterator_notes, *leftover_notes]:
+    for note in [*(note for _, note in seed_drops), *iterator_notes, *leftover_notes,
+                 *([mode_keys.note(keys)] if keys else [])]:
         context.note(*note)
     return new_module
 
@@ -989,6 +1006,32 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
     leftover = imports.LeftoverNames(table, v1_bindings, _tf2_alias(module, table)[0], statements - kept_aliases,
                                      kept, file)
     return [b for fn in unused for b in leftover.blockers(fn)]
+
+
+def _unit_files(analysis, inputs) -> dict:
+    """id(file) → the (first) Estimator Site whose unit holds it (driver, model_fn, specs, input functions)."""
+    out = {}
+    for s in analysis.sites:
+        for f in (s.file, s.model_fn.file, *(u.file for u in s.uses), *(r.file for r in s.receivers.values()),
+                  *inputs[id(s)]):
+            if f is not None:
+                out.setdefault(id(f), s)
+    return out
+
+
+def _line_of(node, file) -> int:
+    from tfmigrate.engine import position_in
+
+    return position_in(file.module, node)[0]
+
+
+def _unit_importer(file, analysis, program, unit: dict):
+    """(Site, file) of a unit file importing `file` (its module-level code runs with that Estimator), or None."""
+    files = {id(f): f for f in program.files}
+    for key, site in unit.items():
+        if key in files and files[key] is not file and _imports_module(files[key], file.module_name, program):
+            return site, files[key]
+    return None
 
 
 def _unit_importers(file, analysis, program, inputs) -> list:
@@ -1731,7 +1774,7 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
 
 
 def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, program=None,
-                               drives: bool = True, analysis=None) -> None:
+                               drives: bool = True, analysis=None, constants: dict | None = None) -> None:
     """A file that uses an Estimator API without an Estimator we convert is reported, never passed over: a TF API
     under tf.estimator (or contrib/keras estimators), an Estimator-looking name rooted in nothing this file
     binds (TensorFlow reached through a module tfmigrate cannot see), or, in a file that imports TensorFlow
@@ -1781,6 +1824,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return True
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if constants and id(node) in constants:
+                return False  # a mode key written as its string (planners/mode_keys)
             path = names.of(node)
             named = _named_blocker(path, node)
             if named:
@@ -1798,6 +1843,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
             return True
 
         def visit_Name(self, node: cst.Name) -> None:
+            if constants and id(node) in constants:
+                return  # a name holding a mode key, which is written as its string (planners/mode_keys)
             path = names.of(node)
             named = _named_blocker(path, node)
             if named:
@@ -1842,7 +1889,7 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
                           "tfmigrate on this file together with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]
     if not subclasses and file is not None and program is not None:
-        errors = _helper_findings(errors, generic, holders, file, program)
+        errors = _helper_findings(errors, generic, holders, file, program, analysis)
     if errors:
         raise Blocked.many(errors[:20])
 
@@ -1892,23 +1939,25 @@ def _unbound_root(node: cst.Attribute, file, program) -> Blocked | None:
                              f"bound in this file ({how}); import TensorFlow explicitly and re-run", node)
 
 
-def _helper_findings(errors: list, generic: list, holders: dict, file, program) -> list:
+def _helper_findings(errors: list, generic: list, holders: dict, file, program, analysis=None) -> list:
     """Estimator API in functions of a file that builds no Estimator (`make_train_spec()`, `get_run_config()`):
-    helpers of an Estimator built elsewhere. Each finding says so, names the helpers and where their user would
-    be (the files of the run importing this module, else one outside the run)."""
+    helpers of an Estimator built elsewhere. Each finding says so and where the run reaches it from (the Estimator
+    built in the run that reaches it, the helper's caller, or nobody: planners/mode_keys.helper_message)."""
     helpers = sorted({holders[id(e)] for e in generic if holders.get(id(e))})
-    if not helpers:
+    module_keys = {id(e) for e in generic if not holders.get(id(e)) and "ModeKeys." in e.message.split(" is used", 1)[0]}
+    if not helpers and not module_keys:
         return errors
-    shown = ", ".join(f"`{h}`" for h in helpers[:4]) + (", ..." if len(helpers) > 4 else "")
     users = [f.path for f in program.files if f is not file and _imports_module(f, file.module_name, program)]
-    one = len(users) == 1
-    where = (f"{', '.join(users[:3])} import{'s' if one else ''} it but build{'s' if one else ''} no Estimator "
-             "tfmigrate converts" if users else
-             f"the file that imports `{file.module_name or file.path}` and builds that Estimator is not among the "
-             "migrated files")
+    sites = analysis.sites if analysis is not None else []
+    unit = _unit_files(analysis, {id(s): _input_files(s, program) for s in sites}) if analysis is not None else {}
+    importer = _unit_importer(file, analysis, program, unit)
     out = []
     for e in errors:
         holder = holders.get(id(e)) if any(e is g for g in generic) else None
+        if holder is None and id(e) in module_keys and importer is not None:  # run when a unit file imports this one
+            out.append(Blocked(e.code, mode_keys.module_message(e.message.split(" is used", 1)[0], importer,
+                                                                _line_of), e.node))
+            continue
         if holder is None:
             out.append(e)
             continue
@@ -1923,10 +1972,8 @@ def _helper_findings(errors: list, generic: list, holders: dict, file, program) 
                                        f"a local name, not through an object's attribute; call {what}(...) where the "
                                        "Estimator is built", e.node))
             continue
-        out.append(Blocked(e.code, f"{what} in `{holder}`: this file builds no Estimator, it holds helpers for one "
-                                   f"({shown}), converted with the Estimator they serve; {where}: run tfmigrate on "
-                                   "this file together with the file that calls them and builds the Estimator",
-                           e.node))
+        out.append(Blocked(e.code, mode_keys.helper_message(what, holder, file, e.node, program, sites, unit,
+                                                            importer, users, _line_of), e.node))
     return out
 
 

@@ -110,6 +110,9 @@ Blocked, each with its own line: predict(hooks=...), export(assets_extra/as_text
 predict/export under parameter servers, a model_fn with no
 predictions; BestExporter unless the final evaluation was the only one, exporters without a model_dir, warm start with vocabularies or under parameter servers, an Estimator value used in a way the tool cannot follow, a
 name with several possible values, input functions the tool cannot see. Hooks: rules/planners/hooks.py (TFM611).
+Mode keys no Estimator of the run reaches (a script, a test, a helper it never calls) become the strings they are,
+and Estimator API in a file that builds no Estimator is reported with where the run reaches it from
+(rules/planners/mode_keys.py).
 
 Training more than once (in a loop, or call after call; Keras target, a model_fn Estimator with a model_dir, train()
 calls): each Estimator call went on from the global step the last one reached; each migrated fit first restores
