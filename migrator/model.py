@@ -752,12 +752,17 @@ class Program:
 
     def _same_def(self, b: Binding, sites, trail, depth) -> Resolved | None:
         """A parameter every call site passes the same def (`model_column_fn=census_dataset.build_model_columns`
-        from the run loop and from a test alike): that def; None when any passes something else."""
+        from the run loop and from a test alike), or the same module-level value (a notebook's `run_config`, built
+        once, handed to its `create_estimator` by the training cell and the prediction cell alike): that value; None
+        when any passes something else."""
         found = [self._site_argument(b, site, trail, depth) for site in sites]
-        if any(r is None or not isinstance(r.node, cst.FunctionDef) or r.node is not found[0].node for r in found):
+        if any(r is None or r.node is not found[0].node or r.value.env for r in found):
             return None
-        if found[0].value.file.scope_of(found[0].node).kind != "module":
-            return None  # a closure: one def, but each call of its factory closes over other values
+        node, file = found[0].node, found[0].value.file
+        if file.scope_of(node).kind != "module":
+            return None  # a closure, or a value built per call of a function: each call may build another
+        if not isinstance(node, cst.FunctionDef) and (not isinstance(node, cst.Call) or _in_loop(node, file)):
+            return None  # one evaluation of one construction only (a module-level loop builds several)
         return found[0]
 
     def _attribute(self, v: Value, trail, depth) -> Resolved:
@@ -1034,6 +1039,16 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _in_loop(node: cst.CSTNode, file: FileIndex) -> bool:
+    """`node` is evaluated once per iteration of a loop around it."""
+    node = file.parents.get(id(node))
+    while node is not None:
+        if isinstance(node, (cst.For, cst.While)):
+            return True
+        node = file.parents.get(id(node))
+    return False
 
 
 def _abstract(fn: cst.CSTNode) -> bool:
