@@ -990,10 +990,12 @@ class Program:
         return bool(calls)
 
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
-               depth: int = 0, rewrite=None) -> str | None:
+               depth: int = 0, rewrite=None, called_at: bool = False) -> str | None:
         """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`).
 
-        `rewrite(attribute, file)` may give the text an attribute is written as instead (a rule's own mapping)."""
+        `rewrite(attribute, file)` may give the text an attribute is written as instead (a rule's own mapping).
+        `called_at`: `value` is the body of a lambda the statement at `at` calls right there (an input_fn the
+        Estimator's train() called): a module-level name it reads held then what reaches `at`."""
         replaced: dict[int, str] = {}
         if rewrite is not None:
             for attribute in _attributes(value.node):
@@ -1017,6 +1019,8 @@ class Program:
                 if why is not None and not why:
                     why.append(name)
                 return None
+            if called_at and value.file is at_file and _late_global(name, here, there, value.file):
+                continue
             if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None
@@ -1039,6 +1043,14 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _late_global(name: cst.Name, here: list[Binding], there: list[Binding], file: FileIndex) -> bool:
+    """A module-level name read in a function body (lookup gives the module's final value), where the body runs
+    when the module-level statement at `at` calls it: what reaches `at` (`there`) is what it read (a notebook's
+    `def input_fn` redefined in a later cell, called by the earlier cell's train)."""
+    return file.scope_of(name).kind != "module" and file.scope_of(name).parent is file.top and bool(there) \
+        and all(b.scope is file.top for b in (*here, *there))
 
 
 def _in_loop(node: cst.CSTNode, file: FileIndex) -> bool:

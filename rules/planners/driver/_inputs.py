@@ -37,7 +37,10 @@ class InputsMixin:
             if isinstance(p.star_arg, cst.Param) or p.kwonly_params or p.star_kwarg:
                 raise Blocked(CODE, "an input_fn lambda with *args/keyword-only parameters is not converted", node)
             names = [x.name.value for x in p.params]
-            body = self.render(Value(node.body, value.file, value.env), at, "input_fn")
+            # a lambda written in the call at `at` (`train(input_fn=lambda: ...)`) ran within that call: its
+            # module-level names held what reaches `at`
+            inline = value.file is self.file and self.file.inside(node, {id(at)})
+            body = self.render(Value(node.body, value.file, value.env), at, "input_fn", called_at=inline)
             if not names:
                 return (body, False) if infer else (f"lambda input_context: {body}", False)
             if names == ["input_context"] and not infer:
