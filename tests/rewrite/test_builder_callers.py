@@ -86,3 +86,23 @@ for seed in (1, 2):
 estimator = create_estimator(run_config, {"lr": 0.1})
 '''
     blocked(_program(cells))
+
+
+def test_a_config_not_read_is_not_said_to_have_no_model_dir():
+    # the tutorials' shape: the first caller hands on its own parameter (an experiment_fn learn_runner calls), so
+    # what `run_config` holds is not known, and nothing is claimed about its model_dir at the later predict()
+    cells = '''
+def experiment_fn(run_config, hparams):
+    return create_estimator(run_config, hparams)
+
+
+run_config = tf.estimator.RunConfig(model_dir="/tmp/tfm-two", tf_random_seed=7)
+hparams = {"lr": 0.1}
+estimator = create_estimator(run_config, hparams)
+predictions = list(estimator.predict(input_fn=eval_input_fn))
+'''
+    result = blocked(_program(cells))
+    messages = [d.message for d in result.diagnostics if d.severity == "error"]
+    assert any("`run_config` is a parameter of `create_estimator`, which is called from 2 places" in m
+               for m in messages), messages
+    assert not any("has no model_dir" in m for m in messages), messages
