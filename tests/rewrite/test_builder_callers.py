@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.rewrite._helpers import INPUT_FNS, blocked, converted
+from _helpers import INPUT_FNS, blocked, converted
 
 MODEL_FN = '''
 def model_fn(features, labels, mode, params):

@@ -3,7 +3,7 @@ GoogleCloudPlatform estimator tutorials' shape): TF 1's abstract column classes 
 those kinds kept, as TF 2.15 keeps them); a concrete class keeps nothing on TF 2 and is blocked saying so."""
 from __future__ import annotations
 
-from tests.rewrite._helpers import blocked, converted
+from _helpers import blocked, converted
 
 PROGRAM = '''\
 import numpy as np

@@ -3,7 +3,7 @@ labels, training)` for train, then `def input_fn(features)` for predict): a lamb
 within that call, so it read the definition reaching it; one assigned to a name is called there as before."""
 from __future__ import annotations
 
-from tests.rewrite._helpers import converted
+from _helpers import converted
 
 CELLS = '''
 import numpy as np

@@ -2,7 +2,7 @@
 hvd.DistributedOptimizer): the conversion makes it the Keras model's own optimizer, so the block says what is lost."""
 from __future__ import annotations
 
-from tests.rewrite._helpers import blocked, program
+from _helpers import blocked, program
 
 BODY = '''
 def model_fn(features, labels, mode, params):

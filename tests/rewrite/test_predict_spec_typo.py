@@ -4,7 +4,7 @@ predict() or an export runs it. A program doing neither converts (with a note, t
 that predicts is blocked, naming the predict() call."""
 from __future__ import annotations
 
-from tests.rewrite._helpers import blocked, converted, program, rewrite
+from _helpers import blocked, converted, program, rewrite
 
 BROKEN_PREDICT = '''
 def model_fn(features, labels, mode, params):
