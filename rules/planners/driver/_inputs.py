@@ -102,7 +102,7 @@ class InputsMixin:
     def keras_data(self, value: Value, site: Site, at: cst.CSTNode, mode: str, model: str) -> str:
         """The dataset fit/evaluate reads; under a multi-replica strategy, distributed by the strategy the model
         was built under (`model.distribute_strategy`: the program's strategy variable may not be visible here)."""
-        dataset_fn, _ = self.dataset_fn(value, site, at, mode)
+        dataset_fn, shards = self.dataset_fn(value, site, at, mode)
         from .. import keras_estimator
 
         if keras_estimator.is_keras(site):  # dict features → the model's inputs by name, as model_to_estimator did
@@ -110,6 +110,11 @@ class InputsMixin:
                 else f"{dataset_fn}()"
             return f"model_to_estimator_inputs({model}, {data})"
         if site.strategy.kinds <= {"default", "one-device"}:
+            if shards:  # without a strategy the Estimator passed input_context=None
+                body = dataset_fn[len("lambda input_context: "):]
+                if dataset_fn.startswith("lambda input_context: ") and body.endswith("input_context=input_context)"):
+                    return body[:-len("input_context)")] + "None)"
+                return f"{dataset_fn}(None)" if is_atom_text(value.node) else f"({dataset_fn})(None)"
             if dataset_fn.startswith("lambda input_context: "):
                 return dataset_fn[len("lambda input_context: "):]
             return f"{dataset_fn}()"
