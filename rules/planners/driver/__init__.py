@@ -4,7 +4,8 @@ Asked of the program model (migrator/model.py), not of one statement list: an Es
 under `__main__`, in `main(argv)`, in a helper that returns it, in a method; arguments positional or by keyword;
 RunConfig built inline, in a helper, through `.replace(...)`; specs inline, in helpers returning tuples; input
 functions as defs, lambdas, `functools.partial`, closures from factories, taking any of `params`, `mode`,
-`config`, `input_context` (the generated code passes what the Estimator passed by name).
+`config`, `input_context` (the generated code passes what the Estimator passed by name: input_context=None
+without a strategy, fixtures/predict_spec_typo).
 Across the files of a run: an Estimator subclass of one module built in another (`from estimator import
 MyEstimator`: the import takes the builder's name in its place; fixtures/subclass_package), a
 `build_estimator(model_dir, ...)` handed as a value to a run loop that calls it through its parameter
