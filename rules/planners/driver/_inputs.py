@@ -114,11 +114,22 @@ class InputsMixin:
                 body = dataset_fn[len("lambda input_context: "):]
                 if dataset_fn.startswith("lambda input_context: ") and body.endswith("input_context=input_context)"):
                     return body[:-len("input_context)")] + "None)"
-                return f"{dataset_fn}(None)" if is_atom_text(value.node) else f"({dataset_fn})(None)"
+                if dataset_fn.startswith("lambda "):  # a lambda of the program's taking input_context
+                    return f"({dataset_fn})(None)"
+                if not _defaults_to_none(self.program.function_of(value), "input_context"):
+                    return f"{dataset_fn}(None)"  # (a default of None is passed by leaving it out)
             if dataset_fn.startswith("lambda input_context: "):
                 return dataset_fn[len("lambda input_context: "):]
             return f"{dataset_fn}()"
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
+
+
+def _defaults_to_none(fn, name: str) -> bool:
+    """`fn` (a FunctionRef or None) has a parameter `name` whose default is None."""
+    params = fn.node.params if fn is not None else None
+    found = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name] \
+        if params is not None else []
+    return bool(found) and isinstance(found[0].default, cst.Name) and found[0].default.value == "None"
 
 
 def _defaults(fn) -> set[str]:
