@@ -752,12 +752,17 @@ class Program:
 
     def _same_def(self, b: Binding, sites, trail, depth) -> Resolved | None:
         """A parameter every call site passes the same def (`model_column_fn=census_dataset.build_model_columns`
-        from the run loop and from a test alike): that def; None when any passes something else."""
+        from the run loop and from a test alike), or the same module-level value (a notebook's `run_config`, built
+        once, handed to its `create_estimator` by the training cell and the prediction cell alike): that value; None
+        when any passes something else."""
         found = [self._site_argument(b, site, trail, depth) for site in sites]
-        if any(r is None or not isinstance(r.node, cst.FunctionDef) or r.node is not found[0].node for r in found):
+        if any(r is None or r.node is not found[0].node or r.value.env for r in found):
             return None
-        if found[0].value.file.scope_of(found[0].node).kind != "module":
-            return None  # a closure: one def, but each call of its factory closes over other values
+        node, file = found[0].node, found[0].value.file
+        if file.scope_of(node).kind != "module":
+            return None  # a closure, or a value built per call of a function: each call may build another
+        if not isinstance(node, cst.FunctionDef) and (not isinstance(node, cst.Call) or _in_loop(node, file)):
+            return None  # one evaluation of one construction only (a module-level loop builds several)
         return found[0]
 
     def _attribute(self, v: Value, trail, depth) -> Resolved:
@@ -985,10 +990,12 @@ class Program:
         return bool(calls)
 
     def render(self, value: Value, at: cst.CSTNode, at_file: FileIndex, why: list | None = None,
-               depth: int = 0, rewrite=None) -> str | None:
+               depth: int = 0, rewrite=None, called_at: bool = False) -> str | None:
         """Source text of `value` that means the same at `at`, or None (the offending name goes into `why`).
 
-        `rewrite(attribute, file)` may give the text an attribute is written as instead (a rule's own mapping)."""
+        `rewrite(attribute, file)` may give the text an attribute is written as instead (a rule's own mapping).
+        `called_at`: `value` is the body of a lambda the statement at `at` calls right there (an input_fn the
+        Estimator's train() called): a module-level name it reads held then what reaches `at`."""
         replaced: dict[int, str] = {}
         if rewrite is not None:
             for attribute in _attributes(value.node):
@@ -1012,6 +1019,8 @@ class Program:
                 if why is not None and not why:
                     why.append(name)
                 return None
+            if called_at and value.file is at_file and _late_global(name, here, there, value.file):
+                continue
             if [id(b) for b in here] != [id(b) for b in there] and not _same_import(self, here, there):
                 # a parameter of a function called once: the argument that call passes, written at `at`
                 argument = self._argument_of(here) if depth < _MAX_DEPTH else None
@@ -1034,6 +1043,24 @@ class Program:
         if not replaced:
             return code(value.node)
         return code(_substitute(value.node, replaced))
+
+
+def _late_global(name: cst.Name, here: list[Binding], there: list[Binding], file: FileIndex) -> bool:
+    """A module-level name read in a function body (lookup gives the module's final value), where the body runs
+    when the module-level statement at `at` calls it: what reaches `at` (`there`) is what it read (a notebook's
+    `def input_fn` redefined in a later cell, called by the earlier cell's train)."""
+    return file.scope_of(name).kind != "module" and file.scope_of(name).parent is file.top and bool(there) \
+        and all(b.scope is file.top for b in (*here, *there))
+
+
+def _in_loop(node: cst.CSTNode, file: FileIndex) -> bool:
+    """`node` is evaluated once per iteration of a loop around it."""
+    node = file.parents.get(id(node))
+    while node is not None:
+        if isinstance(node, (cst.For, cst.While)):
+            return True
+        node = file.parents.get(id(node))
+    return False
 
 
 def _abstract(fn: cst.CSTNode) -> bool:

@@ -484,6 +484,21 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
             errors.append(blocked)
             continue
         predicts, exports = reading_sites(sites)
+        broken = getattr(plan, "predict_blocked", None)  # model_fn plans: PREDICT's return raised in TF1
+        if broken is not None and (predicts or exports):
+            from tfmigrate.engine import position_in
+
+            first = (predicts or exports)[0]
+            where = f"{first.file.path.rpartition('/')[2]}:{position_in(first.file.module, first.call)[0]}"
+            errors.append(Blocked(broken.code, f"{broken.message}; this return runs in PREDICT mode, which the "
+                                               f"{'predict' if predicts else 'export'}() at {where} runs",
+                                  broken.node))
+            continue
+        if broken is not None:
+            fn_notes = [*fn_notes, (broken.code, f"{broken.message.partition(':')[0]}: TF1 raised a TypeError when "
+                                                 "this PREDICT-mode return ran, which this program never does (it "
+                                                 "neither predicts nor exports); the converted model has no "
+                                                 "predictions", broken.node)]
         if plan.predictions is None and (predicts or exports):
             first = (predicts or exports)[0]
             errors.append(Blocked(estimator.CODE, f"{'predict' if predicts else 'export'}() of an Estimator whose "

@@ -77,6 +77,11 @@ TF 2.15 runs):
   over keys known only at run time (`for key in train_x.keys(): columns.append(numeric_column(key))`, the
   premade-estimators tutorial) passes those keys to the model (params, evaluated where the Estimator was built,
   after the loop ran on the same value), which sorts its inputs by column name at run time as TF1 did.
+  `filter(lambda c: isinstance(c, feature_column._DenseColumn), columns)` over such columns is read too: on TF 2.15
+  every tf.feature_column column is an instance of the abstract TF 1 classes of its kind only (_FeatureColumn,
+  _DenseColumn, _CategoricalColumn, _SequenceDenseColumn; measured, rules/facts/column_classes.py), so the filter
+  keeps those; a concrete class (`_NumericColumn`, the GoogleCloudPlatform tutorials) is False for every column on
+  TF 2, and is blocked saying so.
   The statements that only built columns go away with the Estimator.
 - DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
   `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);

@@ -10,6 +10,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
 from .. import feature_columns as fcols
+from ...facts import column_classes
 from ...facts.calls import literal
 from ._model import CODE, CODE_COLUMNS
 
@@ -179,11 +180,63 @@ class SourceValuesMixin:
             if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values", "items") and not node.args:
                 inner = self.resolve(Value(func.value, file, env), what)
                 return self.dict_part(inner, func.attr.value, what, value.node)
+            if isinstance(func, cst.Name) and func.value == "filter" and len(positional) == len(node.args) == 2 \
+                    and not self.program.lookup("filter", func, file):
+                return self.column_filter(node, file, env, what)
         if isinstance(node, cst.Call) and (path := self.analysis.tf(node, file)):
             fcols.blocked_kind(path, node)  # shared_embeddings: a list of columns, not converted
         raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is not a list tfmigrate can read from the "
                                     "source (names known only at run time); the input layer's order is the sorted "
                                     "column names, so list the names in the program", value.node)
+
+    def column_filter(self, node: cst.Call, file: FileIndex, env, what: str) -> list[Value]:
+        """`filter(lambda c: isinstance(c, feature_column._DenseColumn), columns)` over columns written in the source:
+        the columns whose kind is an instance of the tested TF 1 class on TF 2.15 (facts/column_classes.py)."""
+        test, seq = node.args[0].value, node.args[1].value
+        params = test.params.params if isinstance(test, cst.Lambda) else ()
+        if len(params) != 1 or isinstance(test.params.star_arg, cst.Param) or test.params.kwonly_params:
+            raise Blocked(CODE_COLUMNS, f"{what}: only `filter(lambda column: isinstance(column, ...), columns)` "
+                                        "over columns is read", node)
+        param = params[0].name.value
+
+        def holds(expr, kinds: tuple[str, ...]) -> bool:  # the test's value for a column of these classes
+            if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitOr, cst.BitAnd)):
+                left, right = holds(expr.left, kinds), holds(expr.right, kinds)
+                return left | right if isinstance(expr.operator, cst.BitOr) else left & right
+            if isinstance(expr, cst.BooleanOperation):
+                left, right = holds(expr.left, kinds), holds(expr.right, kinds)
+                return (left or right) if isinstance(expr.operator, cst.Or) else (left and right)
+            if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+                return not holds(expr.expression, kinds)
+            args = expr.args if isinstance(expr, cst.Call) else ()
+            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "isinstance" \
+                    and len(args) == 2 and isinstance(args[0].value, cst.Name) and args[0].value.value == param:
+                name = column_classes.class_name(self.program.qualified(args[1].value, file))
+                if name in column_classes.CONCRETE:
+                    raise Blocked(CODE_COLUMNS, f"{what}: `isinstance({param}, {code(args[1].value)})` is False for "
+                                                "every column tf.feature_column builds on TF 2 (they are "
+                                                "feature_column_v2 classes, subclasses of the abstract TF 1 classes "
+                                                f"only), so this filter keeps none on TF 2.15 where TF 1.x kept its "
+                                                f"kind; test an abstract class (feature_column._DenseColumn, "
+                                                "_CategoricalColumn) or list the columns", args[1].value)
+                if name is not None:
+                    return name in kinds
+            raise Blocked(CODE_COLUMNS, f"{what}: the filter's test `{code(expr)[:60]}` is not read (only "
+                                        "isinstance tests of TF 1's feature-column classes, with |, &, or, and, not)",
+                          expr)
+
+        holds(test.body, ())  # the test read first: a concrete class is blocked whatever the columns
+        kept = []
+        for item in self.items(Value(seq, file, env), what):
+            r = self.resolve(item, what)
+            path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Call) else None
+            kind = path.rpartition(".")[2] if path and path.startswith("feature_column.") else None
+            if kind not in column_classes.INSTANCE_OF:
+                raise Blocked(CODE_COLUMNS, f"{what}: `{code(item.node)[:60]}` is not a column tfmigrate knows the "
+                                            "class of, so the filter's isinstance test cannot be read", item.node)
+            if holds(test.body, column_classes.INSTANCE_OF[kind]):
+                kept.append(item)
+        return kept
 
     def augmented(self, last: Binding, env, what: str) -> list[Value]:
         """`cols = [...]` then `cols += [...]` in the same block (a list extended in place), `last` the final `+=`:

@@ -4,7 +4,8 @@ Asked of the program model (migrator/model.py), not of one statement list: an Es
 under `__main__`, in `main(argv)`, in a helper that returns it, in a method; arguments positional or by keyword;
 RunConfig built inline, in a helper, through `.replace(...)`; specs inline, in helpers returning tuples; input
 functions as defs, lambdas, `functools.partial`, closures from factories, taking any of `params`, `mode`,
-`config`, `input_context` (the generated code passes what the Estimator passed by name).
+`config`, `input_context` (the generated code passes what the Estimator passed by name: input_context=None
+without a strategy, fixtures/predict_spec_typo).
 Across the files of a run: an Estimator subclass of one module built in another (`from estimator import
 MyEstimator`: the import takes the builder's name in its place; fixtures/subclass_package), a
 `build_estimator(model_dir, ...)` handed as a value to a run loop that calls it through its parameter
@@ -101,7 +102,16 @@ saved at the later step, a stale backup never winning over a newer Estimator che
 too, and a resume removes that stale backup, which fit's BackupAndRestore would load; tests/fixtures_run/
 test_restore_newest.py); weights only. Once
 restored (or trained) in a function, later predict/evaluate there read the same weights; an export restores again
-(it must fail without a checkpoint). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
+(it must fail without a checkpoint). "Trained before" means the same Estimator OBJECT: a builder called again
+(a notebook's prediction cell calling the training cell's `create_estimator(run_config, hparams)` anew) builds a
+new Estimator over the same model_dir, which restored it, so the new model restores too
+(fixtures/builder_two_callers: train, then predict from a second build, predictions compared). A builder called
+from several places is followed when every caller passes the same module-level value (one construction, outside
+any loop: the notebook's `run_config` and `hparams`; migrator/model.py Program._same_def); different values, a
+name rebound between the calls, or a value built in a loop stay blocked, naming the callers; a RunConfig not read
+makes no claim about its model_dir. An input_fn lambda written in its train/evaluate/predict call ran within that
+call, so a module-level name it reads (a notebook's `def input_fn` redefined in a later cell) holds what reaches
+the call (tests/rewrite/test_notebook_input_fn_cells.py). fixtures/predict_separate; tests/fixtures_run/test_predict_separate_runs.py
 predicts, evaluates and exports from a model_dir the Estimator trained and compares with the Estimator.
 Canned models read it by the names the canned estimator gave its variables (rules/planners/canned.py).
 Blocked there, with the reason: warm_start_from,

@@ -195,10 +195,13 @@ class CallsMixin:
         latest in model_dir (none: predict/evaluate ran on freshly initialised variables, export raised). Right
         after training in the same function that is the weights the migrated model holds; otherwise the migrated
         model restores the same checkpoint (Model.restore_checkpoint), or the use is blocked saying why."""
-        trained = _trained_before(site, use.call, use.file)
-        if checkpoint is None and not _trained_before(site, use.call, use.file, lambda u: u.checkpoint is not None) \
-                and _trained_before(site, use.call, use.file, lambda u: u.kind in ("train", "train_and_evaluate")
-                                    or u.restore and use.kind != "export"):
+        same = _same_object(self.program, use)
+        trained = _trained_before(site, use.call, use.file, lambda u: u.kind in ("train", "train_and_evaluate")
+                                  and same(u))
+        if checkpoint is None and not _trained_before(site, use.call, use.file, lambda u: u.checkpoint is not None
+                                                      and same(u)) \
+                and _trained_before(site, use.call, use.file, lambda u: (u.kind in ("train", "train_and_evaluate")
+                                    or u.restore and use.kind != "export") and same(u)):
             # trained, or model_dir's latest restored, earlier in this function (no checkpoint_path since); an
             # export restores again: without a checkpoint it raised where predict/evaluate went on
             return
@@ -232,6 +235,20 @@ class CallsMixin:
                                     "evaluate model_dir's latest checkpoint", checkpoint.node)
             return  # the trainer's evaluate builds the model and restores model_dir's latest checkpoint (_build)
         use.restore, use.checkpoint = True, checkpoint
+
+
+def _same_object(program, use: Use):
+    """Whether an earlier use drove the same Estimator object as `use`: a builder called again (a notebook's
+    prediction cell calling the training cell's `create_estimator(...)` anew) builds the same Site but a new object,
+    whose predict restored model_dir where the migrated model is freshly built. Receivers read through names are
+    compared by the bindings reaching them; others are taken as one object, as before."""
+    def bindings(u: Use):
+        if not isinstance(u.receiver, cst.Name):
+            return None
+        return [id(b) for b in program.lookup(u.receiver.value, u.call, u.file)]
+
+    mine = bindings(use)
+    return lambda u: mine is None or u.file is not use.file or bindings(u) in (None, mine)
 
 
 def _trained_before(site: Site, call: cst.Call, file: FileIndex, which=None) -> bool:

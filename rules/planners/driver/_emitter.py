@@ -35,7 +35,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
         self.by_name: dict[int, tuple[cst.ImportFrom, cst.ImportAlias, list[str]]] = {}
         self.local_support: list = []  # (support class, where used) this file writes itself (_handed.py)
 
-    def render(self, value, at: cst.CSTNode, what: str) -> str:
+    def render(self, value, at: cst.CSTNode, what: str, called_at: bool = False) -> str:
         if isinstance(value, Choice):
             return (f"{self.render(value.body, at, what)} if {self.render(value.test, at, what)} "
                     f"else {self.render(value.orelse, at, what)}")
@@ -45,7 +45,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
             text = self.render(value.value, at, what)
             return f"{self.start} + {text}" if getattr(self, "start", None) else text
         why: list = []
-        text = self.program.render(value, at, self.file, why, rewrite=self.mode_key)
+        text = self.program.render(value, at, self.file, why, rewrite=self.mode_key, called_at=called_at)
         if text is None:
             name = why[0].value if why else code(value.node)
             here = self.program.lookup(name, why[0], value.file) if why else []

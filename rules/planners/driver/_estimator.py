@@ -142,6 +142,7 @@ class EstimatorMixin:
         except Blocked as blocked:  # (a TPUEstimator without its RunConfig)
             own.append(blocked)
             run_config = {}
+            known = False  # a RunConfig not read may well have a model_dir: the uses' checks of it are not made
         site = Site(call, file, fn, args["model_fn"].node if "model_fn" in args else call, params, params_value,
                     run_config)
         site.config_known = known

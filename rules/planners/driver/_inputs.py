@@ -37,7 +37,10 @@ class InputsMixin:
             if isinstance(p.star_arg, cst.Param) or p.kwonly_params or p.star_kwarg:
                 raise Blocked(CODE, "an input_fn lambda with *args/keyword-only parameters is not converted", node)
             names = [x.name.value for x in p.params]
-            body = self.render(Value(node.body, value.file, value.env), at, "input_fn")
+            # a lambda written in the call at `at` (`train(input_fn=lambda: ...)`) ran within that call: its
+            # module-level names held what reaches `at`
+            inline = value.file is self.file and self.file.inside(node, {id(at)})
+            body = self.render(Value(node.body, value.file, value.env), at, "input_fn", called_at=inline)
             if not names:
                 return (body, False) if infer else (f"lambda input_context: {body}", False)
             if names == ["input_context"] and not infer:
@@ -99,7 +102,7 @@ class InputsMixin:
     def keras_data(self, value: Value, site: Site, at: cst.CSTNode, mode: str, model: str) -> str:
         """The dataset fit/evaluate reads; under a multi-replica strategy, distributed by the strategy the model
         was built under (`model.distribute_strategy`: the program's strategy variable may not be visible here)."""
-        dataset_fn, _ = self.dataset_fn(value, site, at, mode)
+        dataset_fn, shards = self.dataset_fn(value, site, at, mode)
         from .. import keras_estimator
 
         if keras_estimator.is_keras(site):  # dict features → the model's inputs by name, as model_to_estimator did
@@ -107,10 +110,26 @@ class InputsMixin:
                 else f"{dataset_fn}()"
             return f"model_to_estimator_inputs({model}, {data})"
         if site.strategy.kinds <= {"default", "one-device"}:
+            if shards:  # without a strategy the Estimator passed input_context=None
+                body = dataset_fn[len("lambda input_context: "):]
+                if dataset_fn.startswith("lambda input_context: ") and body.endswith("input_context=input_context)"):
+                    return body[:-len("input_context)")] + "None)"
+                if dataset_fn.startswith("lambda "):  # a lambda of the program's taking input_context
+                    return f"({dataset_fn})(None)"
+                if not _defaults_to_none(self.program.function_of(value), "input_context"):
+                    return f"{dataset_fn}(None)"  # (a default of None is passed by leaving it out)
             if dataset_fn.startswith("lambda input_context: "):
                 return dataset_fn[len("lambda input_context: "):]
             return f"{dataset_fn}()"
         return f"{model}.distribute_strategy.distribute_datasets_from_function({dataset_fn})"
+
+
+def _defaults_to_none(fn, name: str) -> bool:
+    """`fn` (a FunctionRef or None) has a parameter `name` whose default is None."""
+    params = fn.node.params if fn is not None else None
+    found = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name] \
+        if params is not None else []
+    return bool(found) and isinstance(found[0].default, cst.Name) and found[0].default.value == "None"
 
 
 def _defaults(fn) -> set[str]:

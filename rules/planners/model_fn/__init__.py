@@ -98,7 +98,12 @@ Modes: `if` on mode (`==`, `!=`, `in (...)`, `not in`, `not`/`and`/`or`, elif/el
 `mode == TRAIN`) runs each arm for its modes; arms may assign (`metrics = {...}`, `train_op = None`) or return.
 Each mode's `EstimatorSpec` is read from the return it reaches: TRAIN gives loss and train_op, EVAL the loss and
 `eval_metric_ops`, PREDICT the predictions (a dict, or the output). The model itself must be the same in every
-mode: forward statements, layers and variables inside a mode branch block.
+mode: forward statements, layers and variables inside a mode branch block. An EstimatorSpec given an argument it
+does not take raised a TypeError when its return ran: blocked, except in a PREDICT-only return, which only
+predict() and exports run (TF's multi-worker tutorial returns `EstimatorSpec(labels=labels, predictions=...)` and
+only trains): blocked, naming the call, where the program predicts or exports; else converted without predictions,
+with a note. The optimizer used other than by its minimize (Horovod's `hvd.DistributedOptimizer(optimizer)`) is
+blocked saying what the conversion would lose.
 
 Loss: one `tf.compat.v1.losses` call (TFM201), also as a bare statement read back by
 `tf.compat.v1.losses.get_total_loss()` (exact: regularizers are blocked, so there are no regularization losses);

@@ -161,6 +161,7 @@ class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, Visi
         self.live = ALL_MODES  # modes that have not returned yet
         self.active = ALL_MODES  # modes that run the current statement
         self.spec_predictions: cst.BaseExpression | None = None
+        self.spec_predict_blocked = None  # PREDICT's EstimatorSpec raised a TypeError in TF1 (_spec.py)
         self.spec_export_outputs: cst.Dict | None = None
         self.spec_metrics: cst.Dict | None = None
         self.spec_eval_predictions: cst.BaseExpression | None = None  # EVAL's predictions= (add_metrics reads it)

@@ -40,6 +40,7 @@ class ModelPlan:
     export_outputs: str | None = None  # EstimatorSpec(export_outputs=...): {key: outputs} from the output (code)
     export_methods: dict[str, str] | None = None  # signature key → predict / classify / regress
     export_blocked: Blocked | None = None  # export_outputs not converted: blocks an export, else dropped (note)
+    predict_blocked: Blocked | None = None  # PREDICT's return raised a TypeError in TF1: blocks predict/export
     helpers: list[cst.FunctionDef] = field(default_factory=list)  # network helpers inlined into call()
     # tf.compat.v1.summary.scalar in TRAIN mode: (tag, value computed from `output` (code), the call); the custom
     # loop writes them, the Keras target drops them with a note (program.py)
@@ -163,7 +164,8 @@ class ResultMixin:
             output=out, predictions=predictions, loss=loss_plan, metrics=metric_ctors, optimizer=optimizer,
             notes=self.notes, partitioner=partitioners.single(self.partitioners, self.fn), mod_rows=self.mod_rows,
             support=self.support, export_outputs=export_code, export_methods=export_methods,
-            export_blocked=export_blocked, summaries=summaries, nan_check=self.nan_check,
+            export_blocked=export_blocked, predict_blocked=self.spec_predict_blocked, summaries=summaries,
+            nan_check=self.nan_check,
             **self.logging_plan(out, loss_name), **self.summary_hook_plan(summaries), **self.stop_plan(),
         )
 

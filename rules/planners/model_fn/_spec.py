@@ -39,8 +39,14 @@ class SpecMixin:
         kind = "TPUEstimatorSpec" if tpu_spec else "EstimatorSpec"
         unknown = [a.keyword.value for a in value.args if a.keyword is not None and a.keyword.value not in names]
         if unknown:
-            raise Blocked(CODE, f"{kind} has no argument '{unknown[0]}': TF1 raised a TypeError when this "
-                                f"return ran; fix the call (the mode goes first: {kind}(mode, ...))", value)
+            error = Blocked(CODE, f"{kind} has no argument '{unknown[0]}': TF1 raised a TypeError when this "
+                                  f"return ran; fix the call (the mode goes first: {kind}(mode, ...))", value)
+            if modes == frozenset({"PREDICT"}) and not tpu_spec:
+                # only predict() and exports run PREDICT: a program doing neither never ran this return, and the model
+                # converts without predictions (program.py blocks with this error where the program predicts)
+                self.spec_predict_blocked = error
+                return
+            raise error
         args = bind(value, names, kind, CODE)
         if tpu_spec:
             args = self.tpu_spec_args(args)

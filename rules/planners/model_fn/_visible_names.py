@@ -52,7 +52,25 @@ class VisibleNamesMixin:
                 found = self.name_passed_to(node, name)
                 if found is not None:
                     raise Blocked(CODE, self.flag_passed_message(where, name, *found), report or node)
+            if self.optimizer is not None and name == self.optimizer[0] and not isinstance(node, str):
+                raise Blocked(CODE, self.optimizer_used_message(where, name, node), report or node)
             raise Blocked(CODE, f"{where} uses {what}, which the converted model cannot see", report or node)
+
+    def optimizer_used_message(self, where: str, name: str, node: cst.CSTNode) -> str:
+        """The TF1 optimizer read other than by its minimize: it becomes the Keras model's own optimizer, so
+        what wraps it (Horovod's DistributedOptimizer, which averaged gradients across Horovod processes) is lost."""
+        call = next((c for c in calls_in(node) if any(isinstance(a.value, cst.Name) and a.value.value == name
+                                                      for a in c.args)), None)
+        dotted = self.names.program.qualified(call.func, self.names.file) if call is not None else None
+        if dotted and dotted.split(".")[0] == "horovod":
+            return (f"{where} wraps the optimizer `{name}` in Horovod's `{code(call.func)}`, whose allreduce averaged "
+                    "the gradients across Horovod processes: Horovod is not converted (tfmigrate converts "
+                    "tf.distribute strategies); remove Horovod from the program (train under a RunConfig "
+                    "train_distribute strategy, such as MultiWorkerMirroredStrategy) and re-run tfmigrate")
+        shown = f"`{code(call.func)}(...)`" if call is not None else "it"
+        return (f"{where} uses the optimizer `{name}` other than by its minimize() ({shown}): the conversion makes "
+                "it the Keras model's own optimizer, which this use would not reach; use the optimizer only through "
+                "minimize()")
 
     def name_passed_to(self, node: cst.CSTNode, name: str) -> tuple[cst.Call, cst.Arg, int] | None:
         """The first call in `node` given the local `name` itself as an argument: (call, argument, its position)."""
