@@ -428,6 +428,21 @@ EARLY_STOPPING_NOTE = ("early-stopping hook → EstimatorEarlyStopping: at the f
                        "writes eval_dir while this training runs, so its first check decides")
 
 
+# make_early_stopping_hook's entry in the driver's early_stops (its third item: no metric, a predicate)
+PREDICATE = "should_stop_fn"
+
+
+def predicate_note(timed: bool) -> str:
+    """The note of a make_early_stopping_hook converted to EstimatorStopOnPredicate."""
+    when = ("then every run_every_secs seconds of wall time, so the step it stops after depends on how fast "
+            "training runs, in TF1 as in TF2 (not step-comparable by verify past it)" if timed else
+            "then every run_every_steps global steps (TF1 read the global step unordered with the update, so its "
+            "later checks could fall a step apart from run to run; a should_stop_fn that does not depend on when "
+            "it is called stops at the same step)")
+    return ("make_early_stopping_hook → EstimatorStopOnPredicate: it calls should_stop_fn after the first step of "
+            f"this training, {when}, and stops training after the step it returned True, as TF 2.15's hook did")
+
+
 def early_stopping_blocked(why: str) -> str:
     return (f"early-stopping hook not converted: {why}")
 
