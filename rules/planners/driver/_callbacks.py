@@ -135,7 +135,8 @@ class CallbacksMixin:
     def eval_summaries(self, site: Site, use, at) -> str:
         """`, callbacks=[EvalSummaries(eval_dir)]` for an evaluation of an Estimator an early-stopping hook reads:
         the Estimator wrote every evaluation's metrics to eval_dir ("eval", or "eval_<name>"); else ""."""
-        if not any(entry[0] is site and entry[5] != hook_rules.PREDICATE for entry in self.analysis.early_stops.values()):
+        if not any(entry[0] is site and entry[5] != hook_rules.PREDICATE  # (a predicate reads no evaluation)
+                   for entry in self.analysis.early_stops.values()):
             return ""
         model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
         name = use.evaluate.get("name")

@@ -99,8 +99,8 @@ class HooksMixin:
                     # the instance as the program wrote it: a name holding it stays (the program may read it later)
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
-                elif isinstance(call, cst.Call) and (self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING
-                                                     or self.tf(call.func, h.value.file) in hook_rules.MAKE_EARLY_STOPPING):
+                elif isinstance(call, cst.Call) and self.tf(call.func, h.value.file) in (
+                        *hook_rules.EARLY_STOPPING, *hook_rules.MAKE_EARLY_STOPPING):
                     # a metric's stop_if_*_hook, or make_early_stopping_hook's predicate (_predicate_stop.py)
                     stopping = self.early_stopping if self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING \
                         else self.predicate_stopping
