@@ -50,3 +50,11 @@ def test_a_key_of_the_model_fn_too_blocks():
     line = next(i for i, s in enumerate(src.splitlines(), 1) if "a = est.evaluate" in s)
     assert any(d.line == line and "key 'rmse' is also the model_fn's" in d.message for d in found), \
         [d.format() for d in found]
+
+
+def test_a_key_written_elsewhere_in_the_program_blocks_too():
+    # eval_metric_ops built by a helper may hold the same key: any other string spelling it is not told apart
+    helper = METRIC_FN + '\n\ndef own_metrics(labels, logits):\n    return {"mae": tf.compat.v1.metrics.mean(logits)}\n'
+    src = source(TRAIN + "a = est.evaluate(eval_input_fn)\nest = tf.estimator.add_metrics(est, more_metrics)\n", helper)
+    found = [d for d in blocked(src).diagnostics if d.severity == "error"]
+    assert any("key 'mae' is also the model_fn's" in d.message for d in found), [d.format() for d in found]

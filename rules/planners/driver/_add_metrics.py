@@ -71,7 +71,8 @@ class AddMetricsMixin:
 
     def _own_keys(self, site: Site, use) -> tuple[str, ...]:
         """The keys the metric_fn adds, when none is also a key the model_fn may return (then the Estimator's own
-        evaluate reported the model_fn's metric under it, which the migrated model no longer computes)."""
+        evaluate reported the model_fn's metric under it, which the migrated model no longer computes): none is
+        written as a string anywhere else in the program."""
         fn = site.added_metrics[0][0]
         last = fn.body.body[-1] if fn.body.body else None
         ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
@@ -83,7 +84,10 @@ class AddMetricsMixin:
             raise Blocked(CODE, f"evaluate() on `{code(use.receiver)}`, the Estimator without the metrics "
                                 "tf.estimator.add_metrics adds to it elsewhere: its result would drop the metric_fn's "
                                 "keys, which must be string literals of its final `return {...}`", use.call)
-        strings = {n.evaluated_value for n in _strings(site.model_fn.node)}
+        # any other string literal of the program spelling a key (the model_fn's eval_metric_ops, maybe built by a
+        # helper) may be a metric the metric_fn replaces: not told apart here, so it blocks
+        strings = {n.evaluated_value for f in self.program.files for n in _strings(f.module)
+                   if not f.inside(n, {id(fn)})}
         if strings & set(keys) or "loss" in keys or "global_step" in keys:
             raise Blocked(CODE, f"evaluate() on `{code(use.receiver)}`, the Estimator without the metrics "
                                 "tf.estimator.add_metrics adds to it elsewhere, is not converted: the metric_fn's key "
@@ -94,7 +98,7 @@ class AddMetricsMixin:
 
 
 def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
-    """Every string literal under `node` (a model_fn: the keys its eval_metric_ops may use)."""
+    """Every string literal under `node`."""
     found: list[cst.SimpleString] = []
 
     class _Collect(cst.CSTVisitor):
