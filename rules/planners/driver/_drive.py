@@ -88,11 +88,11 @@ class DriveMixin:
                     not in self.notes:
                 self.notes.append((keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call))
             summaries = self.eval_summaries(site, use, at)
-            return wrap_call(without_hidden(self.analysis, use, f"{receiver}.evaluate({data}, steps={steps}, "
-                                                                 f"return_dict=True{summaries})"), "", width=92)
+            return without_hidden(self.analysis, use, wrap_call(
+                f"{receiver}.evaluate({data}, steps={steps}, return_dict=True{summaries})", "", width=92))
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
-        return wrap_call(without_hidden(self.analysis, use, f"{receiver}.evaluate({dataset_fn}, steps={steps})"), "",
-                         width=92)
+        return without_hidden(self.analysis, use, wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "",
+                                                            width=92))
 
     def predict_text(self, site: Site, use: Use) -> str:
         """Estimator.predict's generator: the migrated model's PREDICT outputs, per example or per batch, from the
