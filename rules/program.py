@@ -126,7 +126,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                   global_step_class: bool = True, callbacks: bool = False,
                   support_done: set[str] | None = None, checkpoints: bool = False,
                   step_counter: bool = False, saver: bool = False, indent: str = "",
-                  early_stopping: bool = False) -> list[cst.BaseStatement]:
+                  early_stopping: bool = False, predicate_stop: bool = False) -> list[cst.BaseStatement]:
     """... `indent`: the absolute indentation of the block the model goes in (a model_fn nested in a function)."""
     env = template_env()
     docstring = plan.docstring or f'"""Keras model converted from {plan.fn_name}."""'
@@ -187,6 +187,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         parts.append(support("step_counter.py.j2"))
     if early_stopping:  # early-stopping hooks on training (rules/planners/hooks.py)
         parts.append(support("early_stopping.py.j2"))
+    if predicate_stop:  # make_early_stopping_hook on training (rules/planners/driver/_predicate_stop.py)
+        parts.append(support("predicate_stop.py.j2"))
     if parameter_server:
         parts.append(support("ps_strategy.py.j2"))
     named = codewords.code_words(words)  # the words in code, not in docstrings or comments
@@ -628,7 +630,11 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                                            saver=any("checkpoint" in u.train for s in sites
                                                                      for u in s.uses),
                                                            indent=nested.get(key) or "",
-                                                           early_stopping=any(e[0] is s for s in sites for e in
+                                                           early_stopping=any(e[0] is s and e[5] != hooks.PREDICATE
+                                                                              for s in sites for e in
+                                                                              analysis.early_stops.values()),
+                                                           predicate_stop=any(e[0] is s and e[5] == hooks.PREDICATE
+                                                                              for s in sites for e in
                                                                               analysis.early_stops.values())))
             global_step_done = global_step_done or targets[key] == "keras"
     _mode_keys(module, names, edits, [sites[0].model_fn.node for sites in by_fn.values()

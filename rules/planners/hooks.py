@@ -111,10 +111,20 @@ Converted, exactly:
   check, by wall time or by a global-step read racing the update), and train_and_evaluate only when its final
   evaluation was provably the only one (save_checkpoints_steps >= max_steps). Keras target, model_fn Estimator with
   a model_dir, no distribution strategy (TF 2.15 made its multi-worker hook under any train_distribute), eval_dir
-  absent or `est.eval_dir()`. `make_early_stopping_hook(est, should_stop_fn)` blocks: the function may depend on
-  when it is called. fixtures/early_stop_loop (7 rounds of train(steps=30) + evaluate, a threshold and a
+  absent or `est.eval_dir()`. fixtures/early_stop_loop (7 rounds of train(steps=30) + evaluate, a threshold and a
   no-decrease hook per round: both programs stop at the same steps, 30, 60, 61, ..., 65; verify equivalent, 65
   trained steps, max rel Δ 2.8e-7). TF1's `signal_early_stopping/STOP` variable is not in the migrated checkpoints.
+- `make_early_stopping_hook(est, should_stop_fn, run_every_secs=60, run_every_steps=None)` on training → the
+  generated `EstimatorStopOnPredicate(should_stop_fn, ...)` (templates/predicate_stop.py.j2; driver/_predicate_stop.py),
+  TF 2.15's _StopOnPredicateHook: it calls the program's own should_stop_fn after the first step of training, then
+  on the same SecondOrStepTimer cadence, and stops after the step it returned True. A should_stop_fn that does not
+  depend on when it is called (a flag, the last evaluate's result) stops at the same step; with run_every_secs (the
+  migration guide's wall-time budget) the stop step depends on wall time in TF1 as in TF2: converted with a note
+  saying verify cannot compare past it. Same conditions as above (Keras target, model_fn Estimator, no strategy,
+  one hook per training) except model_dir and train_and_evaluate's evaluations, which it does not read; what TF1
+  rejected (both cadences, run_every_steps with the default run_every_secs, neither) blocks.
+  fixtures/early_stop_predicate (6 rounds of train(steps=30), the predicate reading the last evaluated global step:
+  both stop at 30, 60, 61, ..., 64; verify equivalent, 64/64 steps, max rel Δ 3.7e-7).
 
 Checkpoints without a hook (driver.py): the Estimator's own saver wrote model.ckpt-<step> at the step training
 started from, every save_checkpoints_steps after the last save (not at multiples of it after a resume) and at the
@@ -428,18 +438,23 @@ EARLY_STOPPING_NOTE = ("early-stopping hook → EstimatorEarlyStopping: at the f
                        "writes eval_dir while this training runs, so its first check decides")
 
 
+# make_early_stopping_hook's entry in the driver's early_stops (its third item: no metric, a predicate)
+PREDICATE = "should_stop_fn"
+
+
+def predicate_note(timed: bool) -> str:
+    """The note of a make_early_stopping_hook converted to EstimatorStopOnPredicate."""
+    when = ("then every run_every_secs seconds of wall time, so the step it stops after depends on how fast "
+            "training runs, in TF1 as in TF2 (not step-comparable by verify past it)" if timed else
+            "then every run_every_steps global steps (TF1 read the global step unordered with the update, so its "
+            "later checks could fall a step apart from run to run; a should_stop_fn that does not depend on when "
+            "it is called stops at the same step)")
+    return ("make_early_stopping_hook → EstimatorStopOnPredicate: it calls should_stop_fn after the first step of "
+            f"this training, {when}, and stops training after the step it returned True, as TF 2.15's hook did")
+
+
 def early_stopping_blocked(why: str) -> str:
     return (f"early-stopping hook not converted: {why}")
-
-
-# TensorFlow functions that make a hook (not a Hook class), with what it did and what to do
-_MADE_BY = {
-    path: "it called a function of the program every run_every_steps steps (the first check at the first step) "
-          "at steps TF1 chose from a global-step read unordered with the update (one step apart from run to run), "
-          "and should_stop_fn may depend on when it is called; use stop_if_higher_hook / stop_if_lower_hook / "
-          "stop_if_no_increase_hook / stop_if_no_decrease_hook, which convert, or a keras.callbacks.Callback "
-          "setting self.model.stop_training"
-    for path in MAKE_EARLY_STOPPING}
 
 
 def blocked_message(kind: str | None, text: str, path: str | None = None) -> str:
@@ -450,7 +465,7 @@ def blocked_message(kind: str | None, text: str, path: str | None = None) -> str
         return f"{kind} is not converted yet"
     if path is not None:
         return (f"hook `{text[:60]}` made by tf.{path}(...) is not converted: "
-                f"{_MADE_BY.get(path, 'TensorFlow made it for the TF1 session, whose graph the migrated program has not')}")
+                "TensorFlow made it for the TF1 session, whose graph the migrated program has not")
     return (f"hook `{text[:60]}` is not converted here: a SessionRunHook subclass of this program becomes a "
             "keras.callbacks.Callback only when attached to training through train(hooks=...) or "
             "TrainSpec(hooks=...) (not EstimatorSpec hooks, which may read the model_fn's tensors); other hooks read "

@@ -19,6 +19,9 @@ column helper (the official wide & deep layout, fixtures/builder_fn_run_loop): s
 
 `est = tf.estimator.add_metrics(est, metric_fn)` over a custom model_fn Estimator is that Estimator: the statement
 and the metric_fn go, the metrics join the model's (_add_metrics.py; fixtures/add_metrics); over a canned one it blocks.
+An evaluate() of the Estimator itself (before the wrapper, or beside `other = add_metrics(est, fn)`) returns its result
+without the metric_fn's keys, as that Estimator never computed them (a key the model_fn may use too blocks; a
+train_and_evaluate of it blocks).
 The Estimator expression becomes the TF2 model (Keras target: built in `strategy.scope()`) or the generated
 custom-loop trainer (ctl target) in place; `train` / `evaluate` / `train_and_evaluate` calls become `fit` /
 `evaluate` (Keras) or the trainer's `train` / `evaluate`; RunConfig, TrainSpec and EvalSpec statements and the

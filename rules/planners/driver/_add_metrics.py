@@ -47,7 +47,10 @@ class AddMetricsMixin:
         self.wrappers[id(call)] = (call, file, args["estimator"])
 
     def check_added_metrics(self) -> None:
-        """Every evaluation of a site given add_metrics must go through the wrapper: the model carries the metrics."""
+        """An evaluation of a site given add_metrics goes through the wrapper (the model carries the metrics), or
+        is an evaluate() of the Estimator itself: its result drops the metric_fn's keys (hidden_metrics), as TF1's
+        Estimator, which never computed them, returned none of them."""
+        self.hidden_metrics = {}
         for site in self.sites:
             if not site.added_metrics:
                 continue
@@ -58,11 +61,62 @@ class AddMetricsMixin:
                 if use.kind not in ("evaluate", "train_and_evaluate"):
                     continue
                 r = self.program.resolve(Value(use.receiver, use.file))
-                if id(r.node) not in self.wrappers:
+                if id(r.node) not in self.wrappers and use.kind == "evaluate":
+                    self.hidden_metrics[id(use.call)] = self._own_keys(site, use)
+                elif id(r.node) not in self.wrappers:
                     raise Blocked(CODE, f"{use.kind}() on `{code(use.receiver)}`, the Estimator without the metrics "
                                         "tf.estimator.add_metrics adds to it elsewhere, is not converted: the migrated "
                                         "model evaluates them everywhere; evaluate the add_metrics Estimator only",
                                   use.call)
+
+    def _own_keys(self, site: Site, use) -> tuple[str, ...]:
+        """The keys the metric_fn adds, when none is also a key the model_fn may return (then the Estimator's own
+        evaluate reported the model_fn's metric under it, which the migrated model no longer computes): none is
+        written as a string anywhere else in the program."""
+        fn = site.added_metrics[0][0]
+        last = fn.body.body[-1] if fn.body.body else None
+        ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+        keys = [e.key.evaluated_value for e in ret.value.elements] if isinstance(ret, cst.Return) \
+            and isinstance(ret.value, cst.Dict) and all(isinstance(e, cst.DictElement)
+                                                        and isinstance(e.key, cst.SimpleString)
+                                                        for e in ret.value.elements) else None
+        if keys is None:  # (the model_fn's merge reports the metric_fn's own shape)
+            raise Blocked(CODE, f"evaluate() on `{code(use.receiver)}`, the Estimator without the metrics "
+                                "tf.estimator.add_metrics adds to it elsewhere: its result would drop the metric_fn's "
+                                "keys, which must be string literals of its final `return {...}`", use.call)
+        # any other string literal of the program spelling a key (the model_fn's eval_metric_ops, maybe built by a
+        # helper) may be a metric the metric_fn replaces: not told apart here, so it blocks
+        strings = {n.evaluated_value for f in self.program.files for n in _strings(f.module)
+                   if not f.inside(n, {id(fn)})}
+        if strings & set(keys) or "loss" in keys or "global_step" in keys:
+            raise Blocked(CODE, f"evaluate() on `{code(use.receiver)}`, the Estimator without the metrics "
+                                "tf.estimator.add_metrics adds to it elsewhere, is not converted: the metric_fn's key "
+                                f"{sorted(strings & set(keys) | {'loss', 'global_step'} & set(keys))[0]!r} is also "
+                                "the model_fn's (or the Estimator's), which that evaluate reported and the migrated "
+                                "model replaces; evaluate the add_metrics Estimator only", use.call)
+        return tuple(keys)
+
+
+def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
+    """Every string literal under `node`."""
+    found: list[cst.SimpleString] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_SimpleString(self, n: cst.SimpleString) -> None:
+            found.append(n)
+
+    node.visit(_Collect())
+    return found
+
+
+def without_hidden(analysis, use, text: str) -> str:
+    """evaluate()'s text, its result without the keys of metrics the evaluated Estimator did not have."""
+    hidden = getattr(analysis, "hidden_metrics", {}).get(id(use.call))
+    if not hidden:
+        return text
+    keys = ", ".join(f'"{k}"' for k in hidden) + ("," if len(hidden) == 1 else "")
+    # the Estimator evaluated here had no add_metrics: its result had none of the metric_fn's keys
+    return f"{{k: v for k, v in {text}.items() if k not in ({keys})}}"
 
 
 def wrapper_edits(analysis, file: FileIndex, edits) -> None:

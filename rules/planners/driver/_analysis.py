@@ -13,6 +13,7 @@ from ._add_metrics import ADD_METRICS, AddMetricsMixin
 from ._calls import CallsMixin
 from ._estimator import EstimatorMixin
 from ._hooks import HooksMixin
+from ._predicate_stop import PredicateStopMixin
 from ._reads import ReadsMixin
 from ._removal import RemovalMixin
 from ._run_config import RunConfigMixin
@@ -25,7 +26,7 @@ _TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 
 
 class Analysis(AddMetricsMixin, EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin, HooksMixin, RemovalMixin,
-               ReadsMixin):
+               ReadsMixin, PredicateStopMixin):
     """All Estimator sites of a program and their uses; diagnostics are collected, not raised one by one."""
 
     def __init__(self, program: Program, names_for, options):

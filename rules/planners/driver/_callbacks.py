@@ -114,6 +114,12 @@ class CallbacksMixin:
     def early_stopping_text(self, entry, at) -> str:
         """The EstimatorEarlyStopping constructor of one early-stopping hook (_hooks.early_stopping's entry)."""
         site, call, _, args, higher, third, _ = entry
+        if third == hook_rules.PREDICATE:  # make_early_stopping_hook: the program's predicate on the hook's timer
+            text = [self.render(args["should_stop_fn"], at, "should_stop_fn")]
+            text += [f"{k}={self.render(args[k], at, k)}" for k in ("run_every_secs", "run_every_steps") if k in args]
+            if "run_every_steps" in args and "run_every_secs" not in args:
+                text.append("run_every_secs=None")  # given as None (else TF1 raised): the callback's default is 60
+            return f"{self.support_name(site, 'EstimatorStopOnPredicate', at)}({', '.join(text)})"
         model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
         text = [self.render(args["metric_name"], at, "metric_name"),
                 f'tf.io.gfile.join({model_dir}, "eval")', f"higher_is_better={higher}"]
@@ -129,7 +135,8 @@ class CallbacksMixin:
     def eval_summaries(self, site: Site, use, at) -> str:
         """`, callbacks=[EvalSummaries(eval_dir)]` for an evaluation of an Estimator an early-stopping hook reads:
         the Estimator wrote every evaluation's metrics to eval_dir ("eval", or "eval_<name>"); else ""."""
-        if not any(entry[0] is site for entry in self.analysis.early_stops.values()):
+        if not any(entry[0] is site and entry[5] != hook_rules.PREDICATE  # (a predicate reads no evaluation)
+                   for entry in self.analysis.early_stops.values()):
             return ""
         model_dir = self.render(site.run_config["model_dir"], at, "model_dir")
         name = use.evaluate.get("name")

@@ -12,6 +12,7 @@ from tfmigrate.model import code
 from ...emit.wrap import wrap_call
 from ...facts.sites import Site, Use
 from ...facts.estimator import CODE
+from ._add_metrics import without_hidden
 from ._inputs import callable_text
 from ._training import keras_resumes, resumes
 from ._values import Relative
@@ -87,9 +88,11 @@ class DriveMixin:
                     not in self.notes:
                 self.notes.append((keras_estimator.CODE, keras_estimator.EVAL_LOSS_NOTE, use.call))
             summaries = self.eval_summaries(site, use, at)
-            return wrap_call(f"{receiver}.evaluate({data}, steps={steps}, return_dict=True{summaries})", "", width=92)
+            return without_hidden(self.analysis, use, wrap_call(
+                f"{receiver}.evaluate({data}, steps={steps}, return_dict=True{summaries})", "", width=92))
         dataset_fn, _ = self.dataset_fn(use.evaluate["input_fn"], site, at, "eval")
-        return wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "", width=92)
+        return without_hidden(self.analysis, use, wrap_call(f"{receiver}.evaluate({dataset_fn}, steps={steps})", "",
+                                                            width=92))
 
     def predict_text(self, site: Site, use: Use) -> str:
         """Estimator.predict's generator: the migrated model's PREDICT outputs, per example or per batch, from the

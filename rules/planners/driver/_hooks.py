@@ -99,9 +99,13 @@ class HooksMixin:
                     # the instance as the program wrote it: a name holding it stays (the program may read it later)
                     callbacks.append(Value(element.value, r.value.file, r.value.env))
                     trail = trail[:len(trail) - len(h.trail)]
-                elif isinstance(call, cst.Call) and self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING:
+                elif isinstance(call, cst.Call) and self.tf(call.func, h.value.file) in (
+                        *hook_rules.EARLY_STOPPING, *hook_rules.MAKE_EARLY_STOPPING):
+                    # a metric's stop_if_*_hook, or make_early_stopping_hook's predicate (_predicate_stop.py)
+                    stopping = self.early_stopping if self.tf(call.func, h.value.file) in hook_rules.EARLY_STOPPING \
+                        else self.predicate_stopping
                     try:
-                        self.early_stopping(call, h.value, site, where, inline=element.value is call)
+                        stopping(call, h.value, site, where, inline=element.value is call)
                     except Blocked:
                         self._failed.add(id(call))  # its read of the Estimator is this report's, not another
                         raise

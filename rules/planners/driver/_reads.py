@@ -178,7 +178,8 @@ class ReadsMixin:
                     "by wall time; run_every_steps: from a global step read unordered with the update), so its checks "
                     "in a later training fall on other steps from run to run; build the hook right before each "
                     "train(), inside the loop"), call)
-            if use.kind == "train_and_evaluate":
+            # make_early_stopping_hook's predicate reads no evaluation (only stop_if_*_hook read eval_dir)
+            if use.kind == "train_and_evaluate" and self.early_stops[id(call)][5] != hook_rules.PREDICATE:
                 why = self.evaluated_more_than_once(site, use.train.get("max_steps"))
                 if why:
                     raise Blocked(hook_rules.CODE, hook_rules.early_stopping_blocked(
