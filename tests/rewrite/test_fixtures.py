@@ -154,6 +154,7 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     "export_parsing_best": ("TFM601", ("multi-worker-mirrored",)),
     # early stopping: TF 2.15 made its multi-worker hook under any train_distribute (stopping a step later)
     "early_stop_loop": ("TFM611", BOTH),
+    "early_stop_predicate": ("TFM611", BOTH),
 }
 
 
