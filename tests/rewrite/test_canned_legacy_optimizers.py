@@ -84,3 +84,36 @@ def test_restoring_an_estimator_model_dir_reads_the_legacy_adam_slots():
     slots = section(text, "def _legacy_slots(optimizer):", "def _legacy_settings")
     assert 'return "Adam", [("_momentums", "m"), ("_velocities", "v")]' in slots
     assert "settings.update(beta_1=optimizer.beta_1, beta_2=optimizer.beta_2)" in text
+
+
+def _helper(body: str) -> str:
+    """MODULE_LEVEL with a helper def before the columns (the optimizer built by a function)."""
+    return MODULE_LEVEL.replace("feature_columns = [", f"{body}\n\n\nfeature_columns = [", 1)
+
+
+MAKE = '''def make_optimizer(rate=0.01):
+    return tf.keras.optimizers.legacy.Adam(learning_rate=rate, beta_1=0.8)'''
+
+
+@pytest.mark.parametrize("optimizer", ["lambda: make_optimizer(0.01)", "make_optimizer",
+                                       "lambda: make_optimizer(rate=0.01)"])
+def test_a_callable_through_a_helper_is_the_object_the_helper_returns(optimizer):
+    # get_optimizer_instance_v2 calls a callable once without arguments: a def or a lambda calling a helper
+    build = _build_text(_helper(MAKE).replace("    n_classes=3,\n", f"    n_classes=3,\n    optimizer={optimizer},\n"))
+    assert "LegacyKerasAdam(learning_rate=0.01, beta_1=0.8, epsilon=1e-07)" in build, build
+
+
+def test_a_def_with_a_required_parameter_blocks_as_the_estimator_would_call_it_bare():
+    src = _helper(MAKE.replace("rate=0.01", "rate")).replace("    n_classes=3,\n",
+                                                              "    n_classes=3,\n    optimizer=make_optimizer,\n")
+    [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
+    assert "takes no arguments" in d.message, d.message
+    assert d.line == next(i for i, t in enumerate(src.splitlines(), 1) if "optimizer=make_optimizer" in t)
+
+
+def test_a_helper_returning_a_tf1_optimizer_says_so_at_the_argument():
+    helper = "def make_optimizer():\n    return tf.compat.v1.train.AdamOptimizer(0.01)"
+    src = _helper(helper).replace("    n_classes=3,\n", "    n_classes=3,\n    optimizer=lambda: make_optimizer(),\n")
+    [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
+    assert "TF 1.x's" in d.message and "tf.compat.v1.estimator.DNNClassifier" in d.message, d.message
+    assert d.line == next(i for i, t in enumerate(src.splitlines(), 1) if "optimizer=lambda" in t)

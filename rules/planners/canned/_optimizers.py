@@ -116,11 +116,21 @@ class OptimizersMixin:
             return self.instance(node, v1, file, r.value.env, value)
         if isinstance(node, cst.Lambda) and _no_params(node.params) and isinstance(node.body, cst.Call):
             # get_optimizer_instance(_v2) calls a callable once, without arguments: the object its body builds
-            return self.instance(node.body, v1, file, r.value.env, Value(node.body, file, r.value.env))
+            # (followed into a helper def: `lambda: make_optimizer(args)`)
+            body = Value(node.body, file, r.value.env)
+            inner = self.resolve(body, "optimizer", CODE)
+            if isinstance(inner.node, cst.Call):
+                return self.instance(inner.node, v1, inner.value.file, inner.value.env, body)
+            return self.instance(node.body, v1, file, r.value.env, body)
+        returned = _returned(node, file) if isinstance(node, cst.FunctionDef) else None
+        if returned is not None:  # a def passed as the optimizer: called once, without arguments, as a lambda is
+            inner = self.resolve(returned, "optimizer", CODE)
+            if isinstance(inner.node, cst.Call):
+                return self.instance(inner.node, v1, inner.value.file, inner.value.env, value)
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            raise Blocked(CODE, "an optimizer given as a callable is converted when it is a lambda without parameters "
-                                "returning the optimizer (`lambda: X(...)`); pass that, or the optimizer object",
-                          value.node)
+            raise Blocked(CODE, "an optimizer given as a callable is converted when it takes no arguments and returns "
+                                "the optimizer object from one `return` (`lambda: X(...)`, `lambda: helper(...)`, a "
+                                "def without required parameters); pass that, or the optimizer object", value.node)
         path = self.analysis.tf(node, file) if isinstance(node, (cst.Name, cst.Attribute)) else None
         if not v1 and path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy", "optimizers.legacy"):
             # a v2 class: get_optimizer_instance_v2 calls it without arguments (the class's defaults); a v1
@@ -201,6 +211,18 @@ class OptimizersMixin:
         if v1:
             return optimizers.convert(call, name, None, False, self.profile)
         return optimizers.legacy(call, legacy, CODE, self.profile)
+
+
+def _returned(node: cst.FunctionDef, file: FileIndex) -> Value | None:
+    """What a def called without arguments returns (its parameters at their defaults), when it has one
+    `return <value>` and no required parameter."""
+    params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+    if any(p.default is None for p in params):
+        return None
+    returns = file.function_scopes[id(node)].returns
+    values = [r.value for r in returns if r.value is not None]
+    env = tuple((p.name.value, Value(p.default, file)) for p in params)
+    return Value(values[0], file, env) if len(values) == 1 and len(returns) == 1 else None
 
 
 def _no_params(params: cst.Parameters) -> bool:
