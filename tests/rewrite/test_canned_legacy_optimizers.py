@@ -71,12 +71,25 @@ def test_keras_3_adam_still_blocks_as_tf_2_15_refused_it():
     assert "raise ValueError" in d.message and "tf.keras.optimizers.legacy.Adam(...)" in d.message
 
 
-@pytest.mark.parametrize("optimizer", ["tf.keras.optimizers.legacy.Adam(0.01)",
-                                       "tf.keras.optimizers.legacy.RMSprop(0.01)"])
-def test_wide_and_deep_with_legacy_adam_or_rmsprop_blocks(optimizer):
+@pytest.mark.parametrize("optimizer, expect, wrapper", [
+    ("tf.keras.optimizers.legacy.Adam(0.01)", "LegacyKerasAdam(learning_rate=0.01, epsilon=1e-07)", "WideDeepSteps("),
+    ("tf.keras.optimizers.legacy.RMSprop(0.01)", "LegacyRMSprop(learning_rate=0.01, epsilon=1e-07)",
+     "WideDeepOptimizer("),
+])
+def test_wide_and_deep_with_legacy_adam_or_rmsprop_as_dnn_optimizer(optimizer, expect, wrapper):
     src = WIDE_DEEP.replace("dnn_hidden_units=[8],", f"dnn_hidden_units=[8],\n        dnn_optimizer={optimizer},")
+    text = converted(src)
+    build = " ".join(section(text, "def build_dnn_linear_combined_classifier", "def main").split()).replace("( ", "(")
+    assert f"{wrapper}{expect}, TF1Ftrl(learning_rate=0.005)" in build, build
+    # the Estimator gave the DNN's legacy Adam the global step as its iterations: its bias correction reads it
+    assert ("self.dnn_optimizer.iterations.assign(self.iterations)" in text) == (wrapper == "WideDeepSteps(")
+
+
+def test_wide_and_deep_with_legacy_adam_as_linear_optimizer_blocks():
+    src = WIDE_DEEP.replace("dnn_hidden_units=[8],",
+                            "dnn_hidden_units=[8],\n        linear_optimizer=tf.keras.optimizers.legacy.Adam(0.01),")
     [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
-    assert "dnn_optimizer" in d.message and "Adagrad, Ftrl, SGD" in d.message
+    assert "linear_optimizer" in d.message and "Adagrad, Ftrl, SGD" in d.message
 
 
 def test_restoring_an_estimator_model_dir_reads_the_legacy_adam_slots():

@@ -73,9 +73,14 @@ class OptimizersMixin:
                                       default=default)
                 if unread is None:
                     self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
-                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(", "LegacyKerasAdam(", "LegacyRMSprop(")):
+                # the DNN's legacy Adam counts the global step (its `iterations`, WideDeepSteps keeps it); the
+                # linear one's would count its own, whose checkpoint name is not mapped yet
+                legacy = ("LegacyKerasAdam(", "LegacyRMSprop(") if part == "dnn" else ()
+                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(", "LegacyKerasAdam(",
+                                                             "LegacyRMSprop(")) and not plan.ctor.startswith(legacy):
                     raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
-                                        "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet", at)
+                                        "per-step state beyond their slots (Adagrad, Ftrl, SGD; and the legacy Adam and "
+                                        "RMSprop as dnn_optimizer) are converted yet", at)
                 plans.append(plan)
             except Blocked as blocked:  # each optimizer's blocker, at its place
                 errors.append(blocked)
@@ -89,6 +94,9 @@ class OptimizersMixin:
             return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
         ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
                 "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
+        if plans[0].ctor.startswith("LegacyKerasAdam("):  # its update reads the step count
+            return (optimizers.OptimizerPlan(ctor.replace("WideDeepOptimizer(", "WideDeepSteps(", 1), notes=notes),
+                    [*support, shared(generated(WIDE_DEEP_OPTIMIZER)), shared(generated(WIDE_DEEP_STEPS))])
         return optimizers.OptimizerPlan(ctor, notes=notes), [*support, shared(generated(WIDE_DEEP_OPTIMIZER))]
 
     def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
@@ -268,4 +276,15 @@ class WideDeepOptimizer(keras.optimizers.Optimizer):
     def update_step(self, gradient, variable, learning_rate):
         optimizer = self.part_of(variable)
         optimizer.update_step(gradient, variable, optimizer.learning_rate)
+'''
+
+
+WIDE_DEEP_STEPS = '''
+class WideDeepSteps(WideDeepOptimizer):
+    """WideDeepOptimizer whose DNN optimizer reads the step count: the Estimator gave it the global step as its
+    `iterations`, so before each update it is set to the steps this optimizer has taken."""
+
+    def apply(self, grads, trainable_variables=None):
+        self.dnn_optimizer.iterations.assign(self.iterations)
+        return super().apply(grads, trainable_variables)
 '''
