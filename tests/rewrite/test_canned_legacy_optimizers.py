@@ -75,6 +75,7 @@ def test_keras_3_adam_still_blocks_as_tf_2_15_refused_it():
     ("tf.keras.optimizers.legacy.Adam(0.01)", "LegacyKerasAdam(learning_rate=0.01, epsilon=1e-07)", "WideDeepSteps("),
     ("tf.keras.optimizers.legacy.RMSprop(0.01)", "LegacyRMSprop(learning_rate=0.01, epsilon=1e-07)",
      "WideDeepOptimizer("),
+    ("'Adam'", "LegacyKerasAdam(learning_rate=0.001, epsilon=1e-07)", "WideDeepSteps("),  # the combined DNN rate
 ])
 def test_wide_and_deep_with_legacy_adam_or_rmsprop_as_dnn_optimizer(optimizer, expect, wrapper):
     src = WIDE_DEEP.replace("dnn_hidden_units=[8],", f"dnn_hidden_units=[8],\n        dnn_optimizer={optimizer},")
