@@ -194,6 +194,12 @@ class OptimizersMixin:
                                 "this Keras optimizer (they take tf.keras.optimizers.legacy.* only), so the original "
                                 f"does not run there: write tf.keras.optimizers.legacy.{path.rsplit('.', 1)[-1]}(...) "
                                 f"(tfmigrate converts the legacy {', '.join(optimizers.LEGACY)})", at)
+        if name is None and path and path.startswith("train.") and path.endswith("Optimizer"):
+            # a TF1 optimizer tfmigrate has no exact TF2 update for (ProximalAdagrad, ProximalGradientDescent, ...)
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: TF1's tf.{path} is not converted (no generated "
+                                "TF2 optimizer runs its update); tfmigrate converts "
+                                f"{', '.join(optimizers.OPTIMIZERS)}: use one of them, or keep this program on TF1",
+                          at)
         if v1 and name is None or not v1 and legacy is None:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
