@@ -141,3 +141,22 @@ def test_a_tf1_optimizer_without_a_tf2_form_names_itself(canned):
     assert "TF1's tf.train.ProximalAdagradOptimizer is not converted" in d.message, d.message
     assert "AdagradOptimizer" in d.message
     assert d.line == next(i for i, t in enumerate(src.splitlines(), 1) if "ProximalAdagrad" in t)
+
+
+def test_a_helper_with_several_returns_blocks_at_the_callable():
+    helper = '''def make_optimizer(name):
+    if name == "adam":
+        return tf.keras.optimizers.legacy.Adam(0.01)
+    return tf.keras.optimizers.legacy.SGD(0.01)'''
+    src = _helper(helper).replace("    n_classes=3,\n", "    n_classes=3,\n    optimizer=lambda: make_optimizer(NAME),\n")
+    src = src.replace("feature_columns = [", "NAME = 'adam'\nfeature_columns = [", 1)
+    [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
+    assert "make_optimizer() returns from more than one place" in d.message, d.message
+    assert d.line == next(i for i, t in enumerate(src.splitlines(), 1) if "optimizer=lambda" in t)
+
+
+@pytest.mark.parametrize("optimizer", ["tf.keras.optimizers.legacy.Adam", "lambda: tf.keras.optimizers.legacy.Adam()"])
+def test_wide_and_deep_dnn_legacy_adam_class_or_lambda(optimizer):
+    src = WIDE_DEEP.replace("dnn_hidden_units=[8],", f"dnn_hidden_units=[8],\n        dnn_optimizer={optimizer},")
+    build = " ".join(section(converted(src), "def build_dnn_linear_combined_classifier", "def main").split())
+    assert "WideDeepSteps(LegacyKerasAdam(learning_rate=0.001, epsilon=1e-07)" in build.replace("( ", "("), build

@@ -127,6 +127,13 @@ class OptimizersMixin:
             # (followed into a helper def: `lambda: make_optimizer(args)`)
             body = Value(node.body, file, r.value.env)
             inner = self.resolve(body, "optimizer", CODE)
+            helper = self.program.function_of(Value(inner.node.func, inner.value.file, inner.value.env)) \
+                if isinstance(inner.node, cst.Call) else None
+            if helper is not None and isinstance(helper.node, cst.FunctionDef):  # not followed: several returns
+                raise Blocked(CODE, f"optimizer `{code(node)[:60]}`: {helper.node.name.value}() returns from more "
+                                    "than one place (or returns nothing), so which optimizer the Estimator got is not "
+                                    "known here; give the canned estimator the optimizer object, or a helper with "
+                                    "one `return`", value.node)
             if isinstance(inner.node, cst.Call):
                 return self.instance(inner.node, v1, inner.value.file, inner.value.env, body)
             return self.instance(node.body, v1, file, r.value.env, body)
