@@ -489,7 +489,9 @@ def test_wide_and_deep_in_the_custom_loop_refers_to_the_trainers_model():
 
 
 def test_wide_and_deep_with_adam_blocks():
-    src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer='Adam',")
+    # v1: TF1's Adam (beta powers of its own); the v2 legacy Adam converts (test_canned_legacy_optimizers.py)
+    src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer='Adam',").replace(
+        "tf.estimator.DNNLinearCombinedClassifier", "tf.compat.v1.estimator.DNNLinearCombinedClassifier")
     _only(blocked(src), "TFM620")
 
 

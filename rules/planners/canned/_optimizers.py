@@ -73,9 +73,14 @@ class OptimizersMixin:
                                       default=default)
                 if unread is None:
                     self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
-                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(", "LegacyKerasAdam(", "LegacyRMSprop(")):
+                # the DNN's legacy Adam counts the global step (its `iterations`, WideDeepSteps keeps it); the
+                # linear one's would count its own, whose checkpoint name is not mapped yet
+                legacy = ("LegacyKerasAdam(", "LegacyRMSprop(") if part == "dnn" else ()
+                if plan.after_build or plan.ctor.startswith(("TF1Adam(", "TF1Momentum(", "LegacyKerasAdam(",
+                                                             "LegacyRMSprop(")) and not plan.ctor.startswith(legacy):
                     raise Blocked(CODE, f"{part}_optimizer: in a DNNLinearCombined estimator only optimizers without "
-                                        "per-step state beyond their slots (Adagrad, Ftrl, SGD) are converted yet", at)
+                                        "per-step state beyond their slots (Adagrad, Ftrl, SGD; and the legacy Adam and "
+                                        "RMSprop as dnn_optimizer) are converted yet", at)
                 plans.append(plan)
             except Blocked as blocked:  # each optimizer's blocker, at its place
                 errors.append(blocked)
@@ -89,6 +94,9 @@ class OptimizersMixin:
             return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
         ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
                 "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
+        if plans[0].ctor.startswith("LegacyKerasAdam("):  # its update reads the step count
+            return (optimizers.OptimizerPlan(ctor.replace("WideDeepOptimizer(", "WideDeepSteps(", 1), notes=notes),
+                    [*support, shared(generated(WIDE_DEEP_OPTIMIZER)), shared(generated(WIDE_DEEP_STEPS))])
         return optimizers.OptimizerPlan(ctor, notes=notes), [*support, shared(generated(WIDE_DEEP_OPTIMIZER))]
 
     def optimizer(self, value: Value | None, family: str, v1: bool, n_columns: int | None, rate: str | None = None,
@@ -116,11 +124,28 @@ class OptimizersMixin:
             return self.instance(node, v1, file, r.value.env, value)
         if isinstance(node, cst.Lambda) and _no_params(node.params) and isinstance(node.body, cst.Call):
             # get_optimizer_instance(_v2) calls a callable once, without arguments: the object its body builds
-            return self.instance(node.body, v1, file, r.value.env, Value(node.body, file, r.value.env))
+            # (followed into a helper def: `lambda: make_optimizer(args)`)
+            body = Value(node.body, file, r.value.env)
+            inner = self.resolve(body, "optimizer", CODE)
+            helper = self.program.function_of(Value(inner.node.func, inner.value.file, inner.value.env)) \
+                if isinstance(inner.node, cst.Call) else None
+            if helper is not None and isinstance(helper.node, cst.FunctionDef):  # not followed: several returns
+                raise Blocked(CODE, f"optimizer `{code(node)[:60]}`: {helper.node.name.value}() returns from more "
+                                    "than one place (or returns nothing), so which optimizer the Estimator got is not "
+                                    "known here; give the canned estimator the optimizer object, or a helper with "
+                                    "one `return`", value.node)
+            if isinstance(inner.node, cst.Call):
+                return self.instance(inner.node, v1, inner.value.file, inner.value.env, body)
+            return self.instance(node.body, v1, file, r.value.env, body)
+        returned = _returned(node, file) if isinstance(node, cst.FunctionDef) else None
+        if returned is not None:  # a def passed as the optimizer: called once, without arguments, as a lambda is
+            inner = self.resolve(returned, "optimizer", CODE)
+            if isinstance(inner.node, cst.Call):
+                return self.instance(inner.node, v1, inner.value.file, inner.value.env, value)
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            raise Blocked(CODE, "an optimizer given as a callable is converted when it is a lambda without parameters "
-                                "returning the optimizer (`lambda: X(...)`); pass that, or the optimizer object",
-                          value.node)
+            raise Blocked(CODE, "an optimizer given as a callable is converted when it takes no arguments and returns "
+                                "the optimizer object from one `return` (`lambda: X(...)`, `lambda: helper(...)`, a "
+                                "def without required parameters); pass that, or the optimizer object", value.node)
         path = self.analysis.tf(node, file) if isinstance(node, (cst.Name, cst.Attribute)) else None
         if not v1 and path and path.rsplit(".", 1)[0] in ("keras.optimizers.legacy", "optimizers.legacy"):
             # a v2 class: get_optimizer_instance_v2 calls it without arguments (the class's defaults); a v1
@@ -176,6 +201,12 @@ class OptimizersMixin:
                                 "this Keras optimizer (they take tf.keras.optimizers.legacy.* only), so the original "
                                 f"does not run there: write tf.keras.optimizers.legacy.{path.rsplit('.', 1)[-1]}(...) "
                                 f"(tfmigrate converts the legacy {', '.join(optimizers.LEGACY)})", at)
+        if name is None and path and path.startswith("train.") and path.endswith("Optimizer"):
+            # a TF1 optimizer tfmigrate has no exact TF2 update for (ProximalAdagrad, ProximalGradientDescent, ...)
+            raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: TF1's tf.{path} is not converted (no generated "
+                                "TF2 optimizer runs its update); tfmigrate converts "
+                                f"{', '.join(optimizers.OPTIMIZERS)}: use one of them, or keep this program on TF1",
+                          at)
         if v1 and name is None or not v1 and legacy is None:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
@@ -201,6 +232,18 @@ class OptimizersMixin:
         if v1:
             return optimizers.convert(call, name, None, False, self.profile)
         return optimizers.legacy(call, legacy, CODE, self.profile)
+
+
+def _returned(node: cst.FunctionDef, file: FileIndex) -> Value | None:
+    """What a def called without arguments returns (its parameters at their defaults), when it has one
+    `return <value>` and no required parameter."""
+    params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+    if any(p.default is None for p in params):
+        return None
+    returns = file.function_scopes[id(node)].returns
+    values = [r.value for r in returns if r.value is not None]
+    env = tuple((p.name.value, Value(p.default, file)) for p in params)
+    return Value(values[0], file, env) if len(values) == 1 and len(returns) == 1 else None
 
 
 def _no_params(params: cst.Parameters) -> bool:
@@ -246,4 +289,15 @@ class WideDeepOptimizer(keras.optimizers.Optimizer):
     def update_step(self, gradient, variable, learning_rate):
         optimizer = self.part_of(variable)
         optimizer.update_step(gradient, variable, optimizer.learning_rate)
+'''
+
+
+WIDE_DEEP_STEPS = '''
+class WideDeepSteps(WideDeepOptimizer):
+    """WideDeepOptimizer whose DNN optimizer reads the step count: the Estimator gave it the global step as its
+    `iterations`, so before each update it is set to the steps this optimizer has taken."""
+
+    def apply(self, grads, trainable_variables=None):
+        self.dnn_optimizer.iterations.assign(self.iterations)
+        return super().apply(grads, trainable_variables)
 '''
