@@ -649,7 +649,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     if learn is not None:  # (every key of the file is read so: one note)
         notes.append((imports.CODE, "tf.contrib.learn.ModeKeys (TF 1.x, removed in TF 2) read as tf.estimator.ModeKeys, "
                                     f"the same strings (INFER is PREDICT): here {learn[1]}", learn[0]))
-    new_module = dense_features.rename(edits.apply(module, file.parent), dense_targets)
+    dense_features.rename(edits, dense_targets)
+    new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
                                        _shim_keras(module) if any(isinstance(p, shim.ShimPlan) for p in plans.values())

@@ -112,14 +112,27 @@ def _why_not(ref, file, program, model_fns: set[int]) -> str | None:
     return None
 
 
-def _from_inputs(value, file, program) -> bool:
-    """Whether `value` is, or is a name assigned anywhere in the file from, an expression calling keras.Input."""
-    exprs = [value]
-    if isinstance(value, cst.Name):
+def _from_inputs(value, file, program, depth: int = 0) -> bool:
+    """Whether `value` calls keras.Input, or is a name of its scope assigned from such a value, or a parameter some
+    call of its function passes such a value to (followed a few calls deep)."""
+    exprs, scope = [value], _inside(value, file, (cst.FunctionDef,))
+    if isinstance(value, cst.Name) and depth < 4:
         for use in file.names.get(value.value, ()):
             parent = file.parent(use)
-            if isinstance(parent, cst.AssignTarget):
+            if isinstance(parent, cst.AssignTarget) and _inside(use, file, (cst.FunctionDef,)) is scope:
                 exprs.append(file.parent(parent).value)
+        params = scope.params.params if scope is not None else ()
+        index = next((i for i, p in enumerate(params) if p.name.value == value.value), None)
+        if index is not None:  # a parameter: what the function's callers pass
+            for use in file.names.get(scope.name.value, ()):
+                call = file.parent(use)
+                if not isinstance(call, cst.Call) or call.func is not use:
+                    continue
+                args = [a.value for a in call.args if a.keyword is not None and a.keyword.value == value.value]
+                positional = [a.value for a in call.args if a.keyword is None and not a.star]
+                args += positional[index:index + 1]
+                if any(_from_inputs(a, file, program, depth + 1) for a in args):
+                    return True
     found = []
 
     class _Find(cst.CSTVisitor):
@@ -131,11 +144,11 @@ def _from_inputs(value, file, program) -> bool:
     return any(_path(f, file, program) in _INPUTS for f in found if isinstance(f, (cst.Name, cst.Attribute)))
 
 
-def plan(file, program, model_fns: list) -> tuple[set[int], list]:
-    """(ids of the references to rewrite, [(code, note, node)]); Blocked for a DenseFeatures it cannot move."""
+def plan(file, program, model_fns: list) -> tuple[list, list]:
+    """(the references to rewrite, [(code, note, node)]); Blocked for a DenseFeatures it cannot move."""
     refs = _references(file, program)
     if not refs:
-        return set(), []
+        return [], []
     skip = {id(n) for n in model_fns}
     errors = [Blocked(CODE, f"tf.keras.layers.DenseFeatures {why}", ref) for ref in refs
               if (why := _why_not(ref, file, program, skip)) is not None]
@@ -144,12 +157,13 @@ def plan(file, program, model_fns: list) -> tuple[set[int], list]:
     note = (CODE, "tf.keras.layers.DenseFeatures → tf_keras.layers.DenseFeatures (Keras 3 has none; tf_keras runs the "
                   "same Keras 2 code): the program now needs the tf_keras package (pip install tf_keras, the version "
                   "of TensorFlow)", refs[0])
-    return {id(r) for r in refs}, [note]
+    return refs, [note]
 
 
-def rename(module: cst.Module, targets: set[int]) -> cst.Module:
-    """`module` (edited; untouched nodes keep their identity) with the target references spelled tf_keras."""
-    return module.visit(_Rename(targets)) if targets else module
+def rename(edits, refs: list) -> None:
+    """Each reference spelled tf_keras (the import is added by add_import, after the import clean-up)."""
+    for ref in refs:
+        edits.replace(ref, _NEW)
 
 
 def add_import(module: cst.Module) -> cst.Module:
@@ -164,11 +178,3 @@ def add_import(module: cst.Module) -> cst.Module:
             body.insert(i + 1, cst.parse_statement(_IMPORT))
             return module.with_changes(body=body)
     return module.with_changes(body=[cst.parse_statement(_IMPORT), *body])
-
-
-class _Rename(cst.CSTTransformer):
-    def __init__(self, targets: set[int]):
-        self.targets = targets
-
-    def leave_Attribute(self, original, updated):
-        return cst.parse_expression(_NEW) if id(original) in self.targets else updated
