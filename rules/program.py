@@ -67,6 +67,7 @@ from .planners import (canned, driver, hooks, imports, keras_estimator, layers, 
                        strategy, variables)
 from .planners import iterators, optimizer_helpers, private_keras
 from .planners import mode_keys
+from .planners import dense_features
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -641,10 +642,14 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                       if sites[0].model_fn.file is file], file)
     notes.extend(_graph_mode_switches(names, edits, file))
     notes.extend(private_keras.check_imports(file, program))
+    dense_targets, dense_notes = dense_features.plan(file, program, [sites[0].model_fn.node for sites in by_fn.values()
+                                                                     if sites[0].model_fn.file is file])
+    notes.extend(dense_notes)
     learn = contrib_learn.first_mode_key(file, program)
     if learn is not None:  # (every key of the file is read so: one note)
         notes.append((imports.CODE, "tf.contrib.learn.ModeKeys (TF 1.x, removed in TF 2) read as tf.estimator.ModeKeys, "
                                     f"the same strings (INFER is PREDICT): here {learn[1]}", learn[0]))
+    dense_features.rename(edits, dense_targets)
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -654,6 +659,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                        frozenset().union(*(p.shim_helpers for p in plans.values()
                                                            if isinstance(p, shim.ShimPlan))))
     new_module = private_keras.rename(new_module)  # (after the clean-up of the imports as written)
+    if dense_targets:
+        new_module = dense_features.add_import(new_module)
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)

@@ -12,6 +12,9 @@
   `tf.summary.record_if(True)`; arguments they cannot carry block the call.
 - An input_fn returning a one-shot iterator's `get_next()` tensors returns its dataset instead
   (rules/planners/iterators.py); other iterator uses block with what to do.
+- `tf.keras.layers.DenseFeatures` (also under tf.compat.v1) built and called on its own → `tf_keras.layers.
+  DenseFeatures` with `import tf_keras` and a note (Keras 3 has none; rules/planners/dense_features.py); inside a
+  Keras model or a model_fn it blocks.
 - Where the file's `tf` means something else (a variable, or TensorFlow imported only inside a function), the
   generated code imports TensorFlow as `tf2`, with a note.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import
