@@ -41,6 +41,7 @@ import libcst as cst
 from tfmigrate.visitors import Transformer
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import standalone
 
 from ..facts.calls import bind, code, is_literal
 from ..emit.wrap import generated
@@ -106,7 +107,7 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
     rendered = code(new)
     for i, value in enumerate(swaps, 1):
         rendered = rendered.replace(f"{marker}{i}__", value)
-    return StrategyPlan(kinds, rendered)
+    return StrategyPlan(kinds, standalone(rendered))  # it becomes a statement of its own
 
 
 class _StrategyRewrite(Transformer):
