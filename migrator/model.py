@@ -16,6 +16,7 @@ It knows no TensorFlow: imports resolve to dotted names and the rules decide wha
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -35,6 +36,18 @@ _NAME = cst.Name
 
 def code(node: cst.CSTNode) -> str:
     return render(_EMPTY, node)
+
+
+def standalone(text: str) -> str:
+    """An expression's text moved out of the brackets it was written in: its line breaks were continuations only
+    there, so one that spans lines gets its own parentheses (valid as a statement or anywhere else)."""
+    if "\n" not in text:
+        return text
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return f"({text})"
+    return text
 
 
 @dataclass(eq=False)
@@ -1041,8 +1054,8 @@ class Program:
                     return None
                 replaced[id(name)] = text if _is_atom(argument.node) else "(" + text + ")"
         if not replaced:
-            return code(value.node)
-        return code(_substitute(value.node, replaced))
+            return standalone(code(value.node))
+        return standalone(code(_substitute(value.node, replaced)))
 
 
 def _late_global(name: cst.Name, here: list[Binding], there: list[Binding], file: FileIndex) -> bool:

@@ -3,7 +3,8 @@
 `RunConfig(train_distribute=...)` → a TF2 strategy built where the Estimator was: TF1 class names become their
 TF2 names (`tf.distribute.experimental.MultiWorkerMirroredStrategy` → `tf.distribute.MultiWorkerMirroredStrategy`,
 which reads TF_CONFIG with chief + worker tasks as the Estimator did) and `None` becomes the default strategy.
-`--strategy` replaces whatever the program used.
+`--strategy` replaces whatever the program used. An expression written across lines inside `RunConfig(...)`
+gets its own parentheses where it becomes a statement (`strategy = (...)`), as every moved argument does.
 Parameter server (`tf.compat.v1.distribute.experimental.ParameterServerStrategy` in train_distribute, or
 `--strategy parameter-server` for the Estimator's implicit async PS job that TF_CONFIG with ps tasks started):
 a generated `parameter_server_strategy(variable_partitioner)` does the role bootstrap (worker and ps tasks serve
@@ -41,6 +42,7 @@ import libcst as cst
 from tfmigrate.visitors import Transformer
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import standalone
 
 from ..facts.calls import bind, code, is_literal
 from ..emit.wrap import generated
@@ -106,7 +108,7 @@ def convert(node: cst.BaseExpression | None, tf_path_of) -> StrategyPlan:
     rendered = code(new)
     for i, value in enumerate(swaps, 1):
         rendered = rendered.replace(f"{marker}{i}__", value)
-    return StrategyPlan(kinds, rendered)
+    return StrategyPlan(kinds, standalone(rendered))  # it becomes a statement of its own
 
 
 class _StrategyRewrite(Transformer):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import standalone
 from tfmigrate.visitors import Transformer
 
 from ...emit.wrap import generated
@@ -125,7 +126,7 @@ class LossMixin:
             # a mean over all elements = the mean of the per-example means (same count per example): the custom
             # loop's compute_average_loss averages those over the global batch, as it does for tf.losses losses
             lines += ['        if self.reduction == "none":  # per-example means, for a custom training loop',
-                      f"            per_element = {code(last.args[0].value)}",
+                      f"            per_element = {standalone(code(last.args[0].value))}",
                       generated("            return tf.reduce_mean(tf.reshape(per_element, [tf.shape(per_element)[0], "
                                 "-1]), axis=1)")]
             for line in code(stmts[-1].with_changes(leading_lines=[])).rstrip("\n").splitlines():

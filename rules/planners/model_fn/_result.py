@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import standalone
 from tfmigrate.visitors import Transformer
 
 from ...facts.calls import code
@@ -84,7 +85,7 @@ class ResultMixin:
         if self.spec_predictions is not None:
             pred = self.inline(self.spec_predictions, out)
             self.check_names(pred, {out}, "predictions (only the model output is available)")
-            predictions = code(pred)
+            predictions = standalone(code(pred))  # `return <predictions>` of the model class
         summaries, tags = [], set()
         for call in self.scalar_summaries:
             summary = self.scalar_summary(call, out, tags, loss_name)
@@ -225,7 +226,7 @@ class ResultMixin:
 
         node = self.inline(self.predict_value(node).visit(_Keys()), out)
         self.check_names(node, {out}, f"{what} (only the model output is available)")
-        return code(node)
+        return standalone(code(node))
 
     def resolve_prediction(self, node):
         """`predictions["key"]` → the dict's expression for that key."""
