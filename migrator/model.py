@@ -50,6 +50,26 @@ def standalone(text: str) -> str:
     return text
 
 
+# operators that bind less tightly than `+` (and than a conditional's arms need): an operand using one is wrapped
+_LOOSE = (cst.IfExp, cst.Lambda, cst.NamedExpr, cst.BooleanOperation, cst.Comparison, cst.Yield)
+_LOOSE_BINARY = (cst.BitOr, cst.BitXor, cst.BitAnd, cst.LeftShift, cst.RightShift)
+
+
+def operand(text: str) -> str:
+    """An expression's text placed as an operand of generated code (`a + TEXT`, `TEXT if c else d`): wrapped in
+    parentheses when its own top-level operator binds more loosely (a conditional, lambda, `and`/`or`, a
+    comparison, `not`, a bitwise operator), so the generated expression means what the parts meant."""
+    try:
+        node = cst.parse_expression(text.strip())
+    except cst.ParserSyntaxError:
+        return f"({text})"
+    if getattr(node, "lpar", ()):
+        return text  # wrapped already
+    loose = isinstance(node, _LOOSE) or (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)) \
+        or (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _LOOSE_BINARY))
+    return f"({text})" if loose else text
+
+
 @dataclass(eq=False)
 class Scope:
     kind: str  # module | function | lambda | class | comprehension

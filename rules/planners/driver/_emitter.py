@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.model import FileIndex, code
+from tfmigrate.model import FileIndex, code, operand
 
 from .. import hooks as hook_rules
 from .. import receivers as receiver_rules
@@ -37,13 +37,14 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
 
     def render(self, value, at: cst.CSTNode, what: str, called_at: bool = False) -> str:
         if isinstance(value, Choice):
-            return (f"{self.render(value.body, at, what)} if {self.render(value.test, at, what)} "
+            # the arms as operands: `(a if p else b) if q else c` must not become `a if p else (b if q else c)`
+            return (f"{operand(self.render(value.body, at, what))} if {operand(self.render(value.test, at, what))} "
                     f"else {self.render(value.orelse, at, what)}")
         if isinstance(value, Least):
             return f"min({self.render(value.first, at, what)}, {self.render(value.second, at, what)})"
         if isinstance(value, Relative):
             text = self.render(value.value, at, what)
-            return f"{self.start} + {text}" if getattr(self, "start", None) else text
+            return f"{self.start} + {operand(text)}" if getattr(self, "start", None) else text
         why: list = []
         text = self.program.render(value, at, self.file, why, rewrite=self.mode_key, called_at=called_at)
         if text is None:

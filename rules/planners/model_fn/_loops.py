@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
+from tfmigrate.model import operand
 
 from ...emit.wrap import wrap_call
 from ...facts.calls import code
@@ -141,7 +142,7 @@ class LoopsMixin:
             def inner_statement(inner, node=node, test=test) -> None:
                 if isinstance(inner, cst.For) and inner.orelse is None and node is stmt:
                     # the same layers, TF1 names and forward pass, in a form that converts (a list of layers)
-                    iterable = f"{code(inner.iter)} if {code(test)} else []"
+                    iterable = f"{operand(code(inner.iter))} if {operand(code(test))} else []"
                     raise Blocked(CODE, f"a loop inside `if {code(test)}:` is not converted: a static `if` may "
                                         "only compute forward values; write the loop outside the `if`, over an "
                                         f"empty list when the condition is false: `for {code(inner.target)} in "
