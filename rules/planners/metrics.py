@@ -17,6 +17,10 @@ get a generated `test_step` (rules/emit/templates/test_step.py.j2) that adds eac
 once, where Keras weighs it by the batch size; the custom loop's evaluation adds each batch's mean loss. The
 metrics are per example on both sides (accuracy counts examples, as TF1's did).
 
+accuracy / mean_squared_error / mean_absolute_error whose labels or predictions are other expressions of the labels and
+the model output (`tf.cast(labels, ...)`, `tf.argmax(labels, 1)`, `tf.squeeze(labels, 1)`) become TF1Mean of TF1's own
+per-element value (metric_expressions.py; fixtures/metric_cast).
+
 The metrics of a `tf.estimator.add_metrics(estimator, metric_fn)` join the model_fn's eval_metric_ops first (its key
 wins, as TF1's dict update did) and convert the same way (model_fn/_added_metrics.py; fixtures/add_metrics).
 
