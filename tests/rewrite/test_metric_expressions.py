@@ -88,3 +88,9 @@ def test_a_module_that_binds_tf1_metric_values_blocks():
     src = with_metrics('metrics = {"a": tf.compat.v1.metrics.accuracy(tf.squeeze(labels, 1), tf.argmax(logits, 1))}',
                        extra="TF1MetricValues = None")
     assert any("`TF1MetricValues` is taken in this module" in d.message for d in blocked(src).diagnostics)
+
+
+def test_accuracy_of_rounded_logits_casts_them_to_the_labels_dtype_as_tf1():
+    out = flat(converted(with_metrics('metrics = {"acc": tf.compat.v1.metrics.accuracy(labels, tf.round(logits))}')))
+    assert 'TF1Mean(lambda labels, logits: TF1MetricValues.correct(labels, tf.round(logits)), name="acc")' in out
+    assert "if labels.dtype != predictions.dtype: predictions = tf.cast(predictions, labels.dtype)" in out
