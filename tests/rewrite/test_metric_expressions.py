@@ -78,8 +78,8 @@ def test_weights_still_block():
 
 
 def test_other_metrics_over_expressions_still_block():
-    result = blocked(with_metrics('metrics = {"r": tf.compat.v1.metrics.root_mean_squared_error('
-                                  'tf.cast(labels, tf.float32), logits)}'))
+    result = blocked(with_metrics('metrics = {"p": tf.compat.v1.metrics.precision('
+                                  'tf.cast(labels, tf.bool), logits > 0)}'))
     assert any(d.code == "TFM401" and "labels must be the model_fn's `labels`" in d.message
                for d in result.diagnostics)
 
@@ -94,3 +94,12 @@ def test_accuracy_of_rounded_logits_casts_them_to_the_labels_dtype_as_tf1():
     out = flat(converted(with_metrics('metrics = {"acc": tf.compat.v1.metrics.accuracy(labels, tf.round(logits))}')))
     assert 'TF1Mean(lambda labels, logits: TF1MetricValues.correct(labels, tf.round(logits)), name="acc")' in out
     assert "if labels.dtype != predictions.dtype: predictions = tf.cast(predictions, labels.dtype)" in out
+
+
+def test_rmse_over_an_expression_is_the_root_of_tf1s_mean():
+    out = flat(converted(with_metrics(
+        'metrics = {"rmse": tf.compat.v1.metrics.root_mean_squared_error(tf.squeeze(labels, 1), logits)}')))
+    assert ('TF1RootMean(lambda labels, logits: TF1MetricValues.squared_error(tf.squeeze(labels, 1), logits), '
+            'name="rmse")') in out
+    assert "class TF1RootMean(TF1Mean):" in out and "class TF1Mean(keras.metrics.Metric)" in out
+    assert out.index("class TF1Mean(") < out.index("class TF1RootMean(")

@@ -454,7 +454,7 @@ def test_regression_metrics_and_loss_mean_dropped():
 
 @pytest.mark.parametrize("metrics", [  # accuracy(labels, tf.round(logits)): test_metric_expressions.py
     '{"acc": tf.compat.v1.metrics.accuracy(labels, logits, weights=2.0)}',
-    '{"rmse": tf.compat.v1.metrics.root_mean_squared_error(labels, tf.round(logits))}',
+    '{"p": tf.compat.v1.metrics.precision(labels, tf.round(logits))}',
 ])
 def test_metric_blocks(metrics):
     assert codes(blocked(with_metrics(metrics))) == {"TFM401"}
