@@ -85,7 +85,7 @@ RULES = (
           "canned_linear_regressor"), triggers=ESTIMATOR_WORDS),
     Rule("TFM311", "keras-schedules", "planners.optimizers", "v1 learning-rate decays on global_step → Keras schedules", ("momentum_decay",), triggers=ESTIMATOR_WORDS),
     Rule("TFM401", "keras-metrics", "planners.metrics", "eval_metric_ops of tf.compat.v1.metrics → Keras metrics",
-         ("regression_adagrad", "classifier_metrics", "rmsprop_binary", "metric_mean"), triggers=ESTIMATOR_WORDS),
+         ("regression_adagrad", "classifier_metrics", "rmsprop_binary", "metric_mean", "metric_cast"), triggers=ESTIMATOR_WORDS),
     Rule("TFM501", "model-fn-to-keras-model", "planners.model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches",
           "bert_logging_loops"),

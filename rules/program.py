@@ -180,8 +180,10 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
                                                                   callbacks=callbacks, saver=saver))
     if getattr(plan, "logged", None):  # LoggingTensorHooks (rules/planners/hooks.py)
         parts.append(support("tensor_logger.py.j2"))
-    if any("TF1Mean(" in m for m in getattr(plan, "metrics", ())):  # rules/planners/metrics.py (wrapped list)
+    if any("TF1Mean(" in m or "TF1RootMean(" in m for m in getattr(plan, "metrics", ())):  # planners/metrics.py (wrapped list)
         parts.append(support("tf1_mean.py.j2"))
+    if any("TF1MetricValues." in m for m in getattr(plan, "metrics", ())):  # rules/planners/metric_expressions.py
+        parts.append(support("tf1_metric_values.py.j2"))
     if getattr(plan, "stops", None):  # StopAtStepHooks in training_hooks (rules/planners/hooks.py)
         parts.append(support("stop_at_step.py.j2"))
     if step_counter:  # StepCounterHooks on training (rules/planners/hooks.py)
@@ -544,7 +546,9 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
                                   sites[0].model_fn.node))
             continue
         taken = [name for name, used in (("StopAtStep", getattr(plan, "stops", None)),
-                                          ("TF1Mean", any(m.startswith("TF1Mean(") for m in getattr(plan, "metrics", ()))),
+                                          ("TF1Mean", any(m.startswith(("TF1Mean(", "TF1RootMean(")) for m in getattr(plan, "metrics", ()))),
+                                          ("TF1MetricValues", any("TF1MetricValues." in m for m in getattr(plan, "metrics", ()))),
+                                          ("TF1RootMean", any("TF1RootMean(" in m for m in getattr(plan, "metrics", ()))),
                                           ("TensorLogger", getattr(plan, "logged", None)),
                                           ("StepCounter", any(s.counters for s in sites)
                                            or getattr(plan, "counters", False))) if used]

@@ -17,6 +17,10 @@ get a generated `test_step` (rules/emit/templates/test_step.py.j2) that adds eac
 once, where Keras weighs it by the batch size; the custom loop's evaluation adds each batch's mean loss. The
 metrics are per example on both sides (accuracy counts examples, as TF1's did).
 
+accuracy / mean_squared_error / mean_absolute_error whose labels or predictions are other expressions of the labels and
+the model output (`tf.cast(labels, ...)`, `tf.argmax(labels, 1)`, `tf.squeeze(labels, 1)`) become TF1Mean of TF1's own
+per-element value (metric_expressions.py; fixtures/metric_cast).
+
 The metrics of a `tf.estimator.add_metrics(estimator, metric_fn)` join the model_fn's eval_metric_ops first (its key
 wins, as TF1's dict update did) and convert the same way (model_fn/_added_metrics.py; fixtures/add_metrics).
 
@@ -39,6 +43,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 
 from ..facts.calls import bind, code, is_literal, literal
+from . import metric_expressions
 
 CODE = "TFM401"
 
@@ -105,10 +110,11 @@ def _form(expr: cst.BaseExpression, output: str, tf_path_of) -> str | None:
 
 
 def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, loss_name: str | None,
-            resolve_prediction, tf_path_of, notes: list | None = None, unseen=None) -> str | None:
+            resolve_prediction, tf_path_of, notes: list | None = None, unseen=None, written=None) -> str | None:
     """Keras metric constructor for one eval_metric_ops entry; None when the entry is dropped (mean of the loss).
     `notes` receives (code, message, node) for a conversion exact only under a stated condition; `unseen(node)` the
-    first name `node` reads that is not the labels, the model output or a module-level name (None: none)."""
+    first name `node` reads that is not the labels, the model output or a module-level name (None: none); `written(node)`
+    the node with the model_fn's locals written out (metric_expressions.py: metrics over expressions)."""
     args = bind(call, _SIGNATURES[name], f"tf.metrics.{name}", CODE)
     if "weights" in args and not is_literal(args["weights"], None):
         raise Blocked(CODE, "metric weights are not converted", call)
@@ -120,7 +126,10 @@ def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, 
     labels = args.get("labels")
     if name == "accuracy" and _swapped(args, labels_name):
         return _swapped_accuracy(key, call, args, output, resolve_prediction, tf_path_of, notes)
+    expression = name in metric_expressions.VALUES and written is not None and unseen is not None
     if not (isinstance(labels, cst.Name) and labels.value == labels_name):
+        if expression:  # labels computed from the labels (a cast, an argmax): TF1's value written out
+            return metric_expressions.convert(key, call, name, args, labels_name, output, written, unseen)
         raise Blocked(CODE, f"metric '{key}': labels must be the model_fn's `{labels_name}`", call)
     form = _form(resolve_prediction(args["predictions"]), output, tf_path_of)
     if name == "auc" and form in ("sigmoid", "identity"):
@@ -133,6 +142,8 @@ def convert(key: str, call: cst.Call, name: str, labels_name: str, output: str, 
             raise Blocked(CODE, "auc thresholds/summation_method other than the default are not converted", call)
         return f'keras.metrics.AUC({", ".join([*extra, f"name={json.dumps(key)}"])})'
     ctor = _TABLE.get((name, form or ""))
+    if ctor is None and expression:
+        return metric_expressions.convert(key, call, name, args, labels_name, output, written, unseen)
     if ctor is None:
         raise Blocked(CODE, f"metric '{key}': tf.metrics.{name} on `{code(args['predictions'])}` has no Keras equivalent "
                             f"on the model output `{output}`", call)

@@ -97,14 +97,15 @@ def test_config_blocks():
                for line, m in errors(src))
 
 
-def test_labels_cast_in_the_metric_fn_blocks_at_the_metric():
+def test_labels_cast_in_the_metric_fn_convert_as_tf1_computed():  # rules/planners/metric_expressions.py
     metric_fn = '''\
 def more_metrics(labels, predictions):
     labels = tf.cast(labels, predictions.dtype)
     return {"mse": tf.compat.v1.metrics.mean_squared_error(labels=labels, predictions=predictions)}
 '''
     src = source(metric_fn, spec=SPEC.replace('{"out": logits}', "logits"))
-    assert any("metric 'mse': labels must be the model_fn's `labels`" in m for _, m in errors(src))
+    assert ('TF1Mean(lambda labels, logits: TF1MetricValues.squared_error(tf.cast(labels, logits.dtype), logits), '
+            'name="mse")') in flat(converted(src))
 
 
 def test_evaluating_the_estimator_without_the_metrics_too_blocks():

@@ -452,9 +452,9 @@ def test_regression_metrics_and_loss_mean_dropped():
     assert "TFM401" in codes(result) and all(d.severity == "note" for d in result.diagnostics)
 
 
-@pytest.mark.parametrize("metrics", [
-    '{"acc": tf.compat.v1.metrics.accuracy(labels, tf.round(logits))}',
+@pytest.mark.parametrize("metrics", [  # accuracy(labels, tf.round(logits)): test_metric_expressions.py
     '{"acc": tf.compat.v1.metrics.accuracy(labels, logits, weights=2.0)}',
+    '{"p": tf.compat.v1.metrics.precision(labels, tf.round(logits))}',
 ])
 def test_metric_blocks(metrics):
     assert codes(blocked(with_metrics(metrics))) == {"TFM401"}

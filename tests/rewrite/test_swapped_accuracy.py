@@ -52,7 +52,9 @@ def test_unswapped_accuracy_has_no_swap_note():
     assert result.status == "changed" and not [n for n in _notes(result) if "swapped" in n]
 
 
-def test_accuracy_without_the_labels_still_blocks():
-    result = blocked(with_metrics('{"acc": tf.compat.v1.metrics.accuracy(tf.argmax(logits, 1), tf.argmax(logits, 1))}',
+def test_accuracy_without_the_labels_computes_what_tf1_did():  # rules/planners/metric_expressions.py
+    result = rewrite(with_metrics('{"acc": tf.compat.v1.metrics.accuracy(tf.argmax(logits, 1), tf.argmax(logits, 1))}',
                                   "sparse_softmax_cross_entropy"))
-    assert "labels must be the model_fn's `labels`" in result.diagnostics[0].message
+    got = metric_list(result.output.decode()).replace(" ", "").replace("\n", "")
+    assert ('TF1Mean(lambdalabels,logits:TF1MetricValues.correct(tf.argmax(logits,1),tf.argmax(logits,1)),'
+            'name="acc")') in got

@@ -118,7 +118,8 @@ class ResultMixin:
                 ctor = metrics.convert(element.key.evaluated_value, call, name, self.labels, out, loss_name,
                                        self.resolve_prediction, self.tf, self.notes,
                                        lambda node: min(self.free_names(node) - {out, self.labels}
-                                                        - self.module_names - BUILTINS, default=None))
+                                                        - self.module_names - BUILTINS, default=None),
+                                       lambda node: self.inline(self.with_label_values(node), out))
                 if ctor is None:
                     self.notes.append((metrics.CODE, f"metric '{element.key.evaluated_value}' (mean of the loss) dropped: Keras reports the loss", call))
                 else:
