@@ -40,6 +40,7 @@ from tfmigrate.visitors import WALK, Transformer, Visitor, walk, walked_fields
 from tfmigrate.diagnostics import Blocked
 
 from ..facts import tf1_calls
+from . import tf1_program
 from ..facts.tfnames import normalise, upgrade_call, v1_names
 
 CODE = "TFM001"
@@ -177,8 +178,12 @@ class LeftoverNames(Transformer):
 
     def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
                  kept: set[str] = frozenset(), index=None, quiet: dict | None = None, notes: list | None = None,
-                 shim_helpers: frozenset[str] = frozenset()):
+                 shim_helpers: frozenset[str] = frozenset(), tf1_module: cst.Module | None = None):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
+        # the original module that says whether the file is a TF 1.x program (planners/tf1_program), asked only
+        # when a call TF2 kept with other arguments (tf.nn.dropout) is met through a plain `tf`
+        self.tf1_module = tf1_module if tf1_module is not None else getattr(index, "module", None)
+        self._tf1: bool | None = None
         # TF1 code kept as written under the model-mapping shim (planners/shim.py: the decorated `call` and the
         # module functions it calls), on tf_keras, where tf.compat.v1.layers still runs
         self.shim_helpers, self.shim_open, self.in_shim = shim_helpers, [], set()
@@ -287,6 +292,8 @@ class LeftoverNames(Transformer):
         path = normalise(dotted) or ""
         if path in tf1_calls.CALL_ONLY and id(original) not in self.called:
             return None
+        if tf1_program.changed_call(path) and id(original) not in self.called:
+            return f"{self.tf2_alias}.compat.v1.{path}"  # TF1's function itself, not called here (facts/tf1_calls)
         if id(original) in self.in_shim and path.startswith("layers.") and path.split(".")[1][:1].islower():
             return f"{self.tf2_alias}.compat.v1.{path}"  # tf.compat.v1.layers.dense(...) under the shim, as written
         return tf2_name(dotted, self.tf2_alias)
@@ -421,9 +428,16 @@ class LeftoverNames(Transformer):
         if root in self.v1_bindings or _is_v1(dotted):
             return dotted
         path = normalise(dotted) or ""
+        if tf1_program.changed_call(path) and self._tf1_program():
+            return dotted  # a TF 1.x program's tf.nn.dropout is TF1's (planners/tf1_program)
         root = path.split(".")[0]
         return dotted if root in _V1_ONLY_ROOTS or (root[:1].isalpha() and root not in _TF2_TOP_LEVEL) \
             or v1_names().known(path) else None
+
+    def _tf1_program(self) -> bool:
+        if self._tf1 is None:
+            self._tf1 = self.tf1_module is not None and tf1_program.tf1_file(self.tf1_module)
+        return self._tf1
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._rewrite(original, updated)
