@@ -105,3 +105,23 @@ def test_tf1_file_call_that_cannot_be_carried_blocks_at_the_call():
     errors = [e for e in result.diagnostics if e.code == "TFM001"]
     assert errors and errors[0].line == 6 and "pass keep_prob by name" in errors[0].message, \
         [d.format() for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("import tensorflow as tf\ntf.logging.info('a')\n", True),
+    ("import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.1).minimize(loss)\n", True),
+    ("import tensorflow as tf\nnet = tf.contrib.layers.flatten(x)\n", True),
+    ("from tensorflow import logging\nlogging.info('a')\n", True),
+    # TF2 programs: TF1 names only through tf.compat.v1, or names TF 2.15 also answers (its lazy Keras/TensorBoard
+    # modules: tf.summary.scalar, tf.losses.mean_squared_error), or a local `tf` that is not TensorFlow
+    ("import tensorflow as tf\ntf.compat.v1.logging.info('a')\n", False),
+    ("import tensorflow as tf\ntf.summary.scalar('a', 1.0, step=0)\nl = tf.losses.mean_squared_error(y, p)\n", False),
+    ("import tensorflow as tf\ndef f(tf):\n    return tf.logging.info('a')\n", False),
+    ("import tensorflow as tf\ny = tf.nn.dropout(x, 0.2)\n", False),
+])
+def test_tf1_file_evidence(src, expected):
+    import libcst as cst
+
+    from tfmigrate.rules.planners.tf1_program import tf1_file
+
+    assert tf1_file(cst.parse_module(src)) is expected
