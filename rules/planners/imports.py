@@ -430,7 +430,7 @@ class LeftoverNames(Transformer):
         if root in self.v1_bindings or _is_v1(dotted):
             return dotted
         path = normalise(dotted) or ""
-        if tf1_program.changed_call(path) and self._tf1_program():
+        if tf1_program.changed_arguments(path) and self._tf1_program():
             return dotted  # a TF 1.x program's tf.nn.dropout is TF1's (planners/tf1_program)
         root = path.split(".")[0]
         return dotted if root in _V1_ONLY_ROOTS or (root[:1].isalpha() and root not in _TF2_TOP_LEVEL) \

@@ -43,6 +43,13 @@ def changed_call(path: str) -> bool:
     return bool(path) and tf1_calls.tf2_path(path) == path
 
 
+def changed_arguments(path: str) -> bool:
+    """A TF 1.x name TF2 also exports (another object) whose call tf_upgrade_v2 rewrites: keywords renamed or
+    removed, positions reordered (`tf.argmax(x, dimension=1)` → `axis=1`, `tf.reduce_sum(x, keep_dims=True)`)."""
+    table = v1_names()
+    return changed_call(path) or path in table.in_v2 and (path in table.keywords or path in table.reorders)
+
+
 def tf1_only(dotted: str) -> bool:
     """Whether a resolved reference names what only TF 1.x has (through a binding that is not compat.v1)."""
     if ".compat." in dotted:
@@ -74,6 +81,10 @@ class _Finder(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return not self.found and super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if not self.found:  # (once found, nodes not visited are still left: their leave_ must not run)
+            super().on_leave(original_node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         from tfmigrate.names import bound_names

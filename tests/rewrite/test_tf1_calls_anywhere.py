@@ -125,3 +125,11 @@ def test_tf1_file_evidence(src, expected):
     from tfmigrate.rules.planners.tf1_program import tf1_file
 
     assert tf1_file(cst.parse_module(src)) is expected
+
+
+def test_tf1_file_evidence_stops_at_the_first_name_before_later_functions():
+    import libcst as cst
+
+    from tfmigrate.rules.planners.tf1_program import tf1_file
+
+    assert tf1_file(cst.parse_module("import tensorflow as tf\ntf.logging.info('a')\ndef f():\n    pass\n")) is True
