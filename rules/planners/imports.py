@@ -11,7 +11,8 @@
   `tf.lookup.StaticHashTable` / `StaticVocabularyTable`, `tf.contrib.summary.always_record_summaries()` →
   `tf.summary.record_if(True)`; arguments they cannot carry block the call. In a TF 1.x file reached through a plain
   `import tensorflow as tf` (one naming TF1-only names) dropout and softmax_cross_entropy_with_logits are TF1's too,
-  wherever they stand (rules/planners/tf1_program.py); a bare reference to them becomes `tf.compat.v1.nn.<name>`.
+  wherever they stand (rules/planners/tf1_program.py), as are the other names TF2 kept with changed arguments
+  (`tf.argmax(x, dimension=1)` → `axis=1`); a bare reference to dropout / softmax xent becomes `tf.compat.v1.nn.<name>`.
 - An input_fn returning a one-shot iterator's `get_next()` tensors returns its dataset instead
   (rules/planners/iterators.py); other iterator uses block with what to do.
 - Where the file's `tf` means something else (a variable, or TensorFlow imported only inside a function), the

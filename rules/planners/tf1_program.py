@@ -6,7 +6,9 @@ API they are TF1's functions, wherever they are called (an input_fn, a helper, m
 the converted file rewrites each call as TF 1.15's function computed it (rules/facts/tf1_calls.py, what
 tf_upgrade_v2 does) — `tf.nn.dropout(x, 0.8)` → `tf.nn.dropout(x, 1 - (0.8))`, `keep_prob=k` → `rate=1 - (k)` —
 and a bare reference (`partial(tf.nn.dropout, keep_prob=k)`) becomes the very TF1 function,
-`tf.compat.v1.nn.dropout`.
+`tf.compat.v1.nn.dropout`. The other names TF2 kept with changed arguments get tf_upgrade_v2's argument changes
+there too (facts/tfnames.upgrade_call: `tf.argmax(x, dimension=1)` → `axis=1`, `tf.reduce_sum(x, keep_dims=True)`
+→ `keepdims=True`, `tf.reverse_sequence(seq_dim=1)` → `seq_axis=1`), as they already did through a compat.v1 `tf`.
 
 A file is TF 1.x when `tf` is bound to `tf.compat.v1` (`import tensorflow.compat.v1 as tf`, `tf = tf.compat.v1`),
 or when, through a plain `import tensorflow as tf`, it names a TF1-only name (one TF2 lacks: `tf.logging`,
