@@ -587,7 +587,7 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     settled = None
     if blocks is not None and named is not None:
         # generated code that names them where the import fix-up changes nothing stays text too
-        settled = named.settled = Settled(table, named)
+        settled = named.settled = Settled(table, named, module)
     if blocks is not None:
         # the driver's generated statements and expressions that name no TF binding of the file stay text too (the
         # leftover-name pass and the import count would find nothing in them)

@@ -195,9 +195,10 @@ class Settled:
     kept as text like one that names no binding; the fix-up counts its Names (`uses`) where it would have counted
     those of its parse (imports.name_uses), and `_names_any` reads it with the other texts."""
 
-    def __init__(self, table: ImportTable, words: codewords.CodeWords):
+    def __init__(self, table: ImportTable, words: codewords.CodeWords, module=None):
         kept, v1_bindings = compat_names(table)
-        self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept)
+        # (`module`, the original: whether a TF 1.x program's tf.nn.dropout is rewritten, planners/tf1_program)
+        self.leftover = imports.LeftoverNames(table, v1_bindings, "tf", set(), kept, tf1_module=module)
         self.words, self.bindings = words, table.bindings
         self._known: dict[str, bool] = {}
         self._references: dict[str, bool] = {}  # _rewritten's answers

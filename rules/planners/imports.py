@@ -9,7 +9,10 @@
   (rules/facts/tf1_calls.py): `tf.nn.dropout(x, keep_prob)` → `tf.nn.dropout(x, 1 - (keep_prob))`,
   `softmax_cross_entropy_with_logits(labels=l)` → `labels=tf.stop_gradient(l)`, `tf.contrib.lookup` tables →
   `tf.lookup.StaticHashTable` / `StaticVocabularyTable`, `tf.contrib.summary.always_record_summaries()` →
-  `tf.summary.record_if(True)`; arguments they cannot carry block the call.
+  `tf.summary.record_if(True)`; arguments they cannot carry block the call. In a TF 1.x file reached through a plain
+  `import tensorflow as tf` (one naming TF1-only names) dropout and softmax_cross_entropy_with_logits are TF1's too,
+  wherever they stand (rules/planners/tf1_program.py), as are the other names TF2 kept with changed arguments
+  (`tf.argmax(x, dimension=1)` → `axis=1`); a bare reference to dropout / softmax xent becomes `tf.compat.v1.nn.<name>`.
 - An input_fn returning a one-shot iterator's `get_next()` tensors returns its dataset instead
   (rules/planners/iterators.py); other iterator uses block with what to do.
 - `tf.keras.layers.DenseFeatures` (also under tf.compat.v1) built and called on its own → `tf_keras.layers.
@@ -43,6 +46,7 @@ from tfmigrate.visitors import WALK, Transformer, Visitor, walk, walked_fields
 from tfmigrate.diagnostics import Blocked
 
 from ..facts import tf1_calls
+from . import tf1_program
 from ..facts.tfnames import normalise, upgrade_call, v1_names
 
 CODE = "TFM001"
@@ -180,8 +184,12 @@ class LeftoverNames(Transformer):
 
     def __init__(self, table, v1_bindings: set[str], tf2_alias: str, skip_statements: set[int],
                  kept: set[str] = frozenset(), index=None, quiet: dict | None = None, notes: list | None = None,
-                 shim_helpers: frozenset[str] = frozenset()):
+                 shim_helpers: frozenset[str] = frozenset(), tf1_module: cst.Module | None = None):
         self.table, self.v1_bindings, self.tf2_alias = table, v1_bindings, tf2_alias
+        # the original module that says whether the file is a TF 1.x program (planners/tf1_program), asked only
+        # when a call TF2 kept with other arguments (tf.nn.dropout) is met through a plain `tf`
+        self.tf1_module = tf1_module if tf1_module is not None else getattr(index, "module", None)
+        self._tf1: bool | None = None
         # TF1 code kept as written under the model-mapping shim (planners/shim.py: the decorated `call` and the
         # module functions it calls), on tf_keras, where tf.compat.v1.layers still runs
         self.shim_helpers, self.shim_open, self.in_shim = shim_helpers, [], set()
@@ -290,6 +298,8 @@ class LeftoverNames(Transformer):
         path = normalise(dotted) or ""
         if path in tf1_calls.CALL_ONLY and id(original) not in self.called:
             return None
+        if tf1_program.changed_call(path) and id(original) not in self.called:
+            return f"{self.tf2_alias}.compat.v1.{path}"  # TF1's function itself, not called here (facts/tf1_calls)
         if id(original) in self.in_shim and path.startswith("layers.") and path.split(".")[1][:1].islower():
             return f"{self.tf2_alias}.compat.v1.{path}"  # tf.compat.v1.layers.dense(...) under the shim, as written
         return tf2_name(dotted, self.tf2_alias)
@@ -424,9 +434,16 @@ class LeftoverNames(Transformer):
         if root in self.v1_bindings or _is_v1(dotted):
             return dotted
         path = normalise(dotted) or ""
+        if tf1_program.changed_arguments(path) and self._tf1_program():
+            return dotted  # a TF 1.x program's tf.nn.dropout is TF1's (planners/tf1_program)
         root = path.split(".")[0]
         return dotted if root in _V1_ONLY_ROOTS or (root[:1].isalpha() and root not in _TF2_TOP_LEVEL) \
             or v1_names().known(path) else None
+
+    def _tf1_program(self) -> bool:
+        if self._tf1 is None:
+            self._tf1 = self.tf1_module is not None and tf1_program.tf1_file(self.tf1_module)
+        return self._tf1
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._rewrite(original, updated)
