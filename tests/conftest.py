@@ -6,9 +6,10 @@ a group runs in one worker, one test after another. pytest 9.2 no longer lets xd
 node id (its loadgroup silently spreads groups), so the workers write each test's group to a file and the
 controller's scheduler reads it.
 
-Order: the tests without TensorFlow run first while one worker builds the TF environments in the background (a
-fresh clone: ~3 minutes of pip, overlapped with the fast tier instead of blocking both workers), then the cluster
-group (the longest serial group: started first, it does not end alone), then the other TF tests."""
+Order: xdist hands out the groups first, largest first (its loadscope reordering: the cluster group, then each
+fixture's group), then single tests in collection order, which sorts the tests without TensorFlow before the TF
+ones. One worker starts building missing TF environments in the background as soon as collection ends; a TF test
+waits on the environment's lock until its build is done."""
 import json
 import os
 import tempfile
