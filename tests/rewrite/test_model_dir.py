@@ -26,8 +26,13 @@ def test_train_and_evaluate_restores_before_training_and_evaluates_anyway():
 
 
 def test_an_expression_max_steps_is_parenthesised():
+    """An operand that binds more loosely than `<` / `-` is wrapped (migrator/model.py `operand`); a product is not."""
     out = converted(program(drive="est.train(input_fn=train_input_fn, max_steps=STEPS * 2)\n", extra="STEPS = 5"))
-    assert "if initial_step < (STEPS * 2):" in out and "steps_per_epoch=(STEPS * 2) - initial_step," in out
+    assert "if initial_step < STEPS * 2:" in out and "steps_per_epoch=STEPS * 2 - initial_step," in out
+    out = converted(program(drive="est.train(input_fn=train_input_fn, max_steps=STEPS if FAST else 2 * STEPS)\n",
+                            extra="STEPS = 5\nFAST = False"))
+    assert "if initial_step < (STEPS if FAST else 2 * STEPS):" in out
+    assert "steps_per_epoch=(STEPS if FAST else 2 * STEPS) - initial_step," in out
 
 
 def test_a_warm_start_is_overridden_by_model_dir_as_in_the_estimator():

@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
-from tfmigrate.model import code
+from tfmigrate.model import code, operand
 
 from ...emit.wrap import wrap_call
 from ...facts.sites import Site, Use
@@ -36,7 +36,7 @@ class DriveMixin:
             data = self.keras_data(use.train["input_fn"], site, at, "train", receiver)
             # no max_steps: the Estimator trained until the input ended, as one epoch over it does
             left = steps if start is None or steps is None else \
-                f"{steps if _is_atom_text_code(steps) else f'({steps})'} - {start}"
+                f"{operand(steps)} - {start}"
             per_epoch = f"steps_per_epoch={left}, " if steps is not None else ""
             return wrap_call(f"{receiver}.fit({data}, epochs=1, {per_epoch}"
                              f"callbacks={self.callbacks(site, plan, at, use.train.get('callbacks', ()), use.train.get('checkpoint'), receiver)})", "",
@@ -73,7 +73,7 @@ class DriveMixin:
         self.start = start
         steps = self.render(use.train["max_steps"], at, "max_steps")
         self.start = None
-        return lines, start, f"{start} < {steps if _is_atom_text_code(steps) else f'({steps})'}"
+        return lines, start, f"{start} < {operand(steps)}"
 
     def evaluate_text(self, site: Site, use: Use, default_steps: str | None) -> str:
         receiver = code(use.receiver)
@@ -221,13 +221,3 @@ class DriveMixin:
             # train_and_evaluate returned (eval_result, export_results)
             edits.replace(use.call, evaluate if bare else f"({evaluate}, {name if exports else '[]'})")
 
-
-def _is_atom_text_code(text: str) -> bool:
-    """Code that binds tighter than `-` / `<`: a name, attribute, call, subscript or literal."""
-    import ast
-
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return False
-    return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
