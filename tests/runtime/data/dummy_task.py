@@ -4,6 +4,7 @@ Writes its pid (and a grandchild pid) to $DUMMY_PIDS/<type>-<index>.pid.
 """
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -20,6 +21,7 @@ if os.environ.get("DUMMY_PIDS"):
     with open(os.path.join(os.environ["DUMMY_PIDS"], name + ".pid"), "w") as fh:
         fh.write(" ".join(map(str, pids)))
 print("task", name, "mode", mode, "TF_CONFIG", os.environ.get("TF_CONFIG"), flush=True)
+print("core file limit", resource.getrlimit(resource.RLIMIT_CORE)[0], flush=True)
 if mode == "crash":
     print("Traceback: something went wrong in", name, flush=True)
     sys.exit(3)
