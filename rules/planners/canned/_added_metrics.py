@@ -35,6 +35,10 @@ _KEYS = {
     "binary": {"logits": "identity", "logistic": "sigmoid", "class_ids": "positive"},
     "multi_class": {"logits": "identity", "class_ids": "argmax"},
 }
+# every key of the head's PREDICT dict (TF 2.15 heads' create_estimator_spec)
+_CLASSES = ("logits", "probabilities", "class_ids", "classes", "all_class_ids", "all_classes")
+_PREDICT_KEYS = {"regression": ("predictions",), "binary": ("logits", "logistic", *_CLASSES[1:]),
+                 "multi_class": _CLASSES}
 # what each head's evaluate() reported itself (rules/planners/heads.py), besides loss and global_step
 _HEAD_KEYS = {
     "regression": {"average_loss", "label/mean", "prediction/mean"},
@@ -74,6 +78,9 @@ def convert(fn: cst.FunctionDef, model: CannedModel, tf_path_of) -> list[str]:
     def form(key: str, node: cst.CSTNode) -> cst.BaseExpression:
         out = cst.Name(_OUT)
         kind = keys.get(key)
+        if kind is None and key not in _PREDICT_KEYS[model.head]:
+            raise Blocked(CODE, f"{what} reads predictions[{key!r}], which the head does not return (TF1 failed "
+                                f"there; its keys: {', '.join(repr(k) for k in _PREDICT_KEYS[model.head])})", node)
         if kind is None:
             raise Blocked(CODE, f"{what} reads predictions[{key!r}]: not converted yet (converted: "
                                 f"{', '.join(repr(k) for k in keys)}, what the migrated model computes exactly)",
