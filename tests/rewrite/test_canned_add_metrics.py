@@ -130,3 +130,29 @@ def test_blocked_with_the_reason(fn, estimator, message):
 def test_keras_estimator_still_blocked():
     src = program(RMSE, estimator="tf.keras.estimator.model_to_estimator(keras_model=tf.keras.Sequential())")
     assert any("add_metrics(`est`, ...) over a Keras Estimator is not converted yet" in m for m in errors(src))
+
+
+def test_forward_features_blocks_saying_why():
+    src = program(RMSE, wrap="est = tf.contrib.estimator.add_metrics(est, extra)\n"
+                             "        est = tf.contrib.estimator.forward_features(est, 'id')")
+    assert any("forward_features(`est`, ...) is not converted yet" in m and "TF 1.x releases differ" in m
+               and "TF 2.15's tensorflow_estimator has no forward_features" in m for m in errors(src))
+
+
+WRAPPER = '''
+def wrap_keys(inner):
+    settings = inner.config
+
+    def outer_model_fn(features, labels, mode):
+        spec = inner._call_model_fn(features, labels, mode, config=settings)
+        return spec
+    return tf.estimator.Estimator(model_fn=outer_model_fn, config=inner.config)
+'''
+
+
+def test_a_model_fn_over_the_private_call_model_fn_blocks_at_it():
+    src = program(RMSE + "\n\n" + WRAPPER, wrap="est = wrap_keys(tf.contrib.estimator.add_metrics(est, extra))")
+    found = errors(src)
+    assert any("model_fn `outer_model_fn` calls `inner._call_model_fn(...)`, TF's private Estimator method" in m
+               for m in found), found
+    assert any("`inner.config` reads another Estimator's RunConfig (its `config` property)" in m for m in found), found
