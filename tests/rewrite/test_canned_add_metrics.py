@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from tests.rewrite._helpers import blocked, converted
+from tests.rewrite._helpers import blocked, converted, rewrite
 
 HEADER = '''\
 import tensorflow as tf
@@ -132,13 +132,6 @@ def test_keras_estimator_still_blocked():
     assert any("add_metrics(`est`, ...) over a Keras Estimator is not converted yet" in m for m in errors(src))
 
 
-def test_forward_features_blocks_saying_why():
-    src = program(RMSE, wrap="est = tf.contrib.estimator.add_metrics(est, extra)\n"
-                             "        est = tf.contrib.estimator.forward_features(est, 'id')")
-    assert any("forward_features(`est`, ...) is not converted yet" in m and "TF 1.x releases differ" in m
-               and "TF 2.15's tensorflow_estimator has no forward_features" in m for m in errors(src))
-
-
 WRAPPER = '''
 def wrap_keys(inner):
     settings = inner.config
@@ -156,3 +149,52 @@ def test_a_model_fn_over_the_private_call_model_fn_blocks_at_it():
     assert any("model_fn `outer_model_fn` calls `inner._call_model_fn(...)`, TF's private Estimator method" in m
                for m in found), found
     assert any("`inner.config` reads another Estimator's RunConfig (its `config` property)" in m for m in found), found
+
+
+SERVING = '''
+def serving_input_fn():
+    inputs = {"a": tf.compat.v1.placeholder(tf.float32, [None]), "id": tf.compat.v1.placeholder(tf.string, [None])}
+    return tf.estimator.export.ServingInputReceiver({k: tf.expand_dims(v, -1) for k, v in inputs.items()}, inputs)
+'''
+KEY = 'KEY = "id"\n'
+
+
+def forwarding(wrap="est = tf.contrib.estimator.forward_features(est, KEY)", drive_tail=""):
+    src = program(KEY + "\n\n" + SERVING + "\n\n" + RMSE, estimator='tf.estimator.DNNRegressor([4], columns, "/tmp/m")',
+                  wrap="est = tf.contrib.estimator.add_metrics(est, extra)\n        " + wrap)
+    return src.replace("steps=None)", 'steps=None,\n        exporters=tf.estimator.LatestExporter("e", serving_input_fn))'
+                       + drive_tail)
+
+
+def test_forward_features_adds_the_keys_to_the_predict_signature():
+    result = rewrite(forwarding())
+    out = converted(forwarding())
+    assert "contrib.estimator.forward_features" not in out and "add_metrics" not in out
+    assert ('if method == "predict":  # forward_features: a PredictOutput signature also returns these features\n'
+            "                    outputs = {**outputs, **{name: features[name] for name in ('id',)}}") in out
+    assert any("as TF 1.15's forward_features added them to PredictOutput signatures" in d.message
+               for d in result.diagnostics)
+
+
+def test_export_without_forwarding_is_unchanged():
+    out = converted(forwarding(wrap=""))
+    assert "features[name]" not in out
+    assert "outputs = self.export_outputs(self(to_features(*tensors), training=False))[key]" in out
+
+
+@pytest.mark.parametrize("wrap, message", [
+    ("est = tf.contrib.estimator.forward_features(est)", "without keys (every feature) is not converted yet"),
+    ("est = tf.contrib.estimator.forward_features(est, 'predictions')", "is a key of the head's predictions"),
+    ("est = tf.contrib.estimator.forward_features(est, KEY, {'id': ''})", "sparse_default_values is not converted"),
+    ("other = tf.contrib.estimator.forward_features(est, KEY)", "the Estimator without the features"),
+])
+def test_forward_features_blocked(wrap, message):
+    found = errors(forwarding(wrap=wrap))
+    assert any(message in m for m in found), found
+
+
+def test_predict_on_a_forwarding_estimator_blocks():
+    src = forwarding().replace("    tf.estimator.train_and_evaluate(est, train_spec, eval_spec)\n",
+                               "    tf.estimator.train_and_evaluate(est, train_spec, eval_spec)\n"
+                               "    print(list(est.predict(read_dataset(1, tf.estimator.ModeKeys.PREDICT))))\n")
+    assert any("predict() on an Estimator given tf.contrib.estimator.forward_features" in m for m in errors(src))

@@ -54,6 +54,10 @@ class ForwardFeaturesMixin:
                 raise Blocked(CODE, f"{what} over the Estimator without its tf.estimator.add_metrics is not "
                                     "converted yet: wrap the add_metrics Estimator", call)
         site.model_fn.forwarded = tuple(keys)
+        site.model_fn.notes.append((CODE, f"{what}: an export's 'predict' signature also returns the features "
+                                          f"{', '.join(repr(k) for k in keys)}, as TF 1.15's forward_features added "
+                                          "them to PredictOutput signatures (earlier TF 1.x releases did not); TF1 "
+                                          "also checked in training that each is a dense feature", call))
         self._site_by_call[id(call)] = site
         self.wrappers[id(call)] = (call, file, args["estimator"])
         self.forwarders = getattr(self, "forwarders", set()) | {id(call)}
