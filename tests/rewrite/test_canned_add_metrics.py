@@ -119,7 +119,7 @@ def test_multi_class_class_ids():
     ('''
     def extra(labels, predictions):
         return {"m": tf.compat.v1.metrics.mean(predictions["predictions"])}
-    ''', "tf.estimator.DNNRegressor([4], columns)", "is not converted yet"),
+    ''', "tf.estimator.DNNRegressor([4], columns)", "metric 'm' is not converted yet (a tf.metrics call other than"),
     (RMSE, 'tf.estimator.DNNRegressor([4], columns, weight_column="a")', "reads example weights"),
 ])
 def test_blocked_with_the_reason(fn, estimator, message):
