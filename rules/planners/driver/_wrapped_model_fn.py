@@ -24,6 +24,6 @@ def private_model_fn_call(fn: cst.FunctionDef) -> cst.Call | None:
 def message(fn: cst.FunctionDef, call: cst.Call) -> str:
     return (f"model_fn `{fn.name.value}` calls `{code(call.func)}(...)`, TF's private Estimator method that runs "
             "another Estimator's model_fn (not API; its EstimatorSpec is edited here): a model_fn wrapping another "
-            "Estimator is not converted. Drive that Estimator itself: the canned estimators and "
-            "tf.estimator.add_metrics over them are converted (a forward_features-style export of input keys is "
-            "not yet)")
+            "Estimator is not converted. Drive that Estimator itself: canned estimators, tf.estimator.add_metrics "
+            "and tf.contrib.estimator.forward_features over them are converted (forward_features' keys join the "
+            "'predict' export signature, where such wrappers put them)")
