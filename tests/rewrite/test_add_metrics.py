@@ -69,12 +69,12 @@ def more_metrics(labels, predictions):
     assert 'keras.metrics.MeanSquaredError(name="rmse")' in out and "RootMeanSquaredError" not in out
 
 
-def test_canned_estimator_blocks_at_the_call():
+def test_canned_estimator_blocks_at_a_key_its_head_lacks():
+    # over a canned estimator the metric_fn reads the head's keys (tests/rewrite/test_canned_add_metrics.py)
     src = source(estimator='est = tf.estimator.LinearRegressor([tf.feature_column.numeric_column("x", (2,))], '
                            'config=config)')
-    assert (line_of(src, "add_metrics("), "tf.estimator.add_metrics(`est`, ...) over a canned or Keras Estimator is "
-            "not converted yet: its metric_fn reads the Estimator's own predictions dict; compute those metrics from "
-            "the migrated model's predictions after evaluation, and drive the Estimator itself") in errors(src)
+    assert (line_of(src, 'predictions["out"]'), "add_metrics' metric_fn `more_metrics` over LinearRegressor reads "
+            "predictions['out'], which the head does not return (TF1 failed there; its keys: 'predictions')") in errors(src)
 
 
 def test_no_eval_predictions_blocks_at_the_metric_fn():

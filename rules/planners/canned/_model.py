@@ -100,6 +100,8 @@ class CannedModel:
     batch_norm: bool = False  # TF1BatchNormalization after each hidden layer (rules/planners/heads.py)
     parameter_server: bool = False  # trained by an async parameter-server job (tf_keras, ClusterCoordinator)
     partitioner: partitioners.PartitionerPlan | None = None  # what TF1 partitioned implicitly there (v1 DNN)
+    added_metrics: list[str] = field(default_factory=list)  # tf.estimator.add_metrics' metrics (_added_metrics.py)
+    forwarded: tuple = ()  # forward_features' keys, added to the 'predict' signature (driver/_forward_features.py)
 
     @property
     def tf_name(self) -> str:

@@ -156,6 +156,8 @@ def _export_methods(env, plan: CannedPlan) -> str:
     if not plan.exporting:
         return ""
     view = {"export_outputs": True, "fn_name": plan.fn_name}
+    if plan.model.forwarded:  # tf.contrib.estimator.forward_features' keys (driver/_forward_features.py)
+        view["forwarded"] = tuple(plan.model.forwarded)
     return env.get_template("export_methods.py.j2").render(plan=view, exporting=plan.exporting)
 
 

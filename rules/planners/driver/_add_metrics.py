@@ -10,6 +10,8 @@ from tfmigrate.model import FileIndex, FunctionRef, Value, code
 
 from ...facts.sites import Site
 from ...facts.estimator import CODE
+from .. import canned
+from ..canned import _added_metrics as canned_added_metrics
 
 ADD_METRICS = ("estimator.add_metrics", "contrib.estimator.add_metrics")
 
@@ -29,8 +31,9 @@ class AddMetricsMixin:
         if site.added_metrics:  # (each merge would need its own model: not done)
             raise Blocked(CODE, "a second tf.estimator.add_metrics over one Estimator is not converted yet: return "
                                 "all the metrics from one metric_fn", call)
-        if not isinstance(site.model_fn, FunctionRef):
-            raise Blocked(CODE, f"tf.estimator.add_metrics(`{code(args['estimator'])}`, ...) over a canned or Keras "
+        canned_site = canned.is_canned(site)  # its metrics are converted against the head (canned/_added_metrics.py)
+        if not isinstance(site.model_fn, FunctionRef) and not canned_site:
+            raise Blocked(CODE, f"tf.estimator.add_metrics(`{code(args['estimator'])}`, ...) over a Keras "
                                 "Estimator is not converted yet: its metric_fn reads the Estimator's own "
                                 "predictions dict; compute those metrics from the migrated model's predictions after "
                                 "evaluation, and drive the Estimator itself", call)
@@ -41,6 +44,9 @@ class AddMetricsMixin:
                                 "module level of the model_fn's file is (its metrics join the model_fn's "
                                 "eval_metric_ops); define it there, or return the metrics from the model_fn's "
                                 "eval_metric_ops", args["metric_fn"])
+        if canned_site:
+            site.model_fn.added_metrics = canned_added_metrics.convert(fn.node, site.model_fn,
+                                                                       lambda node: self.tf(node, fn.file))
         site.added_metrics = [(fn.node, call)]
         self._site_by_call[id(call)] = site
         site.consumed.extend(b for b in fn.trail if b.kind == "def")

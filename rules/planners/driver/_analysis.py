@@ -10,6 +10,7 @@ from tfmigrate.model import FileIndex, FunctionRef, Program, Resolved, Value
 from .. import tpu as tpu_rules
 from ...facts.sites import CODE_KIND, OTHER_KINDS, Site, kind_message
 from ._add_metrics import ADD_METRICS, AddMetricsMixin
+from ._forward_features import FORWARD_FEATURES, ForwardFeaturesMixin
 from ._calls import CallsMixin
 from ._estimator import EstimatorMixin
 from ._hooks import HooksMixin
@@ -25,7 +26,7 @@ from ._why import WhyMixin
 _TPU_ESTIMATORS = ("estimator.tpu.TPUEstimator", "contrib.tpu.TPUEstimator")
 
 
-class Analysis(AddMetricsMixin, EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin, HooksMixin, RemovalMixin,
+class Analysis(AddMetricsMixin, ForwardFeaturesMixin, EstimatorMixin, RunConfigMixin, WhyMixin, CallsMixin, SpecsMixin, HooksMixin, RemovalMixin,
                ReadsMixin, PredicateStopMixin):
     """All Estimator sites of a program and their uses; diagnostics are collected, not raised one by one."""
 
@@ -93,12 +94,17 @@ class Analysis(AddMetricsMixin, EstimatorMixin, RunConfigMixin, WhyMixin, CallsM
             for call in file.calls:
                 if paths.get(id(call)) in ADD_METRICS and self._guard(self.add_metrics, call, file) is False:
                     self._failed.add(id(call))
+        for file in self.program.files:  # after add_metrics: a chain wraps the add_metrics Estimator
+            for call in file.calls:
+                if paths.get(id(call)) in FORWARD_FEATURES and self._guard(self.forward_features, call, file) is False:
+                    self._failed.add(id(call))
         for file in self.program.files:
             for call in file.calls:
                 path = paths[id(call)] if id(call) in paths else self.tf(call, file)
                 if self._guard(self._use, call, file, path) is False:
                     self._failed.add(id(call))  # reported; the Estimator's holder check skips it
         self._guard(self.check_added_metrics)
+        self._guard(self.check_forwarded)
         for site in self.sites:
             if site.tpu is not None:
                 self._guard(tpu_rules.check_model_fn, self, site.model_fn, site.tpu, site.uses)

@@ -23,8 +23,10 @@ _WRAPPERS = {
          "eval_metric_ops instead (a canned Estimator: compute them from the migrated model's predictions after "
          "evaluation) and drive the Estimator itself"),
         (("contrib.estimator.forward_features",),
-         "the Estimator it returns adds input features to its predictions; drive the Estimator itself and read "
-         "those features from the input next to the migrated predictions"),
+         "the Estimator it returns adds input features to its predictions (and, from the later TF 1.x releases on, "
+         "to its PredictOutput export signatures: TF 1.x releases differ there, and TF 2.15's tensorflow_estimator "
+         "has no forward_features to run it on); drive the Estimator itself and read those features from the input "
+         "next to the migrated predictions"),
     ] for path in paths}
 
 

@@ -13,6 +13,7 @@ from ...facts.calls import is_literal
 from ...facts.sites import CODE_KIND, Site, bind_values
 from ...facts.estimator import ESTIMATOR_ARGS, WARM_START_ARGS, CODE
 from ._handed import handed
+from ._wrapped_model_fn import message as private_message, private_model_fn_call
 
 
 class EstimatorMixin:
@@ -227,6 +228,9 @@ class EstimatorMixin:
         if fn.bound:
             raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)}` binds {', '.join(fn.bound)} with "
                                 "functools.partial; not converted yet", args["model_fn"].node)
+        private = private_model_fn_call(fn.node)  # another Estimator's model_fn, run through private API
+        if private is not None:
+            raise Blocked(CODE, private_message(fn.node, private), private)
         factory = None
         if fn.file.scope_of(fn.node).kind != "module":
             factory = closure_factory(fn) or _same_function(fn, call, file)

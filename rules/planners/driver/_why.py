@@ -36,6 +36,10 @@ class WhyMixin:
                 return outside
             return f"tfmigrate cannot follow `{name}` to {what} (a parameter with several callers, a global, or " \
                    "a name from a module outside the migrated files); pass the files that define it too"
+        if isinstance(r.node, cst.Attribute) and r.node.attr.value == "config" and "RunConfig" in what:
+            # `config=estimator.config` (an Estimator wrapper, the GCP model_evaluation_pipeline): its property
+            return f"`{code(r.node)[:60]}` reads another Estimator's RunConfig (its `config` property), which " \
+                   "tfmigrate does not follow; pass the RunConfig that Estimator was built with"
         # `model.fn_gen(...)`, `net.model_fn` with `net = Net(...)`: made by a module the run does not hold
         root, file = r.node, r.value.file
         for _ in range(4):
