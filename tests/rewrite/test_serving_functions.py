@@ -155,3 +155,50 @@ def test_dict_read_elsewhere_blocked():
     result = blocked(prog(drive))
     assert any("`SERVING_FUNCTIONS`, a dict of serving_input_receiver_fns, is also used here" in m
                for m in messages(result)), messages(result)
+
+
+# the rest of the census shape: `config.model_dir` read from the RunConfig, an input_fn that forwards to a helper
+CHAIN = '''
+config = tf.estimator.RunConfig(tf_random_seed=7)
+config = config.replace(model_dir=args.job_dir)
+print("Model dir %s" % config.model_dir)
+'''
+JOB_DIR = '\nimport argparse\nargs = argparse.Namespace(job_dir="/tmp/tfm-job")\n'
+
+
+def test_model_dir_read_from_the_estimators_config_is_its_value():
+    out = converted(program(PREDICT_MODEL_FN, run_config=JOB_DIR + CHAIN, drive=DRIVE.replace(
+        "args.export_format", "\"JSON\""), extra=RECEIVERS))
+    assert 'print("Model dir %s" % args.job_dir)' in out
+    assert "config = " not in out and "RunConfig" not in out
+
+
+@pytest.mark.parametrize("chain", [
+    # read before the last .replace: not the config the Estimator got
+    CHAIN.replace('print("Model dir %s" % config.model_dir)\n', "").replace(
+        "config = config.replace", 'print(config.model_dir)\nconfig = config.replace'),
+    CHAIN.replace("config.model_dir", "config.tf_random_seed"),  # another attribute
+    CHAIN.replace("config.replace(model_dir=args.job_dir)", "config"),  # no model_dir: a temporary one
+])
+def test_other_config_reads_stay_blocked(chain):
+    result = blocked(program(PREDICT_MODEL_FN, run_config=JOB_DIR + chain, drive=DRIVE.replace(
+        "args.export_format", "\"JSON\""), extra=RECEIVERS))
+    assert any("`config` (a TF1 config/spec value) is also used here" in m for m in messages(result)), messages(result)
+
+
+def test_input_fn_forwarding_to_a_helper_with_an_iterator():
+    extra = '''
+    def read(n, shuffle=True):
+        ds = tf.data.Dataset.from_tensor_slices({"x": [[1.0, 2.0]] * n, "y": [[1.0]] * n})
+        features = ds.repeat().batch(1).make_one_shot_iterator().get_next()
+        return features, features.pop("y")
+    '''
+    drive = '''
+    def train_input():
+        """Training batches."""
+        return read(4)
+    est.train(input_fn=train_input, max_steps=10)
+    '''
+    out = converted(program(PREDICT_MODEL_FN, drive=textwrap.dedent(drive), extra=textwrap.dedent(extra)))
+    assert "make_one_shot_iterator" not in out
+    assert "return ds.repeat().batch(1).map(lambda features: (features, features.pop(\"y\")))" in out
