@@ -16,6 +16,11 @@ Blocked, at the line: a key with no default known at rewrite time (a parameter, 
 None), a default or choice that is not a key, a dict that changes, a value that is not a hand-written receiver (a
 `build_parsing_serving_input_receiver_fn(...)` call: the export method would depend on the key), a receiver body that
 runs a session (the export runs the function once, in a graph with no session).
+
+Also here: a receiver built by a factory (`def build_tensor_serving_input_receiver_fn(shape, ...)` defining and
+returning the receiver def, the TF official models' utils/export shape, in the run loop's module or one it imports)
+converts when every call of the factory is an export's receiver, directly or through a name assigned once and read
+only by exports; a call used any other way keeps the blocker at that use.
 """
 from __future__ import annotations
 
@@ -209,3 +214,52 @@ class _Calls(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+
+
+def factory_reads(program, b, stray: list, covered: set[int], receiver: cst.FunctionDef) -> list:
+    """Of the stray reads of a def on the way to a receiver, the ones left once its factory is allowed
+    (`def build_tensor_serving_input_receiver_fn(shape, ...): def fn(): ...; return fn`, the TF official models'
+    utils/export shape): the factory's `return fn` and the calls of the factory, when every such call is an export's
+    receiver, directly or through a name assigned once whose every read is one."""
+    scope = receiver_scope = None
+    for candidate in program.files:
+        s = candidate.function_scopes.get(id(receiver))
+        if s is not None:
+            receiver_scope = s
+            break
+    scope = receiver_scope.parent if receiver_scope is not None else None
+    if scope is None or scope.kind != "function" or not isinstance(scope.node, cst.FunctionDef):
+        return stray
+    file = scope.file
+    if b.node is receiver:  # the factory's `return fn`
+        returns = {id(r) for r in scope.returns if isinstance(r.value, cst.Name) and r.value.value == b.name}
+        rest = [n for n in stray if id(file.parent(n)) not in returns]
+    elif b.node is scope.node:  # calls of the factory: checked below, each
+        rest = [n for n in stray if not _called(program.file_of(n), n)]
+    else:
+        return stray
+    if len(rest) == len(stray) or not _feeds_exports(program, scope.node, covered):
+        return stray
+    return rest
+
+
+def _called(file, name) -> bool:
+    parent = file.parent(name)
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        name, parent = parent, file.parent(parent)
+    return isinstance(parent, cst.Call) and parent.func is name
+
+
+def _feeds_exports(program, factory: cst.FunctionDef, covered: set[int]) -> bool:
+    """Every call of `factory` is inside a converted export, or assigned once to a name read only there."""
+    calls = program.call_sites(factory)
+    for call, file in calls:
+        if file.inside(call, covered):
+            continue
+        assign = file.parent(call)
+        name = assign.targets[0].target.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 \
+            and isinstance(assign.targets[0].target, cst.Name) else None
+        found = [x for x in file.scope_of(call).bindings.get(name, ()) if x.value is call] if name else []
+        if len(found) != 1 or any(not file.inside(n, covered) for n in file.loads_of(program, found[0])):
+            return False  # the factory's result is used some other way: its function keeps the receiver type
+    return bool(calls)

@@ -202,3 +202,34 @@ def test_input_fn_forwarding_to_a_helper_with_an_iterator():
     out = converted(program(PREDICT_MODEL_FN, drive=textwrap.dedent(drive), extra=textwrap.dedent(extra)))
     assert "make_one_shot_iterator" not in out
     assert "return ds.repeat().batch(1).map(lambda features: (features, features.pop(\"y\")))" in out
+
+
+FACTORY = '''
+def build_tensor_serving_input_receiver_fn(shape, batch_size=1):
+    """The TF official models' utils/export helper shape."""
+    def serving_input_receiver_fn():
+        features = tf.compat.v1.placeholder(dtype=tf.float32, shape=[batch_size] + shape, name="input_tensor")
+        return tf.estimator.export.TensorServingInputReceiver(features=features, receiver_tensors=features)
+
+    return serving_input_receiver_fn
+'''
+EXPORT = '''
+est.train(input_fn=train_input_fn, max_steps=10)
+input_receiver_fn = build_tensor_serving_input_receiver_fn([2], batch_size=None)
+est.export_saved_model("/tmp/e", input_receiver_fn)
+'''
+
+
+def test_receiver_factory_whose_calls_all_feed_exports():
+    body = PREDICT_MODEL_FN.replace('features["x"]', "features")
+    out = converted(program(body, drive=EXPORT, extra=FACTORY))
+    assert 'est.export_receiver_saved_model("/tmp/e", input_receiver_fn, single_feature=True)' in out
+    assert "        return (features, features)\n\n    return serving_input_receiver_fn" in out
+
+
+def test_receiver_factory_used_elsewhere_blocked():
+    body = PREDICT_MODEL_FN.replace('features["x"]', "features")
+    drive = EXPORT + "print(build_tensor_serving_input_receiver_fn([2])().features)\n"
+    result = blocked(program(body, drive=drive, extra=FACTORY))
+    assert any("`build_tensor_serving_input_receiver_fn` is also used here" in m for m in messages(result)), \
+        messages(result)

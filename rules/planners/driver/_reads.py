@@ -108,6 +108,7 @@ class ReadsMixin:
                 continue
             stray = [n for n in b.scope.file.loads_of(self.program, b)
                      if not self.program.file_of(n).inside(n, covered | tables)]
+            stray = serving_functions.factory_reads(self.program, b, stray, covered, plan.fn.node) if stray else stray
             if stray:
                 raise Blocked(CODE, f"serving_input_receiver_fn `{b.name}` is also used here; the migrated function "
                                     "returns (features, receiver_tensors) instead of a ServingInputReceiver, so only "
