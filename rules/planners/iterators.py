@@ -100,9 +100,24 @@ def _input_fns(file, analysis) -> list[cst.FunctionDef]:
                 fn = program.function_of(value) if value is not None else None
                 if fn is not None and isinstance(fn.node, cst.Lambda) and isinstance(fn.node.body, cst.Call):
                     fn = program.function_of(Value(fn.node.body.func, fn.file))  # `lambda: input_fn(data, 32)`
+                elif fn is not None and _forwards(fn.node):  # `def train_input(): return input_fn(data, 32)`
+                    fn = program.function_of(Value(fn.node.body.body[-1].body[0].value.func, fn.file)) or fn
                 if fn is not None and fn.file is file and isinstance(fn.node, cst.FunctionDef):
                     out[id(fn.node)] = fn.node
     return list(out.values())
+
+
+def _forwards(node) -> bool:
+    """A def whose whole body (docstring aside) is `return f(...)`: its input is f's (serving_functions.py's census
+    shape: `def train_input(): return input_module.input_fn(files, ...)`)."""
+    if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    body = [s for s in node.body.body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                                              and isinstance(s.body[0], cst.Expr)
+                                              and isinstance(s.body[0].value, cst.SimpleString))]
+    return len(body) == 1 and body[0] is node.body.body[-1] and len(node.body.body) <= 2 \
+        and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 \
+        and isinstance(body[0].body[0], cst.Return) and isinstance(body[0].body[0].value, cst.Call)
 
 
 def _iterator_of(call: cst.Call, names) -> tuple[str, cst.BaseExpression] | None:

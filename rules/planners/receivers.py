@@ -60,6 +60,7 @@ class ReceiverFn:
     single_feature: bool  # TensorServingInputReceiver: the model gets the lone feature tensor itself
     returns: list[tuple[cst.Call, str]] = field(default_factory=list)  # receiver call → its tuple text
     placeholders: list[tuple[cst.BaseExpression, str]] = field(default_factory=list)  # (`tf.placeholder`, its TF path)
+    tables: list = field(default_factory=list)  # bindings of dicts of receivers holding it (serving_functions.py)
 
     @property
     def file(self):

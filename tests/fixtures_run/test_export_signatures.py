@@ -1,4 +1,5 @@
-"""export_parsing, export_parsing_best, export_receiver, export_outputs, export_raw, canned_export*: the original's Estimator
+"""export_parsing, export_parsing_best, export_receiver, export_outputs, export_raw, canned_export*,
+serving_functions_dict: the original's Estimator
 SavedModels and the migrated program's SavedModels have the same serving signatures (keys, input and output names,
 dtypes, shapes), the same SignatureDef method names (predict / classify / regress, valid for TF Serving's APIs) and,
 from the same initial weights (verify's boot scripts), every signature returns the same outputs, loaded with
@@ -134,6 +135,11 @@ CASES = {
     # tensor, so the Estimator wrote "predict" only, and no serving_default
     "canned_export_raw": ("final", {"predict": ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]},
                                                 ["predictions"])}),
+    # serving_functions_dict: SERVING_FUNCTIONS[args.export_format] at its default, "JSON" (float placeholders): a
+    # receiver that is not one string tensor, so the binary head's "predict" alone
+    "serving_functions_dict": ("census", {"predict": ({"height": ["float32", [None]], "weight": ["float32", [None]]},
+                                                      ["all_class_ids", "all_classes", "class_ids", "classes",
+                                                       "logistic", "logits", "probabilities"])}),
     # export_raw: build_raw_serving_input_receiver_fn({name: tf.zeros([1, 1])}); a lone export output "predict",
     # which the Estimator exported as serving_default too
     "export_raw": ("best", {key: ({"height": ["float32", [None, 1]], "weight": ["float32", [None, 1]]}, ["risk"])

@@ -56,7 +56,10 @@ A hand-written serving_input_receiver_fn (a def returning `ServingInputReceiver(
 `TensorServingInputReceiver`) in an export or exporter becomes `est.export_receiver_saved_model(base, fn)`: the
 function stays, returning `(features, receiver_tensors)` with `tf.compat.v1.placeholder`s, and runs once in
 `tf.compat.v1.wrap_function`, pruned from the receiver tensors to the features — the signature's inputs are the
-receiver tensors by key (rules/planners/receivers.py says what blocks; fixtures/export_receiver).
+receiver tensors by key (rules/planners/receivers.py says what blocks; fixtures/export_receiver). A dict of them
+looked up by a flag with a known default (`SERVING_FUNCTIONS[args.export_format]`): each function converted so, the
+lookup kept at the export (rules/planners/serving_functions.py; fixtures/serving_functions_dict). A read of the
+Estimator's RunConfig `config.model_dir` is written as the model_dir value (_config_reads.py).
 `Estimator(warm_start_from=path | WarmStartSettings(ckpt, vars_to_warm_start, var_name_to_prev_var_name))`, also
 `settings if flag else None`: `est.warm_start_from_tf1(...)` right after the model is built, before the first
 fit (ctl: `ModelTrainer(warm_start=lambda model: ...)`, called in `_build`), with WarmStartSettings' meaning

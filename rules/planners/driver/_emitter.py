@@ -93,6 +93,9 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
         for plan in receivers.values():
             if plan.file is self.file:
                 receiver_rules.edits(plan, edits)
+        for attribute, file, value in getattr(self.analysis, "config_reads", ()):  # `config.model_dir` → its value
+            if file is self.file:
+                edits.replace(attribute, self.render(value, attribute, "model_dir"))
         # an import of a class that goes may take the builder's name in its place (import_by_name): kept
         renamed = {id(statement) for statement, _, _ in self.by_name.values()}
         for stmt, file in self.analysis.deleted:

@@ -9,6 +9,7 @@ from tfmigrate.model import FileIndex, Value, code
 
 from .. import hooks as hook_rules
 from .. import numpy_inputs
+from .. import serving_functions
 from ...facts.sites import Site
 from ...facts.estimator import CODE
 from ._handed import several_loop_callers
@@ -99,11 +100,15 @@ class ReadsMixin:
 
     def _receiver_reads(self, plan, covered: set[int]) -> None:
         """A hand-written receiver now returns (features, receiver_tensors): nothing else may read it."""
+        tables = {id(t.value) for t in plan.tables}  # a dict of receivers read only by exports' lookups
+        for t in plan.tables:
+            serving_functions.stray_reads(self.program, t, covered)
         for b in plan.fn.trail:
             if b.kind != "def":
                 continue
             stray = [n for n in b.scope.file.loads_of(self.program, b)
-                     if not self.program.file_of(n).inside(n, covered)]
+                     if not self.program.file_of(n).inside(n, covered | tables)]
+            stray = serving_functions.factory_reads(self.program, b, stray, covered, plan.fn.node) if stray else stray
             if stray:
                 raise Blocked(CODE, f"serving_input_receiver_fn `{b.name}` is also used here; the migrated function "
                                     "returns (features, receiver_tensors) instead of a ServingInputReceiver, so only "

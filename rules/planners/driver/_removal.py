@@ -9,6 +9,7 @@ from tfmigrate.model import Binding, FileIndex, Value
 
 from ...facts.sites import deletable, statement_bindings
 from ...facts.estimator import CODE
+from ._config_reads import model_dir_reads
 
 
 class RemovalMixin:
@@ -17,6 +18,7 @@ class RemovalMixin:
     # ---- what goes away --------------------------------------------------------------------------------------
     def finish(self) -> None:
         """Decide which config/spec statements and helpers go, and check nothing else reads an Estimator."""
+        self.config_reads: list = []  # `config.model_dir` reads written as the value (_config_reads.py)
         for site in self.sites:
             self._guard(self._trains_once, site)
             for use in site.uses:
@@ -44,6 +46,10 @@ class RemovalMixin:
                     for receiver in [use.export, *(r for _, r in use.exporters)]
                     for key in ("feature_spec", "raw_features") if isinstance(receiver.get(key), Value)
                     for v in [receiver[key]]}
+        for b in {id(b): b for site in self.sites for b in site.consumed}.values():  # `config.model_dir` → its value
+            stray = [n for n in b.scope.file.loads_of(self.program, b) if not b.scope.file.inside(n, covered)]
+            if stray and len(model_dir_reads(self, b, stray)) < len(stray):
+                covered.update(id(a) for a, _, _ in self.config_reads)
         doomed: dict[int, Binding] = {}
         changed = True
         while changed:

@@ -9,6 +9,7 @@ from tfmigrate.model import Resolved, Value, code
 from tfmigrate.visitors import Visitor
 
 from .. import receivers as receiver_rules
+from .. import serving_functions
 from ...facts.calls import is_literal, literal
 from ...facts.sites import Site, bind_values
 from ...facts.estimator import PARSING_RECEIVER_ARGS, CODE
@@ -184,6 +185,8 @@ class SpecsMixin:
             site.consumed.extend(b for b in r.trail if b.kind == "assign")
             return {"raw_features": raw["features"], **({"default_batch_size": raw["default_batch_size"]}
                                                           if "default_batch_size" in raw else {})}
+        if serving_functions.is_lookup(node):  # `SERVING_FUNCTIONS[args.export_format]`: a dict of receivers
+            return serving_functions.lookup(self, value, r.value, site, lambda item: self.receiver(item, site))
         fn = self.program.function_of(value)
         if fn is None or not isinstance(fn.node, cst.FunctionDef):
             raise Blocked(CODE, f"serving_input_receiver_fn `{code(value.node)[:60]}`: "
