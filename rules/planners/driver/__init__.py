@@ -146,6 +146,9 @@ TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=F
 defaulting to False) is converted as the Estimator it was on CPU: rules/planners/tpu.py says how and what blocks
 (fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
 and is converted the same way, with the same checks.
+A model_fn-shaped def no Estimator is built with, which the program calls itself (`spec = obj.model_fn(x, y,
+ModeKeys.TRAIN, params)`, then `sess.run(spec.train_op)` in a tf.compat.v1.Session) is TF1 graph code, not an
+Estimator program: blocked saying so, with the call (rules/planners/direct_model_fn.py; TF's migration_debugging guide).
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
