@@ -44,3 +44,74 @@ def test_a_method_model_fn_nothing_calls_still_asks_for_the_files_that_build_the
     src = BY_HAND.split("\n\ngraph = ")[0] + "\n"
     found = [d for d in blocked(src).diagnostics if d.severity == "error"]
     assert len(found) == 1 and "no Estimator in the migrated files is built with" in found[0].message
+
+
+# a model_fn made only to export a SavedModel: no weights, a constant loss, train() only advances the step
+EXPORT_ONLY = '''\
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode):
+    output = features["input"] * 3.0
+    step = tf.compat.v1.train.get_global_step()
+    return tf.estimator.EstimatorSpec(
+        mode, predictions=output, train_op=step.assign_add(1), loss=tf.constant(0.),
+        export_outputs={"serving_default": tf.estimator.export.PredictOutput({"output": output})})
+
+
+est = tf.estimator.Estimator(model_fn, "/tmp/tfm-export-only")
+est.train(lambda: tf.data.Dataset.from_tensors({"input": 1.0}), steps=1)
+receiver = tf.estimator.export.build_raw_serving_input_receiver_fn({"input": tf.constant(1.0)})
+path = est.export_saved_model("/tmp/tfm-export-only-out", receiver)
+'''
+
+# a variable changed by assignment in train_op, a Checkpoint of it for the Scaffold (migrating_checkpoints' shape)
+ASSIGNED = '''\
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode):
+    step = tf.compat.v1.train.get_or_create_global_step()
+    v = tf.compat.v1.get_variable("var", shape=[], initializer=tf.compat.v1.constant_initializer(0))
+    ckpt = tf.train.Checkpoint(var_list={"var": v}, step=step)
+    return tf.estimator.EstimatorSpec(mode, predictions=v, loss=tf.constant(1.),
+                                      train_op=tf.group(v.assign_add(3), step.assign_add(1)),
+                                      scaffold=tf.compat.v1.train.Scaffold(saver=ckpt))
+
+
+est = tf.estimator.Estimator(model_fn, "/tmp/tfm-assigned")
+est.train(lambda: tf.data.Dataset.from_tensor_slices(([1, 2], [3, 4])), steps=1)
+'''
+
+
+def _errors(src):
+    return [d for d in blocked(src).diagnostics if d.severity == "error"]
+
+
+def test_an_export_only_model_fn_is_said_to_train_nothing_and_given_its_tf2_form():
+    found = _errors(EXPORT_ONLY)
+    assert [(d.code, d.line) for d in found] == [("TFM501", 8)]
+    assert found[0].message.startswith("EstimatorSpec(loss=tf.constant(0.)) is a constant and train_op="
+                                       "step.assign_add(1) only advances the global step: this model_fn trains "
+                                       "nothing by gradient")
+    assert "tf.saved_model.save(module, path, signatures=...)" in found[0].message
+
+
+def test_a_train_op_of_assignments_is_the_one_reason_even_beside_a_scaffold_checkpoint():
+    found = _errors(ASSIGNED)
+    assert [(d.code, d.line) for d in found] == [("TFM501", 8)]
+    message = found[0].message
+    assert "train_op=tf.group(v.assign_add(3), step.assign_add(1)) changes variables by assignment" in message
+    assert "tf.saved_model.save" not in message and "cannot see" not in message
+
+
+def test_a_constant_loss_beside_an_optimizer_is_still_not_the_loss_computed_above():
+    src = EXPORT_ONLY.replace('    step = tf.compat.v1.train.get_global_step()\n', '''\
+    output = tf.compat.v1.layers.dense(tf.reshape(output, [-1, 1]), 1)
+    step = tf.compat.v1.train.get_global_step()
+    loss = tf.compat.v1.losses.mean_squared_error(labels, output)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+''').replace("train_op=step.assign_add(1)", "train_op=train_op")
+    found = _errors(src)
+    assert any("is not the loss computed above" in d.message for d in found)
+    assert not any("trains nothing" in d.message for d in found)
