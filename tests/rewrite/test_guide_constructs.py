@@ -2,7 +2,7 @@
 with the true reason and the nearest TF2 form."""
 from __future__ import annotations
 
-from _helpers import blocked
+from _helpers import blocked, converted
 
 # a model_fn that is a method, called by hand and its train_op run in a Session (migration_debugging's shape)
 BY_HAND = '''\
@@ -115,3 +115,47 @@ def test_a_constant_loss_beside_an_optimizer_is_still_not_the_loss_computed_abov
     found = _errors(src)
     assert any("is not the loss computed above" in d.message for d in found)
     assert not any("trains nothing" in d.message for d in found)
+
+
+# a helper that evaluates whichever Estimator it is handed, called after each of two trainings (a course notebook's
+# `print_rmse(model, df)` after a LinearRegressor, then after a DNNRegressor, both held by `model`)
+HELPER = '''\
+import numpy as np
+import tensorflow as tf
+
+
+def input_fn():
+    x = {"x": np.ones((8, 1), np.float32)}
+    return tf.data.Dataset.from_tensor_slices((x, np.ones((8,), np.float32))).batch(4)
+
+
+def print_rmse(model):
+    metrics = model.evaluate(input_fn=input_fn)
+    print("RMSE", np.sqrt(metrics["average_loss"]))
+
+
+columns = [tf.feature_column.numeric_column("x")]
+model = tf.estimator.LinearRegressor(feature_columns=columns, model_dir="/tmp/tfm-helper-1")
+model.train(input_fn=input_fn, steps=2)
+print_rmse(model)
+'''
+SECOND = '''\
+model = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=columns, model_dir="/tmp/tfm-helper-2")
+model.train(input_fn=input_fn, steps=2)
+print_rmse(model)
+'''
+
+
+def test_a_helper_handed_two_estimators_names_its_callers_and_what_to_do():
+    found = _errors(HELPER + SECOND)
+    assert [(d.code, d.line) for d in found] == [("TFM601", 11)]
+    assert found[0].message.startswith("`model` is a parameter of `print_rmse`, whose callers (lines 18, 21) pass it "
+                                       "2 different Estimators (built at lines 16, 19): tfmigrate converts a use of "
+                                       "an Estimator for the one Estimator it reaches, so this evaluate() is not "
+                                       "converted")
+
+
+def test_the_same_helper_handed_one_estimator_twice_converts():
+    text = converted(HELPER + "print_rmse(model)\n")
+    helper = text.split("def print_rmse(model):")[1].split("\n\n\n")[0]
+    assert "model.evaluate(input_fn(), " in helper

@@ -149,6 +149,9 @@ and is converted the same way, with the same checks.
 A model_fn-shaped def no Estimator is built with, which the program calls itself (`spec = obj.model_fn(x, y,
 ModeKeys.TRAIN, params)`, then `sess.run(spec.train_op)` in a tf.compat.v1.Session) is TF1 graph code, not an
 Estimator program: blocked saying so, with the call (rules/planners/direct_model_fn.py; TF's migration_debugging guide).
+A helper whose callers hand it different Estimators (`print_rmse(model)` after a LinearRegressor, then after a
+DNNRegressor) blocks at its use, naming the callers and the Estimators: a use converts for the one Estimator it
+reaches (_shared_helper.py); handed one Estimator from any number of callers, it converts.
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
