@@ -69,6 +69,7 @@ from .planners import iterators, optimizer_helpers, private_keras
 from .planners import mode_keys
 from .planners import dense_features
 from .planners import direct_model_fn
+from .planners import dead_mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -1038,7 +1039,8 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, _tf2_alias(module, table)[0], statements - kept_aliases,
                                      kept, file)
-    return [b for fn in unused for b in leftover.blockers(fn)]
+    return dead_mode_keys.without_keys([b for fn in unused for b in leftover.blockers(fn)], file,
+                                       TFNames(program=program, file=file))
 
 
 def _unit_files(analysis, inputs) -> dict:

@@ -159,3 +159,45 @@ def test_the_same_helper_handed_one_estimator_twice_converts():
     text = converted(HELPER + "print_rmse(model)\n")
     helper = text.split("def print_rmse(model):")[1].split("\n\n\n")[0]
     assert "model.evaluate(input_fn(), " in helper
+
+
+# an old input function nothing calls, its mode keys in its defaults and body (a public trainer's model.py)
+DEAD_INPUT_FN = '''\
+import numpy as np
+import tensorflow as tf
+
+
+def old_input_fn(mode=tf.estimator.ModeKeys.TRAIN):
+    ds = tf.data.Dataset.from_tensor_slices(({"x": np.ones((8, 1), np.float32)}, np.ones((8,), np.float32)))
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        ds = ds.repeat()
+    return ds.batch(4)
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": np.ones((8, 1), np.float32)}, np.ones((8, 1), np.float32))).batch(4)
+
+
+def model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est = tf.estimator.Estimator(model_fn, "/tmp/tfm-dead-input")
+est.train(input_fn=input_fn, steps=2)
+'''
+
+
+def test_mode_keys_of_a_def_nothing_calls_are_their_strings_once_the_file_converts():
+    text = converted(DEAD_INPUT_FN)
+    assert 'def old_input_fn(mode="train"):' in text and 'if mode == "train":' in text
+
+
+def test_a_blocked_file_does_not_report_them_as_leftovers():
+    src = DEAD_INPUT_FN.replace("    loss = tf.compat", "    tf.compat.v1.keras.backend.set_learning_phase(1)\n"
+                                                       "    loss = tf.compat")
+    found = _errors(src)
+    assert found and all(d.line > 10 for d in found), [d.format() for d in found]
