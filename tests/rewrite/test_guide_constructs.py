@@ -201,3 +201,13 @@ def test_a_blocked_file_does_not_report_them_as_leftovers():
                                                        "    loss = tf.compat")
     found = _errors(src)
     assert found and all(d.line > 10 for d in found), [d.format() for d in found]
+
+
+def test_checkpoint_reads_by_tf1_name_say_what_the_migrated_program_reads_instead():
+    value = _errors(DEAD_INPUT_FN + 'print(est.get_variable_value("dense/kernel"))\n')
+    assert [(d.code, d.line) for d in value] == [("TFM601", 26)]
+    assert value[0].message.startswith("estimator.get_variable_value() is not converted yet: it read model_dir's "
+                                       "latest checkpoint by the Estimator's TF1 variable names")
+    assert "model.optimizer.iterations" in value[0].message
+    latest = _errors(DEAD_INPUT_FN + "print(est.latest_checkpoint())\n")
+    assert "`tf.train.latest_checkpoint(model_dir)` names the migrated program's newest checkpoint" in latest[0].message

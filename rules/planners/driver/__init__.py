@@ -152,6 +152,8 @@ Estimator program: blocked saying so, with the call (rules/planners/direct_model
 A helper whose callers hand it different Estimators (`print_rmse(model)` after a LinearRegressor, then after a
 DNNRegressor) blocks at its use, naming the callers and the Estimators: a use converts for the one Estimator it
 reaches (_shared_helper.py); handed one Estimator from any number of callers, it converts.
+`est.get_variable_value(name)`, `get_variable_names()`, `latest_checkpoint()` block (not converted yet, #29), naming
+the migrated program's exact read instead (_checkpoint_reads.py).
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
