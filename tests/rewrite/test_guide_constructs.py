@@ -211,3 +211,43 @@ def test_checkpoint_reads_by_tf1_name_say_what_the_migrated_program_reads_instea
     assert "model.optimizer.iterations" in value[0].message
     latest = _errors(DEAD_INPUT_FN + "print(est.latest_checkpoint())\n")
     assert "`tf.train.latest_checkpoint(model_dir)` names the migrated program's newest checkpoint" in latest[0].message
+
+
+METHOD = '''\
+import numpy as np
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": np.ones((8, 1), np.float32)}, np.ones((8, 1), np.float32))).batch(4)
+
+
+class Wrapper:
+    def model_fn(self, features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 1)
+        loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+wrapper = Wrapper()
+est = tf.estimator.Estimator(model_fn=wrapper.model_fn, model_dir="/tmp/tfm-method", params={})
+est.train(input_fn=input_fn, steps=2)
+'''
+
+
+def test_a_bound_method_as_model_fn_says_which_and_whether_it_reads_the_object():
+    found = _errors(METHOD)
+    assert [(d.code, d.line) for d in found] == [("TFM601", 19)]
+    assert found[0].message == ("model_fn=`wrapper.model_fn` is the method `Wrapper.model_fn` of the object `wrapper` "
+                                "(`Wrapper()`): tfmigrate converts a model_fn that is a function (module level, or "
+                                "returned by a factory); it reads nothing of `self`: make it a module-level function "
+                                "without `self` and re-run")
+    reads = _errors(METHOD.replace('dense(features["x"], 1)', 'dense(features["x"], self.units)'))
+    assert "uses the object's state (`self.units`)" in reads[0].message
+    # what the message asks for converts
+    function = (METHOD.replace("class Wrapper:\n", "").replace("    def model_fn(self, ", "def model_fn(")
+                .replace("\n        ", "\n    ").replace("wrapper = Wrapper()\n", "")
+                .replace("model_fn=wrapper.model_fn", "model_fn=model_fn"))
+    assert "def build_model(" in converted(function)

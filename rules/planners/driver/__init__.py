@@ -154,6 +154,8 @@ DNNRegressor) blocks at its use, naming the callers and the Estimators: a use co
 reaches (_shared_helper.py); handed one Estimator from any number of callers, it converts.
 `est.get_variable_value(name)`, `get_variable_names()`, `latest_checkpoint()` block (not converted yet, #29), naming
 the migrated program's exact read instead (_checkpoint_reads.py).
+`Estimator(model_fn=wrapper.model_fn)` with `wrapper = Wrapper()` (a bound method) blocks naming the method and
+whether it reads `self` (without: make it a module-level function, which converts; _object_method.py).
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and
