@@ -68,6 +68,8 @@ from .planners import (canned, driver, hooks, imports, keras_estimator, layers, 
 from .planners import iterators, optimizer_helpers, private_keras
 from .planners import mode_keys
 from .planners import dense_features
+from .planners import direct_model_fn
+from .planners import dead_mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -1037,7 +1039,8 @@ def _unused_helper_blockers(module: cst.Module, table: ImportTable, file, progra
     kept_aliases = {id(b.statement) for n in kept for b in table.bindings[n] if b.kind == "alias"}
     leftover = imports.LeftoverNames(table, v1_bindings, _tf2_alias(module, table)[0], statements - kept_aliases,
                                      kept, file)
-    return [b for fn in unused for b in leftover.blockers(fn)]
+    return dead_mode_keys.without_keys([b for fn in unused for b in leftover.blockers(fn)], file,
+                                       TFNames(program=program, file=file))
 
 
 def _unit_files(analysis, inputs) -> dict:
@@ -1916,7 +1919,8 @@ def _refuse_leftover_estimator(module: cst.Module, names: TFNames, file=None, pr
     elif model_fns:
         # a model_fn no Estimator of the run is built with: every Estimator name in it has that one cause
         inside = {id(e) for _, found in model_fns.values() for e in found}
-        errors = [Blocked(estimator.CODE, _factory_model_fn(fn, file, program, analysis) or f"`{fn.name.value}("
+        errors = [Blocked(estimator.CODE, direct_model_fn.called_by_hand(fn, file, names)
+                          or _factory_model_fn(fn, file, program, analysis) or f"`{fn.name.value}("
                           f"{_signature(fn)})` is a model_fn no Estimator in the migrated files is built with: run "
                           "tfmigrate on this file together with the files that build and drive the Estimator", fn.name)
                   for fn, _ in model_fns.values()] + [e for e in errors if id(e) not in inside]

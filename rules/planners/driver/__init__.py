@@ -149,6 +149,16 @@ TFM605 (TPUEstimator on CPU): `tf.compat.v1.estimator.tpu.TPUEstimator(use_tpu=F
 defaulting to False) is converted as the Estimator it was on CPU: rules/planners/tpu.py says how and what blocks
 (fixtures/tpu_estimator_cpu); TF 1.x's `tf.contrib.tpu.TPUEstimator` is that class (tf_upgrade_v2 renames it so)
 and is converted the same way, with the same checks.
+A model_fn-shaped def no Estimator is built with, which the program calls itself (`spec = obj.model_fn(x, y,
+ModeKeys.TRAIN, params)`, then `sess.run(spec.train_op)` in a tf.compat.v1.Session) is TF1 graph code, not an
+Estimator program: blocked saying so, with the call (rules/planners/direct_model_fn.py; TF's migration_debugging guide).
+A helper whose callers hand it different Estimators (`print_rmse(model)` after a LinearRegressor, then after a
+DNNRegressor) blocks at its use, naming the callers and the Estimators: a use converts for the one Estimator it
+reaches (_shared_helper.py); handed one Estimator from any number of callers, it converts.
+`est.get_variable_value(name)`, `get_variable_names()`, `latest_checkpoint()` block (not converted yet, #29), naming
+the migrated program's exact read instead (_checkpoint_reads.py).
+`Estimator(model_fn=wrapper.model_fn)` with `wrapper = Wrapper()` (a bound method) blocks naming the method and
+whether it reads `self` (without: make it a module-level function, which converts; _object_method.py).
 
 Why exact: the input functions are called as the Estimator called them (same arguments, same per-replica sharding
 through `distribute_datasets_from_function`), `tf_random_seed` becomes `keras.utils.set_random_seed`, and

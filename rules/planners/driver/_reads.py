@@ -13,6 +13,7 @@ from .. import serving_functions
 from ...facts.sites import Site
 from ...facts.estimator import CODE
 from ._handed import several_loop_callers
+from ._shared_helper import several_estimators
 from ._training import resumes
 from ._why import sagemaker_entry
 
@@ -279,6 +280,9 @@ class ReadsMixin:
             if expr is site.call:
                 raise Blocked(CODE, "the Estimator is used right where it is built, in a way tfmigrate does not "
                                     "convert; assign it to a name first", expr)
+            shared = several_estimators(self, expr, file)
+            if shared:
+                raise Blocked(CODE, shared, stmt or expr)
             raise Blocked(CODE, f"`{code(expr)}` (an Estimator) is used here in a way tfmigrate does not convert "
                                 "(only train / evaluate / train_and_evaluate / predict are converted yet)", stmt or expr)
 

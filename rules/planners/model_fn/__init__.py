@@ -147,6 +147,9 @@ a second loss, `tf.losses.add_loss`, `if init_checkpoint:` around `train.init_fr
 the warm_start_from alternative is named), hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
 (parameter-server) programs, hooks, scaffolds, code after the last return.
+A constant loss with a train_op of assignments (`tf.group(v.assign_add(2), step.assign_add(1))`: no gradient,
+as TF's saved_model and migrating_checkpoints guides write to make a checkpoint or an export) blocks before the
+statements are read, naming its TF2 form (a tf.Module and a tf.function step; _assigned_training.py).
 
 Example (`fixtures/regression_adagrad`):
 

@@ -1,0 +1,76 @@
+"""A TRAIN EstimatorSpec whose loss is a constant and whose train_op changes variables by assignment
+(`train_op=tf.group(v.assign_add(2), step.assign_add(1))`, `loss=tf.constant(1.)`): no gradient, no optimizer; each
+train() step runs the assignments. TF's own guides write model_fns like this to make a checkpoint or a SavedModel to
+show (guide/migrate saved_model, migrating_checkpoints). The converted model trains through a loss and an optimizer,
+so this is blocked, saying what the model_fn does and its TF2 form, instead of "not the loss computed above"."""
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from tfmigrate.diagnostics import Blocked
+
+from ...facts.calls import bind, code
+from ._constants import CODE
+from ._spec import _SPEC_ARGS
+
+_ASSIGNS = {"assign", "assign_add", "assign_sub"}
+
+
+def check(fn: cst.FunctionDef, is_spec, tf) -> None:
+    """Blocks the model_fn at its first such `return EstimatorSpec(...)`, before its statements are read: this is
+    the reason it does not convert, whatever else they hold (a Checkpoint of the same variables for a Scaffold)."""
+    for ret in m.findall(fn, m.Return()):
+        value = ret.value
+        if not (isinstance(value, cst.Call) and is_spec(value)):
+            continue
+        try:
+            args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
+        except Blocked:
+            continue  # a malformed spec is reported where the return is read
+        found = message(args, tf)
+        if found:
+            raise Blocked(CODE, found, args["loss"])
+
+
+def message(args: dict, tf) -> str | None:
+    """The blocker for such a spec (`args`: its bound arguments; `tf(node)`: a node's tf path), else None."""
+    loss, train_op = args.get("loss"), args.get("train_op")
+    if loss is None or train_op is None or not _constant(loss, tf):
+        return None
+    assigns = _assignments(train_op, tf)
+    if not assigns:
+        return None
+    what = "only advances the global step" if all(_step(a) for a in assigns) else \
+        "changes variables by assignment"
+    export = ("; export_saved_model of it is tf.saved_model.save(module, path, signatures=...) of a tf.function "
+              "computing its export_outputs" if args.get("export_outputs") is not None else "")
+    return (f"EstimatorSpec(loss={code(loss)}) is a constant and train_op={code(train_op)} {what}: this model_fn "
+            "trains nothing by gradient (each train() step runs those assignments), which the converted model, "
+            "trained through a loss and an optimizer, does not express; tfmigrate does not convert it. Its TF2 form "
+            "is a tf.Module holding the variables and a tf.function step running the same assignments, saved with "
+            f"tf.train.Checkpoint{export}")
+
+
+def _constant(node, tf) -> bool:
+    if isinstance(node, (cst.Float, cst.Integer)):
+        return True
+    return (isinstance(node, cst.Call) and (tf(node.func) or "").endswith("constant") and len(node.args) == 1
+            and isinstance(node.args[0].value, (cst.Float, cst.Integer)))
+
+
+def _assignments(node, tf) -> list[cst.Call] | None:
+    """The `x.assign*(...)` calls train_op is made of (alone, or grouped by tf.group), else None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _ASSIGNS:
+        return [node]
+    if isinstance(node, cst.Call) and tf(node.func) == "group" and node.args:
+        parts = [_assignments(a.value, tf) for a in node.args if a.keyword is None]
+        if len(parts) == len(node.args) and all(parts):
+            return [c for p in parts for c in p]
+    return None
+
+
+def _step(call: cst.Call) -> bool:
+    """`step.assign_add(1)` on a name holding the global step (get_global_step / get_or_create_global_step): the
+    name alone is not enough to know, so this only words the message."""
+    return "step" in code(call.func.value)
