@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from . import choices
 from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
 from .files import module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
@@ -674,6 +675,18 @@ class Program:
         """Follow a value to the expression that produces it."""
         return self._resolve(value, (), depth)
 
+    def resolve_choice(self, value: Value, depth: int = 0) -> Resolved:
+        """resolve(), and a name assigned in the branches of an if/elif/else followed to the conditional expression
+        `A if c else B` they amount to (migrator/choices.py), for readers that convert that expression."""
+        r = self._resolve(value, (), depth)
+        if not r.ambiguous or not isinstance(r.node, cst.Name):
+            return r
+        found = choices.choice(self, list(r.ambiguous), r.node, r.value.file, r.value.env)
+        if found is None:
+            return r
+        node, used = found
+        return self._resolve(Value(node, r.value.file, r.value.env), (*r.trail, *used), depth + 1)
+
     def _resolve(self, v: Value, trail: tuple[Binding, ...], depth: int) -> Resolved:
         node, file = v.node, v.file
         if depth > _MAX_DEPTH:
@@ -685,7 +698,10 @@ class Program:
                 return self._resolve(bound, trail, depth + 1)
             found = self.lookup(node.value, node, file)
             if len(found) > 1:
-                return Resolved(v, trail, ambiguous=tuple(found))
+                chosen = choices.select(self, found, node, file, v.env)  # an `if` on a value the source tells
+                if chosen is None:
+                    return Resolved(v, trail, ambiguous=tuple(found))
+                found = [chosen]
             if not found:
                 star = self.star_member(node.value, file)
                 if star is not None:  # `from model_fn import *` of a file of this program
