@@ -1,8 +1,8 @@
 """A name assigned in the branches of an if/elif/else (or assigned, then reassigned under an `if`), read after it:
 the value it holds, as the one conditional expression `A if c else B` would give (issue 28).
 
-- `select()`: the branch a statically known test picks (`tf_version == "tf1"` with the call's literal argument,
-  a module constant): that one assignment, exact whatever reads it;
+- `select()`: the branch a test on the followed call's literal arguments picks (`tf_version == "tf1"` read through
+  `create_optimizer("tf1")`): that one assignment, exact whatever reads it (each call picks its own);
 - `choice()`: otherwise a conditional expression built from the program's own nodes (the `if` test and each
   branch's value), for the readers that convert `x = A if c else B` (RunConfig settings, train_distribute).
 
@@ -98,7 +98,8 @@ def _literal(program, node, file, env, depth=0):
     if isinstance(node, (cst.Name, cst.Attribute)) and not (isinstance(node, cst.Name) and node.value in
                                                              ("True", "False", "None")):
         r = program.resolve(Value(node, file, env))
-        if r.node is node or r.ambiguous or r.stopped_at is not None:
+        constant = isinstance(r.node, cst.Name) and r.node.value in ("True", "False", "None")
+        if r.node is node or r.ambiguous or (r.stopped_at is not None and not constant):
             return False, None
         return _literal(program, r.node, r.value.file, r.value.env, depth + 1)
     if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.Name, cst.ConcatenatedString, cst.Tuple,
@@ -144,14 +145,24 @@ def truth(program, test, file, env) -> bool | None:
     return bool(value) if known else None
 
 
+def _reads_only(test, names: set[str]) -> bool:
+    from .model import free_names
+
+    found = free_names(test)
+    return bool(found) and all(n.value in names for n in found)
+
+
 def select(program, found, at, file, env):
-    """The one assignment of `found` that reaches, when every `if` deciding between them has a test the source
-    tells (a literal argument, a module constant); None otherwise."""
+    """The one assignment of `found` that reaches, when every `if` deciding between them tests only parameters
+    this call gives literals (`create_optimizer("tf1")` read through its `if version == "tf1":`); None otherwise."""
     shaped = _groups(found, at, file)
     if shaped is None:
         return None
     current, groups = shaped
+    given = {name for name, _ in env}
     for _top, arms in groups:
+        if not all(a.test is None or _reads_only(a.test, given) for a in arms):
+            return None  # a module constant or a flag: the same for every caller (a choice), not this call's
         for arm in arms:
             value = True if arm.test is None else truth(program, arm.test, file, env)
             if value is None:
@@ -170,7 +181,10 @@ def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
         return None
     base, groups = shaped
     current = base.value if base is not None else None
-    used = [base] if base is not None else []
+    first = groups[0][1]
+    # the first value reaches unless the first `if` has an `else` and every branch assigns
+    used = [base] if base is not None and (first[-1].test is not None or any(a.binding is None for a in first)) \
+        else []
     for _top, arms in groups:
         if arms[-1].test is not None:
             arms = [*arms, Arm(None, None, None)]  # no `else`: the earlier value
@@ -187,6 +201,4 @@ def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
         used += [a.binding for a in arms if a.binding is not None]
     if not isinstance(current, cst.IfExp):
         return None
-    if all(a.binding is not None for _, arms in groups for a in arms) and base is not None:
-        used.remove(base)  # every branch assigns: the first value never reaches
     return current, tuple(used)

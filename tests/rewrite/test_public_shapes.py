@@ -1038,9 +1038,9 @@ def test_an_early_stopping_hook_made_by_tensorflow_says_what_made_it(maker):
     assert "SessionRunHook subclass" not in found[0].message
 
 
-def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditional_expression_converts():
-    # `strategy = None` / `if flag: strategy = tf.distribute.MirroredStrategy()` was asked to be "assigned once"
-    # with no word that the conditional expression form converts
+def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_converts_as_the_conditional_expression():
+    # `strategy = None` / `if flag: strategy = tf.distribute.MirroredStrategy()` was asked to be "assigned once";
+    # it now reads as `tf.distribute.MirroredStrategy() if flag else None` (issue 28, migrator/choices.py)
     body = ("def main(flag, path):\n    strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()\n"
             "    start = None\n    if path:\n        start = tf.estimator.WarmStartSettings(ckpt_to_initialize_from=path, "
             "vars_to_warm_start='.*dense.*')\n"
@@ -1048,14 +1048,12 @@ def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditio
             "    reg = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from=start)\n"
             "    reg.train(feed, max_steps=3)\n\n\nmain(True, None)\n")
     src = _CHOSEN.split("PREMADE = False")[0] + body
-    found = {d.code: d.message for d in blocked(src).diagnostics}
-    assert found["TFM701"].endswith("assign it once, as `strategy = tf.distribute.MirroredStrategy() if <condition> "
-                                    "else None` (which tfmigrate converts)"), found
-    assert "`start = tf.estimator.WarmStartSettings(...) if <condition> else None`" in found["TFM601"], found
-    # the form the message gives converts
-    fixed = src.replace("strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()",
-                        "strategy = tf.distribute.MirroredStrategy() if flag else None")
-    assert "TFM701" not in {d.code for d in blocked(fixed).diagnostics}
+    text = converted(src)
+    # each branch's strategy converted where it is assigned, the warm start under the same condition
+    assert "    strategy = tf.distribute.get_strategy()\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()\n" \
+        in text, text
+    assert "        if path:\n            reg.warm_start_from_tf1(path, vars_to_warm_start='.*dense.*')" in text
+    assert "tf.estimator" not in text
 
 
 @pytest.mark.parametrize("stars, said", [
