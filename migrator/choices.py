@@ -152,6 +152,26 @@ def _reads_only(test, names: set[str]) -> bool:
     return bool(found) and all(n.value in names for n in found)
 
 
+class _Calls(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+
+def tensor_test(program, test, file) -> cst.Call | None:
+    """A TensorFlow call in an `if` test (other than tf.config's device queries, Python values): a tensor, whose
+    value exists only when a session or the eager runtime computes it, not a setting the source or flags give."""
+    calls = _Calls()
+    test.visit(calls)
+    for call in calls.found:
+        name = program.qualified(call.func, file) or ""
+        if name.startswith("tensorflow.") and not name.startswith("tensorflow.config."):
+            return call
+    return None
+
+
 def select(program, found, at, file, env):
     """The one assignment of `found` that reaches, when every `if` deciding between them tests only parameters
     this call gives literals (`create_optimizer("tf1")` read through its `if version == "tf1":`); None otherwise."""
@@ -180,6 +200,8 @@ def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
     if shaped is None:
         return None
     base, groups = shaped
+    if any(tensor_test(program, a.test, file) for _, arms in groups for a in arms if a.test is not None):
+        return None
     current = base.value if base is not None else None
     first = groups[0][1]
     # the first value reaches unless the first `if` has an `else` and every branch assigns
@@ -202,3 +224,21 @@ def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
     if not isinstance(current, cst.IfExp):
         return None
     return current, tuple(used)
+
+
+def why_not(program, found, at, file) -> tuple[str, cst.CSTNode] | None:
+    """Why the assignments `found` are not one choice, when the reason is a construct to name: ("loop", the loop an
+    assignment is in) or ("tensor", the TensorFlow call an `if` tests); None otherwise."""
+    for b in found:
+        node = file.parent(b.statement) if b.scope.file is file else None
+        while node is not None and node is not b.scope.node:
+            if isinstance(node, (cst.For, cst.While)) and not file.inside(at, {id(node)}):
+                return "loop", node
+            node = file.parent(node)
+    shaped = _groups(found, at, file)
+    for _, arms in (shaped[1] if shaped else ()):
+        for arm in arms:
+            call = tensor_test(program, arm.test, file) if arm.test is not None else None
+            if call is not None:
+                return "tensor", call
+    return None
