@@ -906,9 +906,20 @@ def test_an_estimator_name_bound_in_both_branches_of_an_if_says_which_lines_once
     # message said the name was used "in a way tfmigrate does not convert", at its last evaluate()
     found = blocked(_CHOSEN).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
-    assert "`reg` can hold different values here (assigned at lines 19, 21); assign it once" in found[0].message
+    assert "`reg` can hold different values here (assigned at lines 19, 21), chosen by `PREMADE` (line 18)" \
+        in found[0].message
     assert found[0].message.startswith("train() on `reg`")
-    assert found[0].message.endswith("so tfmigrate can tell which Estimator it is")
+    # issue 28: the if/else is read, and the message says which readers convert such a choice and what to do
+    assert found[0].message.endswith("not for an Estimator; keep one, or move the code that uses `reg` into each "
+                                     "branch"), found[0].message
+    # what it says converts: each branch trains and evaluates its own Estimator
+    uses = "reg.train(input_fn=feed, steps=4)\nscores = reg.evaluate(input_fn=feed, steps=1)\n" \
+           "again = reg.evaluate(input_fn=feed, steps=2)\n"
+    indented = "    " + uses.replace("\n", "\n    ").rstrip() + "\n"
+    moved = _CHOSEN.replace(uses, "").replace("])])\nelse:\n", "])])\n" + indented + "else:\n").rstrip() + "\n" + indented
+    from _helpers import dotted_names
+
+    assert not any(n.startswith("tf.estimator") for n in dotted_names(converted(moved)))
     # either branch alone converts
     assert "tf.estimator" not in converted(_CHOSEN.replace("if PREMADE:\n    reg = tf.estimator.LinearRegressor("
                                                             "feature_columns=[tf.feature_column.numeric_column(\"x\", "
