@@ -169,3 +169,48 @@ def _index(src: str):
     module = cst.parse_module(textwrap.dedent(src))
     index = FileIndex(module, "m.py", "m")
     return Program([index]), index
+
+
+COLUMNS = '''\
+import numpy as np
+import tensorflow as tf
+
+HASH_KEYS = {"city": 20, "shop": 10, "zone": 0}
+NUMERIC = ["age", "income", "id"]
+
+
+def input_fn():
+    feats = {"age": np.ones(8, np.float32), "income": np.ones(8, np.float32), "id": np.ones(8, np.float32),
+             "city": np.array(["a"] * 8), "shop": np.array(["b"] * 8), "zone": np.array(["c"] * 8)}
+    return tf.data.Dataset.from_tensor_slices((feats, np.ones(8, np.int32))).batch(4).repeat()
+
+
+def columns():
+    cols = [tf.feature_column.numeric_column(k) for k in NUMERIC if k != "id"]
+    cols += [tf.feature_column.indicator_column(tf.feature_column.categorical_column_with_hash_bucket(k, n))
+             for k, n in HASH_KEYS.items() if n > 0]
+    return cols
+
+
+est = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=columns(),
+                                 config=tf.estimator.RunConfig(tf_random_seed=1))
+est.train(input_fn, max_steps=5)
+'''
+
+
+def test_a_column_comprehension_with_an_if_over_static_data_keeps_the_items_it_tests_true():
+    # was: TFM622 "feature_columns: only a comprehension with one `for` and no `if` is read"
+    text = converted(COLUMNS)
+    for kept in ('numeric_input(features, "age", 1)', 'numeric_input(features, "income", 1)',
+                 'hash_bucket_ids(sparse_input(features, "city"), 20)', 'hash_bucket_ids(sparse_input(features, "shop"), 10)'):
+        assert kept in text, text
+    # the items the `if` drops
+    assert 'numeric_input(features, "id"' not in text and 'sparse_input(features, "zone")' not in text
+
+
+def test_a_column_comprehension_with_an_if_known_only_at_run_time_says_which_test():
+    src = COLUMNS.replace('if k != "id"]', "if k in input()]")
+    messages = _messages(src)
+    assert messages == ["feature_columns: the comprehension's `if k in input()` is not known from the source for "
+                        "each item (only tests of literals, module constants and the loop's own items are read); "
+                        "list the columns it keeps"], messages
