@@ -289,7 +289,7 @@ class SourceValuesMixin:
             for e in envs:
                 keep = choices.truth(self.program, cond, file, e)
                 if keep is None:
-                    raise Blocked(CODE_COLUMNS, f"{what}: the comprehension's `if {code(cond)[:60]}` is not known from "
+                    raise Blocked(CODE_COLUMNS, f"{what}: the comprehension's `if {' '.join(code(cond).split())[:60]}` is not known from "
                                                 "the source for each item (only tests of literals, module constants "
                                                 "and the loop's own items are read); list the columns it keeps", cond)
                 if keep:
