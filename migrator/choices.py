@@ -81,8 +81,7 @@ def _groups(found, at, file):
         elif groups and file.blocks.get(id(top)) != file.blocks.get(id(groups[-1][0])):
             return None
         i = next(i for i, a in enumerate(arms) if a.body is file.parent(b.statement))
-        if arms[i].binding is not None:
-            return None  # two assignments in one branch
+        # two assignments in one branch, one after the other: the later holds after it (its value may read the first)
         arms = [*arms[:i], Arm(arms[i].test, arms[i].body, b), *arms[i + 1:]]
         groups.append((top, arms))
     return (base, groups) if groups else None

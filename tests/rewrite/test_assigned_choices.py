@@ -214,3 +214,17 @@ def test_a_column_comprehension_with_an_if_known_only_at_run_time_says_which_tes
     assert messages == ["feature_columns: the comprehension's `if k in input()` is not known from the source for "
                         "each item (only tests of literals, module constants and the loop's own items are read); "
                         "list the columns it keeps"], messages
+
+
+def test_a_branch_that_assigns_twice_holds_its_later_value():
+    program, index = _index('''
+        base = make()
+        if flag:
+            x = base
+            x = x.replace(a=1)
+        else:
+            x = other
+        use(x)
+    ''')
+    r = program.resolve_choice(Value(index.loads["x"][-1], index))
+    assert code(r.node) == "x.replace(a=1) if flag else other"
