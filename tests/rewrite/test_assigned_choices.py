@@ -228,3 +228,21 @@ def test_a_branch_that_assigns_twice_holds_its_later_value():
     ''')
     r = program.resolve_choice(Value(index.loads["x"][-1], index))
     assert code(r.node) == "x.replace(a=1) if flag else other"
+
+
+def test_a_strategy_chosen_in_a_config_helper_the_estimator_cannot_see_is_blocked():
+    # the strategy would be built again where the Estimator is, from a test on names only the helper has
+    src = HEAD + '''def make_config(gpus):
+    if gpus > 1:
+        strategy = tf.distribute.MirroredStrategy()
+    else:
+        strategy = None
+    return tf.estimator.RunConfig(train_distribute=strategy)
+
+
+def main(args):
+    config = make_config(args.num_gpus)''' + TAIL
+    messages = _messages(src)
+    assert messages == ["train_distribute: `strategy` is chosen by an if/else where the Estimator cannot see it (a "
+                        "helper's local); choose the strategy where the Estimator is built, or return it with the "
+                        "config"], messages

@@ -122,8 +122,14 @@ class RunConfigMixin:
             if r.ambiguous:
                 raise Blocked(strategies.CODE, f"train_distribute: {self.why(r, 'a strategy')}", node.node)
             original = strategies.original_kinds(plan_node, tf_of)
-            if not r.value.file.contains(plan_node) and isinstance(node.node, cst.Name):
-                # set in an if/else's branches (migrator/choices.py): each branch's value converted in place
+            if not r.value.file.contains(plan_node):
+                # set in an if/else's branches (migrator/choices.py): each branch's value converted in place, the
+                # Estimator built under the name that holds it
+                if not isinstance(node.node, cst.Name) or self.program.render(node, site.call, site.file) is None:
+                    raise Blocked(strategies.CODE, f"train_distribute: `{code(node.node)}` is chosen by an if/else "
+                                                   "where the Estimator cannot see it (a helper's local); choose the "
+                                                   "strategy where the Estimator is built, or return it with the "
+                                                   "config", node.node)
                 site.strategy_value = node
                 site.strategy_arms = self._strategy_arms(r, tf_of)
             binding = r.trail[-1] if r.trail and r.trail[-1].kind == "assign" and not r.trail[-1].unpack else None
