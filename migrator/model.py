@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from . import choices
 from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
 from .files import module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
@@ -572,6 +573,7 @@ class Program:
         self._handed_from: dict[tuple[int, int], tuple] = {}  # (call, def) -> (the loop's call handing def, …)
         self.cache: dict = {}  # the rules' per-program results (analysis, plans), keyed by what they depend on
         self._qualified: dict[tuple[int, int], tuple] = {}  # qualified(): a node's answer depends on it and its file
+        self._choosing = 0  # inside resolve_choice: a name set in an if/else's branches is not narrowed to one
         for f in files or []:
             self.add(f)
 
@@ -674,6 +676,22 @@ class Program:
         """Follow a value to the expression that produces it."""
         return self._resolve(value, (), depth)
 
+    def resolve_choice(self, value: Value, depth: int = 0) -> Resolved:
+        """resolve(), and a name assigned in the branches of an if/elif/else followed to the conditional expression
+        `A if c else B` they amount to (migrator/choices.py), for readers that convert that expression."""
+        self._choosing += 1
+        try:
+            r = self._resolve(value, (), depth)
+        finally:
+            self._choosing -= 1
+        if not r.ambiguous or not isinstance(r.node, cst.Name):
+            return self.resolve(value, depth) if r.ambiguous else r
+        found = choices.choice(self, list(r.ambiguous), r.node, r.value.file, r.value.env)
+        if found is None:
+            return self.resolve(value, depth)  # (a test the source tells may still pick one branch)
+        node, used = found
+        return self._resolve(Value(node, r.value.file, r.value.env), (*r.trail, *used), depth + 1)
+
     def _resolve(self, v: Value, trail: tuple[Binding, ...], depth: int) -> Resolved:
         node, file = v.node, v.file
         if depth > _MAX_DEPTH:
@@ -685,7 +703,11 @@ class Program:
                 return self._resolve(bound, trail, depth + 1)
             found = self.lookup(node.value, node, file)
             if len(found) > 1:
-                return Resolved(v, trail, ambiguous=tuple(found))
+                # an `if` on a value the source tells (a reader of the conditional expression converts each branch)
+                chosen = choices.select(self, found, node, file, v.env) if not self._choosing else None
+                if chosen is None:
+                    return Resolved(v, trail, ambiguous=tuple(found))
+                found = [chosen]
             if not found:
                 star = self.star_member(node.value, file)
                 if star is not None:  # `from model_fn import *` of a file of this program

@@ -70,6 +70,7 @@ class Site:
     strategy: object = None  # planners.strategy.StrategyPlan | None (facts import no planner)
     strategy_value: Value | None = None  # the program's own strategy expression, rewritten in place
     strategy_binding: Binding | None = None
+    strategy_arms: list = field(default_factory=list)  # (binding, its StrategyPlan): a name set in an if/else's branches
     original_kinds: set[str] | None = None
     strategy_blocked: str | None = None  # why its strategy is not converted (analysed on under the default's)
     target: str = ""

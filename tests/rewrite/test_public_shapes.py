@@ -907,9 +907,20 @@ def test_an_estimator_name_bound_in_both_branches_of_an_if_says_which_lines_once
     # message said the name was used "in a way tfmigrate does not convert", at its last evaluate()
     found = blocked(_CHOSEN).diagnostics
     assert [(d.code, d.line) for d in found] == [("TFM601", 22)], found
-    assert "`reg` can hold different values here (assigned at lines 19, 21); assign it once" in found[0].message
+    assert "`reg` can hold different values here (assigned at lines 19, 21), chosen by `PREMADE` (line 18)" \
+        in found[0].message
     assert found[0].message.startswith("train() on `reg`")
-    assert found[0].message.endswith("so tfmigrate can tell which Estimator it is")
+    # issue 28: the if/else is read, and the message says which readers convert such a choice and what to do
+    assert found[0].message.endswith("not for an Estimator; keep one, or move the code that uses `reg` into each "
+                                     "branch"), found[0].message
+    # what it says converts: each branch trains and evaluates its own Estimator
+    uses = "reg.train(input_fn=feed, steps=4)\nscores = reg.evaluate(input_fn=feed, steps=1)\n" \
+           "again = reg.evaluate(input_fn=feed, steps=2)\n"
+    indented = "    " + uses.replace("\n", "\n    ").rstrip() + "\n"
+    moved = _CHOSEN.replace(uses, "").replace("])])\nelse:\n", "])])\n" + indented + "else:\n").rstrip() + "\n" + indented
+    from _helpers import dotted_names
+
+    assert not any(n.startswith("tf.estimator") for n in dotted_names(converted(moved)))
     # either branch alone converts
     assert "tf.estimator" not in converted(_CHOSEN.replace("if PREMADE:\n    reg = tf.estimator.LinearRegressor("
                                                             "feature_columns=[tf.feature_column.numeric_column(\"x\", "
@@ -1039,9 +1050,9 @@ def test_an_early_stopping_hook_made_by_tensorflow_says_what_made_it(maker):
     assert "SessionRunHook subclass" not in found[0].message
 
 
-def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditional_expression_converts():
-    # `strategy = None` / `if flag: strategy = tf.distribute.MirroredStrategy()` was asked to be "assigned once"
-    # with no word that the conditional expression form converts
+def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_converts_as_the_conditional_expression():
+    # `strategy = None` / `if flag: strategy = tf.distribute.MirroredStrategy()` was asked to be "assigned once";
+    # it now reads as `tf.distribute.MirroredStrategy() if flag else None` (issue 28, migrator/choices.py)
     body = ("def main(flag, path):\n    strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()\n"
             "    start = None\n    if path:\n        start = tf.estimator.WarmStartSettings(ckpt_to_initialize_from=path, "
             "vars_to_warm_start='.*dense.*')\n"
@@ -1049,14 +1060,12 @@ def test_a_strategy_or_warm_start_set_to_none_then_under_an_if_says_the_conditio
             "    reg = tf.estimator.Estimator(model_fn=model_fn, config=config, warm_start_from=start)\n"
             "    reg.train(feed, max_steps=3)\n\n\nmain(True, None)\n")
     src = _CHOSEN.split("PREMADE = False")[0] + body
-    found = {d.code: d.message for d in blocked(src).diagnostics}
-    assert found["TFM701"].endswith("assign it once, as `strategy = tf.distribute.MirroredStrategy() if <condition> "
-                                    "else None` (which tfmigrate converts)"), found
-    assert "`start = tf.estimator.WarmStartSettings(...) if <condition> else None`" in found["TFM601"], found
-    # the form the message gives converts
-    fixed = src.replace("strategy = None\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()",
-                        "strategy = tf.distribute.MirroredStrategy() if flag else None")
-    assert "TFM701" not in {d.code for d in blocked(fixed).diagnostics}
+    text = converted(src)
+    # each branch's strategy converted where it is assigned, the warm start under the same condition
+    assert "    strategy = tf.distribute.get_strategy()\n    if flag:\n        strategy = tf.distribute.MirroredStrategy()\n" \
+        in text, text
+    assert "        if path:\n            reg.warm_start_from_tf1(path, vars_to_warm_start='.*dense.*')" in text
+    assert "tf.estimator" not in text
 
 
 @pytest.mark.parametrize("stars, said", [

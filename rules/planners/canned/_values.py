@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from tfmigrate import choices
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Binding, FileIndex, Value, code
 
@@ -280,9 +281,21 @@ class SourceValuesMixin:
 
     def comprehension(self, node, elt, file: FileIndex, env, what: str) -> list[Value]:
         for_in = node.for_in
-        if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous:
-            raise Blocked(CODE_COLUMNS, f"{what}: only a comprehension with one `for` and no `if` is read", node)
-        return [Value(elt, file, e) for e in self.loop_envs(for_in.target, for_in.iter, file, env, what)]
+        if for_in.inner_for_in is not None or for_in.asynchronous:
+            raise Blocked(CODE_COLUMNS, f"{what}: only a comprehension with one `for` is read", node)
+        envs = self.loop_envs(for_in.target, for_in.iter, file, env, what)
+        for cond in (c.test for c in for_in.ifs):  # `if` over data the source gives: each item's test read
+            kept = []
+            for e in envs:
+                keep = choices.truth(self.program, cond, file, e)
+                if keep is None:
+                    raise Blocked(CODE_COLUMNS, f"{what}: the comprehension's `if {' '.join(code(cond).split())[:60]}` is not known from "
+                                                "the source for each item (only tests of literals, module constants "
+                                                "and the loop's own items are read); list the columns it keeps", cond)
+                if keep:
+                    kept.append(e)
+            envs = kept
+        return [Value(elt, file, e) for e in envs]
 
     def loop_envs(self, target, iterable, file: FileIndex, env, what: str) -> list[tuple]:
         """One environment per iteration of `for target in iterable` (names bound to the items' expressions). Over

@@ -83,6 +83,9 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
                     self.use(site, use, edits)
             if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
                 edits.replace(site.strategy_binding.value, self.strategy_expression(site))
+            for binding, plan in site.strategy_arms:  # each branch's strategy, converted where it is assigned
+                if binding.scope.file is self.file:
+                    edits.replace(binding.value, self.strategy_expression(site, plan))
         self.early_stopping_edits(edits)
         wrapper_edits(self.analysis, self.file, edits)  # add_metrics calls (_add_metrics.py)
         callback_plans = {key: plan for site in self.analysis.sites for key, plan in site.callback_plans.items()}
@@ -124,12 +127,13 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
                             _import_instead(imp, old, a, n, g))
         local_support_edits(self, edits)
 
-    def strategy_expression(self, site: Site) -> str:
+    def strategy_expression(self, site: Site, strategy=None) -> str:
+        strategy = strategy or site.strategy
         plan = self.plans[id(site.model_fn.node)]
-        if plan.partitioner is not None and site.strategy.parameter_server:
+        if plan.partitioner is not None and strategy.parameter_server:
             call = strategies.PS_EXPRESSION
-            return site.strategy.expression.replace(call, call[:-1] + "VARIABLE_PARTITIONER)")
-        return site.strategy.expression
+            return strategy.expression.replace(call, call[:-1] + "VARIABLE_PARTITIONER)")
+        return strategy.expression
 
     def support_anchor(self, nodes: list[cst.CSTNode], after_imports: bool = True) -> cst.CSTNode:
         """The module-level statement generated support code goes above: the first one holding any of `nodes`, or,

@@ -258,7 +258,7 @@ class EstimatorMixin:
 
     def warm_start(self, value: Value) -> tuple[dict[str, Value], list]:
         """Estimator(warm_start_from=path | WarmStartSettings(...)): what the generated loader needs."""
-        r = self.program.resolve(value)
+        r = self.program.resolve_choice(value)  # set in an if/else's branches: as `A if c else B`
         node = r.node
         if r.ambiguous:
             raise Blocked(CODE, f"warm_start_from `{code(value.node)[:40]}`: {self.why(r, 'warm start')}", value.node)

@@ -55,7 +55,7 @@ class RunConfigMixin:
 
     def config_values(self, value: Value, trail: list, tpu=None) -> dict[str, Value]:
         """RunConfig keyword values, through names, helpers and `.replace(...)` chains."""
-        r = self.program.resolve(value)
+        r = self.program.resolve_choice(value)  # a config set in an if/else's branches: as `A if c else B`
         node, file = r.node, r.value.file
         trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
         if isinstance(file.parent(node), cst.Arg):  # `make_estimator(d, tf.estimator.RunConfig(...))`
@@ -91,7 +91,8 @@ class RunConfigMixin:
                 if key == "train_distribute":
                     raise Blocked(strategies.CODE, "a RunConfig whose train_distribute depends on a run-time "
                                                    "condition is not converted; choose the strategy in one "
-                                                   "expression and pass it to one RunConfig", node)
+                                                   "expression and pass it to one RunConfig",
+                                  node if file.contains(node) else value.node)  # (not a made-up choice's)
                 default = Value(cst.parse_expression(_CONFIG_DEFAULTS.get(key, "None")), file)
                 out[key] = Choice(Value(node.test, file, env), va or default, vb or default, node)
             return out
@@ -115,12 +116,22 @@ class RunConfigMixin:
         if node is None:
             plan_node, original = None, strategies.original_kinds(None, tf_of)
         else:
-            r = self.program.resolve(node)
+            r = self.program.resolve_choice(node)
             tf_of = (lambda n, f=r.value.file: self.tf(n, f))
             plan_node = r.node
             if r.ambiguous:
                 raise Blocked(strategies.CODE, f"train_distribute: {self.why(r, 'a strategy')}", node.node)
             original = strategies.original_kinds(plan_node, tf_of)
+            if not r.value.file.contains(plan_node):
+                # set in an if/else's branches (migrator/choices.py): each branch's value converted in place, the
+                # Estimator built under the name that holds it
+                if not isinstance(node.node, cst.Name) or self.program.render(node, site.call, site.file) is None:
+                    raise Blocked(strategies.CODE, f"train_distribute: `{code(node.node)}` is chosen by an if/else "
+                                                   "where the Estimator cannot see it (a helper's local); choose the "
+                                                   "strategy where the Estimator is built, or return it with the "
+                                                   "config", node.node)
+                site.strategy_value = node
+                site.strategy_arms = self._strategy_arms(r, tf_of)
             binding = r.trail[-1] if r.trail and r.trail[-1].kind == "assign" and not r.trail[-1].unpack else None
             if binding is not None and binding.value is plan_node and isinstance(node.node, cst.Name):
                 site.strategy_value, site.strategy_binding = node, binding
@@ -131,3 +142,19 @@ class RunConfigMixin:
             site.strategy = strategies.convert(None, tf_of)
         else:
             site.strategy = strategies.convert(plan_node, tf_of)
+
+    def _strategy_arms(self, r, tf_of) -> list:
+        """(binding, StrategyPlan) of each assignment a strategy chosen by an if/else reads (blocks if one is not
+        converted; None: the --strategy asked for, in each)."""
+        keep = self.options.strategy == "keep"
+        return [(b, strategies.convert(b.value, tf_of) if keep else None) for b in r.trail
+                if b.kind == "assign" and b.scope.file is r.value.file and _reads_arm(r.node, b.value)]
+
+
+def _reads_arm(choice, value) -> bool:
+    """`value` is one of the branch values of a conditional expression made of the program's nodes."""
+    while isinstance(choice, cst.IfExp):
+        if choice.body is value:
+            return True
+        choice = choice.orelse
+    return choice is value

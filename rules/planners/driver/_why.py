@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tfmigrate import choices
 from tfmigrate.model import Resolved, Value, code
 
 from ...facts.calls import is_literal
@@ -11,6 +12,8 @@ from ...facts.calls import is_literal
 
 # what `x = X() if flag else None` is converted for (why(): the hint for `x = None` then `if flag: x = X()`)
 _CHOSEN_OR_NONE = ("a strategy", "warm start")
+# what the readers that take a choice (migrator/choices.py) are asked for: their blockers are about something else
+_CONVERTED_CHOICES = ("a strategy", "warm start", "a tf.estimator.RunConfig")
 
 
 class WhyMixin:
@@ -20,6 +23,24 @@ class WhyMixin:
         if r.ambiguous:
             lines = ", ".join(str(self.line(b.statement, b.scope.file)) for b in r.ambiguous)
             name = r.ambiguous[0].name
+            reason = choices.why_not(self.program, list(r.ambiguous), r.node, r.value.file)
+            if reason is not None:  # a construct no conditional expression stands for: named, with its line
+                kind, node = reason
+                line = self.line(node, r.value.file)
+                if kind == "loop":
+                    return (f"`{name}` can hold different values here (assigned at lines {lines}): the loop at line "
+                            f"{line} assigns it on each iteration; build {what} once, outside the loop")
+                return (f"`{name}` can hold different values here (assigned at lines {lines}): the `if` at line {line} "
+                        f"tests `{_short(node)}`, a tensor whose value only the running graph knows; choose "
+                        f"{what} by a flag or a setting of the program")
+            chosen = choices.choice(self.program, list(r.ambiguous), r.node, r.value.file, r.value.env)
+            if chosen is not None and what not in _CONVERTED_CHOICES:
+                # the if/else is read, but this reader converts one value only (an Estimator, a hook list)
+                test = chosen[0].test
+                return (f"`{name}` can hold different values here (assigned at lines {lines}), chosen by "
+                        f"`{_short(test)}` (line {self.line(test, r.value.file)}): tfmigrate converts such a choice "
+                        f"for RunConfig settings, train_distribute and warm_start_from, not for {what}; keep one, or "
+                        f"move the code that uses `{name}` into each branch")
             values = [b.value for b in r.ambiguous if b.kind == "assign" and not b.unpack and b.value is not None]
             given = [v for v in values if not is_literal(v, None)]
             if what in _CHOSEN_OR_NONE and len(r.ambiguous) == len(values) == 2 and len(given) == 1:
