@@ -13,6 +13,7 @@ from .. import feature_columns as fcols
 from ...facts import column_classes
 from ...facts.calls import literal
 from ._model import CODE, CODE_COLUMNS
+from ._per_pass import per_pass_text
 
 
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
@@ -43,6 +44,8 @@ class SourceValuesMixin:
         same value, as runtime_keys passes a loop's keys). Blocked when the value is not visible there."""
         why: list = []
         text = self.program.render(value, self.call, self.file, why)
+        if text is None and why:  # a loop building one column per pass: each pass's own value (_per_pass.py)
+            text = per_pass_text(self, value)
         if text is None:
             name = why[0].value if why else code(value.node)
             loop = self.rebinding_loop(why[0]) if why else None
