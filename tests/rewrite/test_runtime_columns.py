@@ -1,0 +1,94 @@
+"""Run-time column values computed anew on each pass of a loop that builds one column per pass
+(rules/planners/canned/_per_pass.py): the TF docs' linear tutorial computes each vocabulary from the training
+data in a loop over the column names. Where the Estimator is built the name holds the last pass's value only, so
+the migrated model gets each column's own value: the pass's expression with the loop target written as that
+pass's item. What cannot be evaluated a second time with the same result keeps the loop blocker.
+"""
+from __future__ import annotations
+
+from tests.rewrite._helpers import blocked, converted
+
+PROGRAM = '''\
+import numpy as np
+import tensorflow as tf
+
+KEYS = ["colour", "size"]
+DATA = {"colour": np.array(["red", "blue", "red"]), "size": np.array(["big", "small", "big"])}
+
+
+def read_words(key):
+    with open(f"/tmp/{key}.txt") as handle:
+        return [line.strip() for line in handle]
+
+
+def load_keys():
+    with open("/tmp/keys.txt") as handle:
+        return handle.read().split()
+
+
+READERS = iter([["red", "blue"], ["big", "small"]])
+POOL = [["big", "small"], ["red", "blue"]]
+HANDLE = open("/tmp/words.txt")
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices((DATA, [1.0, 0.0, 1.0])).batch(1)
+
+
+columns = []
+for key in KEYS:
+    words = VALUE
+    columns.append(tf.feature_column.categorical_column_with_vocabulary_list(key, words))
+regressor = tf.estimator.LinearRegressor(feature_columns=columns, model_dir="/tmp/m")
+regressor.train(input_fn, max_steps=2)
+'''
+
+
+def _program(value: str) -> str:
+    return PROGRAM.replace("VALUE", value)
+
+
+def test_each_pass_gives_its_own_column_its_own_vocabulary():
+    text = converted(_program("np.unique(DATA[key]).tolist()"))
+    assert "\"vocabulary_colour\": vocabulary_list(np.unique(DATA[\"colour\"]).tolist(), 'colour')" in text
+    assert "\"vocabulary_size\": vocabulary_list(np.unique(DATA[\"size\"]).tolist(), 'size')" in text
+    # each column's table reads its own entry
+    assert 'vocabulary_ids(sparse_input(features, "colour"), self.params["vocabulary_colour"])' in text
+    assert 'vocabulary_ids(sparse_input(features, "size"), self.params["vocabulary_size"])' in text
+    assert 'CategoricalWeights(len(self.params["vocabulary_size"]), 1' in text
+
+
+def test_a_function_of_the_program_read_per_pass():
+    text = converted(_program("read_words(key)"))
+    assert "vocabulary_list(read_words(\"colour\"), 'colour')" in text
+    assert "vocabulary_list(read_words(\"size\"), 'size')" in text
+
+
+def test_through_a_helper_building_the_column_from_its_parameter():
+    src = _program("read_words(key)").replace(
+        "columns = []", "def column(key, vocabulary):\n    return tf.feature_column.categorical_column_with_vocabulary_list("
+                        "key, vocabulary)\n\n\ncolumns = []").replace(
+        "tf.feature_column.categorical_column_with_vocabulary_list(key, words)", "column(key, words)")
+    text = converted(src)
+    assert "vocabulary_list(read_words(\"colour\"), 'colour')" in text
+
+
+def test_a_value_that_changes_each_time_it_is_evaluated_keeps_the_loop_blocker():
+    for value in ("next(READERS)", "np.random.permutation(DATA[key]).tolist()", "POOL.pop()",
+                  "HANDLE.readline().split()"):
+        found = blocked(_program(value)).diagnostics
+        assert [d.code for d in found] == ["TFM622"], value
+        assert "`words` takes a new run-time value on each pass of the loop" in found[0].message, value
+
+
+def test_a_value_read_through_another_name_the_loop_rebinds_keeps_the_loop_blocker():
+    src = _program("read_words(path)").replace("    words = ", '    path = f"/tmp/{key}"\n    words = ')
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM622"] and "takes a new run-time value" in found[0].message
+
+
+def test_keys_known_only_at_run_time_stay_blocked():
+    # the column's name must be read from the source (its table, its weights' name): the key blocks first
+    src = _program("read_words(key)").replace("for key in KEYS:", "for key in load_keys():")
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM622"] and "key `key` is not a value" in found[0].message
