@@ -31,6 +31,10 @@ POOL = [["big", "small"], ["red", "blue"]]
 HANDLE = open("/tmp/words.txt")
 
 
+def next_line(key):
+    return HANDLE.readline().split()
+
+
 def input_fn():
     return tf.data.Dataset.from_tensor_slices((DATA, [1.0, 0.0, 1.0])).batch(1)
 
@@ -75,7 +79,7 @@ def test_through_a_helper_building_the_column_from_its_parameter():
 
 def test_a_value_that_changes_each_time_it_is_evaluated_keeps_the_loop_blocker():
     for value in ("next(READERS)", "np.random.permutation(DATA[key]).tolist()", "POOL.pop()",
-                  "HANDLE.readline().split()"):
+                  "HANDLE.readline().split()", "next_line(key)"):  # the last: state inside the program's function
         found = blocked(_program(value)).diagnostics
         assert [d.code for d in found] == ["TFM622"], value
         assert "`words` takes a new run-time value on each pass of the loop" in found[0].message, value

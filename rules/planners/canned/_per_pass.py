@@ -22,9 +22,18 @@ _STATEFUL_METHODS = {"pop", "popleft", "popitem", "read", "readline", "readlines
 _RANDOM = ("random", "rand", "randn", "randint", "choice", "normal", "uniform", "sample")
 
 
-def _stateful(node: cst.CSTNode) -> str | None:
-    """The call in `node` whose value changes with each evaluation, or None."""
+def _stateful(node: cst.CSTNode, program=None, file=None, depth: int = 0) -> str | None:
+    """The call in `node` whose value changes with each evaluation, or None; the bodies of the program's functions
+    it calls are read too (a helper reading the next line of a handle opened once), a few calls deep."""
+    if isinstance(node, cst.FunctionDef) and _declares_global(node):
+        return f"{node.name.value} (global/nonlocal state)"
     for call in _calls(node):
+        if program is not None and depth < 4:
+            fn = program.callee(Value(call.func, file), 0)
+            if fn is not None and isinstance(fn.node, cst.FunctionDef):
+                inner = _stateful(fn.node, program, fn.file, depth + 1)
+                if inner is not None:
+                    return inner
         func = call.func
         name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
         dotted = cst.Module([]).code_for_node(func)
@@ -34,6 +43,20 @@ def _stateful(node: cst.CSTNode) -> str | None:
         if name in _STATEFUL_FUNCTIONS or method or "random" in dotted.split(".") or name in _RANDOM:
             return dotted
     return None
+
+
+def _declares_global(fn: cst.FunctionDef) -> bool:
+    found: list = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Global(self, n: cst.Global) -> None:
+            found.append(n)
+
+        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
+            found.append(n)
+
+    fn.visit(_V())
+    return bool(found)
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
@@ -62,7 +85,7 @@ def per_pass_text(reader, value: Value) -> str | None:
     loop = rebinding_loop(name, bindings, file, reader.call, reader.file)
     if loop is None or b.kind != "assign" or b.value is None or b.unpack or b.scope.file is not file:
         return None
-    if _stateful(b.value) is not None:
+    if _stateful(b.value, reader.program, file) is not None:
         return None
     assigned = Value(b.value, file, value.env)
     # every name the loop re-binds that the expression reads must be the loop's target, given by this pass's env
