@@ -19,6 +19,15 @@ from ._per_pass import per_pass_text
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
 
 
+def _v2_advice(param: str, name: str) -> str:
+    """What to test instead of TF 1's concrete class `name`: the TF 2 class of that kind (what TF 1.x's test kept)."""
+    v2 = column_classes.V2_OF.get(name)
+    if v2 is None:
+        return "list the columns"
+    return (f"test the TF 2 class of that kind instead: `isinstance({param}, feature_column_v2.{v2})` (from "
+            "tensorflow.python.feature_column import feature_column_v2)")
+
+
 class SourceValuesMixin:
     """Reader: static and carried values."""
 
@@ -220,8 +229,7 @@ class SourceValuesMixin:
                                                 "every column tf.feature_column builds on TF 2 (they are "
                                                 "feature_column_v2 classes, subclasses of the abstract TF 1 classes "
                                                 f"only), so this filter keeps none on TF 2.15 where TF 1.x kept its "
-                                                f"kind; test an abstract class (feature_column._DenseColumn, "
-                                                "_CategoricalColumn) or list the columns", args[1].value)
+                                                f"kind; {_v2_advice(param, name)}", args[1].value)
                 if name is not None:
                     return name in kinds
             raise Blocked(CODE_COLUMNS, f"{what}: the filter's test `{code(expr)[:60]}` is not read (only "
