@@ -183,6 +183,11 @@ def scope_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
 
 
+def _count_part(size) -> tuple:
+    """The generated check a run-time size (code: its params entry) is computed through, for the support code."""
+    return ("column_count",) if isinstance(size, str) else ()
+
+
 def blocked_kind(path: str, node: cst.CSTNode) -> None:
     word = path.split(".")[-1]
     if word in _BLOCKED:
@@ -269,11 +274,13 @@ class ColumnReader:
         if word == "categorical_column_with_hash_bucket":
             args = self._args(node, ["key", "hash_bucket_size", "dtype"], word, r)
             key = self._key(args, word, node)
-            size = self._int(args, "hash_bucket_size", word, node=node)
-            if size < 1:
+            # a run-time size (a count the program read from a file) goes in params, checked as TF 2.15 checked it
+            size = self._int(args, "hash_bucket_size", word, node=node,
+                             runtime="hash_bucket_size must be at least 1. hash_bucket_size: {}, key: " + key)
+            if isinstance(size, int) and size < 1:
                 raise Blocked(CODE_COLUMNS, f"{word} hash_bucket_size must be at least 1", node)
             return Categorical(key, size, f'hash_bucket_ids(sparse_input(features, "{key}"), {size})',
-                               ("sparse_input", "hash_bucket_ids"))
+                               ("sparse_input", "hash_bucket_ids", *_count_part(size)))
         if word == "categorical_column_with_identity":
             args = self._args(node, ["key", "num_buckets", "default_value"], word, r)
             key = self._key(args, word, node)
@@ -284,7 +291,7 @@ class ColumnReader:
                 default = self._int(args, "default_value", word)
             extra = f", {default}" if default is not None else ""
             return Categorical(key, size, f'identity_ids(sparse_input(features, "{key}"), {size}{extra})',
-                               ("sparse_input", "identity_ids"))
+                               ("sparse_input", "identity_ids", *_count_part(size)))
         if word == "bucketized_column":
             column = self.reader.column(value)  # a numeric source and its boundaries (canned.Column)
             runtime = isinstance(column.boundaries, str)  # code: the list the program computed

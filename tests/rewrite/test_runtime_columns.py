@@ -96,3 +96,44 @@ def test_keys_known_only_at_run_time_stay_blocked():
     src = _program("read_words(key)").replace("for key in KEYS:", "for key in load_keys():")
     found = blocked(src).diagnostics
     assert [d.code for d in found] == ["TFM622"] and "key `key` is not a value" in found[0].message
+
+
+# ---- sizes counted at run time (a count the program read from a file) ------------------------------------------
+SIZES = '''\
+import numpy as np
+import tensorflow as tf
+
+
+def read_count(path):
+    with open(path) as f:
+        return int(f.read())
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"city": np.array(["a", "b"]), "day": np.array([0, 1])},
+                                               np.array([0, 1]))).batch(2)
+
+
+n_cities = read_count("/tmp/n_cities.txt")
+COLUMN
+est = tf.estimator.LinearClassifier([column])
+est.train(input_fn, max_steps=5)
+'''
+
+
+def test_a_hash_bucket_size_counted_at_run_time_goes_to_the_model_checked_as_tf1_checked_it():
+    text = converted(SIZES.replace("COLUMN", 'column = tf.feature_column.categorical_column_with_hash_bucket('
+                                             '"city", hash_bucket_size=n_cities + 1)'))
+    assert 'hash_bucket_ids(sparse_input(features, "city"), self.params["hash_bucket_size"])' in text
+    assert 'CategoricalWeights(self.params["hash_bucket_size"], 1, "sum", name="city")' in text
+    # TF 2.15's own error for a size below 1, raised where the Estimator is built; the check is defined
+    assert "column_count(n_cities + 1, 'hash_bucket_size must be at least 1. hash_bucket_size: {}, key: city')" in text
+    assert "def column_count(value, message):" in text
+
+
+def test_an_identity_size_counted_at_run_time_in_a_linear_model_defines_its_check():
+    # before, the params called column_count, which only an embedding column's dimension brought along: NameError
+    text = converted(SIZES.replace("COLUMN", 'column = tf.feature_column.categorical_column_with_identity('
+                                             '"day", num_buckets=n_cities)'))
+    assert "column_count(n_cities, 'num_buckets {} < 1, column_name day')" in text
+    assert "def column_count(value, message):" in text
