@@ -9,9 +9,10 @@ Values known only at run time (a vocabulary read from a file or computed from th
 built and passed to the model in params (`self.params["vocabulary_city"]`), through generated checks that raise what
 TF 2.15 raised when it built the column (`vocabulary_list`, `column_count`, `column_boundaries`); the tables take
 their sizes from them (`len(vocabulary) + num_oov_buckets`). Exact: the ids are the same ops over the same list,
-and a checkpoint's shapes follow the same value. Static only: num_oov_buckets, default_value, hash_key, crossed
-hash_bucket_size, and a value not visible where the Estimator is built (a local of a helper that builds the
-columns) blocks at its line. Not covered: a name re-bound between the column and the Estimator (the migrated model
+and a checkpoint's shapes follow the same value (hash_bucket_size too, a crossed one included). Static only:
+num_oov_buckets, default_value, hash_key, and a value not visible where the Estimator is built (a local of a helper
+that builds the columns) blocks at its line; one assigned anew per pass of a loop building a column per pass goes
+per column (canned/_per_pass.py). Not covered: a name re-bound between the column and the Estimator (the migrated model
 sees the later value). categorical_column_with_vocabulary_file (string keys, text files) reads its keys at the same
 place through TF's own text-file table initializer (ColumnReader.vocabulary_file); integer and tfrecord_gzip
 vocabulary files block. Measured: fixture canned_runtime_vocab 72/100 steps bit-equal (max rel 1.9e-7, the binary
@@ -357,8 +358,9 @@ class ColumnReader:
 
     def crossed(self, node: cst.Call, r) -> Categorical:
         args = self._crossed_args(node, r)
-        size = self._int(args, "hash_bucket_size", "crossed_column", node=node)
-        if size < 1:
+        size = self._int(args, "hash_bucket_size", "crossed_column", node=node,
+                         runtime="hash_bucket_size must be > 1. hash_bucket_size: {}")  # TF 2.15's words
+        if isinstance(size, int) and size < 1:
             raise Blocked(CODE_COLUMNS, "crossed_column hash_bucket_size must be at least 1 (TF 2.15 raises "
                                         "\"ValueError: hash_bucket_size must be > 1\")", node)
         hash_key = None
@@ -379,7 +381,7 @@ class ColumnReader:
             parts.update(inner.parts)
         extra = f", hash_key={hash_key}" if hash_key is not None else ""
         return Categorical("_X_".join(sorted(names)), size, f"crossed_ids([{', '.join(inputs)}], {size}{extra})",
-                           tuple(sorted(parts)))
+                           tuple(sorted(parts | set(_count_part(size)))))
 
     def leaves(self, keys: Value) -> list[Value]:
         """crossed_column's keys with nested crossed columns flattened (feature_column_v2._collect_leaf_level_keys)."""

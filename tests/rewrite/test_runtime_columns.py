@@ -137,3 +137,12 @@ def test_an_identity_size_counted_at_run_time_in_a_linear_model_defines_its_chec
                                              '"day", num_buckets=n_cities)'))
     assert "column_count(n_cities, 'num_buckets {} < 1, column_name day')" in text
     assert "def column_count(value, message):" in text
+
+
+def test_a_crossed_hash_bucket_size_counted_at_run_time():
+    text = converted(SIZES.replace("COLUMN", 'column = tf.feature_column.crossed_column(["city", "day"], '
+                                             'hash_bucket_size=n_cities * 4)'))
+    assert 'crossed_ids([dense_input(features, "city"), dense_input(features, "day")], ' \
+           'self.params["hash_bucket_size"])' in text
+    assert "column_count(n_cities * 4, 'hash_bucket_size must be > 1. hash_bucket_size: {}')" in text
+    assert "def column_count(value, message):" in text
