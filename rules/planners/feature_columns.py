@@ -49,10 +49,10 @@ CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
 SUPPORT_PARTS = ("sparse_input", "dense_input", "vocabulary_ids", "hash_bucket_ids", "identity_ids",
                  "bucketized_ids", "crossed_ids", "indicator_of", "EmbeddingColumn", "CategoricalWeights",
-                 "vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
+                 "vocabulary_list", "vocabulary_file", "column_count", "column_boundaries", "column_shape")
 # the checks TF 2.15's feature_column functions made on a run-time value when the column was built, generated for
 # the value the migrated program computes at the same place (passed in params): what raised there raises here
-RUNTIME_PARTS = ("vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
+RUNTIME_PARTS = ("vocabulary_list", "vocabulary_file", "column_count", "column_boundaries", "column_shape")
 
 
 class RunTime(Blocked):
