@@ -146,3 +146,57 @@ def test_a_crossed_hash_bucket_size_counted_at_run_time():
            'self.params["hash_bucket_size"])' in text
     assert "column_count(n_cities * 4, 'hash_bucket_size must be > 1. hash_bucket_size: {}')" in text
     assert "def column_count(value, message):" in text
+
+
+# ---- a numeric_column shape computed at run time (kubeflow mnist: `shape=images.shape[1:]`) ----------------------
+SHAPES = '''\
+import numpy as np
+import tensorflow as tf
+
+images = np.load("/tmp/images.npy")
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": images}, np.zeros(len(images), np.int64))).batch(4)
+
+
+columns = [COLUMN]
+est = ESTIMATOR
+est.train(input_fn, max_steps=5)
+'''
+
+
+def _shapes(column: str, estimator: str = "tf.estimator.LinearClassifier(feature_columns=columns)") -> str:
+    return SHAPES.replace("COLUMN", column).replace("ESTIMATOR", estimator)
+
+
+def test_a_numeric_shape_from_the_data_sizes_the_linear_weights_at_run_time():
+    text = converted(_shapes('tf.feature_column.numeric_column("x", shape=images.shape[1:])'))
+    assert 'LinearModel({"x": self.params["shape_x"]}, units=1)' in text
+    assert 'numeric_input(features, "x", self.params["shape_x"])' in text
+    assert "{\"shape_x\": column_shape(images.shape[1:], 'x')}" in text
+    assert "def column_shape(shape, key):" in text
+
+
+def test_a_numeric_shape_from_the_data_in_a_dnn():
+    text = converted(_shapes('tf.feature_column.numeric_column("x", shape=images.shape[1:])',
+                             "tf.estimator.DNNClassifier([4], columns)"))
+    assert 'numeric_input(features, "x", self.params["shape_x"])' in text and "def column_shape(" in text
+
+
+def test_a_bucketized_column_over_a_run_time_shape_is_blocked_saying_so():
+    found = blocked(_shapes('tf.feature_column.bucketized_column(tf.feature_column.numeric_column('
+                            '"x", shape=images.shape[1:]), [0.5])')).diagnostics
+    assert [d.code for d in found] == ["TFM622"] and "shape is known only at run time" in found[0].message
+
+
+def test_a_shape_local_to_a_helper_building_the_columns_blocks_at_its_line():
+    # tf.Transform's census example: the shape comes from a feature spec local to the helper
+    src = SHAPES.replace("columns = [COLUMN]", "def make_columns():\n    spec = np.load('/tmp/spec.npy')\n"
+                                                "    return [tf.feature_column.numeric_column('x', shape=spec.shape)]\n"
+                                                "\n\ncolumns = make_columns()").replace(
+        "ESTIMATOR", "tf.estimator.LinearClassifier(feature_columns=columns)")
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM622"]
+    assert "`.shape` is computed at run time" in found[0].message and "visible where the Estimator is built" \
+        in found[0].message
