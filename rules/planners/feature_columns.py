@@ -433,9 +433,10 @@ class ColumnReader:
             del self.reader.trail[trail:]  # the statements computing it stay: the params read them
             try:
                 return self.reader.runtime_value(key, value, f"{check}({{}}{extra})")
-            except Blocked as blocked:
-                raise blocked.wrapped(CODE_COLUMNS, f"{runtime.message}; tfmigrate can pass a run-time value to the "
-                                                    "model when it is visible where the Estimator is built, and ", "",
+            except Blocked as blocked:  # (runtime.message speaks of vocabularies: this may be a size or a shape)
+                raise blocked.wrapped(CODE_COLUMNS, f"{what} `{code(value.node)[:60]}` is computed at run time; "
+                                                    "tfmigrate can pass a run-time value to the model when it is "
+                                                    "visible where the Estimator is built, and ", "",
                                       value.node) from None
 
     # ---- vocabularies ---------------------------------------------------------------------------------------------
