@@ -198,5 +198,5 @@ def test_a_shape_local_to_a_helper_building_the_columns_blocks_at_its_line():
         "ESTIMATOR", "tf.estimator.LinearClassifier(feature_columns=columns)")
     found = blocked(src).diagnostics
     assert [d.code for d in found] == ["TFM622"]
-    assert "`.shape` is computed at run time" in found[0].message and "visible where the Estimator is built" \
+    assert "shape `spec.shape` is computed at run time" in found[0].message and "visible where the Estimator is built" \
         in found[0].message
