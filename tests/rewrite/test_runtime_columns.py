@@ -200,3 +200,39 @@ def test_a_shape_local_to_a_helper_building_the_columns_blocks_at_its_line():
     assert [d.code for d in found] == ["TFM622"]
     assert "shape `spec.shape` is computed at run time" in found[0].message and "visible where the Estimator is built" \
         in found[0].message
+
+
+# ---- a column list unpacked from a call tfmigrate cannot follow (the official movielens wide_deep shape) ---------
+UNPACKED = '''\
+import functools
+
+import numpy as np
+import tensorflow as tf
+
+
+def build_model_columns(dataset):
+    return [], [tf.feature_column.numeric_column("age")]
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"age": np.ones(4, np.float32)}, np.ones(4))).batch(2)
+
+
+def build_estimator(model_column_fn):
+    _, deep_columns = model_column_fn()
+    return tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=deep_columns)
+
+
+est = build_estimator(functools.partial(build_model_columns, dataset="1m"))
+est.train(input_fn, max_steps=2)
+'''
+
+
+def test_a_column_list_unpacked_from_a_call_it_cannot_follow_says_so():
+    # before: "not a list tfmigrate can read from the source (names known only at run time)"
+    found = blocked(UNPACKED).diagnostics
+    assert [d.code for d in found] == ["TFM622"]
+    assert "`deep_columns` is unpacked from `model_column_fn()`, whose function tfmigrate cannot follow" \
+        in found[0].message and "by its name where the Estimator is built" in found[0].message
+    # called by its name, the list is read
+    assert "numeric_input" in converted(UNPACKED.replace("model_column_fn()", 'build_model_columns("1m")'))

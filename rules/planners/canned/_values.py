@@ -197,6 +197,14 @@ class SourceValuesMixin:
                 return self.column_filter(node, file, env, what)
         if isinstance(node, cst.Call) and (path := self.analysis.tf(node, file)):
             fcols.blocked_kind(path, node)  # shared_embeddings: a list of columns, not converted
+        unpacked = r.trail[-1] if r.trail and r.trail[-1].unpack and r.stopped_at is r.trail[-1].node else None
+        if unpacked is not None and isinstance(unpacked.value, cst.Call):  # `_, deep = model_column_fn()`
+            call = unpacked.value
+            raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is unpacked from `{code(call)[:60]}`, "
+                                        "whose function tfmigrate cannot follow (a parameter, a partial, several "
+                                        "return statements): call the function that builds the "
+                                        "columns by its name where the Estimator is built, so the column names "
+                                        "(the input layer's order) can be read", value.node)
         raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is not a list tfmigrate can read from the "
                                     "source (names known only at run time); the input layer's order is the sorted "
                                     "column names, so list the names in the program", value.node)
