@@ -236,3 +236,13 @@ def test_a_column_list_unpacked_from_a_call_it_cannot_follow_says_so():
         in found[0].message and "by its name where the Estimator is built" in found[0].message
     # called by its name, the list is read
     assert "numeric_input" in converted(UNPACKED.replace("model_column_fn()", 'build_model_columns("1m")'))
+
+
+def test_a_tensorflow_hub_column_is_named_as_such():
+    src = UNPACKED.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport tensorflow_hub as hub\n").replace(
+        '[tf.feature_column.numeric_column("age")]',
+        '[hub.text_embedding_column(key="title", module_spec="https://tfhub.dev/google/nnlm-en-dim50/1")]').replace(
+        "model_column_fn()", 'build_model_columns("1m")')
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM622"]
+    assert "text_embedding_column is a tensorflow_hub column" in found[0].message

@@ -117,6 +117,12 @@ class ColumnsMixin:
                 raise Blocked(CODE_COLUMNS, f"tf.{path} is not converted yet (numeric_column and bucketized_column "
                                             "are); its Keras preprocessing equivalent must reproduce TF1's lookups "
                                             "and combiners exactly", node)
+            hub = self.program.qualified(node.func, file) if isinstance(node, cst.Call) else None
+            if hub and hub.startswith("tensorflow_hub."):  # hub.text_embedding_column: its table is the module's
+                raise Blocked(CODE_COLUMNS, f"feature column `{code(value.node)[:60]}`: {hub.split('.', 1)[1]} is a "
+                                            "tensorflow_hub column (its weights are the hub module's), not one of "
+                                            "the tf.feature_column columns tfmigrate converts: keep this job on TF "
+                                            "2.15, or build the column with tf.feature_column", value.node)
             raise Blocked(CODE_COLUMNS, f"feature column `{code(value.node)[:60]}`: not a tf.feature_column call "
                                         "tfmigrate can see", value.node)
         args = bind_values(node, _NUMERIC, "numeric_column", file, env, rule=CODE_COLUMNS)
