@@ -40,7 +40,8 @@ MODULE_V2 = "tensorflow.python.feature_column.feature_column_v2"
 V2_OF = {"_NumericColumn": "NumericColumn", "_BucketizedColumn": "BucketizedColumn",
          "_VocabularyListCategoricalColumn": "VocabularyListCategoricalColumn",
          "_VocabularyFileCategoricalColumn": "VocabularyFileCategoricalColumn",
-         "_HashedCategoricalColumn": "HashedCategoricalColumn", "_IdentityCategoricalColumn": "IdentityCategoricalColumn",
+         "_HashedCategoricalColumn": "HashedCategoricalColumn",
+         "_IdentityCategoricalColumn": "IdentityCategoricalColumn",
          "_CrossedColumn": "CrossedColumn", "_WeightedCategoricalColumn": "WeightedCategoricalColumn",
          "_IndicatorColumn": "IndicatorColumn", "_EmbeddingColumn": "EmbeddingColumn"}
 _V2_INSTANCE_OF = {

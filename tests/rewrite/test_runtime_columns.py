@@ -70,8 +70,9 @@ def test_a_function_of_the_program_read_per_pass():
 
 def test_through_a_helper_building_the_column_from_its_parameter():
     src = _program("read_words(key)").replace(
-        "columns = []", "def column(key, vocabulary):\n    return tf.feature_column.categorical_column_with_vocabulary_list("
-                        "key, vocabulary)\n\n\ncolumns = []").replace(
+        "columns = []", "def column(key, vocabulary):\n"
+                        "    return tf.feature_column.categorical_column_with_vocabulary_list(key, vocabulary)\n"
+                        "\n\ncolumns = []").replace(
         "tf.feature_column.categorical_column_with_vocabulary_list(key, words)", "column(key, words)")
     text = converted(src)
     assert "vocabulary_list(read_words(\"colour\"), 'colour')" in text
@@ -239,7 +240,8 @@ def test_a_column_list_unpacked_from_a_call_it_cannot_follow_says_so():
 
 
 def test_a_tensorflow_hub_column_is_named_as_such():
-    src = UNPACKED.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport tensorflow_hub as hub\n").replace(
+    src = UNPACKED.replace("import tensorflow as tf\n",
+                           "import tensorflow as tf\nimport tensorflow_hub as hub\n").replace(
         '[tf.feature_column.numeric_column("age")]',
         '[hub.text_embedding_column(key="title", module_spec="https://tfhub.dev/google/nnlm-en-dim50/1")]').replace(
         "model_column_fn()", 'build_model_columns("1m")')
