@@ -34,8 +34,36 @@ INSTANCE_OF = {
     "embedding_column": (_F, _D, _S),
 }
 
+# the TF 2 classes of the same kinds (feature_column_v2, measured on TF 2.15.1 and 2.21): what tf.feature_column
+# builds there, so a test of one keeps what TF 1.x's test of the concrete v1 class kept
+MODULE_V2 = "tensorflow.python.feature_column.feature_column_v2"
+V2_OF = {"_NumericColumn": "NumericColumn", "_BucketizedColumn": "BucketizedColumn",
+         "_VocabularyListCategoricalColumn": "VocabularyListCategoricalColumn",
+         "_VocabularyFileCategoricalColumn": "VocabularyFileCategoricalColumn",
+         "_HashedCategoricalColumn": "HashedCategoricalColumn",
+         "_IdentityCategoricalColumn": "IdentityCategoricalColumn",
+         "_CrossedColumn": "CrossedColumn", "_WeightedCategoricalColumn": "WeightedCategoricalColumn",
+         "_IndicatorColumn": "IndicatorColumn", "_EmbeddingColumn": "EmbeddingColumn"}
+_V2_INSTANCE_OF = {
+    "numeric_column": ("NumericColumn", "DenseColumn"),
+    "bucketized_column": ("BucketizedColumn", "DenseColumn", "CategoricalColumn"),
+    "categorical_column_with_vocabulary_list": ("VocabularyListCategoricalColumn", "CategoricalColumn"),
+    "categorical_column_with_vocabulary_file": ("VocabularyFileCategoricalColumn", "CategoricalColumn"),
+    "categorical_column_with_hash_bucket": ("HashedCategoricalColumn", "CategoricalColumn"),
+    "categorical_column_with_identity": ("IdentityCategoricalColumn", "CategoricalColumn"),
+    "crossed_column": ("CrossedColumn", "CategoricalColumn"),
+    "weighted_categorical_column": ("WeightedCategoricalColumn", "CategoricalColumn"),
+    "indicator_column": ("IndicatorColumn", "DenseColumn", "SequenceDenseColumn"),
+    "embedding_column": ("EmbeddingColumn", "DenseColumn", "SequenceDenseColumn"),
+}
+V2_CLASSES = {name for names in _V2_INSTANCE_OF.values() for name in names}
+INSTANCE_OF = {kind: (*v1, *_V2_INSTANCE_OF[kind]) for kind, v1 in INSTANCE_OF.items()}
+
 
 def class_name(qualified: str | None) -> str | None:
-    """`_NumericColumn` for `tensorflow.python.feature_column.feature_column._NumericColumn`, else None."""
+    """`_NumericColumn` for `tensorflow.python.feature_column.feature_column._NumericColumn` (`NumericColumn` for
+    feature_column_v2's), else None."""
     module, _, name = (qualified or "").rpartition(".")
+    if module == MODULE_V2 and name in V2_CLASSES:
+        return name
     return name if module == MODULE and name in ABSTRACT + CONCRETE else None

@@ -9,9 +9,10 @@ Values known only at run time (a vocabulary read from a file or computed from th
 built and passed to the model in params (`self.params["vocabulary_city"]`), through generated checks that raise what
 TF 2.15 raised when it built the column (`vocabulary_list`, `column_count`, `column_boundaries`); the tables take
 their sizes from them (`len(vocabulary) + num_oov_buckets`). Exact: the ids are the same ops over the same list,
-and a checkpoint's shapes follow the same value. Static only: num_oov_buckets, default_value, hash_key, crossed
-hash_bucket_size, and a value not visible where the Estimator is built (a local of a helper that builds the
-columns) blocks at its line. Not covered: a name re-bound between the column and the Estimator (the migrated model
+and a checkpoint's shapes follow the same value (hash_bucket_size too, a crossed one included). Static only:
+num_oov_buckets, default_value, hash_key, and a value not visible where the Estimator is built (a local of a helper
+that builds the columns) blocks at its line; one assigned anew per pass of a loop building a column per pass goes
+per column (canned/_per_pass.py). Not covered: a name re-bound between the column and the Estimator (the migrated model
 sees the later value). categorical_column_with_vocabulary_file (string keys, text files) reads its keys at the same
 place through TF's own text-file table initializer (ColumnReader.vocabulary_file); integer and tfrecord_gzip
 vocabulary files block. Measured: fixture canned_runtime_vocab 72/100 steps bit-equal (max rel 1.9e-7, the binary
@@ -48,10 +49,10 @@ CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
 SUPPORT_PARTS = ("sparse_input", "dense_input", "vocabulary_ids", "hash_bucket_ids", "identity_ids",
                  "bucketized_ids", "crossed_ids", "indicator_of", "EmbeddingColumn", "CategoricalWeights",
-                 "vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
+                 "vocabulary_list", "vocabulary_file", "column_count", "column_boundaries", "column_shape")
 # the checks TF 2.15's feature_column functions made on a run-time value when the column was built, generated for
 # the value the migrated program computes at the same place (passed in params): what raised there raises here
-RUNTIME_PARTS = ("vocabulary_list", "vocabulary_file", "column_count", "column_boundaries")
+RUNTIME_PARTS = ("vocabulary_list", "vocabulary_file", "column_count", "column_boundaries", "column_shape")
 
 
 class RunTime(Blocked):
@@ -183,6 +184,11 @@ def scope_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
 
 
+def _count_part(size) -> tuple:
+    """The generated check a run-time size (code: its params entry) is computed through, for the support code."""
+    return ("column_count",) if isinstance(size, str) else ()
+
+
 def blocked_kind(path: str, node: cst.CSTNode) -> None:
     word = path.split(".")[-1]
     if word in _BLOCKED:
@@ -269,11 +275,13 @@ class ColumnReader:
         if word == "categorical_column_with_hash_bucket":
             args = self._args(node, ["key", "hash_bucket_size", "dtype"], word, r)
             key = self._key(args, word, node)
-            size = self._int(args, "hash_bucket_size", word, node=node)
-            if size < 1:
+            # a run-time size (a count the program read from a file) goes in params, checked as TF 2.15 checked it
+            size = self._int(args, "hash_bucket_size", word, node=node,
+                             runtime="hash_bucket_size must be at least 1. hash_bucket_size: {}, key: " + key)
+            if isinstance(size, int) and size < 1:
                 raise Blocked(CODE_COLUMNS, f"{word} hash_bucket_size must be at least 1", node)
             return Categorical(key, size, f'hash_bucket_ids(sparse_input(features, "{key}"), {size})',
-                               ("sparse_input", "hash_bucket_ids"))
+                               ("sparse_input", "hash_bucket_ids", *_count_part(size)))
         if word == "categorical_column_with_identity":
             args = self._args(node, ["key", "num_buckets", "default_value"], word, r)
             key = self._key(args, word, node)
@@ -284,7 +292,7 @@ class ColumnReader:
                 default = self._int(args, "default_value", word)
             extra = f", {default}" if default is not None else ""
             return Categorical(key, size, f'identity_ids(sparse_input(features, "{key}"), {size}{extra})',
-                               ("sparse_input", "identity_ids"))
+                               ("sparse_input", "identity_ids", *_count_part(size)))
         if word == "bucketized_column":
             column = self.reader.column(value)  # a numeric source and its boundaries (canned.Column)
             runtime = isinstance(column.boundaries, str)  # code: the list the program computed
@@ -350,8 +358,9 @@ class ColumnReader:
 
     def crossed(self, node: cst.Call, r) -> Categorical:
         args = self._crossed_args(node, r)
-        size = self._int(args, "hash_bucket_size", "crossed_column", node=node)
-        if size < 1:
+        size = self._int(args, "hash_bucket_size", "crossed_column", node=node,
+                         runtime="hash_bucket_size must be > 1. hash_bucket_size: {}")  # TF 2.15's words
+        if isinstance(size, int) and size < 1:
             raise Blocked(CODE_COLUMNS, "crossed_column hash_bucket_size must be at least 1 (TF 2.15 raises "
                                         "\"ValueError: hash_bucket_size must be > 1\")", node)
         hash_key = None
@@ -372,7 +381,7 @@ class ColumnReader:
             parts.update(inner.parts)
         extra = f", hash_key={hash_key}" if hash_key is not None else ""
         return Categorical("_X_".join(sorted(names)), size, f"crossed_ids([{', '.join(inputs)}], {size}{extra})",
-                           tuple(sorted(parts)))
+                           tuple(sorted(parts | set(_count_part(size)))))
 
     def leaves(self, keys: Value) -> list[Value]:
         """crossed_column's keys with nested crossed columns flattened (feature_column_v2._collect_leaf_level_keys)."""
@@ -424,9 +433,10 @@ class ColumnReader:
             del self.reader.trail[trail:]  # the statements computing it stay: the params read them
             try:
                 return self.reader.runtime_value(key, value, f"{check}({{}}{extra})")
-            except Blocked as blocked:
-                raise blocked.wrapped(CODE_COLUMNS, f"{runtime.message}; tfmigrate can pass a run-time value to the "
-                                                    "model when it is visible where the Estimator is built, and ", "",
+            except Blocked as blocked:  # (runtime.message speaks of vocabularies: this may be a size or a shape)
+                raise blocked.wrapped(CODE_COLUMNS, f"{what} `{code(value.node)[:60]}` is computed at run time; "
+                                                    "tfmigrate can pass a run-time value to the model when it is "
+                                                    "visible where the Estimator is built, and ", "",
                                       value.node) from None
 
     # ---- vocabularies ---------------------------------------------------------------------------------------------

@@ -44,7 +44,23 @@ def test_a_concrete_class_keeps_nothing_on_tf2_and_is_blocked():
     [error] = [d for d in result.diagnostics if d.severity == "error"]
     assert error.code == "TFM622" and error.line == 15
     assert "`isinstance(column, feature_column._NumericColumn)` is False for every column tf.feature_column builds " \
-           "on TF 2" in error.message and "test an abstract class" in error.message
+           "on TF 2" in error.message
+    # what to write instead, in one line: the TF 2 class of that kind, which tfmigrate reads (next test)
+    assert error.message.endswith("test the TF 2 class of that kind instead: `isinstance(column, "
+                                  "feature_column_v2.NumericColumn)` (from tensorflow.python.feature_column import "
+                                  "feature_column_v2)")
+
+
+def test_the_tf2_class_of_a_kind_keeps_that_kind():
+    # measured on TF 2.15.1: numeric_column builds feature_column_v2.NumericColumn, the hashed column is not one
+    src = PROGRAM.replace("from tensorflow.python.feature_column import feature_column",
+                          "from tensorflow.python.feature_column import feature_column_v2")
+    text = converted(src.replace("TEST", "isinstance(column, feature_column_v2.NumericColumn)"))
+    assert 'numeric_input(features, "age", 1)' in text and 'numeric_input(features, "income", 1)' in text
+    assert text.count('"city"') == 1
+    # an abstract v2 class: the categorical kinds only (the hashed column), which a DNN refuses as it is
+    result = blocked(src.replace("TEST", "isinstance(column, feature_column_v2.CategoricalColumn)"))
+    assert "feature_column_v2" not in " ".join(d.message for d in result.diagnostics)
 
 
 def test_another_test_is_blocked_naming_it():

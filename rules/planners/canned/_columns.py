@@ -87,6 +87,9 @@ class ColumnsMixin:
             if "source_column" not in args or "boundaries" not in args:
                 raise Blocked(CODE_COLUMNS, "bucketized_column needs source_column and boundaries", node)
             source = self.column(args["source_column"])
+            if isinstance(source.size, str):
+                raise Blocked(CODE_COLUMNS, "bucketized_column over a numeric_column whose shape is known only at "
+                                            "run time is not converted yet: write the shape in the program", node)
             if source.boundaries is not None:
                 raise Blocked(CODE_COLUMNS, "bucketized_column's source must be a numeric_column", node)
             trail = len(self.trail)
@@ -114,6 +117,12 @@ class ColumnsMixin:
                 raise Blocked(CODE_COLUMNS, f"tf.{path} is not converted yet (numeric_column and bucketized_column "
                                             "are); its Keras preprocessing equivalent must reproduce TF1's lookups "
                                             "and combiners exactly", node)
+            hub = self.program.qualified(node.func, file) if isinstance(node, cst.Call) else None
+            if hub and hub.startswith("tensorflow_hub."):  # hub.text_embedding_column: its table is the module's
+                raise Blocked(CODE_COLUMNS, f"feature column `{code(value.node)[:60]}`: {hub.split('.', 1)[1]} is a "
+                                            "tensorflow_hub column (its weights are the hub module's), not one of "
+                                            "the tf.feature_column columns tfmigrate converts: keep this job on TF "
+                                            "2.15, or build the column with tf.feature_column", value.node)
             raise Blocked(CODE_COLUMNS, f"feature column `{code(value.node)[:60]}`: not a tf.feature_column call "
                                         "tfmigrate can see", value.node)
         args = bind_values(node, _NUMERIC, "numeric_column", file, env, rule=CODE_COLUMNS)
@@ -124,12 +133,39 @@ class ColumnsMixin:
         key = "" if runtime is not None else self.literal(args["key"], "numeric_column key")
         if not isinstance(key, str):
             raise Blocked(CODE_COLUMNS, "numeric_column key must be a string", args["key"].node)
-        shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
+        if "shape" in args and runtime is None:
+            trail = len(self.trail)
+            try:
+                shape = self.literal(args["shape"], "numeric_column shape")
+            except Blocked as blocked:  # a shape the program computed (`images.shape[1:]`): its size in params
+                del self.trail[trail:]
+                shape = self.runtime_shape(args["shape"], key, blocked)
+                if isinstance(shape, str):
+                    return Column(key, shape, self.normalizer(args, None))
+        else:
+            shape = self.literal(args["shape"], "numeric_column shape") if "shape" in args else 1
         dims = shape if isinstance(shape, list) else [shape]
         # shape=() (or []) is a scalar column, one value per example, as TF1 read it (math.prod(()) == 1)
         if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
             raise Blocked(CODE_COLUMNS, f"numeric_column shape {shape!r} is not a positive integer or a list of "
                                         "them", args["shape"].node)
+        normalizer = self.normalizer(args, runtime)
+        if runtime is not None:
+            return Column("", math.prod(dims), normalizer, runtime=self.runtime_keys(runtime))
+        return Column(key, math.prod(dims), normalizer)
+
+    def runtime_shape(self, value: Value, key: str, blocked: Blocked):
+        """A numeric_column shape known only at run time: code for its size (prod of the dimensions) computed where
+        the Estimator is built (params), through `column_shape`, TF 2.15's _check_shape; or the value of an
+        expression over constants."""
+        try:
+            return fcols.ColumnReader(self).static_or_runtime(value, "numeric_column shape",
+                                                               f"shape_{scope_of_key(key)}", "column_shape",
+                                                               f", {key!r}")
+        except Blocked as runtime:  # not visible where the Estimator is built, or not a plain value
+            raise (runtime if "run time" in runtime.message else blocked) from None
+
+    def normalizer(self, args, runtime) -> str | None:
         normalizer = None
         fn = args.get("normalizer_fn")
         if fn is not None and not is_literal(fn.node, None):
@@ -144,9 +180,7 @@ class ColumnsMixin:
             if runtime is not None and "__tfmigrate_runtime_key__" in normalizer:
                 raise Blocked(CODE_COLUMNS, "a normalizer_fn that depends on the key of a run-time loop is not "
                                             "converted: give each column its own normalizer_fn", fn.node)
-        if runtime is not None:
-            return Column("", math.prod(dims), normalizer, runtime=self.runtime_keys(runtime))
-        return Column(key, math.prod(dims), normalizer)
+        return normalizer
 
     def runtime_keys(self, iterable: Value) -> str:
         """The keys of a run-time loop over columns, for the model: written out where the model sees the same

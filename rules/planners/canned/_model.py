@@ -28,7 +28,7 @@ LABEL_DIMENSION = "@label_dimension"  # in a file's support_done: a regressor th
 @dataclass(frozen=True)
 class Column:
     key: str  # the feature key (numeric_column's name)
-    size: int  # prod(shape) of the numeric source
+    size: int | str  # prod(shape) of the numeric source (str: code of a run-time shape's size, in params)
     normalizer: str | None  # code of the normalizer_fn, valid at module level
     boundaries: tuple | str | None = None  # bucketized_column over the numeric source (str: run-time code)
     vocabulary: tuple | None = None  # indicator_column(categorical_column_with_vocabulary_list)

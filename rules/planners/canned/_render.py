@@ -37,6 +37,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             needed.append("bucketized_input")
         if any(isinstance(c.boundaries, str) for c in (*plan.model.dnn_columns, *plan.model.linear_columns)):
             needed.append("column_boundaries")  # run-time boundaries, checked as TF1 checked them
+        if any(isinstance(c.size, str) for c in (*plan.model.dnn_columns, *plan.model.linear_columns)):
+            needed.append("column_shape")  # a run-time numeric shape, checked as TF1 checked it
         if any(c.vocabulary is not None for c in plan.model.dnn_columns):
             needed.append("indicator_input")
         if plan.model.linear_columns:

@@ -14,9 +14,19 @@ from .. import feature_columns as fcols
 from ...facts import column_classes
 from ...facts.calls import literal
 from ._model import CODE, CODE_COLUMNS
+from ._per_pass import per_pass_text
 
 
 _BUILTIN_SEQUENCES = ("list", "tuple", "sorted", "set", "reversed")
+
+
+def _v2_advice(param: str, name: str) -> str:
+    """What to test instead of TF 1's concrete class `name`: the TF 2 class of that kind (what TF 1.x's test kept)."""
+    v2 = column_classes.V2_OF.get(name)
+    if v2 is None:
+        return "list the columns"
+    return (f"test the TF 2 class of that kind instead: `isinstance({param}, feature_column_v2.{v2})` (from "
+            "tensorflow.python.feature_column import feature_column_v2)")
 
 
 class SourceValuesMixin:
@@ -44,6 +54,8 @@ class SourceValuesMixin:
         same value, as runtime_keys passes a loop's keys). Blocked when the value is not visible there."""
         why: list = []
         text = self.program.render(value, self.call, self.file, why)
+        if text is None and why:  # a loop building one column per pass: each pass's own value (_per_pass.py)
+            text = per_pass_text(self, value)
         if text is None:
             name = why[0].value if why else code(value.node)
             loop = self.rebinding_loop(why[0]) if why else None
@@ -186,6 +198,14 @@ class SourceValuesMixin:
                 return self.column_filter(node, file, env, what)
         if isinstance(node, cst.Call) and (path := self.analysis.tf(node, file)):
             fcols.blocked_kind(path, node)  # shared_embeddings: a list of columns, not converted
+        unpacked = r.trail[-1] if r.trail and r.trail[-1].unpack and r.stopped_at is r.trail[-1].node else None
+        if unpacked is not None and isinstance(unpacked.value, cst.Call):  # `_, deep = model_column_fn()`
+            call = unpacked.value
+            raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is unpacked from `{code(call)[:60]}`, "
+                                        "whose function tfmigrate cannot follow (a parameter, a partial, several "
+                                        "return statements): call the function that builds the "
+                                        "columns by its name where the Estimator is built, so the column names "
+                                        "(the input layer's order) can be read", value.node)
         raise Blocked(CODE_COLUMNS, f"{what}: `{code(value.node)[:60]}` is not a list tfmigrate can read from the "
                                     "source (names known only at run time); the input layer's order is the sorted "
                                     "column names, so list the names in the program", value.node)
@@ -218,8 +238,7 @@ class SourceValuesMixin:
                                                 "every column tf.feature_column builds on TF 2 (they are "
                                                 "feature_column_v2 classes, subclasses of the abstract TF 1 classes "
                                                 f"only), so this filter keeps none on TF 2.15 where TF 1.x kept its "
-                                                f"kind; test an abstract class (feature_column._DenseColumn, "
-                                                "_CategoricalColumn) or list the columns", args[1].value)
+                                                f"kind; {_v2_advice(param, name)}", args[1].value)
                 if name is not None:
                     return name in kinds
             raise Blocked(CODE_COLUMNS, f"{what}: the filter's test `{code(expr)[:60]}` is not read (only "
