@@ -87,6 +87,7 @@ from tfmigrate.visitors import Transformer
 from . import model_fn
 from ..facts.calls import code
 from ..facts.tfnames import TFNames
+from .model_fn._variable_makers import NO_VARIABLES
 
 CODE = "TFM502"
 SHIM_CALL = "__tfmigrate_shim__"
@@ -115,6 +116,8 @@ _VERIFIED = frozenset({
     "feature_column.input_layer", "feature_column.numeric_column", "feature_column.indicator_column",
     "feature_column.embedding_column", "feature_column.categorical_column_with_vocabulary_list",
     "feature_column.categorical_column_with_identity",
+    # conv nets (fixtures/shim_conv_net): conv2d, max pooling and flatten, under reused variable scopes
+    "layers.conv2d", "layers.max_pooling2d", "layers.flatten",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -359,6 +362,12 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
         where = f" (in {via}())" if via else ""
         for call in found.calls:
             path = tf.path(call) or ""
+            if path in NO_VARIABLES:
+                if not _inputs_only(call):
+                    raise Blocked(CODE, f"tf.{path}{where} with arguments besides its input is not converted under the "
+                                        f"shim (it runs as tf.compat.v1.{NO_VARIABLES[path]}, which takes only the input)",
+                                  call)
+                continue  # the same op as tf.compat.v1.layers.flatten (planners/imports.py writes that)
             if path.startswith("contrib."):
                 raise Blocked(CODE, f"tf.{path}{where} is not run under the model-mapping shim: TF 2.21 has no "
                                     "tf.contrib, and tf_slim (PyPI) fails there and on TF 2.15 in batch_norm (ops.Tensor is "
@@ -421,6 +430,11 @@ def _zero_rate(call: cst.Call) -> bool:
                 return False
             return value == (1.0 if arg.keyword.value == "keep_prob" else 0.0)
     return False
+
+
+def _inputs_only(call: cst.Call) -> bool:
+    return len(call.args) == 1 and call.args[0].star == "" and (call.args[0].keyword is None
+                                                                or call.args[0].keyword.value == "inputs")
 
 
 def _self_assignment(stmt) -> bool:
@@ -543,7 +557,9 @@ _FOR = ("builds layers and is called in a loop", "builds layers and is called in
         "is not `mode == ModeKeys.TRAIN` or a literal", "runs only in TRAIN: the Keras model is one forward pass",
         "a static `if` may only compute forward values", "if statement inside a forward loop",
         # input_layer over indicator / embedding columns in the model_fn (fixtures/shim_input_layer)
-        "other columns are not converted in a model_fn yet")
+        "other columns are not converted in a model_fn yet",
+        # conv nets under reused variable scopes, tf.contrib.layers.flatten (fixtures/shim_conv_net)
+        "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables")
 
 
 def applies(native: Blocked) -> bool:
