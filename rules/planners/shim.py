@@ -280,6 +280,20 @@ def _forward_ends(stmt, tf, flags: set[str]) -> bool:
     return any((tf.path(c) or "").startswith(_REST) for c in found.calls)
 
 
+def _end_reason(stmt, tf) -> str:
+    """Why a statement that builds layers is not forward code (_forward_ends)."""
+    found = _names(stmt)
+    if tf.labels in found.read:
+        return f"reads `{tf.labels}`"
+    if tf.mode in _names(stmt.visit(_Training(tf))).read:
+        return (f"reads `{tf.mode}` (the shim's call knows only the training flag, `{tf.mode} == ModeKeys.TRAIN` "
+                "written in the model_fn itself)")
+    path = next((p for p in (tf.path(c) or "" for c in found.calls) if p.startswith(_REST)), None)
+    if path is not None:
+        return f"calls tf.{path} (loss, training, metrics or summaries)"
+    return "returns"
+
+
 class _Exits(cst.CSTVisitor):
     """Whether a statement returns, raises or leaves a loop (none of which the forward pass may do)."""
 
@@ -509,6 +523,10 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         rest.insert(0, forward.pop())
         rest_names = _names(cst.IndentedBlock(rest))
     if not forward or not any(_makes_variables(s, tf, helpers) for s in forward):
+        ends = next((s for s in rest if s not in dels), None)
+        if ends is not None and isinstance(ends, cst.SimpleStatementLine) and _makes_variables(ends, tf, helpers):
+            raise Blocked(CODE, f"`{code(ends).strip()}` builds the model but {_end_reason(ends, tf)}, so the shim "
+                                "cannot hold it as the forward pass", ends)
         raise Blocked(CODE, "the model_fn has no forward pass the shim could hold (no layers or variables before the "
                             "loss, a branch or a return)", fn)
     settings = _settings(forward, tf)

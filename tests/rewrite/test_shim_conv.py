@@ -86,3 +86,20 @@ def test_dropout_in_a_reused_conv_tower_still_blocks_naming_the_call():
     result = blocked(src)
     [note] = [d for d in result.diagnostics if d.code == "TFM502"]
     assert "tf.layers.dropout draws random numbers" in note.message
+
+
+def test_a_model_helper_given_the_mode_says_why_the_shim_cannot_hold_it():
+    helper = '''
+def net(x, mode):
+    with tf.compat.v1.variable_scope("net"):
+        w = tf.compat.v1.get_variable("w", [1, 1])
+        out = tf.matmul(x, w)
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            out = out * 1.0
+        return out
+'''
+    src = program(forward='logits = net(features["x"], mode)\n', run_config=NO_MODEL_DIR, extra=helper)
+    result = blocked(src)
+    [note] = [d for d in result.diagnostics if d.code == "TFM502"]
+    assert ('`logits = net(features["x"], mode)` builds the model but reads `mode` (the shim' "'s call knows only "
+            "the training flag") in note.message
