@@ -338,7 +338,7 @@ def _forward_if(stmt: cst.If, tf, flags: set[str]) -> bool:
     return all(not _forward_ends(inner, tf, flags) for branch in branches for inner in branch)
 
 
-def _settings(forward: list, tf) -> list:
+def _settings(forward: list, tf, helpers: dict) -> list:
     """The forward pass's settings (`learning_rate = params["learning_rate"]`, `layers = [int(u) for u in ...]`):
     one name bound once from params, flags or constants, no TF call, no features, labels or mode. They stay in
     the forward pass and are computed again for the rest (the optimizer, the loss), as the model_fn did once."""
@@ -348,15 +348,44 @@ def _settings(forward: list, tf) -> list:
             counts[name] = counts.get(name, 0) + 1
     for stmt in forward:
         names = _names(stmt)
-        one = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
-               and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
-        if (one and counts[stmt.body[0].targets[0].target.value] == 1 and not _flag(stmt, tf)
-                and not any(tf.path(c) for c in names.calls)
+        targets = _setting_targets(stmt)
+        if (targets and all(counts[t] == 1 for t in targets) and not _flag(stmt, tf)
+                and not any(tf.path(c) or not _pure_helper_call(c, tf, helpers) for c in names.calls)
                 and not ({tf.features, tf.labels, tf.mode, tf.config} | computed) & names.read):
             found.append(stmt)
         else:
             computed |= names.bound
     return found
+
+
+def _setting_targets(stmt) -> list[str]:
+    """The names `a = ...` / `a, b = ...` binds (one assignment, plain names only), else []."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1):
+        return []
+    target = stmt.body[0].targets[0].target
+    elements = [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
+    return [e.value for e in elements] if all(isinstance(e, cst.Name) for e in elements) else []
+
+
+def _pure_helper_call(call: cst.Call, tf, helpers: dict) -> bool:
+    """A call of a builtin or of a module function that calls no TF API and no other module function (a static
+    setting computed from params, like `n, dim = check_columns(params["columns"])`); a module function calling
+    anything else is not a setting."""
+    if not (isinstance(call.func, cst.Name) and call.func.value in helpers):
+        return True
+    inner = _names(helpers[call.func.value].body).calls
+    return not any(tf.path(c) or isinstance(c.func, cst.Name) and c.func.value in helpers for c in inner)
+
+
+def _setting_statement(stmt, tf, helpers: dict) -> bool:
+    """A model_fn statement computing static settings through a module function (`n, dim =
+    check_columns(params["columns"])`): plain names bound from params and constants, calls of builtins and of pure
+    module functions only."""
+    found = _names(stmt)
+    return (bool(_setting_targets(stmt)) and not {tf.features, tf.labels, tf.mode, tf.config} & found.read
+            and any(isinstance(c.func, cst.Name) and c.func.value in helpers for c in found.calls)
+            and not any(tf.path(c) or not _pure_helper_call(c, tf, helpers) for c in found.calls))
 
 
 def _makes_variables(stmt, tf, helpers: dict) -> bool:
@@ -529,8 +558,8 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 "cannot hold it as the forward pass", ends)
         raise Blocked(CODE, "the model_fn has no forward pass the shim could hold (no layers or variables before the "
                             "loss, a branch or a return)", fn)
-    settings = _settings(forward, tf)
-    setting_names = {s.body[0].targets[0].target.value for s in settings}
+    settings = _settings(forward, tf, helpers)
+    setting_names = {name for s in settings for name in _setting_targets(s)}
     bound = set()
     for stmt in forward:
         if not _flag(stmt, tf) and stmt not in settings:
@@ -556,6 +585,8 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         raise Blocked(CODE, "the forward pass has regularizers but the loss adds no regularization loss: TF1 did "
                             "not train on it, the migrated loop adds the model's losses", fn)
     call = cst.parse_statement(f"{outputs[0]} = {SHIM_CALL}({tf.features})\n")
+    # (only the settings the rest reads: a setting the native interpreter would block on stays in the forward pass)
+    settings = [s for s in settings if set(_setting_targets(s)) & rest_names.read]
     synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
     return Split(forward, outputs[0], synthetic, params_read, reg)
@@ -580,9 +611,14 @@ _FOR = ("builds layers and is called in a loop", "builds layers and is called in
         "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables")
 
 
-def applies(native: Blocked) -> bool:
-    """Whether every native blocker is one the shim is tried for."""
-    return all(any(words in e.message for words in _FOR) for e in native.errors)
+def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames | None = None,
+            helpers: dict | None = None) -> bool:
+    """Whether every native blocker is one the shim is tried for: those of _FOR, and a statement the native
+    interpreter does not convert that computes static settings through a module function (fixtures/shim_conv_net)."""
+    tf = _Facts(fn, names) if fn is not None else None
+    return all(any(words in e.message for words in _FOR)
+               or tf is not None and e.message.startswith("statement `") and _setting_statement(e.node, tf, helpers)
+               for e in native.errors)
 
 
 def refused(native: Blocked, why: Blocked) -> Blocked:
