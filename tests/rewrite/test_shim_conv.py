@@ -103,3 +103,41 @@ def net(x, mode):
     [note] = [d for d in result.diagnostics if d.code == "TFM502"]
     assert ('`logits = net(features["x"], mode)` builds the model but reads `mode` (the shim' "'s call knows only "
             "the training flag") in note.message
+
+
+SIZES = '''
+def sizes(columns):
+    if len(columns) < 2:
+        raise ValueError("two columns at least")
+    return len(columns), 4
+'''
+
+
+def test_static_settings_from_a_pure_module_function_stay_in_the_shims_forward_pass():
+    forward = '''
+n, dim = sizes(params["columns"])
+with tf.compat.v1.variable_scope("net", reuse=tf.compat.v1.AUTO_REUSE):
+    logits = tf.compat.v1.layers.dense(features["x"], dim * n)
+    logits = tf.compat.v1.layers.dense(logits, 1)
+'''
+    src = program(forward=forward, run_config=NO_MODEL_DIR, extra=SIZES,
+                  estimator='est = tf.estimator.Estimator(model_fn=model_fn, config=config, '
+                            'params={"columns": ["a", "b"]})')
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert 'n, dim = sizes(params["columns"])' in _call(result.output.decode())
+
+
+def test_a_setting_from_a_module_function_calling_tensorflow_is_not_a_setting():
+    forward = '''
+n, dim = sizes(params["columns"])
+logits = tf.compat.v1.layers.dense(features["x"], dim * n)
+'''
+    src = program(forward=forward, run_config=NO_MODEL_DIR, extra=SIZES.replace("return len(columns), 4",
+                                                                              "return len(columns), tf.constant(4)"),
+                  estimator='est = tf.estimator.Estimator(model_fn=model_fn, config=config, '
+                            'params={"columns": ["a", "b"]})')
+    result = blocked(src)
+    assert not [d for d in result.diagnostics if d.code == "TFM502"]  # the shim is not tried for it
+    assert any('statement `n, dim = sizes(params["columns"])` in model_fn is not converted' in d.message
+               for d in result.diagnostics)
