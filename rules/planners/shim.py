@@ -95,6 +95,9 @@ STYLES = ("auto", "native", "shim")
 # TF paths (normalised) the forward pass must not call under the shim, and why
 _RANDOM = ("random.", "random_normal", "random_uniform", "truncated_normal", "multinomial", "nn.dropout",
            "layers.dropout", "layers.Dropout", "keras.layers.Dropout", "keras.layers.GaussianNoise")
+# tf.compat.v1.layers.dropout runs under the shim with TF2's random stream (the Estimator's masks came from its graph
+# seed): the note says the run is compared statistically (`verify --statistical`, fixtures/shim_conv_dropout)
+DROPOUT = "layers.dropout"
 _MAKES_VARIABLES = ("layers.", "get_variable", "variable_scope", "keras.", "feature_column.", "contrib.",
                     "nn.embedding_lookup")
 _REGULARIZER_ARGS = frozenset({"regularizer", "kernel_regularizer", "bias_regularizer", "activity_regularizer",
@@ -116,8 +119,9 @@ _VERIFIED = frozenset({
     "feature_column.input_layer", "feature_column.numeric_column", "feature_column.indicator_column",
     "feature_column.embedding_column", "feature_column.categorical_column_with_vocabulary_list",
     "feature_column.categorical_column_with_identity",
-    # conv nets (fixtures/shim_conv_net): conv2d, max pooling and flatten, under reused variable scopes
-    "layers.conv2d", "layers.max_pooling2d", "layers.flatten",
+    # conv nets (fixtures/shim_conv_net): conv2d, max pooling and flatten, under reused variable scopes; dropout
+    # (fixtures/shim_conv_dropout: other masks, verified statistically)
+    "layers.conv2d", "layers.max_pooling2d", "layers.flatten", "layers.dropout",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -395,9 +399,11 @@ def _makes_variables(stmt, tf, helpers: dict) -> bool:
                    or isinstance(c.func, cst.Name) and c.func.value in helpers for c in found.calls))
 
 
-def _refuse(forward: list, tf, helpers: dict) -> None:
-    """What even the shim cannot make exact in the forward pass (and in the helpers it calls)."""
+def _refuse(forward: list, tf, helpers: dict) -> list[str]:
+    """What even the shim cannot make exact in the forward pass (and in the helpers it calls); returns the dropout
+    calls it runs (their masks come from TF2's random stream: compared statistically, see plan())."""
     seen: set[str] = set()
+    dropouts = []
     todo = [(stmt, None) for stmt in forward]
     while todo:
         node, via = todo.pop(0)
@@ -415,7 +421,10 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
                 raise Blocked(CODE, f"tf.{path}{where} is not run under the model-mapping shim: TF 2.21 has no "
                                     "tf.contrib, and tf_slim (PyPI) fails there and on TF 2.15 in batch_norm (ops.Tensor is "
                                     "gone); rewrite it with tf.compat.v1.layers", call)
-            if path.startswith(_RANDOM) and not _zero_rate(call):
+            plain = path.removeprefix("compat.v1.")
+            if plain == DROPOUT and not _zero_rate(call):
+                dropouts.append(f"tf.{path}{where}")
+            elif path.startswith(_RANDOM) and not _zero_rate(call):
                 raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
                                     "random stream, not the Estimator's graph seed, so the runs would not match", call)
             if path.startswith(("nn.rnn_cell", "nn.static_rnn", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn",
@@ -429,7 +438,6 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
                     or "queue" in path.lower():
                 raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not run under the shim (graph "
                                     "collections, sessions and queues have no TF2 meaning)", call)
-            plain = path.removeprefix("compat.v1.")
             if path and plain not in _VERIFIED and not plain.startswith(_VERIFIED_PREFIXES) and not (
                     path.startswith(_RANDOM) and _zero_rate(call)):
                 raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not verified under the model-mapping "
@@ -441,6 +449,7 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
         if tf.config and via is None and tf.config in found.read:
             raise Blocked(CODE, f"the forward pass reads `{tf.config}` (the RunConfig), which the model cannot see",
                           node)
+    return dropouts
 
 
 def _batch_norm_updates(forward: list, rest: list, tf, helpers: dict) -> None:
@@ -527,6 +536,7 @@ class Split:
     synthetic: cst.FunctionDef  # the model_fn with the forward pass one opaque call
     params_read: bool
     regularized: bool
+    dropouts: list = dataclasses.field(default_factory=list)  # dropout calls run with TF2's random stream
 
 
 def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
@@ -569,7 +579,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
         raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
                             "pass with one output (the model output)", forward[-1])
-    _refuse(forward, tf, helpers)
+    dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
     dropper = _DropRegularization(tf)
@@ -589,7 +599,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     settings = [s for s in settings if set(_setting_targets(s)) & rest_names.read]
     synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
-    return Split(forward, outputs[0], synthetic, params_read, reg)
+    return Split(forward, outputs[0], synthetic, params_read, reg, dropouts)
 
 
 def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
@@ -663,7 +673,12 @@ def plan(native: Blocked | None, fn: cst.FunctionDef, names: TFNames, module_nam
         reason = f"the native conversion stopped at: {why}"
     note = (CODE, "forward pass kept as TF1 code under the model-mapping shim (tf_keras, "
                   f"track_tf1_style_variables; TF1 variable names): {reason}", fn)
+    notes = [*base.notes, note]
+    if found.dropouts:  # (runtime/verify.py reads "verify --statistical" and picks the statistical comparison)
+        notes.append((CODE, f"{found.dropouts[0]} under the shim draws its masks from TF2's random stream, not the "
+                            "Estimator graph's seed: training is not stepwise-comparable with the original; compare "
+                            "it with `tfmigrate verify --statistical`", fn))
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(model_fn.ModelPlan)}
     fields.update(call_body=forward_body(found, fn, names), params_in_call=found.params_read, layers=[],
-                  output=found.output, notes=[*base.notes, note], helpers=[])
+                  output=found.output, notes=notes, helpers=[])
     return ShimPlan(**fields, shim_why=why, shim_helpers=reached(found.forward, helpers))

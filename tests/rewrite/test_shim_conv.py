@@ -80,12 +80,23 @@ with tf.compat.v1.variable_scope("net", reuse=tf.compat.v1.AUTO_REUSE):
     assert "tf.contrib.layers.flatten with arguments besides its input is not converted under the shim" in note.message
 
 
-def test_dropout_in_a_reused_conv_tower_still_blocks_naming_the_call():
+def test_dropout_in_a_reused_conv_tower_runs_under_the_shim_with_a_note_to_compare_statistically():
     src = _program(forward=FORWARD.replace(
-        'right = tower', 'left = tf.compat.v1.layers.dropout(left, rate=0.5, training=True)\nright = tower'))
+        'right = tower', 'left = tf.compat.v1.layers.dropout(left, rate=0.5, training=mode == '
+                         'tf.estimator.ModeKeys.TRAIN)\nright = tower'))
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert "left = tf.compat.v1.layers.dropout(left, rate=0.5, training=training)" in _call(result.output.decode())
+    [note] = [d for d in result.diagnostics if d.code == "TFM502" and "random stream" in d.message]
+    assert "tf.layers.dropout under the shim draws its masks from TF2's random stream" in note.message
+    assert "not stepwise-comparable" in note.message and "tfmigrate verify --statistical" in note.message
+
+
+def test_other_random_ops_in_the_forward_pass_still_block_naming_the_call():
+    src = _program(forward=FORWARD.replace('right = tower', 'left = left + tf.random.normal([4])\nright = tower'))
     result = blocked(src)
     [note] = [d for d in result.diagnostics if d.code == "TFM502"]
-    assert "tf.layers.dropout draws random numbers" in note.message
+    assert "tf.random.normal draws random numbers" in note.message
 
 
 def test_a_model_helper_given_the_mode_says_why_the_shim_cannot_hold_it():
