@@ -5,8 +5,9 @@ When it is tried (`--style`, config key `style`): `auto` (the default) tries it 
 blockers its verified fixtures hold — a network helper called in a loop or inside an expression, a helper that does
 not end with `return <tensor>` (`with variable_scope(...):` around its body), a regularizer, mode-dependent forward
 code (an `if mode == TRAIN:` or a static `if` on params / flags among the forward statements or inside a forward
-loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns. Every other native
-blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
+loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns, `variable_scope(reuse=
+True / AUTO_REUSE)`, `tf.contrib.layers.flatten`, a statement computing static settings through a module function
+that calls no TF (`n, dim = check_columns(params["columns"])`). Every other native blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
 TFM502 note saying `--style auto` or `shim` converts it. `shim` runs every model_fn's forward pass under it (not
 under parameter servers or TPU), or blocks with the shim's reason. Whether it converted or not, a TFM502 note says
 what the native path stopped at (or `--style shim`), or why the shim could not convert the model_fn either (next to
@@ -41,19 +42,29 @@ differently from TF1; evaluate within 1.3e-7); `shim_regularized_layers` 120/120
 chief + worker MultiWorkerMirroredStrategy 120/120 steps on each, max rel Δ 2.2e-7; `shim_batch_norm` 150/150
 steps, max rel Δ 2.1e-7, evaluate's mae/rmse bit-equal (the moving averages agree); resuming `shim_get_variable`
 from an Estimator model_dir matches the Estimator's continuation (tests/fixtures_run/test_resume_runs.py).
-`shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
+`shim_conv_net` (conv2d, max_pooling2d, flatten and dense in a tower built twice under `variable_scope("tower",
+reuse=False/True)`, a head under AUTO_REUSE, tower sizes from a module function) 120/120 steps, max rel Δ 1.7e-6,
+evaluate within 4.5e-8, every variable mapped by its TF1 name (reuse under the shim is TF1's: the same variables).
+`shim_conv_dropout` (the same with tf.compat.v1.layers.dropout(training=is_training)): dropout masks under the shim
+come from TF2's random stream, so a TFM502 note says the run is not stepwise-comparable and `tfmigrate verify` picks
+`--statistical` from it; equivalent there (10 original runs, every bin in the band). (Its losses agreed stepwise too,
+max rel Δ 3.4e-7: TF numbers the unseeded random ops of each graph in creation order, so with seeded initializers the
+two dropout ops got the Estimator's op seeds; that is not relied on.) `tf.contrib.layers.flatten` given only its input
+runs as tf.compat.v1.layers.flatten (TF 1.15's contrib flatten is core_layers.flatten in a name scope; tf.contrib is
+not on TF 2.15, so no fixture runs it). `shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
 layers) 120/120 steps bit-equal, evaluate bit-equal; `shim_input_layer` (input_layer over numeric, indicator and
 embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an Estimator model_dir the shim model
 predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py).
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
-not verify (only get_variable / variable_scope, tf.compat.v1.layers dense and batch_normalization, initializers,
-Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
+not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
+and batch_normalization, initializers, Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
 (no TF2 module; tf_slim 1.1.0 from PyPI imports on TF 2.15 and 2.21 but its batch_norm fails on both,
-`ops.Tensor` is gone), random ops (dropout with a rate other than a literal
-0, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
+`ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
+(tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
-the rest, regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
+the rest (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
+built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
 batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
 Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
 
