@@ -452,8 +452,9 @@ def _refuse(forward: list, tf, helpers: dict) -> list[str]:
             if path and plain not in _VERIFIED and not plain.startswith(_VERIFIED_PREFIXES) and not (
                     path.startswith(_RANDOM) and _zero_rate(call)):
                 raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not verified under the model-mapping "
-                                    "shim (its fixtures run get_variable layers, tf.compat.v1.layers dense and batch "
-                                    "normalization, regularizers, initializers and plain math): not converted", call)
+                                    "shim (its fixtures run get_variable layers, tf.compat.v1.layers dense, conv2d, "
+                                    "max_pooling2d, flatten, dropout and batch normalization, regularizers, "
+                                    "initializers and plain math): not converted", call)
             if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
                 seen.add(call.func.value)
                 todo.append((helpers[call.func.value], call.func.value))
