@@ -434,7 +434,8 @@ def _refuse(forward: list, tf, helpers: dict) -> list[str]:
                                     "gone); rewrite it with tf.compat.v1.layers", call)
             plain = path.removeprefix("compat.v1.")
             if plain == DROPOUT and not _zero_rate(call):
-                dropouts.append(f"tf.{path}{where}")
+                if _training_arg(call) not in (None, "False"):  # (training=False, TF1's default, draws nothing)
+                    dropouts.append(f"tf.{path}{where}")
             elif path.startswith(_RANDOM) and not _zero_rate(call):
                 raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
                                     "random stream, not the Estimator's graph seed, so the runs would not match", call)
@@ -494,6 +495,14 @@ def _zero_rate(call: cst.Call) -> bool:
                 return False
             return value == (1.0 if arg.keyword.value == "keep_prob" else 0.0)
     return False
+
+
+def _training_arg(call: cst.Call) -> str | None:
+    """The code of tf.compat.v1.layers.dropout(inputs, rate, noise_shape, seed, training)'s `training`, None without."""
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == "training" or arg.keyword is None and i == 4:
+            return code(arg.value)
+    return None
 
 
 def _inputs_only(call: cst.Call) -> bool:

@@ -152,3 +152,10 @@ logits = tf.compat.v1.layers.dense(features["x"], dim * n)
     assert not [d for d in result.diagnostics if d.code == "TFM502"]  # the shim is not tried for it
     assert any('statement `n, dim = sizes(params["columns"])` in model_fn is not converted' in d.message
                for d in result.diagnostics)
+
+
+def test_dropout_left_at_training_false_draws_nothing_and_gets_no_note():
+    src = _program(forward=FORWARD.replace('right = tower', 'left = tf.compat.v1.layers.dropout(left, 0.5)\nright = tower'))
+    result = rewrite(src)
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    assert not [d for d in result.diagnostics if "random stream" in d.message]
