@@ -373,6 +373,19 @@ def _settings(forward: list, tf, helpers: dict) -> list:
     return found
 
 
+def _built_twice(forward: list, outputs: list, helpers: dict) -> str | None:
+    """The module function every output is assigned from (`a = net(...)`, `b = net(..., reuse=True)`), or None."""
+    made = {}
+    for stmt in forward:
+        targets = _setting_targets(stmt)
+        value = stmt.body[0].value if targets else None
+        if len(targets) == 1 and isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+                and value.func.value in helpers:
+            made[targets[0]] = value.func.value
+    names = {made.get(o) for o in outputs}
+    return names.pop() if len(names) == 1 and None not in names else None
+
+
 def _setting_targets(stmt) -> list[str]:
     """The names `a = ...` / `a, b = ...` binds (one assignment, plain names only), else []."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
@@ -598,8 +611,12 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     outputs = sorted(bound & rest_names.read - flag_names - setting_names)
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
+        twice = _built_twice(forward, outputs, helpers)
         raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
-                            "pass with one output (the model output)", forward[-1])
+                            "pass with one output (the model output)" + (
+                                f"; here {twice}() builds the network once per output (e.g. for training and for "
+                                "evaluation, sharing variables), and the shim's model gives one output per call"
+                                if twice else ""), forward[-1])
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)

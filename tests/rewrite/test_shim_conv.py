@@ -159,3 +159,16 @@ def test_dropout_left_at_training_false_draws_nothing_and_gets_no_note():
     result = rewrite(src)
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     assert not [d for d in result.diagnostics if "random stream" in d.message]
+
+
+def test_a_network_built_twice_for_training_and_evaluation_blocks_naming_the_function():
+    forward = '''
+logits_train = tower(features["x"], reuse=False)
+logits_test = tower(features["x"], reuse=True)
+'''
+    src = program(forward=forward, run_config=NO_MODEL_DIR, extra=REUSED_TOWER.replace("FLATTEN", "tf.compat.v1.layers.flatten"),
+                  loss="loss = tf.compat.v1.losses.mean_squared_error(labels, logits_train + 0.0 * logits_test)")
+    result = blocked(src, style="shim")
+    [error] = [d for d in result.diagnostics if d.code == "TFM502"]
+    assert "hands `logits_test`, `logits_train` to the rest" in error.message
+    assert "here tower() builds the network once per output" in error.message
