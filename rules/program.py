@@ -1241,7 +1241,7 @@ def _forward_plan(sites, context, fn, names, module_names, interpret, not_shim: 
     try:
         return interpret(fn.node, module_names)
     except Blocked as native:
-        if not_shim or not shim.applies(native):  # (the shim is tried for the blockers its fixtures verify)
+        if not_shim or not shim.applies(native, fn.node, names, _module_functions(fn.file)):  # (the shim is tried for the blockers its fixtures verify)
             raise
         try:
             plan = shim_plan(native)

@@ -48,6 +48,7 @@ from tfmigrate.diagnostics import Blocked
 from ..facts import tf1_calls
 from . import tf1_program
 from ..facts.tfnames import normalise, upgrade_call, v1_names
+from .model_fn._variable_makers import NO_VARIABLES
 
 CODE = "TFM001"
 
@@ -302,6 +303,8 @@ class LeftoverNames(Transformer):
             return f"{self.tf2_alias}.compat.v1.{path}"  # TF1's function itself, not called here (facts/tf1_calls)
         if id(original) in self.in_shim and path.startswith("layers.") and path.split(".")[1][:1].islower():
             return f"{self.tf2_alias}.compat.v1.{path}"  # tf.compat.v1.layers.dense(...) under the shim, as written
+        if id(original) in self.in_shim and path in NO_VARIABLES:  # tf.contrib.layers.flatten: the same op (shim.py)
+            return f"{self.tf2_alias}.compat.v1.{NO_VARIABLES[path]}"
         return tf2_name(dotted, self.tf2_alias)
 
     def blocker(self, original) -> Blocked | None:

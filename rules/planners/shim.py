@@ -5,8 +5,9 @@ When it is tried (`--style`, config key `style`): `auto` (the default) tries it 
 blockers its verified fixtures hold — a network helper called in a loop or inside an expression, a helper that does
 not end with `return <tensor>` (`with variable_scope(...):` around its body), a regularizer, mode-dependent forward
 code (an `if mode == TRAIN:` or a static `if` on params / flags among the forward statements or inside a forward
-loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns. Every other native
-blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
+loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns, `variable_scope(reuse=
+True / AUTO_REUSE)`, `tf.contrib.layers.flatten`, a statement computing static settings through a module function
+that calls no TF (`n, dim = check_columns(params["columns"])`). Every other native blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
 TFM502 note saying `--style auto` or `shim` converts it. `shim` runs every model_fn's forward pass under it (not
 under parameter servers or TPU), or blocks with the shim's reason. Whether it converted or not, a TFM502 note says
 what the native path stopped at (or `--style shim`), or why the shim could not convert the model_fn either (next to
@@ -41,19 +42,29 @@ differently from TF1; evaluate within 1.3e-7); `shim_regularized_layers` 120/120
 chief + worker MultiWorkerMirroredStrategy 120/120 steps on each, max rel Δ 2.2e-7; `shim_batch_norm` 150/150
 steps, max rel Δ 2.1e-7, evaluate's mae/rmse bit-equal (the moving averages agree); resuming `shim_get_variable`
 from an Estimator model_dir matches the Estimator's continuation (tests/fixtures_run/test_resume_runs.py).
-`shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
+`shim_conv_net` (conv2d, max_pooling2d, flatten and dense in a tower built twice under `variable_scope("tower",
+reuse=False/True)`, a head under AUTO_REUSE, tower sizes from a module function) 120/120 steps, max rel Δ 1.7e-6,
+evaluate within 4.5e-8, every variable mapped by its TF1 name (reuse under the shim is TF1's: the same variables).
+`shim_conv_dropout` (the same with tf.compat.v1.layers.dropout(training=is_training)): dropout masks under the shim
+come from TF2's random stream, so a TFM502 note says the run is not stepwise-comparable and `tfmigrate verify` picks
+`--statistical` from it; equivalent there (10 original runs, every bin in the band). (Its losses agreed stepwise too,
+max rel Δ 3.4e-7: TF numbers the unseeded random ops of each graph in creation order, so with seeded initializers the
+two dropout ops got the Estimator's op seeds; that is not relied on.) `tf.contrib.layers.flatten` given only its input
+runs as tf.compat.v1.layers.flatten (TF 1.15's contrib flatten is core_layers.flatten in a name scope; tf.contrib is
+not on TF 2.15, so no fixture runs it). `shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
 layers) 120/120 steps bit-equal, evaluate bit-equal; `shim_input_layer` (input_layer over numeric, indicator and
 embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an Estimator model_dir the shim model
 predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py).
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
-not verify (only get_variable / variable_scope, tf.compat.v1.layers dense and batch_normalization, initializers,
-Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
+not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
+and batch_normalization, initializers, Keras regularizers and plain math are run), Keras layers and RNN cells built in the forward pass, `tf.contrib`
 (no TF2 module; tf_slim 1.1.0 from PyPI imports on TF 2.15 and 2.21 but its batch_norm fails on both,
-`ops.Tensor` is gone), random ops (dropout with a rate other than a literal
-0, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
+`ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
+(tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
-the rest, regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
+the rest (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
+built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
 batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
 Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
 
@@ -87,6 +98,7 @@ from tfmigrate.visitors import Transformer
 from . import model_fn
 from ..facts.calls import code
 from ..facts.tfnames import TFNames
+from .model_fn._variable_makers import NO_VARIABLES
 
 CODE = "TFM502"
 SHIM_CALL = "__tfmigrate_shim__"
@@ -94,6 +106,9 @@ STYLES = ("auto", "native", "shim")
 # TF paths (normalised) the forward pass must not call under the shim, and why
 _RANDOM = ("random.", "random_normal", "random_uniform", "truncated_normal", "multinomial", "nn.dropout",
            "layers.dropout", "layers.Dropout", "keras.layers.Dropout", "keras.layers.GaussianNoise")
+# tf.compat.v1.layers.dropout runs under the shim with TF2's random stream (the Estimator's masks came from its graph
+# seed): the note says the run is compared statistically (`verify --statistical`, fixtures/shim_conv_dropout)
+DROPOUT = "layers.dropout"
 _MAKES_VARIABLES = ("layers.", "get_variable", "variable_scope", "keras.", "feature_column.", "contrib.",
                     "nn.embedding_lookup")
 _REGULARIZER_ARGS = frozenset({"regularizer", "kernel_regularizer", "bias_regularizer", "activity_regularizer",
@@ -115,6 +130,9 @@ _VERIFIED = frozenset({
     "feature_column.input_layer", "feature_column.numeric_column", "feature_column.indicator_column",
     "feature_column.embedding_column", "feature_column.categorical_column_with_vocabulary_list",
     "feature_column.categorical_column_with_identity",
+    # conv nets (fixtures/shim_conv_net): conv2d, max pooling and flatten, under reused variable scopes; dropout
+    # (fixtures/shim_conv_dropout: other masks, verified statistically)
+    "layers.conv2d", "layers.max_pooling2d", "layers.flatten", "layers.dropout",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -277,6 +295,20 @@ def _forward_ends(stmt, tf, flags: set[str]) -> bool:
     return any((tf.path(c) or "").startswith(_REST) for c in found.calls)
 
 
+def _end_reason(stmt, tf) -> str:
+    """Why a statement that builds layers is not forward code (_forward_ends)."""
+    found = _names(stmt)
+    if tf.labels in found.read:
+        return f"reads `{tf.labels}`"
+    if tf.mode in _names(stmt.visit(_Training(tf))).read:
+        return (f"reads `{tf.mode}` (the shim's call knows only the training flag, `{tf.mode} == ModeKeys.TRAIN` "
+                "written in the model_fn itself)")
+    path = next((p for p in (tf.path(c) or "" for c in found.calls) if p.startswith(_REST)), None)
+    if path is not None:
+        return f"calls tf.{path} (loss, training, metrics or summaries)"
+    return "returns"
+
+
 class _Exits(cst.CSTVisitor):
     """Whether a statement returns, raises or leaves a loop (none of which the forward pass may do)."""
 
@@ -321,7 +353,7 @@ def _forward_if(stmt: cst.If, tf, flags: set[str]) -> bool:
     return all(not _forward_ends(inner, tf, flags) for branch in branches for inner in branch)
 
 
-def _settings(forward: list, tf) -> list:
+def _settings(forward: list, tf, helpers: dict) -> list:
     """The forward pass's settings (`learning_rate = params["learning_rate"]`, `layers = [int(u) for u in ...]`):
     one name bound once from params, flags or constants, no TF call, no features, labels or mode. They stay in
     the forward pass and are computed again for the rest (the optimizer, the loss), as the model_fn did once."""
@@ -331,15 +363,57 @@ def _settings(forward: list, tf) -> list:
             counts[name] = counts.get(name, 0) + 1
     for stmt in forward:
         names = _names(stmt)
-        one = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
-               and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
-        if (one and counts[stmt.body[0].targets[0].target.value] == 1 and not _flag(stmt, tf)
-                and not any(tf.path(c) for c in names.calls)
+        targets = _setting_targets(stmt)
+        if (targets and all(counts[t] == 1 for t in targets) and not _flag(stmt, tf)
+                and not any(tf.path(c) or not _pure_helper_call(c, tf, helpers) for c in names.calls)
                 and not ({tf.features, tf.labels, tf.mode, tf.config} | computed) & names.read):
             found.append(stmt)
         else:
             computed |= names.bound
     return found
+
+
+def _built_twice(forward: list, outputs: list, helpers: dict) -> str | None:
+    """The module function every output is assigned from (`a = net(...)`, `b = net(..., reuse=True)`), or None."""
+    made = {}
+    for stmt in forward:
+        targets = _setting_targets(stmt)
+        value = stmt.body[0].value if targets else None
+        if len(targets) == 1 and isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+                and value.func.value in helpers:
+            made[targets[0]] = value.func.value
+    names = {made.get(o) for o in outputs}
+    return names.pop() if len(names) == 1 and None not in names else None
+
+
+def _setting_targets(stmt) -> list[str]:
+    """The names `a = ...` / `a, b = ...` binds (one assignment, plain names only), else []."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1):
+        return []
+    target = stmt.body[0].targets[0].target
+    elements = [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
+    return [e.value for e in elements] if all(isinstance(e, cst.Name) for e in elements) else []
+
+
+def _pure_helper_call(call: cst.Call, tf, helpers: dict) -> bool:
+    """A call of a builtin or of a module function that calls no TF API and no other module function (a static
+    setting computed from params, like `n, dim = check_columns(params["columns"])`); a module function calling
+    anything else is not a setting."""
+    if not (isinstance(call.func, cst.Name) and call.func.value in helpers):
+        return True
+    inner = _names(helpers[call.func.value].body).calls
+    return not any(tf.path(c) or isinstance(c.func, cst.Name) and c.func.value in helpers for c in inner)
+
+
+def _setting_statement(stmt, tf, helpers: dict) -> bool:
+    """A model_fn statement computing static settings through a module function (`n, dim =
+    check_columns(params["columns"])`): plain names bound from params and constants, calls of builtins and of pure
+    module functions only."""
+    found = _names(stmt)
+    return (bool(_setting_targets(stmt)) and not {tf.features, tf.labels, tf.mode, tf.config} & found.read
+            and any(isinstance(c.func, cst.Name) and c.func.value in helpers for c in found.calls)
+            and not any(tf.path(c) or not _pure_helper_call(c, tf, helpers) for c in found.calls))
 
 
 def _makes_variables(stmt, tf, helpers: dict) -> bool:
@@ -349,9 +423,11 @@ def _makes_variables(stmt, tf, helpers: dict) -> bool:
                    or isinstance(c.func, cst.Name) and c.func.value in helpers for c in found.calls))
 
 
-def _refuse(forward: list, tf, helpers: dict) -> None:
-    """What even the shim cannot make exact in the forward pass (and in the helpers it calls)."""
+def _refuse(forward: list, tf, helpers: dict) -> list[str]:
+    """What even the shim cannot make exact in the forward pass (and in the helpers it calls); returns the dropout
+    calls it runs (their masks come from TF2's random stream: compared statistically, see plan())."""
     seen: set[str] = set()
+    dropouts = []
     todo = [(stmt, None) for stmt in forward]
     while todo:
         node, via = todo.pop(0)
@@ -359,11 +435,21 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
         where = f" (in {via}())" if via else ""
         for call in found.calls:
             path = tf.path(call) or ""
+            if path in NO_VARIABLES:
+                if not _inputs_only(call):
+                    raise Blocked(CODE, f"tf.{path}{where} with arguments besides its input is not converted under the "
+                                        f"shim (it runs as tf.compat.v1.{NO_VARIABLES[path]}, which takes only the input)",
+                                  call)
+                continue  # the same op as tf.compat.v1.layers.flatten (planners/imports.py writes that)
             if path.startswith("contrib."):
                 raise Blocked(CODE, f"tf.{path}{where} is not run under the model-mapping shim: TF 2.21 has no "
                                     "tf.contrib, and tf_slim (PyPI) fails there and on TF 2.15 in batch_norm (ops.Tensor is "
                                     "gone); rewrite it with tf.compat.v1.layers", call)
-            if path.startswith(_RANDOM) and not _zero_rate(call):
+            plain = path.removeprefix("compat.v1.")
+            if plain == DROPOUT and not _zero_rate(call):
+                if _training_arg(call) not in (None, "False"):  # (training=False, TF1's default, draws nothing)
+                    dropouts.append(f"tf.{path}{where}")
+            elif path.startswith(_RANDOM) and not _zero_rate(call):
                 raise Blocked(CODE, f"tf.{path}{where} draws random numbers: under the shim they come from TF2's "
                                     "random stream, not the Estimator's graph seed, so the runs would not match", call)
             if path.startswith(("nn.rnn_cell", "nn.static_rnn", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn",
@@ -377,18 +463,19 @@ def _refuse(forward: list, tf, helpers: dict) -> None:
                     or "queue" in path.lower():
                 raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not run under the shim (graph "
                                     "collections, sessions and queues have no TF2 meaning)", call)
-            plain = path.removeprefix("compat.v1.")
             if path and plain not in _VERIFIED and not plain.startswith(_VERIFIED_PREFIXES) and not (
                     path.startswith(_RANDOM) and _zero_rate(call)):
                 raise Blocked(CODE, f"tf.{path}{where} in the forward pass is not verified under the model-mapping "
-                                    "shim (its fixtures run get_variable layers, tf.compat.v1.layers dense and batch "
-                                    "normalization, regularizers, initializers and plain math): not converted", call)
+                                    "shim (its fixtures run get_variable layers, tf.compat.v1.layers dense, conv2d, "
+                                    "max_pooling2d, flatten, dropout and batch normalization, regularizers, "
+                                    "initializers and plain math): not converted", call)
             if isinstance(call.func, cst.Name) and call.func.value in helpers and call.func.value not in seen:
                 seen.add(call.func.value)
                 todo.append((helpers[call.func.value], call.func.value))
         if tf.config and via is None and tf.config in found.read:
             raise Blocked(CODE, f"the forward pass reads `{tf.config}` (the RunConfig), which the model cannot see",
                           node)
+    return dropouts
 
 
 def _batch_norm_updates(forward: list, rest: list, tf, helpers: dict) -> None:
@@ -421,6 +508,19 @@ def _zero_rate(call: cst.Call) -> bool:
                 return False
             return value == (1.0 if arg.keyword.value == "keep_prob" else 0.0)
     return False
+
+
+def _training_arg(call: cst.Call) -> str | None:
+    """The code of tf.compat.v1.layers.dropout(inputs, rate, noise_shape, seed, training)'s `training`, None without."""
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == "training" or arg.keyword is None and i == 4:
+            return code(arg.value)
+    return None
+
+
+def _inputs_only(call: cst.Call) -> bool:
+    return len(call.args) == 1 and call.args[0].star == "" and (call.args[0].keyword is None
+                                                                or call.args[0].keyword.value == "inputs")
 
 
 def _self_assignment(stmt) -> bool:
@@ -470,6 +570,7 @@ class Split:
     synthetic: cst.FunctionDef  # the model_fn with the forward pass one opaque call
     params_read: bool
     regularized: bool
+    dropouts: list = dataclasses.field(default_factory=list)  # dropout calls run with TF2's random stream
 
 
 def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
@@ -495,10 +596,14 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         rest.insert(0, forward.pop())
         rest_names = _names(cst.IndentedBlock(rest))
     if not forward or not any(_makes_variables(s, tf, helpers) for s in forward):
+        ends = next((s for s in rest if s not in dels), None)
+        if ends is not None and isinstance(ends, cst.SimpleStatementLine) and _makes_variables(ends, tf, helpers):
+            raise Blocked(CODE, f"`{code(ends).strip()}` builds the model but {_end_reason(ends, tf)}, so the shim "
+                                "cannot hold it as the forward pass", ends)
         raise Blocked(CODE, "the model_fn has no forward pass the shim could hold (no layers or variables before the "
                             "loss, a branch or a return)", fn)
-    settings = _settings(forward, tf)
-    setting_names = {s.body[0].targets[0].target.value for s in settings}
+    settings = _settings(forward, tf, helpers)
+    setting_names = {name for s in settings for name in _setting_targets(s)}
     bound = set()
     for stmt in forward:
         if not _flag(stmt, tf) and stmt not in settings:
@@ -506,9 +611,13 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     outputs = sorted(bound & rest_names.read - flag_names - setting_names)
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
+        twice = _built_twice(forward, outputs, helpers)
         raise Blocked(CODE, f"the forward pass hands {what} to the rest of the model_fn: the shim converts a forward "
-                            "pass with one output (the model output)", forward[-1])
-    _refuse(forward, tf, helpers)
+                            "pass with one output (the model output)" + (
+                                f"; here {twice}() builds the network once per output (e.g. for training and for "
+                                "evaluation, sharing variables), and the shim's model gives one output per call"
+                                if twice else ""), forward[-1])
+    dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
     dropper = _DropRegularization(tf)
@@ -524,9 +633,11 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         raise Blocked(CODE, "the forward pass has regularizers but the loss adds no regularization loss: TF1 did "
                             "not train on it, the migrated loop adds the model's losses", fn)
     call = cst.parse_statement(f"{outputs[0]} = {SHIM_CALL}({tf.features})\n")
+    # (only the settings the rest reads: a setting the native interpreter would block on stays in the forward pass)
+    settings = [s for s in settings if set(_setting_targets(s)) & rest_names.read]
     synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
-    return Split(forward, outputs[0], synthetic, params_read, reg)
+    return Split(forward, outputs[0], synthetic, params_read, reg, dropouts)
 
 
 def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
@@ -543,12 +654,19 @@ _FOR = ("builds layers and is called in a loop", "builds layers and is called in
         "is not `mode == ModeKeys.TRAIN` or a literal", "runs only in TRAIN: the Keras model is one forward pass",
         "a static `if` may only compute forward values", "if statement inside a forward loop",
         # input_layer over indicator / embedding columns in the model_fn (fixtures/shim_input_layer)
-        "other columns are not converted in a model_fn yet")
+        "other columns are not converted in a model_fn yet",
+        # conv nets under reused variable scopes, tf.contrib.layers.flatten (fixtures/shim_conv_net)
+        "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables")
 
 
-def applies(native: Blocked) -> bool:
-    """Whether every native blocker is one the shim is tried for."""
-    return all(any(words in e.message for words in _FOR) for e in native.errors)
+def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames | None = None,
+            helpers: dict | None = None) -> bool:
+    """Whether every native blocker is one the shim is tried for: those of _FOR, and a statement the native
+    interpreter does not convert that computes static settings through a module function (fixtures/shim_conv_net)."""
+    tf = _Facts(fn, names) if fn is not None else None
+    return all(any(words in e.message for words in _FOR)
+               or tf is not None and e.message.startswith("statement `") and _setting_statement(e.node, tf, helpers)
+               for e in native.errors)
 
 
 def refused(native: Blocked, why: Blocked) -> Blocked:
@@ -593,7 +711,12 @@ def plan(native: Blocked | None, fn: cst.FunctionDef, names: TFNames, module_nam
         reason = f"the native conversion stopped at: {why}"
     note = (CODE, "forward pass kept as TF1 code under the model-mapping shim (tf_keras, "
                   f"track_tf1_style_variables; TF1 variable names): {reason}", fn)
+    notes = [*base.notes, note]
+    if found.dropouts:  # (runtime/verify.py reads "verify --statistical" and picks the statistical comparison)
+        notes.append((CODE, f"{found.dropouts[0]} under the shim draws its masks from TF2's random stream, not the "
+                            "Estimator graph's seed: training is not stepwise-comparable with the original; compare "
+                            "it with `tfmigrate verify --statistical`", fn))
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(model_fn.ModelPlan)}
     fields.update(call_body=forward_body(found, fn, names), params_in_call=found.params_read, layers=[],
-                  output=found.output, notes=[*base.notes, note], helpers=[])
+                  output=found.output, notes=notes, helpers=[])
     return ShimPlan(**fields, shim_why=why, shim_helpers=reached(found.forward, helpers))

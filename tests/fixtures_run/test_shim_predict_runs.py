@@ -74,6 +74,7 @@ program.main()
     ("shim_mode_branch", "y", ""),  # batch norm's moving averages, get_variable weights under a scope
     ("shim_input_layer", "probability", "sigmoid"),  # input_layer's embedding weights
     ("shim_batch_norm", "y", ""),
+    ("shim_conv_net", "probability", "sigmoid"),  # a conv tower's variables under a scope built twice (reuse=True)
 ])
 def test_the_shim_model_predicts_what_the_estimator_does_from_its_model_dir(tmp_path, case, key, post):
     original, migrated = FIXTURES / case / "original.py", FIXTURES / case / "migrated.py"

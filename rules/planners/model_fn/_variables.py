@@ -12,7 +12,7 @@ from .. import partitioners, variables
 from ._constants import BUILTINS, MODEL_ATTRIBUTES
 from ._input_layer import INPUT_LAYER, NUMERIC_COLUMNS_INPUT
 from ._names import calls_in
-from ._variable_makers import makes_variables
+from ._variable_makers import NO_VARIABLES, makes_variables
 
 
 class VariablesMixin:
@@ -83,6 +83,9 @@ class VariablesMixin:
         hit = self.variable_maker(node)
         if hit is not None:
             call, path = hit
+            if path in NO_VARIABLES:
+                raise Blocked(variables.CODE, f"tf.{path} is not converted natively: TF 2 has no tf.contrib (it creates "
+                                              f"no variables; tf.compat.v1.{NO_VARIABLES[path]} is the same op)", call)
             raise Blocked(variables.CODE,
                           f"tf.{path} creates variables inside the model_fn, which the converted Keras model would "
                           "not own (a new variable per call, never trained): build it from tf.compat.v1.layers / "
