@@ -159,10 +159,12 @@ class SourceValuesMixin:
 
     def items(self, value: Value, what: str) -> list[Value]:
         """The elements of a sequence written in the source (displays, comprehensions, loops that append)."""
+        before = len(self.trail)
         r = self.resolve(value, what)
         if r.trail and r.trail[-1].kind == "augassign":  # `cols += [...]` after `cols = [...]`
             last = r.trail[-1]
-            self.trail.pop()  # (its statement stays: the helper holding it goes whole or not at all)
+            if len(self.trail) > before:  # the `+=` itself is never in the trail: `COLS` read directly adds nothing
+                self.trail.pop()  # (its statement stays: the helper holding it goes whole or not at all)
             return self.augmented(last, r.value.env if r.value.file is last.scope.file else (), what)
         node, file, env = r.node, r.value.file, r.value.env
         here = lambda n: Value(n, file, env)  # noqa: E731

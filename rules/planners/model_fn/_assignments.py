@@ -273,6 +273,8 @@ class AssignmentsMixin:
                 self.grads[names[0]] = Grads("list", (*grads.transforms, step), grads.unscaled, value)
                 self.dropped.add(names[1])
                 return
+        if self.module_unpack(names, value, stmt):  # `(a, b) = INPUT_COLUMNS` (_unpacked_columns.py)
+            return
         if (self.loop is None and self.loss is None and self.active == self.live
                 and self.free_names(value) & self.forward and not self.builds_layers(value)
                 and not self.uses_labels(value)):

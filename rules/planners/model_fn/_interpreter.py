@@ -32,6 +32,7 @@ from ._statements import StatementsMixin
 from ._summaries import SummariesMixin
 from ._tpu import TpuMixin
 from ._unused_args import UnusedArgsMixin
+from ._unpacked_columns import UnpackedColumnsMixin
 from ._train_op import Grads, TrainOpMixin
 from ._variables import VariablesMixin
 from ._visible_names import VisibleNamesMixin
@@ -56,7 +57,7 @@ class Interpreter(StatementsMixin, AssignmentsMixin, ModesMixin, SpecMixin, Visi
                   LayerCallsMixin, LayerNamesMixin, KerasModelsMixin, NetworkHelpersMixin, LoopsMixin, VariablesMixin,
                   InputLayerMixin, LossMixin, TrainOpMixin, SummariesMixin, HooksMixin, TpuMixin, ResultMixin,
                   UnusedArgsMixin, HookValuesMixin, LoggingLoopsMixin, CheckpointInitMixin, AddedMetricsMixin,
-                  ModeForwardMixin):
+                  ModeForwardMixin, UnpackedColumnsMixin):
     """Reads a model_fn statement by statement, for the three modes at once (the package's docstring says what
     converts); each mixin holds the methods of one construct family, this class the state they share."""
 
