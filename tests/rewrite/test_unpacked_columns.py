@@ -82,3 +82,15 @@ def test_canned_columns_unpacked_from_a_module_list():
                                                    "feature_columns=[X, tf.feature_column.indicator_column(Y)]")
     text = converted(src.replace('"y": [3.0]', '"y": [2]'))
     assert "(X, Y) = COLS" in text and "indicator" in text
+
+
+def test_an_unpacked_module_value_read_by_the_loss_blocks_clearly():
+    # the unpacked names are forward values: the loss reading one besides the model output says so
+    src = program(extra="SCALES = [0.5, 2.0]\n", forward='''\
+(a, b) = SCALES
+x = features["x"] * b
+logits = tf.compat.v1.layers.dense(x, 1)
+''', loss="loss = a * tf.compat.v1.losses.mean_squared_error(labels, logits)")
+    result = blocked(src)
+    assert codes(result) == {"TFM201"}
+    assert any("reads `a`, `logits`" in d.message for d in result.diagnostics)

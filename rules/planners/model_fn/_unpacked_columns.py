@@ -15,7 +15,8 @@ class UnpackedColumnsMixin:
     def module_unpack(self, names: list[str], value: cst.BaseExpression, stmt) -> bool:
         """True when `stmt` (`names = value`) unpacks a module-level name outside any mode branch, loop or the
         loss's part: then kept in call() as it stands, its names forward values."""
-        if not (isinstance(value, cst.Name) and value.value in self.module_names and not self.assign_counts.get(value.value)
+        if not (isinstance(value, cst.Name) and value.value in self.module_names
+                and not self.assign_counts.get(value.value)
                 and self.loop is None and self.loss is None and self.active == self.live):
             return False
         self.check_names(value, set(), f"`{code(stmt).strip()[:60]}`", stmt)
