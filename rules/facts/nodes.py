@@ -1,6 +1,8 @@
 """Small read-only queries over LibCST subtrees."""
 from __future__ import annotations
 
+import libcst as cst
+
 from tfmigrate.visitors import Visitor
 
 
@@ -15,3 +17,10 @@ def subtree_nodes(node):
 
     node.visit(_V())
     return out
+
+
+def docstring_of(stmt) -> str | None:
+    if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.SimpleString)):
+        return stmt.body[0].value.value
+    return None

@@ -172,3 +172,8 @@ def _dotted(text: str) -> cst.BaseExpression:
 
 
 _TRANSFORMS = {"nn.dropout": _dropout, "nn.softmax_cross_entropy_with_logits": _softmax_xent}
+
+# tf.contrib calls that make no variables, each with the tf.compat.v1 call that is the same op given only `inputs`
+# (TF 1.15's contrib flatten is core_layers.flatten in a name scope): natively still blocked (TF 2 has no tf.contrib)
+# but never said to create variables; the model-mapping shim runs the tf.compat.v1 call (planners/shim.py)
+NO_VARIABLES = {"contrib.layers.flatten": "layers.flatten"}

@@ -429,7 +429,7 @@ class ColumnReader:
         trail = len(self.reader.trail)
         try:
             return self.constant(value, what)
-        except RunTime as runtime:
+        except RunTime:
             del self.reader.trail[trail:]  # the statements computing it stay: the params read them
             try:
                 return self.reader.runtime_value(key, value, f"{check}({{}}{extra})")

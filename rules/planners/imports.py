@@ -46,9 +46,9 @@ from tfmigrate.visitors import WALK, Transformer, Visitor, walk, walked_fields
 from tfmigrate.diagnostics import Blocked
 
 from ..facts import tf1_calls
+from ..facts.tf1_calls import NO_VARIABLES
 from . import tf1_program
 from ..facts.tfnames import normalise, upgrade_call, v1_names
-from .model_fn._variable_makers import NO_VARIABLES
 
 CODE = "TFM001"
 

@@ -97,8 +97,8 @@ from tfmigrate.visitors import Transformer
 
 from . import model_fn
 from ..facts.calls import code
+from ..facts.tf1_calls import NO_VARIABLES
 from ..facts.tfnames import TFNames
-from .model_fn._variable_makers import NO_VARIABLES
 
 CODE = "TFM502"
 SHIM_CALL = "__tfmigrate_shim__"
@@ -423,9 +423,30 @@ def _makes_variables(stmt, tf, helpers: dict) -> bool:
                    or isinstance(c.func, cst.Name) and c.func.value in helpers for c in found.calls))
 
 
+def _reuse_before_creation(forward: list, tf, helpers: dict) -> None:
+    """`variable_scope("s", reuse=True)` whose scope nothing else in the forward pass enters: TF1 raised ("Variable
+    s/... does not exist"), while the shim's store creates the variables, so the migrated program would train where
+    the original failed."""
+    calls = [c for node in [*forward, *helpers.values()] for c in _names(node).calls
+             if (tf.path(c) or "").removeprefix("compat.v1.") == "variable_scope" and c.args
+             and isinstance(c.args[0].value, cst.SimpleString)]
+
+    def reuse_true(call) -> bool:
+        return any(a.keyword is not None and a.keyword.value == "reuse" and isinstance(a.value, cst.Name)
+                   and a.value.value == "True" for a in call.args)
+    entered = {c.args[0].value.value for c in calls if not reuse_true(c)}
+    for call in calls:
+        if reuse_true(call) and call.args[0].value.value not in entered:
+            raise Blocked(CODE, f"variable_scope({call.args[0].value.value}, reuse=True) reuses variables that nothing "
+                                "in the forward pass created under that scope: TF1 raised 'Variable ... does not "
+                                "exist', while the shim would create them; create them first (or reuse=AUTO_REUSE)",
+                          call)
+
+
 def _refuse(forward: list, tf, helpers: dict) -> list[str]:
     """What even the shim cannot make exact in the forward pass (and in the helpers it calls); returns the dropout
     calls it runs (their masks come from TF2's random stream: compared statistically, see plan())."""
+    _reuse_before_creation(forward, tf, helpers)
     seen: set[str] = set()
     dropouts = []
     todo = [(stmt, None) for stmt in forward]

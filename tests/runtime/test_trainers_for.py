@@ -23,14 +23,16 @@ def test_trainers_for_reads_the_originals_strategy(name, expected):
     assert verify.trainers_for(FIXTURES / name / "original.py")[0] == expected
 
 
-def test_a_strategy_the_rewrite_cannot_tell_is_not_taken_for_the_default():
-    # `strategy = None; if TF_CONFIG: strategy = MultiWorkerMirroredStrategy()`: the rewrite blocks it (TFM701) and
-    # analyses the rest under the default strategy; its plan must not say the original ran under the default
+def test_a_strategy_chosen_at_run_time_is_not_taken_for_one_of_them():
+    # `strategy = None; if TF_CONFIG: strategy = MultiWorkerMirroredStrategy()`: the rewrite converts the choice
+    # (migrator/choices.py); the plan says the original ran under either, so verify picks neither for it
     original = Path(__file__).parent / "data" / "regression_original.py"
     assert verify.trainers_for(original) == (None, "")
     from tfmigrate.engine import Options, explain_paths
     [plan] = [p for p in explain_paths([original], Options()) if "estimator" in p]
-    assert plan["strategy"]["tf1_ran_under"] == [] and "assign it once" in plan["strategy"]["not_converted"]
+    assert plan["strategy"]["tf1_ran_under"] == ["default", "multi-worker-mirrored"]
+    assert plan["strategy"]["tf2"] == ('tf.distribute.MultiWorkerMirroredStrategy() if os.environ.get("TF_CONFIG") '
+                                       'else tf.distribute.get_strategy()')
 
 
 def test_trainers_for_says_nothing_about_what_it_cannot_read(tmp_path):

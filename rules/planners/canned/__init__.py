@@ -245,6 +245,7 @@ parameter-server strategies what the Parameter servers item above lists.
 """
 from __future__ import annotations
 
+from ._added_metrics import convert as convert_added_metrics
 from ._model import CODE, CODE_COLUMNS, CODE_TREES, LABEL_DIMENSION, CannedModel, Column, is_canned
 from ._optimizers import WIDE_DEEP_OPTIMIZER
 from ._plan import CannedPlan, model_plan
@@ -253,5 +254,5 @@ from ._render import render
 from ._site import site
 
 # what rules/program.py and the driver read of the canned estimators
-__all__ = ["CODE", "CODE_COLUMNS", "CODE_TREES", "LABEL_DIMENSION", "WIDE_DEEP_OPTIMIZER", "CannedModel", "CannedPlan",
+__all__ = ["convert_added_metrics", "CODE", "CODE_COLUMNS", "CODE_TREES", "LABEL_DIMENSION", "WIDE_DEEP_OPTIMIZER", "CannedModel", "CannedPlan",
            "Column", "Reader", "is_canned", "model_plan", "render", "site"]

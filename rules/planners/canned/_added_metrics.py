@@ -24,8 +24,9 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
+from ...facts.nodes import docstring_of
+
 from .. import metrics
-from ..model_fn._syntax import docstring_of
 from ._model import CODE, CannedModel
 
 _OUT = "__canned_output__"  # the model output in the forms metrics.convert reads (never a user name: checked)

@@ -11,7 +11,7 @@ from tfmigrate.model import FileIndex, FunctionRef, Value, code
 from ...facts.sites import Site
 from ...facts.estimator import CODE
 from .. import canned
-from ..canned import _added_metrics as canned_added_metrics
+from ..canned import convert_added_metrics
 
 ADD_METRICS = ("estimator.add_metrics", "contrib.estimator.add_metrics")
 
@@ -45,7 +45,7 @@ class AddMetricsMixin:
                                 "eval_metric_ops); define it there, or return the metrics from the model_fn's "
                                 "eval_metric_ops", args["metric_fn"])
         if canned_site:
-            site.model_fn.added_metrics = canned_added_metrics.convert(fn.node, site.model_fn,
+            site.model_fn.added_metrics = convert_added_metrics(fn.node, site.model_fn,
                                                                        lambda node: self.tf(node, fn.file))
         site.added_metrics = [(fn.node, call)]
         self._site_by_call[id(call)] = site

@@ -11,7 +11,7 @@ from .. import strategy as strategies
 from ...facts.calls import is_literal
 from ...facts.sites import CODE_KIND, Site, Use, bind_values
 from ...facts.estimator import EVAL_SPEC_ARGS, EVALUATE_ARGS, EXPORT_ARGS, EXPORT_SAVEDMODEL_ARGS, PREDICT_ARGS, TRAIN_ARGS, TRAIN_SPEC_ARGS, CODE
-from . import _checkpoint_reads as checkpoint_reads
+from ._checkpoint_reads import READS as CHECKPOINT_READS, message as checkpoint_read_message
 from ._training import check_end_of_input, resumes, stop_at
 from ._values import Relative
 
@@ -148,8 +148,8 @@ class CallsMixin:
         elif method == "experimental_export_all_saved_models":
             raise Blocked(CODE, f"estimator.{method}() is not converted yet: export the migrated model with "
                                 "keras.export.ExportArchive, one endpoint per mode", call)
-        elif method in checkpoint_reads.READS:
-            raise Blocked(CODE, checkpoint_reads.message(method), call)
+        elif method in CHECKPOINT_READS:
+            raise Blocked(CODE, checkpoint_read_message(method), call)
         else:
             raise Blocked(CODE, f"estimator.{method} is not converted", call)
 

@@ -12,7 +12,7 @@ from .. import tpu as tpu_rules
 from ...facts.calls import is_literal
 from ...facts.sites import CODE_KIND, Site, bind_values
 from ...facts.estimator import ESTIMATOR_ARGS, WARM_START_ARGS, CODE
-from . import _object_method as object_method
+from ._object_method import message as object_method_message
 from ._handed import handed
 from ._wrapped_model_fn import message as private_message, private_model_fn_call
 
@@ -220,7 +220,7 @@ class EstimatorMixin:
         fn = self.program.function_of(args["model_fn"])
         # a method passed itself (`model_fn=self.model_fn`) is looked up at run time: said as such
         if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.file.scope_of(fn.node).kind == "class":
-            method = _method_model_fn(args["model_fn"]) or object_method.message(args["model_fn"], self.program)
+            method = _method_model_fn(args["model_fn"]) or object_method_message(args["model_fn"], self.program)
             if method is not None:
                 raise Blocked(CODE, method, args["model_fn"].node)
             r = self.program.resolve(args["model_fn"])

@@ -11,8 +11,7 @@ import libcst.matchers as m
 from tfmigrate.diagnostics import Blocked
 
 from ...facts.calls import bind, code
-from ._constants import CODE
-from ._spec import _SPEC_ARGS
+from ._constants import CODE, SPEC_ARGS
 
 _ASSIGNS = {"assign", "assign_add", "assign_sub"}
 
@@ -25,7 +24,7 @@ def check(fn: cst.FunctionDef, is_spec, tf) -> None:
         if not (isinstance(value, cst.Call) and is_spec(value)):
             continue
         try:
-            args = bind(value, _SPEC_ARGS, "EstimatorSpec", CODE)
+            args = bind(value, SPEC_ARGS, "EstimatorSpec", CODE)
         except Blocked:
             continue  # a malformed spec is reported where the return is read
         found = message(args, tf)

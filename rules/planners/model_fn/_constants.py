@@ -14,3 +14,7 @@ MODEL_ATTRIBUTES = frozenset({
 })
 MODES = ("TRAIN", "EVAL", "PREDICT")
 ALL_MODES = frozenset(MODES)
+
+# EstimatorSpec's parameters, in order
+SPEC_ARGS = ["mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
+             "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"]

@@ -8,10 +8,9 @@ from tfmigrate.diagnostics import Blocked
 from ...facts.calls import bind, code, is_literal
 from .. import metrics
 from .. import tpu as tpu_rules
-from ._constants import CODE, MODES
+from ._constants import CODE, MODES, SPEC_ARGS
 
-_SPEC_ARGS = ["mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
-              "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"]
+_SPEC_ARGS = SPEC_ARGS
 
 
 class SpecMixin:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
 
-from . import _assigned_training as assigned_training
+from ._assigned_training import check as check_assigned_training
 from ._constants import CODE
 from ._names import names_read_anywhere, parenthesized, substitute
 from ._syntax import counterpart, docstring_of, has_return, statement_targets, static_condition, walk_statements
@@ -22,7 +22,7 @@ class StatementsMixin:
         if body and docstring_of(body[0]) is not None:
             self.docstring = docstring_of(body[0])
             body = body[1:]
-        assigned_training.check(self.fn, self.is_spec, self.tf)
+        check_assigned_training(self.fn, self.is_spec, self.tf)
         errors = self.each(self.static_locals(body))
         if self.signature_blocked is not None:
             raise Blocked.many([self.signature_blocked, *errors])

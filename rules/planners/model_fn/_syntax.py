@@ -7,14 +7,8 @@ import libcst as cst
 from tfmigrate.visitors import Visitor, walk
 
 from ...facts.calls import code
+from ...facts.nodes import docstring_of  # noqa: F401  (the interpreter's modules read it here)
 from ._constants import BUILTINS
-
-
-def docstring_of(stmt) -> str | None:
-    if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, cst.SimpleString)):
-        return stmt.body[0].value.value
-    return None
 
 
 def statement_targets(stmt) -> set[str]:

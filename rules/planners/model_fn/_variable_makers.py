@@ -8,10 +8,6 @@ from ._names import calls_in
 _VARIABLE_MAKERS = frozenset({"Variable", "get_local_variable", "make_template", "nn.static_rnn", "nn.dynamic_rnn",
                               "nn.bidirectional_dynamic_rnn", "nn.static_bidirectional_rnn", "nn.raw_rnn",
                               "feature_column.input_layer", "feature_column.linear_model"})
-# tf.contrib calls that make no variables, each with the tf.compat.v1 call that is the same op given only `inputs`
-# (TF 1.15's contrib flatten is core_layers.flatten in a name scope): natively still blocked (TF 2 has no tf.contrib)
-# but never said to create variables; the model-mapping shim runs the tf.compat.v1 call (planners/shim.py)
-NO_VARIABLES = {"contrib.layers.flatten": "layers.flatten"}
 
 
 def makes_variables(path: str) -> bool:

@@ -12,7 +12,8 @@ from .. import partitioners, variables
 from ._constants import BUILTINS, MODEL_ATTRIBUTES
 from ._input_layer import INPUT_LAYER, NUMERIC_COLUMNS_INPUT
 from ._names import calls_in
-from ._variable_makers import NO_VARIABLES, makes_variables
+from ...facts.tf1_calls import NO_VARIABLES
+from ._variable_makers import makes_variables
 
 
 class VariablesMixin:
