@@ -131,3 +131,16 @@ def test_generated_update_is_tf215_kernel_bit_for_bit(l1, l2):
         assert done.returncode == 0, done.stderr[-3000:]
         runs.append(np.array(json.loads(done.stdout.strip().splitlines()[-1]), np.uint32))
     assert (runs[0] == runs[1]).all(), f"{(runs[0] != runs[1]).sum()} of {runs[0].size} values differ"
+
+
+def test_resume_from_a_tf1_model_dir_maps_the_proximal_adagrad_slot():
+    # TF1 saved the accumulator as "<variable>/ProximalAdagrad"; without the mapping resuming raised ValueError
+    text = converted(_v1_dnn("tf.compat.v1.train.ProximalAdagradOptimizer(0.05)"))
+    slots = text[text.index("def _estimator_slots(optimizer):"):]
+    assert 'if type(optimizer).__name__ == "TF1ProximalAdagrad":' in slots
+    assert 'return [("_accumulators", "ProximalAdagrad", None)]' in slots
+
+
+def test_other_optimizers_do_not_get_the_proximal_adagrad_slot_branch():
+    text = converted(_v1_dnn("tf.compat.v1.train.AdagradOptimizer(0.05)"))
+    assert "TF1ProximalAdagrad" not in text
