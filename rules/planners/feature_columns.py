@@ -44,6 +44,7 @@ from tfmigrate.model import Value, code
 from tfmigrate.visitors import Visitor
 
 from ..facts.calls import is_literal, literal
+from . import proximal_adagrad
 
 CODE_COLUMNS = "TFM622"
 COMBINERS = ("mean", "sqrtn", "sum")
@@ -611,6 +612,12 @@ def check_optimizer(ctor: str, part: str, columns, at: cst.CSTNode) -> list:
                                "absolute on the table after 6 steps)", at)]
     if head == "TF1Ftrl" and not embeddings and "l2_shrinkage" not in ctor:
         return []
+    if head == "TF1ProximalAdagrad" and not proximal_adagrad.regularized(ctor):
+        # without l1/l2 a zero-gradient row stays bit-identical; one-value rows TF1 divided by sqrt (not rsqrt)
+        return [(CODE_COLUMNS, f"tf.compat.v1.train.ProximalAdagradOptimizer on the categorical column "
+                               f"'{categorical[0].name}': TF1's sparse kernel divides by sqrt(accumulator) for "
+                               "one-value rows, the generated update multiplies by rsqrt: last-bit differences",
+                 at)] if categorical else []
     raise Blocked(CODE_COLUMNS, f"{part} optimizer `{ctor[:50]}` over {what} is not converted: TF1 updated only the "
                                 "rows looked up in the step (sparse kernels), and this optimizer's dense Keras update "
                                 "changes the other rows too (slots, momentum, Ftrl's recomputed weights). Adagrad and "

@@ -61,6 +61,7 @@ from tfmigrate.edits import shared
 
 from ..facts.calls import bind, code, is_literal, literal
 from ..emit.wrap import generated
+from . import proximal_adagrad
 
 CODE = "TFM301"
 CODE_INEXACT = "TFM302"
@@ -77,6 +78,7 @@ OPTIMIZERS = {
     "FtrlOptimizer": ["learning_rate", "learning_rate_power", "initial_accumulator_value",
                       "l1_regularization_strength", "l2_regularization_strength", "use_locking", "name",
                       "accum_name", "linear_name", "l2_shrinkage_regularization_strength", "beta"],
+    proximal_adagrad.NAME: proximal_adagrad.SIGNATURE,
 }
 _TF1_DEFAULT_LR = {"AdamOptimizer": "0.001", "AdadeltaOptimizer": "0.001"}
 
@@ -339,6 +341,8 @@ def convert(call: cst.Call, name: str, learning_rate: str | None, schedule_used:
                 "        slot.assign(tf.ones_like(slot))",
             )],
         )
+    if name == proximal_adagrad.NAME:
+        return proximal_adagrad.convert(call, args, lr, profile, CODE)
     if name == "AdadeltaOptimizer":
         return OptimizerPlan(
             f"keras.optimizers.Adadelta(learning_rate={lr}, rho={get('rho', '0.95')}, epsilon={get('epsilon', '1e-08')})"

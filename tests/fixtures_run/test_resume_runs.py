@@ -43,7 +43,7 @@ def _migrated(case: str, target: str, tmp_path: Path) -> Path:
 @pytest.mark.tfenv
 @pytest.mark.equivalence
 @pytest.mark.parametrize("case, target", [("adam_mae", "keras"), ("momentum_decay", "ctl"),
-                                          ("shim_get_variable", "ctl")])
+                                          ("shim_get_variable", "ctl"), ("canned_proximal_adagrad", "keras")])
 def test_migrated_program_resumes_an_estimator_model_dir(tmp_path, case, target):
     """adam_mae: Adam's m/v slots and beta1_power/beta2_power; momentum_decay: the Momentum accumulator and a
     staircase decay on the global step (a step counter restarted at 0 would use the wrong rate); shim_get_variable: a

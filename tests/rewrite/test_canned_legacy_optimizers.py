@@ -135,12 +135,13 @@ def test_a_helper_returning_a_tf1_optimizer_says_so_at_the_argument():
 
 @pytest.mark.parametrize("canned", ["tf.estimator.DNNClassifier", "tf.compat.v1.estimator.DNNClassifier"])
 def test_a_tf1_optimizer_without_a_tf2_form_names_itself(canned):
-    src = _with("tf.compat.v1.train.ProximalAdagradOptimizer(learning_rate=0.01)").replace(
+    # (ProximalAdagrad is converted now: rules/planners/proximal_adagrad.py)
+    src = _with("tf.compat.v1.train.ProximalGradientDescentOptimizer(learning_rate=0.01)").replace(
         "tf.estimator.DNNClassifier", canned)
     [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
-    assert "TF1's tf.train.ProximalAdagradOptimizer is not converted" in d.message, d.message
+    assert "TF1's tf.train.ProximalGradientDescentOptimizer is not converted" in d.message, d.message
     assert "AdagradOptimizer" in d.message
-    assert d.line == next(i for i, t in enumerate(src.splitlines(), 1) if "ProximalAdagrad" in t)
+    assert d.line == next(i for i, t in enumerate(src.splitlines(), 1) if "ProximalGradientDescent" in t)
 
 
 def test_a_helper_with_several_returns_blocks_at_the_callable():

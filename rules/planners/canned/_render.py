@@ -75,7 +75,8 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             ctors = " ".join(plan.optimizer.ctor for plan, _, _ in items)
             parts.append(support("estimator_restore.py.j2", part="slots", canned="v2" if item == "legacy_slots" else "v1",
                                  legacy_adam="LegacyKerasAdam(" in ctors,
-                                 legacy_rmsprop="LegacyRMSprop(" in ctors).strip("\n"))
+                                 legacy_rmsprop="LegacyRMSprop(" in ctors,
+                                 proximal_adagrad="TF1ProximalAdagrad(" in ctors).strip("\n"))
         else:
             parts.append(item.strip("\n"))
     for plan, builder, target in items:
