@@ -229,11 +229,12 @@ class OptimizersMixin:
                 if isinstance(inner.node, cst.Call) else None
             if decay and not (in_model_fn and key == "optimizer_learning_rate"):
                 # outside a graph, TF2's tf.compat.v1.train decays return a function of the step they were given
-                # (get_global_step() is None there), not of the Estimator's global step
+                # (get_global_step() is None there), not of the Estimator's global step (measured on TF 2.15)
                 raise Blocked(CODE, f"a learning-rate decay (tf.train.{decay}) built outside the model_fn is not "
                                     "converted: it is not bound to the Estimator's global step (get_global_step() is "
-                                    "None there); pass the optimizer as a callable (`lambda: Optimizer(learning_rate="
-                                    f"tf.compat.v1.train.{decay}(...))`), which the canned model_fn calls per graph",
+                                    "None there; TF 2.15 trains with it only to fail, ValueError: None values not "
+                                    "supported); pass the optimizer as a callable (`lambda: Optimizer(learning_rate="
+                                    f"tf.compat.v1.train.{decay}(...))`), which the canned model_fn calls in its graph",
                               arg.value)
             if decay:  # the canned model_fn built it on the global step = the optimizer's iterations: a schedule
                 args.append(arg.with_changes(value=cst.parse_expression(self.schedule(inner, decay, key))))
