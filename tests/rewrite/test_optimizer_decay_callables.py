@@ -18,7 +18,8 @@ def _with(optimizer: str, src: str = MODULE_LEVEL) -> str:
 
 def _build(src: str) -> str:
     text = converted(src)
-    return " ".join(section(text, "def build_dnn_classifier", "estimator = ").split()).replace("( ", "(").replace(", )", ")")
+    build = " ".join(section(text, "def build_dnn_classifier", "estimator = ").split())
+    return build.replace("( ", "(").replace(", )", ")")  # the formatter's trailing commas
 
 
 @pytest.mark.parametrize("decay, schedule", [
@@ -55,8 +56,8 @@ def test_a_v1_canned_estimator_callable_gets_the_schedule():
                 f"{STEP}, 10, 0.9))", MODULE_LEVEL.replace("tf.estimator.DNNClassifier",
                                                            "tf.compat.v1.estimator.DNNClassifier"))
     build = _build(src)
-    assert "keras.optimizers.SGD(learning_rate=keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1, " \
-           "decay_steps=10, decay_rate=0.9))" in build, build
+    assert "keras.optimizers.SGD(learning_rate=keras.optimizers.schedules.ExponentialDecay(" \
+           "initial_learning_rate=0.1, decay_steps=10, decay_rate=0.9))" in build, build
 
 
 def _line(src: str, text: str) -> int:
