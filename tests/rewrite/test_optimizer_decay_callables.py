@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rewrite._helpers import blocked, converted, section
-from tests.rewrite.test_canned import MODULE_LEVEL
+from tests.rewrite.test_canned import MODULE_LEVEL, WIDE_DEEP
 
 STEP = "tf.compat.v1.train.get_global_step()"
 
@@ -88,3 +88,13 @@ def test_a_decay_in_another_argument_of_a_callable_blocks():
                 f"{STEP}, 10, 0.9))")
     [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
     assert "built outside the model_fn" in d.message, d.message
+
+
+@pytest.mark.parametrize("part", ["dnn", "linear"])
+def test_a_decay_in_a_wide_and_deep_optimizer_blocks(part):
+    # WideDeepOptimizer's two optimizers do not count the global step their schedules would read
+    decay = f"tf.compat.v1.train.exponential_decay(0.1, {STEP}, 10, 0.9)"
+    src = WIDE_DEEP.replace("dnn_hidden_units=[8],", f"dnn_hidden_units=[8],\n        {part}_optimizer=lambda: "
+                                                     f"tf.keras.optimizers.legacy.SGD(learning_rate={decay}),")
+    [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
+    assert f"{part}_optimizer: a learning-rate decay in a DNNLinearCombined" in d.message, d.message

@@ -71,6 +71,11 @@ class OptimizersMixin:
                                         "depends on columns known only at run time; pass the optimizer object", at)
                 plan = self.optimizer(value, part, v1, len(columns) if unread is None else None, rate=rate,
                                       default=default)
+                if "keras.optimizers.schedules." in plan.ctor:
+                    # the decay read the global step; WideDeepOptimizer's parts count no iterations of their own
+                    raise Blocked(CODE, f"{part}_optimizer: a learning-rate decay in a DNNLinearCombined estimator's "
+                                        "optimizer is not converted yet (its two optimizers' step counts are not "
+                                        "tied to the global step in the generated WideDeepOptimizer)", at)
                 if unread is None:
                     self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
                 # the DNN's legacy Adam counts the global step (its `iterations`, WideDeepSteps keeps it); the
