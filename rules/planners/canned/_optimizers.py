@@ -71,6 +71,11 @@ class OptimizersMixin:
                                         "depends on columns known only at run time; pass the optimizer object", at)
                 plan = self.optimizer(value, part, v1, len(columns) if unread is None else None, rate=rate,
                                       default=default)
+                if "keras.optimizers.schedules." in plan.ctor:
+                    # the decay read the global step; WideDeepOptimizer's parts count no iterations of their own
+                    raise Blocked(CODE, f"{part}_optimizer: a learning-rate decay in a DNNLinearCombined estimator's "
+                                        "optimizer is not converted yet (its two optimizers' step counts are not "
+                                        "tied to the global step in the generated WideDeepOptimizer)", at)
                 if unread is None:
                     self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
                 # the DNN's legacy Adam counts the global step (its `iterations`, WideDeepSteps keeps it); the
@@ -135,13 +140,13 @@ class OptimizersMixin:
                                     "known here; give the canned estimator the optimizer object, or a helper with "
                                     "one `return`", value.node)
             if isinstance(inner.node, cst.Call):
-                return self.instance(inner.node, v1, inner.value.file, inner.value.env, body)
-            return self.instance(node.body, v1, file, r.value.env, body)
+                return self.instance(inner.node, v1, inner.value.file, inner.value.env, body, in_model_fn=True)
+            return self.instance(node.body, v1, file, r.value.env, body, in_model_fn=True)
         returned = _returned(node, file) if isinstance(node, cst.FunctionDef) else None
         if returned is not None:  # a def passed as the optimizer: called once, without arguments, as a lambda is
             inner = self.resolve(returned, "optimizer", CODE)
             if isinstance(inner.node, cst.Call):
-                return self.instance(inner.node, v1, inner.value.file, inner.value.env, value)
+                return self.instance(inner.node, v1, inner.value.file, inner.value.env, value, in_model_fn=True)
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
             raise Blocked(CODE, "an optimizer given as a callable is converted when it takes no arguments and returns "
                                 "the optimizer object from one `return` (`lambda: X(...)`, `lambda: helper(...)`, a "
@@ -180,7 +185,9 @@ class OptimizersMixin:
             raise Blocked(blocked.code, f"optimizer '{name}' ({text}): {blocked.message}",
                           value.node if value is not None else self.call) from None
 
-    def instance(self, call: cst.Call, v1: bool, file: FileIndex, env, value: Value | None = None):
+    def instance(self, call: cst.Call, v1: bool, file: FileIndex, env, value: Value | None = None,
+                 in_model_fn: bool = False):
+        """`in_model_fn`: the call is a callable's body, which the canned model_fn runs in the Estimator's graph."""
         path = self.analysis.tf(call, file) if file.contains(call) else _path_of(call)
         at = value.node if value is not None else call
         name = optimizers.optimizer_name(path)
@@ -211,7 +218,7 @@ class OptimizersMixin:
             want = "tf.compat.v1.train.*Optimizer" if v1 else "tf.keras.optimizers.legacy.*"
             raise Blocked(CODE, f"optimizer `{code(call)[:60]}`: a {'v1' if v1 else 'v2'} canned estimator takes "
                                 f"{want} objects; this one is not converted", at)
-        args = []
+        args, schedule_used = [], False
         for i, arg in enumerate(call.args):
             if arg.star or not file.contains(call):
                 args.append(arg)
@@ -223,15 +230,53 @@ class OptimizersMixin:
                 signature = optimizers.LEGACY[legacy][0]
                 key = f"optimizer_{signature[i]}" if i < len(signature) else key
             inner = self.program.resolve(Value(arg.value, file, env))
-            if isinstance(inner.node, cst.Call) and optimizers.decay_name(self.analysis.tf(inner.node, inner.value.file)):
-                raise Blocked(CODE, "a learning-rate decay built outside the model_fn is not converted (TF1 "
-                                    "evaluated it once, before training)", arg.value)
+            decay = optimizers.decay_name(self.analysis.tf(inner.node, inner.value.file)) \
+                if isinstance(inner.node, cst.Call) else None
+            if decay and not (in_model_fn and key == "optimizer_learning_rate"):
+                # outside a graph, TF2's tf.compat.v1.train decays return a function of the step they were given
+                # (get_global_step() is None there), not of the Estimator's global step (measured on TF 2.15)
+                raise Blocked(CODE, f"a learning-rate decay (tf.train.{decay}) built outside the model_fn is not "
+                                    "converted: it is not bound to the Estimator's global step (get_global_step() is "
+                                    "None there; TF 2.15 trains with it only to fail, ValueError: None values not "
+                                    "supported); pass the optimizer as a callable (`lambda: Optimizer(learning_rate="
+                                    f"tf.compat.v1.train.{decay}(...))`), which the canned model_fn calls in its graph",
+                              arg.value)
+            if decay:  # the canned model_fn built it on the global step = the optimizer's iterations: a schedule
+                args.append(arg.with_changes(value=cst.parse_expression(self.schedule(inner, decay, key))))
+                schedule_used = True
+                continue
             text = self.carry(key, Value(arg.value, file, env))
             args.append(arg.with_changes(value=cst.parse_expression(text)))
         call = call.with_changes(args=args)
         if v1:
-            return optimizers.convert(call, name, None, False, self.profile)
+            return optimizers.convert(call, name, None, schedule_used, self.profile)
         return optimizers.legacy(call, legacy, CODE, self.profile)
+
+    def schedule(self, decay_call: Value, decay: str, key: str) -> str:
+        """A tf.compat.v1.train decay on the global step, built in the canned model_fn → the Keras schedule that
+        computes the same rate from the optimizer's iterations (v2 canned estimators set them to the global step;
+        v1 ones increment the global step once per apply, as Keras counts iterations)."""
+        call, file = decay_call.node, decay_call.value.file
+        steps = ("train.get_global_step", "train.get_or_create_global_step")
+
+        def is_step(node) -> bool:
+            return isinstance(node, cst.Call) and self.analysis.tf(node, file) in steps
+
+        args = []
+        for i, arg in enumerate(call.args):
+            inner = self.program.resolve(Value(arg.value, file, decay_call.value.env))
+            if arg.star or is_step(inner.node):
+                args.append(arg.with_changes(value=inner.node) if not arg.star else arg)
+            elif arg.keyword is not None and arg.keyword.value == "name":
+                args.append(arg)
+            else:
+                text = self.carry(f"{key}_{arg.keyword.value if arg.keyword else i}",
+                                  Value(arg.value, file, decay_call.value.env))
+                args.append(arg.with_changes(value=cst.parse_expression(text)))
+        try:
+            return optimizers.convert_decay(call.with_changes(args=args), decay, is_step)
+        except Blocked as blocked:
+            raise Blocked(CODE, f"optimizer callable's learning rate: {blocked.message}", call) from None
 
 
 def _returned(node: cst.FunctionDef, file: FileIndex) -> Value | None:
