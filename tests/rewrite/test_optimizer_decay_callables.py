@@ -28,7 +28,7 @@ def _build(src: str) -> str:
     (f"tf.compat.v1.train.exponential_decay(0.1, {STEP}, 10, 0.9, staircase=True)",
      "keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.9, "
      "staircase=True)"),
-    (f"tf.compat.v1.train.polynomial_decay(0.1, tf.compat.v1.train.get_or_create_global_step(), 100)",
+    ("tf.compat.v1.train.polynomial_decay(0.1, tf.compat.v1.train.get_or_create_global_step(), 100)",
      # TF1's end_learning_rate default (0.0001) spelled out: Keras' differs
      "keras.optimizers.schedules.PolynomialDecay(end_learning_rate=0.0001, initial_learning_rate=0.1, "
      "decay_steps=100)"),
