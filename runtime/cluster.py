@@ -189,6 +189,8 @@ def base_env(extra: dict[str, str] | None = None, cluster: bool = True) -> dict[
     for k in ("TF_CONFIG", "PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"):
         env.pop(k, None)
     env.update(TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", PYTHONUNBUFFERED="1")
+    # a task imports the user's modules: no __pycache__ written beside them (verify writes only in its run dir)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     # a task that hangs is stopped with SIGABRT first: Python's faulthandler then writes every thread's stack to
     # its log, so a timeout says where each stuck task was (see _dump_stacks)
     env["PYTHONFAULTHANDLER"] = "1"
