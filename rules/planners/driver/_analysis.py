@@ -39,6 +39,7 @@ class Analysis(AddMetricsMixin, ForwardFeaturesMixin, EstimatorMixin, RunConfigM
         self._site_by_call: dict[int, Site] = {}
         self._failed: set[int] = set()  # Estimator calls already reported: their uses are not reported again
         self._ambiguous_reported: set[tuple[int, ...]] = set()  # names holding one of several Estimators
+        self.chosen: dict[int, list[Site]] = {}  # id(call) on a name holding one of several Estimators → their Sites
         self.dropped_args: list = []  # (call, file, argument value) whose parameter the conversion made unused
         self.dropped_params: list = []  # (def, file, parameter name)
         self.inline_args: list[cst.CSTNode] = []  # TF1 values written inline as a helper's argument (a RunConfig)

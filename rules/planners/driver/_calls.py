@@ -11,6 +11,7 @@ from .. import strategy as strategies
 from ...facts.calls import is_literal
 from ...facts.sites import CODE_KIND, Site, Use, bind_values
 from ...facts.estimator import EVAL_SPEC_ARGS, EVALUATE_ARGS, EXPORT_ARGS, EXPORT_SAVEDMODEL_ARGS, PREDICT_ARGS, TRAIN_ARGS, TRAIN_SPEC_ARGS, CODE
+from ._chosen import chosen_sites
 from ._checkpoint_reads import READS as CHECKPOINT_READS, message as checkpoint_read_message
 from ._training import check_end_of_input, resumes, stop_at
 from ._values import Relative
@@ -57,30 +58,27 @@ class CallsMixin:
             site = self.site_of(args["estimator"])
             if not isinstance(site, Site) and id(site.node) in self._failed:
                 return
+            chosen = chosen_sites(self, site) if not isinstance(site, Site) else None
+            if chosen:  # one of several Estimators, chosen by an if/elif: a Use of each (_chosen.py)
+                self.chosen[id(call)] = chosen
+                for one in chosen:
+                    self._train_and_evaluate(one, call, file, args)
+                return
             if not isinstance(site, Site):
                 raise Blocked(CODE, f"train_and_evaluate(`{code(args['estimator'].node)}`, ...): "
                                     f"{self.why(site, 'an Estimator')}", call)
-            use = Use("train_and_evaluate", call, file, args["estimator"].node)
-            errors = []  # the TrainSpec's, the EvalSpec's and the exporters' blockers, each reported
-            try:
-                use.train = self.spec(args["train_spec"], "TrainSpec", TRAIN_SPEC_ARGS, site)
-            except Blocked as blocked:
-                errors.append(blocked)
-            try:
-                use.evaluate = self.spec(args["eval_spec"], "EvalSpec", EVAL_SPEC_ARGS, site)
-                exporters = use.evaluate.pop("exporters", None)
-                if exporters is not None:  # (a BestExporter's check reads the TrainSpec's max_steps: not when blocked)
-                    use.exporters = self.exporters(exporters, site, use.train.get("max_steps"), train_read=not errors)
-            except Blocked as blocked:
-                errors.append(blocked)
-            if errors:
-                raise Blocked.many(errors)
-            site.uses.append(use)
+            self._train_and_evaluate(site, call, file, args)
             return
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in _ESTIMATOR_METHODS):
             return
         site = self.site_of(Value(func.value, file))
+        chosen = chosen_sites(self, site) if not isinstance(site, Site) else None
+        if chosen:  # one of several Estimators, chosen by an if/elif: a Use of each (_chosen.py)
+            self.chosen[id(call)] = chosen
+            for one in chosen:
+                self._method_use(one, call, file, func)
+            return
         if not isinstance(site, Site):
             if any(self._holds_estimator(b) for b in site.ambiguous):
                 # `if flag: est = LinearRegressor(...) else: est = Estimator(...)`, then `est.train(...)`: reported
@@ -93,6 +91,29 @@ class CallsMixin:
                 raise Blocked(CODE, f"{func.attr.value}() on `{code(func.value)}`: {self.why(site, 'an Estimator')}",
                               call)
             return
+        self._method_use(site, call, file, func)
+
+    def _train_and_evaluate(self, site: Site, call: cst.Call, file: FileIndex, args) -> None:
+        """`tf.estimator.train_and_evaluate(est, train_spec, eval_spec)` of the Estimator of `site`: its Use."""
+        use = Use("train_and_evaluate", call, file, args["estimator"].node)
+        errors = []  # the TrainSpec's, the EvalSpec's and the exporters' blockers, each reported
+        try:
+            use.train = self.spec(args["train_spec"], "TrainSpec", TRAIN_SPEC_ARGS, site)
+        except Blocked as blocked:
+            errors.append(blocked)
+        try:
+            use.evaluate = self.spec(args["eval_spec"], "EvalSpec", EVAL_SPEC_ARGS, site)
+            exporters = use.evaluate.pop("exporters", None)
+            if exporters is not None:  # (a BestExporter's check reads the TrainSpec's max_steps: not when blocked)
+                use.exporters = self.exporters(exporters, site, use.train.get("max_steps"), train_read=not errors)
+        except Blocked as blocked:
+            errors.append(blocked)
+        if errors:
+            raise Blocked.many(errors)
+        site.uses.append(use)
+
+    def _method_use(self, site: Site, call: cst.Call, file: FileIndex, func: cst.Attribute) -> None:
+        """`est.train(...)`, `est.evaluate(...)`, ... on the Estimator of `site`: its Use."""
         method = func.attr.value
         if site.tpu is not None and method not in ("train", "evaluate", "predict"):
             raise Blocked(CODE_KIND, f"estimator.{method}() of a TPUEstimator is not converted yet (train, evaluate, "

@@ -16,6 +16,7 @@ from ._add_metrics import wrapper_edits
 from ._analysis import Analysis
 from ._build import BuildMixin
 from ._callbacks import CallbacksMixin
+from ._chosen import emit_chosen
 from ._drive import DriveMixin
 from ._handed import handed_edits, local_support_edits
 from ._inputs import InputsMixin
@@ -79,7 +80,7 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
             if site.file is self.file:
                 self.site(site, edits)
             for use in site.uses:
-                if use.file is self.file:
+                if use.file is self.file and not emit_chosen(self, site, use, edits):
                     self.use(site, use, edits)
             if site.strategy_binding is not None and site.strategy_binding.scope.file is self.file:
                 edits.replace(site.strategy_binding.value, self.strategy_expression(site))
