@@ -8,6 +8,8 @@ once, and only when every Site converts it to the same code (`emit_chosen`): oth
 drive one model as another, so it blocks naming the two texts that differ."""
 from __future__ import annotations
 
+import libcst as cst
+
 from tfmigrate import choices
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
@@ -21,7 +23,8 @@ def chosen_sites(analysis, r: Resolved) -> list[Site] | None:
     """The Sites a name may hold when its assignments are one if/elif/else choice (migrator/choices.py) whose every
     value is an Estimator of the run; None otherwise (the caller keeps its "can hold different values" message)."""
     if not r.ambiguous:
-        return None
+        returned = returned_sites(analysis, r)
+        return returned or None
     chosen = choices.choice(analysis.program, list(r.ambiguous), r.node, r.value.file, r.value.env)
     if chosen is None:
         return None
@@ -29,6 +32,29 @@ def chosen_sites(analysis, r: Resolved) -> list[Site] | None:
     if not sites or not all(isinstance(s, Site) for s in sites):
         return None  # a branch holding something else (None, another object): not an Estimator choice
     return list({id(s): s for s in sites}.values())
+
+
+def returned_sites(analysis, r: Resolved) -> list[Site]:
+    """`est = build_estimator(model_type)` where every `return` of build_estimator returns an Estimator of the run
+    (`if model_type == "wide": return LinearClassifier(...)` ...): those Sites, each converted where it is returned,
+    so the function returns whichever model its own code picks; [] otherwise."""
+    if not isinstance(r.node, cst.Call):
+        return []
+    fn = analysis.program.callee(Value(r.node.func, r.value.file, r.value.env), 0)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef):
+        return []
+    returns = fn.file.function_scopes[id(fn.node)].returns
+    sites = [analysis.site_of(Value(x.value, fn.file)) if x.value is not None else None for x in returns]
+    if len(sites) < 2 or not all(isinstance(s, Site) for s in sites):
+        return []
+    return list({id(s): s for s in sites}.values())
+
+
+def all_returned(analysis, fn, file) -> bool:
+    """Every `return` of `fn` returns an Estimator of the run: a choice its callers' uses convert for each."""
+    returns = file.function_scopes[id(fn)].returns
+    return len(returns) > 1 and all(x.value is not None and isinstance(analysis.site_of(Value(x.value, file)), Site)
+                                    for x in returns)
 
 
 def emit_chosen(emitter, site: Site, use: Use, edits) -> bool:

@@ -12,6 +12,7 @@ from .. import numpy_inputs
 from .. import serving_functions
 from ...facts.sites import Site
 from ...facts.estimator import CODE
+from ._chosen import all_returned
 from ._handed import several_loop_callers
 from ._shared_helper import several_estimators
 from ._training import resumes
@@ -199,8 +200,8 @@ class ReadsMixin:
         which one its caller drives is chosen at run time; reported once, at the helper."""
         built = {id(s.call) for s in self.sites}
         returns = [r.value for r in file.function_scopes[id(fn)].returns if id(r.value) in built] if fn else []
-        if len(returns) < 2:
-            return False
+        if len(returns) < 2 or all_returned(self, fn, file):
+            return False  # (every return an Estimator: its callers' uses convert each, _chosen.py)
         lines = ", ".join(str(self.line(r, file)) for r in returns)
         message = (f"`{fn.name.value}` returns one of {len(returns)} Estimators (lines {lines}), chosen at run time: "
                    "tfmigrate converts the Estimator a name holds, one per name; build the one this program trains "
