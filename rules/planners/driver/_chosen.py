@@ -94,12 +94,20 @@ def _texts(edits: Edits) -> list[tuple[str, str]]:
 
 
 def _first_difference(a: list, b: list) -> tuple[str, str]:
-    for x, y in zip(a, b):
-        if x != y:
-            return _short(x[1]), _short(y[1])
-    return _short(a[len(b)][1]) if len(a) > len(b) else "nothing", _short(b[len(a)][1]) if len(b) > len(a) else "nothing"
+    """The first texts that differ, each from the argument where they part (`...` marks what is left out)."""
+    pairs = [(x[1], y[1]) for x, y in zip(a, b) if x != y]
+    x, y = pairs[0] if pairs else (a[len(b)][1] if len(a) > len(b) else "", b[len(a)][1] if len(b) > len(a) else "")
+    x, y = _flat(x), _flat(y)
+    start = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    start = max(x.rfind(", ", 0, start) + 2, x.rfind("(", 0, start) + 1, 0) if start else 0
+    return _short(x, start) or "nothing", _short(y, start) or "nothing"
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 90 else text[:87] + "..."
+def _flat(text: str) -> str:
+    """A call written over several lines as one line: `f(a, b)`."""
+    return " ".join(text.split()).replace("( ", "(").replace(", )", ")").replace(",)", ")")
+
+
+def _short(text: str, start: int) -> str:
+    text = ("..." if start else "") + text[start:]
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -8,6 +8,7 @@ from tfmigrate import choices
 from tfmigrate.model import Resolved, Value, code
 
 from ...facts.calls import is_literal
+from ...facts.sites import Site
 
 
 # what `x = X() if flag else None` is converted for (why(): the hint for `x = None` then `if flag: x = X()`)
@@ -37,6 +38,15 @@ class WhyMixin:
             if chosen is not None and what not in _CONVERTED_CHOICES:
                 # the if/else is read, but this reader converts one value only (an Estimator, a hook list)
                 test = chosen[0].test
+                if what == "an Estimator":  # a choice between Estimators converts (_chosen.py): which branch is not one
+                    other = next((b for b in chosen[1] if not isinstance(self.site_of(Value(b.value, b.scope.file)),
+                                                                         Site)), None)
+                    if other is not None:
+                        return (f"`{name}` can hold different values here (assigned at lines {lines}), chosen by "
+                                f"`{_short(test)}` (line {self.line(test, r.value.file)}): tfmigrate converts a "
+                                f"choice between Estimators it builds, and `{_short(other.value)}` (line "
+                                f"{self.line(other.statement, r.value.file)}) is not one; assign an Estimator in "
+                                "every branch")
                 return (f"`{name}` can hold different values here (assigned at lines {lines}), chosen by "
                         f"`{_short(test)}` (line {self.line(test, r.value.file)}): tfmigrate converts such a choice "
                         f"for RunConfig settings, train_distribute and warm_start_from, not for {what}; keep one, or "
