@@ -913,7 +913,6 @@ def test_an_estimator_name_bound_in_both_branches_of_an_if_converts_each_branch(
     assert "if PREMADE:" in text and "reg = build_linear_regressor({})" in text and "reg = build_model({})" in text
     assert text.count("reg.fit(feed()") == 1 and text.count("reg.evaluate(feed()") == 2
     # moving the code that uses `reg` into each branch converts too
-    # what it says converts: each branch trains and evaluates its own Estimator
     uses = "reg.train(input_fn=feed, steps=4)\nscores = reg.evaluate(input_fn=feed, steps=1)\n" \
            "again = reg.evaluate(input_fn=feed, steps=2)\n"
     indented = "    " + uses.replace("\n", "\n    ").rstrip() + "\n"
