@@ -17,6 +17,11 @@ parameter otherwise too is blocked naming that read; several callers are blocked
 caller (tests/rewrite/test_whole_program.py, test_handed_run_loop.py). A loop handed the builder FUNCTION and its
 column helper (the official wide & deep layout, fixtures/builder_fn_run_loop): see _handed.py.
 
+An Estimator chosen at run time (issue 28) — a name assigned one Estimator per branch of an if/elif/else, or a
+`build_estimator(model_dir, model_type)` whose every `return` is one — converts each Estimator where it is built (the
+`if` kept, choosing which model is built) and writes the shared train/evaluate/predict/export calls once, when every
+branch's model converts them to the same code; otherwise it blocks naming the two texts that differ (_chosen.py;
+fixtures/estimator_choice_flag).
 `est = tf.estimator.add_metrics(est, metric_fn)` over a custom model_fn Estimator is that Estimator: the statement
 and the metric_fn go, the metrics join the model's (_add_metrics.py; fixtures/add_metrics); over a canned one it blocks.
 An evaluate() of the Estimator itself (before the wrapper, or beside `other = add_metrics(est, fn)`) returns its result
