@@ -201,6 +201,9 @@ def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
     base, groups = shaped
     if any(tensor_test(program, a.test, file) for _, arms in groups for a in arms if a.test is not None):
         return None
+    groups = [(top, _reaching(arms)) for top, arms in groups]
+    if not all(arms for _, arms in groups):
+        return None
     current = base.value if base is not None else None
     first = groups[0][1]
     # the first value reaches unless the first `if` has an `else` and every branch assigns
@@ -223,6 +226,26 @@ def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
     if not isinstance(current, cst.IfExp):
         return None
     return current, tuple(used)
+
+
+def _reaching(arms: list[Arm]) -> list[Arm]:
+    """The arms that reach the read: a branch ending in `raise` or `sys.exit(...)` (`else: raise ValueError(...)`)
+    never does, so the value it leaves does not matter; when that is the `else`, the last arm left stands for it."""
+    kept = [a for a in arms if not _ends(a)]
+    if kept and len(kept) < len(arms) and arms[-1].test is None and kept[-1].test is not None:
+        kept[-1] = Arm(None, kept[-1].body, kept[-1].binding)
+    return kept
+
+
+def _ends(arm: Arm) -> bool:
+    last = arm.body.body[-1] if arm.binding is None and arm.body is not None and arm.body.body else None
+    small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+    if isinstance(small, cst.Raise):
+        return True
+    from .model import code
+
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
+        code(small.value.func) in ("sys.exit", "exit", "quit", "os._exit")
 
 
 def why_not(program, found, at, file) -> tuple[str, cst.CSTNode] | None:

@@ -120,3 +120,24 @@ def test_a_branch_assigning_something_else_than_an_estimator_is_named():
     assert d.code == "TFM601", d.format()
     assert "chosen by `args.model_type == \"wide\"` (line 16): tfmigrate converts a choice between Estimators it " \
            "builds, and `None` (line 19) is not one; assign an Estimator in every branch" in d.message, d.message
+
+
+def test_a_choice_whose_else_raises_driven_by_train_and_evaluate_converts():
+    # `else: raise ValueError(...)` (or `sys.exit(1)`) never reaches the driver: the other branches are the choice
+    src = ASSIGNED.replace('''    else:
+        model = tf.estimator.DNNLinearCombinedClassifier(linear_feature_columns=wide, dnn_feature_columns=deep,
+                                                         dnn_hidden_units=[4], model_dir=args.model_dir, config=config)
+    model.train(input_fn=lambda: input_fn(True), max_steps=args.steps)
+    result = model.evaluate(input_fn=lambda: input_fn(False))
+''', '''    else:
+        raise ValueError(f"unknown model type {args.model_type}")
+    result = tf.estimator.train_and_evaluate(model, tf.estimator.TrainSpec(lambda: input_fn(True), args.steps),
+                                             tf.estimator.EvalSpec(lambda: input_fn(False)))
+''')
+    main = _main_body(converted(src), "main")
+    assert "raise ValueError(f'unknown model type {args.model_type}')" in main
+    assert main.count("model = build_linear_classifier(") == main.count("model = build_dnn_classifier(") == 1
+    assert main.count("model.fit(") == 1 and main.count("model.evaluate(") == 1, main
+    exits = src.replace('raise ValueError(f"unknown model type {args.model_type}")', "sys.exit(1)") \
+        .replace("import argparse\n", "import argparse\nimport sys\n")
+    assert _main_body(converted(exits), "main").count("model.fit(") == 1
