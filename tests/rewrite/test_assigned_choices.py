@@ -82,6 +82,23 @@ def test_an_elif_chain_and_an_earlier_default_convert_each_value_where_it_is_ass
     assert "with strategy.scope():" in text
 
 
+def test_a_branch_that_raises_is_no_value_of_the_choice():
+    # `else: raise ValueError(...)` never reaches the RunConfig: the other branches are the whole choice (was: "can
+    # hold different values here ...; assign it once")
+    text = converted(_program('''
+        if args.num_gpus > 1:
+            strategy = tf.distribute.MirroredStrategy()
+        elif args.num_gpus == 0:
+            strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+        else:
+            raise ValueError("one GPU is not supported")
+        config = tf.estimator.RunConfig(train_distribute=strategy)
+    '''))
+    assert '    else:\n        raise ValueError("one GPU is not supported")\n' in text, text
+    assert '        strategy = tf.distribute.OneDeviceStrategy(device="/cpu:0")\n' in text
+    assert "with strategy.scope():" in text and "tf.estimator" not in text
+
+
 def test_a_run_config_replaced_under_an_if_reads_as_the_conditional_expression():
     # `config = RunConfig(...)` then `if flag: config = config.replace(...)`: each setting `x if flag else y`
     text = converted(_program('''
