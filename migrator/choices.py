@@ -6,6 +6,7 @@ the value it holds, as the one conditional expression `A if c else B` would give
 - `choice()`: otherwise a conditional expression built from the program's own nodes (the `if` test and each
   branch's value), for the readers that convert `x = A if c else B` (RunConfig settings, train_distribute).
 
+A branch ending in `raise` or `sys.exit(...)` never reaches the read: it is no value of the choice.
 Anything else (an assignment in a loop, two in one branch, a branch without one and no earlier value, a nested
 `if`) is not a choice: the reader keeps its "can hold different values" message.
 """
