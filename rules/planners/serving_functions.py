@@ -30,9 +30,9 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
 from ..facts.calls import literal
+from ..facts.mutations import changed_in_place
 
 CODE = "TFM601"
-_MUTATORS = ("update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__")
 _STRING_FLAGS = ("DEFINE_string", "DEFINE_enum")
 
 
@@ -105,18 +105,10 @@ def _unchanged(program, table, shown: str, at):
         raise Blocked(CODE, f"serving_input_receiver_fn `{shown}`: the dict is not assigned at the top of a module",
                       at)
     name = assigns[-1].name
-    for file in program.files:
-        for use in file.names.get(name, ()):
-            parent = file.parent(use)
-            outer = file.parent(parent) if isinstance(parent, cst.Attribute) and parent.attr is use else parent
-            holder = file.parent(outer) if outer is not None else None
-            changed = isinstance(outer, cst.Subscript) and isinstance(holder, (cst.AssignTarget, cst.Del)) \
-                or isinstance(outer, cst.Attribute) and outer.attr.value in _MUTATORS \
-                or (isinstance(outer, cst.Attribute) and isinstance(holder, cst.Subscript)
-                    and isinstance(file.parent(holder), (cst.AssignTarget, cst.Del)))
-            if changed:
-                raise Blocked(CODE, f"serving_input_receiver_fn `{shown}`: the dict `{name}` is changed here; only a "
-                                    "dict that keeps its literal value is converted", outer)
+    changed = changed_in_place(program, name)
+    if changed is not None:
+        raise Blocked(CODE, f"serving_input_receiver_fn `{shown}`: the dict `{name}` is changed here; only a "
+                            "dict that keeps its literal value is converted", changed)
     return assigns[-1]
 
 
@@ -163,7 +155,8 @@ def _key(analysis, key: Value, shown: str, at) -> tuple[str, list[str] | None]:
 
 def _flags(program, name: str) -> list[tuple[cst.BaseExpression | None, list[str] | None]]:
     """(default, choices) of every string flag `name` the program defines (argparse: `--name`, dashes or
-    underscores, no dest=; absl: DEFINE_string/DEFINE_enum)."""
+    underscores, or `dest="name"`; absl: DEFINE_string/DEFINE_enum); a default or choices given by a name assigned
+    once are its value."""
     found = []
     for file in program.files:
         for call in file.calls:
@@ -178,12 +171,29 @@ def _flags(program, name: str) -> list[tuple[cst.BaseExpression | None, list[str
             if attr in _STRING_FLAGS and flag == name:
                 default = args[1] if len(args) > 1 else kw.get("default")
                 enum = args[2] if attr == "DEFINE_enum" and len(args) > 2 else kw.get("enum_values")
-                found.append((default, _strings(enum)))
-            elif attr == "add_argument" and flag.startswith("--") and flag[2:].replace("-", "_") == name \
-                    and "dest" not in kw and not any(isinstance(a, cst.SimpleString) and a.evaluated_value.startswith("--")
-                                                     for a in args[1:]):
-                found.append((kw.get("default"), _strings(kw.get("choices"))))
+                found.append((_value(program, default, file), _strings(_value(program, enum, file))))
+            elif attr == "add_argument" and _dest(flag, args, kw) == name:
+                found.append((_value(program, kw.get("default"), file),
+                              _strings(_value(program, kw.get("choices"), file))))
     return found
+
+
+def _dest(flag: str, args: list, kw: dict) -> str | None:
+    """argparse's attribute for `add_argument(flag, *args, **kw)`: dest=, else the first long option's name."""
+    dest = kw.get("dest")
+    if dest is not None:
+        return dest.evaluated_value if isinstance(dest, cst.SimpleString) else None
+    longs = [flag] + [a.evaluated_value for a in args if isinstance(a, cst.SimpleString)]
+    first = next((f for f in longs if isinstance(f, str) and f.startswith("--")), None)
+    return first[2:].replace("-", "_") if first else None
+
+
+def _value(program, node, file):
+    """`node`, or the literal a name assigned once holds (`choices=FORMATS`)."""
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return node
+    r = program.resolve(Value(node, file))
+    return r.node if not r.ambiguous else node
 
 
 def _strings(node) -> list[str] | None:

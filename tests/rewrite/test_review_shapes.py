@@ -24,3 +24,28 @@ def test_forward_features_keys_changed_in_place_block():
     result = blocked(_named_keys('KEYS.append("a")\n'))
     assert any("the keys `KEYS` are changed in place (`KEYS.append`)" in d.message for d in result.diagnostics), \
         [d.format() for d in result.diagnostics]
+
+
+# serving_functions.py: the flag that picks the receiver, written with dest=, a short option first, or its choices
+# and default held by module constants
+@pytest.mark.parametrize("spelling", [
+    '"--format", dest="export_format", choices=["JSON", "CSV"], default="JSON"',
+    '"-f", "--export-format", choices=["JSON", "CSV"], default="JSON"',
+    '"--export-format", choices=FORMATS, default=DEFAULT',
+])
+def test_serving_functions_flag_spellings_convert(spelling):
+    from test_serving_functions import FLAG, prog
+
+    flag = FLAG.replace('"--export-format", choices=["JSON", "CSV"], default="JSON"', spelling)
+    result = rewrite(prog(flag='FORMATS = ["JSON", "CSV"]\nDEFAULT = "CSV"\n' + flag))
+    assert result.status == "changed", [d.format() for d in result.diagnostics]
+    # choices known: no "give the flag choices=" note
+    assert not any("give the flag choices=" in d.message for d in result.diagnostics)
+
+
+def test_serving_functions_named_choices_with_a_value_not_a_key_block():
+    from test_serving_functions import FLAG, prog
+
+    flag = 'FORMATS = ["JSON", "CSV", "XML"]\n' + FLAG.replace('choices=["JSON", "CSV"]', "choices=FORMATS")
+    result = blocked(prog(flag=flag))
+    assert any("the flag allows 'XML', not a key of the dict" in d.message for d in result.diagnostics)
