@@ -49,3 +49,15 @@ def test_serving_functions_named_choices_with_a_value_not_a_key_block():
     flag = 'FORMATS = ["JSON", "CSV", "XML"]\n' + FLAG.replace('choices=["JSON", "CSV"]', "choices=FORMATS")
     result = blocked(prog(flag=flag))
     assert any("the flag allows 'XML', not a key of the dict" in d.message for d in result.diagnostics)
+
+
+def test_a_static_method_model_fn_is_not_told_to_drop_its_features():
+    # driver/_object_method.py took the first parameter for `self`: "reads nothing of `features`: make it a
+    # module-level function without `features`"
+    from test_guide_constructs import METHOD
+
+    src = METHOD.replace("    def model_fn(self, features", "    @staticmethod\n    def model_fn(features")
+    found = [d for d in blocked(src).diagnostics if d.severity == "error"]
+    assert [d.code for d in found] == ["TFM601"]
+    assert found[0].message.startswith("model_fn=`wrapper.model_fn` is the static method `Wrapper.model_fn`")
+    assert "without `features`" not in found[0].message

@@ -23,7 +23,14 @@ def message(value: Value, program) -> str | None:
     name = node.attr.value
     method = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None) \
         if cls is not None else None
-    if method is None or not method.params.params:
+    if method is None:
+        return None
+    static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in method.decorators)
+    if static:  # no `self`: its first parameter is the features, not the object
+        return (f"model_fn=`{code(node)}` is the static method `{cls.name.value}.{name}` (reached through the object "
+                f"`{node.value.value}`): tfmigrate converts a model_fn that is a function (module level, or returned "
+                "by a factory); move it out of the class as it is and re-run")
+    if not method.params.params:
         return None
     this = method.params.params[0].name.value
     reads = [n for n in m.findall(method.body, m.Attribute(value=m.Name(this)))]
