@@ -31,6 +31,7 @@ from tfmigrate.model import Value, code
 
 from ..facts.calls import literal
 from ..facts.mutations import changed_in_place
+from ..facts.nodes import subtree_nodes
 
 CODE = "TFM601"
 _STRING_FLAGS = ("DEFINE_string", "DEFINE_enum")
@@ -206,9 +207,7 @@ def _no_session(analysis, fn, at: Value) -> None:
     """A receiver that runs a session: the export runs the function once, in a graph with no session."""
     if fn is None:
         return
-    finder = _Calls()
-    fn.node.body.visit(finder)
-    for call in finder.calls:
+    for call in (n for n in subtree_nodes(fn.node.body) if isinstance(n, cst.Call)):
         path = analysis.tf(call.func, fn.file) or ""
         if path.rsplit(".", 1)[-1] in ("Session", "InteractiveSession", "get_default_session") \
                 or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "run"
@@ -216,14 +215,6 @@ def _no_session(analysis, fn, at: Value) -> None:
             raise Blocked(CODE, f"serving_input_receiver_fn `{fn.node.name.value}` runs a session "
                                 f"(`{code(call)[:40]}`): the export runs the receiver once to build the serving "
                                 "graph, with no session; compute that value outside the receiver", call)
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self):
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
 
 
 def factory_reads(program, b, stray: list, covered: set[int], receiver: cst.FunctionDef) -> list:
