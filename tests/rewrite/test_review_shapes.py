@@ -76,3 +76,20 @@ def test_a_constant_loss_and_assigned_train_op_in_other_spellings(old, new, what
     found = [d for d in blocked(EXPORT_ONLY.replace(old, new)).diagnostics if d.severity == "error"]
     assert [(d.code, d.line) for d in found] == [("TFM501", 8)]
     assert f"{what}: this model_fn trains nothing by gradient" in found[0].message, found[0].message
+
+
+@pytest.mark.parametrize("value", [
+    "READERS.__next__()",  # next() spelled as the method
+    "list(itertools.islice(READERS, 1))[0]",  # an iterator consumed by islice
+    "[w for w, _ in zip(HANDLE, range(2))]",  # a file handle consumed by iterating it
+    "[w for w, _ in zip(GEN, range(2))]",  # a generator function's result
+])
+def test_a_per_pass_value_consuming_a_module_iterator_keeps_the_loop_blocker(value):
+    # canned/_per_pass.py converted these: evaluated again where the Estimator is built, each gave the next items
+    from test_runtime_columns import _program
+
+    src = _program(value).replace("import numpy as np", "import itertools\nimport numpy as np").replace(
+        "HANDLE = open", "def words_of():\n    yield 'a'\n    yield 'b'\n\n\nGEN = words_of()\nHANDLE = open")
+    found = blocked(src).diagnostics
+    assert [d.code for d in found] == ["TFM622"], [d.format() for d in found]
+    assert "`words` takes a new run-time value on each pass of the loop" in found[0].message
