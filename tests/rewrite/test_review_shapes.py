@@ -93,3 +93,18 @@ def test_a_per_pass_value_consuming_a_module_iterator_keeps_the_loop_blocker(val
     found = blocked(src).diagnostics
     assert [d.code for d in found] == ["TFM622"], [d.format() for d in found]
     assert "`words` takes a new run-time value on each pass of the loop" in found[0].message
+
+
+def test_config_model_dir_read_when_the_estimator_was_given_the_model_dir():
+    # driver/_config_reads.py wrote `print("/tmp/est-dir")`: TF 2.15 prints None (the Estimator keeps its
+    # model_dir in a copy of the config; measured)
+    from _helpers import TRAIN_AND_EVALUATE, program
+
+    src = program(run_config="config = tf.estimator.RunConfig(tf_random_seed=7)",
+                  estimator='est = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/est-dir", config=config)',
+                  drive=TRAIN_AND_EVALUATE + "print(config.model_dir)\n")
+    found = [d for d in blocked(src).diagnostics if d.severity == "error"]
+    assert [(d.code, d.line) for d in found] == [("TFM601", 29)], [d.format() for d in found]
+    # the config's own model_dir is still read
+    out = converted(src.replace('model_dir="/tmp/est-dir", ', "").replace("RunConfig(", 'RunConfig(model_dir="/tmp/a", '))
+    assert 'print("/tmp/a")' in out
