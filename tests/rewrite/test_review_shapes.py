@@ -108,3 +108,22 @@ def test_config_model_dir_read_when_the_estimator_was_given_the_model_dir():
     # the config's own model_dir is still read
     out = converted(src.replace('model_dir="/tmp/est-dir", ', "").replace("RunConfig(", 'RunConfig(model_dir="/tmp/a", '))
     assert 'print("/tmp/a")' in out
+
+
+def test_a_method_model_fn_of_an_object_built_inline_or_a_class_of_another_module(tmp_path):
+    # driver/_object_method.py named the method only for `obj = Cls()` with Cls in the same file
+    from test_guide_constructs import METHOD
+    from test_public_shapes import _migrate_package
+
+    inline = METHOD.replace("wrapper = Wrapper()\n", "").replace("model_fn=wrapper.model_fn", "model_fn=Wrapper().model_fn")
+    found = [d for d in blocked(inline).diagnostics if d.severity == "error"]
+    assert found[0].message.startswith("model_fn=`Wrapper().model_fn` is the method `Wrapper.model_fn` of the object "
+                                       "`Wrapper()`: tfmigrate converts a model_fn that is a function"), found[0].message
+    head, tail = METHOD.split("\n\nclass Wrapper:\n")
+    cls, drive = tail.split("\n\n\n", 1)
+    results = _migrate_package(tmp_path / "trainer", {
+        "wrapper.py": "import tensorflow as tf\n\n\nclass Wrapper:\n" + cls + "\n",
+        "task.py": head + "\n\nfrom trainer.wrapper import Wrapper\n\n\n" + drive})
+    found = [d for d in results["task.py"].diagnostics if d.severity == "error"]
+    assert any(d.message.startswith("model_fn=`wrapper.model_fn` is the method `Wrapper.model_fn` of the object "
+                                    "`wrapper` (`Wrapper()`)") for d in found), [d.format() for d in found]
