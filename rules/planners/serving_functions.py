@@ -29,6 +29,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
+from ..facts.flags import definitions as flag_definitions
 from ..facts.calls import literal
 from ..facts.mutations import changed_in_place
 from ..facts.nodes import subtree_nodes
@@ -155,38 +156,10 @@ def _key(analysis, key: Value, shown: str, at) -> tuple[str, list[str] | None]:
 
 
 def _flags(program, name: str) -> list[tuple[cst.BaseExpression | None, list[str] | None]]:
-    """(default, choices) of every string flag `name` the program defines (argparse: `--name`, dashes or
-    underscores, or `dest="name"`; absl: DEFINE_string/DEFINE_enum); a default or choices given by a name assigned
-    once are its value."""
-    found = []
-    for file in program.files:
-        for call in file.calls:
-            func = call.func
-            attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            args = [a.value for a in call.args if a.keyword is None]
-            kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-            first = args[0] if args else kw.get("name")
-            if not isinstance(first, cst.SimpleString) or not isinstance(first.evaluated_value, str):
-                continue
-            flag = first.evaluated_value
-            if attr in _STRING_FLAGS and flag == name:
-                default = args[1] if len(args) > 1 else kw.get("default")
-                enum = args[2] if attr == "DEFINE_enum" and len(args) > 2 else kw.get("enum_values")
-                found.append((_value(program, default, file), _strings(_value(program, enum, file))))
-            elif attr == "add_argument" and _dest(flag, args, kw) == name:
-                found.append((_value(program, kw.get("default"), file),
-                              _strings(_value(program, kw.get("choices"), file))))
-    return found
-
-
-def _dest(flag: str, args: list, kw: dict) -> str | None:
-    """argparse's attribute for `add_argument(flag, *args, **kw)`: dest=, else the first long option's name."""
-    dest = kw.get("dest")
-    if dest is not None:
-        return dest.evaluated_value if isinstance(dest, cst.SimpleString) else None
-    longs = [flag] + [a.evaluated_value for a in args if isinstance(a, cst.SimpleString)]
-    first = next((f for f in longs if isinstance(f, str) and f.startswith("--")), None)
-    return first[2:].replace("-", "_") if first else None
+    """(default, choices) of every string flag `name` the program defines (facts/flags.py: argparse, absl
+    DEFINE_string/DEFINE_enum); a default or choices given by a name assigned once are its value."""
+    return [(_value(program, f.default, f.file), _strings(_value(program, f.choices, f.file)))
+            for f in flag_definitions(program, name, _STRING_FLAGS)]
 
 
 def _value(program, node, file):
