@@ -28,6 +28,8 @@ _HEAD_KEYS = {"predictions", "logits", "logistic", "probabilities", "class_ids",
 class ForwardFeaturesMixin:
     """Analysis: a forward_features call over a canned Estimator is that Estimator, exporting the features too."""
 
+    forwarders: frozenset = frozenset()  # id() of each converted forward_features call (set per analysis)
+
     def forward_features(self, call: cst.Call, file: FileIndex) -> None:
         args = {("estimator", "keys", "sparse_default_values")[i]: a.value for i, a in enumerate(call.args)
                 if a.keyword is None and i < 3}
@@ -61,7 +63,7 @@ class ForwardFeaturesMixin:
                                           "also checked in training that each is a dense feature", call))
         self._site_by_call[id(call)] = site
         self.wrappers[id(call)] = (call, file, args["estimator"])
-        self.forwarders = getattr(self, "forwarders", set()) | {id(call)}
+        self.forwarders = self.forwarders | {id(call)}
 
     def _forwarded_keys(self, node, file: FileIndex, what: str, call: cst.Call) -> list[str]:
         """The keys as strings: a string, or a list / tuple of them (written, or a name assigned one once), each
@@ -101,8 +103,7 @@ class ForwardFeaturesMixin:
                 if use.kind not in ("train", "evaluate") and not (use.kind == "train_and_evaluate"
                                                                   and not use.exporters):
                     r = self.program.resolve(Value(use.receiver, use.file))
-                    if id(r.node) not in getattr(self, "forwarders", set()) \
-                            and id(use.receiver) not in getattr(self, "forwarders", set()):
+                    if id(r.node) not in self.forwarders and id(use.receiver) not in self.forwarders:
                         raise Blocked(CODE, f"{use.kind} on `{code(use.receiver)}`, the Estimator without the "
                                             "features tf.contrib.estimator.forward_features adds elsewhere, is not "
                                             "converted: the migrated model exports them everywhere", use.call)
