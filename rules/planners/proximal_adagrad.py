@@ -15,6 +15,8 @@ TF1's checkpoint slot is `<var>/ProximalAdagrad`; restoring a TF1 checkpoint int
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from tfmigrate.diagnostics import Blocked
@@ -84,8 +86,7 @@ def convert(call: cst.Call, args: dict, lr: str, profile: str, rule: str):
 
 
 def regularized(ctor: str) -> bool:
-    """Whether a TF1ProximalAdagrad constructor has a nonzero l1 or l2 strength (they shrink untouched rows)."""
-    import re
-
+    """Whether a TF1ProximalAdagrad constructor has a nonzero l1 or l2 strength (they shrink untouched rows); convert
+    wrote them as number literals."""
     return any(float(m.group(2)) != 0.0 for m in re.finditer(
         r"(l1|l2)_regularization_strength=([-+0-9.eE]+)", ctor))

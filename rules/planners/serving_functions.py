@@ -29,10 +29,12 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import Value, code
 
+from ..facts.flags import definitions as flag_definitions
 from ..facts.calls import literal
+from ..facts.mutations import changed_in_place
+from ..facts.nodes import subtree_nodes
 
 CODE = "TFM601"
-_MUTATORS = ("update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__")
 _STRING_FLAGS = ("DEFINE_string", "DEFINE_enum")
 
 
@@ -105,18 +107,10 @@ def _unchanged(program, table, shown: str, at):
         raise Blocked(CODE, f"serving_input_receiver_fn `{shown}`: the dict is not assigned at the top of a module",
                       at)
     name = assigns[-1].name
-    for file in program.files:
-        for use in file.names.get(name, ()):
-            parent = file.parent(use)
-            outer = file.parent(parent) if isinstance(parent, cst.Attribute) and parent.attr is use else parent
-            holder = file.parent(outer) if outer is not None else None
-            changed = isinstance(outer, cst.Subscript) and isinstance(holder, (cst.AssignTarget, cst.Del)) \
-                or isinstance(outer, cst.Attribute) and outer.attr.value in _MUTATORS \
-                or (isinstance(outer, cst.Attribute) and isinstance(holder, cst.Subscript)
-                    and isinstance(file.parent(holder), (cst.AssignTarget, cst.Del)))
-            if changed:
-                raise Blocked(CODE, f"serving_input_receiver_fn `{shown}`: the dict `{name}` is changed here; only a "
-                                    "dict that keeps its literal value is converted", outer)
+    changed = changed_in_place(program, name)
+    if changed is not None:
+        raise Blocked(CODE, f"serving_input_receiver_fn `{shown}`: the dict `{name}` is changed here; only a "
+                            "dict that keeps its literal value is converted", changed)
     return assigns[-1]
 
 
@@ -162,28 +156,18 @@ def _key(analysis, key: Value, shown: str, at) -> tuple[str, list[str] | None]:
 
 
 def _flags(program, name: str) -> list[tuple[cst.BaseExpression | None, list[str] | None]]:
-    """(default, choices) of every string flag `name` the program defines (argparse: `--name`, dashes or
-    underscores, no dest=; absl: DEFINE_string/DEFINE_enum)."""
-    found = []
-    for file in program.files:
-        for call in file.calls:
-            func = call.func
-            attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            args = [a.value for a in call.args if a.keyword is None]
-            kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-            first = args[0] if args else kw.get("name")
-            if not isinstance(first, cst.SimpleString) or not isinstance(first.evaluated_value, str):
-                continue
-            flag = first.evaluated_value
-            if attr in _STRING_FLAGS and flag == name:
-                default = args[1] if len(args) > 1 else kw.get("default")
-                enum = args[2] if attr == "DEFINE_enum" and len(args) > 2 else kw.get("enum_values")
-                found.append((default, _strings(enum)))
-            elif attr == "add_argument" and flag.startswith("--") and flag[2:].replace("-", "_") == name \
-                    and "dest" not in kw and not any(isinstance(a, cst.SimpleString) and a.evaluated_value.startswith("--")
-                                                     for a in args[1:]):
-                found.append((kw.get("default"), _strings(kw.get("choices"))))
-    return found
+    """(default, choices) of every string flag `name` the program defines (facts/flags.py: argparse, absl
+    DEFINE_string/DEFINE_enum); a default or choices given by a name assigned once are its value."""
+    return [(_value(program, f.default, f.file), _strings(_value(program, f.choices, f.file)))
+            for f in flag_definitions(program, name, _STRING_FLAGS)]
+
+
+def _value(program, node, file):
+    """`node`, or the literal a name assigned once holds (`choices=FORMATS`)."""
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return node
+    r = program.resolve(Value(node, file))
+    return r.node if not r.ambiguous else node
 
 
 def _strings(node) -> list[str] | None:
@@ -196,9 +180,7 @@ def _no_session(analysis, fn, at: Value) -> None:
     """A receiver that runs a session: the export runs the function once, in a graph with no session."""
     if fn is None:
         return
-    finder = _Calls()
-    fn.node.body.visit(finder)
-    for call in finder.calls:
+    for call in (n for n in subtree_nodes(fn.node.body) if isinstance(n, cst.Call)):
         path = analysis.tf(call.func, fn.file) or ""
         if path.rsplit(".", 1)[-1] in ("Session", "InteractiveSession", "get_default_session") \
                 or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "run"
@@ -206,14 +188,6 @@ def _no_session(analysis, fn, at: Value) -> None:
             raise Blocked(CODE, f"serving_input_receiver_fn `{fn.node.name.value}` runs a session "
                                 f"(`{code(call)[:40]}`): the export runs the receiver once to build the serving "
                                 "graph, with no session; compute that value outside the receiver", call)
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self):
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
 
 
 def factory_reads(program, b, stray: list, covered: set[int], receiver: cst.FunctionDef) -> list:

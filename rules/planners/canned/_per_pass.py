@@ -14,11 +14,17 @@ import libcst as cst
 
 from tfmigrate.model import Value, rebinding_loop
 
+from ...facts.nodes import subtree_nodes
+
 # loop_envs' stand-in for a key known only at run time: a pass whose item is not written in the source
 _RUNTIME_KEY = "__tfmigrate_runtime_key__"
 # calls whose result depends on how often they ran: a second evaluation gives another value
 _STATEFUL_FUNCTIONS = {"next", "iter", "input"}
-_STATEFUL_METHODS = {"pop", "popleft", "popitem", "read", "readline", "readlines", "send", "shuffle", "permutation"}
+_STATEFUL_METHODS = {"pop", "popleft", "popitem", "read", "readline", "readlines", "send", "shuffle", "permutation",
+                     "__next__"}
+# what a module-level iterator is made by: any use of it (next, a for, zip, islice) consumes it
+_ITERATOR_MAKERS = {"open", "iter", "reader", "DictReader", "islice", "cycle", "count", "chain", "tee", "zip", "map",
+                    "filter", "enumerate", "reversed"}
 _RANDOM = ("random", "rand", "randn", "randint", "choice", "normal", "uniform", "sample")
 
 
@@ -27,6 +33,9 @@ def _stateful(node: cst.CSTNode, program=None, file=None, depth: int = 0) -> str
     it calls are read too (a helper reading the next line of a handle opened once), a few calls deep."""
     if isinstance(node, cst.FunctionDef) and _declares_global(node):
         return f"{node.name.value} (global/nonlocal state)"
+    held = _module_iterator(node, program, file)
+    if held is not None:
+        return held
     for call in _calls(node):
         if program is not None and depth < 4:
             fn = program.callee(Value(call.func, file), 0)
@@ -45,29 +54,39 @@ def _stateful(node: cst.CSTNode, program=None, file=None, depth: int = 0) -> str
     return None
 
 
+def _module_iterator(node: cst.CSTNode, program, file) -> str | None:
+    """A name `node` reads that holds a module-level iterator (`HANDLE = open(p)`, `IT = iter(x)`, a generator):
+    each evaluation goes on from where the last stopped, however it is consumed."""
+    if program is None:
+        return None
+    for name in (n for n in subtree_nodes(node) if isinstance(n, cst.Name)):
+        parent = file.parent(name)
+        if isinstance(parent, cst.Attribute) and parent.attr is name:
+            continue
+        for b in program.lookup(name.value, name, file):
+            if b.scope.kind != "module" or b.kind != "assign" or b.unpack:
+                continue
+            value = b.value
+            if isinstance(value, cst.GeneratorExp):
+                return name.value
+            func = value.func if isinstance(value, cst.Call) else None
+            called = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+                else None
+            if called in _ITERATOR_MAKERS:
+                return name.value
+            fn = program.callee(Value(func, b.scope.file), 0) if func is not None else None
+            if fn is not None and isinstance(fn.node, cst.FunctionDef) \
+                    and any(isinstance(n, (cst.Yield,)) for n in subtree_nodes(fn.node.body)):
+                return name.value  # a generator function's result
+    return None
+
+
 def _declares_global(fn: cst.FunctionDef) -> bool:
-    found: list = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Global(self, n: cst.Global) -> None:
-            found.append(n)
-
-        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
-            found.append(n)
-
-    fn.visit(_V())
-    return bool(found)
+    return any(isinstance(n, (cst.Global, cst.Nonlocal)) for n in subtree_nodes(fn))
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            found.append(n)
-
-    node.visit(_V())
-    return found
+    return [n for n in subtree_nodes(node) if isinstance(n, cst.Call)]
 
 
 def per_pass_text(reader, value: Value) -> str | None:

@@ -15,6 +15,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.model import FileIndex, Value, code
 
 from ...facts.estimator import CODE
+from ...facts.mutations import changed_in_place
 from ...facts.sites import Site
 from .. import canned
 
@@ -26,6 +27,8 @@ _HEAD_KEYS = {"predictions", "logits", "logistic", "probabilities", "class_ids",
 
 class ForwardFeaturesMixin:
     """Analysis: a forward_features call over a canned Estimator is that Estimator, exporting the features too."""
+
+    forwarders: frozenset = frozenset()  # id() of each converted forward_features call (set per analysis)
 
     def forward_features(self, call: cst.Call, file: FileIndex) -> None:
         args = {("estimator", "keys", "sparse_default_values")[i]: a.value for i, a in enumerate(call.args)
@@ -60,16 +63,28 @@ class ForwardFeaturesMixin:
                                           "also checked in training that each is a dense feature", call))
         self._site_by_call[id(call)] = site
         self.wrappers[id(call)] = (call, file, args["estimator"])
-        self.forwarders = getattr(self, "forwarders", set()) | {id(call)}
+        self.forwarders = self.forwarders | {id(call)}
 
     def _forwarded_keys(self, node, file: FileIndex, what: str, call: cst.Call) -> list[str]:
-        """The keys as strings: a string, or a list / tuple of them, each written or a name assigned one once."""
+        """The keys as strings: a string, or a list / tuple of them (written, or a name assigned one once), each
+        written or a name assigned one once."""
         if node is None or isinstance(node, cst.Name) and node.value == "None":
             raise Blocked(CODE, f"{what} without keys (every feature) is not converted yet: name the keys", call)
+        listed = self.program.resolve(Value(node, file))
+        if isinstance(listed.node, (cst.List, cst.Tuple)) and not listed.ambiguous:
+            # `KEYS = ["id"]` given by name: its items, unless the list the run holds is changed after
+            changed = next((x for b in listed.trail if b.kind == "assign"
+                            for x in [changed_in_place(self.program, b.name)] if x is not None), None)
+            if changed is not None:
+                raise Blocked(CODE, f"{what}: the keys `{code(node)}` are changed in place (`{code(changed)[:40]}`): "
+                                    "write them as one list", changed)
+            node, file, env = listed.node, listed.value.file, listed.value.env
+        else:
+            env = ()
         items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
         keys = []
         for item in items:
-            value = self.program.resolve(Value(item, file)).node
+            value = self.program.resolve(Value(item, file, env)).node
             if not isinstance(value, cst.SimpleString):
                 raise Blocked(CODE, f"{what}: the key `{code(item)}` is not a string tfmigrate can read", item)
             keys.append(value.evaluated_value)
@@ -88,8 +103,7 @@ class ForwardFeaturesMixin:
                 if use.kind not in ("train", "evaluate") and not (use.kind == "train_and_evaluate"
                                                                   and not use.exporters):
                     r = self.program.resolve(Value(use.receiver, use.file))
-                    if id(r.node) not in getattr(self, "forwarders", set()) \
-                            and id(use.receiver) not in getattr(self, "forwarders", set()):
+                    if id(r.node) not in self.forwarders and id(use.receiver) not in self.forwarders:
                         raise Blocked(CODE, f"{use.kind} on `{code(use.receiver)}`, the Estimator without the "
                                             "features tf.contrib.estimator.forward_features adds elsewhere, is not "
                                             "converted: the migrated model exports them everywhere", use.call)

@@ -40,7 +40,7 @@ def message(args: dict, tf) -> str | None:
     assigns = _assignments(train_op, tf)
     if not assigns:
         return None
-    what = "only advances the global step" if all(_step(a) for a in assigns) else \
+    what = "only advances the global step" if all(_step(a, tf) for a in assigns) else \
         "changes variables by assignment"
     export = ("; export_saved_model of it is tf.saved_model.save(module, path, signatures=...) of a tf.function "
               "computing its export_outputs" if args.get("export_outputs") is not None else "")
@@ -51,11 +51,20 @@ def message(args: dict, tf) -> str | None:
             f"tf.train.Checkpoint{export}")
 
 
+def _number(node) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Float, cst.Integer))
+
+
 def _constant(node, tf) -> bool:
-    if isinstance(node, (cst.Float, cst.Integer)):
+    """A number, or tf.constant of one (its dtype=, shape=, name= change no gradient: there is none)."""
+    if _number(node):
         return True
-    return (isinstance(node, cst.Call) and (tf(node.func) or "").endswith("constant") and len(node.args) == 1
-            and isinstance(node.args[0].value, (cst.Float, cst.Integer)))
+    if not (isinstance(node, cst.Call) and (tf(node.func) or "").rsplit(".", 1)[-1] == "constant"):
+        return False
+    value = next((a.value for a in node.args if a.keyword is None or a.keyword.value == "value"), None)
+    return value is not None and _number(value)
 
 
 def _assignments(node, tf) -> list[cst.Call] | None:
@@ -63,13 +72,20 @@ def _assignments(node, tf) -> list[cst.Call] | None:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _ASSIGNS:
         return [node]
     if isinstance(node, cst.Call) and tf(node.func) == "group" and node.args:
-        parts = [_assignments(a.value, tf) for a in node.args if a.keyword is None]
-        if len(parts) == len(node.args) and all(parts):
+        if any(a.keyword is not None or a.star for a in node.args):
+            return None
+        # tf.group(a, b) and tf.group([a, b]) group the same ops
+        ops = [e.value for a in node.args
+               for e in (a.value.elements if isinstance(a.value, (cst.List, cst.Tuple)) else [a])]
+        parts = [_assignments(op, tf) for op in ops]
+        if ops and all(parts):
             return [c for p in parts for c in p]
     return None
 
 
-def _step(call: cst.Call) -> bool:
+def _step(call: cst.Call, tf) -> bool:
     """`step.assign_add(1)` on a name holding the global step (get_global_step / get_or_create_global_step): the
     name alone is not enough to know, so this only words the message."""
-    return "step" in code(call.func.value)
+    # `tf.compat.v1.assign_add(step, 1)`: the variable is the first argument
+    held = call.args[0].value if tf(call.func) and call.args else call.func.value
+    return "step" in code(held)
