@@ -160,14 +160,13 @@ class _Calls(cst.CSTVisitor):
         self.found.append(node)
 
 
-def tensor_test(program, test, file) -> cst.Call | None:
-    """A TensorFlow call in an `if` test (other than tf.config's device queries, Python values): a tensor, whose
-    value exists only when a session or the eager runtime computes it, not a setting the source or flags give."""
+def run_time_test(program, test, file, computed) -> cst.Call | None:
+    """A call in an `if` test that `computed` (the rules' predicate over its qualified name) says computes its value
+    when the program runs (a tensor), not a setting the source or flags give: the engine knows no API itself."""
     calls = _Calls()
     test.visit(calls)
     for call in calls.found:
-        name = program.qualified(call.func, file) or ""
-        if name.startswith("tensorflow.") and not name.startswith("tensorflow.config."):
+        if computed(program.qualified(call.func, file) or ""):
             return call
     return None
 
@@ -193,14 +192,14 @@ def select(program, found, at, file, env):
     return current
 
 
-def choice(program, found, at, file, env) -> tuple[cst.IfExp, tuple] | None:
+def choice(program, found, at, file, env, computed) -> tuple[cst.IfExp, tuple] | None:
     """`A if c else B` (made of the program's own nodes, in `file`) for what `found` holds after its if-chains,
     and the bindings it reads; None when `found` is not that shape or a test or value would need parentheses."""
     shaped = _groups(found, at, file)
     if shaped is None:
         return None
     base, groups = shaped
-    if any(tensor_test(program, a.test, file) for _, arms in groups for a in arms if a.test is not None):
+    if any(run_time_test(program, a.test, file, computed) for _, arms in groups for a in arms if a.test is not None):
         return None
     groups = [(top, _reaching(arms)) for top, arms in groups]
     if not all(arms for _, arms in groups):
@@ -249,9 +248,9 @@ def _ends(arm: Arm) -> bool:
         code(small.value.func) in ("sys.exit", "exit", "quit", "os._exit")
 
 
-def why_not(program, found, at, file) -> tuple[str, cst.CSTNode] | None:
+def why_not(program, found, at, file, computed) -> tuple[str, cst.CSTNode] | None:
     """Why the assignments `found` are not one choice, when the reason is a construct to name: ("loop", the loop an
-    assignment is in) or ("tensor", the TensorFlow call an `if` tests); None otherwise."""
+    assignment is in) or ("tensor", the call an `if` tests that `computed` says is a run-time value); None otherwise."""
     for b in found:
         node = file.parent(b.statement) if b.scope.file is file else None
         while node is not None and node is not b.scope.node:
@@ -261,7 +260,7 @@ def why_not(program, found, at, file) -> tuple[str, cst.CSTNode] | None:
     shaped = _groups(found, at, file)
     for _, arms in (shaped[1] if shaped else ()):
         for arm in arms:
-            call = tensor_test(program, arm.test, file) if arm.test is not None else None
+            call = run_time_test(program, arm.test, file, computed) if arm.test is not None else None
             if call is not None:
                 return "tensor", call
     return None

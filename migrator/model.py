@@ -676,9 +676,10 @@ class Program:
         """Follow a value to the expression that produces it."""
         return self._resolve(value, (), depth)
 
-    def resolve_choice(self, value: Value, depth: int = 0) -> Resolved:
+    def resolve_choice(self, value: Value, computed, depth: int = 0) -> Resolved:
         """resolve(), and a name assigned in the branches of an if/elif/else followed to the conditional expression
-        `A if c else B` they amount to (migrator/choices.py), for readers that convert that expression."""
+        `A if c else B` they amount to (migrator/choices.py), for readers that convert that expression; `computed`
+        tells the calls whose value only exists at run time (no choice is read through a test on one)."""
         self._choosing += 1
         try:
             r = self._resolve(value, (), depth)
@@ -686,7 +687,7 @@ class Program:
             self._choosing -= 1
         if not r.ambiguous or not isinstance(r.node, cst.Name):
             return self.resolve(value, depth) if r.ambiguous else r
-        found = choices.choice(self, list(r.ambiguous), r.node, r.value.file, r.value.env)
+        found = choices.choice(self, list(r.ambiguous), r.node, r.value.file, r.value.env, computed)
         if found is None:
             return self.resolve(value, depth)  # (a test the source tells may still pick one branch)
         node, used = found

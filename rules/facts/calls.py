@@ -70,3 +70,9 @@ def is_literal(node, *values) -> bool:
 # on the text itself; each piece is what `code()` of the parsed node would give (its text without the spaces around
 # it). Any shape this cannot vouch for raises _Unsure and wrap_call parses it instead; tests/rewrite/test_wrap_text.py
 # compares both on every wrapped text of the fixtures and on hand-written shapes.
+
+
+def computes_tensor(name: str) -> bool:
+    """A TensorFlow call whose value exists only when a session or the eager runtime computes it (a tensor), not a
+    setting the source or flags give; tf.config's device queries are Python values (the engine's choices ask)."""
+    return name.startswith("tensorflow.") and not name.startswith("tensorflow.config.")

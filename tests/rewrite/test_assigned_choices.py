@@ -9,6 +9,7 @@ import libcst as cst
 
 from _helpers import blocked, converted
 from tfmigrate.model import FileIndex, Program, Value, code
+from tfmigrate.rules.facts.calls import computes_tensor
 
 
 HEAD = '''\
@@ -146,8 +147,8 @@ def test_a_read_inside_the_if_itself_is_not_the_choice():
         use(x)
     ''')
     inside, after = [n for n in index.loads["x"]]
-    assert code(program.resolve_choice(Value(inside, index)).node) == "2"
-    assert code(program.resolve_choice(Value(after, index)).node) == "1 if flag else 2"
+    assert code(program.resolve_choice(Value(inside, index), computes_tensor).node) == "2"
+    assert code(program.resolve_choice(Value(after, index), computes_tensor).node) == "1 if flag else 2"
 
 
 def test_a_branch_without_an_assignment_and_no_earlier_value_is_not_a_choice():
@@ -158,7 +159,7 @@ def test_a_branch_without_an_assignment_and_no_earlier_value_is_not_a_choice():
             x = 2
         use(x)
     ''')
-    r = program.resolve_choice(Value(index.loads["x"][0], index))
+    r = program.resolve_choice(Value(index.loads["x"][0], index), computes_tensor)
     assert r.ambiguous  # x may be unbound: nothing to choose
 
 
@@ -243,7 +244,7 @@ def test_a_branch_that_assigns_twice_holds_its_later_value():
             x = other
         use(x)
     ''')
-    r = program.resolve_choice(Value(index.loads["x"][-1], index))
+    r = program.resolve_choice(Value(index.loads["x"][-1], index), computes_tensor)
     assert code(r.node) == "x.replace(a=1) if flag else other"
 
 
@@ -263,3 +264,18 @@ def main(args):
     assert messages == ["train_distribute: `strategy` is chosen by an if/else where the Estimator cannot see it (a "
                         "helper's local); choose the strategy where the Estimator is built, or return it with the "
                         "config"], messages
+
+
+def test_the_rules_predicate_decides_which_tested_calls_are_run_time_values():
+    # the engine (migrator/choices.py) names no API: the caller's predicate says a test's call is a tensor
+    program, index = _index('''
+        import mylib
+        if mylib.compute():
+            x = 1
+        else:
+            x = 2
+        use(x)
+    ''')
+    read = Value(index.loads["x"][-1], index)
+    assert code(program.resolve_choice(read, lambda name: False).node) == "1 if mylib.compute() else 2"
+    assert program.resolve_choice(read, lambda name: name.startswith("mylib.")).ambiguous

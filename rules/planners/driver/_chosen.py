@@ -15,6 +15,7 @@ from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import Edits
 from tfmigrate.model import Resolved, Value, code
 
+from ...facts.calls import computes_tensor
 from ...facts.sites import Site, Use
 from ...facts.estimator import CODE
 
@@ -25,7 +26,8 @@ def chosen_sites(analysis, r: Resolved) -> list[Site] | None:
     if not r.ambiguous:
         returned = returned_sites(analysis, r)
         return returned or None
-    chosen = choices.choice(analysis.program, list(r.ambiguous), r.node, r.value.file, r.value.env)
+    chosen = choices.choice(analysis.program, list(r.ambiguous), r.node, r.value.file, r.value.env,
+                            computes_tensor)
     if chosen is None:
         return None
     sites = [analysis.site_of(Value(b.value, b.scope.file)) for b in chosen[1]]

@@ -9,7 +9,7 @@ from tfmigrate.model import Binding, FileIndex, FunctionRef, Value, code
 
 from .. import strategy as strategies
 from .. import tpu as tpu_rules
-from ...facts.calls import is_literal
+from ...facts.calls import computes_tensor, is_literal
 from ...facts.sites import CODE_KIND, Site, bind_values
 from ...facts.estimator import ESTIMATOR_ARGS, WARM_START_ARGS, CODE
 from ._object_method import message as object_method_message
@@ -258,7 +258,7 @@ class EstimatorMixin:
 
     def warm_start(self, value: Value) -> tuple[dict[str, Value], list]:
         """Estimator(warm_start_from=path | WarmStartSettings(...)): what the generated loader needs."""
-        r = self.program.resolve_choice(value)  # set in an if/else's branches: as `A if c else B`
+        r = self.program.resolve_choice(value, computes_tensor)  # set in an if/else's branches: as `A if c else B`
         node = r.node
         if r.ambiguous:
             raise Blocked(CODE, f"warm_start_from `{code(value.node)[:40]}`: {self.why(r, 'warm start')}", value.node)

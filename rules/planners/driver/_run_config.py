@@ -9,7 +9,7 @@ from tfmigrate.model import FileIndex, Value, code
 
 from .. import strategy as strategies
 from .. import tpu as tpu_rules
-from ...facts.calls import is_literal
+from ...facts.calls import computes_tensor, is_literal
 from ...facts.sites import CODE_KIND, Site, bind_values
 from ...facts.estimator import RUN_CONFIG_ARGS, RUN_CONFIG_DROPPED, CODE
 from ._values import Choice
@@ -55,7 +55,7 @@ class RunConfigMixin:
 
     def config_values(self, value: Value, trail: list, tpu=None) -> dict[str, Value]:
         """RunConfig keyword values, through names, helpers and `.replace(...)` chains."""
-        r = self.program.resolve_choice(value)  # a config set in an if/else's branches: as `A if c else B`
+        r = self.program.resolve_choice(value, computes_tensor)  # a config set in an if/else's branches: as `A if c else B`
         node, file = r.node, r.value.file
         trail.extend(b for b in r.trail if b.kind in ("assign", "def"))
         if isinstance(file.parent(node), cst.Arg):  # `make_estimator(d, tf.estimator.RunConfig(...))`
@@ -116,7 +116,7 @@ class RunConfigMixin:
         if node is None:
             plan_node, original = None, strategies.original_kinds(None, tf_of)
         else:
-            r = self.program.resolve_choice(node)
+            r = self.program.resolve_choice(node, computes_tensor)
             tf_of = (lambda n, f=r.value.file: self.tf(n, f))
             plan_node = r.node
             if r.ambiguous:

@@ -7,7 +7,7 @@ import libcst as cst
 from tfmigrate import choices
 from tfmigrate.model import Resolved, Value, code
 
-from ...facts.calls import is_literal
+from ...facts.calls import computes_tensor, is_literal
 from ...facts.sites import Site
 
 
@@ -24,7 +24,7 @@ class WhyMixin:
         if r.ambiguous:
             lines = ", ".join(str(self.line(b.statement, b.scope.file)) for b in r.ambiguous)
             name = r.ambiguous[0].name
-            reason = choices.why_not(self.program, list(r.ambiguous), r.node, r.value.file)
+            reason = choices.why_not(self.program, list(r.ambiguous), r.node, r.value.file, computes_tensor)
             if reason is not None:  # a construct no conditional expression stands for: named, with its line
                 kind, node = reason
                 line = self.line(node, r.value.file)
@@ -34,7 +34,8 @@ class WhyMixin:
                 return (f"`{name}` can hold different values here (assigned at lines {lines}): the `if` at line {line} "
                         f"tests `{_short(node)}`, a tensor whose value only the running graph knows; choose "
                         f"{what} by a flag or a setting of the program")
-            chosen = choices.choice(self.program, list(r.ambiguous), r.node, r.value.file, r.value.env)
+            chosen = choices.choice(self.program, list(r.ambiguous), r.node, r.value.file, r.value.env,
+                                    computes_tensor)
             if chosen is not None and what not in _CONVERTED_CHOICES:
                 # the if/else is read, but this reader converts one value only (an Estimator, a hook list)
                 test = chosen[0].test
