@@ -25,3 +25,16 @@ def test_private_names_contract_sees_both_spellings(tmp_path):
                  "x = program._emit(1)\ny = os._exit\nz = program.__name__\nw = engine._read\n")
     # the project's own modules only: a third-party private is not an architecture question
     assert violations(str(f)) == [(1, "from .driver import _deletable"), (6, "program._emit"), (9, "engine._read")]
+
+
+def test_the_engine_names_no_tensorflow_api():
+    # migrator/ is the engine: which calls mean what in TensorFlow is the rules' knowledge (passed in as predicates)
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "migrator").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    node.value.startswith(("tensorflow.", "tensorflow_estimator", "tf.")):
+                found.append(f"{path.name}:{node.lineno}: {node.value!r}")
+    assert found == []
