@@ -108,6 +108,21 @@ def test_a_decay_in_a_wide_and_deep_optimizer_reads_the_shared_step(part):
     assert "self.linear_optimizer.iterations.assign(self.iterations)" in step
 
 
+def test_a_v1_wide_and_deep_with_tf1_optimizer_decays_reads_the_shared_step():
+    # the v1 model_fn adds 1 to the global step after both parts' minimize(): both decays read the step before it
+    src = WIDE_DEEP.replace("tf.estimator.DNNLinearCombinedClassifier",
+                            "tf.compat.v1.estimator.DNNLinearCombinedClassifier").replace(
+        "dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer=lambda: tf.compat.v1.train."
+        f"GradientDescentOptimizer(tf.compat.v1.train.polynomial_decay(0.1, {STEP}, 10)),\n        linear_optimizer="
+        f"lambda: tf.compat.v1.train.FtrlOptimizer(tf.compat.v1.train.exponential_decay(0.1, {STEP}, 10, 0.5)),")
+    build = " ".join(section(converted(src), "def build_dnn_linear_combined_classifier", "def main").split())
+    build = build.replace("( ", "(").replace(", )", ")")  # the formatter's trailing commas
+    assert "optimizer=WideDeepGlobalStep(keras.optimizers.SGD(learning_rate=keras.optimizers.schedules." \
+           "PolynomialDecay(" in build, build
+    assert "TF1Ftrl(learning_rate=keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1, " \
+           "decay_steps=10, decay_rate=0.5))" in build, build
+
+
 def test_a_wide_and_deep_without_a_decay_keeps_its_optimizer():
     text = converted(WIDE_DEEP)
     assert "WideDeepGlobalStep" not in text and "optimizer=WideDeepOptimizer(" in text
