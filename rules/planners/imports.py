@@ -47,7 +47,7 @@ from tfmigrate.diagnostics import Blocked
 
 from ..facts import tf1_calls
 from ..facts.tf1_calls import NO_VARIABLES
-from . import tf1_program
+from . import premade_models, tf1_program
 from ..facts.tfnames import normalise, upgrade_call, v1_names
 
 CODE = "TFM001"
@@ -326,7 +326,7 @@ class LeftoverNames(Transformer):
             return Blocked(CODE, f"tf.{path} is converted where it is called (its TF2 call, "
                                  f"tf.{tf1_calls.tf2_path(path)}(...), is built from the call's arguments); named here "
                                  "without a call, it is not: call it where it is named", original)
-        why = v1_names().why_not(path)
+        why = v1_names().why_not(path) or premade_models.why(path)
         return Blocked(CODE, why or f"tf.{path} has no same-meaning TF2 name known to tfmigrate", original)
 
     def _quiet_new(self, module: cst.Module) -> None:

@@ -91,10 +91,47 @@ def test_a_decay_in_another_argument_of_a_callable_blocks():
 
 
 @pytest.mark.parametrize("part", ["dnn", "linear"])
-def test_a_decay_in_a_wide_and_deep_optimizer_blocks(part):
-    # WideDeepOptimizer's two optimizers do not count the global step their schedules would read
+def test_a_decay_in_a_wide_and_deep_optimizer_reads_the_shared_step(part):
+    # TF1: both parts' decays read the one global step (once per training step) → WideDeepGlobalStep gives both
+    # parts' schedules the combined optimizer's iterations (fixture canned_wide_deep_decay)
     decay = f"tf.compat.v1.train.exponential_decay(0.1, {STEP}, 10, 0.9)"
     src = WIDE_DEEP.replace("dnn_hidden_units=[8],", f"dnn_hidden_units=[8],\n        {part}_optimizer=lambda: "
                                                      f"tf.keras.optimizers.legacy.SGD(learning_rate={decay}),")
+    text = converted(src)
+    build = " ".join(section(text, "def build_dnn_linear_combined_classifier", "def main").split())
+    build = build.replace("( ", "(").replace(", )", ")")  # the formatter's trailing commas
+    assert "optimizer=WideDeepGlobalStep(" in build, build
+    assert "keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1, decay_steps=10, " \
+           "decay_rate=0.9" in build, build
+    step = section(text, "class WideDeepGlobalStep(WideDeepOptimizer):", "    return super().apply")
+    assert "self.dnn_optimizer.iterations.assign(self.iterations)" in step
+    assert "self.linear_optimizer.iterations.assign(self.iterations)" in step
+
+
+def test_a_v1_wide_and_deep_with_tf1_optimizer_decays_reads_the_shared_step():
+    # the v1 model_fn adds 1 to the global step after both parts' minimize(): both decays read the step before it
+    src = WIDE_DEEP.replace("tf.estimator.DNNLinearCombinedClassifier",
+                            "tf.compat.v1.estimator.DNNLinearCombinedClassifier").replace(
+        "dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        dnn_optimizer=lambda: tf.compat.v1.train."
+        f"GradientDescentOptimizer(tf.compat.v1.train.polynomial_decay(0.1, {STEP}, 10)),\n        linear_optimizer="
+        f"lambda: tf.compat.v1.train.FtrlOptimizer(tf.compat.v1.train.exponential_decay(0.1, {STEP}, 10, 0.5)),")
+    build = " ".join(section(converted(src), "def build_dnn_linear_combined_classifier", "def main").split())
+    build = build.replace("( ", "(").replace(", )", ")")  # the formatter's trailing commas
+    assert "optimizer=WideDeepGlobalStep(keras.optimizers.SGD(learning_rate=keras.optimizers.schedules." \
+           "PolynomialDecay(" in build, build
+    assert "TF1Ftrl(learning_rate=keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1, " \
+           "decay_steps=10, decay_rate=0.5))" in build, build
+
+
+def test_a_wide_and_deep_without_a_decay_keeps_its_optimizer():
+    text = converted(WIDE_DEEP)
+    assert "WideDeepGlobalStep" not in text and "optimizer=WideDeepOptimizer(" in text
+
+
+def test_a_wide_and_deep_with_a_decay_in_an_optimizer_object_still_blocks():
+    # built outside the model_fn: not bound to the Estimator's global step (as for one optimizer)
+    src = WIDE_DEEP.replace("dnn_hidden_units=[8],", "dnn_hidden_units=[8],\n        linear_optimizer="
+                            "tf.keras.optimizers.legacy.Ftrl(learning_rate=tf.compat.v1.train.exponential_decay("
+                            f"0.1, {STEP}, 10, 0.9)),")
     [d] = [d for d in blocked(src).diagnostics if d.code == "TFM620"]
-    assert f"{part}_optimizer: a learning-rate decay in a DNNLinearCombined" in d.message, d.message
+    assert "built outside the model_fn" in d.message, d.message

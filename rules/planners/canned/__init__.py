@@ -97,7 +97,10 @@ TF 2.15 runs):
   which its bias correction reads, so a generated `WideDeepSteps` sets it to the steps taken before each update;
   fixture canned_wide_deep_legacy_adam: 200/200 steps equivalent, 122 bit-equal, max 2e-7 relative, as the same
   model with legacy Adagrad (135/200); without the step count kept not equivalent from step 2; canned_wide_deep_legacy_adam_mwms, the same on
-  two workers (custom loop): 52/60 and 48/60 bit-equal; other optimizers with per-step state like TF1's Adam block there). One column list empty (`[]`, `()`, `list()`, `tuple()`) or None: TF 2.15
+  two workers (custom loop): 52/60 and 48/60 bit-equal; other optimizers with per-step state like TF1's Adam block there;
+  a decay on the global step in either optimizer callable: Keras schedules that a generated `WideDeepGlobalStep`
+  gives the shared step before each update, as both TF1 decays read the one global step; fixtures
+  canned_wide_deep_decay(_v1, _mwms)). One column list empty (`[]`, `()`, `list()`, `tuple()`) or None: TF 2.15
   built no such part (`dnn_logits` / `linear_logits` None) and trained the other alone with its own optimizer at
   the combined defaults (a TFM620 note names the unused arguments); fixture canned_wide_only
   (dnn_feature_columns=[], 100/100 steps, 97 bit-equal). Both empty: TF1's ValueError, blocked.

@@ -71,11 +71,6 @@ class OptimizersMixin:
                                         "depends on columns known only at run time; pass the optimizer object", at)
                 plan = self.optimizer(value, part, v1, len(columns) if unread is None else None, rate=rate,
                                       default=default)
-                if "keras.optimizers.schedules." in plan.ctor:
-                    # the decay read the global step; WideDeepOptimizer's parts count no iterations of their own
-                    raise Blocked(CODE, f"{part}_optimizer: a learning-rate decay in a DNNLinearCombined estimator's "
-                                        "optimizer is not converted yet (its two optimizers' step counts are not "
-                                        "tied to the global step in the generated WideDeepOptimizer)", at)
                 if unread is None:
                     self.column_notes.extend(fcols.check_optimizer(plan.ctor, part, columns, at))
                 # the DNN's legacy Adam counts the global step (its `iterations`, WideDeepSteps keeps it); the
@@ -99,6 +94,11 @@ class OptimizersMixin:
             return optimizers.OptimizerPlan(plans[0].ctor, notes=notes), support
         ctor = (f"WideDeepOptimizer({plans[0].ctor}, {plans[1].ctor}, "
                 "lambda: __tfmigrate_model__.linear_model.trainable_variables)")
+        if any("keras.optimizers.schedules." in p.ctor for p in plans):
+            # both decays read TF1's one global step (once per training step): WideDeepGlobalStep gives it to both
+            return (optimizers.OptimizerPlan(ctor.replace("WideDeepOptimizer(", "WideDeepGlobalStep(", 1),
+                                             notes=notes),
+                    [*support, shared(generated(WIDE_DEEP_OPTIMIZER)), shared(generated(WIDE_DEEP_GLOBAL_STEP))])
         if plans[0].ctor.startswith("LegacyKerasAdam("):  # its update reads the step count
             return (optimizers.OptimizerPlan(ctor.replace("WideDeepOptimizer(", "WideDeepSteps(", 1), notes=notes),
                     [*support, shared(generated(WIDE_DEEP_OPTIMIZER)), shared(generated(WIDE_DEEP_STEPS))])
@@ -344,5 +344,18 @@ class WideDeepSteps(WideDeepOptimizer):
 
     def apply(self, grads, trainable_variables=None):
         self.dnn_optimizer.iterations.assign(self.iterations)
+        return super().apply(grads, trainable_variables)
+'''
+
+
+WIDE_DEEP_GLOBAL_STEP = '''
+class WideDeepGlobalStep(WideDeepOptimizer):
+    """WideDeepOptimizer whose two optimizers read the step count (a learning-rate schedule, the DNN's legacy
+    Adam): in the Estimator both read the one global step, which advanced once per training step after both
+    updates, so before each update both are set to the steps this optimizer has taken."""
+
+    def apply(self, grads, trainable_variables=None):
+        self.dnn_optimizer.iterations.assign(self.iterations)
+        self.linear_optimizer.iterations.assign(self.iterations)
         return super().apply(grads, trainable_variables)
 '''

@@ -19,7 +19,7 @@ SUPPORT_NAMES = ("numeric_input", "bucketized_input", "indicator_input", "Linear
 
 
 _OPTIMIZER_NAMES = ("TF1Ftrl", "LegacyAdagrad", "LegacyKerasAdam", "LegacyRMSprop", "WideDeepOptimizer", "TF1Adam",
-                   "TF1Momentum", "WideDeepSteps", "TF1ProximalAdagrad")
+                   "TF1Momentum", "WideDeepSteps", "TF1ProximalAdagrad", "WideDeepGlobalStep")
 
 
 _PS_NAMES = ("parameter_server_strategy", "VARIABLE_PARTITIONER", "ps_task_count")  # generated under parameter servers
