@@ -135,6 +135,18 @@ class RunConfigMixin:
             binding = r.trail[-1] if r.trail and r.trail[-1].kind == "assign" and not r.trail[-1].unpack else None
             if binding is not None and binding.value is plan_node and isinstance(node.node, cst.Name):
                 site.strategy_value, site.strategy_binding = node, binding
+            elif site.strategy_value is None and self.options.strategy == "keep":
+                # converted where the Estimator is built (a builder the config is handed to): the names it reads
+                # (`MWMS() if multi_worker else None` in main) must mean the same there
+                why: list = []
+                if self.program.render(Value(plan_node, r.value.file, r.value.env), site.call, site.file, why) is None:
+                    name = why[0].value if why else code(plan_node)
+                    raise Blocked(strategies.CODE, f"train_distribute `{code(plan_node)[:60]}` uses `{name}`, which "
+                                                   "the converted code would read where the Estimator is built "
+                                                   f"(line {self.line(site.call, site.file)}), where `{name}` does "
+                                                   "not hold the same value (a local of another function, or bound "
+                                                   "again): pass the value explicitly or choose the strategy where "
+                                                   "the Estimator is built", node.node)
         site.original_kinds = original
         if self.options.strategy != "keep":
             site.strategy = strategies.from_option(self.options.strategy)
