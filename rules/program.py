@@ -1356,6 +1356,13 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
                                                           "categorical_column_with_vocabulary_file) is not converted "
                                                           "in a model_fn: use a vocabulary_list", call)
                         others.append(column)  # the generated TF1InputLayer reads it (model_fn/_input_layer_columns)
+        embedded = next((c for c in others if c.embedding is not None), None)
+        if embedded is not None and any(site.strategy.kinds != {"default"} for site in sites):
+            # the words "other columns are not converted in a model_fn yet" let auto try the shim (shim._FOR)
+            raise Blocked(variables.CODE, f"input_layer over the embedding column '{embedded.name}' under a "
+                                          "distribution strategy: its sparse gradients across replicas are verified "
+                                          "for canned estimators only; other columns are not converted in a model_fn "
+                                          "yet under a strategy", calls[0])
     except Blocked as blocked:
         return blocked
     return others or True

@@ -75,3 +75,14 @@ def test_input_layer_over_a_weighted_column_blocks_naming_it():
     result = blocked(program(forward=FORWARD, extra=columns, estimator=ESTIMATOR), style="native")
     assert any("weighted_categorical_column" in d.message for d in result.diagnostics), \
         [d.format() for d in result.diagnostics]
+
+
+def test_input_layer_over_an_embedding_under_a_strategy_is_not_converted_natively():
+    """Sparse gradients across replicas are verified for canned estimators only: natively it blocks (auto tries the
+    model-mapping shim, as before issue 27)."""
+    run_config = ('config = tf.estimator.RunConfig(model_dir="/tmp/tfm-test", '
+                  'train_distribute=tf.distribute.MirroredStrategy())')
+    result = blocked(program(forward=FORWARD, extra=COLUMNS, estimator=ESTIMATOR, run_config=run_config),
+                     style="native")
+    assert any("embedding column 'shop_embedding' under a distribution strategy" in d.message
+               for d in result.diagnostics), [d.format() for d in result.diagnostics]
