@@ -62,6 +62,8 @@ def test_input_layer_optimizer_over_embedding_tables_is_checked():
     ('with tf.compat.v1.variable_scope("inputs"):\n'
      '    net = tf.compat.v1.feature_column.input_layer(features, params["feature_columns"])\n'
      'logits = tf.compat.v1.layers.dense(net, 1)\n', "inside a variable_scope"),
+    (FORWARD.replace('params["feature_columns"])', 'params["feature_columns"], trainable=False)'),
+     "input_layer(trainable=...) other than True"),
 ])
 def test_input_layer_whose_variables_tf1_named_otherwise_blocks(forward, words):
     result = blocked(program(forward=forward, extra=COLUMNS, estimator=ESTIMATOR), style="native")

@@ -63,16 +63,18 @@ class InputLayerMixin:
         the generated TF1InputLayer attribute `input_layer`, read on the same column objects at run time. TF1 named
         the variables of one call `input_layer/...`; a second call (`input_layer_1`), one inside a variable_scope or
         a loop would be named otherwise: blocked."""
-        why = ("a second input_layer call" if ATTRIBUTE in self.attrs() else
-               "an input_layer call inside a variable_scope" if self.scope_depth else
-               "an input_layer call inside a loop or a static `if`" if self.loop is not None else None)
+        naming = " (TF1 named its variables otherwise than input_layer/<column>/...)"
+        why = ("a second input_layer call" + naming if ATTRIBUTE in self.attrs() else
+               "an input_layer call inside a variable_scope" + naming if self.scope_depth else
+               "an input_layer call inside a loop or a static `if`" + naming if self.loop is not None else None)
+        if "trainable" in args and not (isinstance(args["trainable"], cst.Name) and args["trainable"].value == "True"):
+            why = why or "input_layer(trainable=...) other than True (TF1 then froze the embedding tables)"
         taken = sorted({LAYER_CLASS, "EmbeddingColumn", "indicator_of", "sparse_input"} & set(self.module_names))
         if taken:
             raise Blocked(variables.CODE, f"`{taken[0]}` is taken in this module; the converted input_layer needs the "
                                           "name", call)
         if why is not None:
-            raise Blocked(variables.CODE, f"{why} over embedding / indicator columns is not converted (its "
-                                          "variables would not be named input_layer/<column>/...)", call)
+            raise Blocked(variables.CODE, f"{why} over embedding / indicator columns is not converted", call)
         self.layers.append((ATTRIBUTE, f"{LAYER_CLASS}()"))
         for part in layer_support():
             if part not in self.support:
