@@ -1307,7 +1307,9 @@ def _logged_names(plan: model_fn.ModelPlan, sites: list) -> model_fn.ModelPlan:
 def _input_layer_verdict(fn, sites: list, names: TFNames, context):
     """`tf.compat.v1.feature_column.input_layer(features, columns)` in the model_fn: True when the program model reads
     every column, for every Estimator using this model_fn, as a numeric_column (no variables: model_fn.py converts
-    the call), else the Blocked saying which column is not; False when the model_fn has no input_layer call.
+    the call), the list of the other columns when it reads them all as columns the canned conversion computes
+    (embedding, indicator, bucketized: model_fn/_input_layer_columns.py), else the Blocked saying which column is
+    not; False when the model_fn has no input_layer call.
     The columns are followed through the model_fn's own names, `params["key"]` (the Estimator's params dict at each
     site) and the program model (module constants, helpers, lists built by loops, keys known at run time)."""
     from tfmigrate.model import Value
@@ -1324,6 +1326,7 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
                 if isinstance(t.target, cst.Name):
                     assigned.setdefault(t.target.value, []).append(small.value)
     analysis = analysis_for(context)
+    others = []  # columns with embeddings or one-hots
     try:
         for call in calls:
             args = model_fn.bind(call, model_fn.INPUT_LAYER_ARGS, "input_layer", variables.CODE)
@@ -1348,13 +1351,21 @@ def _input_layer_verdict(fn, sites: list, names: TFNames, context):
                 for column in reader.columns(value):
                     if (column.boundaries is not None or column.vocabulary is not None or column.categorical is not None
                             or column.embedding is not None):
-                        raise Blocked(variables.CODE, f"input_layer over the column '{column.name}': converted when "
-                                                      "every column is a numeric_column (the input layer then makes "
-                                                      "no variables); other columns are not converted in a model_fn "
-                                                      "yet", call)
+                        if column.categorical is not None and "vocabulary_file" in column.categorical.parts:
+                            raise Blocked(variables.CODE, f"input_layer over the column '{column.name}' (over "
+                                                          "categorical_column_with_vocabulary_file) is not converted "
+                                                          "in a model_fn: use a vocabulary_list", call)
+                        others.append(column)  # the generated TF1InputLayer reads it (model_fn/_input_layer_columns)
+        embedded = next((c for c in others if c.embedding is not None), None)
+        if embedded is not None and any(site.strategy.kinds != {"default"} for site in sites):
+            # the words "other columns are not converted in a model_fn yet" let auto try the shim (shim._FOR)
+            raise Blocked(variables.CODE, f"input_layer over the embedding column '{embedded.name}' under a "
+                                          "distribution strategy: its sparse gradients across replicas are verified "
+                                          "for canned estimators only; other columns are not converted in a model_fn "
+                                          "yet under a strategy", calls[0])
     except Blocked as blocked:
         return blocked
-    return True
+    return others or True
 
 
 def _params_entry(site, key: str, analysis, shown):

@@ -72,7 +72,6 @@ program.main()
 @pytest.mark.equivalence
 @pytest.mark.parametrize("case, key, post", [
     ("shim_mode_branch", "y", ""),  # batch norm's moving averages, get_variable weights under a scope
-    ("shim_input_layer", "probability", "sigmoid"),  # input_layer's embedding weights
     ("shim_batch_norm", "y", ""),
     ("shim_conv_net", "probability", "sigmoid"),  # a conv tower's variables under a scope built twice (reuse=True)
 ])

@@ -902,14 +902,10 @@ def test_numeric_columns_input_is_tf1s_input_layer_arithmetic():
 
 
 @pytest.mark.parametrize("columns, estimator, words", [
-    ('params["feature_columns"]',
-     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.embedding_column('
-                                      'tf.feature_column.categorical_column_with_identity("x", 3), 2)]'),
-     "the column 'x_embedding'"),
-    ('params["feature_columns"]',
-     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.bucketized_column('
-                                      'tf.feature_column.numeric_column("x"), [0.5])]'),
-     "the column 'x_bucketized'"),
+    ('params["feature_columns"]',  # embedding columns convert (test_model_fn_input_layer.py); this vocabulary not
+     PARAMS_ESTIMATOR.replace("COLS", '[tf.feature_column.embedding_column(tf.feature_column.'
+                                      'categorical_column_with_vocabulary_file("x", "v.txt", 3), 2)]'),
+     "the column 'x_embedding' (over categorical_column_with_vocabulary_file)"),
     ('params["feature_columns"]', PARAMS_ESTIMATOR.replace('{"feature_columns": COLS}',
                                                            'dict(feature_columns=[tf.feature_column.numeric_column("x")])'),
      "not a dict tfmigrate can read"),

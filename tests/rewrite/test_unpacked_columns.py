@@ -29,14 +29,18 @@ def test_numeric_columns_unpacked_from_a_module_list_convert():
     assert "net = numeric_columns_input(features, columns)" in text
 
 
-def test_categorical_columns_unpacked_convert_through_the_shim():
-    # the census shape: an indicator column over an unpacked name; input_layer over it makes variables, so the
-    # model_fn's forward pass runs as written under TF's model-mapping shim, the unpack with it
+def test_categorical_columns_unpacked_convert_through_the_tf1_input_layer_or_the_shim():
+    # the census shape: an indicator column over an unpacked name: natively the generated TF1InputLayer reads the
+    # columns the unpack names (issue 27); under --style shim the forward pass runs as written, the unpack with it
     extra = COLUMNS.replace('tf.feature_column.numeric_column("y")',
                             'tf.feature_column.categorical_column_with_vocabulary_list("y", ["a", "b"])')
     forward = FORWARD.replace("columns = [y_column, x_column]",
                               "columns = [tf.feature_column.indicator_column(y_column), x_column]")
     text = converted(program(extra=extra, forward=forward))
+    assert "track_tf1_style_variables" not in text
+    assert "self.input_layer.read(features, columns)" in text
+    assert "        (x_column, y_column) = INPUT_COLUMNS\n" in text
+    text = converted(program(extra=extra, forward=forward), style="shim")
     assert "track_tf1_style_variables" in text
     assert "            (x_column, y_column) = INPUT_COLUMNS\n" in text
 

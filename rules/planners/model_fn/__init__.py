@@ -61,7 +61,12 @@ Forward pass → `call()`, statements kept as written (comments included):
   params dict, lists built by loops or helpers; rules/program.py): no variables, so it becomes the generated
   `numeric_columns_input(features, columns)`, TF1's input-layer arithmetic on the same column objects at run time
   (name order, rank-1 values get a last axis, normalizer_fn, float32, flattened, concatenated;
-  fixtures/input_layer_params: 200/200 steps bit-equal). Other columns (embedding, bucketized, indicator, …) block.
+  fixtures/input_layer_params: 200/200 steps bit-equal). Over embedding, indicator and bucketized columns (of
+  vocabulary-list, hash-bucket, identity, bucketized and crossed categorical columns) it becomes the generated
+  `TF1InputLayer` attribute `input_layer` (_input_layer_columns.py: the canned conversion's exact column code,
+  embedding weights named `input_layer/<column>_embedding/embedding_weights`; the optimizer checked as for canned
+  embeddings; fixtures/model_fn_input_layer 120/120 steps bit-equal). A second call, one in a variable_scope or a
+  loop, vocabulary files and the columns the canned conversion blocks block, naming the column.
 - `tf.identity(x, name=...)` is kept. What the Estimator did with `tf.compat.v1.summary.scalar(tag, tensor)` in the
   model_fn (measured on TF 2.15): its summary hook wrote each summary and its own `loss` summary, on the chief only,
   to model_dir's events file at the run's first global step and every N after it (1, 1+N, 1+2N, ... on a fresh

@@ -55,7 +55,8 @@ class _Forward(Transformer):
             return interp.functional_layer(kind, ctor_args, call, original, target)
         if interp.tf(original) == "nn.embedding_lookup":
             return interp.embedding_lookup(updated)
-        if interp.tf(original) == INPUT_LAYER and interp.input_layers is True:
+        if interp.tf(original) == INPUT_LAYER and (interp.input_layers is True
+                                                   or isinstance(interp.input_layers, list)):
             return interp.input_layer(updated)
         func = updated.func
         if isinstance(func, cst.Name) and func.value in interp.keras_models:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tfmigrate.diagnostics import Blocked
 from tfmigrate.edits import shared
 
 from ...emit.wrap import generated
 from ...facts.calls import bind, code
-from .. import variables
+from .. import feature_columns as fcols, variables
+from ._input_layer_columns import ATTRIBUTE, LAYER_CLASS, layer_support
 from ._names import calls_in
 
 INPUT_LAYER = "feature_column.input_layer"
@@ -49,7 +51,41 @@ class InputLayerMixin:
         """input_layer(features, columns) over numeric_columns (the program model read them, rules/program.py):
         the generated numeric_columns_input reads the same column objects at run time, as TF1's input layer did."""
         args = bind(call, INPUT_LAYER_ARGS, "input_layer", variables.CODE)
+        if self.input_layers is not True:  # embedding / indicator / bucketized columns (_input_layer_columns.py)
+            return self.columns_input_layer(args, call)
         if _NUMERIC_COLUMNS_SUPPORT not in self.support:
             self.support.append(_NUMERIC_COLUMNS_SUPPORT)
         return cst.parse_expression(f"{NUMERIC_COLUMNS_INPUT}({code(args['features'])}, "
                                     f"{code(args['feature_columns'])})")
+
+    def columns_input_layer(self, args: dict, call: cst.Call) -> cst.Call:
+        """input_layer over columns with embeddings or one-hots (the program model read them: self.input_layers) →
+        the generated TF1InputLayer attribute `input_layer`, read on the same column objects at run time. TF1 named
+        the variables of one call `input_layer/...`; a second call (`input_layer_1`), one inside a variable_scope or
+        a loop would be named otherwise: blocked."""
+        naming = " (TF1 named its variables otherwise than input_layer/<column>/...)"
+        why = ("a second input_layer call" + naming if ATTRIBUTE in self.attrs() else
+               "an input_layer call inside a variable_scope" + naming if self.scope_depth else
+               "an input_layer call inside a loop or a static `if`" + naming if self.loop is not None else None)
+        if "trainable" in args and not (isinstance(args["trainable"], cst.Name) and args["trainable"].value == "True"):
+            why = why or "input_layer(trainable=...) other than True (TF1 then froze the embedding tables)"
+        taken = sorted({LAYER_CLASS, "EmbeddingColumn", "indicator_of", "sparse_input"} & set(self.module_names))
+        if taken:
+            raise Blocked(variables.CODE, f"`{taken[0]}` is taken in this module; the converted input_layer needs the "
+                                          "name", call)
+        if why is not None:
+            raise Blocked(variables.CODE, f"{why} over embedding / indicator columns is not converted", call)
+        self.layers.append((ATTRIBUTE, f"{LAYER_CLASS}()"))
+        for part in layer_support():
+            if part not in self.support:
+                self.support.append(part)
+        return cst.parse_expression(f"self.{ATTRIBUTE}.read({code(args['features'])}, "
+                                    f"{code(args['feature_columns'])})")
+
+    def input_layer_optimizer(self, ctor: str, at: cst.CSTNode) -> list:
+        """Notes (or Blocked) for the optimizer over the input layer's embedding tables: TF1 updated only the rows
+        looked up (sparse kernels); the dense Keras update is the same for some optimizers only
+        (feature_columns.check_optimizer, measured for the canned conversion)."""
+        if self.input_layers is True or not isinstance(self.input_layers, list) or ATTRIBUTE not in self.attrs():
+            return []
+        return fcols.check_optimizer(ctor, "the model_fn's", self.input_layers, at)

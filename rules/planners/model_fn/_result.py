@@ -136,6 +136,7 @@ class ResultMixin:
         optimizer = optimizers.convert(opt_call, optimizers.optimizer_name(self.tf(opt_call)), learning_rate,
                                        learning_rate is not None, self.profile)
         self.notes.extend((c, m, opt_call) for c, m in optimizer.notes)
+        self.notes.extend(self.input_layer_optimizer(optimizer.ctor, opt_call))  # embedding tables' sparse updates
         if self.grad_transforms is not None and (self.grad_transforms.transforms or self.grad_transforms.unscaled):
             optimizer = self.clipped_optimizer(optimizer, class_name)
         for attr, _ in self.layers:

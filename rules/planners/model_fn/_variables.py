@@ -67,8 +67,8 @@ class VariablesMixin:
         cells and static/dynamic_rnn, tf.contrib, input_layer, templates): the first one, with its TF path."""
         for call in calls_in(node):
             path = self.tf(call)
-            if path == INPUT_LAYER and self.input_layers is True:
-                continue  # numeric columns only: no variables (converted in convert_forward)
+            if path == INPUT_LAYER and (self.input_layers is True or isinstance(self.input_layers, list)):
+                continue  # numeric columns: no variables; others: a TF1InputLayer attribute (convert_forward)
             if path and makes_variables(path):
                 return call, path
         return None
