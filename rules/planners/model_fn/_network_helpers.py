@@ -8,6 +8,7 @@ from tfmigrate.diagnostics import Blocked
 
 from .. import layers
 from ._constants import CODE
+from ._helper_results import result_statements
 from ._names import calls_in, names_and_assign_counts, parenthesized, rename_names, substitute
 from ._syntax import docstring_of, has_return, static_value
 from ._variable_makers import makes_variables
@@ -77,10 +78,11 @@ class NetworkHelpersMixin:
                 found = True
         return found
 
-    def inline_helper(self, target: str, call: cst.Call, fn: cst.FunctionDef, stmt) -> None:
+    def inline_helper(self, target: str | tuple[str, ...], call: cst.Call, fn: cst.FunctionDef, stmt) -> None:
         """`target = net(args)`: the helper's body runs here, as TF1 ran it inside the model_fn (each call builds its
         own layers, named in call order): `param = arg` for each parameter, its statements, then `target = <its
-        return value>`. Its locals are renamed `<helper>_<name>` where the model_fn uses the name too."""
+        return value>`. Its locals are renamed `<helper>_<name>` where the model_fn uses the name too. A tuple of
+        targets takes the helper's returned tuple element by element (_helper_results)."""
         name = fn.name.value
         if self.loop is not None:
             raise Blocked(CODE, f"{name}() builds layers and is called in a loop: not converted (TF1 built new layers "
@@ -144,12 +146,15 @@ class NetworkHelpersMixin:
 
         statements = [(inline(b), b) for b in body[:-1]]
         result = inline(ret.value)
-        statements.append((cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], result)]), last))
+        targets = target if isinstance(target, tuple) else (target,)
+        results = (result_statements(name, target, ret.value, inline, stmt) if isinstance(target, tuple) else
+                   [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], result)])])
+        statements.extend((line, last) for line in results)
         comment = cst.EmptyLine(comment=cst.Comment(f"# {name}(...), inlined: its layers are this model's"))
         pieces = [(ln, stmt) for ln in lines] + statements
         own = [line for line in fn.leading_lines if line.comment is not None]  # `# Define the network` above the def
         self.pending_leading.extend([*stmt.leading_lines, *own, comment])  # above the next statement call() keeps
-        self.fn_names = self.fn_names | set(rename.values()) | local | {target}
+        self.fn_names = self.fn_names | set(rename.values()) | local | set(targets)
         for n in [*values, *counts]:
             key = rename.get(n, n)
             self.assign_counts[key] = self.assign_counts.get(key, 0) + (counts.get(n, 0) or 1)

@@ -1,0 +1,32 @@
+"""A network helper whose result the model_fn tuple-unpacks (`(loss, per_example, logits, probs) = create_model(
+features, labels, is_training, ...)`, BERT's fine-tuning shape): the helper is inlined as for `y = helper(...)`, and
+its `return (a, b, ...)` becomes one assignment per target, so each value is read like the model_fn's own statement
+(forward values go to `call`, values of the labels to the loss, the training flag to Keras' `training`)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.diagnostics import Blocked
+
+from ...facts.calls import code
+from ._constants import CODE
+
+
+def unpacked_names(target: cst.Tuple) -> list[str] | None:
+    """`(a, b, c)` / `a, b, c` of plain names, else None."""
+    names = [e.value.value for e in target.elements
+             if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)]
+    return names if len(names) == len(target.elements) else None
+
+
+def result_statements(name: str, targets: tuple[str, ...], result: cst.BaseExpression, inline,
+                      report: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+    """`target_i = value_i` for the helper's `return (value_0, ..., value_n)`; `inline` renames the helper's names.
+    Any other return (a name holding a tuple, a different count, a starred element) blocks: its parts are unknown."""
+    elements = result.elements if isinstance(result, cst.Tuple) else None
+    if elements is None or len(elements) != len(targets) or any(isinstance(e, cst.StarredElement) for e in elements):
+        raise Blocked(CODE, f"`{', '.join(targets)} = {name}(...)` unpacks {len(targets)} values but {name}() returns "
+                            f"`{code(result).strip()}`: a tuple-unpacked network helper is inlined when it ends with "
+                            f"`return` of a tuple of {len(targets)} values written out", report)
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(t))], inline(e.value))])
+            for t, e in zip(targets, elements)]
