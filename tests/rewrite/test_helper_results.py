@@ -1,0 +1,75 @@
+"""A network helper whose returned tuple the model_fn unpacks, given the training flag (BERT's fine-tuning shape:
+`(total_loss, per_example_loss, logits, probabilities) = create_model(..., is_training, ...)`): inlined as for
+`y = helper(...)`, one assignment per value; the flag becomes Keras' `training`, the values of the labels the loss."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from _helpers import blocked, converted, program, section
+
+HELPER = '''
+def classify(features, labels, is_training, num_classes):
+    hidden = tf.compat.v1.layers.dense(features["x"], 8, activation=tf.nn.relu)
+    hidden = tf.compat.v1.layers.dropout(hidden, rate=0.1, training=is_training)
+    logits = tf.compat.v1.layers.dense(hidden, num_classes)
+    probs = tf.nn.softmax(logits, axis=-1)
+    one_hot = tf.one_hot(labels, depth=num_classes, dtype=tf.float32)
+    per_example = -tf.reduce_sum(one_hot * tf.nn.log_softmax(logits, axis=-1), axis=-1)
+    return (tf.reduce_mean(per_example), per_example, logits, probs)
+'''
+FLAG = "is_training = mode == tf.estimator.ModeKeys.TRAIN\n"
+UNPACK = "(total_loss, per_example_loss, logits, probabilities) = classify(features, labels, is_training, 3)\n"
+MODES = '''
+if mode == tf.estimator.ModeKeys.TRAIN:
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(total_loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=total_loss, train_op=train_op)
+if mode == tf.estimator.ModeKeys.EVAL:
+    predicted = tf.argmax(logits, axis=-1, output_type=tf.int32)
+    accuracy = tf.compat.v1.metrics.accuracy(labels=labels, predictions=predicted)
+    mean_loss = tf.compat.v1.metrics.mean(values=per_example_loss)
+    return tf.estimator.EstimatorSpec(mode, loss=total_loss, eval_metric_ops={"acc": accuracy, "eval_loss": mean_loss})
+return tf.estimator.EstimatorSpec(mode, predictions={"probabilities": probabilities})
+'''
+
+
+def body(helper: str = HELPER, unpack: str = UNPACK, rest: str = MODES) -> str:
+    fn = "def model_fn(features, labels, mode, params):\n" + textwrap.indent(FLAG + unpack + textwrap.dedent(rest), "    ")
+    return textwrap.dedent(helper) + "\n\n" + fn
+
+
+def test_unpacked_helper_results_reach_call_loss_and_metrics_and_the_flag_is_training():
+    out = converted(program(body()))
+    call = section(out, "    def call", "    def test_step")
+    assert "# classify(...), inlined" in call
+    assert "hidden = self.dropout(hidden, training=training)" in call  # is_training → Keras' training
+    assert "return classify_logits" in call  # the model output; probabilities become the PREDICT outputs
+    assert 'return {"probabilities": tf.nn.softmax(classify_logits, axis=-1)}' in call
+    loss = section(out, "class ModelLoss", "def _estimator_slots")
+    assert "tf.one_hot(labels, depth=3" in loss and "total_loss = tf.reduce_mean(per_example)" in loss
+    metrics = section(out, "        metrics=[", "        ],")  # per_example_loss reaches its metric
+    assert 'name="acc"' in metrics and "tf.one_hot(labels, depth=3" in metrics and 'name="eval_loss"' in metrics
+    assert "def classify" not in out  # it went with the model_fn
+    assert "is_training" not in section(out, "class Model(", "def build_model")
+
+
+def test_unpacked_without_parentheses_converts_the_same():
+    plain = converted(program(body(unpack=UNPACK.replace("(total_loss", "total_loss").replace("probabilities)", "probabilities"))))
+    assert section(plain, "    def call", "    def test_step") == \
+        section(converted(program(body())), "    def call", "    def test_step")
+
+
+@pytest.mark.parametrize("ret, why", [
+    ("    result = (tf.reduce_mean(per_example), per_example, logits, probs)\n    return result",
+     "returns `result`: a tuple-unpacked network helper is inlined when it ends with `return` of a tuple of 4"),
+    ("    return (tf.reduce_mean(per_example), logits, probs)",
+     "unpacks 4 values but classify() returns `(tf.reduce_mean(per_example), logits, probs)`"),
+    ("    return (tf.reduce_mean(per_example), *[per_example, logits, probs])", "unpacks 4 values"),
+])
+def test_a_return_whose_parts_are_not_written_out_blocks_at_the_unpacking(ret, why):
+    helper = HELPER.replace("    return (tf.reduce_mean(per_example), per_example, logits, probs)", ret)
+    [found] = blocked(program(body(helper))).diagnostics
+    assert found.code == "TFM501" and why in found.message
+    assert found.line == program(body(helper)).splitlines().index("    " + UNPACK.rstrip()) + 1
