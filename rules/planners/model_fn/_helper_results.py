@@ -28,5 +28,23 @@ def result_statements(name: str, targets: tuple[str, ...], result: cst.BaseExpre
         raise Blocked(CODE, f"`{', '.join(targets)} = {name}(...)` unpacks {len(targets)} values but {name}() returns "
                             f"`{code(result).strip()}`: a tuple-unpacked network helper is inlined when it ends with "
                             f"`return` of a tuple of {len(targets)} values written out", report)
-    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(t))], inline(e.value))])
-            for t, e in zip(targets, elements)]
+    values = [(t, inline(e.value)) for t, e in zip(targets, elements)]
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(t))], v)])
+            for t, v in values if not (isinstance(v, cst.Name) and v.value == t)]  # (a local renamed to its target)
+
+
+def result_renames(targets: tuple[str, ...], result: cst.BaseExpression, counts: dict, helper_names: set[str],
+                   params: set[str]) -> dict[str, str]:
+    """The helper's locals it returns (`return (loss, logits)`) renamed to the model_fn's targets, so the inlined
+    statements compute `logits` itself rather than an alias of it the rest of the model_fn would read (predictions,
+    metrics: computed from the model output by its name). Only a local assigned in the helper, returned once, whose
+    target names nothing else in the helper."""
+    if not isinstance(result, cst.Tuple) or len(result.elements) != len(targets) or len(set(targets)) != len(targets):
+        return {}
+    returned = [e.value.value if isinstance(e.value, cst.Name) else None for e in result.elements]
+    out = {}
+    for target, local in zip(targets, returned):
+        if (local is not None and returned.count(local) == 1 and counts.get(local) and local not in params
+                and (target == local or target not in helper_names)):
+            out[local] = target
+    return out

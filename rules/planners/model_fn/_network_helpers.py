@@ -8,7 +8,7 @@ from tfmigrate.diagnostics import Blocked
 
 from .. import layers
 from ._constants import CODE
-from ._helper_results import result_statements
+from ._helper_results import result_renames, result_statements
 from ._names import calls_in, names_and_assign_counts, parenthesized, rename_names, substitute
 from ._syntax import docstring_of, has_return, static_value
 from ._variable_makers import makes_variables
@@ -122,9 +122,11 @@ class NetworkHelpersMixin:
         local = {q.name.value for q in params} | set(counts)
         same = {q for q, a in args.items() if isinstance(a, cst.Name) and a.value == q and not counts.get(q)}
         taken = set(self.fn_names) | self.module_names | {self.params}
-        renames = {}
+        returned = result_renames(target, ret.value, counts, helper_names, {q.name.value for q in params}) \
+            if isinstance(target, tuple) else {}
+        renames = dict(returned)
         for n in sorted(local - same):
-            if n in taken:
+            if n in taken and n not in renames:
                 new, i = f"{name}_{n}", 1
                 while new in taken | helper_names | set(renames.values()):
                     i += 1
@@ -158,6 +160,8 @@ class NetworkHelpersMixin:
         for n in [*values, *counts]:
             key = rename.get(n, n)
             self.assign_counts[key] = self.assign_counts.get(key, 0) + (counts.get(n, 0) or 1)
+        for t in returned.values():  # the helper's assignment of it stands for the unpacking's, counted already
+            self.assign_counts[t] -= 1
         written = {id(new_stmt): original for new_stmt, original in pieces}
 
         def inlined(new_stmt) -> None:
