@@ -45,10 +45,12 @@ def test_unpacked_helper_results_reach_call_loss_and_metrics_and_the_flag_is_tra
     call = section(out, "    def call", "    def test_step")
     assert "# classify(...), inlined" in call
     assert "hidden = self.dropout(hidden, training=training)" in call  # is_training → Keras' training
-    assert "return classify_logits" in call  # the model output; probabilities become the PREDICT outputs
-    assert 'return {"probabilities": tf.nn.softmax(classify_logits, axis=-1)}' in call
+    # the helper's `logits` is the model_fn's own (no alias `logits = classify_logits`): the model output
+    assert "logits = self.dense_1(hidden)" in call and "return logits" in call
+    assert 'return {"probabilities": tf.nn.softmax(logits, axis=-1)}' in call  # the PREDICT outputs
     loss = section(out, "class ModelLoss", "def _estimator_slots")
-    assert "tf.one_hot(labels, depth=3" in loss and "total_loss = tf.reduce_mean(per_example)" in loss
+    assert "per_example_loss = -tf.reduce_sum(one_hot * tf.nn.log_softmax(logits" in loss
+    assert "total_loss = tf.reduce_mean(per_example_loss)" in loss
     metrics = section(out, "        metrics=[", "        ],")  # per_example_loss reaches its metric
     assert 'name="acc"' in metrics and "tf.one_hot(labels, depth=3" in metrics and 'name="eval_loss"' in metrics
     assert "def classify" not in out  # it went with the model_fn
@@ -73,3 +75,17 @@ def test_a_return_whose_parts_are_not_written_out_blocks_at_the_unpacking(ret, w
     [found] = blocked(program(body(helper))).diagnostics
     assert found.code == "TFM501" and why in found.message
     assert found.line == program(body(helper)).splitlines().index("    " + UNPACK.rstrip()) + 1
+
+
+def test_a_returned_local_is_not_renamed_onto_a_target_the_helper_also_uses():
+    # the helper has its own `total_loss` (dead) and returns `mean` for the model_fn's `total_loss`: `mean` keeps an
+    # alias, the helper's `total_loss` is never the model_fn's; the other values take their targets' names
+    helper = HELPER.replace("    return (tf.reduce_mean(per_example), per_example, logits, probs)",
+                            "    total_loss = tf.reduce_mean(per_example) * 0.0\n"
+                            "    mean = tf.reduce_mean(per_example)\n"
+                            "    return (mean, per_example, logits, probs)")
+    out = converted(program(body(helper)))
+    loss = section(out, "class ModelLoss", "def _estimator_slots")
+    assert "classify_mean = tf.reduce_mean(per_example_loss)\n        total_loss = classify_mean\n" in loss
+    assert "* 0.0" not in out
+    assert "return logits" in section(out, "    def call", "    def test_step")
