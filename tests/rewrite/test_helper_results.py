@@ -89,3 +89,12 @@ def test_a_returned_local_is_not_renamed_onto_a_target_the_helper_also_uses():
     assert "classify_mean = tf.reduce_mean(per_example_loss)\n        total_loss = classify_mean\n" in loss
     assert "* 0.0" not in out
     assert "return logits" in section(out, "    def call", "    def test_step")
+
+
+def test_a_helper_returning_inside_a_variable_scope_says_what_converts():
+    # BERT's create_model computes its loss under `with tf.variable_scope("loss"):` and returns there
+    helper = HELPER.replace("    return (tf.reduce_mean(per_example), per_example, logits, probs)",
+                            '    with tf.compat.v1.variable_scope("loss"):\n'
+                            "        return (tf.reduce_mean(per_example), per_example, logits, probs)")
+    [found] = blocked(program(body(helper))).diagnostics
+    assert found.message == "classify() is converted when it ends with `return` of a tuple of 4 values"

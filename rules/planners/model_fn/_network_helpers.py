@@ -115,7 +115,8 @@ class NetworkHelpersMixin:
         last = body[-1] if body else None
         ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
         if not isinstance(ret, cst.Return) or ret.value is None:
-            raise Blocked(CODE, f"{name}() is converted when it ends with `return <tensor>`", fn)
+            ends = f"`return` of a tuple of {len(target)} values" if isinstance(target, tuple) else "`return <tensor>`"
+            raise Blocked(CODE, f"{name}() is converted when it ends with {ends}", fn)
         if has_return(body[:-1]):
             raise Blocked(CODE, f"{name}() returns before its last statement: not converted", fn)
         helper_names, counts = names_and_assign_counts(fn)
