@@ -98,3 +98,28 @@ def test_a_helper_returning_inside_a_variable_scope_says_what_converts():
                             "        return (tf.reduce_mean(per_example), per_example, logits, probs)")
     [found] = blocked(program(body(helper))).diagnostics
     assert found.message == "classify() is converted when it ends with `return` of a tuple of 4 values"
+
+
+def test_a_returned_local_is_not_renamed_onto_a_parameter_the_helper_still_reads():
+    # `(loss, logits) = head(logits, labels)`: the helper reads its parameter `logits` after computing `scaled`;
+    # renaming `mixed` to `logits` would make `mixed = scaled + logits` read itself
+    helper = '''
+    def tower(features):
+        return tf.compat.v1.layers.dense(features["x"], 3)
+
+
+    def head(logits, labels):
+        scaled = tf.compat.v1.layers.dense(logits, 3)
+        mixed = scaled + logits
+        per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=mixed)
+        return (tf.reduce_mean(per_example), mixed)
+    '''
+    rest = """
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(total_loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=total_loss, train_op=train_op)
+    """
+    out = converted(program(body(helper, unpack="logits = tower(features)\n(total_loss, logits) = head(logits, labels)\n",
+                                 rest=rest)))
+    call = section(out, "    def call", "    def test_step")
+    assert "mixed = scaled + logits" in call and "return mixed" in call
