@@ -91,13 +91,20 @@ def test_a_returned_local_is_not_renamed_onto_a_target_the_helper_also_uses():
     assert "return logits" in section(out, "    def call", "    def test_step")
 
 
-def test_a_helper_returning_inside_a_variable_scope_says_what_converts():
+def test_a_helper_returning_inside_a_variable_scope_assigns_its_values_there():
     # BERT's create_model computes its loss under `with tf.variable_scope("loss"):` and returns there
     helper = HELPER.replace("    return (tf.reduce_mean(per_example), per_example, logits, probs)",
                             '    with tf.compat.v1.variable_scope("loss"):\n'
-                            "        return (tf.reduce_mean(per_example), per_example, logits, probs)")
-    [found] = blocked(program(body(helper))).diagnostics
-    assert found.message == "classify() is converted when it ends with `return` of a tuple of 4 values"
+                            "        mean = tf.reduce_mean(per_example)\n"
+                            "        return (mean, per_example, logits, probs)")
+    out = converted(program(body(helper)))
+    assert "total_loss = tf.reduce_mean(per_example_loss)" in section(out, "class ModelLoss", "def _estimator_slots")
+    assert "return logits" in section(out, "    def call", "    def test_step")
+    # a return earlier in that with still blocks, saying so
+    early = helper.replace("        mean = tf.reduce_mean(per_example)\n",
+                           "        if num_classes > 9:\n            return None\n        mean = tf.reduce_mean(per_example)\n")
+    [found] = blocked(program(body(early))).diagnostics
+    assert "returns before its last statement" in found.message
 
 
 def test_a_returned_local_is_not_renamed_onto_a_parameter_the_helper_still_reads():

@@ -48,3 +48,16 @@ def result_renames(targets: tuple[str, ...], result: cst.BaseExpression, counts:
                 and (target == local or target not in helper_names)):
             out[local] = target
     return out
+
+
+def scoped_return(body: list) -> tuple[cst.With, list, cst.Return] | None:
+    """A tuple-returning helper whose last statement is `with tf.variable_scope("loss"): ...; return (a, b, ...)`
+    (BERT's create_model): (the with, its statements before the return, the return). Its values are assigned at the
+    end of the same with, where TF1 computed them; a return elsewhere in it blocks (has_return)."""
+    last = body[-1] if body else None
+    if not isinstance(last, cst.With) or last.asynchronous is not None or not isinstance(last.body, cst.IndentedBlock):
+        return None
+    inner = list(last.body.body)
+    end = inner[-1] if inner else None
+    ret = end.body[0] if isinstance(end, cst.SimpleStatementLine) and len(end.body) == 1 else None
+    return (last, inner[:-1], ret) if isinstance(ret, cst.Return) and ret.value is not None else None

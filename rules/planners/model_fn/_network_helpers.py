@@ -8,7 +8,7 @@ from tfmigrate.diagnostics import Blocked
 
 from .. import layers
 from ._constants import CODE
-from ._helper_results import result_renames, result_statements
+from ._helper_results import result_renames, result_statements, scoped_return
 from ._names import calls_in, names_and_assign_counts, parenthesized, rename_names, substitute
 from ._syntax import docstring_of, has_return, static_value
 from ._variable_makers import makes_variables
@@ -114,6 +114,11 @@ class NetworkHelpersMixin:
             body = body[1:]
         last = body[-1] if body else None
         ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+        scoped = scoped_return(body) if isinstance(target, tuple) else None  # (single targets: the shim's case)
+        if scoped is not None:
+            ret = scoped[2]
+            if has_return(scoped[1]):
+                raise Blocked(CODE, f"{name}() returns before its last statement: not converted", fn)
         if not isinstance(ret, cst.Return) or ret.value is None:
             ends = f"`return` of a tuple of {len(target)} values" if isinstance(target, tuple) else "`return <tensor>`"
             raise Blocked(CODE, f"{name}() is converted when it ends with {ends}", fn)
@@ -152,6 +157,10 @@ class NetworkHelpersMixin:
         targets = target if isinstance(target, tuple) else (target,)
         results = (result_statements(name, target, ret.value, inline, stmt) if isinstance(target, tuple) else
                    [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], result)])])
+        if scoped is not None:  # the values assigned at the end of the helper's last `with`, as TF1 returned there
+            with_stmt, inner, _ = scoped
+            results = [with_stmt.with_changes(items=[inline(i) for i in with_stmt.items], body=with_stmt.body.with_changes(
+                body=[*[inline(b) for b in inner], *results]))]
         statements.extend((line, last) for line in results)
         comment = cst.EmptyLine(comment=cst.Comment(f"# {name}(...), inlined: its layers are this model's"))
         pieces = [(ln, stmt) for ln in lines] + statements
