@@ -35,6 +35,10 @@ Forward pass → `call()`, statements kept as written (comments included):
   closure); a nested def that builds no layers blocks (move it to module level). `import tensorflow as tf` inside
   the model_fn that repeats a module-level import goes; one binding a name otherwise (`import tensorflow.compat.v1
   as tf` under a module-level `import tensorflow as tf`) would change what the body means, and blocks.
+  A helper whose result the model_fn tuple-unpacks (BERT's `(total_loss, per_example_loss, logits, probabilities)
+  = create_model(..., is_training, ...)`) maps to the same inlining, its `return (a, b, ...)` one assignment per
+  target (a returned local takes its target's name; a return ending the helper's last `with variable_scope(...)`
+  assigns them there), the flag Keras' `training` (fixtures/unpacked_helper).
   Blocked, named: a helper called in a loop, with
   `*args`/`**kwargs`, returning early, recursive, or also used outside the converted model_fn.
 - `if params["bn"]:` / `if FLAGS.use_dropout:` / `if MODEL == "deep":` (elif/else too) around forward statements: a

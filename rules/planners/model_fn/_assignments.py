@@ -244,6 +244,10 @@ class AssignmentsMixin:
                  for e in target.elements]
         if None in names:
             raise Blocked(CODE, f"statement `{code(stmt).strip()}` in model_fn is not converted", stmt)
+        helper = self.layer_helper(value)
+        if helper is not None:  # `(loss, logits) = create_model(...)`: inlined, one assignment per value
+            self.inline_helper(tuple(names), value, helper, stmt)
+            return
         if isinstance(value, cst.Tuple) and all(is_literal(e.value, None) for e in value.elements) \
                 and len(value.elements) == len(names):
             for name in names:

@@ -8,6 +8,7 @@ from tfmigrate.diagnostics import Blocked
 
 from .. import layers
 from ._constants import CODE
+from ._helper_results import result_renames, result_statements, scoped_return
 from ._names import calls_in, names_and_assign_counts, parenthesized, rename_names, substitute
 from ._syntax import docstring_of, has_return, static_value
 from ._variable_makers import makes_variables
@@ -77,10 +78,11 @@ class NetworkHelpersMixin:
                 found = True
         return found
 
-    def inline_helper(self, target: str, call: cst.Call, fn: cst.FunctionDef, stmt) -> None:
+    def inline_helper(self, target: str | tuple[str, ...], call: cst.Call, fn: cst.FunctionDef, stmt) -> None:
         """`target = net(args)`: the helper's body runs here, as TF1 ran it inside the model_fn (each call builds its
         own layers, named in call order): `param = arg` for each parameter, its statements, then `target = <its
-        return value>`. Its locals are renamed `<helper>_<name>` where the model_fn uses the name too."""
+        return value>`. Its locals are renamed `<helper>_<name>` where the model_fn uses the name too. A tuple of
+        targets takes the helper's returned tuple element by element (_helper_results)."""
         name = fn.name.value
         if self.loop is not None:
             raise Blocked(CODE, f"{name}() builds layers and is called in a loop: not converted (TF1 built new layers "
@@ -112,17 +114,25 @@ class NetworkHelpersMixin:
             body = body[1:]
         last = body[-1] if body else None
         ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+        scoped = scoped_return(body) if isinstance(target, tuple) else None  # (single targets: the shim's case)
+        if scoped is not None:
+            ret = scoped[2]
+            if has_return(scoped[1]):
+                raise Blocked(CODE, f"{name}() returns before its last statement: not converted", fn)
         if not isinstance(ret, cst.Return) or ret.value is None:
-            raise Blocked(CODE, f"{name}() is converted when it ends with `return <tensor>`", fn)
+            ends = f"`return` of a tuple of {len(target)} values" if isinstance(target, tuple) else "`return <tensor>`"
+            raise Blocked(CODE, f"{name}() is converted when it ends with {ends}", fn)
         if has_return(body[:-1]):
             raise Blocked(CODE, f"{name}() returns before its last statement: not converted", fn)
         helper_names, counts = names_and_assign_counts(fn)
         local = {q.name.value for q in params} | set(counts)
         same = {q for q, a in args.items() if isinstance(a, cst.Name) and a.value == q and not counts.get(q)}
         taken = set(self.fn_names) | self.module_names | {self.params}
-        renames = {}
+        returned = result_renames(target, ret.value, counts, helper_names, {q.name.value for q in params}) \
+            if isinstance(target, tuple) else {}
+        renames = dict(returned)
         for n in sorted(local - same):
-            if n in taken:
+            if n in taken and n not in renames:
                 new, i = f"{name}_{n}", 1
                 while new in taken | helper_names | set(renames.values()):
                     i += 1
@@ -144,15 +154,24 @@ class NetworkHelpersMixin:
 
         statements = [(inline(b), b) for b in body[:-1]]
         result = inline(ret.value)
-        statements.append((cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], result)]), last))
+        targets = target if isinstance(target, tuple) else (target,)
+        results = (result_statements(name, target, ret.value, inline, stmt) if isinstance(target, tuple) else
+                   [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], result)])])
+        if scoped is not None:  # the values assigned at the end of the helper's last `with`, as TF1 returned there
+            with_stmt, inner, _ = scoped
+            results = [with_stmt.with_changes(items=[inline(i) for i in with_stmt.items], body=with_stmt.body.with_changes(
+                body=[*[inline(b) for b in inner], *results]))]
+        statements.extend((line, last) for line in results)
         comment = cst.EmptyLine(comment=cst.Comment(f"# {name}(...), inlined: its layers are this model's"))
         pieces = [(ln, stmt) for ln in lines] + statements
         own = [line for line in fn.leading_lines if line.comment is not None]  # `# Define the network` above the def
         self.pending_leading.extend([*stmt.leading_lines, *own, comment])  # above the next statement call() keeps
-        self.fn_names = self.fn_names | set(rename.values()) | local | {target}
+        self.fn_names = self.fn_names | set(rename.values()) | local | set(targets)
         for n in [*values, *counts]:
             key = rename.get(n, n)
             self.assign_counts[key] = self.assign_counts.get(key, 0) + (counts.get(n, 0) or 1)
+        for t in returned.values():  # the helper's assignment of it stands for the unpacking's, counted already
+            self.assign_counts[t] -= 1
         written = {id(new_stmt): original for new_stmt, original in pieces}
 
         def inlined(new_stmt) -> None:
