@@ -33,6 +33,7 @@ ENV_OWNER = "TFMIGRATE_FORKSERVER_OWNER"
 # TF_CONFIG and GRPC_* are read when a strategy starts (after the fork); TFMIGRATE_* by the boots at run time.
 IMPORT_TIME = ("TF_", "CUDA_", "PYTHON", "OMP_", "KMP_", "MKL_", "LD_", "KERAS_BACKEND")
 RUN_TIME = ("TF_CONFIG",)
+MAX_SOCKET_PATH = 107  # a Unix socket's path (sun_path) holds 108 bytes with its NUL
 
 
 def import_env(env: dict) -> dict:
@@ -311,7 +312,9 @@ def spawn(argv: list[str], env: dict, log: str, cwd: str | None = None, stderr: 
     `env`; None when it is not, or no server could start (the caller then starts the process itself). stdout and
     stderr go to `log` (stderr to its own file if given)."""
     directory = env.get(ENV_DIR)
-    if not directory or len(argv) < 2:
+    if not directory or len(argv) < 2 or argv[1].startswith("-"):  # `python -c ...` / `-m`: started plainly
+        return None
+    if len(_socket_path(directory, argv[0], env)) + 8 > MAX_SOCKET_PATH:  # (+ the server's temporary suffix)
         return None
     conn = _server(directory, argv[0], env)
     if conn is None:

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,9 +44,12 @@ def _gone(pid: int, within: float = 10.0) -> bool:
     return False
 
 
+def _servers_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="tfm-fs-"))  # short: a socket path holds 107 bytes
+
+
 def test_forked_tasks_give_the_plain_starts_losses(tmp_path):
-    servers = tmp_path / "servers"
-    servers.mkdir()
+    servers = _servers_dir()
     plain_env = {k: v for k, v in os.environ.items() if k != forkserver.ENV_DIR}
     forked_env = {**plain_env, forkserver.ENV_DIR: str(servers), forkserver.ENV_OWNER: str(os.getpid())}
     try:
@@ -53,6 +57,7 @@ def test_forked_tasks_give_the_plain_starts_losses(tmp_path):
         forked = _verify(tmp_path, "forked", forked_env)
         again = _verify(tmp_path, "again", forked_env)
         assert len(list(servers.glob("*.sock"))) == 2  # one per TF environment, the second verify reused them
+        assert not list(servers.glob("*.failed"))
     finally:
         forkserver.stop_all(str(servers))
     for side in ("original", "migrated"):
@@ -71,14 +76,15 @@ def _program(tmp_path: Path, text: str) -> Path:
 def test_a_task_dies_with_its_askers_connection_and_a_server_with_its_owner(tmp_path):
     python = str(envs.ensure("target"))
     owner = subprocess.Popen(["sleep", "300"])
-    env = {**os.environ, forkserver.ENV_DIR: str(tmp_path), forkserver.ENV_OWNER: str(owner.pid)}
+    servers = _servers_dir()
+    env = {**os.environ, forkserver.ENV_DIR: str(servers), forkserver.ENV_OWNER: str(owner.pid)}
     program = _program(tmp_path, "import time\nprint('started', flush=True)\ntime.sleep(300)\n")
     try:
         task = forkserver.spawn([python, str(program)], env, str(tmp_path / "task.log"))
         assert task is not None and task.poll() is None
         task.conn.close()  # the verify that asked for it is gone
         assert _gone(task.pid)
-        server = int(next(tmp_path.glob("*.pid")).read_text())
+        server = int(next(servers.glob("*.pid")).read_text())
         second = forkserver.spawn([python, str(program)], env, str(tmp_path / "task2.log"))
         assert second is not None
         owner.kill()  # the pytest worker that owns the servers is gone
@@ -86,13 +92,12 @@ def test_a_task_dies_with_its_askers_connection_and_a_server_with_its_owner(tmp_
         assert _gone(server) and _gone(second.pid)
     finally:
         owner.kill()
-        forkserver.stop_all(str(tmp_path))
+        forkserver.stop_all(str(servers))
 
 
 def test_exit_codes_and_a_stuck_tasks_stack_come_through(tmp_path, monkeypatch):
     python = str(envs.ensure("target"))
-    servers = tmp_path / "servers"
-    servers.mkdir()
+    servers = _servers_dir()
     monkeypatch.setenv(forkserver.ENV_DIR, str(servers))
     monkeypatch.setenv(forkserver.ENV_OWNER, str(os.getpid()))
     try:
