@@ -80,7 +80,7 @@ def _serve(path: str, owner: int) -> dict:
             if conn in task_of:  # the asker hung up (verify ended or died): its task goes too
                 if not data:
                     pid = task_of.pop(conn)
-                    _killpg(pid)
+                    _kill_task(pid)
                     conn_of[pid] = None
                     drop(conn)
                 continue
@@ -122,7 +122,7 @@ def _serve(path: str, owner: int) -> dict:
             checked = now
             if not _alive(owner):
                 for pid in list(conn_of):
-                    _killpg(pid)
+                    _kill_task(pid)
                 try:
                     os.unlink(path)
                 except OSError:
@@ -138,6 +138,14 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _kill_task(pid: int) -> None:
+    """Kill a task (a child of this server) and its group. A task forked a moment ago may not have called setsid()
+    yet: its group does not exist then, and killpg alone would leave it running. Its pid is safe to signal: this
+    server has not reaped it."""
+    _killpg(pid)
+    _kill(pid)
 
 
 def _killpg(pid: int) -> None:

@@ -37,9 +37,12 @@ def _gone(pid: int, within: float = 10.0) -> bool:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        with open(f"/proc/{pid}/stat") as fh:  # a zombie (not reaped yet) is gone too
-            if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
-                return True
+        try:
+            with open(f"/proc/{pid}/stat") as fh:  # a zombie (not reaped yet) is gone too
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:  # reaped between the two looks
+            return True
         time.sleep(0.1)
     return False
 
