@@ -99,9 +99,8 @@ def _serve(path: str, owner: int) -> dict:
                     c.close()
                 req["_conn"] = conn
                 return req
-            task_of[conn] = pid
+            task_of[conn] = pid  # (the task itself tells the asker its pid, once it has its own group)
             conn_of[pid] = conn
-            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         while conn_of:  # reap finished tasks and tell their askers
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -113,7 +112,7 @@ def _serve(path: str, owner: int) -> dict:
             if conn is not None:
                 task_of.pop(conn, None)
                 try:
-                    conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+                    conn.sendall(json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
                 except OSError:
                     pass
                 drop(conn)
@@ -161,6 +160,9 @@ def _become(req: dict) -> None:
     import tempfile
 
     os.setsid()  # its own session and group, as Popen(start_new_session=True)
+    # only now the asker learns the pid: a group it signals (verify's killpg) exists, as after Popen returns
+    with contextlib.suppress(OSError):
+        req["_conn"].sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a timed-out task's SIGABRT writes no core file
     for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_DFL)
@@ -234,6 +236,9 @@ class Task:
             self.returncode = -signal.SIGKILL
             self.conn.close()
             return
+        self._take(data)
+
+    def _take(self, data: bytes) -> None:
         self._buf += data
         for line in self._buf.split(b"\n")[:-1]:
             msg = json.loads(line)
@@ -340,9 +345,9 @@ def spawn(argv: list[str], env: dict, log: str, cwd: str | None = None, stderr: 
     except OSError:
         conn.close()
         return None
-    first, rest = buf.split(b"\n", 1)
-    task = Task(conn, json.loads(first)["pid"], argv)
-    task._buf = rest
+    # the task's pid, from the task once it made its own group, or with its exit if it died before that
+    task = Task(conn, json.loads(buf.split(b"\n", 1)[0])["pid"], argv)
+    task._take(buf)
     return task
 
 

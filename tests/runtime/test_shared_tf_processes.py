@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -121,3 +122,20 @@ def test_exit_codes_and_a_stuck_tasks_stack_come_through(tmp_path, monkeypatch):
     finally:
         forkserver.stop_all(str(servers))
     assert servers_pids and all(_gone(pid) for pid in servers_pids)
+
+
+def test_a_task_signalled_by_its_group_right_after_it_started_dies(tmp_path, monkeypatch):
+    """verify stops a task with killpg(pid) (cluster._kill_group), maybe right after it started (Ctrl-C, a port
+    retry): the pid comes from the task once it has its own group, or that signal would miss it (8 of 10 did)."""
+    python = str(envs.ensure("target"))
+    servers = _servers_dir()
+    env = {**os.environ, forkserver.ENV_DIR: str(servers), forkserver.ENV_OWNER: str(os.getpid())}
+    program = _program(tmp_path, "import time\ntime.sleep(300)\n")
+    try:
+        for i in range(5):
+            task = forkserver.spawn([python, str(program)], env, str(tmp_path / f"task{i}.log"))
+            assert task is not None
+            os.killpg(task.pid, signal.SIGKILL)
+            assert task.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        forkserver.stop_all(str(servers))
