@@ -95,7 +95,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.visitors import Transformer
 
-from . import model_fn
+from . import model_fn, shim_outputs
 from ..facts.calls import code
 from ..facts.tf1_calls import NO_VARIABLES
 from ..facts.tfnames import TFNames
@@ -133,6 +133,8 @@ _VERIFIED = frozenset({
     # conv nets (fixtures/shim_conv_net): conv2d, max pooling and flatten, under reused variable scopes; dropout
     # (fixtures/shim_conv_dropout: other masks, verified statistically)
     "layers.conv2d", "layers.max_pooling2d", "layers.flatten", "layers.dropout",
+    # factorization machines (fixtures/shim_fm_l2): get_variable tables read by embedding_lookup, an explicit L2 term
+    "nn.embedding_lookup", "nn.l2_loss", "ones_like",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -630,6 +632,12 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         if not _flag(stmt, tf) and stmt not in settings:
             bound |= _names(stmt).bound
     outputs = sorted(bound & rest_names.read - flag_names - setting_names)
+    terms = []
+    if len(outputs) > 1:  # values besides the model output: loss terms, values of the output (shim_outputs.py)
+        found = _hand_out(forward, rest, flags, settings, flag_names | setting_names, tf, helpers)
+        if found is not None:
+            forward, rest, terms, outputs = found
+            rest_names = _names(cst.IndentedBlock(rest))
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
         twice = _built_twice(forward, outputs, helpers)
@@ -638,6 +646,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 f"; here {twice}() builds the network once per output (e.g. for training and for "
                                 "evaluation, sharing variables), and the shim's model gives one output per call"
                                 if twice else ""), forward[-1])
+    forward = [*forward, *shim_outputs.add_loss_statements(terms)]  # (at the end of the shim's call)
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
@@ -658,7 +667,27 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     settings = [s for s in settings if set(_setting_targets(s)) & rest_names.read]
     synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
-    return Split(forward, outputs[0], synthetic, params_read, reg, dropouts)
+    # (loss terms moved into the model's losses: the loop adds them as it adds regularization losses)
+    return Split(forward, outputs[0], synthetic, params_read, reg or bool(terms), dropouts)
+
+
+def _hand_out(forward: list, rest: list, flags: list, settings: list, not_outputs: set, tf, helpers: dict):
+    """(forward, rest, loss terms, [model output]) once the rest's label-free loss terms read from the shim's losses
+    and the forward pass's trailing statements that make no variables run after it leave one output; None if not."""
+    while True:
+        bound = set()
+        for stmt in forward:
+            if not _flag(stmt, tf) and stmt not in settings:
+                bound |= _names(stmt).bound
+        stripped, terms = shim_outputs.loss_terms(rest, bound, tf, _names)
+        outputs = sorted(bound & _names(cst.IndentedBlock(stripped)).read - not_outputs)
+        if len(outputs) == 1:
+            return forward, stripped, terms, outputs
+        hoisted = shim_outputs.hoist_last(forward, tf, lambda s: _makes_variables(s, tf, helpers))
+        if hoisted is None or len(outputs) == 0:
+            return None
+        forward, stmt = hoisted
+        rest = [stmt, *rest]
 
 
 def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
@@ -686,6 +715,7 @@ def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames |
     interpreter does not convert that computes static settings through a module function (fixtures/shim_conv_net)."""
     tf = _Facts(fn, names) if fn is not None else None
     return all(any(words in e.message for words in _FOR)
+               or fn is not None and shim_outputs.unseen_local(e.message, fn, _names)
                or tf is not None and e.message.startswith("statement `") and _setting_statement(e.node, tf, helpers)
                for e in native.errors)
 
