@@ -635,9 +635,11 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     terms = []
     if len(outputs) > 1:  # values besides the model output: loss terms, values of the output (shim_outputs.py)
         found = _hand_out(forward, rest, flags, settings, flag_names | setting_names, tf, helpers)
-        if found is not None:
+        if len(found[3]) == 1:
             forward, rest, terms, outputs = found
             rest_names = _names(cst.IndentedBlock(rest))
+        elif found[3]:
+            outputs = found[3]  # (the values still handed out, for the message)
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
         twice = _built_twice(forward, outputs, helpers)
@@ -672,8 +674,10 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
 
 
 def _hand_out(forward: list, rest: list, flags: list, settings: list, not_outputs: set, tf, helpers: dict):
-    """(forward, rest, loss terms, [model output]) once the rest's label-free loss terms read from the shim's losses
-    and the forward pass's trailing statements that make no variables run after it leave one output; None if not."""
+    """(forward, rest, loss terms, outputs): the rest's label-free loss terms read from the shim's losses and the
+    forward pass's trailing statements that make no variables run after it, until one output is left (or none of
+    them can move: the fewest outputs it came to)."""
+    best = None
     while True:
         bound = set()
         for stmt in forward:
@@ -681,11 +685,13 @@ def _hand_out(forward: list, rest: list, flags: list, settings: list, not_output
                 bound |= _names(stmt).bound
         stripped, terms = shim_outputs.loss_terms(rest, bound, tf, _names)
         outputs = sorted(bound & _names(cst.IndentedBlock(stripped)).read - not_outputs)
-        if len(outputs) == 1:
+        if len(outputs) <= 1:
             return forward, stripped, terms, outputs
+        if best is None or len(outputs) < len(best[3]):
+            best = forward, stripped, terms, outputs
         hoisted = shim_outputs.hoist_last(forward, tf, lambda s: _makes_variables(s, tf, helpers))
-        if hoisted is None or len(outputs) == 0:
-            return None
+        if hoisted is None:
+            return best
         forward, stmt = hoisted
         rest = [stmt, *rest]
 
