@@ -648,7 +648,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 f"; here {twice}() builds the network once per output (e.g. for training and for "
                                 "evaluation, sharing variables), and the shim's model gives one output per call"
                                 if twice else ""), forward[-1])
-    forward = [*forward, *shim_outputs.add_loss_statements(terms)]  # (at the end of the shim's call)
+    forward = [*forward, *terms]  # (the loss terms: at the end of the shim's call)
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
@@ -721,7 +721,7 @@ def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames |
     interpreter does not convert that computes static settings through a module function (fixtures/shim_conv_net)."""
     tf = _Facts(fn, names) if fn is not None else None
     return all(any(words in e.message for words in _FOR)
-               or fn is not None and shim_outputs.unseen_local(e.message, fn, _names)
+               or fn is not None and shim_outputs.handed_out(e.message, fn, _names)
                or tf is not None and e.message.startswith("statement `") and _setting_statement(e.node, tf, helpers)
                for e in native.errors)
 

@@ -21,18 +21,22 @@ import libcst as cst
 
 from ..facts.calls import code
 
-# the native interpreter's blocker on a model_fn local read after the forward pass (_visible_names.py)
+# the native interpreter's blockers on forward values read after the forward pass: a model_fn local the native
+# model cannot see (_visible_names.py), a hand-written loss reading more than the output (_loss.py), a loss added to
+# (`loss += ...`, _statements.py)
 _UNSEEN = re.compile(r"uses `(\w+)`, which the converted model cannot see$")
+_LOSS_READS = re.compile(r"^the hand-written loss `\w+` reads `\w+`(, `\w+`)+ of the forward pass")
+_ADDED_TO = re.compile(r"^statement `(\w+) \+= .*` in \w+ is not converted$", re.DOTALL)
 _SCOPES = ("variable_scope", "compat.v1.variable_scope", "name_scope", "compat.v1.name_scope")
 
 
-def unseen_local(message: str, fn: cst.FunctionDef, names) -> bool:
-    """Whether a native blocker is a model_fn local (bound by a statement of its body) read where the native model
-    cannot see it: the shim hands such values out (loss terms, values computed from the model output)."""
-    found = _UNSEEN.search(message)
-    if found is None:
-        return False
-    return any(found.group(1) in names(stmt).bound for stmt in fn.body.body)
+def handed_out(message: str, fn: cst.FunctionDef, names) -> bool:
+    """Whether a native blocker is a forward value read after the forward pass (a model_fn local, bound by a
+    statement of its body): the shim hands such values out (loss terms, values computed from the model output)."""
+    if _LOSS_READS.search(message):
+        return True
+    found = _UNSEEN.search(message) or _ADDED_TO.search(message)
+    return found is not None and any(found.group(1) in names(stmt).bound for stmt in fn.body.body)
 
 
 def _addends(node) -> list:
@@ -43,33 +47,60 @@ def _addends(node) -> list:
 
 
 def loss_terms(rest: list, forward_bound: set, tf, names) -> tuple[list, list]:
-    """The rest with the label-free terms of its loss sums removed, and those terms (expressions for add_loss).
-    A loss sum: `x = a + b + ...` at the top level of the rest, reading the labels; a term moves when it reads a
-    forward value and neither the labels, the mode nor anything the rest computed."""
-    out, terms = [], []
-    computed = set()
+    """The rest without the label-free terms of its loss, and the statements that compute them at the end of the
+    shim's call (`self.add_loss(term)`, after a named term's own statement). A loss: a name the rest binds from the
+    labels (`loss = xent + l2_reg * tf.nn.l2_loss(w)`), added to later (`loss += ...`, `loss = loss + ...`). A term
+    moves when it reads a forward value and neither the labels, the mode nor anything else the rest computed; a
+    name bound to such a value (`reg = l2_reg * tf.nn.l2_loss(w)`) moves with its statement when the loss is all
+    the rest reads it for."""
+    out, terms, named = [], [], {}
+    computed, losses, read_before = set(), set(), set()
+
+    def free(part) -> bool:
+        used = names(part).read
+        return bool(used & forward_bound) and not used & ({tf.labels, tf.mode} | computed)
+
     for stmt in rest:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            parts = _addends(small.value)
+        target = _target(small)
+        if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) and target in losses \
+                and target not in read_before and free(small.value):
+            terms.append(small.value)  # `loss += term`: the term only (nothing read the loss without it)
+            continue
+        read_before |= losses & names(stmt).read
+        if isinstance(small, cst.Assign) and target is not None:
             read = names(small.value).read
-            if len(parts) > 1 and tf.labels in read:
-                keep, moved = [], []
-                for part in parts:
-                    used = names(part).read
-                    if used & forward_bound and not used & ({tf.labels, tf.mode} | computed):
-                        moved.append(part)
-                    else:
-                        keep.append(part)
-                if moved and keep:
+            if tf.labels in read or read & losses:
+                parts = _addends(small.value)
+                keep = [p for p in parts if not (free(p) or isinstance(p, cst.Name) and p.value in named)]
+                if keep and len(keep) < len(parts):
+                    terms += [p for p in parts if p not in keep]
                     value = keep[0]
                     for part in keep[1:]:
                         value = cst.BinaryOperation(value, cst.Add(), part)
-                    terms += moved
                     stmt = stmt.with_changes(body=[small.with_changes(value=value)])
+                losses.add(target)
+            elif free(small.value):
+                named[target] = stmt
         computed |= names(stmt).bound
         out.append(stmt)
-    return out, terms
+    # a named term read by anything besides the loss stays where it was (and blocks as a value handed out)
+    rest_read = names(cst.IndentedBlock([s for s in out if s not in named.values()] or [cst.SimpleStatementLine(
+        [cst.Pass()])])).read
+    moved = [named[t.value] for t in terms if isinstance(t, cst.Name) and t.value in named]
+    if any(names(m).bound & rest_read for m in moved):
+        return rest, []
+    out = [s for s in out if s not in moved]
+    return out, [*moved, *add_loss_statements(terms)]
+
+
+def _target(small) -> str | None:
+    """The one plain name an assignment (`x = ...`, `x += ...`) binds, else None."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        return small.target.value
+    return None
 
 
 def add_loss_statements(terms: list) -> list:

@@ -66,13 +66,14 @@ def test_under_style_native_the_value_still_blocks_with_a_note_that_the_shim_con
     assert any(d.code == "TFM502" and "--style auto" in d.message for d in result.diagnostics)
 
 
-def test_a_term_on_a_value_the_rest_computed_is_not_moved():
-    # `reg` is computed after the forward pass: the loss term reads it, not the forward values themselves
-    loss = ('reg = l2_reg * tf.nn.l2_loss(w)\n'
-            'loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=y, labels=labels)) + reg')
+def test_a_term_on_a_value_computed_from_the_labels_is_not_moved():
+    # `scale` comes from the labels: the term is not the model's alone, it stays in the loss (and blocks there)
+    loss = ('scale = tf.cast(tf.shape(labels)[0], tf.float32)\n'
+            'loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=y, labels=labels)) + '
+            'l2_reg * tf.nn.l2_loss(w) / scale')
     result = blocked(_program(loss=loss))
     assert "self.add_loss" not in (result.output or b"").decode()
-    assert any(d.severity == "error" and "`reg`" in d.message for d in result.diagnostics)
+    assert any(d.severity == "error" for d in result.diagnostics)
 
 
 def test_a_loss_summed_over_the_batch_takes_the_term_once_per_batch():
@@ -93,3 +94,36 @@ def test_a_second_head_read_after_the_forward_pass_still_blocks_naming_it():
     result = blocked(src)
     assert any(d.code == "TFM502" and "the forward pass hands `y`, `y2` to the rest of the model_fn" in d.message
                for d in result.diagnostics), [d.format() for d in result.diagnostics]
+
+
+XENT = "tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=y, labels=labels))"
+
+
+def test_a_term_added_to_the_loss_afterwards_moves_too():
+    out = converted(_program(loss=f"loss = {XENT}\nloss += l2_reg * tf.nn.l2_loss(w)"))
+    assert "self.add_loss(l2_reg * tf.nn.l2_loss(w))" in _call(out)
+    assert "l2_loss" not in section(out, "class ModelLoss(", "class Model(keras.Model)")
+
+
+def test_a_term_added_after_the_loss_was_read_stays_and_blocks():
+    # the hook logs the loss without the term (TF1's value at that point): moving the term would change it
+    loss = (f"loss = {XENT}\nhook = tf.estimator.LoggingTensorHook({{'xent': loss}}, every_n_iter=1)\n"
+            "loss += l2_reg * tf.nn.l2_loss(w)")
+    src = _program(loss=loss).replace("train_op=train_op,", "train_op=train_op, training_hooks=[hook],")
+    result = blocked(src)
+    assert "self.add_loss" not in (result.output or b"").decode()
+
+
+def test_a_named_term_moves_with_its_statement():
+    loss = f"reg = l2_reg * (tf.nn.l2_loss(w) + tf.nn.l2_loss(v))\nloss = {XENT} + reg"
+    call = _call(converted(_program(loss=loss)))
+    assert ("reg = l2_reg * (tf.nn.l2_loss(w) + tf.nn.l2_loss(v))\n"
+            "            # the loss's terms on forward values: the model's losses, which the loop adds to the loss\n"
+            "            self.add_loss(reg)") in call
+
+
+def test_a_named_term_read_besides_the_loss_stays_and_blocks():
+    loss = f"reg = l2_reg * tf.nn.l2_loss(w)\nloss = {XENT} + reg"
+    src = _program(loss=loss).replace('metrics = {"auc"', 'metrics = {"reg": tf.compat.v1.metrics.mean(reg), "auc"')
+    result = blocked(src)
+    assert "self.add_loss" not in (result.output or b"").decode()
