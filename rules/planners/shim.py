@@ -23,8 +23,12 @@ Python bool from the loop: TRAIN's branch in training calls, the other in evalua
 ends the forward pass (the shim's call knows only `training`). `input_layer` creates its embedding weights with
 get_variable under the shim, once, as `input_layer/<column>_embedding/embedding_weights` (TF1's name). Settings the
 forward pass reads (`learning_rate = params["learning_rate"]`: one name bound once from params, flags or constants,
-no TF call) are computed for the rest of the model_fn too; any other value the rest reads besides the model output
-(a weight for an explicit L2 term, a second head) blocks, naming it.
+no TF call) are computed for the rest of the model_fn too. Other forward values the rest reads (planners/
+shim_outputs.py): a label-free term of the loss on forward values (`loss = xent + l2_reg * tf.nn.l2_loss(FM_W)`,
+`loss += ...`, a named `reg = ...` the loss alone reads) maps to `self.add_loss(term)` at the end of the call (the
+model's losses, which the loop adds to the loss as TF1 did: training and evaluation); trailing statements that
+make no variables (`pred = tf.sigmoid(y)` in a last `with variable_scope(...)`) run after the call, on the model
+output. Any other value the rest reads besides the model output (a second head) blocks, naming it.
 
 The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
 interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
@@ -54,7 +58,10 @@ runs as tf.compat.v1.layers.flatten (TF 1.15's contrib flatten is core_layers.fl
 not on TF 2.15, so no fixture runs it). `shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
 layers) 120/120 steps bit-equal, evaluate bit-equal; `shim_input_layer` (input_layer over numeric, indicator and
 embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an Estimator model_dir the shim model
-predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py).
+predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py). `shim_fm_l2` (a factorization
+machine: get_variable tables read by tf.nn.embedding_lookup, a dense tower in a loop, loss + `l2_reg *
+tf.nn.l2_loss(...)` of two forward variables → add_loss, metrics on `pred = sigmoid(y)` after the call) 150/150 steps,
+max rel Δ 2.2e-7, evaluate's accuracy / auc equal, its loss within 1.2e-7.
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
@@ -63,7 +70,7 @@ and batch_normalization, initializers, Keras regularizers and plain math are run
 `ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
 (tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
-the rest (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
+the rest besides loss terms and values of the output (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
 built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
 batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
 Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
