@@ -61,7 +61,8 @@ embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an
 predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py). `shim_fm_l2` (a factorization
 machine: get_variable tables read by tf.nn.embedding_lookup, a dense tower in a loop, loss + `l2_reg *
 tf.nn.l2_loss(...)` of two forward variables → add_loss, metrics on `pred = sigmoid(y)` after the call) 150/150 steps,
-max rel Δ 2.2e-7, evaluate's accuracy / auc equal, its loss within 1.2e-7.
+max rel Δ 2.2e-7, evaluate's accuracy / auc equal, its loss within 1.2e-7; on chief + worker MultiWorkerMirrored
+150/150 steps on each, max rel Δ 2.2e-7, evaluate equal.
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
