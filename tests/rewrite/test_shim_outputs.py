@@ -127,3 +127,12 @@ def test_a_named_term_read_besides_the_loss_stays_and_blocks():
     src = _program(loss=loss).replace('metrics = {"auc"', 'metrics = {"reg": tf.compat.v1.metrics.mean(reg), "auc"')
     result = blocked(src)
     assert "self.add_loss" not in (result.output or b"").decode()
+
+
+def test_a_metric_the_shim_model_cannot_build_blocks_instead_of_failing_at_run_time():
+    # accuracy over tf.round(pred) becomes the generated TF1Mean, written for Keras 3: tf_keras fails to build it
+    src = _program().replace('metrics = {"auc": tf.compat.v1.metrics.auc(labels, pred)}',
+                             'metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels, tf.round(pred))}')
+    result = blocked(src)
+    assert any(d.code == "TFM502" and "TF1Mean is written for Keras 3" in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
