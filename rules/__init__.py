@@ -93,7 +93,7 @@ RULES = (
     Rule("TFM502", "model-mapping-shim", "planners.shim",
          "a model_fn forward pass the native conversion cannot re-express runs as written under TF's "
          "track_tf1_style_variables (tf_keras, TF1 variable names)",
-         ("shim_get_variable", "shim_regularized_layers", "shim_batch_norm"), triggers=ESTIMATOR_WORDS),
+         ("shim_get_variable", "shim_regularized_layers", "shim_batch_norm", "shim_fm_l2"), triggers=ESTIMATOR_WORDS),
     Rule("TFM600", "migrated-as-a-unit", "planners.driver",
          "files linked through one Estimator (model_fn, driver, specs) change together or not at all", (),
          triggers=ESTIMATOR_WORDS),

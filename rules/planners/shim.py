@@ -23,8 +23,12 @@ Python bool from the loop: TRAIN's branch in training calls, the other in evalua
 ends the forward pass (the shim's call knows only `training`). `input_layer` creates its embedding weights with
 get_variable under the shim, once, as `input_layer/<column>_embedding/embedding_weights` (TF1's name). Settings the
 forward pass reads (`learning_rate = params["learning_rate"]`: one name bound once from params, flags or constants,
-no TF call) are computed for the rest of the model_fn too; any other value the rest reads besides the model output
-(a weight for an explicit L2 term, a second head) blocks, naming it.
+no TF call) are computed for the rest of the model_fn too. Other forward values the rest reads (planners/
+shim_outputs.py): a label-free term of the loss on forward values (`loss = xent + l2_reg * tf.nn.l2_loss(FM_W)`,
+`loss += ...`, a named `reg = ...` the loss alone reads) maps to `self.add_loss(term)` at the end of the call (the
+model's losses, which the loop adds to the loss as TF1 did: training and evaluation); trailing statements that
+make no variables (`pred = tf.sigmoid(y)` in a last `with variable_scope(...)`) run after the call, on the model
+output. Any other value the rest reads besides the model output (a second head) blocks, naming it.
 
 The rest of the model_fn (loss, optimizer, train op, metrics, predictions, hooks) is converted by the native
 interpreter, on a copy of the model_fn whose forward statements became one opaque call. Regularization: the
@@ -54,7 +58,11 @@ runs as tf.compat.v1.layers.flatten (TF 1.15's contrib flatten is core_layers.fl
 not on TF 2.15, so no fixture runs it). `shim_mode_branch` (train_phase set in a mode branch, batch norm under a static `if` in a loop, get_variable cross
 layers) 120/120 steps bit-equal, evaluate bit-equal; `shim_input_layer` (input_layer over numeric, indicator and
 embedding columns) 120/120 steps, max rel Δ 3.6e-7, evaluate bit-equal. From an Estimator model_dir the shim model
-predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py).
+predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.py). `shim_fm_l2` (a factorization
+machine: get_variable tables read by tf.nn.embedding_lookup, a dense tower in a loop, loss + `l2_reg *
+tf.nn.l2_loss(...)` of two forward variables → add_loss, metrics on `pred = sigmoid(y)` after the call) 150/150 steps,
+max rel Δ 2.2e-7, evaluate's accuracy / auc equal, its loss within 1.2e-7; on chief + worker MultiWorkerMirrored
+150/150 steps on each, max rel Δ 2.2e-7, evaluate equal.
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
@@ -63,9 +71,10 @@ and batch_normalization, initializers, Keras regularizers and plain math are run
 `ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
 (tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
-the rest (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
+the rest besides loss terms and values of the output (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
 built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
-batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
+batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), a metric converted
+to the generated TF1Mean / TF1RootMean (written for Keras 3; tf_keras fails to build it), warm start, the
 Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
 
 Example (`fixtures/shim_get_variable`):
@@ -95,7 +104,7 @@ import libcst as cst
 from tfmigrate.diagnostics import Blocked
 from tfmigrate.visitors import Transformer
 
-from . import model_fn
+from . import model_fn, shim_outputs
 from ..facts.calls import code
 from ..facts.tf1_calls import NO_VARIABLES
 from ..facts.tfnames import TFNames
@@ -133,6 +142,8 @@ _VERIFIED = frozenset({
     # conv nets (fixtures/shim_conv_net): conv2d, max pooling and flatten, under reused variable scopes; dropout
     # (fixtures/shim_conv_dropout: other masks, verified statistically)
     "layers.conv2d", "layers.max_pooling2d", "layers.flatten", "layers.dropout",
+    # factorization machines (fixtures/shim_fm_l2): get_variable tables read by embedding_lookup, an explicit L2 term
+    "nn.embedding_lookup", "nn.l2_loss", "ones_like",
 })
 _VERIFIED_PREFIXES = ("initializers.", "keras.initializers.", "keras.regularizers.", "math.", "dtypes.", "float32",
                       "float64", "int32", "int64")
@@ -630,6 +641,14 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
         if not _flag(stmt, tf) and stmt not in settings:
             bound |= _names(stmt).bound
     outputs = sorted(bound & rest_names.read - flag_names - setting_names)
+    terms = []
+    if len(outputs) > 1:  # values besides the model output: loss terms, values of the output (shim_outputs.py)
+        found = _hand_out(forward, rest, flags, settings, flag_names | setting_names, tf, helpers)
+        if len(found[3]) == 1:
+            forward, rest, terms, outputs = found
+            rest_names = _names(cst.IndentedBlock(rest))
+        elif found[3]:
+            outputs = found[3]  # (the values still handed out, for the message)
     if len(outputs) != 1:
         what = ", ".join(f"`{o}`" for o in outputs) or "nothing"
         twice = _built_twice(forward, outputs, helpers)
@@ -638,6 +657,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 f"; here {twice}() builds the network once per output (e.g. for training and for "
                                 "evaluation, sharing variables), and the shim's model gives one output per call"
                                 if twice else ""), forward[-1])
+    forward = [*forward, *terms]  # (the loss terms: at the end of the shim's call)
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
@@ -658,7 +678,31 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
     settings = [s for s in settings if set(_setting_targets(s)) & rest_names.read]
     synthetic = fn.with_changes(body=fn.body.with_changes(body=[*flags, *settings, call, *rest]))
     params_read = any(tf.params in _names(s).read for s in forward)
-    return Split(forward, outputs[0], synthetic, params_read, reg, dropouts)
+    # (loss terms moved into the model's losses: the loop adds them as it adds regularization losses)
+    return Split(forward, outputs[0], synthetic, params_read, reg or bool(terms), dropouts)
+
+
+def _hand_out(forward: list, rest: list, flags: list, settings: list, not_outputs: set, tf, helpers: dict):
+    """(forward, rest, loss terms, outputs): the rest's label-free loss terms read from the shim's losses and the
+    forward pass's trailing statements that make no variables run after it, until one output is left (or none of
+    them can move: the fewest outputs it came to)."""
+    best = None
+    while True:
+        bound = set()
+        for stmt in forward:
+            if not _flag(stmt, tf) and stmt not in settings:
+                bound |= _names(stmt).bound
+        stripped, terms = shim_outputs.loss_terms(rest, bound, tf, _names)
+        outputs = sorted(bound & _names(cst.IndentedBlock(stripped)).read - not_outputs)
+        if len(outputs) <= 1:
+            return forward, stripped, terms, outputs
+        if best is None or len(outputs) < len(best[3]):
+            best = forward, stripped, terms, outputs
+        hoisted = shim_outputs.hoist_last(forward, tf, lambda s: _makes_variables(s, tf, helpers))
+        if hoisted is None:
+            return best
+        forward, stmt = hoisted
+        rest = [stmt, *rest]
 
 
 def forward_body(found: Split, fn: cst.FunctionDef, names: TFNames) -> list:
@@ -686,6 +730,7 @@ def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames |
     interpreter does not convert that computes static settings through a module function (fixtures/shim_conv_net)."""
     tf = _Facts(fn, names) if fn is not None else None
     return all(any(words in e.message for words in _FOR)
+               or fn is not None and shim_outputs.handed_out(e.message, fn, _names)
                or tf is not None and e.message.startswith("statement `") and _setting_statement(e.node, tf, helpers)
                for e in native.errors)
 
@@ -724,6 +769,11 @@ def plan(native: Blocked | None, fn: cst.FunctionDef, names: TFNames, module_nam
         raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
                             "under the shim (the regularization loss joins each example's loss; checked for a mean "
                             "over the batch only)", fn)
+    generated_mean = next((m for m in base.metrics if "TF1Mean(" in m or "TF1RootMean(" in m), None)
+    if generated_mean is not None:  # (templates/tf1_mean.py.j2 calls Keras 3's add_variable(shape, initializer, ...))
+        raise Blocked(CODE, "a metric converted to the generated TF1Mean is not run under the shim: TF1Mean is written "
+                            "for Keras 3, and the shim's model runs on tf_keras, whose Metric.add_variable takes other "
+                            f"arguments (it fails when built): `{generated_mean.strip()[:80]}`", fn)
     if native is None:  # --style shim
         why = "--style shim"
         reason = why
