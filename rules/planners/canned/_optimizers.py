@@ -196,10 +196,12 @@ class OptimizersMixin:
         if not v1 and legacy is None and name is not None:
             # a TF 1.x optimizer: the program ran on TF 1.x, where tf.estimator.<Canned> was the v1 class taking it
             canned_path = self.analysis.tf(self.call, self.file) or "estimator.<canned>"
-            raise Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
-                                f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
-                                f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
-                          at)
+            blocked = Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
+                                    f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): "
+                                    f"spell it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then "
+                                    "re-run", at)
+            blocked.tf1_optimizer = f"tf.{path}"  # the site reads the estimator as the v1 class (_tf1_meaning.py)
+            raise blocked
         if not v1 and legacy is None and path and path.startswith(("keras.optimizers.", "optimizers.")) \
                 and path.count(".") == path.startswith("keras.") + 1:
             # TF 2.15's canned get_optimizer_instance_v2, in the Estimator's graph: ValueError for a Keras 2.11+
