@@ -1,0 +1,93 @@
+"""`tf.estimator.<Canned>` in a TF 1.x program (TFM620): TF 1.x exported the v1 canned classes under that name, so
+such a call converts exactly as `tf.compat.v1.estimator.<Canned>` does (loss SUM, tf.train optimizers, v1 string
+rates), with a note; a TF 2 file's `tf.estimator.<Canned>` stays the v2 class."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.engine import Options, migrate_paths
+from tfmigrate.files import discover
+from tests.rewrite._helpers import converted, rewrite
+
+WIDE_DEEP = '''\
+import tensorflow as tf
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"a": [[1.0]], "b": [[2.0]]}, [[1]])).repeat().batch(4)
+
+def main():
+    tf.logging.set_verbosity(tf.logging.INFO)
+    wide = [tf.feature_column.numeric_column("a")]
+    deep = [tf.feature_column.numeric_column("b")]
+    est = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=wide, dnn_feature_columns=deep, dnn_hidden_units=[4],
+        OPTIMIZERS)
+    est.train(input_fn, steps=10)
+
+main()
+'''
+
+
+def _pair(optimizers: str) -> tuple[str, str]:
+    """The TF 1.x-named program and the same program with the v1 class spelled tf.compat.v1 (a TF 2 file)."""
+    tf1 = WIDE_DEEP.replace("OPTIMIZERS", optimizers)
+    spelled = tf1.replace("tf.estimator.DNN", "tf.compat.v1.estimator.DNN").replace(
+        "tf.train.", "tf.compat.v1.train.").replace("tf.logging", "tf.compat.v1.logging")
+    return tf1, spelled
+
+
+def _model(text: str) -> str:
+    return text[text.index("class DNNLinearCombinedClassifierModel"):]
+
+
+@pytest.mark.parametrize("optimizers", [
+    "dnn_optimizer=tf.train.AdagradOptimizer(learning_rate=0.1), linear_optimizer=tf.train.FtrlOptimizer(0.1)",
+    "dnn_optimizer='Adagrad', linear_optimizer='Ftrl'",  # strings: the v1 classes' rates
+    "dnn_optimizer=lambda: tf.train.AdagradOptimizer(0.05)",  # a callable
+    "n_classes=2",  # no optimizer at all: the v1 defaults, SUM loss
+])
+def test_tf1_program_converts_as_the_v1_class(optimizers):
+    tf1, spelled = _pair(optimizers)
+    result = rewrite(tf1)
+    text = converted(tf1)
+    # the same migration as the compat.v1 spelling (the v1 class), apart from the logging call's own spelling
+    assert _model(text) == _model(converted(spelled))
+    notes = [d for d in result.diagnostics if d.code == "TFM620"]
+    assert [(d.severity, d.line) for d in notes] == [("note", 10)]
+    assert "tf.estimator.DNNLinearCombinedClassifier in a TF 1.x program (it names tf.logging.set_verbosity) is " \
+           "TF 1.x's v1 canned class: converted as tf.compat.v1.estimator.DNNLinearCombinedClassifier" \
+           in notes[0].message
+
+
+def test_tf2_file_keeps_the_v2_class():
+    # no TF1-only name: tf.estimator.X is TF 2's v2 class (string optimizers at the legacy classes' own defaults)
+    src = WIDE_DEEP.replace("OPTIMIZERS", "dnn_optimizer='Adagrad'").replace(
+        "    tf.logging.set_verbosity(tf.logging.INFO)\n", "")
+    result = rewrite(src)
+    assert not any("TF 1.x program" in d.message for d in result.diagnostics)
+    tf1, _ = _pair("dnn_optimizer='Adagrad'")
+    assert _model(converted(src)) != _model(converted(tf1))
+
+
+def test_tf1_optimizer_from_another_module_makes_the_v1_class(tmp_path: Path):
+    # the estimator's file names nothing TF1-only; its optimizer comes from a helper of another module of the run
+    (tmp_path / "opt.py").write_text("import tensorflow as tf\n\n\ndef build(rate):\n"
+                                     "    return tf.train.AdamOptimizer(learning_rate=rate)\n")
+    main = ('import tensorflow as tf\n\nimport opt\n\n\ndef input_fn():\n'
+            '    return tf.data.Dataset.from_tensor_slices(({"a": [[1.0]]}, [[1]])).repeat().batch(4)\n\n\n'
+            'columns = [tf.feature_column.numeric_column("a")]\noptimizer = opt.build(0.01)\n'
+            'est = ESTIMATOR(hidden_units=[4], feature_columns=columns, optimizer=optimizer)\n'
+            'est.train(input_fn, steps=10)\n')
+    (tmp_path / "main.py").write_text(main.replace("ESTIMATOR", "tf.estimator.DNNClassifier"))
+    results = {Path(r.path).name: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    got = results["main.py"]
+    assert got.status == "changed", [d.format() for d in got.diagnostics]
+    assert any(d.code == "TFM620" and d.severity == "note" and "(it names tf.train.AdamOptimizer)" in d.message
+               for d in got.diagnostics)
+    (tmp_path / "main.py").write_text(main.replace("ESTIMATOR", "tf.compat.v1.estimator.DNNClassifier"))
+    spelled = {Path(r.path).name: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    text, text_v1 = got.output.decode(), spelled["main.py"].output.decode()
+    assert "TF1Adam(" in text and text[text.index("class DNNClassifierModel"):] == \
+        text_v1[text_v1.index("class DNNClassifierModel"):]
