@@ -91,3 +91,26 @@ def test_tf1_optimizer_from_another_module_makes_the_v1_class(tmp_path: Path):
     text, text_v1 = got.output.decode(), spelled["main.py"].output.decode()
     assert "TF1Adam(" in text and text[text.index("class DNNClassifierModel"):] == \
         text_v1[text_v1.index("class DNNClassifierModel"):]
+
+
+def _two_modules(tmp_path: Path, metadata: str, n_classes: str) -> dict:
+    (tmp_path / "metadata.py").write_text(metadata)
+    (tmp_path / "main.py").write_text(
+        'import tensorflow as tf\n\nimport metadata\n\n\ndef input_fn():\n'
+        '    return tf.data.Dataset.from_tensor_slices(({"a": [[1.0]]}, [["x"]])).repeat().batch(4)\n\n\n'
+        'columns = [tf.feature_column.numeric_column("a")]\n'
+        f'est = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=columns, n_classes={n_classes},\n'
+        '                                 label_vocabulary=metadata.LABELS)\nest.train(input_fn, steps=10)\n')
+    return {Path(r.path).name: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+
+
+def test_n_classes_len_of_another_modules_constant(tmp_path: Path):
+    got = _two_modules(tmp_path, "LABELS = ['a', 'b', 'x']\n", "len(metadata.LABELS)")["main.py"]
+    assert got.status == "changed", [d.format() for d in got.diagnostics]
+    assert 'keras.layers.Dense(3, name="logits")' in got.output.decode()
+
+
+def test_n_classes_len_of_a_constant_changed_in_place_blocks(tmp_path: Path):
+    got = _two_modules(tmp_path, "LABELS = ['a', 'b']\nLABELS.append('x')\n", "len(metadata.LABELS)")["main.py"]
+    assert got.status == "blocked"
+    assert any(d.code == "TFM620" and "n_classes `len(metadata.LABELS)`" in d.message for d in got.diagnostics)

@@ -152,10 +152,29 @@ class SourceValuesMixin:
             try:
                 got = fcols.ColumnReader(self).constant(value, what)
             except Blocked:
-                raise blocked from None
+                got = self._length(value, what)
+                if got is None:
+                    raise blocked from None
         if not isinstance(got, int) or isinstance(got, bool):
             raise Blocked(CODE, f"{what} must be an integer tfmigrate can read from the source", value.node)
         return got
+
+    def _length(self, value: Value, what: str) -> int | None:
+        """`len(X)` where X is a sequence written in the source, possibly another module's constant
+        (`len(metadata.TARGET_LABELS)`: an attribute the constant evaluator does not follow), or None."""
+        r = self.program.resolve(value)
+        node = r.node
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
+                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+                and not self.program.lookup("len", node.func, r.value.file)):
+            return None
+        arg = Value(node.args[0].value, r.value.file, r.value.env)
+        try:
+            fcols.ColumnReader(self).unchanged(self.program.resolve(arg), what, arg)  # no `X.append(...)` later
+            got = self.literal(arg, what, CODE)
+        except Blocked:
+            return None
+        return len(got) if isinstance(got, (list, tuple, str, dict)) else None
 
     def items(self, value: Value, what: str) -> list[Value]:
         """The elements of a sequence written in the source (displays, comprehensions, loops that append)."""
