@@ -114,3 +114,45 @@ def test_n_classes_len_of_a_constant_changed_in_place_blocks(tmp_path: Path):
     got = _two_modules(tmp_path, "LABELS = ['a', 'b']\nLABELS.append('x')\n", "len(metadata.LABELS)")["main.py"]
     assert got.status == "blocked"
     assert any(d.code == "TFM620" and "n_classes `len(metadata.LABELS)`" in d.message for d in got.diagnostics)
+
+
+COMPREHENSION = '''\
+import tensorflow as tf
+from tensorflow.python.feature_column import feature_column_v2 as feature_column
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"a": [[1.0]], "c": [["x"]]}, [[1]])).repeat().batch(4)
+
+def main():
+    a = tf.feature_column.numeric_column("a")
+    c = tf.feature_column.categorical_column_with_vocabulary_list("c", ["x", "y"])
+    cols = [a, c, tf.feature_column.indicator_column(c)]
+    dense = [col for col in cols
+             if (isinstance(col, feature_column.NumericColumn) or isinstance(col, feature_column.IndicatorColumn))]
+    sparse = [col for col in cols if not isinstance(col, DENSE)]
+    est = tf.estimator.DNNLinearCombinedClassifier(linear_feature_columns=sparse, dnn_feature_columns=dense,
+                                                   dnn_hidden_units=[4])
+    est.train(input_fn, steps=10)
+
+main()
+'''
+
+
+def test_comprehension_isinstance_of_known_columns_is_read():
+    # each column's class is known from the call that built it (feature_column_v2 classes, what TF 2.15 builds)
+    text = converted(COMPREHENSION.replace("DENSE", "feature_column.DenseColumn"))
+    model = _model(text)
+    assert 'LinearModel({"c": CategoricalWeights(2, 1, "sum", name="c")}, units=1)' in model
+    assert 'numeric_input(features, "a", 1)' in model and "indicator_input(features, \"c\", ['x', 'y'])" in model
+    assert "feature_column" not in text.split("class NanLossCheck")[0]  # the private import went with its tests
+
+
+def test_comprehension_isinstance_of_a_concrete_tf1_class_blocks():
+    # TF 1's concrete _NumericColumn: no column tf.feature_column builds on TF 2 is one (facts/column_classes.py)
+    src = COMPREHENSION.replace("feature_column_v2 as feature_column", "feature_column").replace(
+        "feature_column.NumericColumn", "feature_column._NumericColumn").replace("DENSE", "feature_column._DenseColumn")
+    result = rewrite(src)
+    assert result.status == "blocked"
+    assert any(d.code == "TFM622" and "`isinstance(col, feature_column._NumericColumn)` is False for every column"
+               in d.message and "this comprehension keeps none" in d.message for d in result.diagnostics), \
+        [d.format() for d in result.diagnostics]
