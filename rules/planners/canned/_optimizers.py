@@ -11,7 +11,7 @@ from tfmigrate.edits import shared
 from tfmigrate.model import FileIndex, Value, code
 
 from .. import feature_columns as fcols
-from .. import optimizers
+from .. import optimizers, tf1_program
 from ...emit.wrap import generated
 from ...facts.calls import is_literal, literal
 from ._model import CODE
@@ -200,7 +200,9 @@ class OptimizersMixin:
                                     f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): "
                                     f"spell it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then "
                                     "re-run", at)
-            blocked.tf1_optimizer = f"tf.{path}"  # the site reads the estimator as the v1 class (_tf1_meaning.py)
+            if file.contains(call) and tf1_program.tf1_only(self.program.qualified(call.func, file) or ""):
+                # written with TF 1.x's name (not compat.v1): the site reads the estimator as the v1 class
+                blocked.tf1_optimizer = f"tf.{path}"
             raise blocked
         if not v1 and legacy is None and path and path.startswith(("keras.optimizers.", "optimizers.")) \
                 and path.count(".") == path.startswith("keras.") + 1:
