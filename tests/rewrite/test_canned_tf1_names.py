@@ -156,3 +156,17 @@ def test_comprehension_isinstance_of_a_concrete_tf1_class_blocks():
     assert any(d.code == "TFM622" and "`isinstance(col, feature_column._NumericColumn)` is False for every column"
                in d.message and "this comprehension keeps none" in d.message for d in result.diagnostics), \
         [d.format() for d in result.diagnostics]
+
+
+def test_comprehension_isinstance_over_columns_known_at_run_time_names_why():
+    # the list the comprehension iterates is appended to under a flag: that append is the blocker, at its line
+    src = COMPREHENSION.replace("DENSE", "feature_column.DenseColumn").replace(
+        "    cols = [a, c, tf.feature_column.indicator_column(c)]\n",
+        "    cols = [a, c]\n    if FLAGS:\n        cols.append(tf.feature_column.indicator_column(c))\n").replace(
+        "def main():", "FLAGS = len(__import__('sys').argv) > 1\n\ndef main():")
+    result = rewrite(src)
+    assert result.status == "blocked"
+    found = [d for d in result.diagnostics if d.code == "TFM622"]
+    assert found and all("__tfmigrate" not in d.message for d in found), [d.format() for d in found]
+    assert any(d.line == 14 and "`cols.append(...)` runs under a condition" in d.message for d in found), \
+        [d.format() for d in found]

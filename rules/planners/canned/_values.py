@@ -351,6 +351,8 @@ class SourceValuesMixin:
                     # `[c for c in columns if isinstance(c, NumericColumn) or ...]`: each column's class is known
                     # from the call that built it
                     item = next(v for n, v in e if n == for_in.target.value)
+                    if id(item.node) in self.runtime:  # columns known only at run time: why the list is not read
+                        self.items(Value(for_in.iter, file, env), what)
                     keep = self.column_test(cond, self.column_kinds(item, what), for_in.target.value, file, what,
                                             "comprehension")
                 if keep is None:
