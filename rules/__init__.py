@@ -127,7 +127,8 @@ RULES = (
          ("canned_dnn_classifier", "canned_linear_regressor", "canned_dnn_regressor_v1", "canned_wide_deep",
           "canned_runtime_keys", "canned_weighted_vocab", "canned_v1_head_metrics",
           "canned_batch_norm", "canned_predict", "canned_baseline",
-          "canned_weighted_mwms", "head_dnn_multiclass", "head_linear_regression"), triggers=ESTIMATOR_WORDS),
+          "canned_weighted_mwms", "head_dnn_multiclass", "head_linear_regression", "canned_tf1_names_wide_deep"),
+         triggers=ESTIMATOR_WORDS),
     Rule("TFM622", "feature-columns", "planners.canned",
          "numeric, and in DNNs bucketized and indicator(vocabulary list) feature columns → the input layer TF1 "
          "built (name order, normalizer_fn, Bucketize/vocabulary + OOV hash one-hot)",

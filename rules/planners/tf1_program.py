@@ -67,12 +67,17 @@ def tf1_only(dotted: str) -> bool:
 
 def tf1_file(module: cst.Module) -> bool:
     """Whether the file (its original module) names a TF1-only name through TensorFlow's plain import."""
+    return tf1_name(module) is not None
+
+
+def tf1_name(module: cst.Module) -> str | None:
+    """The first TF1-only name the file names through TensorFlow's plain import (`tf.train.AdamOptimizer`), or None."""
     table = build_import_table(module, ROOTS)
     if not table.bindings:
-        return False
+        return None
     finder = _Finder(table)
     module.visit(finder)
-    return finder.found
+    return finder.name if finder.found else None
 
 
 class _Finder(cst.CSTVisitor):
@@ -80,6 +85,7 @@ class _Finder(cst.CSTVisitor):
 
     def __init__(self, table):
         self.table, self.found, self.locals = table, False, [frozenset()]
+        self.name = None  # the reference found, as written
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return not self.found and super().on_visit(node)
@@ -109,4 +115,5 @@ class _Finder(cst.CSTVisitor):
         if full.split(".")[0] in self.table.bindings:
             dotted = self.table.resolve(node, self.locals[-1])
             self.found = dotted is not None and tf1_only(dotted)
+            self.name = full if self.found else None
         return False

@@ -249,6 +249,67 @@ def _tf1_names():
     builtins.__import__ = __import__
 
 
+def _written_for_tf1(program):
+    """Whether the program (its file and the .py files beside it) names, through `import tensorflow [as X]`,
+    something TF 2.15's tensorflow lacks and its tf.compat.v1 has (`tf.train.AdamOptimizer`, `tf.logging`): then it
+    was written for TF 1.x, whose `tensorflow` was that API."""
+    import ast
+
+    import tensorflow as tf
+
+    def has(module, parts):
+        for part in parts:
+            try:
+                module = getattr(module, part)
+            except AttributeError:
+                return False
+        return True
+
+    folder = os.path.dirname(program)
+    files = [program] + sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                               if f.endswith(".py") and os.path.join(folder, f) != program)
+    for path in files:
+        try:
+            with open(path) as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+                   for a in n.names if a.name == "tensorflow"}
+        for node in ast.walk(tree):
+            parts = []
+            while isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            if parts and isinstance(node, ast.Name) and node.id in aliases:
+                parts.reverse()
+                if not has(tf, parts) and has(tf.compat.v1, parts):
+                    return True
+    return False
+
+
+def _tf1_namespace():
+    """The program's own `import tensorflow` gives TF 1.x's API as TF 2.15 keeps it (tf.compat.v1): there
+    `tf.estimator.DNNClassifier` is the v1 canned class and `tf.train.AdamOptimizer` exists, as on TF 1.x.
+    TF's own modules import what they always did."""
+    import builtins
+
+    import tensorflow as tf
+
+    v1, libraries = tf.compat.v1, ("tensorflow", "keras", "absl")
+    original = builtins.__import__
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        caller = (globals or {}).get("__name__") or ""
+        if level == 0 and name == "tensorflow" and caller.split(".")[0] not in libraries \
+                and not caller.startswith("tensorflow_"):
+            original(name, globals, locals, fromlist, level)  # (imported as usual first)
+            return v1
+        return original(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = __import__
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: legacy_boot.py PROGRAM [ARGS...]\n")
@@ -256,6 +317,10 @@ def main():
     program = os.path.abspath(sys.argv[1])
     _install()
     _tf1_names()
+    if _written_for_tf1(program):
+        sys.stderr.write("tfmigrate: %s names TF 1.x-only names through `import tensorflow`: it runs with TF 1.x's "
+                         "API as TF 2.15 keeps it (tf.compat.v1)\n" % program)
+        _tf1_namespace()
     sys.argv = [program] + sys.argv[2:]
     sys.path.insert(0, os.path.dirname(program))
     runpy.run_path(program, run_name="__main__")

@@ -3,7 +3,11 @@
 Converts `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, `LinearRegressor`,
 `DNNLinearCombinedClassifier`/`Regressor` (wide & deep) and `BaselineClassifier`/`Regressor` (a bias per output,
 `baseline/bias`, logits bias * ones([batch, units]); optimizer strings at baseline.py's 0.3), v2 (`tf.estimator.*`) and v1
-(`tf.compat.v1.estimator.*`, also `tf.estimator.*` under `import tensorflow.compat.v1 as tf`), built anywhere the
+(`tf.compat.v1.estimator.*`, also `tf.estimator.*` under `import tensorflow.compat.v1 as tf`, and `tf.estimator.*` in a
+TF 1.x program, which TF 1.x exported as the v1 class: its file names a TF1-only name through a plain `import
+tensorflow as tf`, or an optimizer it is given (through a variable, lambda, helper or another module) is a TF 1.x
+`tf.train.*Optimizer`; a note says so, _tf1_meaning.py; fixture canned_tf1_names_wide_deep, verified with the
+original run on tf.compat.v1 as its `tensorflow`: 100/100 steps bit-equal), built anywhere the
 driver (TFM601) finds Estimators, arguments positional or by keyword. The canned class becomes a Site of the
 driver whose model is generated here instead of read from a model_fn; RunConfig, strategy, specs, `train`,
 `evaluate`, `train_and_evaluate` and the input functions go through the driver unchanged.
@@ -81,7 +85,9 @@ TF 2.15 runs):
   every tf.feature_column column is an instance of the abstract TF 1 classes of its kind only (_FeatureColumn,
   _DenseColumn, _CategoricalColumn, _SequenceDenseColumn; measured, rules/facts/column_classes.py), so the filter
   keeps those; a concrete class (`_NumericColumn`, the GoogleCloudPlatform tutorials) is False for every column on
-  TF 2, and is blocked saying so.
+  TF 2, and is blocked saying so. A comprehension's `if` of the same isinstance tests of its item (`[c for c in
+  columns if isinstance(c, feature_column_v2.NumericColumn) or ...]`, the cloudml-template census shape) is read
+  the same way, each column's class known from the call that built it (fixture canned_tf1_names_wide_deep).
   The statements that only built columns go away with the Estimator.
 - DNN: `keras.layers.Dense` layers named `hiddenlayer_<i>` and `logits`, so their variables match the Estimator's
   `dnn/hiddenlayer_<i>/kernel` … `dnn/logits/bias` by name (verify's weight transfer, loading a model_dir);
@@ -240,7 +246,7 @@ yet), the column kinds listed above as blocked, `batch_norm=True` under a distri
 converts: rules/planners/heads.py), weight columns and label vocabularies rules/planners/heads.py does not read,
 `warm_start_from`, explicit `partitioner` / `input_layer_partitioner` arguments,
 `label_dimension` < 1 (TF raised) or not readable from the source (a literal or an expression over the program's
-constants, `len(TARGETS)`), `label_dimension` > 1 with an export or under parameter servers, a callable optimizer
+constants, `len(TARGETS)`, also another module's `len(metadata.TARGETS)`), `label_dimension` > 1 with an export or under parameter servers, a callable optimizer
 that takes arguments or returns from more than one `return`, legacy RMSprop with momentum or centered and legacy Adam with amsgrad
 (v2; rules/planners/optimizers.py says why), legacy Adam or RMSprop as a DNNLinearCombined linear_optimizer (its own step count's checkpoint name is
 not mapped), n_classes not readable from the source, and under

@@ -11,7 +11,7 @@ from tfmigrate.edits import shared
 from tfmigrate.model import FileIndex, Value, code
 
 from .. import feature_columns as fcols
-from .. import optimizers
+from .. import optimizers, tf1_program
 from ...emit.wrap import generated
 from ...facts.calls import is_literal, literal
 from ._model import CODE
@@ -196,10 +196,14 @@ class OptimizersMixin:
         if not v1 and legacy is None and name is not None:
             # a TF 1.x optimizer: the program ran on TF 1.x, where tf.estimator.<Canned> was the v1 class taking it
             canned_path = self.analysis.tf(self.call, self.file) or "estimator.<canned>"
-            raise Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
-                                f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): spell "
-                                f"it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then re-run",
-                          at)
+            blocked = Blocked(CODE, f"optimizer `{code(call)[:60]}` is TF 1.x's, where tf.{canned_path} was the v1 "
+                                    f"canned estimator that took it (a v2 one takes tf.keras.optimizers.legacy.*): "
+                                    f"spell it tf.compat.v1.{canned_path} and the optimizer tf.compat.v1.{path}, then "
+                                    "re-run", at)
+            if file.contains(call) and tf1_program.tf1_only(self.program.qualified(call.func, file) or ""):
+                # written with TF 1.x's name (not compat.v1): the site reads the estimator as the v1 class
+                blocked.tf1_optimizer = f"tf.{path}"
+            raise blocked
         if not v1 and legacy is None and path and path.startswith(("keras.optimizers.", "optimizers.")) \
                 and path.count(".") == path.startswith("keras.") + 1:
             # TF 2.15's canned get_optimizer_instance_v2, in the Estimator's graph: ValueError for a Keras 2.11+

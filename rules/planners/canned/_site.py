@@ -14,6 +14,7 @@ from ...facts.calls import is_literal
 from ._head_estimator import HEAD_ESTIMATORS, read as read_head_estimator
 from ._model import CODE, CODE_COLUMNS, CODE_TREES, CannedModel
 from ._reader import Reader
+from ._tf1_meaning import file_evidence, note as tf1_note, optimizer_evidence
 
 
 _CLASSES = {  # class → (family, head kind)
@@ -97,6 +98,10 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
     program = analysis.program
     qualified = program.qualified(call.func, file) or ""
     v1 = ".compat.v1." in qualified or "._v1." in qualified
+    # tf.estimator.<Canned> in a TF 1.x program is the v1 class (_tf1_meaning.py)
+    tf1_public = not v1 and name in _CLASSES and qualified.startswith("tensorflow.estimator.")
+    evidence = file_evidence(file) if tf1_public else None
+    v1 = v1 or evidence is not None
     reader = Reader(analysis, call, file)
     if name in HEAD_ESTIMATORS:  # read as the canned class that builds the same head
         family, kind, args = read_head_estimator(analysis, name, v1, call, file, reader)
@@ -115,6 +120,14 @@ def site(analysis, call: cst.Call, file: FileIndex, path: str) -> None:
             return default
 
     model = _network(name, v1, family, kind, args, reader, call, file, errors, attempt)
+    if tf1_public and not v1:  # a TF 1.x optimizer given (through a variable, helper, other module): read again as v1
+        evidence = optimizer_evidence(errors)
+        if evidence is not None:
+            v1, reader, errors[:] = True, Reader(analysis, call, file), []
+            args = bind_values(call, _SIGNATURES[(name, v1)], name, file, rule=CODE)
+            model = _network(name, v1, family, kind, args, reader, call, file, errors, attempt)
+    if evidence is not None:
+        model.notes.append(tf1_note(name, evidence, call))
     run_trail: list[Binding] = []
     run_config = analysis.run_config(args, call, file, run_trail, unconverted=errors)
     params = "{" + ", ".join(f'"{k}": {v}' for k, v in reader.params.items()) + "}"

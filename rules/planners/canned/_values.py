@@ -29,6 +29,13 @@ def _v2_advice(param: str, name: str) -> str:
             "tensorflow.python.feature_column import feature_column_v2)")
 
 
+def _tests_isinstance(cond, name: str) -> bool:
+    """Whether `cond` holds an `isinstance(name, ...)` call (a test of the loop's item's class)."""
+    import libcst.matchers as m
+
+    return bool(m.findall(cond, m.Call(func=m.Name("isinstance"), args=[m.Arg(m.Name(name)), m.Arg()])))
+
+
 class SourceValuesMixin:
     """Reader: static and carried values."""
 
@@ -152,10 +159,29 @@ class SourceValuesMixin:
             try:
                 got = fcols.ColumnReader(self).constant(value, what)
             except Blocked:
-                raise blocked from None
+                got = self._length(value, what)
+                if got is None:
+                    raise blocked from None
         if not isinstance(got, int) or isinstance(got, bool):
             raise Blocked(CODE, f"{what} must be an integer tfmigrate can read from the source", value.node)
         return got
+
+    def _length(self, value: Value, what: str) -> int | None:
+        """`len(X)` where X is a sequence written in the source, possibly another module's constant
+        (`len(metadata.TARGET_LABELS)`: an attribute the constant evaluator does not follow), or None."""
+        r = self.program.resolve(value)
+        node = r.node
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
+                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+                and not self.program.lookup("len", node.func, r.value.file)):
+            return None
+        arg = Value(node.args[0].value, r.value.file, r.value.env)
+        try:
+            fcols.ColumnReader(self).unchanged(self.program.resolve(arg), what, arg)  # no `X.append(...)` later
+            got = self.literal(arg, what, CODE)
+        except Blocked:
+            return None
+        return len(got) if isinstance(got, (list, tuple, str, dict)) else None
 
     def items(self, value: Value, what: str) -> list[Value]:
         """The elements of a sequence written in the source (displays, comprehensions, loops that append)."""
@@ -223,14 +249,27 @@ class SourceValuesMixin:
         param = params[0].name.value
 
         def holds(expr, kinds: tuple[str, ...]) -> bool:  # the test's value for a column of these classes
+            return self.column_test(expr, kinds, param, file, what, "filter")
+
+        holds(test.body, ())  # the test read first: a concrete class is blocked whatever the columns
+        kept = []
+        for item in self.items(Value(seq, file, env), what):
+            if holds(test.body, self.column_kinds(item, what)):
+                kept.append(item)
+        return kept
+
+    def column_test(self, expr, kinds: tuple[str, ...], param: str, file: FileIndex, what: str, kind: str) -> bool:
+        """The value of an isinstance test of `param` (with |, &, or, and, not) for a column of classes `kinds`
+        (facts/column_classes.py); `kind` names the construct in messages (a filter, a comprehension's `if`)."""
+        def holds(expr) -> bool:
             if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitOr, cst.BitAnd)):
-                left, right = holds(expr.left, kinds), holds(expr.right, kinds)
+                left, right = holds(expr.left), holds(expr.right)
                 return left | right if isinstance(expr.operator, cst.BitOr) else left & right
             if isinstance(expr, cst.BooleanOperation):
-                left, right = holds(expr.left, kinds), holds(expr.right, kinds)
+                left, right = holds(expr.left), holds(expr.right)
                 return (left or right) if isinstance(expr.operator, cst.Or) else (left and right)
             if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-                return not holds(expr.expression, kinds)
+                return not holds(expr.expression)
             args = expr.args if isinstance(expr, cst.Call) else ()
             if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "isinstance" \
                     and len(args) == 2 and isinstance(args[0].value, cst.Name) and args[0].value.value == param:
@@ -239,26 +278,25 @@ class SourceValuesMixin:
                     raise Blocked(CODE_COLUMNS, f"{what}: `isinstance({param}, {code(args[1].value)})` is False for "
                                                 "every column tf.feature_column builds on TF 2 (they are "
                                                 "feature_column_v2 classes, subclasses of the abstract TF 1 classes "
-                                                f"only), so this filter keeps none on TF 2.15 where TF 1.x kept its "
+                                                f"only), so this {kind} keeps none on TF 2.15 where TF 1.x kept its "
                                                 f"kind; {_v2_advice(param, name)}", args[1].value)
                 if name is not None:
                     return name in kinds
-            raise Blocked(CODE_COLUMNS, f"{what}: the filter's test `{code(expr)[:60]}` is not read (only "
+            raise Blocked(CODE_COLUMNS, f"{what}: the {kind}'s test `{code(expr)[:60]}` is not read (only "
                                         "isinstance tests of TF 1's feature-column classes, with |, &, or, and, not)",
                           expr)
 
-        holds(test.body, ())  # the test read first: a concrete class is blocked whatever the columns
-        kept = []
-        for item in self.items(Value(seq, file, env), what):
-            r = self.resolve(item, what)
-            path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Call) else None
-            kind = path.rpartition(".")[2] if path and path.startswith("feature_column.") else None
-            if kind not in column_classes.INSTANCE_OF:
-                raise Blocked(CODE_COLUMNS, f"{what}: `{code(item.node)[:60]}` is not a column tfmigrate knows the "
-                                            "class of, so the filter's isinstance test cannot be read", item.node)
-            if holds(test.body, column_classes.INSTANCE_OF[kind]):
-                kept.append(item)
-        return kept
+        return holds(expr)
+
+    def column_kinds(self, item: Value, what: str) -> tuple[str, ...]:
+        """The classes (facts/column_classes.py) of the column `item` is, known from the call that built it."""
+        r = self.resolve(item, what)
+        path = self.analysis.tf(r.node, r.value.file) if isinstance(r.node, cst.Call) else None
+        kind = path.rpartition(".")[2] if path and path.startswith("feature_column.") else None
+        if kind not in column_classes.INSTANCE_OF:
+            raise Blocked(CODE_COLUMNS, f"{what}: `{code(item.node)[:60]}` is not a column tfmigrate knows the "
+                                        "class of, so the isinstance test cannot be read", item.node)
+        return column_classes.INSTANCE_OF[kind]
 
     def augmented(self, last: Binding, env, what: str) -> list[Value]:
         """`cols = [...]` then `cols += [...]` in the same block (a list extended in place), `last` the final `+=`:
@@ -309,6 +347,14 @@ class SourceValuesMixin:
             kept = []
             for e in envs:
                 keep = choices.truth(self.program, cond, file, e)
+                if keep is None and isinstance(for_in.target, cst.Name) and _tests_isinstance(cond, for_in.target.value):
+                    # `[c for c in columns if isinstance(c, NumericColumn) or ...]`: each column's class is known
+                    # from the call that built it
+                    item = next(v for n, v in e if n == for_in.target.value)
+                    if id(item.node) in self.runtime:  # columns known only at run time: why the list is not read
+                        self.items(Value(for_in.iter, file, env), what)
+                    keep = self.column_test(cond, self.column_kinds(item, what), for_in.target.value, file, what,
+                                            "comprehension")
                 if keep is None:
                     raise Blocked(CODE_COLUMNS, f"{what}: the comprehension's `if {' '.join(code(cond).split())[:60]}` is not known from "
                                                 "the source for each item (only tests of literals, module constants "
