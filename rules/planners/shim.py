@@ -73,8 +73,7 @@ and batch_normalization, initializers, Keras regularizers and plain math are run
 collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
 the rest besides loss terms and values of the output (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
 built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
-batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), a metric converted
-to the generated TF1Mean / TF1RootMean (written for Keras 3; tf_keras fails to build it), warm start, the
+batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
 Keras fit target (tf_keras; `--target keras` blocks), parameter servers and TPUEstimator.
 
 Example (`fixtures/shim_get_variable`):
@@ -769,11 +768,6 @@ def plan(native: Blocked | None, fn: cst.FunctionDef, names: TFNames, module_nam
         raise Blocked(CODE, "a regularized forward pass whose loss is summed or averaged per label is not converted "
                             "under the shim (the regularization loss joins each example's loss; checked for a mean "
                             "over the batch only)", fn)
-    generated_mean = next((m for m in base.metrics if "TF1Mean(" in m or "TF1RootMean(" in m), None)
-    if generated_mean is not None:  # (templates/tf1_mean.py.j2 calls Keras 3's add_variable(shape, initializer, ...))
-        raise Blocked(CODE, "a metric converted to the generated TF1Mean is not run under the shim: TF1Mean is written "
-                            "for Keras 3, and the shim's model runs on tf_keras, whose Metric.add_variable takes other "
-                            f"arguments (it fails when built): `{generated_mean.strip()[:80]}`", fn)
     if native is None:  # --style shim
         why = "--style shim"
         reason = why
