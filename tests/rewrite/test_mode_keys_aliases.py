@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import converted, program, section
+from _helpers import blocked, converted, program, section
 
 _FORWARD = ('x = features["x"]\nnet = tf.compat.v1.layers.dense(x, 8, activation=tf.nn.relu)\n'
             'if mode in (Modes.EVAL, Modes.PREDICT):\n    net = net * 0.5\nlogits = tf.compat.v1.layers.dense(net, 1)')
@@ -21,3 +21,12 @@ _FORWARD = ('x = features["x"]\nnet = tf.compat.v1.layers.dense(x, 8, activation
 def test_a_mode_keys_alias_is_mode_keys(header, extra):
     out = converted(program(header=header, extra=extra, forward=_FORWARD), style="native")
     assert "if not training:\n            net = net * 0.5" in section(out, "    def call(", "\ndef build_model")
+
+
+def test_a_label_lookup_table_in_the_model_fn_blocks_saying_what_it_is():
+    # the census shape's next construct: string labels mapped to ids by a contrib.lookup table in the model_fn
+    src = program(loss='table = tf.contrib.lookup.index_table_from_tensor(tf.constant(["a", "b"]))\n'
+                       'ids = table.lookup(labels)\n'
+                       'loss = tf.compat.v1.losses.mean_squared_error(tf.cast(ids, tf.float32), logits)')
+    message = next(d.message for d in blocked(src).diagnostics if d.code == "TFM811")
+    assert "builds a lookup table (no variables)" in message and "input_fn" in message
