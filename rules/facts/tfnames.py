@@ -11,7 +11,7 @@ import libcst as cst
 
 from tfmigrate.names import ImportTable
 
-from . import contrib_learn, tf1_calls, tf1_keras
+from . import contrib_learn, estimator_internal, tf1_calls, tf1_keras
 
 _ESTIMATOR_PREFIXES = (
     "tensorflow_estimator.python.estimator.api._v1.estimator",
@@ -35,7 +35,8 @@ def normalise(dotted: str | None) -> str | None:
         return None
     for prefix in _ESTIMATOR_PREFIXES:
         if dotted == prefix or dotted.startswith(prefix + "."):
-            return "estimator" + dotted[len(prefix):]
+            path = "estimator" + dotted[len(prefix):]
+            return estimator_internal.public(path) or path
     if dotted == "tensorflow":
         return ""
     if not dotted.startswith("tensorflow."):
@@ -47,7 +48,8 @@ def normalise(dotted: str | None) -> str | None:
         if path.startswith(module + "."):
             return alias + path[len(module):]
     # (tf.contrib.learn.ModeKeys.INFER is estimator's PREDICT; TF 1.x's tensorflow.python.keras.X is tf.keras.X)
-    return contrib_learn.MODE_KEYS.get(path) or tf1_keras.public(path) or path
+    return (contrib_learn.MODE_KEYS.get(path) or estimator_internal.public(path) or tf1_keras.public(path)
+            or path)
 
 
 class TFNames:

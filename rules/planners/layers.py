@@ -100,6 +100,7 @@ _DROPPED_ARGS = {"fused", "reuse", "name"}  # fused: kept for TF1BatchNormalizat
 TF1_BATCH_NORM = "TF1BatchNormalization"  # the generated class (rules/emit/templates/canned_head.py.j2)
 
 # TF1 initializer factories → Keras initializer expressions; defaults spelled out where Keras differs.
+_VARIANCE_SCALING = ("keras.initializers.VarianceScaling", ["scale", "mode", "distribution", "seed"])
 _INITIALIZERS = {
     "zeros_initializer": ("'zeros'", []),
     "ones_initializer": ("'ones'", []),
@@ -109,6 +110,14 @@ _INITIALIZERS = {
     "truncated_normal_initializer": ("keras.initializers.TruncatedNormal", ["mean", "stddev", "seed"]),
     "random_normal_initializer": ("keras.initializers.RandomNormal", ["mean", "stddev", "seed"]),
     "random_uniform_initializer": ("keras.initializers.RandomUniform", ["minval", "maxval", "seed"]),
+    # TF1 init_ops.VarianceScaling and Keras' share defaults and draws ('normal' = truncated, stddev / .8796...)
+    "variance_scaling_initializer": _VARIANCE_SCALING,
+    "variance_scaling": _VARIANCE_SCALING,
+    # TF1's he_/lecun_ factories are VarianceScaling with the same scale/mode/distribution as these Keras classes
+    "he_normal": ("keras.initializers.HeNormal", ["seed"]),
+    "he_uniform": ("keras.initializers.HeUniform", ["seed"]),
+    "lecun_normal": ("keras.initializers.LecunNormal", ["seed"]),
+    "lecun_uniform": ("keras.initializers.LecunUniform", ["seed"]),
 }
 _INIT_DEFAULTS = {"truncated_normal_initializer": {"mean": "0.0", "stddev": "1.0"},
                   "random_normal_initializer": {"mean": "0.0", "stddev": "1.0"},

@@ -233,6 +233,35 @@ def test_initializers_converted():
     assert "bias_initializer=keras.initializers.Constant(value=0.5)" in cls
 
 
+# TF1's VarianceScaling (init_ops.py) and Keras' draw alike: same defaults, 'normal' = truncated with the 0.8796 correction
+@pytest.mark.parametrize("init, expected", [
+    ("tf.variance_scaling_initializer()", "keras.initializers.VarianceScaling()"),
+    ("tf.compat.v1.variance_scaling_initializer(scale=2.0, mode='fan_avg', distribution='uniform', seed=3)",
+     "keras.initializers.VarianceScaling(scale=2.0, mode='fan_avg', distribution='uniform', seed=3)"),
+    ("tf.compat.v1.initializers.variance_scaling(2.0, 'fan_out')",
+     "keras.initializers.VarianceScaling(scale=2.0, mode='fan_out')"),
+    ("tf.compat.v1.initializers.he_normal()", "keras.initializers.HeNormal()"),
+    ("tf.compat.v1.initializers.he_uniform(seed=1)", "keras.initializers.HeUniform(seed=1)"),
+    ("tf.compat.v1.initializers.lecun_normal()", "keras.initializers.LecunNormal()"),
+    ("tf.compat.v1.initializers.lecun_uniform()", "keras.initializers.LecunUniform()"),
+])
+def test_variance_scaling_initializers_converted(init, expected):
+    forward = f'''
+    x = features["x"]
+    logits = tf.compat.v1.layers.dense(x, 1, kernel_initializer={init})
+    '''
+    cls = "".join(model_class(converted(program(forward=forward))).split()).replace(",)", ")")  # long calls wrap
+    assert f"kernel_initializer={expected}".replace(" ", "") in cls
+
+
+def test_variance_scaling_dtype_blocks():
+    forward = '''
+    x = features["x"]
+    logits = tf.compat.v1.layers.dense(x, 1, kernel_initializer=tf.compat.v1.variance_scaling_initializer(dtype=tf.float64))
+    '''
+    assert codes(blocked(program(forward=forward))) == {"TFM101"}
+
+
 # ---- TFM201 losses ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, expected", [

@@ -87,6 +87,11 @@ class VariablesMixin:
             if path in NO_VARIABLES:
                 raise Blocked(variables.CODE, f"tf.{path} is not converted natively: TF 2 has no tf.contrib (it creates "
                                               f"no variables; tf.compat.v1.{NO_VARIABLES[path]} is the same op)", call)
+            if path.startswith("contrib.lookup."):  # a table resource, not a variable: say what converts instead
+                raise Blocked(variables.CODE, f"tf.{path} in the model_fn builds a lookup table (no variables) that "
+                                              "the converted Keras model would have to own; a table in the model_fn "
+                                              "is not converted yet: map the strings to ids in the input_fn "
+                                              "(dataset.map), where tfmigrate converts the table to tf.lookup", call)
             raise Blocked(variables.CODE,
                           f"tf.{path} creates variables inside the model_fn, which the converted Keras model would "
                           "not own (a new variable per call, never trained): build it from tf.compat.v1.layers / "
