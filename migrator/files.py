@@ -7,6 +7,7 @@ import io
 import operator
 import os
 import itertools
+import keyword
 import re
 from pathlib import Path, PurePosixPath
 
@@ -346,6 +347,17 @@ def namespace_names(path: str, name: str) -> list[str]:
     if not parts or parts[-1] != name:
         return []
     return [".".join(parts[i:]) for i in range(len(parts) - 1) if all(p.isidentifier() for p in parts[i:])]
+
+
+def checkout_names(name: str) -> list[str]:
+    """A package whose top directory is no identifier cannot be imported by it: the checkout was renamed
+    (`owner__repo`, `repo-master`), and its files import it by the repository's name (`from albert import
+    modeling` in google-research__albert/): that name, `albert.modeling`; [] otherwise."""
+    top, dot, rest = name.partition(".")
+    if not dot or top.isidentifier():
+        return []
+    repo = top.rpartition("__")[2].partition("-")[0]
+    return [f"{repo}.{rest}"] if repo.isidentifier() and not keyword.iskeyword(repo) else []
 
 
 class Resolver:

@@ -25,7 +25,7 @@ from libcst.helpers import get_full_name_for_node
 from . import choices
 from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
-from .files import module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
+from .files import checkout_names, module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
 # node type → (is a statement: an ABC check, done once per type; _Indexer's visit_ and leave_ methods; walked fields)
@@ -586,6 +586,8 @@ class Program:
             for i in range(1, len(parts)):
                 self.by_module.setdefault(".".join(parts[i:]), index)
             for dotted in namespace_names(index.path, index.module_name):  # `from official.wide_deep import x`
+                self.by_module.setdefault(dotted, index)
+            for dotted in checkout_names(index.module_name):  # `from albert import x` in google-research__albert/
                 self.by_module.setdefault(dotted, index)
         self._call_sites, self._built, self._handed_from = None, False, {}
 
