@@ -360,6 +360,28 @@ def checkout_names(name: str) -> list[str]:
     return [f"{repo}.{rest}"] if repo.isidentifier() and not keyword.iskeyword(repo) else []
 
 
+def module_file_beside(importer: str, module: str) -> str | None:
+    """The file `module` names beside `importer` (its directory, or above its packages: on sys.path when it runs),
+    if one exists, for a message about a module not read with the importer; None otherwise."""
+    name, _ = module_name_for(Path(importer))
+    here = Path(importer).resolve().parent
+    for root in [here, *list(here.parents)[:name.count(".")]]:
+        hit = _module_file(root / module.replace(".", "/"))
+        _, _, rest = module.partition(".")
+        if hit is None and rest and checkout_names(f"{root.name}.{rest}") == [module]:  # `albert.x` in google-research__albert/
+            hit = _module_file(root / rest.replace(".", "/"))
+        if hit is not None:
+            return hit
+    return None
+
+
+def _module_file(base: Path) -> str | None:
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return str(candidate)
+    return None
+
+
 class Resolver:
     """Real paths and module names (module_name_for) of many files, each directory resolved once: a run over
     thousands of files would otherwise lstat every component of every path. For one run only (it remembers which

@@ -12,6 +12,10 @@ from ._names import calls_in, free_name_nodes, text_free_names
 from ._variable_makers import builds_layers
 
 
+# why a module beside the file is not in its program: the run's grouping (a module several programs import joins none)
+NOT_READ = ("a module that programs of several files import is migrated with none of them, and one not passed is not "
+            "read; so tfmigrate cannot follow what it defines here")
+
 class VisibleNamesMixin:
     """Checks that a value reads only what the converted model sees."""
 
@@ -123,6 +127,9 @@ class VisibleNamesMixin:
             module = source and program.by_module.get(source)
             if module is not None:  # the run holds the module: say what the name is there, not that it is missing
                 there = self._in_run_module(fn, call, module)
+            elif source and program.beside(source, file):  # on disk beside this file, not read with it
+                there = (f"imported from `{source}` ({program.beside(source, file)}), which tfmigrate does not read "
+                         f"with this file: {NOT_READ}")
         argument = f"`{arg.keyword.value}=`" if arg.keyword is not None else f"its argument {index + 1}"
         if param is not None and (arg.keyword is None or param != arg.keyword.value):
             argument += f" (parameter `{param}`)"
