@@ -112,7 +112,7 @@ def _provably_false(analysis, value: Value, where: str):
     node = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else value.node
     if isinstance(node, cst.Attribute):
         defaults = _flag_defaults(analysis, node.attr.value)
-        if len(defaults) == 1 and defaults[0] is False:
+        if defaults and all(d is False for d in defaults):  # each entry script of the run defines it: False in all
             return node
         if len(defaults) > 1:
             raise Blocked(CODE, f"{where}(use_tpu={code(node)}): the flag `{node.attr.value}` is defined "

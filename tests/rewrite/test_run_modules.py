@@ -84,3 +84,44 @@ def test_top_level_modules_side_by_side_imported_by_two_programs(tmp_path):
         assert "not among the migrated files" not in joined, joined
         assert f"is imported from `nets` ({tmp_path / 'nets.py'}), which tfmigrate does not read with this " \
                "file" in joined, joined
+
+
+SCRIPT = '''import tensorflow as tf
+import utils
+
+flags = tf.flags
+FLAGS = flags.FLAGS
+flags.DEFINE_bool("use_tpu", False, "TPU or not.")
+
+
+def main(_):
+    est = tf.contrib.tpu.TPUEstimator(model_fn=utils.model_fn_builder(), use_tpu=FLAGS.use_tpu,
+                                      train_batch_size=8)
+    est.train(utils.input_fn, max_steps=1)
+
+
+if __name__ == "__main__":
+    tf.app.run()
+'''
+
+
+def test_two_entry_scripts_of_one_unit_each_define_the_tpu_flag(tmp_path):
+    (tmp_path / "utils.py").write_text('''import tensorflow as tf
+
+
+def model_fn_builder():
+    def model_fn(features, labels, mode, params):
+        loss = tf.reduce_sum(tf.layers.dense(features["x"], 1))
+        train_op = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=tf.train.get_global_step())
+        return tf.contrib.tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+    return model_fn
+
+
+def input_fn(params):
+    return tf.data.Dataset.from_tensors(({"x": [[1.0]]}, [[1.0]])).repeat().batch(params["batch_size"])
+''')
+    for name in ("run_a.py", "run_b.py"):
+        (tmp_path / name).write_text(SCRIPT)
+    found = _messages(tmp_path)
+    for name in ("run_a.py", "run_b.py"):  # one definition per script, each its own process: not "defined 2 times"
+        assert not any("is defined 2 times" in m for m in found[name]), found[name]
