@@ -39,7 +39,7 @@ def master_off(analysis, key: str, value: Value, tpu) -> None:
     flag = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else node
     if isinstance(flag, cst.Attribute):
         defaults = _string_flag_defaults(analysis, flag.attr.value)
-        if defaults == ["unset"]:
+        if defaults and all(d == "unset" for d in defaults):  # each entry script of the run defines it, unset in all
             if not any(code(v.node) == code(flag) for v in tpu.remote):
                 tpu.remote.append(Value(flag, r.value.file, r.value.env) if flag is r.node else value)
             analysis.notes.append((CODE, f"tpu.RunConfig({key}={code(flag)}) dropped: the flag is unset by default "

@@ -92,10 +92,12 @@ import utils
 flags = tf.flags
 FLAGS = flags.FLAGS
 flags.DEFINE_bool("use_tpu", False, "TPU or not.")
+flags.DEFINE_string("master", None, "Remote target.")
 
 
 def main(_):
-    est = tf.contrib.tpu.TPUEstimator(model_fn=utils.model_fn_builder(), use_tpu=FLAGS.use_tpu,
+    config = tf.contrib.tpu.RunConfig(master=FLAGS.master)
+    est = tf.contrib.tpu.TPUEstimator(model_fn=utils.model_fn_builder(), use_tpu=FLAGS.use_tpu, config=config,
                                       train_batch_size=8)
     est.train(utils.input_fn, max_steps=1)
 
@@ -124,4 +126,4 @@ def input_fn(params):
         (tmp_path / name).write_text(SCRIPT)
     found = _messages(tmp_path)
     for name in ("run_a.py", "run_b.py"):  # one definition per script, each its own process: not "defined 2 times"
-        assert not any("is defined 2 times" in m for m in found[name]), found[name]
+        assert not any("is defined 2 times" in m or "master=" in m for m in found[name]), found[name]
