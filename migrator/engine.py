@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from .diagnostics import Blocked, Diagnostic, FileResult
-from .files import Resolver, Unencodable, decode, encode, module_name_for, namespace_names
+from .files import Resolver, Unencodable, checkout_names, decode, encode, module_name_for, namespace_names
 from .records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms where nothing else has)
@@ -1250,6 +1250,9 @@ def _imported_by(importers: dict[str, bytes], targets: dict[str, bytes], resolve
             for dotted in namespace_names(other, name):
                 if other not in by_suffix.setdefault(dotted, []):
                     by_suffix[dotted].append(other)
+            for dotted in checkout_names(name):  # `from albert import x` of google-research__albert/x.py
+                if other not in by_suffix.setdefault(dotted, []):
+                    by_suffix[dotted].append(other)
     out: dict[str, set[str]] = {}
     for path, targets_ in wanted:
         for target in targets_:
@@ -1314,7 +1317,8 @@ def _link_by_imports(datas: dict[str, bytes], resolver: Resolver | None = None,
                 for name, other in names.items():
                     if other != path and name and (name == target or name.endswith("." + target)
                                                    or target.startswith(name + ".")
-                                                   or "." in target and target in namespace_names(other, name)):
+                                                   or "." in target and target in namespace_names(other, name)
+                                                   or target in checkout_names(name)):
                         union(path, other)
     return {p: find(p) for p in datas}
 

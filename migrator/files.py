@@ -7,6 +7,7 @@ import io
 import operator
 import os
 import itertools
+import keyword
 import re
 from pathlib import Path, PurePosixPath
 
@@ -346,6 +347,39 @@ def namespace_names(path: str, name: str) -> list[str]:
     if not parts or parts[-1] != name:
         return []
     return [".".join(parts[i:]) for i in range(len(parts) - 1) if all(p.isidentifier() for p in parts[i:])]
+
+
+def checkout_names(name: str) -> list[str]:
+    """A package whose top directory is no identifier cannot be imported by it: the checkout was renamed
+    (`owner__repo`, `repo-master`), and its files import it by the repository's name (`from albert import
+    modeling` in google-research__albert/): that name, `albert.modeling`; [] otherwise."""
+    top, dot, rest = name.partition(".")
+    if not dot or top.isidentifier():
+        return []
+    repo = top.rpartition("__")[2].partition("-")[0]
+    return [f"{repo}.{rest}"] if repo.isidentifier() and not keyword.iskeyword(repo) else []
+
+
+def module_file_beside(importer: str, module: str) -> str | None:
+    """The file `module` names beside `importer` (its directory, or above its packages: on sys.path when it runs),
+    if one exists, for a message about a module not read with the importer; None otherwise."""
+    name, _ = module_name_for(Path(importer))
+    here = Path(importer).resolve().parent
+    for root in [here, *list(here.parents)[:name.count(".")]]:
+        hit = _module_file(root / module.replace(".", "/"))
+        _, _, rest = module.partition(".")
+        if hit is None and rest and checkout_names(f"{root.name}.{rest}") == [module]:  # `albert.x` in google-research__albert/
+            hit = _module_file(root / rest.replace(".", "/"))
+        if hit is not None:
+            return hit
+    return None
+
+
+def _module_file(base: Path) -> str | None:
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return str(candidate)
+    return None
 
 
 class Resolver:

@@ -25,7 +25,7 @@ from libcst.helpers import get_full_name_for_node
 from . import choices
 from .visitors import SENTINEL, Transformer, ValueNames, Visitor, render, walk, walked_fields
 
-from .files import module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
+from .files import checkout_names, module_file_beside, module_name_for, namespace_names  # noqa: F401 - module_name_for re-exported: the engine asks it before any parse
 
 _EMPTY = cst.Module(body=[])
 # node type → (is a statement: an ABC check, done once per type; _Indexer's visit_ and leave_ methods; walked fields)
@@ -587,7 +587,16 @@ class Program:
                 self.by_module.setdefault(".".join(parts[i:]), index)
             for dotted in namespace_names(index.path, index.module_name):  # `from official.wide_deep import x`
                 self.by_module.setdefault(dotted, index)
+            for dotted in checkout_names(index.module_name):  # `from albert import x` in google-research__albert/
+                self.by_module.setdefault(dotted, index)
         self._call_sites, self._built, self._handed_from = None, False, {}
+
+    def beside(self, module: str, file: FileIndex) -> str | None:
+        """The file of a module outside this program that `file` imports, found beside it on disk (a message
+        names it instead of calling the module missing); None when there is none or it is in the program."""
+        if module in self.by_module or file.path == "<stdin>":
+            return None
+        return module_file_beside(file.path, module)
 
     def file_of(self, node: cst.CSTNode) -> FileIndex | None:
         for f in self.files:

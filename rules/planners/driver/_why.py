@@ -119,11 +119,20 @@ class WhyMixin:
         if not module:
             return None
         what = f"is imported from `{module}`" if last.kind == "from" else f"is the module `{module}`"
+        if last.kind == "from" and target in self.program.by_module:  # `from pkg import mod`: a module of the run
+            module, what = target, f"is the module `{target}`"
         if module.split(".")[0] in ("tensorflow", "tensorflow_estimator", "keras", "tf_keras"):
             # TensorFlow's own object where the program's was expected: often a positional argument in the
             # parameter before or after the one meant (EvalSpec's 4th is hooks, its 5th exporters)
             return (f"`{last.name}` {what}: a TensorFlow object stands where the program's own was expected; check "
                     "that each positional argument is in its parameter's place, or pass it by keyword")
+        if module in self.program.by_module:  # the run holds it: the value is what tfmigrate did not follow
+            return (f"`{last.name}` {what} ({self.program.by_module[module].path}, migrated with this file), but "
+                    "tfmigrate does not follow this expression through it to the value it names")
+        beside = self.program.beside(module, last.scope.file)
+        if beside:  # on disk beside the importer, not read with it (several programs import it, or not passed)
+            return (f"`{last.name}` {what} ({beside}), which tfmigrate does not read with this file: a module that "
+                    "programs of several files import is migrated with none of them, and one not passed is not read")
         return (f"`{last.name}` {what}, which is not among the migrated files: "
                 f"pass {module.replace('.', '/')}.py (or its package) to tfmigrate too")
 

@@ -12,6 +12,10 @@ from ._names import calls_in, free_name_nodes, text_free_names
 from ._variable_makers import builds_layers
 
 
+# why a module beside the file is not in its program: the run's grouping (a module several programs import joins none)
+NOT_READ = ("a module that programs of several files import is migrated with none of them, and one not passed is not "
+            "read; so tfmigrate cannot follow what it defines here")
+
 class VisibleNamesMixin:
     """Checks that a value reads only what the converted model sees."""
 
@@ -120,6 +124,12 @@ class VisibleNamesMixin:
                 source = source.rpartition(".")[0] or source
             there = (f"imported from `{source}`, which is not among the migrated files" if source else
                      "not a def of the migrated files")
+            module = source and program.by_module.get(source)
+            if module is not None:  # the run holds the module: say what the name is there, not that it is missing
+                there = self._in_run_module(fn, call, module)
+            elif source and program.beside(source, file):  # on disk beside this file, not read with it
+                there = (f"imported from `{source}` ({program.beside(source, file)}), which tfmigrate does not read "
+                         f"with this file: {NOT_READ}")
         argument = f"`{arg.keyword.value}=`" if arg.keyword is not None else f"its argument {index + 1}"
         if param is not None and (arg.keyword is None or param != arg.keyword.value):
             argument += f" (parameter `{param}`)"
@@ -134,6 +144,18 @@ class VisibleNamesMixin:
         return (f"{where} passes {flag} to `{fn}()` as {argument}; "
                 f"`{fn}` is {there}, so the converted model cannot give it Keras' training flag. What converts: "
                 f"{moved}")
+
+    def _in_run_module(self, fn: str, call: cst.Call, module) -> str:
+        """What `fn` is in a module of the run that program.callee did not follow to a def (a class, a value)."""
+        program, file = self.names.program, self.names.file
+        dotted = program.qualified(call.func, file)
+        found = program.module_member(dotted) if dotted else None
+        if found is None:
+            return f"not defined at the top of {module.path} (a module of the run), so tfmigrate cannot follow it"
+        if found[0].kind == "class":
+            return (f"a class defined in {module.path} (a module of the run): tfmigrate inlines a network helper "
+                    "def, not a class, and does not follow a class of another module yet")
+        return f"bound by a `{found[0].kind}` in {module.path} (a module of the run), not a def tfmigrate can follow"
 
     def mode_passed_to(self, node: cst.CSTNode) -> cst.Call | None:
         """The first call in `node` given `mode` itself as an argument (`network(features, mode)`), or None."""
