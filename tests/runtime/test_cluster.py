@@ -1,3 +1,4 @@
+import contextlib
 import json
 import os
 import resource
@@ -36,6 +37,23 @@ def _all_pids(d: Path):
     for f in d.glob("*.pid"):
         out += [int(x) for x in f.read_text().split()]
     return out
+
+
+def _as_a_shell_starts_it() -> None:
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def _signal_state(pid: int) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "(gone)"
+    return " ".join(line.replace("\t", "") for line in status.splitlines()
+                    if line.startswith(("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")))
 
 
 def _env(tmp_path, **modes):
@@ -190,7 +208,10 @@ def test_ctrl_c_tears_everything_down(tmp_path):
         "except cluster.ClusterError as e:\n"
         "    print('ERR', e.kind); sys.exit(2)\n"
     )
-    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    # started as a shell starts a program: SIGINT/SIGTERM at their defaults, no signal blocked (a pytest worker's
+    # state is not a user's terminal: an ignored or blocked SIGINT would be inherited); faulthandler for the stack
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONFAULTHANDLER": "1"}, preexec_fn=_as_a_shell_starts_it)
     # margins for a loaded machine (4 Python starts can take many seconds): nothing here measures speed; an
     # ignored Ctrl-C would end in the cluster's 600 s timeout ("ERR timeout"), far beyond the 120 s waited
     deadline = time.monotonic() + 120
@@ -198,8 +219,18 @@ def test_ctrl_c_tears_everything_down(tmp_path):
         time.sleep(0.05)
     assert len(_all_pids(pids)) == 4
     p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=120)
-    assert p.returncode == 2 and "ERR interrupt" in out
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:  # say where the launcher was and what its signal state was, for the record
+        state = _signal_state(p.pid)
+        p.send_signal(signal.SIGABRT)  # faulthandler prints its Python stack
+        out, err = p.communicate(timeout=30)
+        for q in _all_pids(pids):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(q, signal.SIGKILL)
+        pytest.fail(f"the launcher did not exit 120 s after SIGINT; launcher {state}; this test process "
+                    f"{_signal_state(os.getpid())}\nits stderr:\n{err[-3000:]}")
+    assert p.returncode == 2 and "ERR interrupt" in out, err[-2000:]
     time.sleep(0.2)
     assert not [q for q in _all_pids(pids) if _alive(q)]
 
