@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 from .config import OUTPUT_FORMATS, STRATEGIES, STYLES, TARGETS, Config, ConfigError
@@ -334,8 +335,7 @@ def _write_units(results, plan) -> tuple[list[FileResult], list[str]]:
 
     from .files import Changed, WriteError, commit
 
-    global _held
-    _held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    _held.mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     failed: dict[str, FileResult] = {}
     written: list[str] = []
     for unit, members in plan.items():
@@ -364,7 +364,9 @@ def _write_units(results, plan) -> tuple[list[FileResult], list[str]]:
     return [failed.get(r.path, r) for r in results], written
 
 
-_held = None  # the signal mask before the write phase blocked SIGINT/SIGTERM
+# The signal mask before the write phase blocked SIGINT/SIGTERM, per thread (masks are per thread): with one global,
+# two threads rewriting at once could restore each other's mask and leave one with SIGINT blocked for good.
+_held = threading.local()
 
 
 def _interrupted() -> bool:
@@ -377,9 +379,9 @@ def _release() -> None:
     """Restore the signal mask: a Ctrl-C held while writing is raised now (KeyboardInterrupt), after the report."""
     import signal
 
-    global _held
-    if _held is not None:
-        mask, _held = _held, None
+    mask = getattr(_held, "mask", None)
+    if mask is not None:
+        _held.mask = None
         try:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         except KeyboardInterrupt:
