@@ -71,9 +71,18 @@ def test_package_runs_on_both(case, tmp_path):
     assert "final eval:" in migrated.stdout
 
 
+def _verified(case: str) -> bool:
+    """A pair test_fixture_equivalence verifies: its verify runs this original on TF 2.15 (the same program, its
+    Estimator's model_dir and loss capture set by verify's boot) and fails when it does not run."""
+    meta = tomllib.loads((FIXTURES / case / "case.toml").read_text())
+    return (FIXTURES / case / "migrated.py").exists() and not meta.get("unstable")
+
+
 @pytest.mark.tfenv
-@pytest.mark.parametrize("case", _cases(CASES))
+@pytest.mark.parametrize("case", _cases([c for c in CASES if not _verified(c)]))
 def test_original_runs_on_tf215(case, tmp_path):
+    """Originals verify does not run (kept unchanged, or their verify skipped as unstable). A pair's original runs in
+    its verify (test_fixture_equivalence.py), which is where it fails: running it here too only cost time."""
     result = _run("legacy", FIXTURES / case / "original.py", tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
 
