@@ -114,7 +114,7 @@ def plan(file, program, model_fns: list) -> Plan | None:
     refs = [r for r in _references(file, program) if not file.inside(r[0], skip)]
     import_lines = {id(b.statement) for scope in {*file.scopes.values(), file.top}
                     for bs in scope.bindings.values() for b in bs if b.kind in ("import", "from")}
-    refs = [r for r in refs if not file.inside(r[0], import_lines)]
+    refs = sorted((r for r in refs if not file.inside(r[0], import_lines)), key=lambda r: file.orders.get(id(r[0]), 0))
     trigger = next((r for r in refs if _keras2_only(r[1])), None)
     if trigger is None:
         return None
