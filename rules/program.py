@@ -650,7 +650,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
     notes.extend(private_keras.check_imports(file, program))
     # the file's own Keras code on tf_keras when it names Keras 2 APIs Keras 3 lacks (DenseFeatures moves with it)
     keras2 = keras2_program.plan(file, program, [sites[0].model_fn.node for sites in by_fn.values()
-                                                 if sites[0].model_fn.file is file])
+                                                 if sites[0].model_fn.file is file],
+                                 {*edits.expressions, *edits.statements, *edits.deleted})
     dense_targets, dense_notes = dense_features.plan(file, program, [sites[0].model_fn.node for sites in by_fn.values()
                                                                      if sites[0].model_fn.file is file]) \
         if keras2 is None else ([], [keras2.note])

@@ -107,11 +107,19 @@ def _roots(file, program) -> set[str]:
     return roots
 
 
-def plan(file, program, model_fns: list) -> Plan | None:
+def plan(file, program, model_fns: list, replaced: set[int]) -> Plan | None:
     """The references to move when the file's own code (outside the converted model_fns, which become Keras 3
-    models) names a Keras-2-only API; None when it names none. Blocked for a reference that cannot move."""
+    models, and the nodes of `replaced`, ids of code the conversion replaces or deletes) names a Keras-2-only API;
+    None when it names none. Blocked for a reference that cannot move."""
     skip = {id(n) for n in model_fns}
-    refs = [r for r in _references(file, program) if not file.inside(r[0], skip)]
+    found = _references(file, program)
+    inside = [Blocked(CODE, f"tf.keras.{r[1]} is Keras 2 only (Keras 3, TF 2.16+'s tf.keras, has no counterpart) "
+                            f"and stands in a model_fn, which becomes a Keras 3 model: build that part with Keras 3 "
+                            "layers (a premade LinearModel is keras.layers.Dense(1) on the concatenated features) and "
+                            "re-run", r[0]) for r in found if file.inside(r[0], skip) and _keras2_only(r[1])]
+    if inside:  # (kept as written, the generated Keras 3 model would fail where it is built)
+        raise Blocked.many(inside)
+    refs = [r for r in found if not file.inside(r[0], skip | replaced)]  # (what the conversion reads goes)
     import_lines = {id(b.statement) for scope in {*file.scopes.values(), file.top}
                     for bs in scope.bindings.values() for b in bs if b.kind in ("import", "from")}
     refs = sorted((r for r in refs if not file.inside(r[0], import_lines)), key=lambda r: file.orders.get(id(r[0]), 0))
