@@ -112,11 +112,12 @@ def plan(file, program, model_fns: list, replaced: set[int]) -> Plan | None:
     models, and the nodes of `replaced`, ids of code the conversion replaces or deletes) names a Keras-2-only API;
     None when it names none. Blocked for a reference that cannot move."""
     skip = {id(n) for n in model_fns}
+    functions = {id(n) for n in model_fns if isinstance(n, cst.FunctionDef)}  # (a canned site's node: its call)
     found = _references(file, program)
     inside = [Blocked(CODE, f"tf.keras.{r[1]} is Keras 2 only (Keras 3, TF 2.16+'s tf.keras, has no counterpart) "
                             f"and stands in a model_fn, which becomes a Keras 3 model: build that part with Keras 3 "
                             "layers (a premade LinearModel is keras.layers.Dense(1) on the concatenated features) and "
-                            "re-run", r[0]) for r in found if file.inside(r[0], skip) and _keras2_only(r[1])]
+                            "re-run", r[0]) for r in found if file.inside(r[0], functions) and _keras2_only(r[1])]
     if inside:  # (kept as written, the generated Keras 3 model would fail where it is built)
         raise Blocked.many(inside)
     refs = [r for r in found if not file.inside(r[0], skip | replaced)]  # (what the conversion reads goes)

@@ -114,3 +114,43 @@ def test_generated_code_reading_moved_code_blocks():
     assert [(e.code, e.line) for e in errors] == [("TFM001", 8)]
     assert "`input_fn` is bound by code this program's move to tf_keras changes" in errors[0].message
     assert "reads `input_fn`" in errors[0].message
+
+
+def test_legacy_optimizer_the_canned_conversion_reads_moves_nothing():
+    """A legacy optimizer passed to a canned estimator is converted with it: nothing of the program's own is left
+    naming Keras 2, so no tf_keras."""
+    src = _program().split("def make_optimizer")[0] + (
+        'estimator = tf.estimator.LinearClassifier(feature_columns=[COLUMN], '
+        'optimizer=tf.keras.optimizers.legacy.Ftrl(0.1))\n'
+        'estimator.train(input_fn, steps=2)\n')
+    text = converted(src)
+    assert "tf_keras" not in text.replace("tf_keras legacy", "") and not [
+        d for d in rewrite(src).diagnostics if "tf_keras package" in d.message]
+
+
+MODEL_FN_PROGRAM = '''\
+import tensorflow as tf
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0, 2.0]]}, [[1.0]])).batch(1).repeat()
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.keras.experimental.LinearModel()(features["x"])
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est = tf.estimator.Estimator(model_fn=model_fn)
+est.train(input_fn, steps=2)
+'''
+
+
+def test_keras2_name_in_a_model_fn_blocks():
+    """The model_fn becomes a Keras 3 model: a Keras-2-only name kept in it would fail there (main kept it)."""
+    errors = _errors(MODEL_FN_PROGRAM)
+    assert [(e.code, e.line) for e in errors] == [("TFM001", 9)]
+    assert "stands in a model_fn, which becomes a Keras 3 model" in errors[0].message
