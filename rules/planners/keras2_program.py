@@ -139,6 +139,7 @@ def plan(file, program, model_fns: list, replaced: set[int]) -> Plan | None:
                                         f"object), and this program uses Keras 2 APIs only tf_keras has (tf.keras."
                                         f"{trigger[1]}), so its tf.keras code moves to tf_keras, where the v1 one is "
                                         "not moved: use the tf.keras name if its behaviour is what you want", node))
+    errors += _other_files(file, program, trigger)
     if errors:
         raise Blocked.many(errors)
     moved = {id(r[0]) for r in refs}
@@ -151,6 +152,32 @@ def plan(file, program, model_fns: list, replaced: set[int]) -> Plan | None:
                   "runs on Keras 3 beside it and shares no Keras object with it. The program now needs the tf_keras "
                   "package (pip install tf_keras, the version of TensorFlow)", trigger[0])
     return Plan([r for r in refs], tainted, note)
+
+
+def _other_files(file, program, trigger) -> list[Blocked]:
+    """A file of the program this file imports, or one importing it, that names tf.keras: the move is per file, and
+    Keras objects may pass between them."""
+    def imports(a, b) -> bool:  # a binds a name from module b
+        for scope in {*a.scopes.values(), a.top}:
+            for bindings in scope.bindings.values():
+                for bound in bindings:
+                    if bound.kind in ("import", "from") and not bound.target.startswith("tensorflow"):
+                        parts = program.absolute(bound.target, a).split(".")
+                        if any(program.by_module.get(".".join(parts[:n])) is b for n in range(1, len(parts) + 1)):
+                            return True
+        return False
+
+    out = []
+    for other in program.files:
+        if other is file or not (imports(file, other) or imports(other, file)):
+            continue
+        named = _references(other, program)
+        if named:
+            out.append(Blocked(CODE, f"this file names Keras 2 APIs only tf_keras has (tf.keras.{trigger[1]}), so its "
+                                     f"tf.keras code moves to tf_keras, but {other.path}, which it imports or is "
+                                     f"imported by, names tf.keras too (tf.keras.{named[0][1]}): the move is not done "
+                                     "across files; move both to tf_keras by hand", trigger[0]))
+    return out
 
 
 def rename(edits, made: Plan) -> None:

@@ -154,3 +154,20 @@ def test_keras2_name_in_a_model_fn_blocks():
     errors = _errors(MODEL_FN_PROGRAM)
     assert [(e.code, e.line) for e in errors] == [("TFM001", 9)]
     assert "stands in a model_fn, which becomes a Keras 3 model" in errors[0].message
+
+
+def test_other_file_naming_tf_keras_blocks(tmp_path):
+    """The move is per file: a file it imports that builds tf.keras objects (here the DNN the WideDeepModel takes)
+    would stay on Keras 3, so the file blocks, naming it."""
+    from tfmigrate.engine import Options, migrate_paths
+    from tfmigrate.files import discover
+
+    (tmp_path / "helpers.py").write_text("import tensorflow as tf\n\n\ndef dnn():\n"
+                                         "    return tf.keras.Sequential([tf.keras.layers.Dense(1)])\n")
+    main = _program().replace("import numpy as np\n", "import numpy as np\nimport helpers\n").replace(
+        "dnn = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])", "dnn = helpers.dnn()")
+    (tmp_path / "main.py").write_text(main)
+    results = {r.path.rsplit("/", 1)[-1]: r for r in migrate_paths(discover([str(tmp_path)]), Options(), jobs=1)}
+    errors = [d for d in results["main.py"].diagnostics if d.severity == "error"]
+    assert results["main.py"].status == "blocked" and [e.line for e in errors] == [15]
+    assert "helpers.py, which it imports or is imported by, names tf.keras too" in errors[0].message
