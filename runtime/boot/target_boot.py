@@ -523,7 +523,7 @@ def _patch_add_weight(layer_cls, mapper):
         if name is None or shape is None:
             return orig(self, *args, **kwargs)
         tf_keras = any(c.__module__.split(".")[0] == "tf_keras" for c in type(self).__mro__)
-        if mapper.tf_keras is not None and mapper.tf_keras != tf_keras:
+        if getattr(mapper, "tf_keras", None) not in (None, tf_keras):
             return orig(self, *args, **kwargs)  # the other Keras: not the Estimator's model (see _WeightMapper)
         value = mapper.take(self.name, name, shape, owner=id(self))
         mapper.tf_keras = tf_keras
