@@ -143,15 +143,59 @@ def plan(file, program, model_fns: list, replaced: set[int]) -> Plan | None:
     if errors:
         raise Blocked.many(errors)
     moved = {id(r[0]) for r in refs}
-    tops = {id(stmt): stmt for stmt in file.module.body if any(file.inside(r[0], {id(stmt)}) for r in refs)}
-    tainted = {b.name: b.node for bs in file.top.bindings.values() for b in bs
-               if any(file.inside(b.node, {key}) for key in tops)}
+    tainted = _tainted(file, program, moved, replaced)
     note = (CODE, f"tf.keras.{trigger[1]} is Keras 2 only (Keras 3, TF 2.16+'s tf.keras, has no counterpart): this "
                   f"program's own tf.keras code ({len(moved)} references) → tf_keras, Keras 2's code for TF 2.16+, "
                   "all of it, as a tf_keras object cannot be mixed with Keras 3 ones; the converted Estimator code "
                   "runs on Keras 3 beside it and shares no Keras object with it. The program now needs the tf_keras "
                   "package (pip install tf_keras, the version of TensorFlow)", trigger[0])
     return Plan([r for r in refs], tainted, note)
+
+
+def _tainted(file, program, moved: set[int], replaced: set[int]) -> dict[int, cst.CSTNode]:
+    """The bindings (any scope; by _key) whose value may hold a moved object: a function or class holding a moved
+    reference, a name assigned from an expression holding one or reading such a binding (followed until nothing
+    changes). Parameters are their callers' values; a binding the conversion replaces is its generated code's."""
+    bindings = [b for scope in {*file.scopes.values(), file.top} for bs in scope.bindings.values() for b in bs
+                if b.kind in ("assign", "augassign", "def", "class") and not file.inside(b.node, replaced)]
+    tainted: dict[int, cst.CSTNode] = {}
+    changed = True
+    while changed:
+        changed = False
+        for b in bindings:
+            if _key(b.node) in tainted:
+                continue
+            value = b.node if b.kind in ("def", "class") else b.value if b.value is not None else b.statement
+            if not file.inside(value, replaced) and _holds(file, value, moved, program, tainted):
+                tainted[_key(b.node)] = b.node
+                changed = True
+    return tainted
+
+
+def _key(node) -> int:
+    """A binding's key that survives the edits: a def's or class's name node (the def itself is rebuilt when its
+    body changes), else the target Name."""
+    return id(node.name) if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else id(node)
+
+
+def _holds(file, value, moved: set[int], program, tainted: dict) -> bool:
+    """`value` holds a moved reference, or reads a tainted binding."""
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            nonlocal found
+            if found:
+                return False
+            if id(node) in moved:
+                found = True
+            elif isinstance(node, cst.Name) and tainted and any(
+                    _key(b.node) in tainted for b in program.lookup(node.value, node, file)):
+                found = True
+            return not found
+
+    value.visit(_Find())
+    return found
 
 
 def _other_files(file, program, trigger) -> list[Blocked]:
@@ -186,18 +230,36 @@ def rename(edits, made: Plan) -> None:
         edits.replace(node, f"tf_keras.{path}")
 
 
-def _global_reads(tree: cst.Module, names, generated) -> list[str]:
-    """The names of `names` that `tree` reads as module-level names at a node `generated` accepts."""
+def _reads(tree: cst.Module, tainted: dict[int, cst.CSTNode], generated) -> list[cst.CSTNode]:
+    """The tainted bindings that `tree` reads at a node `generated` accepts (LibCST's scopes: a generated read of a
+    local of the user's function counts too)."""
     scopes = MetadataWrapper(tree, unsafe_skip_copy=True).resolve(ScopeProvider)
-    hits = set()
+    hits = []
+    for scope in {s for s in scopes.values() if s is not None}:
+        for access in scope.accesses:
+            if not generated(access.node):
+                continue
+            hits += [tainted[_key(a.node)] for a in access.referents
+                     if getattr(a, "node", None) is not None and _key(a.node) in tainted]
+    return hits
+
+
+def _free_reads(text: str, names: dict[str, cst.CSTNode]) -> list[cst.CSTNode]:
+    """Generated text (parsed alone): the tainted bindings of `names` it reads without binding them itself."""
+    if not set(names) & _name_tokens(text):
+        return []
+    try:
+        scopes = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True).resolve(ScopeProvider)
+    except cst.ParserSyntaxError:  # (an indented fragment: every name it holds counts)
+        return [names[n] for n in sorted(set(names) & _name_tokens(text))]
+    hits = []
     for scope in {s for s in scopes.values() if s is not None}:
         for access in scope.accesses:
             name = getattr(access.node, "value", None)
-            if name not in names or not generated(access.node):
-                continue
-            if not access.referents or any(isinstance(a.scope, GlobalScope) for a in access.referents):
-                hits.add(name)
-    return sorted(hits)
+            if name in names and (not access.referents or any(isinstance(a.scope, GlobalScope)
+                                                                for a in access.referents)):
+                hits.append(names[name])
+    return hits
 
 
 def check(new_module: cst.Module, original: cst.Module, texts, made: Plan) -> None:
@@ -211,21 +273,24 @@ def check(new_module: cst.Module, original: cst.Module, texts, made: Plan) -> No
             return True
 
     original.visit(_Collect())
-    names = set(made.tainted)
-    hits = _global_reads(new_module, names, lambda node: id(node) not in ids)
+    hits = _reads(new_module, made.tainted, lambda node: id(node) not in ids)
+    names = {_name_of(node): node for node in made.tainted.values()}
     for text in texts:
-        if names & _name_tokens(text):
-            try:
-                hits += _global_reads(cst.parse_module(text), names, lambda node: True)
-            except cst.ParserSyntaxError:  # (an indented fragment: every name it holds counts)
-                hits += sorted(names & _name_tokens(text))
-    if hits:
-        raise Blocked.many([Blocked(CODE, f"`{name}` is bound by code this program's move to tf_keras changes (it "
-                                          "names Keras 2 APIs only tf_keras has), and the converted Estimator code, "
-                                          f"which runs on Keras 3, reads `{name}`: a tf_keras object cannot be "
-                                          "mixed with Keras 3 ones. Keep the Estimator's inputs free of tf.keras "
-                                          "code, or move the program to tf_keras by hand", made.tainted[name])
-                            for name in sorted(set(hits))])
+        hits += _free_reads(text, names)
+    seen = {}
+    for node in hits:
+        seen.setdefault(id(node), node)
+    if seen:
+        raise Blocked.many([Blocked(CODE, f"`{_name_of(node)}` holds what this program's move to tf_keras changes (its "
+                                          "code names Keras 2 APIs only tf_keras has), and the converted Estimator "
+                                          f"code, which runs on Keras 3, reads `{_name_of(node)}`: a tf_keras object "
+                                          "cannot be mixed with Keras 3 ones. Keep the Estimator's inputs free of "
+                                          "tf.keras code, or move the program to tf_keras by hand", node)
+                            for node in seen.values()])
+
+
+def _name_of(node) -> str:
+    return node.name.value if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else getattr(node, "value", "?")
 
 
 def _name_tokens(text: str) -> set[str]:

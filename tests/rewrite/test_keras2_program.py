@@ -112,7 +112,7 @@ def test_generated_code_reading_moved_code_blocks():
         '    return tf1.data.Dataset.from_tensor_slices(({"age": ages}, [0, 1])).batch(1)')
     errors = _errors(src)
     assert [(e.code, e.line) for e in errors] == [("TFM001", 8)]
-    assert "`input_fn` is bound by code this program's move to tf_keras changes" in errors[0].message
+    assert "`input_fn` holds what this program's move to tf_keras changes" in errors[0].message
     assert "reads `input_fn`" in errors[0].message
 
 
@@ -171,3 +171,20 @@ def test_other_file_naming_tf_keras_blocks(tmp_path):
     errors = [d for d in results["main.py"].diagnostics if d.severity == "error"]
     assert results["main.py"].status == "blocked" and [e.line for e in errors] == [15]
     assert "helpers.py, which it imports or is imported by, names tf.keras too" in errors[0].message
+
+
+def test_generated_code_reading_a_moved_local_blocks():
+    """Scope-aware and followed through assignments: main's `scale` comes from a moved helper, and the converted
+    train call's input_fn lambda (Keras 3 side) reads it."""
+    src = _program().split("estimator = tf.estimator")[0] + (
+        "def make_scale():\n    return tf.keras.backend.epsilon() + 1.0\n\n\n"
+        "def scaled_input(scale):\n    return input_fn()\n\n\n"
+        "def main():\n"
+        "    scale = make_scale()\n"
+        "    estimator = tf.estimator.LinearClassifier(feature_columns=[COLUMN])\n"
+        "    estimator.train(lambda: scaled_input(scale), steps=2)\n"
+        "    print(tf.keras.experimental.LinearModel())\n\n\nmain()\n")
+    errors = _errors(src)
+    lines = src.splitlines()
+    assert [(e.code, e.line) for e in errors] == [("TFM001", lines.index("    scale = make_scale()") + 1)], errors
+    assert "reads `scale`" in errors[0].message
