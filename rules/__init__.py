@@ -70,7 +70,7 @@ CONTRIB_LEARN_WORDS = (b"contrib.learn", b"learn_runner", b"contrib import learn
 
 RULES = (
     Rule("TFM001", "tf2-imports", "planners.imports", "TF1 imports/aliases → `import tensorflow as tf` + keras; leftover v1 names checked",
-         ("classifier_metrics", "momentum_decay", "tf1_namespace"), triggers=ESTIMATOR_WORDS),
+         ("classifier_metrics", "momentum_decay", "tf1_namespace", "keras2_premade_beside"), triggers=ESTIMATOR_WORDS),
     Rule("TFM101", "keras-layers", "planners.layers", "tf.compat.v1.layers (functional and class) → keras.layers with TF1 names",
          ("regression_adagrad", "cnn", "adam_mae", "classifier_metrics"), triggers=ESTIMATOR_WORDS),
     Rule("TFM201", "keras-losses", "planners.losses", "tf.compat.v1.losses → keras.losses, TF1 reduction kept",

@@ -67,7 +67,7 @@ from .planners import (canned, driver, hooks, imports, keras_estimator, layers, 
                        strategy, variables)
 from .planners import iterators, optimizer_helpers, private_keras
 from .planners import mode_keys
-from .planners import dense_features
+from .planners import dense_features, keras2_program
 from .planners import direct_model_fn
 from .planners import dead_mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
@@ -648,14 +648,21 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                       if sites[0].model_fn.file is file], file)
     notes.extend(_graph_mode_switches(names, edits, file))
     notes.extend(private_keras.check_imports(file, program))
+    # the file's own Keras code on tf_keras when it names Keras 2 APIs Keras 3 lacks (DenseFeatures moves with it)
+    keras2 = keras2_program.plan(file, program, [sites[0].model_fn.node for sites in by_fn.values()
+                                                 if sites[0].model_fn.file is file],
+                                 {*edits.expressions, *edits.statements, *edits.deleted})
     dense_targets, dense_notes = dense_features.plan(file, program, [sites[0].model_fn.node for sites in by_fn.values()
-                                                                     if sites[0].model_fn.file is file])
+                                                                     if sites[0].model_fn.file is file]) \
+        if keras2 is None else ([], [keras2.note])
     notes.extend(dense_notes)
     learn = contrib_learn.first_mode_key(file, program)
     if learn is not None:  # (every key of the file is read so: one note)
         notes.append((imports.CODE, "tf.contrib.learn.ModeKeys (TF 1.x, removed in TF 2) read as tf.estimator.ModeKeys, "
                                     f"the same strings (INFER is PREDICT): here {learn[1]}", learn[0]))
     dense_features.rename(edits, dense_targets)
+    if keras2 is not None:
+        keras2_program.rename(edits, keras2)
     new_module = edits.apply(module, file.parent)
     alias, imported = _tf2_alias(module, table)
     new_module, tf_name = _fix_imports(new_module, table, alias, imported,
@@ -665,8 +672,10 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
                                        frozenset().union(*(p.shim_helpers for p in plans.values()
                                                            if isinstance(p, shim.ShimPlan))))
     new_module = private_keras.rename(new_module)  # (after the clean-up of the imports as written)
-    if dense_targets:
+    if dense_targets or keras2 is not None:
         new_module = dense_features.add_import(new_module)
+    if keras2 is not None:  # generated code reading what the move changed would mix tf_keras and Keras 3 objects
+        keras2_program.check(new_module, module, blocks.texts() if blocks is not None else (), keras2)
     for i, (placeholder, text) in enumerate(blocks.swaps if blocks is not None else ()):
         # before TF's swap: the text names TF through its placeholder
         context.replace_text(placeholder, text, i in blocks.standalone)

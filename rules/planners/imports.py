@@ -18,6 +18,10 @@
 - `tf.keras.layers.DenseFeatures` (also under tf.compat.v1) built and called on its own → `tf_keras.layers.
   DenseFeatures` with `import tf_keras` and a note (Keras 3 has none; rules/planners/dense_features.py); inside a
   Keras model or a model_fn it blocks.
+- A program whose own code names Keras 2 APIs only tf_keras has (`tf.keras.experimental.LinearModel` /
+  `WideDeepModel`, any `*.experimental`, `tf.keras.optimizers.legacy.*`): all of that code's tf.keras references →
+  `tf_keras.X` with `import tf_keras` and one note; the converted Estimator stays on Keras 3 beside it
+  (rules/planners/keras2_program.py); generated code reading what moved, or such a name in a model_fn, blocks.
 - Where the file's `tf` means something else (a variable, or TensorFlow imported only inside a function), the
   generated code imports TensorFlow as `tf2`, with a note.
 - Imports left unused by the conversion (`from tensorflow import estimator`, `from tensorflow.compat.v1 import

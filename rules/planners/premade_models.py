@@ -4,7 +4,9 @@ models, which the TF guide migrate/canned_estimators.ipynb offers for canned Lin
 Blocked with why, not renamed: Keras 3 (TF 2.21's tf.keras) has no `keras.experimental`; `tf_keras` (Keras 2 for
 TF 2.16+) still has both, but a tf_keras model cannot take Keras 3 models, layers or optimizers (a WideDeepModel
 is built from a linear and a DNN model, and these programs compile them with Keras optimizers), so moving these
-names alone to tf_keras gives a program that fails where the two Kerases meet.
+names alone to tf_keras gives a program that fails where the two Kerases meet. Where the program's own code names
+them, rules/planners/keras2_program.py moves ALL of that code to tf_keras instead; this blocker stands for a
+reference that move leaves (one of the conversion's own code).
 """
 from __future__ import annotations
 

@@ -368,6 +368,10 @@ class _WeightMapper:
         self.unchecked = []
         self.shards = {}  # target -> number of ShardedVariable parts
         self.owners = {}  # target -> id of the layer that first created it
+        # whether the weights mapped so far are tf_keras layers' (None: none yet). A program can run its own Keras 2
+        # code on tf_keras beside the converted Estimator's Keras 3 model (rules/planners/keras2_program.py): the other
+        # Keras's layers cannot be part of that model, so they keep their own initializers
+        self.tf_keras = None
         self.out = os.path.join(os.environ.get("TFMIGRATE_CAPTURE_DIR", "."), TASK + ".weights.json")
 
     def take(self, layer_name, weight_name, shape, owner=None, target=None):
@@ -518,7 +522,11 @@ def _patch_add_weight(layer_cls, mapper):
             shape = a["args"][0]
         if name is None or shape is None:
             return orig(self, *args, **kwargs)
+        tf_keras = any(c.__module__.split(".")[0] == "tf_keras" for c in type(self).__mro__)
+        if getattr(mapper, "tf_keras", None) not in (None, tf_keras):
+            return orig(self, *args, **kwargs)  # the other Keras: not the Estimator's model (see _WeightMapper)
         value = mapper.take(self.name, name, shape, owner=id(self))
+        mapper.tf_keras = tf_keras
         if "initializer" in sig.parameters:
             # rebuild the call from the bound arguments with the initializer replaced
             a["initializer"] = _ConstInit(value)

@@ -1,11 +1,12 @@
 """tf.keras.experimental.LinearModel / WideDeepModel (planners/premade_models.py), as the TF guide
-migrate/canned_estimators.ipynb writes them next to a canned estimator: Keras 3 has none and a tf_keras model cannot
-take the Keras 3 models and optimizers it is built with, so they block at their line saying so (not renamed)."""
+migrate/canned_estimators.ipynb writes them next to a canned estimator: Keras 3 has none, so the program's own Keras
+code moves to tf_keras (tests/rewrite/test_keras2_program.py); where it cannot move (reached through `from tensorflow
+import keras`), they block at their line saying why."""
 from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked
+from _helpers import blocked, converted
 
 PROGRAM = '''\
 import numpy as np
@@ -33,10 +34,16 @@ both.fit([x, x], x, epochs=1)
 
 @pytest.mark.parametrize("prefix", ["tf.compat.v1.keras.experimental",
                                     "tf1.keras.experimental"])
-def test_premade_models_block_with_why(prefix):
+def test_premade_models_move_to_tf_keras(prefix):
     src = PROGRAM.replace("LINEAR", f"{prefix}.LinearModel()").replace("WIDE_DEEP", f"{prefix}.WideDeepModel")
+    text = converted(src)
+    assert "linear = tf_keras.experimental.LinearModel()" in text
+    assert "both = tf_keras.experimental.WideDeepModel(linear, dnn)" in text
+
+
+def test_premade_models_through_keras_import_block_with_why():
+    src = PROGRAM.replace("import numpy as np\n", "import numpy as np\nfrom tensorflow import keras\n").replace(
+        "LINEAR", "keras.experimental.LinearModel()").replace("WIDE_DEEP", "keras.experimental.WideDeepModel")
     errors = [d for d in blocked(src).diagnostics if d.severity == "error"]
-    assert [(d.code, d.line) for d in errors] == [("TFM001", 16), ("TFM001", 18)], errors
-    linear, wide_deep = errors
-    assert "tf.keras.experimental.LinearModel (a Keras 2 premade model) has no Keras 3 counterpart" in linear.message
-    assert "tf_keras.experimental.WideDeepModel, but a tf_keras model cannot be mixed" in wide_deep.message
+    assert [(d.code, d.line) for d in errors] == [("TFM001", 17), ("TFM001", 19)], errors
+    assert all("reached through an import of a tf.keras module" in e.message for e in errors)

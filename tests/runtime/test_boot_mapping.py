@@ -86,6 +86,39 @@ def test_add_weight_maps_model_weights_but_not_metric_state(boot):
     assert mapper.taken == ["dense/kernel"] and mapper.checked == ["dense/kernel"]
 
 
+def test_the_other_keras_layers_keep_their_initializers(boot):
+    """A program's own tf_keras models beside the converted Estimator's Keras 3 model (rules/planners/
+    keras2_program.py): once Keras 3 weights were mapped, a tf_keras layer's are not the Estimator's, and the
+    reverse."""
+    class FakeMapper:
+        def __init__(self):
+            self.taken = []
+
+        def take(self, layer, weight, shape, owner=None):
+            self.taken.append(f"{layer}/{weight}")
+            return np.zeros(shape, np.float32)
+
+        def check(self, target, var, value):
+            pass
+
+    for tf_keras_first in (False, True):
+        class Layer:
+            def __init__(self, name):
+                self.name = name
+
+            def add_weight(self, name=None, shape=None, initializer=None, trainable=True):
+                return ("var", name, initializer)
+
+        TfKerasLayer = type("Layer", (Layer,), {"__module__": "tf_keras.src.engine.base_layer"})
+        first, other = (TfKerasLayer, Layer) if tf_keras_first else (Layer, TfKerasLayer)
+        mapper = FakeMapper()
+        boot._patch_add_weight(Layer, mapper)
+        assert isinstance(first("linear").add_weight("kernel", (2, 1), initializer="zeros")[2], boot._ConstInit)
+        assert other("dense").add_weight("kernel", (2, 1), initializer="glorot")[2] == "glorot"
+        assert isinstance(first("logits").add_weight("bias", (1,), initializer="zeros")[2], boot._ConstInit)
+        assert mapper.taken == ["linear/kernel", "logits/bias"]
+
+
 def test_a_second_instance_of_the_model_starts_from_the_same_values(boot):
     """A program that builds its model twice (train(), then predict() over the same model_dir): the second
     instance's weights start from the checkpoint values the first took, as the Estimator's second graph did; a
