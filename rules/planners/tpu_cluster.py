@@ -55,6 +55,9 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
     node = value.node
     if not tpu.false_tests or is_literal(node, None):  # (use_tpu not provably False: blocked for that)
         return
+    if tpu.path == "only":  # TF1 always ran on this cluster: the TPUStrategy's resolver (tpu_strategy.py)
+        tpu.resolver = value
+        return
     fix = ("build the TPUClusterResolver only under `if <use_tpu flag> ...:` and leave the name None otherwise "
            "(the BERT shape), or pass cluster=None")
     if not isinstance(node, cst.Name):
@@ -84,9 +87,14 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
                                 f"{analysis.line(other[0], b.scope.file)}: tfmigrate drops it only when tpu.RunConfig's "
                                 "cluster= is its one use", other[0])
     trail.extend(nones)  # `resolver = None` goes once RunConfig does
+    if tpu.path == "runtime" and len(dead) == 1:  # the TPU branch builds it as the program did
+        b = next(b for b in bindings if not is_literal(b.value, None))
+        tpu.resolver = Value(b.value, b.scope.file)
     tpu.dead.extend(d for d in dead if all(d[0] is not x for x, _ in tpu.dead))
     analysis.notes.append((CODE, f"tpu.RunConfig(cluster={node.value}) dropped: with use_tpu False the "
-                                 "TPUClusterResolver was never built (cluster=None, a local session)", node))
+                                 "TPUClusterResolver was never built (cluster=None, a local session)"
+                                 + ("; the TPU branch builds it for TPUStrategy" if tpu.resolver is not None else ""),
+                           node))
 
 
 def _dead_arm(analysis, b, tpu):

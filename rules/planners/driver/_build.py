@@ -45,7 +45,9 @@ class BuildMixin:
             return
         visible = site.strategy_value is not None and \
             self.program.render(site.strategy_value, site.call, self.file) is not None
-        if visible:
+        if site.tpu is not None and site.tpu.live:  # TPUStrategy where TF1 ran on a TPU (rules/planners/tpu_strategy.py)
+            strategy_name = self.tpu_strategy(site, lines)
+        elif visible:
             strategy_name = self.render(site.strategy_value, site.call, "train_distribute")
         elif site.strategy_binding is not None:
             # built where the Estimator cannot see it (a config helper's local): build it again here
@@ -92,6 +94,22 @@ class BuildMixin:
             edits.replace(site.call, wrap_call(f"{builder}({', '.join([strategy_name, site.params, *kwargs])})", "", width=80))
         if lines:
             edits.insert_before(stmt, lines)
+
+    def tpu_strategy(self, site: Site, lines: list) -> str:
+        from .. import tpu_strategy
+
+        if site.target != "keras" or site.strategy_value is not None or site.strategy_binding is not None:
+            raise Blocked(tpu_strategy.CODE, "the TPU path of this TPUEstimator is not converted: "
+                          + ("a train_distribute strategy besides it" if site.target == "keras" else
+                             f"--target {site.target} (TPUStrategy is generated for Keras fit only)"), site.call)
+        name = self.free_name("strategy", site.call)
+        lines.append(tpu_strategy.strategy_lines(site.tpu, name, self.free_name("tpu_resolver", site.call),
+                                                 lambda v: self.render(v, site.call, "the TPU path")))
+        self.notes.append((tpu_strategy.CODE, tpu_strategy.NOT_VERIFIED, site.call))
+        if "iterations_per_loop" in site.tpu.tpu_config:
+            self.notes.append((tpu_strategy.CODE, tpu_strategy.ITERATIONS,
+                               site.tpu.tpu_config["iterations_per_loop"].node))
+        return name
 
     def uncalled_note(self, site: Site, builder: str | None) -> None:
         """A def returning this Estimator that nothing in the run calls (`def build_estimator(model_dir)`) returns
