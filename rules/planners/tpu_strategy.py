@@ -40,8 +40,16 @@ from ..facts.calls import is_literal
 from ..facts.nodes import subtree_nodes
 
 CODE = "TFM605"
-NOT_VERIFIED = ("the TPU path is converted to tf.distribute.TPUStrategy but not verified on this machine (no TPU): "
-                "`tfmigrate verify` runs the CPU path")
+NOT_VERIFIED = "the TPU path is converted to tf.distribute.TPUStrategy but not verified on this machine (no TPU)"
+
+
+def not_verified(tpu) -> str:
+    """The note on the TPU path: what `tfmigrate verify` (which reads it, runtime/verify.py) can compare."""
+    if tpu.path == "only":
+        return NOT_VERIFIED + ": the program runs on a TPU only, so verify cannot run it here"
+    if tpu.default_false:
+        return NOT_VERIFIED + ": with the flag's default (use_tpu False) verify runs and compares the CPU path"
+    return NOT_VERIFIED + ": verify compares the CPU path when the program is given use_tpu False"
 ITERATIONS = ("TPUConfig(iterations_per_loop) is not mapped to Keras' steps_per_execution (Keras 3.15's fit runs "
               "whole executions, past steps_per_epoch): the TPU branch runs one step per execution, the same "
               "steps; checkpoints at save_checkpoints_steps rather than at TF1's loop boundaries; slower")
@@ -124,8 +132,9 @@ def check_path(analysis, fn, tpu, uses, reads_batch: bool) -> None:
                 node.orelse.body.body if isinstance(node.orelse, cst.Else) else ())
             for stmt in arm:
                 why = _arm_statement(analysis, fn, stmt)
-                if why:
+                if why:  # the first one an arm holds
                     refuse(analysis, tpu, why, stmt)
+                    break
         elif isinstance(node, cst.IfExp) and id(node.test) in tests:
             value = node.body if _positive(node.test) else node.orelse
             other = node.orelse if _positive(node.test) else node.body

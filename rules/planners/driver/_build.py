@@ -105,7 +105,7 @@ class BuildMixin:
         name = self.free_name("strategy", site.call)
         lines.append(tpu_strategy.strategy_lines(site.tpu, name, self.free_name("tpu_resolver", site.call),
                                                  lambda v: self.render(v, site.call, "the TPU path")))
-        self.notes.append((tpu_strategy.CODE, tpu_strategy.NOT_VERIFIED, site.call))
+        self.notes.append((tpu_strategy.CODE, tpu_strategy.not_verified(site.tpu), site.call))
         if "iterations_per_loop" in site.tpu.tpu_config:
             self.notes.append((tpu_strategy.CODE, tpu_strategy.ITERATIONS,
                                site.tpu.tpu_config["iterations_per_loop"].node))
