@@ -182,6 +182,9 @@ def _arm_statement(analysis, fn, stmt) -> str | None:
         return None
     paths = [analysis.tf(n, fn.file) or "" for n in subtree_nodes(stmt) if isinstance(n, cst.Call)]
     text = code(stmt).strip().splitlines()[0][:50]
+    if any(p.endswith("tpu.CrossShardOptimizer") for p in paths):
+        return (f"`{text}` under `if use_tpu:`: only `optimizer = CrossShardOptimizer(optimizer)` with reduction "
+                "MEAN (the default) is the mean of the per-core gradients Keras computes under TPUStrategy")
     if any(p.endswith("bfloat16_scope") for p in paths):
         return (f"`{text}` under `if use_tpu:`: a bfloat16 scope computes its ops in bfloat16 on TPU; Keras' "
                 "mixed_bfloat16 policy casts every layer instead, a different model")

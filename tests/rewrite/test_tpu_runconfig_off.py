@@ -149,7 +149,7 @@ def test_scaffold_fn_set_only_under_use_tpu_is_none_off_tpu():
     out = rewrite(src)
     assert out.status == "changed", [d.format() for d in out.diagnostics]
     text = out.output.decode()
-    assert "tf.compat.v1.train.init_from_checkpoint(" not in text and "def tpu_scaffold" not in text
+    assert "tf.compat.v1.train.init_from_checkpoint(" not in text and "def tpu_scaffold():\n" not in text
     # its TPU path is refused with the reason, at run time (the flag defaults to False)
     main = section(text, "def main", "\nif __name__")
     assert "the TPU scaffold_fn (init_from_checkpoint) is not converted" in main
