@@ -21,12 +21,11 @@ session.run whatever TPUConfig(iterations_per_loop) says, with these differences
   default, a TPUClusterResolver built only under `if <use_tpu> ...:`): rules/planners/tpu_cluster.py;
 - a model_fn factory's parameter given the TPUEstimator's use_tpu (`model_fn_builder(use_tpu=FLAGS.use_tpu)`, the
   BERT shape) and never rebound is a use_tpu test in the closure (`if use_tpu:` takes its else arm).
-The TF2 form of the TPU path is `tf.distribute.TPUStrategy`; tfmigrate converts the CPU/GPU run only.
-use_tpu must be provably False: the literal (or a name assigned it), or a boolean flag of the program defined
-with default False (absl `DEFINE_bool("use_tpu", False, ...)`, argparse `store_true`/default=False). For a flag,
-the migrated program keeps the flag and raises a ValueError when it is set: the TPU path is dropped, and saying
-so at run time is better than silently training on CPU.
-Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
+The TPU path (use_tpu omitted or True, or a run-time value: a flag of any default, `config.use_tpu`) is
+`tf.distribute.TPUStrategy` (rules/planners/tpu_strategy.py), chosen at run time by the same condition; what it
+would do differently is refused there (for a flag defaulting to False the migrated program then raises a
+ValueError when the flag is set, saying why, rather than silently training on CPU).
+Blocked, each with its reason: embedding_config_spec,
 TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
 a tpu RunConfig with a master/cluster/evaluation_master that may be used (a remote session), TPUConfig(eval_training_input_
 configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
@@ -47,6 +46,7 @@ from tfmigrate.model import Value, code
 from ..facts.calls import is_literal
 from ..facts.nodes import subtree_nodes
 from ..facts.estimator import RUN_CONFIG_ARGS
+from .tpu_strategy import check_path
 
 CODE = "TFM605"
 ESTIMATOR = ["model_fn", "model_dir", "config", "params", "use_tpu", "train_batch_size", "eval_batch_size",
@@ -89,8 +89,6 @@ class TPUSite:
 def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TPUSite:
     """The TPUEstimator's own arguments: use_tpu provably False, nothing TPU-only that changes training."""
     where = f"tf.{path}"
-    from .tpu_strategy import tpu_path
-
     kind, flag = tpu_path(analysis, args, where, call)  # "off" | "runtime" | "only"; the flag's attribute node
     if kind == "off":
         flag = _provably_false(analysis, args["use_tpu"], where)  # the flag's attribute node, or None
@@ -122,6 +120,27 @@ def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TP
                                  f"{': the flag defaults to False; the migrated program raises if it is set' if flag else ''}"
                                  "); the TPU path is dropped", call))
     return TPUSite(batch, args["use_tpu"], flag is not None, frozenset(tests))
+
+
+def tpu_path(analysis, args: dict, where: str, call) -> tuple[str, cst.Attribute | None]:
+    """("off" | "runtime" | "only", the flag attribute `FLAGS.use_tpu` when use_tpu is one)."""
+    value = args.get("use_tpu")
+    if value is None or is_literal(value.node, True):
+        return "only", None
+    r = analysis.program.resolve(value)
+    if is_literal(r.node, True) and not r.ambiguous:
+        return "only", None
+    try:
+        if _provably_false(analysis, value, where) is None:  # the literal False (directly or through names)
+            return "off", None
+    except Blocked:
+        pass
+    flag = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else value.node
+    return "runtime", flag if isinstance(flag, cst.Attribute) and _is_flag(analysis, flag) else None
+
+
+def _is_flag(analysis, node: cst.Attribute) -> bool:
+    return bool(_flag_defaults(analysis, node.attr.value))
 
 
 def _provably_false(analysis, value: Value, where: str):
@@ -236,8 +255,6 @@ def check_model_fn(analysis, fn, tpu: TPUSite, uses) -> None:
     reads = any(isinstance(n, cst.SimpleString) and n.evaluated_value == "batch_size"
                 for n in subtree_nodes(fn.node))
     if tpu.path != "off":
-        from .tpu_strategy import check_path
-
         check_path(analysis, fn, tpu, uses, reads)
     if not reads:
         return

@@ -11,9 +11,8 @@ ELECTRA, the tensorflow/tpu models) pass values that leave the session local, an
   literal False the TPUEstimator gets, so the test is False), a `TPUClusterResolver(...)`: cluster was None. That
   `if` and the `= None` go (the migrated program raises before them if use_tpu is set).
 Anything else (a resolver built unconditionally, a master that may be set, a resolver read elsewhere) blocks:
-TF1 then ran on the remote target, which the migrated program does not. On TF2 a TPU is used through
-`tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver(...))`, which tfmigrate does not
-generate.
+TF1 then ran on the remote target, which the migrated program does not. On the TPU path the resolver is the
+TPUStrategy's (rules/planners/tpu_strategy.py): the dropped one is built again in the TPU branch.
 """
 from __future__ import annotations
 
@@ -77,8 +76,8 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
         if arm is None:
             raise Blocked(CODE, f"tpu.RunConfig(cluster={node.value}): `{node.value}` is "
                                 f"`{code(b.value)[:50]}` at line {analysis.line(b.statement, b.scope.file)}, not only "
-                                "under an `if` on the TPUEstimator's use_tpu (False), so TF1 ran the Estimator's "
-                                "sessions on that cluster; " + fix, b.statement)
+                                "under an `if` on the TPUEstimator's use_tpu, so with use_tpu False TF1 ran the "
+                                "Estimator's sessions on that cluster; " + fix, b.statement)
         dead.append((arm, b.scope.file))
     for b in bindings:
         other = [n for n in b.scope.file.loads_of(analysis.program, b) if n is not node]

@@ -56,31 +56,6 @@ ITERATIONS = ("TPUConfig(iterations_per_loop) is not mapped to Keras' steps_per_
 _PER_HOST_OK = ("PER_HOST_V1", "PER_HOST_V2")
 
 
-def tpu_path(analysis, args: dict, where: str, call) -> tuple[str, cst.Attribute | None]:
-    """("off" | "runtime" | "only", the flag attribute `FLAGS.use_tpu` when use_tpu is one)."""
-    from .tpu import _provably_false
-
-    value = args.get("use_tpu")
-    if value is None or is_literal(value.node, True):
-        return "only", None
-    r = analysis.program.resolve(value)
-    if is_literal(r.node, True) and not r.ambiguous:
-        return "only", None
-    try:
-        if _provably_false(analysis, value, where) is None:  # the literal False (directly or through names)
-            return "off", None
-    except Blocked:
-        pass
-    flag = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else value.node
-    return "runtime", flag if isinstance(flag, cst.Attribute) and _is_flag(analysis, flag) else None
-
-
-def _is_flag(analysis, node: cst.Attribute) -> bool:
-    from .tpu import _flag_defaults
-
-    return bool(_flag_defaults(analysis, node.attr.value))
-
-
 def refuse(analysis, tpu, reason: str, node) -> None:
     """The TPU path is not converted: blocks, or for a flag defaulting to False the CPU path converts and the
     migrated program raises when the flag is set (the CPU-only conversion of rules/planners/tpu.py)."""
