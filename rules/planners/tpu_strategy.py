@@ -38,6 +38,7 @@ from tfmigrate.model import code
 
 from ..facts.calls import is_literal
 from ..facts.nodes import subtree_nodes
+from ..emit.wrap import generated
 
 CODE = "TFM605"
 NOT_VERIFIED = "the TPU path is converted to tf.distribute.TPUStrategy but not verified on this machine (no TPU)"
@@ -185,14 +186,16 @@ def _cross_shard(analysis, fn, call, inner: str) -> bool:
     return reduction is None or code(reduction).strip().endswith("Reduction.MEAN")
 
 
-def strategy_lines(tpu, strategy_name: str, resolver_name: str, render) -> str:
-    """The strategy statement(s): TPUStrategy under the use_tpu condition (only: unconditionally), the default
-    strategy otherwise (what the CPU conversion builds)."""
-    resolver = render(tpu.resolver) if tpu.resolver is not None else 'tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")'
+def strategy_lines(tpu, strategy_name: str, resolver_name: str, render, cpu: str) -> str:
+    """The strategy statement(s): TPUStrategy under the use_tpu condition (only: unconditionally), else `cpu` (the
+    strategy the CPU conversion builds). The generated `tf.` names are marked (generated): the program's own `tf`
+    may be tf.compat.v1."""
+    resolver = render(tpu.resolver) if tpu.resolver is not None else \
+        generated('tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")')
     body = [f"{resolver_name} = {resolver}",
-            f"tf.config.experimental_connect_to_cluster({resolver_name})",
-            f"tf.tpu.experimental.initialize_tpu_system({resolver_name})",
-            f"{strategy_name} = tf.distribute.TPUStrategy({resolver_name})"]
+            generated(f"tf.config.experimental_connect_to_cluster({resolver_name})"),
+            generated(f"tf.tpu.experimental.initialize_tpu_system({resolver_name})"),
+            generated(f"{strategy_name} = tf.distribute.TPUStrategy({resolver_name})")]
     shards = tpu.tpu_config.get("num_shards")
     if shards is not None and not is_literal(shards.node, None):
         text = render(shards)
@@ -212,4 +215,4 @@ def strategy_lines(tpu, strategy_name: str, resolver_name: str, render) -> str:
         return "\n".join([body[0] + comment, *body[1:]])
     indented = "\n".join("    " + line for part in body for line in part.split("\n"))
     return (f"if {render(tpu.use_tpu)}:{comment}\n{indented}\n"
-            f"else:\n    {strategy_name} = tf.distribute.get_strategy()")
+            f"else:\n    {strategy_name} = {cpu}")
