@@ -119,3 +119,13 @@ def test_custom_loop_target_blocks_the_tpu_path():
     result = blocked(tpu_program(estimator=NO_USE_TPU, drive=DRIVE), target="ctl")
     messages = " | ".join(d.message for d in result.diagnostics)
     assert "TPUStrategy is generated for Keras fit only" in messages, messages
+
+
+def test_strategy_option_is_the_cpu_branch_and_refused_for_a_tpu_only_program():
+    main = section(converted(tpu_program(use_tpu="FLAGS.use_tpu", extra=FLAG, drive=DRIVE), strategy="mirrored"),
+                   "def main", "\nif __name__")
+    assert "    else:\n        strategy = tf.distribute.MirroredStrategy()\n" in main
+    assert "        strategy = tf.distribute.TPUStrategy(tpu_resolver)\n" in main
+    result = blocked(tpu_program(estimator=NO_USE_TPU, drive=DRIVE), strategy="mirrored")
+    assert any("--strategy mirrored where TF1 ran on a TPU" in d.message for d in result.diagnostics)
+
