@@ -95,7 +95,9 @@ def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TP
     spec = args.get("embedding_config_spec")
     if spec is not None and not is_literal(spec.node, None):
         raise Blocked(CODE, f"{where}(embedding_config_spec=...) is not converted: TPU embeddings have no CPU "
-                            "equivalent here", spec.node)
+                            "equivalent here, and on the TPU path TF2's tf.tpu.experimental.embedding.TPUEmbedding "
+                            "(tables, their optimizer, feature configs; the guide's tpu_embedding TF2 half) is a "
+                            "different program tfmigrate does not generate", spec.node)
     for key in ("batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu", "export_saved_model_api_version"):
         if key in args:  # TPU placement and export settings: no effect on CPU training and evaluation
             analysis.notes.append((CODE, f"{where}({key}=...) dropped: it only matters on a TPU or for export",
