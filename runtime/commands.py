@@ -152,8 +152,10 @@ def _verify(app: typer.Typer) -> None:
             console.print(f"note: {_escape(why)}: on a {workers or d['workers']}-task cluster without parameter "
                           "servers each task runs its own copy of the program (the TF1 original may wait for ps "
                           "tasks until --timeout); --workers 1 runs it as it trains", highlight=False)
+        said = verify.rewrite_notes(original)
+        if "tpu" in said:  # a TPUEstimator's TPU path: say which path this machine compares
+            console.print(f"note: {_escape(said['tpu'])}", highlight=False)
         if statistical is None and not pick(ps, "ps") and "statistical" not in cfg.get("verify-defaults", {}):
-            said = verify.rewrite_notes(original)
             if "statistical" in said:
                 statistical = True  # the original's own runs differ: a step-by-step comparison would fail by design
                 console.print(f"note: comparing statistically (--statistical), as the rewrite's note says: "

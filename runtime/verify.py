@@ -102,12 +102,14 @@ def trainers_for(original: Path) -> tuple[int | None, str]:
 # the rewrite's notes that speak to verify (rules/planners/numpy_inputs.py SHUFFLE_NOTE; tf1_calls dropout note)
 _STATISTICAL_NOTE = "verify --statistical"
 _RANDOM_NOTE = "random stream"
+_TPU_NOTE = "not verified on this machine (no TPU)"  # rules/planners/tpu_strategy.py: which path verify runs
 
 
 def rewrite_notes(original: Path) -> dict[str, str]:
     """What the rewrite's own notes on ORIGINAL say about comparing it step by step (no TensorFlow, nothing written):
     {"statistical": "path:line: note"} when its own runs differ from one another (numpy_input_fn(shuffle=True)),
-    {"random": ...} when the migrated program draws other random numbers (dropout masks); {} otherwise."""
+    {"random": ...} when the migrated program draws other random numbers (dropout masks), {"tpu": ...} when its
+    TPU path (TPUStrategy) cannot run here and which path verify compares; {} otherwise."""
     from tfmigrate.engine import Options, migrate_source
 
     if Path(original).suffix == ".ipynb":
@@ -122,7 +124,7 @@ def rewrite_notes(original: Path) -> dict[str, str]:
         return {}
     found: dict[str, str] = {}
     for d in result.diagnostics:
-        for key, words in (("statistical", _STATISTICAL_NOTE), ("random", _RANDOM_NOTE)):
+        for key, words in (("statistical", _STATISTICAL_NOTE), ("random", _RANDOM_NOTE), ("tpu", _TPU_NOTE)):
             if words in d.message and key not in found:
                 found[key] = f"{Path(original).name}:{d.line}: {d.message}"
     return found

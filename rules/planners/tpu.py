@@ -21,12 +21,11 @@ session.run whatever TPUConfig(iterations_per_loop) says, with these differences
   default, a TPUClusterResolver built only under `if <use_tpu> ...:`): rules/planners/tpu_cluster.py;
 - a model_fn factory's parameter given the TPUEstimator's use_tpu (`model_fn_builder(use_tpu=FLAGS.use_tpu)`, the
   BERT shape) and never rebound is a use_tpu test in the closure (`if use_tpu:` takes its else arm).
-The TF2 form of the TPU path is `tf.distribute.TPUStrategy`; tfmigrate converts the CPU/GPU run only.
-use_tpu must be provably False: the literal (or a name assigned it), or a boolean flag of the program defined
-with default False (absl `DEFINE_bool("use_tpu", False, ...)`, argparse `store_true`/default=False). For a flag,
-the migrated program keeps the flag and raises a ValueError when it is set: the TPU path is dropped, and saying
-so at run time is better than silently training on CPU.
-Blocked, each with its reason: use_tpu omitted (its default is True) or possibly True, embedding_config_spec,
+The TPU path (use_tpu omitted or True, or a run-time value: a flag of any default, `config.use_tpu`) is
+`tf.distribute.TPUStrategy` (rules/planners/tpu_strategy.py), chosen at run time by the same condition; what it
+would do differently is refused there (for a flag defaulting to False the migrated program then raises a
+ValueError when the flag is set, saying why, rather than silently training on CPU).
+Blocked, each with its reason: embedding_config_spec,
 TPUEstimatorSpec(host_call=..., scaffold_fn=...), CrossShardOptimizer or other tf.tpu ops on the path that runs,
 a tpu RunConfig with a master/cluster/evaluation_master that may be used (a remote session), TPUConfig(eval_training_input_
 configuration=...), export of a TPUEstimator (not converted yet: export_to_tpu added a TPU graph), an input_fn or model_fn without
@@ -47,6 +46,7 @@ from tfmigrate.model import Value, code
 from ..facts.calls import is_literal
 from ..facts.nodes import subtree_nodes
 from ..facts.estimator import RUN_CONFIG_ARGS
+from .tpu_strategy import check_path
 
 CODE = "TFM605"
 ESTIMATOR = ["model_fn", "model_dir", "config", "params", "use_tpu", "train_batch_size", "eval_batch_size",
@@ -72,19 +72,32 @@ class TPUSite:
     false_tests: frozenset  # source texts a model_fn may test for use_tpu (`FLAGS.use_tpu`), all False here
     remote: list = field(default_factory=list)  # string flags (`FLAGS.master`) unset by default: raise when set
     dead: list = field(default_factory=list)  # (`if use_tpu ...:` building the TPUClusterResolver, its file): go
+    # the TPU path (rules/planners/tpu_strategy.py): "off" (use_tpu False), "runtime" (chosen by use_tpu at run
+    # time), "only" (use_tpu omitted or True); refused: why it is not converted (the flag then raises when set)
+    path: str = "off"
+    refused: list = field(default_factory=list)
+    resolver: Value | None = None  # the program's TPUClusterResolver (a call, or the name it is bound to)
+    tpu_config: dict = field(default_factory=dict)  # TPUConfig's arguments
+    default_false: bool = False  # use_tpu is a flag defaulting to False: a refused TPU path raises when it is set
+
+    @property
+    def live(self) -> bool:
+        """The migrated program builds a TPUStrategy where TF1 ran on a TPU."""
+        return self.path != "off" and not self.refused
 
 
 def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TPUSite:
     """The TPUEstimator's own arguments: use_tpu provably False, nothing TPU-only that changes training."""
     where = f"tf.{path}"
-    if "use_tpu" not in args:
-        raise Blocked(CODE, f"{where} without use_tpu: its default is True (the TPU path); pass use_tpu=False (or a "
-                            "flag defaulting to False) to run on CPU/GPU, which tfmigrate converts", call)
-    flag = _provably_false(analysis, args["use_tpu"], where)  # the flag's attribute node, or None
+    kind, flag = tpu_path(analysis, args, where, call)  # "off" | "runtime" | "only"; the flag's attribute node
+    if kind == "off":
+        flag = _provably_false(analysis, args["use_tpu"], where)  # the flag's attribute node, or None
     spec = args.get("embedding_config_spec")
     if spec is not None and not is_literal(spec.node, None):
         raise Blocked(CODE, f"{where}(embedding_config_spec=...) is not converted: TPU embeddings have no CPU "
-                            "equivalent here", spec.node)
+                            "equivalent here, and on the TPU path TF2's tf.tpu.experimental.embedding.TPUEmbedding "
+                            "(tables, their optimizer, feature configs; the guide's tpu_embedding TF2 half) is a "
+                            "different program tfmigrate does not generate", spec.node)
     for key in ("batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu", "export_saved_model_api_version"):
         if key in args:  # TPU placement and export settings: no effect on CPU training and evaluation
             analysis.notes.append((CODE, f"{where}({key}=...) dropped: it only matters on a TPU or for export",
@@ -95,10 +108,41 @@ def check_estimator(analysis, args: dict, call: cst.Call, file, path: str) -> TP
     tests = {'params["use_tpu"]', "params['use_tpu']"}
     if flag is not None:
         tests.add(code(flag))  # `FLAGS.use_tpu` tested in model_fn: the same flag
+    if kind != "off":  # the TPU path: TPUStrategy (tpu_strategy.py); the model_fn's `if use_tpu:` arms are checked
+        if "use_tpu" in args and not is_literal(args["use_tpu"].node, True):
+            tests.add(code(args["use_tpu"].node).strip())
+        site = TPUSite(batch, args.get("use_tpu"), flag is not None, frozenset(tests), path=kind)
+        site.default_false = kind == "runtime" and flag is not None and \
+            _flag_defaults(analysis, flag.attr.value) == [False]
+        if kind == "runtime":
+            analysis.notes.append((CODE, f"{where}: its CPU/GPU path (use_tpu False) converted as "
+                                         "tf.estimator.Estimator", call))
+        return site
     analysis.notes.append((CODE, f"{where} converted as tf.estimator.Estimator (use_tpu is False"
                                  f"{': the flag defaults to False; the migrated program raises if it is set' if flag else ''}"
                                  "); the TPU path is dropped", call))
     return TPUSite(batch, args["use_tpu"], flag is not None, frozenset(tests))
+
+
+def tpu_path(analysis, args: dict, where: str, call) -> tuple[str, cst.Attribute | None]:
+    """("off" | "runtime" | "only", the flag attribute `FLAGS.use_tpu` when use_tpu is one)."""
+    value = args.get("use_tpu")
+    if value is None or is_literal(value.node, True):
+        return "only", None
+    r = analysis.program.resolve(value)
+    if is_literal(r.node, True) and not r.ambiguous:
+        return "only", None
+    try:
+        if _provably_false(analysis, value, where) is None:  # the literal False (directly or through names)
+            return "off", None
+    except Blocked:
+        pass
+    flag = r.node if isinstance(r.node, cst.Attribute) and not r.ambiguous else value.node
+    return "runtime", flag if isinstance(flag, cst.Attribute) and _is_flag(analysis, flag) else None
+
+
+def _is_flag(analysis, node: cst.Attribute) -> bool:
+    return bool(_flag_defaults(analysis, node.attr.value))
 
 
 def _provably_false(analysis, value: Value, where: str):
@@ -212,6 +256,8 @@ def check_model_fn(analysis, fn, tpu: TPUSite, uses) -> None:
                             "(TPUEstimator passes the batch size as params[\"batch_size\"])", fn.node)
     reads = any(isinstance(n, cst.SimpleString) and n.evaluated_value == "batch_size"
                 for n in subtree_nodes(fn.node))
+    if tpu.path != "off":
+        check_path(analysis, fn, tpu, uses, reads)
     if not reads:
         return
     modes = {"train"} | {"eval" for u in uses if u.kind in ("evaluate", "train_and_evaluate")} | \
@@ -232,9 +278,13 @@ def input_params(params: str, batch: str | None) -> str:
 
 def guard(tpu: TPUSite, render) -> str | None:
     lines = []
-    if tpu.flag:
+    if tpu.flag and tpu.path == "off":
         lines.append(f"if {render(tpu.use_tpu)}:  # the TPU path of TPUEstimator was not migrated\n"
                      f"    raise ValueError(\"use_tpu is not supported by the migrated program (it runs on CPU/GPU)\")")
+    elif tpu.flag and tpu.refused:  # a flag defaulting to False (tpu_strategy.refuse): the CPU path converts
+        why = "; ".join(tpu.refused).replace("\\", "\\\\").replace('"', '\\"')
+        lines.append(f"if {render(tpu.use_tpu)}:  # the TPU path of TPUEstimator was not migrated\n"
+                     f"    raise ValueError(\"use_tpu is not supported by the migrated program: {why}\")")
     for value in tpu.remote:  # TF1 ran its session on that target when set: say so rather than train here
         text = render(value)
         lines.append(f"if {text}:  # tpu.RunConfig's remote session target was not migrated\n"
@@ -265,6 +315,7 @@ def run_config(analysis, node: cst.Call, file, env, trail: list, tpu: TPUSite) -
                           tpu_config.node)
         trail.extend(b for b in r.trail if b.kind == "assign")  # `tpu_config = TPUConfig(...)` goes too
         config = bind_values(r.node, _TPU_CONFIG, "TPUConfig", r.value.file, r.value.env, rule=CODE)
+        tpu.tpu_config = config  # the TPU path reads num_shards, iterations_per_loop, ... (tpu_strategy.py)
         if "eval_training_input_configuration" in config:
             raise Blocked(CODE, "TPUConfig(eval_training_input_configuration=...) is not converted (SLICED raised "
                                 "on CPU)", config["eval_training_input_configuration"].node)
@@ -275,8 +326,9 @@ def run_config(analysis, node: cst.Call, file, env, trail: list, tpu: TPUSite) -
                 if b is not None and b.kind == "assign" and not b.unpack and all(  # read only by this TPUConfig
                         b.scope.file.inside(n, {id(r.node)}) for n in b.scope.file.loads_of(analysis.program, b)):
                     trail.append(b)
-        analysis.notes.append((CODE, "tpu_config dropped: on CPU TPUEstimator ran one step per session.run whatever "
-                                     "iterations_per_loop is", tpu_config.node))
+        if tpu.path == "off":
+            analysis.notes.append((CODE, "tpu_config dropped: on CPU TPUEstimator ran one step per session.run "
+                                         "whatever iterations_per_loop is", tpu_config.node))
     return args
 
 

@@ -11,9 +11,8 @@ ELECTRA, the tensorflow/tpu models) pass values that leave the session local, an
   literal False the TPUEstimator gets, so the test is False), a `TPUClusterResolver(...)`: cluster was None. That
   `if` and the `= None` go (the migrated program raises before them if use_tpu is set).
 Anything else (a resolver built unconditionally, a master that may be set, a resolver read elsewhere) blocks:
-TF1 then ran on the remote target, which the migrated program does not. On TF2 a TPU is used through
-`tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver(...))`, which tfmigrate does not
-generate.
+TF1 then ran on the remote target, which the migrated program does not. On the TPU path the resolver is the
+TPUStrategy's (rules/planners/tpu_strategy.py): the dropped one is built again in the TPU branch.
 """
 from __future__ import annotations
 
@@ -55,6 +54,9 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
     node = value.node
     if not tpu.false_tests or is_literal(node, None):  # (use_tpu not provably False: blocked for that)
         return
+    if tpu.path == "only":  # TF1 always ran on this cluster: the TPUStrategy's resolver (tpu_strategy.py)
+        tpu.resolver = value
+        return
     fix = ("build the TPUClusterResolver only under `if <use_tpu flag> ...:` and leave the name None otherwise "
            "(the BERT shape), or pass cluster=None")
     if not isinstance(node, cst.Name):
@@ -74,8 +76,8 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
         if arm is None:
             raise Blocked(CODE, f"tpu.RunConfig(cluster={node.value}): `{node.value}` is "
                                 f"`{code(b.value)[:50]}` at line {analysis.line(b.statement, b.scope.file)}, not only "
-                                "under an `if` on the TPUEstimator's use_tpu (False), so TF1 ran the Estimator's "
-                                "sessions on that cluster; " + fix, b.statement)
+                                "under an `if` on the TPUEstimator's use_tpu, so with use_tpu False TF1 ran the "
+                                "Estimator's sessions on that cluster; " + fix, b.statement)
         dead.append((arm, b.scope.file))
     for b in bindings:
         other = [n for n in b.scope.file.loads_of(analysis.program, b) if n is not node]
@@ -84,9 +86,14 @@ def cluster_off(analysis, value: Value, tpu, trail: list) -> None:
                                 f"{analysis.line(other[0], b.scope.file)}: tfmigrate drops it only when tpu.RunConfig's "
                                 "cluster= is its one use", other[0])
     trail.extend(nones)  # `resolver = None` goes once RunConfig does
+    if tpu.path == "runtime" and len(dead) == 1:  # the TPU branch builds it as the program did
+        b = next(b for b in bindings if not is_literal(b.value, None))
+        tpu.resolver = Value(b.value, b.scope.file)
     tpu.dead.extend(d for d in dead if all(d[0] is not x for x, _ in tpu.dead))
     analysis.notes.append((CODE, f"tpu.RunConfig(cluster={node.value}) dropped: with use_tpu False the "
-                                 "TPUClusterResolver was never built (cluster=None, a local session)", node))
+                                 "TPUClusterResolver was never built (cluster=None, a local session)"
+                                 + ("; the TPU branch builds it for TPUStrategy" if tpu.resolver is not None else ""),
+                           node))
 
 
 def _dead_arm(analysis, b, tpu):

@@ -137,7 +137,9 @@ def test_absl_flag_defaulting_to_false_converts_with_a_run_time_check(define):
     main = section(out, "def main", "\nif __name__")
     assert "if FLAGS.use_tpu:" in main and "raise ValueError(" in main
     assert main.index("if FLAGS.use_tpu:") < main.index("build_model(")
-    assert any("flag defaults to False" in d.message for d in result.diagnostics)
+    # evaluate(steps=None) raised on a TPU in TF1: the TPU path is refused, the flag raises when set
+    assert any("the TPU path (use_tpu set) is not converted: evaluate(steps=None)" in d.message
+               for d in result.diagnostics)
 
 
 def test_flag_passed_through_a_helper_parameter():
@@ -185,11 +187,12 @@ def test_train_and_evaluate_with_equal_batch_sizes_lets_model_fn_read_batch_size
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"estimator": ESTIMATOR.replace("use_tpu={use_tpu}, ", "")}, "its default is True"),
-    ({"use_tpu": "True"}, "cannot prove use_tpu is False"),
-    ({"use_tpu": "USE_TPU", "extra": "import os\nUSE_TPU = bool(os.environ.get('TPU'))"}, "cannot prove"),
+    # the TPU path (use_tpu omitted, True, or chosen at run time) is refused where TF1 raised on a TPU
+    ({"estimator": ESTIMATOR.replace("use_tpu={use_tpu}, ", "")}, "evaluate(steps=None): TF1 raised ValueError"),
+    ({"use_tpu": "True"}, "evaluate(steps=None): TF1 raised ValueError"),
+    ({"use_tpu": "USE_TPU", "extra": "import os\nUSE_TPU = bool(os.environ.get('TPU'))"}, "evaluate(steps=None)"),
     ({"use_tpu": "FLAGS.use_tpu", "extra": 'flags = tf.compat.v1.flags\nflags.DEFINE_bool("use_tpu", True, "")\n'
-                                           "FLAGS = flags.FLAGS"}, "does not default to False"),
+                                           "FLAGS = flags.FLAGS"}, "evaluate(steps=None)"),
     ({"model_fn": MODEL_FN.replace('    if params["use_tpu"]:\n        optimizer', '    optimizer')},
      "CrossShardOptimizer"),
     ({"model_fn": MODEL_FN.replace("train_op=train_op)", "train_op=train_op, host_call=(fn, [loss]))")}, "host_call"),

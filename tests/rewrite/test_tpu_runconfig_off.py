@@ -60,8 +60,13 @@ def test_resolver_under_use_tpu_and_unset_master_flag_convert_with_run_time_chec
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     out = result.output.decode()
     main = section(out, "def main", "\nif __name__")
-    for gone in ("resolver", "TPUClusterResolver", "per_host", "PER_HOST", "tpu_name", "RunConfig("):
+    for gone in ("resolver = None", "if FLAGS.use_tpu and FLAGS.tpu_name", "per_host", "PER_HOST", "RunConfig("):
         assert gone not in main, gone
+    # the TPU branch builds the program's own resolver for TPUStrategy (rules/planners/tpu_strategy.py); the CPU
+    # branch is the default strategy
+    tpu, cpu = section(main, "    if FLAGS.use_tpu:", "    else:"), section(main, "    else:", "    with ")
+    assert "tpu_resolver = tf.distribute.cluster_resolver.TPUClusterResolver(FLAGS.tpu_name)" in tpu
+    assert "TPUClusterResolver" not in cpu and "strategy = tf.distribute.get_strategy()" in cpu
     # TF1 would have used the remote target when --master is set: the migrated program says so and stops
     assert main.index("if FLAGS.master:") < main.index("raise ValueError(\"FLAGS.master") < main.index("model_fn_builder(")
     assert main.index("if FLAGS.use_tpu:") < main.index("model_fn_builder(")
@@ -121,7 +126,9 @@ def test_use_tpu_not_provably_false_is_reported_rather_than_its_cluster():
     src = PROGRAM.replace("use_tpu=FLAGS.use_tpu,\n", "\n").replace(
         "    if FLAGS.use_tpu and FLAGS.tpu_name:\n        resolver = ", "    if True:\n        resolver = ")
     messages = [d.message for d in blocked(src).diagnostics if d.severity == "error"]
-    assert any("its default is True" in m for m in messages) and not any("cluster" in m for m in messages), messages
+    # use_tpu omitted: TF1 always ran on that cluster, TPUStrategy's resolver; the factory's `use_tpu` (the flag,
+    # not the TPUEstimator's True) is no use_tpu test, so the model_fn blocks for its own reason
+    assert messages and not any("cluster" in m for m in messages), messages
 
 
 SCAFFOLD = """\
@@ -141,7 +148,11 @@ def test_scaffold_fn_set_only_under_use_tpu_is_none_off_tpu():
                                                                   "train_op=train_op, scaffold_fn=scaffold_fn)")
     out = rewrite(src)
     assert out.status == "changed", [d.format() for d in out.diagnostics]
-    assert "init_from_checkpoint" not in out.output.decode() and "scaffold" not in out.output.decode()
+    text = out.output.decode()
+    assert "tf.compat.v1.train.init_from_checkpoint(" not in text and "def tpu_scaffold():\n" not in text
+    # its TPU path is refused with the reason, at run time (the flag defaults to False)
+    main = section(text, "def main", "\nif __name__")
+    assert "the TPU scaffold_fn (init_from_checkpoint) is not converted" in main
 
 
 @pytest.mark.parametrize("old, new, line", [

@@ -66,3 +66,10 @@ def test_the_cli_picks_the_statistical_comparison_itself(monkeypatch, tmp_path, 
                                       "--isolated", *flag])
     assert seen == {"statistical": statistical}, result.output
     assert ("comparing statistically" in result.output) == (flag == [])
+
+
+def test_a_tpu_estimator_says_which_path_verify_compares():
+    # rules/planners/tpu_strategy.py: the TPU path (TPUStrategy) cannot run here; the flag's default is the CPU path
+    said = verify.rewrite_notes(FIXTURES / "tpu_strategy_flag" / "original.py")
+    assert set(said) == {"tpu"}, said
+    assert "with the flag's default (use_tpu False) verify runs and compares the CPU path" in said["tpu"]

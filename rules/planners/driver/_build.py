@@ -30,6 +30,8 @@ class BuildMixin:
             raise Blocked(CODE, "an Estimator built in the header of a compound statement is not converted; "
                                 "assign it to a name first", site.call)
         lines = []
+        if site.tpu is not None and site.tpu.live:  # before the guard: a refused TPU path raises there
+            self.tpu_refusals(site)
         if site.tpu is not None:
             check = tpu_rules.guard(site.tpu, lambda v: self.render(v, site.call, "use_tpu"))
             if check is not None:
@@ -45,7 +47,9 @@ class BuildMixin:
             return
         visible = site.strategy_value is not None and \
             self.program.render(site.strategy_value, site.call, self.file) is not None
-        if visible:
+        if site.tpu is not None and site.tpu.live:  # TPUStrategy where TF1 ran on a TPU (rules/planners/tpu_strategy.py)
+            strategy_name = self.tpu_strategy(site, lines)
+        elif visible:
             strategy_name = self.render(site.strategy_value, site.call, "train_distribute")
         elif site.strategy_binding is not None:
             # built where the Estimator cannot see it (a config helper's local): build it again here
@@ -92,6 +96,33 @@ class BuildMixin:
             edits.replace(site.call, wrap_call(f"{builder}({', '.join([strategy_name, site.params, *kwargs])})", "", width=80))
         if lines:
             edits.insert_before(stmt, lines)
+
+    def tpu_refusals(self, site: Site) -> None:
+        """What the generated TPU branch does not cover (rules/planners/tpu_strategy.py refuse: blocks, or for a
+        flag defaulting to False the CPU path converts and the flag raises when set)."""
+        from .. import tpu_strategy
+
+        if site.target != "keras":
+            tpu_strategy.refuse(self, site.tpu, f"--target {site.target} (TPUStrategy is generated for Keras fit "
+                                                "only)", site.call)
+        elif site.strategy_value is not None or site.strategy_binding is not None:
+            tpu_strategy.refuse(self, site.tpu, "a train_distribute strategy besides it", site.call)
+        elif site.strategy.parameter_server or (site.tpu.path == "only" and site.strategy.kinds != {"default"}):
+            tpu_strategy.refuse(self, site.tpu, f"--strategy {'/'.join(sorted(site.strategy.kinds))} where TF1 "
+                                                "ran on a TPU (TPUStrategy)", site.call)
+
+    def tpu_strategy(self, site: Site, lines: list) -> str:
+        from .. import tpu_strategy
+
+        name = self.free_name("strategy", site.call)
+        lines.append(tpu_strategy.strategy_lines(site.tpu, name, self.free_name("tpu_resolver", site.call),
+                                                 lambda v: self.render(v, site.call, "the TPU path"),
+                                                 self.strategy_expression(site)))
+        self.notes.append((tpu_strategy.CODE, tpu_strategy.not_verified(site.tpu), site.call))
+        if "iterations_per_loop" in site.tpu.tpu_config:
+            self.notes.append((tpu_strategy.CODE, tpu_strategy.ITERATIONS,
+                               site.tpu.tpu_config["iterations_per_loop"].node))
+        return name
 
     def uncalled_note(self, site: Site, builder: str | None) -> None:
         """A def returning this Estimator that nothing in the run calls (`def build_estimator(model_dir)`) returns
