@@ -453,6 +453,56 @@ def _reuse_before_creation(forward: list, tf, helpers: dict) -> None:
                           call)
 
 
+class _Loops(cst.CSTVisitor):
+    """The `for` statements of a node, nested ones included."""
+
+    def __init__(self):
+        self.found: list[cst.For] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.found.append(node)
+
+
+def _tensor_loops(forward: list, tf) -> None:
+    """A forward loop must run over Python values (range(...), params, a list or a setting the model_fn builds
+    without TF calls, a Python list of tensors): TF1 built its graph by running the loop as Python, as the shim's
+    call does. A name bound from a TF call or from the features is a tensor, which TF1's graph could not iterate
+    (it raised), while the shim's call under tf.function would loop over it: not converted."""
+    tensors = set()
+    for stmt in forward:
+        for node in _assignments(stmt):
+            found = _names(node.value)
+            if any(tf.path(c) for c in found.calls) or {tf.features, tf.labels} & found.read:
+                tensors |= _names(node).bound
+    loops = _Loops()
+    for stmt in forward:
+        stmt.visit(loops)
+    for loop in loops.found:
+        bad = sorted(_names(loop.iter).read & (tensors | {tf.features, tf.labels}))
+        if bad or any(tf.path(c) for c in _names(loop.iter).calls):
+            what = f"`{bad[0]}`, a tensor" if bad else f"`{code(loop.iter)}`, a TF call"
+            raise Blocked(CODE, f"`for {code(loop.target)} in {code(loop.iter)}:` in the forward pass runs over {what}: "
+                                "TF1's graph could not iterate a tensor, while the shim's call would; only loops over "
+                                "Python values (range(...), params, lists built in Python) are converted", loop)
+
+
+def _assignments(stmt) -> list:
+    found = []
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            found.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.append(node)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                found.append(node)
+    stmt.visit(_Visit())
+    return found
+
+
 def _refuse(forward: list, tf, helpers: dict) -> list[str]:
     """What even the shim cannot make exact in the forward pass (and in the helpers it calls); returns the dropout
     calls it runs (their masks come from TF2's random stream: compared statistically, see plan())."""
@@ -657,6 +707,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 "evaluation, sharing variables), and the shim's model gives one output per call"
                                 if twice else ""), forward[-1])
     forward = [*forward, *terms]  # (the loss terms: at the end of the shim's call)
+    _tensor_loops(forward, tf)
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
@@ -720,7 +771,10 @@ _FOR = ("builds layers and is called in a loop", "builds layers and is called in
         # input_layer over indicator / embedding columns in the model_fn (fixtures/shim_input_layer)
         "other columns are not converted in a model_fn yet",
         # conv nets under reused variable scopes, tf.contrib.layers.flatten (fixtures/shim_conv_net)
-        "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables")
+        "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables",
+        # nested loops and loops over a list the model_fn computes in Python (fixtures/shim_pairwise_loops): plain
+        # Python in `call`, as in TF1's graph building; _tensor_loops refuses a loop over a tensor
+        "nested loops in the forward pass are not converted", "only loops over Python values (params, module constants")
 
 
 def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames | None = None,
