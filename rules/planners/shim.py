@@ -5,7 +5,8 @@ When it is tried (`--style`, config key `style`): `auto` (the default) tries it 
 blockers its verified fixtures hold — a network helper called in a loop or inside an expression, a helper that does
 not end with `return <tensor>` (`with variable_scope(...):` around its body), a regularizer, mode-dependent forward
 code (an `if mode == TRAIN:` or a static `if` on params / flags among the forward statements or inside a forward
-loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns, `variable_scope(reuse=
+loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns, nested loops and loops over
+a list the model_fn builds in Python (`units = [int(u) for u in params["tower"].split(",")]`), `variable_scope(reuse=
 True / AUTO_REUSE)`, `tf.contrib.layers.flatten`, a statement computing static settings through a module function
 that calls no TF (`n, dim = check_columns(params["columns"])`). Every other native blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
 TFM502 note saying `--style auto` or `shim` converts it. `shim` runs every model_fn's forward pass under it (not
@@ -62,7 +63,10 @@ predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.
 machine: get_variable tables read by tf.nn.embedding_lookup, a dense tower in a loop, loss + `l2_reg *
 tf.nn.l2_loss(...)` of two forward variables → add_loss, metrics on `pred = sigmoid(y)` after the call) 150/150 steps,
 max rel Δ 2.2e-7, evaluate's accuracy / auc equal, its loss within 1.2e-7; on chief + worker MultiWorkerMirrored
-150/150 steps on each, max rel Δ 2.2e-7, evaluate equal.
+150/150 steps on each, max rel Δ 2.2e-7, evaluate equal. `shim_pairwise_loops` (every pairwise product of get_variable
+embeddings in two nested loops over range(n), a dense tower in `for k in range(len(units))` over sizes parsed from a
+params string, a static `if` on params in that loop) 120/120 steps, max rel Δ 1.7e-7, evaluate equal; on chief + worker
+MultiWorkerMirrored 120/120 steps on each, max rel Δ 1.9e-7.
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
@@ -70,7 +74,8 @@ and batch_normalization, initializers, Keras regularizers and plain math are run
 (no TF2 module; tf_slim 1.1.0 from PyPI imports on TF 2.15 and 2.21 but its batch_norm fails on both,
 `ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
 (tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
-collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
+collections, sessions and queues, `config` read in the forward pass, a loop over a tensor (a name
+bound from a TF call or the features: TF1's graph raised, the shim's call would iterate it), a forward pass handing more than one value to
 the rest besides loss terms and values of the output (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
 built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
 batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
