@@ -477,6 +477,8 @@ def _tensor_loops(forward: list, tf) -> None:
     for stmt in forward:
         for node in _assignments(stmt):
             found = _names(node.value)
+            if isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
+                continue  # a Python list (of tensors, maybe): TF1 iterated it as Python too
             if any(tf.path(c) for c in found.calls) or {tf.features, tf.labels} & found.read:
                 tensors |= _names(node).bound
     loops = _Loops()
@@ -485,7 +487,7 @@ def _tensor_loops(forward: list, tf) -> None:
     for loop in loops.found:
         bad = sorted(_names(loop.iter).read & (tensors | {tf.features, tf.labels}))
         if bad or any(tf.path(c) for c in _names(loop.iter).calls):
-            what = f"`{bad[0]}`, a tensor" if bad else f"`{code(loop.iter)}`, a TF call"
+            what = f"`{bad[0]}`, a tensor" if bad else f"`{code(loop.iter)}`, a TF call's value"
             raise Blocked(CODE, f"`for {code(loop.target)} in {code(loop.iter)}:` in the forward pass runs over {what}: "
                                 "TF1's graph could not iterate a tensor, while the shim's call would; only loops over "
                                 "Python values (range(...), params, lists built in Python) are converted", loop)

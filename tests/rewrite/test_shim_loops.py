@@ -72,3 +72,16 @@ def test_a_loop_over_the_features_blocks_with_the_shims_reason():
     result = blocked(_program(forward))
     [note] = [d for d in result.diagnostics if d.code == "TFM502"]
     assert "runs over `features`, a tensor" in note.message
+
+
+def test_a_loop_over_a_python_list_of_tensors_runs_in_the_shims_call():
+    forward = '''
+towers = [tf.compat.v1.layers.dense(features["x"], 4) for _ in range(2)]
+net = towers[0]
+for tower in towers[1:]:
+    net = net + tower
+logits = tf.compat.v1.layers.dense(net, 1, name="out")
+'''
+    result = rewrite(_program(forward))
+    assert result.status == "changed", [d.message for d in result.diagnostics]
+    assert "for tower in towers[1:]:" in _call(result.output.decode())
