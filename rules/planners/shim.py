@@ -75,7 +75,9 @@ and batch_normalization, initializers, Keras regularizers and plain math are run
 `ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
 (tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
 collections, sessions and queues, `config` read in the forward pass, a loop over a tensor (a name
-bound from a TF call or the features: TF1's graph raised, the shim's call would iterate it), a forward pass handing more than one value to
+bound from a TF call or the features: TF1's graph raised, the shim's call would iterate it), a call into another
+module (other than numpy, math, logging and such) or of a class of this module in the forward pass or a function it
+calls (its TF calls are not read, so not checked: `mylib.prep(x)` drawing tf.nn.dropout would run unchecked), a forward pass handing more than one value to
 the rest besides loss terms and values of the output (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
 built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
 batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
@@ -510,6 +512,48 @@ def _assignments(stmt) -> list:
     return found
 
 
+# modules whose functions compute Python / numpy values only (no TF ops, no variables): as in TF1's graph building
+_PYTHON_MODULES = frozenset({"numpy", "math", "functools", "itertools", "collections", "operator", "six", "string", "re",
+                             "logging", "absl", "os", "json"})
+
+
+def _foreign_calls(forward: list, tf, helpers: dict) -> None:
+    """A call into another module (or of a class) in the forward pass or a module function it calls: the shim checks
+    the TF calls of this module's code only, and the body of an imported function may draw random numbers, build
+    Keras layers or use tf.contrib, which would run unchecked (e.g. `mylib.prep(x)` with a tf.nn.dropout in it)."""
+    file = getattr(tf.names, "file", None)
+    if file is None:
+        return
+    bindings = file.top.bindings
+    seen, todo = set(), [(stmt, None) for stmt in forward]
+    while todo:
+        node, via = todo.pop(0)
+        for call in _names(node).calls:
+            func = call.func
+            while isinstance(func, cst.Attribute):
+                func = func.value
+            if not isinstance(func, cst.Name) or tf.path(call):
+                continue
+            if func.value in helpers and isinstance(call.func, cst.Name):
+                if func.value not in seen:
+                    seen.add(func.value)
+                    todo.append((helpers[func.value], func.value))
+                continue
+            found = bindings.get(func.value) or []
+            where = f" (in {via}())" if via else ""
+            if any(b.kind in ("import", "from") and b.target.lstrip(".").split(".")[0] not in _PYTHON_MODULES
+                   for b in found):
+                target = next(b.target for b in found if b.kind in ("import", "from"))
+                raise Blocked(CODE, f"`{code(call.func)}()`{where} in the forward pass is defined in `{target}`, which "
+                                    "the model-mapping shim does not read: its TF calls (random ops, Keras layers, "
+                                    "tf.contrib) cannot be checked to be verified under the shim, so it is not run "
+                                    "unchecked; define what it builds in this module", call)
+            if any(b.kind == "class" for b in found):
+                raise Blocked(CODE, f"`{code(call.func)}()`{where} in the forward pass constructs a class of this "
+                                    "module: the model-mapping shim checks module functions only, so it is not run "
+                                    "unchecked", call)
+
+
 def _refuse(forward: list, tf, helpers: dict) -> list[str]:
     """What even the shim cannot make exact in the forward pass (and in the helpers it calls); returns the dropout
     calls it runs (their masks come from TF2's random stream: compared statistically, see plan())."""
@@ -715,6 +759,7 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 if twice else ""), forward[-1])
     forward = [*forward, *terms]  # (the loss terms: at the end of the shim's call)
     _tensor_loops(forward, tf)
+    _foreign_calls(forward, tf, helpers)
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)

@@ -85,3 +85,36 @@ logits = tf.compat.v1.layers.dense(net, 1, name="out")
     result = rewrite(_program(forward))
     assert result.status == "changed", [d.message for d in result.diagnostics]
     assert "for tower in towers[1:]:" in _call(result.output.decode())
+
+
+BLOCK_IN_A_LOOP = '''
+net = {first}
+for i in range(2):
+    net = block(net, 4, "b%d" % i)
+logits = tf.compat.v1.layers.dense(net, 1, name="out")
+'''
+BLOCK = '''
+def block(x, units, name):
+    with tf.compat.v1.variable_scope(name):
+        w = tf.compat.v1.get_variable("w", [x.shape[-1], units])
+        return tf.matmul(x, w)
+'''
+
+
+def test_a_function_of_another_module_in_the_forward_pass_blocks_the_shim_naming_it():
+    # the shim checks the TF calls of the forward pass and of this module's functions it calls; an imported
+    # function's body is not read (it may draw random numbers or build Keras layers): not run unchecked
+    src = program(forward=BLOCK_IN_A_LOOP.format(first='towers.prep(features["x"])'), run_config=NO_MODEL_DIR,
+                  estimator=ESTIMATOR, header="import tensorflow as tf\nimport towers", extra=BLOCK)
+    result = blocked(src)
+    [note] = [d for d in result.diagnostics if d.code == "TFM502"]
+    assert "`towers.prep()` in the forward pass is defined in `towers`" in note.message
+    assert note.line == _line(src, "net = towers.prep(")
+
+
+def test_numpy_and_math_in_the_forward_pass_are_python_values_and_convert():
+    first = 'features["x"] * float(np.sqrt(4.0)) * math.sqrt(1.0)'
+    src = program(forward=BLOCK_IN_A_LOOP.format(first=first), run_config=NO_MODEL_DIR, estimator=ESTIMATOR,
+                  header="import math\n\nimport numpy as np\nimport tensorflow as tf", extra=BLOCK)
+    result = rewrite(src)
+    assert result.status == "changed", [d.message for d in result.diagnostics]
