@@ -5,7 +5,8 @@ When it is tried (`--style`, config key `style`): `auto` (the default) tries it 
 blockers its verified fixtures hold — a network helper called in a loop or inside an expression, a helper that does
 not end with `return <tensor>` (`with variable_scope(...):` around its body), a regularizer, mode-dependent forward
 code (an `if mode == TRAIN:` or a static `if` on params / flags among the forward statements or inside a forward
-loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns, `variable_scope(reuse=
+loop, a training flag set in such a branch), `input_layer` over indicator / embedding columns, nested loops and loops over
+a list the model_fn builds in Python (`units = [int(u) for u in params["tower"].split(",")]`), `variable_scope(reuse=
 True / AUTO_REUSE)`, `tf.contrib.layers.flatten`, a statement computing static settings through a module function
 that calls no TF (`n, dim = check_columns(params["columns"])`). Every other native blocker stands alone. `native` never uses the shim: a model the shim would convert keeps its native blockers, with a
 TFM502 note saying `--style auto` or `shim` converts it. `shim` runs every model_fn's forward pass under it (not
@@ -62,7 +63,10 @@ predicts what Estimator.predict does (tests/fixtures_run/test_shim_predict_runs.
 machine: get_variable tables read by tf.nn.embedding_lookup, a dense tower in a loop, loss + `l2_reg *
 tf.nn.l2_loss(...)` of two forward variables → add_loss, metrics on `pred = sigmoid(y)` after the call) 150/150 steps,
 max rel Δ 2.2e-7, evaluate's accuracy / auc equal, its loss within 1.2e-7; on chief + worker MultiWorkerMirrored
-150/150 steps on each, max rel Δ 2.2e-7, evaluate equal.
+150/150 steps on each, max rel Δ 2.2e-7, evaluate equal. `shim_pairwise_loops` (every pairwise product of get_variable
+embeddings in two nested loops over range(n), a dense tower in `for k in range(len(units))` over sizes parsed from a
+params string, a static `if` on params in that loop) 120/120 steps, max rel Δ 1.7e-7, evaluate equal; on chief + worker
+MultiWorkerMirrored 120/120 steps on each, max rel Δ 1.9e-7.
 
 Blocked (a TFM502 note beside the native blocker), with the statement: TF APIs in the forward pass its fixtures do
 not verify (only get_variable / variable_scope, tf.compat.v1.layers dense, conv2d, max_pooling2d, flatten, dropout
@@ -70,7 +74,10 @@ and batch_normalization, initializers, Keras regularizers and plain math are run
 (no TF2 module; tf_slim 1.1.0 from PyPI imports on TF 2.15 and 2.21 but its batch_norm fails on both,
 `ops.Tensor` is gone), random ops other than tf.compat.v1.layers.dropout
 (tf.nn.dropout, `tf.random.*`: TF2's stream, not the Estimator's graph seed), `tf.Variable` (created again on every call),
-collections, sessions and queues, `config` read in the forward pass, a forward pass handing more than one value to
+collections, sessions and queues, `config` read in the forward pass, a loop over a tensor (a name
+bound from a TF call or the features: TF1's graph raised, the shim's call would iterate it), a call into another
+module (other than numpy, math, logging and such) or of a class of this module in the forward pass or a function it
+calls (its TF calls are not read, so not checked: `mylib.prep(x)` drawing tf.nn.dropout would run unchecked), a forward pass handing more than one value to
 the rest besides loss terms and values of the output (the network built twice for training and evaluation, `logits_train` / `logits_test`, included), a model
 built by a statement that passes `mode` on (the shim's call knows only the training flag), regularizers whose loss adds no regularization loss, a regularized loss summed or averaged per label,
 batch normalization whose train op does not run UPDATE_OPS (TF1 never updated the averages), warm start, the
@@ -453,6 +460,100 @@ def _reuse_before_creation(forward: list, tf, helpers: dict) -> None:
                           call)
 
 
+class _Loops(cst.CSTVisitor):
+    """The `for` statements of a node, nested ones included."""
+
+    def __init__(self):
+        self.found: list[cst.For] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.found.append(node)
+
+
+def _tensor_loops(forward: list, tf) -> None:
+    """A forward loop must run over Python values (range(...), params, a list or a setting the model_fn builds
+    without TF calls, a Python list of tensors): TF1 built its graph by running the loop as Python, as the shim's
+    call does. A name bound from a TF call or from the features is a tensor, which TF1's graph could not iterate
+    (it raised), while the shim's call under tf.function would loop over it: not converted."""
+    tensors = set()
+    for stmt in forward:
+        for node in _assignments(stmt):
+            found = _names(node.value)
+            if isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
+                continue  # a Python list (of tensors, maybe): TF1 iterated it as Python too
+            if any(tf.path(c) for c in found.calls) or {tf.features, tf.labels} & found.read:
+                tensors |= _names(node).bound
+    loops = _Loops()
+    for stmt in forward:
+        stmt.visit(loops)
+    for loop in loops.found:
+        bad = sorted(_names(loop.iter).read & (tensors | {tf.features, tf.labels}))
+        if bad or any(tf.path(c) for c in _names(loop.iter).calls):
+            what = f"`{bad[0]}`, a tensor" if bad else f"`{code(loop.iter)}`, a TF call's value"
+            raise Blocked(CODE, f"`for {code(loop.target)} in {code(loop.iter)}:` in the forward pass runs over {what}: "
+                                "TF1's graph could not iterate a tensor, while the shim's call would; only loops over "
+                                "Python values (range(...), params, lists built in Python) are converted", loop)
+
+
+def _assignments(stmt) -> list:
+    found = []
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            found.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.append(node)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                found.append(node)
+    stmt.visit(_Visit())
+    return found
+
+
+# modules whose functions compute Python / numpy values only (no TF ops, no variables): as in TF1's graph building
+_PYTHON_MODULES = frozenset({"numpy", "math", "functools", "itertools", "collections", "operator", "six", "string", "re",
+                             "logging", "absl", "os", "json"})
+
+
+def _foreign_calls(forward: list, tf, helpers: dict) -> None:
+    """A call into another module (or of a class) in the forward pass or a module function it calls: the shim checks
+    the TF calls of this module's code only, and the body of an imported function may draw random numbers, build
+    Keras layers or use tf.contrib, which would run unchecked (e.g. `mylib.prep(x)` with a tf.nn.dropout in it)."""
+    file = getattr(tf.names, "file", None)
+    if file is None:
+        return
+    bindings = file.top.bindings
+    seen, todo = set(), [(stmt, None) for stmt in forward]
+    while todo:
+        node, via = todo.pop(0)
+        for call in _names(node).calls:
+            func = call.func
+            while isinstance(func, cst.Attribute):
+                func = func.value
+            if not isinstance(func, cst.Name) or tf.path(call):
+                continue
+            if func.value in helpers and isinstance(call.func, cst.Name):
+                if func.value not in seen:
+                    seen.add(func.value)
+                    todo.append((helpers[func.value], func.value))
+                continue
+            found = bindings.get(func.value) or []
+            where = f" (in {via}())" if via else ""
+            if any(b.kind in ("import", "from") and b.target.lstrip(".").split(".")[0] not in _PYTHON_MODULES
+                   for b in found):
+                target = next(b.target for b in found if b.kind in ("import", "from"))
+                raise Blocked(CODE, f"`{code(call.func)}()`{where} in the forward pass is defined in `{target}`, which "
+                                    "the model-mapping shim does not read: its TF calls (random ops, Keras layers, "
+                                    "tf.contrib) cannot be checked to be verified under the shim, so it is not run "
+                                    "unchecked; define what it builds in this module", call)
+            if any(b.kind == "class" for b in found):
+                raise Blocked(CODE, f"`{code(call.func)}()`{where} in the forward pass constructs a class of this "
+                                    "module: the model-mapping shim checks module functions only, so it is not run "
+                                    "unchecked", call)
+
+
 def _refuse(forward: list, tf, helpers: dict) -> list[str]:
     """What even the shim cannot make exact in the forward pass (and in the helpers it calls); returns the dropout
     calls it runs (their masks come from TF2's random stream: compared statistically, see plan())."""
@@ -657,6 +758,8 @@ def split(fn: cst.FunctionDef, names: TFNames, helpers: dict) -> Split:
                                 "evaluation, sharing variables), and the shim's model gives one output per call"
                                 if twice else ""), forward[-1])
     forward = [*forward, *terms]  # (the loss terms: at the end of the shim's call)
+    _tensor_loops(forward, tf)
+    _foreign_calls(forward, tf, helpers)
     dropouts = _refuse(forward, tf, helpers)
     _batch_norm_updates(forward, rest, tf, helpers)
     reg = regularized(forward, helpers)
@@ -720,7 +823,10 @@ _FOR = ("builds layers and is called in a loop", "builds layers and is called in
         # input_layer over indicator / embedding columns in the model_fn (fixtures/shim_input_layer)
         "other columns are not converted in a model_fn yet",
         # conv nets under reused variable scopes, tf.contrib.layers.flatten (fixtures/shim_conv_net)
-        "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables")
+        "variable_scope(reuse=...) is not converted", "TF 2 has no tf.contrib (it creates no variables",
+        # nested loops and loops over a list the model_fn computes in Python (fixtures/shim_pairwise_loops): plain
+        # Python in `call`, as in TF1's graph building; _tensor_loops refuses a loop over a tensor
+        "nested loops in the forward pass are not converted", "only loops over Python values (params, module constants")
 
 
 def applies(native: Blocked, fn: cst.FunctionDef | None = None, names: TFNames | None = None,

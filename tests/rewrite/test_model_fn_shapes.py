@@ -160,7 +160,7 @@ def test_loop_without_layers_is_kept_as_is():
     ('x = features["x"]\nfor n in [4]:\n    x = tf.compat.v1.layers.dense(x, n)\nlogits = x * n', "uses `n`"),
 ])
 def test_loop_blocks(forward, words):
-    result = blocked(program(forward=forward))
+    result = blocked(program(forward=forward), style="native")  # the shim keeps nested loops (test_shim_loops)
     assert codes(result) - {"TFM502"} == {"TFM501"} and words in message(result)
 
 
@@ -746,7 +746,20 @@ def test_static_if_shapes_convert(forward):
           extra="def block(x):\n    return tf.compat.v1.layers.dense(x, 2)"),
      "may only compute forward values"),
     (dict(middle='if mode == tf.estimator.ModeKeys.EVAL:\n    if params["a"]:\n        loss = loss * 1.0'),
-     "runs only in EVAL"),
+     "`if params[\"a\"]:` in the EVAL branch, after the loss, is not converted"),
+    # the optimizer chosen by configuration in the TRAIN branch (before or after the loss): not a forward pass to
+    # move out of it
+    (dict(loss='if mode == tf.estimator.ModeKeys.TRAIN:\n    if params["opt"] == "adam":\n'
+                '        optimizer = tf.compat.v1.train.AdamOptimizer(0.1)\n'
+                '    else:\n        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n'
+                'loss = tf.compat.v1.losses.mean_squared_error(labels, logits)', optimizer=''),
+     "`if params[\"opt\"] == \"adam\":` in the TRAIN branch is not converted: a static `if` is converted around "
+     "forward statements (choosing the loss or optimizer"),
+    (dict(optimizer='if mode == tf.estimator.ModeKeys.TRAIN:\n    if params["opt"] == "adam":\n'
+                    '        optimizer = tf.compat.v1.train.AdamOptimizer(0.1)\n'
+                    '    else:\n        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)'),
+     "in the TRAIN branch, after the loss, is not converted: a static `if` is converted around forward statements "
+     "(choosing the loss or optimizer by configuration is not converted yet"),
 ])
 def test_static_if_blocks(fn_parts, words):
     result = blocked(program(**fn_parts), style="native")  # the shim keeps it (test_shim_forward)

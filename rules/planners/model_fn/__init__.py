@@ -46,8 +46,9 @@ Forward pass → `call()`, statements kept as written (comments included):
   value), which TF1 evaluated while building each graph. `__init__` builds the arms' layers under the same test and
   `call()` runs the same `if`; layer names are then counted at run time by `tf1_name`, so `dense_1`/`dense_2` after
   the `if` are what TF1 named them whichever arm ran (fixtures/static_config). Blocked: a test that also reads mode
-  or a tensor, a static `if` after the loss (choosing the loss or optimizer), statements other than forward values
-  inside it (layer objects, helpers, loops, returns).
+  or a tensor, a static `if` after the loss or one in a mode branch constructing an optimizer (choosing the loss or
+  optimizer: `if FLAGS.dpsgd:` in the TRAIN branch is blocked as that, at its line, not as a forward pass to move out
+  of the branch), statements other than forward values inside it (layer objects, helpers, loops, returns).
 - `if mode == ModeKeys.TRAIN:` (`!=`, `in (...)`, elif/else) around forward statements before the loss that
   reassign a forward tensor (`net = tf.nn.dropout(net, keep_prob)`, `net = tf.clip_by_value(...)`): TF1 built that
   op into the TRAIN graph only; `call()` runs the same `if` on `training` (true in fit, false in evaluate/predict;

@@ -12,8 +12,8 @@ from tfmigrate.model import operand
 from ...emit.wrap import wrap_call
 from ...facts.calls import code
 from .. import layers
-from ._constants import BUILTINS, CODE
-from ._names import all_name_nodes
+from ._constants import BUILTINS, CODE, MODES
+from ._names import all_name_nodes, calls_in
 from ._syntax import static_condition
 
 
@@ -122,11 +122,24 @@ class LoopsMixin:
             node = node.orelse
         return True
 
+    def chooses_optimizer(self, stmt: cst.If) -> bool:
+        """An `if` that builds no layers and constructs an optimizer (`tf.compat.v1.train.AdamOptimizer(...)`,
+        `CrossShardOptimizer(optimizer)`) in one of its arms."""
+        paths = [self.tf(c) or "" for c in calls_in(stmt)]
+        return not self.builds_layers(stmt) and any(p.rsplit(".", 1)[-1].endswith("Optimizer") for p in paths)
+
     def static_branch(self, stmt: cst.If) -> None:
         """`if params["dropout"]:` / `if FLAGS.use_bn:` around forward statements: a Python condition on the
         program's configuration, which TF1 evaluated while building each graph. `__init__` builds the arm's layers
         under the same test and `call()` runs the arm under it; layer names are counted at run time (tf1_name), as
         TF1 counted them whichever arm ran."""
+        if self.active != self.live and (self.loss is not None or self.chooses_optimizer(stmt)):
+            # (the optimizer or loss chosen by configuration inside a mode branch: not a forward pass to move)
+            modes = "/".join(m for m in MODES if m in self.active)
+            after = ", after the loss," if self.loss is not None else ""
+            raise Blocked(CODE, f"`if {code(stmt.test)}:` in the {modes} branch{after} is not converted: a static `if` "
+                                "is converted around forward statements (choosing the loss or optimizer by "
+                                "configuration is not converted yet; build them without the `if`)", stmt)
         self.whole_model("a static `if`", stmt)
         if self.loss is not None or self.loop is not None:
             where = "after the loss" if self.loss is not None else "inside a loop"
