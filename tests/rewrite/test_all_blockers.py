@@ -697,8 +697,9 @@ ESTIMATOR_FAILURES = {
                             "too many positional arguments"),
     "keyword unpacking": ("tf.estimator.Estimator(model_fn, **SETTINGS)", "TFM601",
                           "cannot see which arguments `**SETTINGS` holds"),
-    "tpu use_tpu": (f"tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, {TPU_CONFIG}, use_tpu=True)", "TFM605",
-                    "cannot prove use_tpu is False"),
+    # (use_tpu=True converts since the TPU path maps to TPUStrategy, rules/planners/tpu_strategy.py)
+    "tpu embeddings": (f"tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, {TPU_CONFIG}, use_tpu=True, "
+                       "embedding_config_spec=SPEC)", "TFM605", "embedding_config_spec=...) is not converted"),
     "tpu unknown keyword": (f"tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, {TPU_CONFIG}, use_tpu=False, "
                             "bogus=2)", "TFM603", "TPUEstimator has no argument 'bogus'"),
 }
