@@ -338,15 +338,19 @@ def module_name_for(path: Path) -> tuple[str, bool]:
 
 
 def namespace_names(path: str, name: str) -> list[str]:
-    """A module outside any package (no __init__.py around it) is also importable through the directories above it
-    as namespace packages (PEP 420: `from official.wide_deep import run_loop` of official/wide_deep/run_loop.py, the
-    layout root on sys.path): those dotted names, two parts or more; [] for a module of a package."""
-    if "." in name or not name:
+    """A module is also importable through the directories above its top package (or above itself, outside any
+    package) as namespace packages (PEP 420: `from official.wide_deep import run_loop` of official/wide_deep/
+    run_loop.py, `from official.resnet import run_loop` of official/resnet/run_loop.py when only resnet/ has an
+    __init__.py; the layout root on sys.path): those dotted names, longer than `name`."""
+    if not name:
         return []
     parts = [p for p in Path(path).with_suffix("").parts if p not in ("", "/", ".", "..")]
-    if not parts or parts[-1] != name:
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    own = name.split(".")
+    if len(parts) <= len(own) or parts[-len(own):] != own:
         return []
-    return [".".join(parts[i:]) for i in range(len(parts) - 1) if all(p.isidentifier() for p in parts[i:])]
+    return [".".join(parts[i:]) for i in range(len(parts) - len(own)) if all(p.isidentifier() for p in parts[i:])]
 
 
 def checkout_names(name: str) -> list[str]:
