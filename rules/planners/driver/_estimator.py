@@ -17,6 +17,11 @@ from ._handed import handed
 from ._wrapped_model_fn import message as private_message, private_model_fn_call
 
 
+# the Estimator class by its public name and by its private module (`from tensorflow.python.estimator import
+# estimator as estimator_lib`: a vendored copy of TPUEstimator subclasses it so)
+ESTIMATOR_CLASS = ("estimator.Estimator", "python.estimator.estimator.Estimator")
+
+
 class EstimatorMixin:
     """Analysis: each Estimator construction becomes a Site."""
 
@@ -27,7 +32,7 @@ class EstimatorMixin:
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
         r = self.program.resolve(Value(call.func, file))
-        if isinstance(r.node, cst.ClassDef) and any(self.tf(b.value, r.value.file) == "estimator.Estimator"
+        if isinstance(r.node, cst.ClassDef) and any(self.tf(b.value, r.value.file) in ESTIMATOR_CLASS
                                                     for b in r.node.bases):
             return r.node, r.value.file
         return None
