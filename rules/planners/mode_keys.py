@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .library_estimators import built_library_estimator, described
+
 CODE = "TFM601"
 # normalised TF path (facts/tfnames: contrib.learn's INFER reads as PREDICT) → the string literal it equals
 VALUES = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": '"eval"',
@@ -140,6 +142,20 @@ def module_message(what: str, importer, line) -> str:
             f"was), or move it into {by.path}, and re-run")
 
 
+def _library_estimator_near(call, where, program):
+    """(the function around `call`, the library Estimator it builds) when that function builds one (`config =
+    get_run_config(...)` then `return get_gan_estimator(..., config)` returning `tfgan.estimator.GANEstimator`)."""
+    fn = where.enclosing_function(call)
+    if not isinstance(fn, cst.FunctionDef):
+        return None
+    for other in where.calls:
+        if other is not call and where.enclosing_function(other) is fn:
+            found = built_library_estimator(other, where, program)
+            if found is not None:
+                return fn.name.value, found
+    return None
+
+
 def helper_message(what: str, holder: str, file, node, program, sites, unit: dict, importer, users: list,
                    line) -> str:
     """The finding for Estimator API `what` in the function `holder` of a file that builds no Estimator: where
@@ -157,6 +173,11 @@ def helper_message(what: str, holder: str, file, node, program, sites, unit: dic
     calls = program.call_sites(fns[-1]) if fns else []
     if calls:
         call, where = calls[0]
+        library = _library_estimator_near(call, where, program)
+        if library is not None:  # the Estimator it configures is another library's (TF-GAN's GANEstimator)
+            caller, found = library
+            return (f"{head.replace('no Estimator', 'no tf.estimator Estimator')}; `{holder}` is called at {where.path}:{line(call, where)}, in `{caller}`, which builds "
+                    f"{described(found, line)}")
         whose = (f"a file of the Estimator built at {built_at(unit[id(where)], line)}" if id(where) in unit else
                  "a file that builds no Estimator tfmigrate converts")
         return (f"{head}; `{holder}` is called at {where.path}:{line(call, where)} ({whose}), and "
