@@ -350,7 +350,17 @@ def namespace_names(path: str, name: str) -> list[str]:
     own = name.split(".")
     if len(parts) <= len(own) or parts[-len(own):] != own:
         return []
-    return [".".join(parts[i:]) for i in range(len(parts) - len(own)) if all(p.isidentifier() for p in parts[i:])]
+    names = []
+    for i in range(len(parts) - len(own)):
+        top, rest = parts[i], parts[i + 1:]
+        if all(p.isidentifier() for p in rest):
+            if top.isidentifier():
+                names.append(".".join(parts[i:]))
+            # a checkout renamed `owner__repo` is imported by the repository's name (`from adanet.research...`)
+            repo = top.rpartition("__")[2].partition("-")[0] if "__" in top else ""
+            if repo.isidentifier() and not keyword.iskeyword(repo):
+                names.append(".".join([repo, *rest]))
+    return names
 
 
 def checkout_names(name: str) -> list[str]:

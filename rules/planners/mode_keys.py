@@ -148,11 +148,17 @@ def _library_estimator_near(call, where, program):
     fn = where.enclosing_function(call)
     if not isinstance(fn, cst.FunctionDef):
         return None
-    for other in where.calls:
-        if other is not call and where.enclosing_function(other) is fn:
-            found = built_library_estimator(other, where, program)
+    found = _library_estimator_in(fn, where, program, skip=call)
+    return (fn.name.value, found) if found is not None else None
+
+
+def _library_estimator_in(fn, file, program, skip=None):
+    """The library Estimator a call in `fn` builds (itself or through a builder of the run), or None."""
+    for other in file.calls:
+        if other is not skip and file.enclosing_function(other) is fn:
+            found = built_library_estimator(other, file, program)
             if found is not None:
-                return fn.name.value, found
+                return found
     return None
 
 
@@ -170,6 +176,10 @@ def helper_message(what: str, holder: str, file, node, program, sites, unit: dic
                 "calls it, or write the key as its string (\"train\", \"eval\", \"infer\": the value it always was), "
                 "and re-run")
     fns = _functions_around(file, node)  # (the outermost def is the helper the run would call)
+    own = _library_estimator_in(fns[-1], file, program) if fns else None
+    if own is not None:  # the function itself builds another library's Estimator with it (a test of an AdaNet run)
+        return (f"{head.replace('no Estimator', 'no tf.estimator Estimator')}; `{holder}` builds "
+                f"{described(own, line)}")
     calls = program.call_sites(fns[-1]) if fns else []
     if calls:
         call, where = calls[0]

@@ -102,3 +102,19 @@ def test_a_config_helper_called_where_a_library_estimator_is_built(tmp_path):
                                       "`make_estimator`, which builds `heron.estimator.GANEstimator(...)` ("
                                       f"{tmp_path / 'gan_lib.py'}:11), an Estimator of the library `heron`"), \
         finding.message
+
+
+def test_a_function_building_one_with_a_run_config_is_named_at_the_config(tmp_path):
+    # a test method of such a program: the RunConfig it builds serves the library's Estimator, built right there
+    results = _run(tmp_path, {"search_test.py": '''
+        import kestrel
+        import tensorflow as tf
+
+
+        def test_search():
+            config = tf.estimator.RunConfig(model_dir="/tmp/search", tf_random_seed=1)
+            return kestrel.Estimator(head=None, config=config)
+        '''})
+    [finding] = _findings(results["search_test.py"])
+    assert finding.message.startswith("tf.estimator.RunConfig in `test_search`: this file builds no tf.estimator "
+                                      "Estimator; `test_search` builds `kestrel.Estimator(...)` ("), finding.message

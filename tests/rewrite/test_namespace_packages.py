@@ -113,3 +113,10 @@ def test_the_caller_handing_module_dot_model_fn_through_the_namespace_name(tmp_p
     assert "fit_loop.fit_main(parser.parse_args(), nets.build_bird_model, bird_input_fn)" in \
         results["bird_main.py"].output.decode()
     assert "def build_bird_model(" in results["nets.py"].output.decode()
+
+
+def test_a_checkout_renamed_owner_repo_is_also_named_by_the_repository():
+    # `tensorflow__adanet/research/...` imported as `from adanet.research.improve_x.trainer import builder`
+    names = namespace_names("tensorflow__ranger/research/trainer/builder.py", "trainer.builder")
+    assert names == ["tensorflow__ranger.research.trainer.builder", "ranger.research.trainer.builder",
+                     "research.trainer.builder"]
