@@ -338,15 +338,29 @@ def module_name_for(path: Path) -> tuple[str, bool]:
 
 
 def namespace_names(path: str, name: str) -> list[str]:
-    """A module outside any package (no __init__.py around it) is also importable through the directories above it
-    as namespace packages (PEP 420: `from official.wide_deep import run_loop` of official/wide_deep/run_loop.py, the
-    layout root on sys.path): those dotted names, two parts or more; [] for a module of a package."""
-    if "." in name or not name:
+    """A module is also importable through the directories above its top package (or above itself, outside any
+    package) as namespace packages (PEP 420: `from official.wide_deep import run_loop` of official/wide_deep/
+    run_loop.py, `from official.resnet import run_loop` of official/resnet/run_loop.py when only resnet/ has an
+    __init__.py; the layout root on sys.path): those dotted names, longer than `name`."""
+    if not name:
         return []
     parts = [p for p in Path(path).with_suffix("").parts if p not in ("", "/", ".", "..")]
-    if not parts or parts[-1] != name:
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    own = name.split(".")
+    if len(parts) <= len(own) or parts[-len(own):] != own:
         return []
-    return [".".join(parts[i:]) for i in range(len(parts) - 1) if all(p.isidentifier() for p in parts[i:])]
+    names = []
+    for i in range(len(parts) - len(own)):
+        top, rest = parts[i], parts[i + 1:]
+        if all(p.isidentifier() for p in rest):
+            if top.isidentifier():
+                names.append(".".join(parts[i:]))
+            # a checkout renamed `owner__repo` is imported by the repository's name (`from adanet.research...`)
+            repo = top.rpartition("__")[2].partition("-")[0] if "__" in top else ""
+            if repo.isidentifier() and not keyword.iskeyword(repo):
+                names.append(".".join([repo, *rest]))
+    return names
 
 
 def checkout_names(name: str) -> list[str]:

@@ -1771,6 +1771,8 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
     Estimators of scikit-learn and the boosting libraries are not Estimators here."""
     from tfmigrate.model import Value
 
+    from .planners.library_estimators import built_library_estimator, described
+
     func = call.func
     if not isinstance(func, cst.Attribute) or func.attr.value not in _DRIVER_METHODS:
         return None
@@ -1810,6 +1812,10 @@ def _driven_estimator(call: cst.Call, file, program) -> str | None:
             if not made and input_fn and b.kind == "assign" and isinstance(b.value, cst.Call) and not b.unpack \
                     and _looked_up_at_run_time(b.value.func, file, program):
                 made = get_full_name_for_node(b.value.func)  # `x.train(input_fn=...)` on what such a builder made
+            library = built_library_estimator(b.value, file, program) if made else None
+            if library is not None:  # `est = builder.estimator(...)` returning `adanet.Estimator(...)`: named
+                return (f"`{full}.{method}(...)`: `{full}` is the result of `{made}(...)`, which returns "
+                        f"{described(library, _line_of)}")
             if made:
                 lookup = _looked_up_at_run_time(b.value.func, file, program)
                 if lookup:  # `build = getattr(importlib.import_module(name), "build_estimator")`: no file to pass

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .library_estimators import built_library_estimator, described
+
 CODE = "TFM601"
 # normalised TF path (facts/tfnames: contrib.learn's INFER reads as PREDICT) → the string literal it equals
 VALUES = {"estimator.ModeKeys.TRAIN": '"train"', "estimator.ModeKeys.EVAL": '"eval"',
@@ -140,6 +142,26 @@ def module_message(what: str, importer, line) -> str:
             f"was), or move it into {by.path}, and re-run")
 
 
+def _library_estimator_near(call, where, program):
+    """(the function around `call`, the library Estimator it builds) when that function builds one (`config =
+    get_run_config(...)` then `return get_gan_estimator(..., config)` returning `tfgan.estimator.GANEstimator`)."""
+    fn = where.enclosing_function(call)
+    if not isinstance(fn, cst.FunctionDef):
+        return None
+    found = _library_estimator_in(fn, where, program, skip=call)
+    return (fn.name.value, found) if found is not None else None
+
+
+def _library_estimator_in(fn, file, program, skip=None):
+    """The library Estimator a call in `fn` builds (itself or through a builder of the run), or None."""
+    for other in file.calls:
+        if other is not skip and file.enclosing_function(other) is fn:
+            found = built_library_estimator(other, file, program)
+            if found is not None:
+                return found
+    return None
+
+
 def helper_message(what: str, holder: str, file, node, program, sites, unit: dict, importer, users: list,
                    line) -> str:
     """The finding for Estimator API `what` in the function `holder` of a file that builds no Estimator: where
@@ -154,9 +176,18 @@ def helper_message(what: str, holder: str, file, node, program, sites, unit: dic
                 "calls it, or write the key as its string (\"train\", \"eval\", \"infer\": the value it always was), "
                 "and re-run")
     fns = _functions_around(file, node)  # (the outermost def is the helper the run would call)
+    own = _library_estimator_in(fns[-1], file, program) if fns else None
+    if own is not None:  # the function itself builds another library's Estimator with it (a test of an AdaNet run)
+        return (f"{head.replace('no Estimator', 'no tf.estimator Estimator')}; `{holder}` builds "
+                f"{described(own, line)}")
     calls = program.call_sites(fns[-1]) if fns else []
     if calls:
         call, where = calls[0]
+        library = _library_estimator_near(call, where, program)
+        if library is not None:  # the Estimator it configures is another library's (TF-GAN's GANEstimator)
+            caller, found = library
+            return (f"{head.replace('no Estimator', 'no tf.estimator Estimator')}; `{holder}` is called at {where.path}:{line(call, where)}, in `{caller}`, which builds "
+                    f"{described(found, line)}")
         whose = (f"a file of the Estimator built at {built_at(unit[id(where)], line)}" if id(where) in unit else
                  "a file that builds no Estimator tfmigrate converts")
         return (f"{head}; `{holder}` is called at {where.path}:{line(call, where)} ({whose}), and "

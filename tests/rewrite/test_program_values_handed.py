@@ -110,7 +110,9 @@ def test_a_parameter_every_call_site_passes_the_same_def_is_that_def():
 def test_a_module_outside_any_package_is_reached_by_its_namespace_package_names():
     assert namespace_names("official/wide_deep/census_main.py", "census_main") == [
         "official.wide_deep.census_main", "wide_deep.census_main"]
-    assert namespace_names("official/wide_deep/census_main.py", "wide_deep.census_main") == []  # in a package
+    # in a package: by the directories above its top package (PEP 420), longer names only
+    assert namespace_names("official/wide_deep/census_main.py", "wide_deep.census_main") == [
+        "official.wide_deep.census_main"]
     program, files = _program({
         "official/wide_deep/run_loop.py": ("run_loop", "def run_loop(fn):\n    return fn()\n"),
         "official/wide_deep/main.py": ("main", '''

@@ -12,7 +12,7 @@ from ...facts.sites import CODE_KIND, OTHER_KINDS, Site, kind_message
 from ._add_metrics import ADD_METRICS, AddMetricsMixin
 from ._forward_features import FORWARD_FEATURES, ForwardFeaturesMixin
 from ._calls import CallsMixin
-from ._estimator import EstimatorMixin
+from ._estimator import ESTIMATOR_CLASS, EstimatorMixin
 from ._hooks import HooksMixin
 from ._predicate_stop import PredicateStopMixin
 from ._reads import ReadsMixin
@@ -64,7 +64,7 @@ class Analysis(AddMetricsMixin, ForwardFeaturesMixin, EstimatorMixin, RunConfigM
     def run(self) -> "Analysis":
         # `MyEstimator(...)` needs a class of the program with an Estimator base: without one, no call's callee is
         # resolved to look for it
-        subclasses = any(self.tf(b.value, file) == "estimator.Estimator" for file in self.program.files
+        subclasses = any(self.tf(b.value, file) in ESTIMATOR_CLASS for file in self.program.files
                          for scope in file.class_scopes.values() for b in scope.node.bases)
         paths: dict[int, str | None] = {}  # each call's TF path, for the second loop's _use (the calls stay alive)
         for file in self.program.files:

@@ -17,6 +17,11 @@ from ._handed import handed
 from ._wrapped_model_fn import message as private_message, private_model_fn_call
 
 
+# the Estimator class by its public name and by its private module (`from tensorflow.python.estimator import
+# estimator as estimator_lib`: a vendored copy of TPUEstimator subclasses it so)
+ESTIMATOR_CLASS = ("estimator.Estimator", "python.estimator.estimator.Estimator")
+
+
 class EstimatorMixin:
     """Analysis: each Estimator construction becomes a Site."""
 
@@ -27,7 +32,7 @@ class EstimatorMixin:
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
         r = self.program.resolve(Value(call.func, file))
-        if isinstance(r.node, cst.ClassDef) and any(self.tf(b.value, r.value.file) == "estimator.Estimator"
+        if isinstance(r.node, cst.ClassDef) and any(self.tf(b.value, r.value.file) in ESTIMATOR_CLASS
                                                     for b in r.node.bases):
             return r.node, r.value.file
         return None
@@ -218,6 +223,13 @@ class EstimatorMixin:
     def _model_fn(self, args: dict[str, Value], call: cst.Call, file: FileIndex) -> tuple[FunctionRef, tuple | None]:
         """The Estimator's model_fn def, and its factory when it is a closure (else None)."""
         fn = self.program.function_of(args["model_fn"])
+        forwarded = _forwarding_lambda(fn, self.program)
+        if forwarded is not None:  # `lambda features, labels, mode: model_fn(features, labels, mode, n=10)`
+            raise Blocked(CODE, f"model_fn=`{code(args['model_fn'].node)[:60]}` is a lambda that calls "
+                                f"`{forwarded[0]}` with {forwarded[1]} bound besides its own parameters, as "
+                                "functools.partial would: a model_fn with bound arguments is not converted yet; "
+                                f"give `{forwarded[0]}` those values itself (defaults, module constants or params)",
+                          args["model_fn"].node)
         # a method passed itself (`model_fn=self.model_fn`) is looked up at run time: said as such
         if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.file.scope_of(fn.node).kind == "class":
             method = _method_model_fn(args["model_fn"]) or object_method_message(args["model_fn"], self.program)
@@ -359,3 +371,20 @@ def _explicit_self(call: cst.Call) -> bool:
 def _names(signature: list[str]) -> str:
     """`a`, `b`, `c`: a signature's parameters, `self` left out."""
     return ", ".join(f"`{n}`" for n in signature if n != "self")
+
+
+def _forwarding_lambda(fn: FunctionRef | None, program) -> tuple[str, str] | None:
+    """(the def's name, the arguments it binds) for a lambda model_fn whose body calls a def of the run with the
+    lambda's parameters and more; None otherwise."""
+    if fn is None or not isinstance(fn.node, cst.Lambda) or not isinstance(fn.node.body, cst.Call):
+        return None
+    body = fn.node.body
+    inner = program.function_of(Value(body.func, fn.file))
+    if inner is None or not isinstance(inner.node, cst.FunctionDef):
+        return None
+    own = {p.name.value for p in fn.node.params.params}
+    extra = [a for a in body.args if not (isinstance(a.value, cst.Name) and a.value.value in own)]
+    if not extra:
+        return None
+    named = ", ".join(f"`{a.keyword.value}`" if a.keyword is not None else f"`{code(a.value)[:30]}`" for a in extra)
+    return inner.node.name.value, named

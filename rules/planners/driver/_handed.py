@@ -59,8 +59,10 @@ def handed(site: Site, program) -> Handed | None:
         if fn.file is not file or len(bound) != 1 or bound[0].node is not fn.node:
             return None
     elif isinstance(arg, cst.Attribute):
-        if arg.attr.value != fn.node.name.value or program.qualified(arg, file) != \
-                f"{fn.file.module_name}.{fn.node.name.value}":
+        # `module.model_fn` by any name its module is imported by (`lab.tides.model` of tides/model.py: PEP 420)
+        owner, _, attr = (program.qualified(arg, file) or "").rpartition(".")
+        if arg.attr.value != fn.node.name.value or attr != fn.node.name.value \
+                or program.by_module.get(owner) is not fn.file:
             return None
     else:
         return None

@@ -9,6 +9,7 @@ from tfmigrate.model import Resolved, Value, code
 
 from ...facts.calls import computes_tensor, is_literal
 from ...facts.sites import Site
+from ..library_estimators import built_library_estimator, described
 
 
 # what `x = X() if flag else None` is converted for (why(): the hint for `x = None` then `if flag: x = X()`)
@@ -72,6 +73,12 @@ class WhyMixin:
             # `config=estimator.config` (an Estimator wrapper, the GCP model_evaluation_pipeline): its property
             return f"`{code(r.node)[:60]}` reads another Estimator's RunConfig (its `config` property), which " \
                    "tfmigrate does not follow; pass the RunConfig that Estimator was built with"
+        if what == "an Estimator":  # `adanet.Estimator(...)`, or a builder of the run returning one: named
+            found = built_library_estimator(r.node, r.value.file, self.program)
+            if found is not None:
+                if found[2] is r.node:
+                    return f"it is {described(found, self.line, r.node)}"
+                return f"`{code(r.node)[:60]}` returns {described(found, self.line)}"
         # `model.fn_gen(...)`, `net.model_fn` with `net = Net(...)`: made by a module the run does not hold
         root, file = r.node, r.value.file
         for _ in range(4):
