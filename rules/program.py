@@ -70,6 +70,7 @@ from .planners import mode_keys
 from .planners import dense_features
 from .planners import direct_model_fn
 from .planners import dead_mode_keys
+from .planners import assign_step
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -612,6 +613,11 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
         writes = any(map(driver.writes_checkpoints, sites))
         outside = writes and targets[key] == "keras" and sites[0].factory is not None \
             and sites[0].factory[1] is not None and id(sites[0].factory[0]) in top
+        if isinstance(plans[key], assign_step.AssignPlan):  # (rules/planners/assign_step.py)
+            if fn.file is file:
+                edits.replace_statement(fn.node, assign_step.render(plans[key], builders[key], fn.node.leading_lines,
+                                                                    export_kinds(reading_sites(sites)[1])))
+            continue
         if fn.file is file:
             predicts, exports = reading_sites(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
@@ -1182,6 +1188,9 @@ def _model_plan(sites: list, context):
         factory_scope = fn.file.function_scopes[id(sites[0].factory[0])]
         module_names = module_names | frozenset(factory_scope.bindings) - {fn.node.name.value}
     names = TFNames(program=context.program, file=fn.file)
+    if assign_step.applies(fn.node, names):  # trains by assignment: its own plan kind (rules/planners/assign_step.py)
+        cache[key] = _assign_plan(sites, context, fn, names, module_names)
+        return cache[key]
     tf1_kinds = _union(site.original_kinds for site in sites)
     ps = any(site.strategy.parameter_server for site in sites)
     if ps and "parameter_server_strategy" in module_names:
@@ -1222,6 +1231,26 @@ def _model_plan(sites: list, context):
     builder = free_name(f"build_{_snake(plan.class_name)}" if target == "keras" else f"{stem or 'Model'}Trainer", taken)
     cache[key] = (plan, target, builder, ps, fn_notes)
     return cache[key]
+
+
+def _assign_plan(sites, context, fn, names, module_names):
+    """(plan, target, builder, parameter server?, notes) of a model_fn that trains by assignment: a tf.Module and its
+    trainer, which the custom-loop driver calls (what --target auto picks for it; --target keras blocks)."""
+    plan = assign_step.plan(sites, fn, names, module_names, _module_functions(fn.file))
+    exports = export_kinds(reading_sites(sites)[1])
+    if exports - {"raw"} or (exports and not plan.export_outputs):
+        raise Blocked(assign_step.CODE, "export_saved_model of a model_fn that trains by assignment is converted for "
+                                        "build_raw_serving_input_receiver_fn and export_outputs of PredictOutput only",
+                                        fn.node)
+    if any(site.target == "keras" for site in sites):
+        if context.options.target == "keras":
+            raise Blocked(assign_step.CODE, "a model_fn that trains by assignment has no Model.fit form (no loss "
+                                            "gradient): use --target ctl (what --target auto picks for it)", fn.node)
+        for site in sites:
+            site.target = "ctl"
+    stem = plan.class_name[:-len("Module")] or "ModelFn"
+    builder = free_name(f"{stem}Trainer", set(module_names) | {plan.class_name})
+    return plan, "ctl", builder, False, list(plan.notes)
 
 
 def _forward_plan(sites, context, fn, names, module_names, interpret, not_shim: bool):

@@ -176,7 +176,8 @@ from ...facts.calls import (  # (read through this module by rules/program.py)
            bind,
            is_literal,
 )
-from ._constants import BUILTINS, CODE, MODES
+from ._assigned_training import trains_by_assignment
+from ._constants import BUILTINS, CODE, MODES, SPEC_ARGS
 from ._hooks import logged_name_key
 from ._input_layer import INPUT_LAYER_ARGS, input_layer_calls
 from ._interpreter import interpret
@@ -188,4 +189,5 @@ from ._variable_makers import builds_layers, makes_variables
 
 __all__ = ["BUILTINS", "CODE", "INPUT_LAYER_ARGS", "MODEL_FN_ARGS", "MODES", "SUMMARY_WHY", "ModelPlan", "bind",
            "builds_layers", "calls_in", "class_name_for", "free_name_nodes", "input_layer_calls", "interpret",
-           "is_literal", "logged_name_key", "makes_variables", "params_name", "params_not_taken"]
+           "is_literal", "logged_name_key", "makes_variables", "params_name", "params_not_taken", "SPEC_ARGS",
+           "trains_by_assignment"]
