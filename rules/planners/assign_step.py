@@ -33,7 +33,6 @@ from tfmigrate.diagnostics import Blocked
 
 from ..facts.calls import bind, code
 from . import model_fn
-from .strategy import MULTI_WORKER
 
 CODE = model_fn.CODE
 _MODES = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer"}
@@ -70,10 +69,10 @@ def plan(sites: list, fn_ref, names, module_names: frozenset[str], functions: di
     """The plan of the model_fn `fn_ref` (a FunctionRef) its Estimator sites share; Blocked, naming what this
     conversion does not cover."""
     fn = fn_ref.node
-    if any(s.strategy.kinds & MULTI_WORKER for s in sites):
+    if any(s.strategy.kinds - {"default", "one-device"} for s in sites):
         raise Blocked(CODE, "a model_fn that trains by assignment is converted for one process only (its step runs "
-                            "the assignments on one copy of the variables); not under parameter servers or several "
-                            "workers", fn)
+                            "the assignments on one copy of the variables); not under a distribution strategy over several "
+                            "devices or workers", fn)
     for s in sites:
         if s.warm_start:
             raise Blocked(CODE, "warm_start_from for a model_fn that trains by assignment is not converted yet",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import blocked, converted, rewrite
+from _helpers import blocked, converted
 from test_guide_constructs import EXPORT_ONLY
 
 # running sums: get_variable in a variable_scope, tf.Variable, a mode branch, the train_op bound to a name
@@ -106,3 +106,9 @@ def test_checkpoint_reads_of_a_gradient_trained_model_fn_still_block():
     found = _errors(program(drive=TRAIN_AND_EVALUATE + "print(est.get_variable_value('dense/kernel'))\n"))
     assert [d.code for d in found] == ["TFM601"], [d.format() for d in found]
     assert "get_variable_value() is not converted yet" in found[0].message
+
+
+def test_a_strategy_over_several_devices_blocks():
+    found = _errors(SUMS, strategy="mirrored")
+    assert any("not under a distribution strategy over several devices or workers" in d.message for d in found), \
+        [d.format() for d in found]
