@@ -616,7 +616,8 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
         if isinstance(plans[key], assign_step.AssignPlan):  # (rules/planners/assign_step.py)
             if fn.file is file:
                 edits.replace_statement(fn.node, assign_step.render(plans[key], builders[key], fn.node.leading_lines,
-                                                                    export_kinds(reading_sites(sites)[1])))
+                                                                    export_kinds(reading_sites(sites)[1]),
+                                                                    any(s.warm_start for s in sites)))
             continue
         if fn.file is file:
             predicts, exports = reading_sites(sites)

@@ -19,8 +19,14 @@ assignments. The converted program keeps the model_fn as a method of a generated
   names from model_dir's latest checkpoint, as the Estimator did (its own TF1 checkpoint is read by name too).
 Blocked, named: layers or other variable makers, a helper that makes variables, get_variable without a
 zeros/ones/constant initializer (a random one draws other numbers in TF2), variables in a branch or loop,
-eval_metric_ops, hooks, a scaffold, other export outputs than PredictOutput, other exports than raw features,
-warm_start_from, parameter servers / several workers, a model_fn in a factory or a function.
+eval_metric_ops, hooks, a scaffold other than Scaffold(saver=<a name bound to tf.train.Checkpoint(...) of its
+variables>), other export outputs than PredictOutput, other exports than raw features, a strategy over several
+devices or workers, a model_fn in a factory or a function.
+warm_start_from: before the first training on an empty model_dir, the trainable variables matching
+vars_to_warm_start take their values by TF1 name (var_name_to_prev_var_name) from the Estimator's TF1 checkpoint or a
+checkpoint this conversion wrote (its variables dict, keyed by TF1 name); Scaffold(saver=tf.train.Checkpoint(...)):
+the trainer saves with that same Checkpoint, so its keys (`var_list/var/.ATTRIBUTES/VARIABLE_VALUE`) are the
+Estimator's, and get_variable_value(key) reads them.
 """
 from __future__ import annotations
 
@@ -50,10 +56,11 @@ class AssignPlan:
     """What assign_step.py.j2 renders (the driver and program.py read the ModelPlan attributes it defaults)."""
     fn_name: str
     class_name: str
-    variables: list  # (attribute, TF1 name, initial value code)
+    variables: list  # (attribute, TF1 name, initial value code, trainable code)
     method: str  # the model_fn as the module's method (code)
     predictions: str | None  # "yes" when a return gives predictions (the driver checks it is not None)
     export_outputs: bool = False
+    saver: str | None = None  # Scaffold(saver=tf.train.Checkpoint(...)) over the module's variables (code)
     notes: list = dataclasses.field(default_factory=list)
     partitioner: None = None
     summaries: list = dataclasses.field(default_factory=list)
@@ -74,9 +81,6 @@ def plan(sites: list, fn_ref, names, module_names: frozenset[str], functions: di
                             "the assignments on one copy of the variables); not under a distribution strategy over several "
                             "devices or workers", fn)
     for s in sites:
-        if s.warm_start:
-            raise Blocked(CODE, "warm_start_from for a model_fn that trains by assignment is not converted yet",
-                          s.call)
         if s.factory is not None:
             raise Blocked(CODE, "a model_fn that trains by assignment returned by a factory is not converted yet",
                           fn)
@@ -106,7 +110,8 @@ def plan(sites: list, fn_ref, names, module_names: frozenset[str], functions: di
                         params=cst.parse_expression(f"lambda {signature}: 0").params))
     stem = "".join(part.title() for part in fn.name.value.split("_")) or "ModelFn"
     return AssignPlan(fn_name=fn.name.value, class_name=f"{stem}Module", variables=mover.variables, method=method,
-                      predictions="yes" if mover.predicts else None, export_outputs=mover.exports)
+                      predictions="yes" if mover.predicts else None, export_outputs=mover.exports,
+                      saver=mover.saver)
 
 
 def _docstring(stmt) -> bool:
@@ -138,6 +143,10 @@ class _Body(cst.CSTTransformer):
         self.train_ops: set[str] = set()
         self.predicts = self.exports = False
         self.pending: dict[int, str] = {}  # the train_op's statement (id) → its name
+        self.locals: dict[str, str] = {}  # a local bound to a variable → the module's attribute (`self.var`)
+        self.checkpoints: dict[str, str] = {}  # a local bound to tf.train.Checkpoint(...) → that call over the module
+        self.dropped: set[int] = set()  # statements binding those checkpoints (the trainer makes it)
+        self.saver: str | None = None
 
     def tf(self, node) -> str | None:
         return self.names.of(node)
@@ -193,6 +202,17 @@ class _Body(cst.CSTTransformer):
         return True
 
     def leave_SimpleStatementLine(self, original, updated):
+        if len(updated.body) == 1 and isinstance(updated.body[0], cst.Assign) and len(updated.body[0].targets) == 1 \
+                and isinstance(updated.body[0].targets[0].target, cst.Name):
+            target, value = updated.body[0].targets[0].target.value, updated.body[0].value
+            if m.matches(value, m.Attribute(value=m.Name("self"))) and not self.depth:
+                self.locals[target] = code(value)
+            elif isinstance(value, cst.Call) and self.tf(original.body[0].value.func) == "train.Checkpoint":
+                over = value.visit(_Substitute(self.locals))
+                if not self.depth and not ({n.value for n in model_fn.free_name_nodes(over)} - {"self"}
+                                           - self.module_names):
+                    self.checkpoints[target] = code(over)
+                    return cst.RemoveFromParent()  # the trainer makes it, over the module's variables
         if len(original.body) == 1 and id(original.body[0]) in self.pending:
             name = self.pending[id(original.body[0])]
             value = cst.Module([]).code_for_node(updated.body[0].value)
@@ -256,7 +276,7 @@ class _Body(cst.CSTTransformer):
     def _variable(self, original, updated, made):
         if made is None:
             return updated
-        name, value = made
+        name, value, trainable = made
         if self.depth:
             self.errors.append(Blocked(CODE, "a variable made inside an if / for / while / try is not converted for "
                                              "a model_fn that trains by assignment (TF1 made it in the modes or "
@@ -271,9 +291,9 @@ class _Body(cst.CSTTransformer):
             return updated
         attr = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_") or "variable"
         attr = f"{attr}_variable" if attr in ("global_step", "params") or attr[0].isdigit() else attr
-        while attr in {a for a, _, _ in self.variables}:
+        while attr in {v[0] for v in self.variables}:
             attr += "_"
-        self.variables.append((attr, name, value))
+        self.variables.append((attr, name, value, trainable))
         return cst.parse_expression(f"self.{attr}")
 
     def _full(self, name: str, node, unique: bool) -> str | None:
@@ -329,7 +349,7 @@ class _Body(cst.CSTTransformer):
                                              "assignment; a random initializer draws other numbers in TF2", call))
             return None
         full = self._full(name, call, unique=False)
-        return None if full is None else (full, value)
+        return None if full is None else (full, value, code(args["trainable"]) if "trainable" in args else "True")
 
     def _tf_variable(self, call: cst.Call):
         try:
@@ -348,7 +368,7 @@ class _Body(cst.CSTTransformer):
         if "dtype" in args:
             value = f"{_tf_word()}.cast({value}, {code(args['dtype'])})"
         full = self._full(name, call, unique=True)  # TF1 made tf.Variable names unique (`v_1`)
-        return None if full is None else (full, value)
+        return None if full is None else (full, value, code(args["trainable"]) if "trainable" in args else "True")
 
     # ---- the spec ---------------------------------------------------------------------------------------------
     def _spec(self, original: cst.Call, updated: cst.Call):
@@ -357,7 +377,9 @@ class _Body(cst.CSTTransformer):
         except Blocked as blocked:
             self.errors.append(blocked)
             return updated
-        for key in ("eval_metric_ops", "training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks",
+        if "scaffold" in args and not (isinstance(args["scaffold"], cst.Name) and args["scaffold"].value == "None"):
+            self._scaffold(args["scaffold"])
+        for key in ("eval_metric_ops", "training_chief_hooks", "training_hooks", "evaluation_hooks",
                     "prediction_hooks"):
             if key in args and not (isinstance(args[key], cst.Name) and args[key].value == "None"):
                 self.errors.append(Blocked(CODE, f"EstimatorSpec({key}=...) is not converted yet for a model_fn that "
@@ -379,6 +401,24 @@ class _Body(cst.CSTTransformer):
             parts.append(f"{key}={value}")
         return cst.parse_expression(f"dict({', '.join(parts)})")
 
+    def _scaffold(self, node) -> None:
+        """Scaffold(saver=<a name bound to tf.train.Checkpoint(...)>): the Estimator saved its checkpoints with that
+        Checkpoint (keys by object path: `var_list/var/.ATTRIBUTES/VARIABLE_VALUE`); the trainer saves with the same
+        one, made over the module's variables."""
+        saver = None
+        if isinstance(node, cst.Call) and self.tf(node.func) == "train.Scaffold" and len(node.args) == 1 \
+                and node.args[0].keyword is not None and node.args[0].keyword.value == "saver" \
+                and isinstance(node.args[0].value, cst.Name):
+            saver = self.checkpoints.get(node.args[0].value.value)
+        if saver is None:
+            self.errors.append(Blocked(CODE, f"EstimatorSpec(scaffold={code(node)}) is not converted for a model_fn that "
+                                             "trains by assignment (a Scaffold(saver=<a tf.train.Checkpoint of its "
+                                             "variables, bound to a name>) is)", node))
+            return
+        if self.saver is not None and self.saver != saver:
+            self.errors.append(Blocked(CODE, "two Scaffold savers in one model_fn are not converted", node))
+        self.saver = saver
+
     def _export_outputs(self, node) -> str | None:
         """{key: PredictOutput(outputs)} → {key: outputs}: what each signature returns."""
         if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.value, cst.Call)
@@ -390,18 +430,35 @@ class _Body(cst.CSTTransformer):
         return None
 
 
+class _Substitute(cst.CSTTransformer):
+    """Names of locals bound to the module's variables → `self.<attribute>` (a Checkpoint made outside model_fn)."""
+
+    def __init__(self, locals_: dict[str, str]):
+        self.locals = locals_
+
+    def leave_Name(self, original, updated):
+        return cst.parse_expression(self.locals[updated.value]) if updated.value in self.locals else updated
+
+    def leave_Attribute(self, original, updated):  # (attribute names are not locals)
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):  # (nor keywords)
+        return updated.with_changes(keyword=original.keyword)
+
+
 def _tf_word() -> str:
     from ..facts.calls import TF
 
     return TF
 
 
-def render(plan: AssignPlan, trainer: str, leading, exporting: frozenset[str]) -> list[cst.BaseStatement]:
+def render(plan: AssignPlan, trainer: str, leading, exporting: frozenset[str],
+           warm_starting: bool = False) -> list[cst.BaseStatement]:
     """The module class and its trainer, as statements (the model_fn's place)."""
     from ..emit.assembly import template_env
 
-    text = template_env().get_template("assign_step.py.j2").render(plan=plan, trainer=trainer,
-                                                                   exporting=exporting)
+    text = template_env().get_template("assign_step.py.j2").render(plan=plan, trainer=trainer, exporting=exporting,
+                                                                   warm_starting=warm_starting)
     method = "\n".join(("    " + line) if line.strip() else "" for line in plan.method.rstrip("\n").split("\n"))
     text = text.replace("    __tfmigrate_model_fn__\n", method + "\n")
     body = list(cst.parse_module(text).body)

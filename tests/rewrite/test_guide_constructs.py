@@ -95,11 +95,11 @@ def test_an_export_only_model_fn_converts_to_a_module_and_its_export():
     assert "est.model.export_raw_saved_model(" in out
 
 
-def test_a_train_op_of_assignments_beside_a_scaffold_checkpoint_blocks_at_the_scaffold():
-    found = _errors(ASSIGNED)
-    assert [(d.code, d.line) for d in found] == [("TFM501", 8)]
-    assert "EstimatorSpec(scaffold=...) is not converted yet for a model_fn that trains by assignment" in \
-        found[0].message
+def test_a_train_op_of_assignments_beside_a_scaffold_checkpoint_saves_with_that_checkpoint():
+    out = converted(ASSIGNED)
+    assert "train_op=lambda: tf.group(v.assign_add(3), step.assign_add(1))" in out
+    assert 'return tf.train.Checkpoint(var_list={"var": self.var}, step=self.global_step)' in out
+    assert "ckpt = " not in out and "Scaffold" not in out
 
 
 def test_a_constant_loss_beside_an_optimizer_is_still_not_the_loss_computed_above():
