@@ -112,3 +112,45 @@ def test_a_strategy_over_several_devices_blocks():
     found = _errors(SUMS, strategy="mirrored")
     assert any("not under a distribution strategy over several devices or workers" in d.message for d in found), \
         [d.format() for d in found]
+
+
+# the migrating_checkpoints guide's second shape: a Scaffold saving through a tf.train.Checkpoint, warm-started
+SCAFFOLD = '''\
+import tensorflow as tf
+import tensorflow.compat.v1 as tf1
+
+
+def model_fn(features, labels, mode):
+    step = tf1.train.get_or_create_global_step()
+    v = tf1.get_variable("var", shape=[], initializer=tf1.constant_initializer(0), trainable=True)
+    ckpt = tf.train.Checkpoint(var_list={"var": v}, step=step)
+    return tf.estimator.EstimatorSpec(mode, predictions=v, loss=tf.constant(1.),
+                                      train_op=tf.group(v.assign_add(2), step.assign_add(1)),
+                                      scaffold=tf1.train.Scaffold(saver=ckpt))
+
+
+est = tf.estimator.Estimator(model_fn, "/tmp/tfm-b", warm_start_from="/tmp/tfm-a")
+est.train(lambda: tf.data.Dataset.from_tensor_slices(([1, 2], [3, 4])), steps=1)
+assert est.get_variable_value("var_list/var/.ATTRIBUTES/VARIABLE_VALUE") == 4
+'''
+
+
+def test_a_scaffold_checkpoint_is_the_trainers_and_warm_start_reads_tf1_names():
+    out = converted(SCAFFOLD)
+    assert 'return tf.train.Checkpoint(var_list={"var": self.var}, step=self.global_step)' in out
+    assert "ckpt =" not in out and "train.Scaffold" not in out
+    assert 'warm_start=lambda model: model.warm_start_from_tf1("/tmp/tfm-b".replace' not in out
+    assert 'warm_start=lambda model: model.warm_start_from_tf1("/tmp/tfm-a")' in out
+    assert "def warm_start_from_tf1(self, checkpoint, vars_to_warm_start=\".*\", var_name_to_prev_var_name=None):" \
+        in out
+    assert 'assert est.get_variable_value("var_list/var/.ATTRIBUTES/VARIABLE_VALUE") == 4' in out
+
+
+@pytest.mark.parametrize("old, new", [
+    ("scaffold=tf1.train.Scaffold(saver=ckpt)", "scaffold=tf1.train.Scaffold(saver=tf1.train.Saver())"),
+    ("scaffold=tf1.train.Scaffold(saver=ckpt)", "scaffold=tf1.train.Scaffold(saver=ckpt, init_op=None)"),
+])
+def test_other_scaffolds_block(old, new):
+    found = _errors(SCAFFOLD.replace(old, new))
+    assert any("is not converted for a model_fn that trains by assignment (a Scaffold(saver=" in d.message
+               for d in found), [d.format() for d in found]

@@ -159,6 +159,7 @@ ONE_PROCESS_ONLY = {  # fixture → (code, the --strategy values that block it)
     "early_stop_predicate": ("TFM611", BOTH),
     # a model_fn that trains by assignment: its step runs the assignments on one copy of the variables
     "assign_step": ("TFM501", BOTH),
+    "assign_step_checkpoint": ("TFM501", BOTH),
 }
 
 

@@ -99,7 +99,7 @@ def test_a_train_op_of_assignments_beside_a_scaffold_checkpoint_saves_with_that_
     out = converted(ASSIGNED)
     assert "train_op=lambda: tf.group(v.assign_add(3), step.assign_add(1))" in out
     assert 'return tf.train.Checkpoint(var_list={"var": self.var}, step=self.global_step)' in out
-    assert "ckpt = " not in out and "Scaffold" not in out
+    assert "ckpt = " not in out and "train.Scaffold" not in out
 
 
 def test_a_constant_loss_beside_an_optimizer_is_still_not_the_loss_computed_above():
