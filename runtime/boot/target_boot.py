@@ -815,6 +815,9 @@ def _patch_assign_step(tf):
     def __build_class__(func, name, *bases, **kwargs):
         cls = build_class(func, name, *bases, **kwargs)
         own = getattr(cls, "__dict__", {})
+        if isinstance(cls, type) and os.environ.get("TFMIGRATE_MODEL_DIR") and "get_variable_value" in own \
+                and "_restore" in own:  # its trainer: model_dir is where its CheckpointManager was moved to
+            _patch_path_arg(cls, "model_dir")
         if isinstance(cls, type) and "model_fn" in own and "tf1_variables" in own:
             cls.model_fn = wrap(own["model_fn"])
             if os.environ.get("TFMIGRATE_CAPTURE_DIR") and "predict_examples" in own:
