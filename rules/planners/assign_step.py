@@ -135,7 +135,7 @@ class _Body(cst.CSTTransformer):
 
     def __init__(self, names, module_names, functions, params):
         self.names, self.module_names, self.functions, self.params = names, module_names, functions, params
-        self.scopes: list[str] = []
+        self.scopes: list[tuple[str, bool]] = []  # (name, a variable_scope: get_variable's names take it too)
         self.variables: list[tuple[str, str, str]] = []
         self.taken: dict[str, int] = {}
         self.errors: list[Blocked] = []
@@ -153,29 +153,31 @@ class _Body(cst.CSTTransformer):
 
     # ---- blocks ---------------------------------------------------------------------------------------------
     def visit_With(self, node: cst.With) -> bool:
-        scope = self._scope(node)
+        scope = self._scope(node, report=True)
         if scope is not None:
             self.scopes.append(scope)
         return True
 
     def leave_With(self, original: cst.With, updated: cst.With):
-        if self._scope(original) is None:
+        if self._scope(original, report=False) is None:
             return updated
         self.scopes.pop()
         return cst.FlattenSentinel(updated.body.body)  # the names keep the scope; the block goes
 
-    def _scope(self, node: cst.With) -> str | None:
+    def _scope(self, node: cst.With, report: bool) -> tuple[str, bool] | None:
         if len(node.items) != 1 or not isinstance(node.items[0].item, cst.Call):
             return None
         call = node.items[0].item
-        if self.tf(call.func) not in ("variable_scope", "name_scope"):
+        kind = self.tf(call.func)
+        if kind not in ("variable_scope", "name_scope"):
             return None
         name = _literal(call.args[0].value) if len(call.args) == 1 and call.args[0].keyword is None else None
-        if name is None or node.items[0].asname is not None:
+        if name is not None and node.items[0].asname is None:
+            return name, kind == "variable_scope"
+        if report:
             self.errors.append(Blocked(CODE, f"`with {code(call)}`: only a variable_scope / name_scope of a literal "
                                              "name is converted for a model_fn that trains by assignment", call))
-            return None
-        return name
+        return None
 
     def visit_If(self, node) -> bool:
         self.depth += 1
@@ -248,7 +250,11 @@ class _Body(cst.CSTTransformer):
                                   for i, a in enumerate(rest)])
         if path == "estimator.EstimatorSpec":
             return self._spec(original, updated)
-        if path is not None and (model_fn.makes_variables(path) or path.startswith(("layers.", "keras."))):
+        if path is not None and (path.endswith("Optimizer") or path in ("gradients", "GradientTape")
+                                 or path.startswith("keras.optimizers")):
+            self.errors.append(Blocked(CODE, f"`{code(original.func)}` in a model_fn whose train_op assigns: a model_fn "
+                                             "that both assigns and trains by gradient is not converted", original))
+        elif path is not None and (model_fn.makes_variables(path) or path.startswith(("layers.", "keras."))):
             self.errors.append(Blocked(CODE, f"`{code(original.func)}` makes variables: not converted for a "
                                              "model_fn that trains by assignment (get_variable and tf.Variable "
                                              "are)", original))
@@ -297,7 +303,8 @@ class _Body(cst.CSTTransformer):
         return cst.parse_expression(f"self.{attr}")
 
     def _full(self, name: str, node, unique: bool) -> str | None:
-        full = "/".join([*self.scopes, name])
+        """The TF1 name: tf.Variable (`unique`) takes every enclosing scope, get_variable only variable scopes."""
+        full = "/".join([*(scope for scope, variable in self.scopes if variable or unique), name])
         count = self.taken.get(full, 0)
         self.taken[full] = count + 1
         if count and not unique:

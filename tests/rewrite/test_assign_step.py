@@ -154,3 +154,20 @@ def test_other_scaffolds_block(old, new):
     found = _errors(SCAFFOLD.replace(old, new))
     assert any("is not converted for a model_fn that trains by assignment (a Scaffold(saver=" in d.message
                for d in found), [d.format() for d in found]
+
+
+def test_a_name_scope_names_tf_variables_only():
+    src = SUMS.replace('    offset = tf.Variable(0.5, name="offset")\n', '''\
+    with tf.name_scope("extra"):
+        offset = tf.Variable(0.5, name="offset")
+        bias = tf1.get_variable("bias", shape=[], initializer=tf1.zeros_initializer())
+''').replace("+ offset", "+ offset + bias")
+    out = converted(src)
+    assert 'name="extra/offset")' in out and 'name="bias")' in out
+
+
+def test_an_optimizer_beside_the_assignments_blocks():
+    src = SUMS.replace("    train_op = tf.group(", "    tf1.train.GradientDescentOptimizer(0.1)\n    train_op = tf.group(")
+    found = _errors(src)
+    assert any("a model_fn that both assigns and trains by gradient is not converted" in d.message for d in found), \
+        [d.format() for d in found]
