@@ -37,6 +37,7 @@ import libcst.matchers as m
 
 from tfmigrate.diagnostics import Blocked
 
+from ..emit.wrap import wrap_call
 from ..facts.calls import bind, code
 from . import model_fn
 
@@ -147,6 +148,15 @@ class _Body(cst.CSTTransformer):
         self.checkpoints: dict[str, str] = {}  # a local bound to tf.train.Checkpoint(...) → that call over the module
         self.dropped: set[int] = set()  # statements binding those checkpoints (the trainer makes it)
         self.saver: str | None = None
+        self.blocks = 0  # indented blocks around the statement visited (the body's own included): its indentation
+
+    def visit_IndentedBlock(self, node) -> bool:
+        self.blocks += 1
+        return True
+
+    def leave_IndentedBlock(self, original, updated):
+        self.blocks -= 1
+        return updated
 
     def tf(self, node) -> str | None:
         return self.names.of(node)
@@ -406,7 +416,10 @@ class _Body(cst.CSTTransformer):
             if key == "predictions":
                 self.predicts = True
             parts.append(f"{key}={value}")
-        return cst.parse_expression(f"dict({', '.join(parts)})")
+        # laid out as black would: the continuation lines relative to the block (LibCST indents them by its own
+        # indentation), the width less the column after `return ` in the method
+        column = 4 + 4 * (self.blocks - len(self.scopes)) + len("return ")
+        return cst.parse_expression(wrap_call(f"dict({', '.join(parts)})", "", width=100 - column))
 
     def _scaffold(self, node) -> None:
         """Scaffold(saver=<a name bound to tf.train.Checkpoint(...)>): the Estimator saved its checkpoints with that
