@@ -44,3 +44,30 @@ def test_variables_read_back_alike_from_scratch_and_warm_started(tmp_path):
     assert printed["scratch-tf1"] == printed["scratch-tf2"] and len(printed["scratch-tf1"]) == 2, printed
     assert printed["warm-tf1"] == printed["warm-tf2"] == printed["warm-tf2-own"], printed
     assert printed["warm-tf1"] != printed["scratch-tf1"]  # the warm start took effect
+
+
+_SERVE = '''\
+import glob, sys
+import tensorflow as tf
+for base in sys.argv[1:]:
+    loaded = tf.saved_model.load(sorted(glob.glob(base + "/[0-9]*"))[-1])
+    serve = loaded.signatures["serving_default"]
+    print("signature:", sorted(loaded.signatures), serve.structured_input_signature[1]["x"].shape.as_list(),
+          sorted(serve.structured_outputs), serve(x=tf.constant([0.5, 1.5]))["mean"].numpy().tolist())
+'''
+
+
+@pytest.mark.tfenv
+@pytest.mark.equivalence
+def test_exports_serve_alike(tmp_path):
+    # build_raw_serving_input_receiver_fn + PredictOutput: the same signatures, input shape and served values
+    sums = FIXTURES / "assign_step"
+    for env, program, name in (("legacy", sums / "original.py", "tf1"), ("target", sums / "migrated.py", "tf2")):
+        result = run_program(env, [program, "--steps", "10", "--model_dir", tmp_path / f"md-{name}",
+                                   "--export_dir", tmp_path / f"export-{name}"], tmp_path)
+        assert _lines(result, "exported: True")
+    script = tmp_path / "serve.py"
+    script.write_text(_SERVE)
+    served = _lines(run_program("target", [script, tmp_path / "export-tf1", tmp_path / "export-tf2"], tmp_path),
+                    "signature:")
+    assert len(served) == 2 and served[0] == served[1], served
