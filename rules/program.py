@@ -1294,6 +1294,9 @@ def forward_pass(site, context) -> dict | None:
         return {"style": "blocked", "why": [f"{e.code} {e.message}" for e in blocked.errors]}
     if isinstance(plan, shim.ShimPlan):
         return {"style": "shim", "why": plan.shim_why, "helpers kept as written": sorted(plan.shim_helpers)}
+    if isinstance(plan, assign_step.AssignPlan):  # no forward pass to convert: the model_fn is kept as a method
+        return {"style": "assign_step", "why": "its train_op only assigns (no loss gradient): a tf.Module holding "
+                                               f"{len(plan.variables) + 1} variables by TF1 name and its trainer"}
     return {"style": "native"}
 
 

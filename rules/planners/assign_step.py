@@ -230,7 +230,7 @@ class _Body(cst.CSTTransformer):
             value = cst.Module([]).code_for_node(updated.body[0].value)
             # TF1 built it in every mode and train() ran it; the step calls it once the loss is computed
             return cst.parse_statement(f"def {name}():\n    return {value}\n").with_changes(
-                leading_lines=original.leading_lines)
+                leading_lines=original.leading_lines or [cst.EmptyLine()])  # (a blank line before a nested def)
         return updated
 
     def _assignments(self, node) -> bool:

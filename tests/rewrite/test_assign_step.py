@@ -171,3 +171,14 @@ def test_an_optimizer_beside_the_assignments_blocks():
     found = _errors(src)
     assert any("a model_fn that both assigns and trains by gradient is not converted" in d.message for d in found), \
         [d.format() for d in found]
+
+
+
+def test_explain_names_the_plan_kind(tmp_path):
+    from tfmigrate.engine import Options, explain_paths
+
+    (tmp_path / "sums.py").write_text(SUMS)
+    found = explain_paths([tmp_path / "sums.py"], Options())
+    passes = [e["forward_pass"] for e in found if "forward_pass" in e]
+    assert passes and passes[0]["style"] == "assign_step", found
+    assert "a tf.Module holding 4 variables by TF1 name" in passes[0]["why"]
