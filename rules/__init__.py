@@ -88,7 +88,8 @@ RULES = (
          ("regression_adagrad", "classifier_metrics", "rmsprop_binary", "metric_mean", "metric_cast"), triggers=ESTIMATOR_WORDS),
     Rule("TFM501", "model-fn-to-keras-model", "planners.model_fn", "model_fn → keras.Model subclass + loss/optimizer/metrics",
          ("regression_adagrad", "classifier_metrics", "cnn", "adam_mae", "unsupported_hook", "mode_branches",
-          "bert_logging_loops", "unpacked_helper"),
+          "bert_logging_loops", "unpacked_helper", "assign_step",
+          "assign_step_checkpoint"),
          triggers=ESTIMATOR_WORDS),
     Rule("TFM502", "model-mapping-shim", "planners.shim",
          "a model_fn forward pass the native conversion cannot re-express runs as written under TF's "

@@ -70,6 +70,7 @@ from .planners import mode_keys
 from .planners import dense_features, keras2_program
 from .planners import direct_model_fn
 from .planners import dead_mode_keys
+from .planners import assign_step
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
@@ -612,6 +613,12 @@ def _emit_file(module: cst.Module, table: ImportTable, file, analysis, context, 
         writes = any(map(driver.writes_checkpoints, sites))
         outside = writes and targets[key] == "keras" and sites[0].factory is not None \
             and sites[0].factory[1] is not None and id(sites[0].factory[0]) in top
+        if isinstance(plans[key], assign_step.AssignPlan):  # (rules/planners/assign_step.py)
+            if fn.file is file:
+                edits.replace_statement(fn.node, assign_step.render(plans[key], builders[key], fn.node.leading_lines,
+                                                                    export_kinds(reading_sites(sites)[1]),
+                                                                    any(s.warm_start for s in sites)))
+            continue
         if fn.file is file:
             predicts, exports = reading_sites(sites)
             edits.replace_statement(fn.node, _render_model(plans[key], targets[key], builders[key], fn.node.leading_lines,
@@ -1191,6 +1198,9 @@ def _model_plan(sites: list, context):
         factory_scope = fn.file.function_scopes[id(sites[0].factory[0])]
         module_names = module_names | frozenset(factory_scope.bindings) - {fn.node.name.value}
     names = TFNames(program=context.program, file=fn.file)
+    if assign_step.applies(fn.node, names):  # trains by assignment: its own plan kind (rules/planners/assign_step.py)
+        cache[key] = _assign_plan(sites, context, fn, names, module_names)
+        return cache[key]
     tf1_kinds = _union(site.original_kinds for site in sites)
     ps = any(site.strategy.parameter_server for site in sites)
     if ps and "parameter_server_strategy" in module_names:
@@ -1233,6 +1243,26 @@ def _model_plan(sites: list, context):
     return cache[key]
 
 
+def _assign_plan(sites, context, fn, names, module_names):
+    """(plan, target, builder, parameter server?, notes) of a model_fn that trains by assignment: a tf.Module and its
+    trainer, which the custom-loop driver calls (what --target auto picks for it; --target keras blocks)."""
+    plan = assign_step.plan(sites, fn, names, module_names, _module_functions(fn.file))
+    exports = export_kinds(reading_sites(sites)[1])
+    if exports - {"raw"} or (exports and not plan.export_outputs):
+        raise Blocked(assign_step.CODE, "export_saved_model of a model_fn that trains by assignment is converted for "
+                                        "build_raw_serving_input_receiver_fn and export_outputs of PredictOutput only",
+                                        fn.node)
+    if any(site.target == "keras" for site in sites):
+        if context.options.target == "keras":
+            raise Blocked(assign_step.CODE, "a model_fn that trains by assignment has no Model.fit form (no loss "
+                                            "gradient): use --target ctl (what --target auto picks for it)", fn.node)
+        for site in sites:
+            site.target = "ctl"
+    stem = plan.class_name[:-len("Module")] or "ModelFn"
+    builder = free_name(f"{stem}Trainer", set(module_names) | {plan.class_name})
+    return plan, "ctl", builder, False, list(plan.notes)
+
+
 def _forward_plan(sites, context, fn, names, module_names, interpret, not_shim: bool):
     """The model plan under `--style` (rules/planners/shim.py): native Keras layers, the forward pass as written under
     TF's model-mapping shim, or (auto) native where the interpreter understands the whole forward pass, else the shim
@@ -1273,6 +1303,9 @@ def forward_pass(site, context) -> dict | None:
         return {"style": "blocked", "why": [f"{e.code} {e.message}" for e in blocked.errors]}
     if isinstance(plan, shim.ShimPlan):
         return {"style": "shim", "why": plan.shim_why, "helpers kept as written": sorted(plan.shim_helpers)}
+    if isinstance(plan, assign_step.AssignPlan):  # no forward pass to convert: the model_fn is kept as a method
+        return {"style": "assign_step", "why": "its train_op only assigns (no loss gradient): a tf.Module holding "
+                                               f"{len(plan.variables) + 1} variables by TF1 name and its trainer"}
     return {"style": "native"}
 
 

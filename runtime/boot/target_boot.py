@@ -799,6 +799,44 @@ def _patch_evaluations():
     builtins.__build_class__ = __build_class__
 
 
+def _patch_assign_step(tf):
+    """The generated module of a model_fn that trains by assignment (rules/emit/templates/assign_step.py.j2: a
+    tf.Module, recognised as it is created by its model_fn and tf1_variables methods): the loss of each TRAIN spec
+    its model_fn returns (what train() fetches with the train_op) is recorded with its labels' batch (its
+    features' without labels), as the original's hook records the model_fn's loss; what its predict_examples
+    yields is recorded too."""
+    import builtins
+
+    build_class = builtins.__build_class__
+
+    def wrap(method):
+        def model_fn(self, features, labels, mode):
+            spec = method(self, features, labels, mode)
+            if mode != "train" or not isinstance(spec, dict) or "loss" not in spec:
+                return spec
+            loss = tf.convert_to_tensor(spec["loss"])
+            batch = _first_leading_dim(tf, labels, features)
+            return dict(spec, loss=_emit(tf, tf.reshape(loss, []), batch, loss))
+
+        return model_fn
+
+    def __build_class__(func, name, *bases, **kwargs):
+        cls = build_class(func, name, *bases, **kwargs)
+        own = getattr(cls, "__dict__", {})
+        if isinstance(cls, type) and os.environ.get("TFMIGRATE_MODEL_DIR") and "get_variable_value" in own \
+                and "_restore" in own:  # its trainer: model_dir is where its CheckpointManager was moved to
+            _patch_path_arg(cls, "model_dir")
+        if isinstance(cls, type) and "model_fn" in own and "tf1_variables" in own:
+            cls.model_fn = wrap(own["model_fn"])
+            if os.environ.get("TFMIGRATE_CAPTURE_DIR") and "predict_examples" in own:
+                from predictions_capture import recording  # this boot script's own directory
+
+                cls.predict_examples = recording(own["predict_examples"], os.environ["TFMIGRATE_CAPTURE_DIR"], TASK)
+        return cls
+
+    builtins.__build_class__ = __build_class__
+
+
 def _patch_model_subclasses():
     import keras
 
@@ -826,6 +864,7 @@ def _install():
     _patch_keras_compute_loss(tf)
     _patch_keras_sum_loss(tf)
     _patch_scalar_losses(tf)
+    _patch_assign_step(tf)
     _install_weights(tf)
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):

@@ -161,7 +161,8 @@ A helper whose callers hand it different Estimators (`print_rmse(model)` after a
 DNNRegressor) blocks at its use, naming the callers and the Estimators: a use converts for the one Estimator it
 reaches (_shared_helper.py); handed one Estimator from any number of callers, it converts.
 `est.get_variable_value(name)`, `get_variable_names()`, `latest_checkpoint()` block (not converted yet, #29), naming
-the migrated program's exact read instead (_checkpoint_reads.py).
+the migrated program's exact read instead (_checkpoint_reads.py); of a model_fn that trains by assignment they stay
+as written: its generated trainer answers them by TF1 name from model_dir's latest checkpoint (assign_step.py).
 `Estimator(model_fn=wrapper.model_fn)` with `wrapper = Wrapper()` (a bound method) blocks naming the method and
 whether it reads `self` (without: make it a module-level function, which converts; _object_method.py).
 

@@ -50,6 +50,9 @@ class Analysis(AddMetricsMixin, ForwardFeaturesMixin, EstimatorMixin, RunConfigM
         # id(Estimator call) → (def returning it, its file) when nothing in the run calls that def: a note says what
         # it returns now and how callers outside the run must drive it
         self.uncalled_builders: dict[int, tuple[cst.FunctionDef, FileIndex]] = {}
+        # receivers of get_variable_value / get_variable_names / latest_checkpoint calls left as written: the trainer
+        # generated for a model_fn that trains by assignment answers them (planners/assign_step.py)
+        self.kept_reads: set[int] = set()
         # id(call) of an early-stopping hook on training → (site, call, Value, arguments, higher_is_better, the
         # third parameter's name) (_hooks.early_stopping)
         self.early_stops: dict[int, tuple] = {}

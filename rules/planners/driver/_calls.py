@@ -170,6 +170,13 @@ class CallsMixin:
             raise Blocked(CODE, f"estimator.{method}() is not converted yet: export the migrated model with "
                                 "keras.export.ExportArchive, one endpoint per mode", call)
         elif method in CHECKPOINT_READS:
+            from .. import model_fn  # (a model_fn's meaning: its package)
+
+            fn = getattr(site, "model_fn", None)
+            if fn is not None and isinstance(fn.node, cst.FunctionDef) and model_fn.trains_by_assignment(
+                    fn.node, lambda node: self.tf(node, fn.file)):
+                self.kept_reads.add(id(func.value))  # the generated trainer answers it by TF1 name, as the
+                return  # Estimator did (planners/assign_step.py)
             raise Blocked(CODE, checkpoint_read_message(method), call)
         else:
             raise Blocked(CODE, f"estimator.{method} is not converted", call)

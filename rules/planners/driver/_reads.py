@@ -212,7 +212,7 @@ class ReadsMixin:
 
     def _holders(self, site: Site, covered: set[int]) -> None:
         """Every read of a variable holding this Estimator must be a converted use (or pass it on)."""
-        handled = {id(use.receiver) for use in site.uses}
+        handled = {id(use.receiver) for use in site.uses} | self.kept_reads
         todo: list[tuple[cst.CSTNode, FileIndex]] = [(site.call, site.file)]
         seen: set[int] = set()
         while todo:

@@ -157,9 +157,13 @@ a second loss, `tf.losses.add_loss`, `if init_checkpoint:` around `train.init_fr
 the warm_start_from alternative is named), hand-written losses reading features or several forward values, gradient
 processing that depends on the variable or on a subset of variables, gradient clipping on tf_keras
 (parameter-server) programs, hooks, scaffolds, code after the last return.
-A constant loss with a train_op of assignments (`tf.group(v.assign_add(2), step.assign_add(1))`: no gradient,
-as TF's saved_model and migrating_checkpoints guides write to make a checkpoint or an export) blocks before the
-statements are read, naming its TF2 form (a tf.Module and a tf.function step; _assigned_training.py).
+A train_op of assignments only (`tf.group(v.assign_add(2), step.assign_add(1))`, inline or bound to a name: no
+gradient, as TF's saved_model and migrating_checkpoints guides write to make a checkpoint or an export), with a
+constant or computed loss, maps to a `tf.Module` holding the get_variable / tf.Variable variables under their TF1
+names and the global step, its model_fn kept as a method (the spec a dict, the train_op a function), and a trainer
+whose tf.function step runs the same assignments after the loss, saving tf.train.Checkpoint files at the
+Estimator's steps; get_variable_value / get_variable_names / latest_checkpoint read by TF1 name
+(rules/planners/assign_step.py; fixtures/assign_step: 60/60 steps, predictions and evaluate bit-equal).
 
 Example (`fixtures/regression_adagrad`):
 
@@ -177,7 +181,8 @@ from ...facts.calls import (  # (read through this module by rules/program.py)
            bind,
            is_literal,
 )
-from ._constants import BUILTINS, CODE, MODES
+from ._assigned_training import trains_by_assignment
+from ._constants import BUILTINS, CODE, MODES, SPEC_ARGS
 from ._hooks import logged_name_key
 from ._input_layer import INPUT_LAYER_ARGS, input_layer_calls
 from ._interpreter import interpret
@@ -189,4 +194,5 @@ from ._variable_makers import builds_layers, makes_variables
 
 __all__ = ["BUILTINS", "CODE", "INPUT_LAYER_ARGS", "MODEL_FN_ARGS", "MODES", "SUMMARY_WHY", "ModelPlan", "bind",
            "builds_layers", "calls_in", "class_name_for", "free_name_nodes", "input_layer_calls", "interpret",
-           "is_literal", "logged_name_key", "makes_variables", "params_name", "params_not_taken"]
+           "is_literal", "logged_name_key", "makes_variables", "params_name", "params_not_taken", "SPEC_ARGS",
+           "trains_by_assignment"]

@@ -51,6 +51,27 @@ def message(args: dict, tf) -> str | None:
             f"tf.train.Checkpoint{export}")
 
 
+def trains_by_assignment(fn: cst.FunctionDef, tf) -> bool:
+    """Whether the model_fn returns a TRAIN EstimatorSpec whose train_op is only assignments (written inline, or a
+    name the model_fn binds once to them), whatever its loss: rules/planners/assign_step.py converts it."""
+    bound = {}
+    for assign in m.findall(fn, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
+        bound.setdefault(assign.targets[0].target.value, []).append(assign.value)
+    for ret in m.findall(fn, m.Return()):
+        value = ret.value
+        if not (isinstance(value, cst.Call) and tf(value.func) == "estimator.EstimatorSpec"):
+            continue
+        try:
+            train_op = bind(value, SPEC_ARGS, "EstimatorSpec", CODE).get("train_op")
+        except Blocked:
+            continue
+        if isinstance(train_op, cst.Name) and len(bound.get(train_op.value, ())) == 1:
+            train_op = bound[train_op.value][0]
+        if train_op is not None and _assignments(train_op, tf):
+            return True
+    return False
+
+
 def _number(node) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         node = node.expression
