@@ -71,7 +71,7 @@ from .planners import dense_features
 from .planners import direct_model_fn
 from .planners import dead_mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
-from .emit import codewords
+from .emit import codewords, support_module
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
 from .facts import contrib_learn, estimator
@@ -384,7 +384,43 @@ def migrate(module: cst.Module, context) -> cst.Module:
         edits.delete(line)
         notes.append(note)
     notes.extend(iterator_notes)
-    return _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
+    with support_module.collecting(_support_wanted(context, made)) as sink:
+        new_module = _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
+    return _import_support(new_module, context, file, sink)
+
+
+def _support_wanted(context, made: _FilePlans) -> bool:
+    """Whether the file's support code goes to the support module: a file on disk (not stdin, not a notebook),
+    whose generated code reads Keras 3 as `keras` (the module imports that one; a parameter-server or shim file
+    reads tf_keras under that name: its support code stays in it)."""
+    return bool(getattr(context.options, "support_module", "")) and context.path.endswith(".py") \
+        and not made.parameter_server and not any(isinstance(p, shim.ShimPlan) for p in made.plans.values())
+
+
+def _import_support(module: cst.Module, context, file, sink) -> cst.Module:
+    """The file with the line the engine makes its import of the support module (after its leading imports),
+    and the pieces it took recorded for the writer (rewrite_command)."""
+    if sink is None or not sink.pieces:
+        return module
+    name = context.options.support_module
+    context.support = sink.texts()
+    context.support_import = support_module.module_name(context.path, name, file.module_name)
+    context.support_path = support_module.module_path(context.path, name, file.module_name)
+    context.support_names = frozenset(support_module.exported(context.support))
+    # after the last import above the first def/class: below a `sys.path` fix-up that makes the package importable
+    at = 0
+    for i, stmt in enumerate(module.body):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            break
+        if _import_statement(stmt) or (i == 0 and _docstring(stmt)):
+            at = i + 1
+    line = cst.SimpleStatementLine([cst.Expr(cst.Name(support_module.IMPORT))])
+    return module.with_changes(body=[*module.body[:at], line, *module.body[at:]])
+
+
+def _import_statement(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                             for s in stmt.body)
 
 
 def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program, analysis, errors: list, inputs,
