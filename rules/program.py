@@ -72,6 +72,7 @@ from .planners import direct_model_fn
 from .planners import dead_mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords, support_module
+from .emit.resume import RESUME_NAMES, resume_support
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
 from .facts import contrib_learn, estimator
@@ -157,6 +158,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     parts.extend(plan.support)
     if resuming or restoring:
         parts.append(support("estimator_restore.py.j2", part="slots", canned=None))
+        if not getattr(plan, "shim", False):  # what the model class's restore methods delegate to
+            parts.extend(resume_support(("newest", *(("resume",) if resuming else ()), "restore"), support_done))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
@@ -593,6 +596,13 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
         if sites[0].model_fn.file is file and set(taken) & module_level_names(module, table):
             errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & module_level_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
+            continue
+        # the support functions the model class's restore methods call (rules/emit/resume.py) are module-level names
+        resumes = any(driver.resumes(s) for s in sites) or any(u.restore for s in sites for u in s.uses)
+        clash = sorted(set(RESUME_NAMES) & module_level_names(module, table)) if resumes else []
+        if clash and not getattr(plan, "shim", False):
+            errors.append(Blocked(hooks.CODE, f"`{clash[0]}` is taken in this module; resuming from the Estimator's "
+                                              "model_dir needs the name (rename yours)", sites[0].model_fn.node))
             continue
         trains = [u.call for s in sites for u in s.uses if u.file is file and u.train]
         if target == "keras" and trains and "NanLossCheck" in module_level_names(module, table):

@@ -158,3 +158,57 @@ def test_the_support_module_imports_on_tf221(tmp_path):
     proc = subprocess.run([str(python), "-c", script, *map(str, modules)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == f"ok {len(modules)}"
+
+
+_CLASH = '''import tensorflow as tf
+
+
+def newest_checkpoint(path):
+    return path
+
+
+def model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [[1.0], [2.0]])).batch(2)
+
+
+def main():
+    est = tf.estimator.Estimator(model_fn, model_dir="/tmp/m")
+    est.train(input_fn, steps=10)
+    print("final eval:", est.evaluate(input_fn, steps=1))
+'''
+
+
+def test_the_model_class_delegates_its_restore_methods_to_the_support_functions():
+    """rules/emit/resume.py: restore_model_dir / newest_checkpoint / restore_estimator_checkpoint of a model_fn's
+    model class call the support functions, each defined once (in the module; inline without one)."""
+    from tfmigrate.engine import Options, migrate_source
+
+    source = (FIXTURES / "classifier_hooks" / "original.py").read_bytes()
+    result = migrate_source(source, "train.py", Options(support_module="estimator_compat"))
+    text = result.output.decode()
+    assert "return resume_model_dir(self, model_dir, optimizer)" in text
+    assert "return restore_tf1_checkpoint(self, checkpoint, optimizer)" in text
+    assert "def resume_model_dir" not in text and "latest.weights.h5" not in text
+    assert {"newest_checkpoint", "resume_model_dir", "restore_tf1_checkpoint"} <= set(result.support)
+    inline = migrate_source(source, "train.py", Options()).output.decode()
+    for name in ("newest_checkpoint", "resume_model_dir", "restore_tf1_checkpoint"):
+        assert inline.count(f"\ndef {name}(") == 1, name
+
+
+def test_a_module_defining_a_support_function_name_is_blocked_not_shadowed():
+    """A user's own `newest_checkpoint` would shadow the imported support function: the file is left as it is."""
+    from tfmigrate.engine import Options, migrate_source
+
+    result = migrate_source(_CLASH.encode(), "train.py", Options(support_module="estimator_compat"))
+    assert result.status == "blocked" and result.output == _CLASH.encode()
+    assert any("`newest_checkpoint` is taken in this module" in d.message for d in result.diagnostics)
+    ok = _CLASH.replace("def newest_checkpoint(path)", "def newest_ckpt(path)")
+    assert migrate_source(ok.encode(), "train.py", Options(support_module="estimator_compat")).status == "changed"
