@@ -72,7 +72,7 @@ from .planners import direct_model_fn
 from .planners import dead_mode_keys
 from .planners.generated_names import Settled, ast_read, compat_names
 from .emit import codewords, support_module
-from .emit.resume import RESUME_NAMES, resume_support
+from .emit.resume import RESUME_NAMES, log_support, resume_support
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
 from .facts import contrib_learn, estimator
@@ -146,6 +146,8 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         metrics=[_wrap_list(plan.metrics, width=70)] if plan.metrics else [],
     )
     parts = []
+    # support functions once per file; a model nested in a function gets its own (module-level code cannot see it)
+    once = support_done if not indent else None
     if plan.partitioner is not None and (parameter_server or plan.mod_rows):
         # the comment goes in `leading`: a comment opening the parsed text would become the module header
         leading = [*leading, cst.EmptyLine(comment=cst.Comment(f"# TF1: {plan.partitioner.tf1}"))]
@@ -159,7 +161,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     if resuming or restoring:
         parts.append(support("estimator_restore.py.j2", part="slots", canned=None))
         if not getattr(plan, "shim", False):  # what the model class's restore methods delegate to
-            parts.extend(resume_support(("newest", *(("resume",) if resuming else ()), "restore"), support_done))
+            parts.extend(resume_support(("newest", *(("resume",) if resuming else ()), "restore"), once))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
@@ -178,6 +180,7 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         if checkpoints:
             parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
     else:
+        parts.extend(log_support(once))  # what the trainer's steps call for the Estimator's log lines
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
@@ -599,10 +602,13 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
             continue
         # the support functions the model class's restore methods call (rules/emit/resume.py) are module-level names
         resumes = any(driver.resumes(s) for s in sites) or any(u.restore for s in sites for u in s.uses)
-        clash = sorted(set(RESUME_NAMES) & module_level_names(module, table)) if resumes else []
-        if clash and not getattr(plan, "shim", False):
-            errors.append(Blocked(hooks.CODE, f"`{clash[0]}` is taken in this module; resuming from the Estimator's "
-                                              "model_dir needs the name (rename yours)", sites[0].model_fn.node))
+        wanted = set(RESUME_NAMES) if resumes and not getattr(plan, "shim", False) else set()
+        wanted |= {"log_estimator_step"} if target != "keras" else set()  # the custom loop's log lines
+        clash = sorted(wanted & module_level_names(module, table))
+        if clash:
+            errors.append(Blocked(hooks.CODE, f"`{clash[0]}` is taken in this module; the generated support function "
+                                              "(the Estimator's resume / log lines) needs the name (rename yours)",
+                                  sites[0].model_fn.node))
             continue
         trains = [u.call for s in sites for u in s.uses if u.file is file and u.train]
         if target == "keras" and trains and "NanLossCheck" in module_level_names(module, table):

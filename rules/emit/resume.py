@@ -17,3 +17,12 @@ def resume_support(wanted, support_done: set[str] | None) -> list[str]:
             if support_done is not None:
                 support_done.add(f"resume:{part}")
     return out
+
+
+def log_support(support_done: set[str] | None) -> list[str]:
+    """The custom-loop trainer's Estimator log lines (templates/estimator_log.py.j2), once per file."""
+    if support_done is not None and "log_estimator_step" in support_done:
+        return []
+    if support_done is not None:
+        support_done.add("log_estimator_step")
+    return [support("estimator_log.py.j2")]

@@ -212,3 +212,18 @@ def test_a_module_defining_a_support_function_name_is_blocked_not_shadowed():
     assert any("`newest_checkpoint` is taken in this module" in d.message for d in result.diagnostics)
     ok = _CLASH.replace("def newest_checkpoint(path)", "def newest_ckpt(path)")
     assert migrate_source(ok.encode(), "train.py", Options(support_module="estimator_compat")).status == "changed"
+
+
+def test_the_custom_loop_log_lines_are_one_support_function_and_its_name_is_kept_free():
+    """templates/estimator_log.py.j2: the custom-loop trainer calls log_estimator_step (once in the module); a
+    module of the user's binding that name is blocked for the custom loop, and converts for Keras (not used)."""
+    from tfmigrate.engine import Options, migrate_source
+
+    source = (FIXTURES / "mwms_input_context" / "original.py").read_bytes()
+    result = migrate_source(source, "train.py", Options(target="ctl", support_module="estimator_compat"))
+    assert "log_estimator_step" in result.support and "def _log_step" not in result.output.decode()
+    assert "log_estimator_step(self.log_step_count_steps, clock, step, loss)" in result.output.decode()
+    mine = _CLASH.replace("def newest_checkpoint(path)", "def log_estimator_step(path)").encode()
+    assert migrate_source(mine, "train.py", Options(target="ctl", support_module="estimator_compat")).status == "blocked"
+    assert migrate_source(mine, "train.py", Options(target="keras", support_module="estimator_compat")).status == \
+        "changed"

@@ -26,7 +26,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
     """Module-level statements for the canned models of one anchor: support code not yet emitted in the file, then
     each model class and its builder (Keras) or trainer (custom loop)."""
     from ...emit.assembly import template_env, support
-    from ...emit.resume import resume_support
+    from ...emit.resume import log_support, resume_support
 
     env = template_env()
     parts = []
@@ -129,6 +129,7 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             if model.partitioner is not None:
                 parts.append(shared(generated(PS_TASK_COUNT)).strip("\n"))
                 parts.append(f"VARIABLE_PARTITIONER = {wrap_call(model.partitioner.tf2, width=96)}")
+            parts.extend(log_support(support_done))  # what the trainer's steps call for the Estimator's log lines
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder,
                                                                       parameter_server=model.parameter_server,
                                                                       predicting=plan.predicting, exporting=(),
