@@ -90,17 +90,23 @@ def inline(texts):
 
 def module_name(path: str, name: str, package: str | None) -> str:
     """The dotted name a file imports the module by: beside the file, or in its top-level package."""
-    return f"{package.split('.')[0]}.{name}" if package and "." in package else name
+    return f"{package.split('.')[0]}.{name}" if _importable(package) else name
 
 
 def module_path(path: str, name: str, package: str | None) -> str:
     """Where the module of the file `path` (module name `package`) lives: the top-level package's directory, or
     beside the file."""
     directory = os.path.dirname(path)
-    if package and "." in package:
+    if _importable(package):
         for _ in range(package.count(".") - 1):
             directory = os.path.dirname(directory)
     return os.path.join(directory, f"{name}.py")
+
+
+def _importable(package: str | None) -> bool:
+    """A file inside a package Python can import (`from top.estimator_compat import ...`); a directory named like
+    `cnn-model-02` holds scripts run from there: their module goes beside them."""
+    return bool(package) and "." in package and all(part.isidentifier() for part in package.split("."))
 
 
 def import_line(module: str, names: list[str]) -> str:

@@ -227,3 +227,16 @@ def test_the_custom_loop_log_lines_are_one_support_function_and_its_name_is_kept
     assert migrate_source(mine, "train.py", Options(target="ctl", support_module="estimator_compat")).status == "blocked"
     assert migrate_source(mine, "train.py", Options(target="keras", support_module="estimator_compat")).status == \
         "changed"
+
+
+def test_a_package_directory_python_cannot_import_gets_the_module_beside_its_files(tmp_path):
+    """`cnn-model-02/__init__.py`: no `from cnn-model-02.estimator_compat import` (it does not parse): the files
+    import the module beside them, as scripts run from that directory do."""
+    package = tmp_path / "cnn-model-02"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    shutil.copy(FIXTURES / "classifier_hooks" / "original.py", package / "task.py")
+    proc = _rewrite(str(package))
+    assert proc.returncode == 0, proc.stderr
+    assert [m for m, _ in _imports(package / "task.py")] == ["estimator_compat"]
+    assert (package / "estimator_compat.py").exists() and not (tmp_path / "estimator_compat.py").exists()
