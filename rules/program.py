@@ -393,7 +393,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
     notes.extend(iterator_notes)
     with support_module.collecting(_support_wanted(context, made)) as sink:
         new_module = _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
-    return _import_support(new_module, context, file, sink, program)
+    return _import_support(new_module, context, file, sink)
 
 
 def _support_wanted(context, made: _FilePlans) -> bool:
@@ -404,15 +404,14 @@ def _support_wanted(context, made: _FilePlans) -> bool:
         and not made.parameter_server and not any(isinstance(p, shim.ShimPlan) for p in made.plans.values())
 
 
-def _import_support(module: cst.Module, context, file, sink, program) -> cst.Module:
+def _import_support(module: cst.Module, context, file, sink) -> cst.Module:
     """The file with the line the engine makes its import of the support module (after its leading imports),
     and the pieces it took recorded for the writer (rewrite_command)."""
     if sink is None or not sink.pieces:
         return module
     name = context.options.support_module
     context.support = sink.texts()
-    context.support_import = support_module.module_name(context.path, name, file.module_name,
-                                                        _package_as_imported(file, program))
+    context.support_import = support_module.module_name(context.path, name, file.module_name)
     context.support_path = support_module.module_path(context.path, name, file.module_name)
     context.support_names = frozenset(support_module.exported(context.support))
     # after the last import above the first def/class: below a `sys.path` fix-up that makes the package importable
@@ -1149,24 +1148,6 @@ def _unit_importers(file, analysis, program, inputs) -> list:
                 unit[id(f)] = f
     return [f for f in unit.values()
             if _imports_module(f, file.module_name, program) or _imports_module(file, f.module_name, program)]
-
-
-def _package_as_imported(file, program) -> str | None:
-    """The dotted name the program imports the file's top-level package by: through the namespace directories above
-    it when a file of the run imports it that way (`from lab.tides import run_loop` of lab/tides/, lab without an
-    __init__.py: the support module is `lab.tides.estimator_compat`, as `tides` alone is not on sys.path); None for
-    its own name."""
-    from tfmigrate.files import namespace_names
-
-    own = file.module_name
-    if not own or "." not in own:
-        return None
-    top = own.split(".")[0]
-    for candidate in sorted(namespace_names(file.path, own), key=len):
-        prefix = candidate[: len(candidate) - len(own)] + top  # `lab.tides` for `lab.tides.main`
-        if any(_imports_module(f, prefix, program) for f in program.files):
-            return prefix
-    return None
 
 
 def _imports_module(importer, module: str | None, program) -> bool:

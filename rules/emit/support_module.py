@@ -88,10 +88,9 @@ def inline(texts):
     return [t for t in texts if not take(t)]
 
 
-def module_name(path: str, name: str, package: str | None, top: str | None = None) -> str:
-    """The dotted name a file imports the module by: beside the file, or in its top-level package (imported as
-    `top` when the program reaches that package through namespace directories above it)."""
-    return f"{top or package.split('.')[0]}.{name}" if _importable(package) else name
+def module_name(path: str, name: str, package: str | None) -> str:
+    """The dotted name a file imports the module by: beside the file, or in its top-level package."""
+    return f"{package.split('.')[0]}.{name}" if _importable(package) else name
 
 
 def module_path(path: str, name: str, package: str | None) -> str:

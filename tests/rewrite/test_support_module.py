@@ -240,14 +240,3 @@ def test_a_package_directory_python_cannot_import_gets_the_module_beside_its_fil
     assert proc.returncode == 0, proc.stderr
     assert [m for m, _ in _imports(package / "task.py")] == ["estimator_compat"]
     assert (package / "estimator_compat.py").exists() and not (tmp_path / "estimator_compat.py").exists()
-
-
-def test_a_package_imported_through_a_namespace_directory_imports_its_module_by_that_name(tmp_path):
-    # lab/ has no __init__.py and the files import each other as `from lab.tides import ...`: `tides` alone is not
-    # on sys.path when main.py runs, so `from tides.estimator_compat import ...` failed (ModuleNotFoundError)
-    out = tmp_path / "out"
-    proc = _rewrite("--out", str(out), str(FIXTURES / "namespace_run_loop" / "original"))
-    assert proc.returncode == 0, proc.stderr
-    modules = {m for f in (out / "lab" / "tides").glob("*.py") for m, _ in _imports(f)}
-    assert modules == {"lab.tides.estimator_compat"}
-    assert (out / "lab" / "tides" / "estimator_compat.py").exists()
