@@ -307,8 +307,6 @@ def _encode(results: list[FileResult]) -> str:
             "error": r.error,
             "error_at": list(r.error_at) if r.error_at else None,
             "linked": sorted(r.linked),
-            "support": r.support,
-            "support_path": r.support_path,
         })
     return json.dumps(rows, separators=(",", ":"))
 
@@ -331,9 +329,7 @@ def _decode(raw: bytes, key: str, unit: dict[str, bytes], mac) -> list[FileResul
                  for c, m, line, col, sev, p in row["diagnostics"]]
         at = row.get("error_at")
         out.append(FileResult(row["path"], str(row["status"]), source, output, diags, str(row["error"]),
-                              set(row["linked"]), (int(at[0]), int(at[1])) if at else None,
-                              support={str(k): str(v) for k, v in row.get("support", {}).items()},
-                              support_path=str(row.get("support_path", ""))))
+                              set(row["linked"]), (int(at[0]), int(at[1])) if at else None))
     return out
 
 

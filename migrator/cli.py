@@ -125,7 +125,6 @@ def rewrite(
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the result cache."),
     cache_dir: str = typer.Option(None, "--cache-dir", help="Result cache directory (default: $TFMIGRATE_CACHE_DIR, "
                                   "else rewrite-cache under $TFMIGRATE_HOME or the user cache dir, ~/.cache/tfmigrate)."),
-    support_module: Optional[str] = typer.Option(None, "--support-module", metavar="NAME", help="The module the migrated files import their support code from (written beside the entry point, or in the top-level package); '' keeps it in each file.  \\[default: estimator_compat]"),
     no_prefilter: bool = typer.Option(False, "--no-prefilter",
                                       help="Parse every file. By default a file in which no rule's trigger word "
                                       "appears is not parsed, so a syntax error in it is not reported; this reports it."),
@@ -148,7 +147,7 @@ def rewrite(
                        force_exclude=force_exclude, select=select, ignore=ignore, report_unused=report_unused,
                        output_format=output_format, output_file=output_file, statistics=statistics, config=config,
                        isolated=isolated, jobs=jobs, quiet=quiet, explain=explain, no_cache=no_cache,
-                       cache_dir=cache_dir, no_prefilter=no_prefilter, support_module=support_module)
+                       cache_dir=cache_dir, no_prefilter=no_prefilter)
     except UsageError as exc:
         raise typer.BadParameter(str(exc)) from None
     raise typer.Exit(code)

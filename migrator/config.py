@@ -77,9 +77,6 @@ SCHEMA: dict[str, Key] = {
                  STYLES),
     "strategy": Key("str", "keep | default | one-device | mirrored | multi-worker-mirrored | parameter-server",
                     STRATEGIES),
-    "support-module": Key("str", "the module the migrated files import their support code from, written beside the "
-                                 "entry point or in the top-level package (default: estimator_compat; \"\": "
-                                 "the support code stays in each file)"),
     "exclude": Key("list[str]", "names or globs never searched (replaces the defaults: .git, .venv, build, ...)"),
     "extend-exclude": Key("list[str]", "names or globs never searched, added to `exclude`"),
     "force-exclude": Key("bool", "apply the excludes to files named on the command line too (pre-commit)"),

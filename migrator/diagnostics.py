@@ -91,5 +91,3 @@ class FileResult:
     linked: set[str] = field(default_factory=set)  # files migrated as one unit with this one
     error_at: tuple[int, int] | None = None  # (line, 0-based col) of a syntax error
     unit: str = ""  # the migration unit it came from (its first file): the CLI writes a unit all or none
-    support: dict[str, str] = field(default_factory=dict)  # its pieces of the support module {name: text}
-    support_path: str = ""  # where that module goes (beside the file or in its top-level package)

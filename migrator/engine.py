@@ -48,9 +48,6 @@ class Options:
     target: str = "auto"  # auto | keras | ctl
     strategy: str = "keep"  # keep | default | one-device | mirrored | multi-worker-mirrored | parameter-server
     style: str = "auto"  # auto | native | shim: how a model_fn's forward pass converts
-    # the support module's name; "" (a caller that does not write the module: migrate_source): support code stays in
-    # each file. The CLI (rewrite_command) passes estimator_compat and writes the module
-    support_module: str = ""
 
 
 @record
@@ -66,12 +63,6 @@ class Context:
     file: FileIndex | None = None
     linked: set[str] = field(default_factory=set)  # other files this file's migration depends on (all or none)
     text_replacements: list[tuple[str, str, bool]] = field(default_factory=list)
-    # the support module (rules/emit/support_module.py): its pieces this file uses {name: text}, the dotted name the
-    # file imports it by, the path it is written to, the names the pieces define
-    support: dict[str, str] = field(default_factory=dict)
-    support_import: str = ""
-    support_path: str = ""
-    support_names: frozenset[str] = frozenset()
 
     def note(self, code: str, message: str, node: cst.CSTNode | None = None) -> None:
         self.notes.append((code, message, node))
@@ -747,15 +738,8 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
     from .spans import render_reusing
 
     found = scan()
-    rendered = render_reusing(new, module, text, found.spans if found is not None else None)
-    if context.support:  # the file's import of the support module: the names of it the file reads
-        # the placeholder line ends as LibCST ends the file's lines (CRLF in a CRLF file)
-        newline = "\r\n" if SUPPORT_IMPORT + "\r\n" in rendered else "\n"
-        context.text_replacements.append((SUPPORT_IMPORT + newline, _support_import(rendered, context), False))
-    out_text, pieces = _swap(rendered, context.text_replacements)
-    if SUPPORT_IMPORT in out_text:  # it parses, but fails when run: never hand it back
-        return FileResult(path, "failed", data, data, error="internal error: the support module's import was not "
-                          "placed")
+    out_text, pieces = _swap(render_reusing(new, module, text, found.spans if found is not None else None),
+                             context.text_replacements)
     if out_text == text:
         return FileResult(path, "unchanged", data, data, diagnostics=diags, linked=context.linked)
     try:
@@ -776,26 +760,7 @@ def migrate_source(data: bytes, path: str, options: Options, parsed=None, progra
         out = encode(out_text, encoding)
     except Unencodable as exc:  # a template's character a PEP 263 encoding lacks, outside a comment
         return FileResult(path, "failed", data, data, diagnostics=diags, error=str(exc), linked=context.linked)
-    return FileResult(path, "changed", data, out, diagnostics=diags, linked=context.linked, support=context.support,
-                      support_path=context.support_path)
-
-
-SUPPORT_IMPORT = "__tfmigrate_support_import__"  # the line a rule put where the file imports the support module
-
-
-def _support_import(rendered: str, context: Context) -> str:
-    """`from <support module> import a, b` for the module's names the file reads (its rendered text and the text
-    swapped into it), one name a line past 100 characters; nothing when it reads none."""
-    words = set(re.findall(r"\w+", rendered))
-    for _, new, _ in context.text_replacements:
-        words.update(re.findall(r"\w+", new))
-    names = sorted(context.support_names & words)
-    if not names:
-        return ""
-    line = f"from {context.support_import} import {', '.join(names)}\n"
-    if len(line) <= 101:
-        return line
-    return f"from {context.support_import} import (\n" + "".join(f"    {n},\n" for n in names) + ")\n"
+    return FileResult(path, "changed", data, out, diagnostics=diags, linked=context.linked)
 
 
 def _swap(text: str, replacements: list[tuple[str, str, bool]]) -> tuple[str, list[tuple[str, str]] | None]:

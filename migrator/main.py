@@ -31,7 +31,6 @@ _OPTIONS = {
     "--config": ("config", "many"), "--isolated": ("isolated", "flag"), "--jobs": ("jobs", "int"),
     "-j": ("jobs", "int"), "--quiet": ("quiet", "flag"), "-q": ("quiet", "flag"), "--explain": ("explain", "flag"),
     "--no-cache": ("no_cache", "flag"), "--cache-dir": ("cache_dir", "value"), "--no-prefilter": ("no_prefilter", "flag"),
-    "--support-module": ("support_module", "value"),
 }
 
 
@@ -40,7 +39,7 @@ def defaults() -> dict:
     return dict(target=None, strategy=None, style=None, diff=False, check=False, out=None, exclude=[], force_exclude=None,
                 select=[], ignore=[], report_unused=None, output_format=None, output_file=None, statistics=False,
                 config=[], isolated=False, jobs=0, quiet=False, explain=False, no_cache=False, cache_dir=None,
-                no_prefilter=False, support_module=None)
+                no_prefilter=False)
 
 
 def parse_rewrite(args: list[str]) -> tuple[list[str], dict] | None:

@@ -43,7 +43,6 @@ class RewriteSettings:
     cache: bool = True  # the result cache (--no-cache: off); results are the same either way, only time differs
     cache_dir: str | None = None
     prefilter: bool = True  # --no-prefilter (hidden): parse every file, a check of the trigger words
-    support_module: str = "estimator_compat"  # rules/emit/support_module.py ("": support code stays in each file)
 
     @property
     def writing(self) -> bool:
@@ -58,8 +57,7 @@ def split_codes(values) -> list[str] | None:
 
 
 def build_settings(config: Config, *, target=None, strategy=None, style=None, select=None, ignore=None, exclude=(),
-                   force_exclude=None, report_unused=None, output_format=None, support_module=None,
-                   **flags) -> RewriteSettings:
+                   force_exclude=None, report_unused=None, output_format=None, **flags) -> RewriteSettings:
     """Command-line flags over the configuration over the defaults. `select` from the command line replaces the
     configured one; `ignore` and `exclude` add to it (ruff's --select / --ignore / --extend-exclude)."""
     target = config.pick(target, "target", "auto")
@@ -72,10 +70,6 @@ def build_settings(config: Config, *, target=None, strategy=None, style=None, se
     if strategy not in STRATEGIES:
         raise ConfigError(f"--strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
     output_format = config.pick(output_format, "output-format", "text")
-    support_module = config.pick(support_module, "support-module", "estimator_compat")
-    if support_module and not (isinstance(support_module, str) and support_module.isidentifier()):
-        raise ConfigError(f"support-module must be a Python module name (or \"\" to keep support code in each "
-                          f"file), not {support_module!r}")
     if output_format not in OUTPUT_FORMATS:
         raise ConfigError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}")
     where = config.describe()
@@ -97,7 +91,7 @@ def build_settings(config: Config, *, target=None, strategy=None, style=None, se
         exclude=tuple(configured) if configured is not None else None,
         extend_exclude=(*config.get("extend-exclude", []), *exclude),
         force_exclude=bool(config.pick(force_exclude, "force-exclude", False)),
-        root=config.root, support_module=support_module, **{**flags, "cache_dir": flags.get("cache_dir") or config.get("cache-dir")},
+        root=config.root, **{**flags, "cache_dir": flags.get("cache_dir") or config.get("cache-dir")},
     )
 
 
@@ -108,7 +102,7 @@ class UsageError(Exception):
 def command(paths: list[str], *, target=None, strategy=None, style=None, diff=False, check=False, out=None, exclude=(),
             force_exclude=None, select=(), ignore=(), report_unused=None, output_format=None, output_file=None,
             statistics=False, config=(), isolated=False, jobs=0, quiet=False, explain=False, no_cache=False,
-            cache_dir=None, no_prefilter=False, support_module=None) -> int:
+            cache_dir=None, no_prefilter=False) -> int:
     """`tfmigrate rewrite` once its arguments are parsed (by typer, or by tfmigrate.main's fast path): the exit
     code. Raises UsageError before doing anything when options conflict."""
     from .config import resolve
@@ -123,7 +117,7 @@ def command(paths: list[str], *, target=None, strategy=None, style=None, diff=Fa
             ignore=split_codes(ignore), exclude=tuple(exclude), force_exclude=force_exclude,
             report_unused=report_unused, output_format=output_format, diff=diff, check=check, out=out,
             jobs=jobs or None, quiet=quiet, output_file=output_file, statistics=statistics,
-            cache=not no_cache, cache_dir=cache_dir, prefilter=not no_prefilter, support_module=support_module)
+            cache=not no_cache, cache_dir=cache_dir, prefilter=not no_prefilter)
     except ConfigError as exc:
         _say(f"error: {exc}")
         return EXIT_ERROR
@@ -151,16 +145,6 @@ def _unified_diff(result: FileResult, name: str, encoding: str = "utf-8") -> lis
         result.output.decode(encoding, "replace").splitlines(True),
         f"a/{name}", f"b/{name}",
     ))
-
-
-def _write_module_diffs(modules) -> None:
-    import difflib
-
-    for dest, (data, current, _) in modules.items():
-        name = os.path.relpath(dest)
-        sys.stdout.writelines(difflib.unified_diff(
-            (current or b"").decode("utf-8", "replace").splitlines(True), data.decode("utf-8").splitlines(True),
-            f"a/{name}" if current is not None else "/dev/null", f"b/{name}"))
 
 
 def _write_diff(result: FileResult, name: str | None = None) -> None:
@@ -219,8 +203,7 @@ def run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
 
 
 def _run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
-    options = Options(target=settings.target, strategy=settings.strategy, style=settings.style,
-                      support_module=settings.support_module)
+    options = Options(target=settings.target, strategy=settings.strategy, style=settings.style)
     if paths == ["-"]:
         return _run_stdin(options, settings)
     missing = [p for p in paths if not os.path.lexists(p)]
@@ -271,12 +254,6 @@ def _run_rewrite(paths: list[str], settings: RewriteSettings) -> int:
         elif settings.check:
             if not settings.quiet and settings.output_format == "text":
                 _say(f"would rewrite {result.path}")
-    if settings.diff:  # the support module the changed files would import, as a patch too
-        modules = support_modules(results, settings, roots)
-        if isinstance(modules, str):
-            _say(f"error: {modules}")
-        else:
-            _write_module_diffs(modules)
     # the same whether the prefilter skipped a file or the rules left it unchanged without a finding
     if results and all(r.status == "skipped" or (r.status == "unchanged" and not r.diagnostics) for r in results) \
             and not settings.quiet:
@@ -347,66 +324,7 @@ def _plan(results, settings: RewriteSettings, roots: list[Path]):
                 _say(f"note: {r.path} is the same file as {other}: written once, as {other}")
             continue
         units.setdefault(r.unit or r.path, []).append((r, w))
-    modules = support_modules(results, settings, roots)
-    if isinstance(modules, str):
-        return modules
-    for dest, (data, current, members) in modules.items():
-        if dest in dests:
-            return f"{dest} is both a file of the run and its support module (--support-module: another name)"
-        # every unit importing the module is written with it, all or none
-        keys = list(dict.fromkeys(r.unit or r.path for r in members if (r.unit or r.path) in units))
-        if not keys:
-            continue
-        for key in keys[1:]:
-            units[keys[0]].extend(units.pop(key))
-        if data != current:
-            units[keys[0]].append((members[0], Write(dest, dest, data, current if not settings.out else None)))
     return units
-
-
-def support_modules(results, settings: RewriteSettings, roots: list[Path]):
-    """{dest: (bytes, bytes there now or None, [results importing it])} of the support modules
-    (rules/emit/support_module.py) the run's changed files import — each holding the pieces of every file that
-    imports it and those an earlier run wrote there — or why one cannot be written."""
-    from tfmigrate.rules import render_support
-
-    groups: dict[str, list] = {}
-    for r in results:
-        if r.status == "changed" and r.support:
-            path = r.support_path
-            dest = os.path.abspath(_out_path(Path(path), roots, Path(settings.out)) if settings.out else path)
-            groups.setdefault(dest, []).append(r)
-    out = {}
-    for dest, members in groups.items():
-        pieces: dict[str, str] = {}
-        for r in members:
-            for name, text in r.support.items():
-                if pieces.setdefault(name, text) != text:
-                    return (f"the support module {dest} would need two versions of `{name}` (files of this run "
-                            f"generate it differently): migrate them with distinct --support-module names")
-        try:
-            with open(dest, "rb") as fh:
-                current = fh.read()
-        except FileNotFoundError:
-            current = None
-        except OSError as exc:
-            return f"cannot read the support module {dest}: {exc.strerror or exc}"
-        try:
-            text = render_support(pieces, _version(), current.decode("utf-8") if current is not None else None)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return (f"{dest} exists and is not a support module tfmigrate wrote ({exc}); it is left as it is: "
-                    "choose another name with --support-module or [tool.tfmigrate] support-module")
-        out[dest] = (text.encode("utf-8"), current, members)
-    return out
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("tfmigrate")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def _write_units(results, plan) -> tuple[list[FileResult], list[str]]:
@@ -442,7 +360,7 @@ def _write_units(results, plan) -> tuple[list[FileResult], list[str]]:
             for r, _ in members:
                 failed[r.path] = FileResult(r.path, "failed", r.source, r.source, r.diagnostics, why, r.linked)
             continue
-        written.extend(dict.fromkeys(r.path for r, w in members if w.expect is None or w.data != w.expect))
+        written.extend(r.path for r, w in members if w.expect is None or w.data != w.expect)
     return [failed.get(r.path, r) for r in results], written
 
 
@@ -568,7 +486,6 @@ def run_explain(paths, settings: RewriteSettings) -> int:
         _say(f"error: no such file or directory: {', '.join(missing)}")
         return 2
     files = discover(paths, settings.extend_exclude, settings.exclude, settings.root, settings.force_exclude)
-    plan = explain_paths(files, Options(target=settings.target, strategy=settings.strategy, style=settings.style,
-                                        support_module=settings.support_module))
+    plan = explain_paths(files, Options(target=settings.target, strategy=settings.strategy, style=settings.style))
     print(json.dumps(plan, indent=2))
     return 1 if plan and plan[-1]["blockers"] else 0

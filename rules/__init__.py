@@ -208,11 +208,3 @@ def explain(program, options) -> list[dict]:
             entry["forward_pass"] = style
             entry["target"] = site.target  # (a shim model trains in the custom loop)
     return out
-
-
-def render_support(pieces: dict, version: str, current: str | None) -> str:
-    """The support module's text (rules/emit/support_module.py) for the writer (rewrite_command): the engine reaches
-    the rules only through this registry."""
-    from .emit.support_module import render
-
-    return render(pieces, version, current)

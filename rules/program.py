@@ -72,8 +72,7 @@ from .planners import direct_model_fn
 from .planners import dead_mode_keys
 from .planners import assign_step
 from .planners.generated_names import Settled, ast_read, compat_names
-from .emit import codewords, support_module
-from .emit.resume import RESUME_NAMES, log_support, resume_support
+from .emit import codewords
 from .emit.assembly import FORWARD_PASS, emit_parts, free_name, quiet_generated, support, template_env
 from .facts.reading import export_kinds, module_level_names, reading_sites
 from .facts import contrib_learn, estimator
@@ -147,8 +146,6 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         metrics=[_wrap_list(plan.metrics, width=70)] if plan.metrics else [],
     )
     parts = []
-    # support functions once per file; a model nested in a function gets its own (module-level code cannot see it)
-    once = support_done if not indent else None
     if plan.partitioner is not None and (parameter_server or plan.mod_rows):
         # the comment goes in `leading`: a comment opening the parsed text would become the module header
         leading = [*leading, cst.EmptyLine(comment=cst.Comment(f"# TF1: {plan.partitioner.tf1}"))]
@@ -161,8 +158,6 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
     parts.extend(plan.support)
     if resuming or restoring:
         parts.append(support("estimator_restore.py.j2", part="slots", canned=None))
-        if not getattr(plan, "shim", False):  # what the model class's restore methods delegate to
-            parts.extend(resume_support(("newest", *(("resume",) if resuming else ()), "restore"), once))
     parts.append(env.get_template("model_class.py.j2").render(plan=plan, docstring=docstring,
                                                                    keras_target=target == "keras",
                                                                    predicting=predicting, exporting=exporting,
@@ -181,7 +176,6 @@ def _render_model(plan: model_fn.ModelPlan, target: str, builder: str, leading,
         if checkpoints:
             parts.append(support("estimator_checkpoints.py.j2").strip("\n"))
     else:
-        parts.extend(log_support(once))  # what the trainer's steps call for the Estimator's log lines
         parts.append(env.get_template("ctl_trainer.py.j2").render(plan=plan, trainer=builder,
                                                                   parameter_server=parameter_server,
                                                                   predicting=predicting, warm_starting=warm_starting,
@@ -391,43 +385,7 @@ def migrate(module: cst.Module, context) -> cst.Module:
         edits.delete(line)
         notes.append(note)
     notes.extend(iterator_notes)
-    with support_module.collecting(_support_wanted(context, made)) as sink:
-        new_module = _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
-    return _import_support(new_module, context, file, sink)
-
-
-def _support_wanted(context, made: _FilePlans) -> bool:
-    """Whether the file's support code goes to the support module: a file on disk (not stdin, not a notebook),
-    whose generated code reads Keras 3 as `keras` (the module imports that one; a parameter-server or shim file
-    reads tf_keras under that name: its support code stays in it)."""
-    return bool(getattr(context.options, "support_module", "")) and context.path.endswith(".py") \
-        and not made.parameter_server and not any(isinstance(p, shim.ShimPlan) for p in made.plans.values())
-
-
-def _import_support(module: cst.Module, context, file, sink) -> cst.Module:
-    """The file with the line the engine makes its import of the support module (after its leading imports),
-    and the pieces it took recorded for the writer (rewrite_command)."""
-    if sink is None or not sink.pieces:
-        return module
-    name = context.options.support_module
-    context.support = sink.texts()
-    context.support_import = support_module.module_name(context.path, name, file.module_name)
-    context.support_path = support_module.module_path(context.path, name, file.module_name)
-    context.support_names = frozenset(support_module.exported(context.support))
-    # after the last import above the first def/class: below a `sys.path` fix-up that makes the package importable
-    at = 0
-    for i, stmt in enumerate(module.body):
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            break
-        if _import_statement(stmt) or (i == 0 and _docstring(stmt)):
-            at = i + 1
-    line = cst.SimpleStatementLine([cst.Expr(cst.Name(support_module.IMPORT))])
-    return module.with_changes(body=[*module.body[:at], line, *module.body[at:]])
-
-
-def _import_statement(stmt) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
-                                                             for s in stmt.body)
+    return _emit_file(module, table, file, analysis, context, names, edits, by_fn, made)
 
 
 def _migrate_without_sites(module: cst.Module, table: ImportTable, file, program, analysis, errors: list, inputs,
@@ -600,16 +558,6 @@ def _plan_model_fns(mine: list, module: cst.Module, table: ImportTable, file, co
         if sites[0].model_fn.file is file and set(taken) & module_level_names(module, table):
             errors.append(Blocked(hooks.CODE, f"`{sorted(set(taken) & module_level_names(module, table))[0]}` is taken in "
                                               "this module; the converted hook needs the name", sites[0].model_fn.node))
-            continue
-        # the support functions the model class's restore methods call (rules/emit/resume.py) are module-level names
-        resumes = any(driver.resumes(s) for s in sites) or any(u.restore for s in sites for u in s.uses)
-        wanted = set(RESUME_NAMES) if resumes and not getattr(plan, "shim", False) else set()
-        wanted |= {"log_estimator_step"} if target != "keras" else set()  # the custom loop's log lines
-        clash = sorted(wanted & module_level_names(module, table))
-        if clash:
-            errors.append(Blocked(hooks.CODE, f"`{clash[0]}` is taken in this module; the generated support function "
-                                              "(the Estimator's resume / log lines) needs the name (rename yours)",
-                                  sites[0].model_fn.node))
             continue
         trains = [u.call for s in sites for u in s.uses if u.file is file and u.train]
         if target == "keras" and trains and "NanLossCheck" in module_level_names(module, table):

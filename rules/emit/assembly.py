@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 import libcst as cst
 from tfmigrate.edits import SHARED, TextBlocks, render_lines, shared
-from . import codewords, support_module
+from . import codewords
 from .wrap import generated
 
 
@@ -118,8 +118,6 @@ def emit_parts(parts: list[str], blocks: TextBlocks | None,
     With `indent` (the code goes in a nested block) the text swapped in is each line as LibCST renders the parse
     there (edits.render_lines; the parts are parsed whole where it cannot tell)."""
     parts = [p.rstrip("\n") for p in parts]
-    # support code goes to the project's support module (imported by the file) when it can hold it
-    parts = [p for p in parts if not (p.strip("\n") in SHARED and support_module.take(p))]
     rendered: list[list[str] | None] = [None] * len(parts)
     if blocks is not None and indent:
         rendered = [render_lines(p + "\n", indent, top_blank=False) for p in parts]

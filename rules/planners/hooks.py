@@ -201,7 +201,7 @@ Estimator._train_with_estimator_spec, MonitoredTrainingSession): with RunConfig(
   max_steps was reached already (train skipped).
 - log_step_count_steps=None: neither per-step line. RunConfig(log_step_count_steps=0) raised ValueError
   ("log_step_count_steps should be > 0").
-Custom-loop target: log_estimator_step (support code) prints the same lines at the same steps in the same places (the counter's
+Custom-loop target: the trainer's _log_step prints the same lines at the same steps in the same places (the counter's
 line after the step's checkpoint, before the program's hooks; the loss line after the NaN check, before the model_fn's
 training_hooks), the loss being the step's global loss (the value the Estimator fetched on one worker; several
 workers: each prints the loss line, the chief and MWMS workers the counter's, after it under MWMS, as TF 1's hooks;

@@ -59,21 +59,12 @@ def migrate_case(case: Path, tmp_path: Path, target: str = "keras") -> Path:
     """The fixture's original.py rewritten for `target` into tmp_path; for keras, it must equal the golden."""
     from tfmigrate.engine import Options, migrate_source
 
-    from tfmigrate.rewrite_command import _version
-    from tfmigrate.rules import render_support
-
     out = tmp_path / f"migrated_{target}.py"
-    # as the CLI makes the golden: support code in the support module beside the file
-    options = Options(target=target, support_module="estimator_compat")
-    result = migrate_source((case / "original.py").read_bytes(), str(out), options)
+    result = migrate_source((case / "original.py").read_bytes(), str(out), Options(target=target))
     assert result.status == "changed", [d.format() for d in result.diagnostics]
     if target == "keras":
         assert result.output == (case / "migrated.py").read_bytes()  # the golden is what the rewrite makes today
     out.write_bytes(result.output)
-    if result.support:  # merged with the pieces another target's program wrote there (as the CLI merges)
-        module = tmp_path / "estimator_compat.py"
-        current = module.read_text() if module.exists() else None
-        module.write_text(render_support(result.support, _version(), current))
     return out
 
 

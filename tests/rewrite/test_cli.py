@@ -96,9 +96,7 @@ def test_in_place_rewrite_exits_0(tmp_path):
     assert summary(proc) == ("rewrote", 1, 0, 0)
     assert f.read_bytes() == MIGRATED
     assert f.stat().st_mode & 0o777 == 0o754
-    # (and the support module the migrated file imports: rules/emit/support_module.py)
-    assert not [p for p in tmp_path.iterdir() if p.name not in ("prog.py", "estimator_compat.py")], \
-        "temporary files left behind"
+    assert not [p for p in tmp_path.iterdir() if p.name != "prog.py"], "temporary files left behind"
     again = run(f)
     assert again.returncode == 0 and summary(again) == ("rewrote", 0, 0, 0)
 
@@ -261,18 +259,14 @@ def test_out_dir_keeps_relative_paths_and_copies_unchanged(tmp_path):
     assert (out / "pkg" / "plain.py").read_bytes() == PLAIN
     assert (out / "pkg" / "deep" / "hook.py").read_bytes() == BLOCKED
     assert (out / "pkg" / "tf2.py").read_bytes() == before[src / "pkg" / "tf2.py"]
-    assert sorted(p.relative_to(out) for p in out.rglob("*.py")) == sorted(
-        [*(p.relative_to(src) for p in before), Path("estimator_compat.py")])  # + the support module prog.py imports
+    assert sorted(p.relative_to(out) for p in out.rglob("*.py")) == sorted(p.relative_to(src) for p in before)
 
 
-def test_stdin_to_stdout(tmp_path):
+def test_stdin_to_stdout():
     """stdin follows the file rules: converted 0, blocked 1, --check/--diff that would change 1, bad input 2."""
     proc = run_process("-", stdin=ORIGINAL)
     assert proc.returncode == 0, proc.stderr
-    # no support module can be written beside stdin: its support code stays in the file, as --support-module ""
-    write(tmp_path / "prog.py", ORIGINAL)
-    assert run("--support-module", "", tmp_path / "prog.py").returncode == 0
-    assert proc.stdout == (tmp_path / "prog.py").read_bytes() != MIGRATED
+    assert proc.stdout == MIGRATED
     plain = run("-", stdin=PLAIN)
     assert plain.returncode == 0 and plain.stdout == PLAIN
     hook = run("-", stdin=BLOCKED)
@@ -392,8 +386,7 @@ def test_many_files_parallel_same_as_serial(tmp_path):
     assert serial.stderr == parallel.stderr
     a = {p.relative_to(tmp_path / "serial"): p.read_bytes() for p in (tmp_path / "serial").rglob("*.py")}
     b = {p.relative_to(tmp_path / "parallel"): p.read_bytes() for p in (tmp_path / "parallel").rglob("*.py")}
-    # failed files are copied as they are: the --out tree is complete (issue 31); + the support modules
-    assert a == b and len([p for p in a if p.name != "estimator_compat.py"]) == 12
+    assert a == b and len(a) == 12  # failed files are copied as they are: the --out tree is complete (issue 31)
 
 
 def test_migrate_paths_uses_process_pool(tmp_path, monkeypatch):

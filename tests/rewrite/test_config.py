@@ -14,9 +14,8 @@ from tfmigrate.engine import Options, migrate_source
 ROOT = Path(__file__).resolve().parents[2]
 ORIGINAL = (ROOT / "fixtures" / "regression_adagrad" / "original.py").read_bytes()
 BLOCKED = (ROOT / "fixtures" / "unsupported_hook" / "original.py").read_bytes()
-# as the CLI migrates (its support code imported from the support module it writes beside the file)
-KERAS = migrate_source(ORIGINAL, "p.py", Options(target="keras", support_module="estimator_compat")).output
-CTL = migrate_source(ORIGINAL, "p.py", Options(target="ctl", support_module="estimator_compat")).output
+KERAS = migrate_source(ORIGINAL, "p.py", Options(target="keras")).output
+CTL = migrate_source(ORIGINAL, "p.py", Options(target="ctl")).output
 
 
 def rewrite(*args, cwd: Path | None = None, monkeypatch=None):

@@ -33,8 +33,7 @@ def _dotted_names(text: str) -> set[str]:
 
 @functools.lru_cache(maxsize=None)
 def _migrate_fixture(name: str):
-    # the rewrite options the case was made with (fixtures/regen.sh: the CLI, which writes the support module)
-    options = Options(strategy=_case(name).get("strategy", "keep"), support_module="estimator_compat")
+    options = Options(strategy=_case(name).get("strategy", "keep"))  # the rewrite option the case was made with
     return migrate_source((FIXTURES / name / "original.py").read_bytes(), f"{name}/original.py", options)
 
 
@@ -56,15 +55,6 @@ def test_golden(name):
     assert result.status == "changed", (result.error, [d.format() for d in result.diagnostics])
     assert result.output == (FIXTURES / name / "migrated.py").read_bytes()
     assert all(d.severity == "note" for d in result.diagnostics)
-    # the support module beside it holds exactly the pieces the file imports (as the CLI writes it)
-    module = FIXTURES / name / "estimator_compat.py"
-    if result.support:
-        from tfmigrate.rewrite_command import _version
-        from tfmigrate.rules import render_support
-
-        assert render_support(result.support, _version(), None) == module.read_text(encoding="utf-8")
-    else:
-        assert not module.exists()
 
 
 @pytest.mark.parametrize("name", CONVERTED)

@@ -179,7 +179,7 @@ def test_a_nan_tensor_hook_in_the_custom_loop_raises_after_the_step_and_its_chec
         < loop.index("raise tf.compat.v1.train.NanLossDuringTrainingError")
     # the Estimator's loss log line of that step never printed: it comes after the check
     assert loop.index("raise tf.compat.v1.train.NanLossDuringTrainingError") \
-        < loop.index("log_estimator_step(self.log_step_count_steps, clock, step, loss)")
+        < loop.index("self._log_step(clock, step, loss)")
     assert "class NanLossCheck" not in out
 
 

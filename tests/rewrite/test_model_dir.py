@@ -72,10 +72,7 @@ def test_restore_maps_every_optimizer_slot_by_tf1_name():
                      '("_accumulators", "Ftrl", None), ("_linears", "Ftrl_1", None)', '"RMSProp_2" if optimizer.centered',
                      '("_accumulated_grads", "Adadelta", None)', '("momentums", "Momentum", None)'):
         assert expected in slots
-    # the model class's method delegates to the support function (the support module's, here inline)
-    assert "return restore_tf1_checkpoint(self, checkpoint, optimizer)" in section(
-        out, "    def restore_estimator_checkpoint", "\ndef build_model")
-    restore = section(out, "def restore_tf1_checkpoint", "\nclass ")
+    restore = section(out, "def restore_estimator_checkpoint", "\ndef build_model")
     assert 'load(optimizer.beta_1_power, "beta1_power")' in restore
     assert 'optimizer.iterations.assign(reader.get_tensor("global_step"))' in restore
     assert "raise ValueError" in restore

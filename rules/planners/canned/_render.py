@@ -26,7 +26,6 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
     """Module-level statements for the canned models of one anchor: support code not yet emitted in the file, then
     each model class and its builder (Keras) or trainer (custom loop)."""
     from ...emit.assembly import template_env, support
-    from ...emit.resume import log_support, resume_support
 
     env = template_env()
     parts = []
@@ -97,8 +96,6 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
         restore = dict(canned="v1" if model.v1 else "v2", resuming=plan.resuming, restoring=plan.restoring,
                        # the variable scope a v1 canned model_fn created its optimizer's slots in
                        v1_scope={"dnn": "dnn/", "linear": "linear/", "baseline": "baseline/"}.get(model.family, ""))
-        if plan.resuming or plan.restoring:  # what the model's restore_model_dir / newest_checkpoint delegate to
-            parts.extend(resume_support(("newest", *(("resume",) if plan.resuming else ())), support_done))
         if model.family == "baseline":  # no feature columns: a bias per output (rules/planners/heads.py)
             # heads.py writes its code as Python strings: `generated` marks their `tf.` like the templates' own
             parts.append(generated(heads.baseline_class(plan.class_name, plan.fn_name, model.units)
@@ -129,7 +126,6 @@ def render(items: list[tuple[CannedPlan, str, str]], support_done: set[str], blo
             if model.partitioner is not None:
                 parts.append(shared(generated(PS_TASK_COUNT)).strip("\n"))
                 parts.append(f"VARIABLE_PARTITIONER = {wrap_call(model.partitioner.tf2, width=96)}")
-            parts.extend(log_support(support_done))  # what the trainer's steps call for the Estimator's log lines
             parts.append(env.get_template("ctl_trainer.py.j2").render(plan=view, trainer=builder,
                                                                       parameter_server=model.parameter_server,
                                                                       predicting=plan.predicting, exporting=(),

@@ -12,7 +12,6 @@ from .. import receivers as receiver_rules
 from .. import strategy as strategies
 from ...facts.sites import Site
 from ...facts.estimator import CODE
-from ...emit import support_module
 from ._add_metrics import wrapper_edits
 from ._analysis import Analysis
 from ._build import BuildMixin
@@ -170,9 +169,8 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
 
             checkpoints = [support(name) for name in ("estimator_checkpoints.py.j2", "restore_model_dir.py.j2")]
         statements = [edits.module_statement(text, [cst.EmptyLine(), cst.EmptyLine()])
-                      for text in support_module.inline(keras_estimator.support(compiled, fed, checkpoints))]
-        if statements:
-            edits.insert_statements_above(self.support_anchor(nodes), statements)
+                      for text in keras_estimator.support(compiled, fed, checkpoints)]
+        edits.insert_statements_above(self.support_anchor(nodes), statements)
         for s in compiled:
             edits.replace(s.model_fn.compile_call, keras_estimator.compile_text(s.model_fn))
 
@@ -186,8 +184,6 @@ class Emitter(ReachMixin, BuildMixin, InputsMixin, CallbacksMixin, DriveMixin):
         if not nodes:
             return
         text = support("nan_loss_check.py.j2")
-        if support_module.take(text):
-            return
         # right above the statement that trains: the class needs nothing the module binds before it (after the
         # imports could be above a `tf = tf.compat.v1` the conversion rewrites)
         edits.insert_statements_above(self.support_anchor(nodes, after_imports=False), [
