@@ -29,7 +29,7 @@ def _both(data: bytes, path: str, options: Options, monkeypatch):
 
 def _options(name: str) -> Options:
     case = tomllib.loads((FIXTURES / name / "case.toml").read_text())
-    return Options(strategy=case.get("strategy", "keep"), support_module="estimator_compat")  # as the goldens
+    return Options(strategy=case.get("strategy", "keep"))
 
 
 @pytest.mark.parametrize("name", CASES)

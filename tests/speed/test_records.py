@@ -73,7 +73,7 @@ def test_hot_path_classes_keep_their_reprs():
     from tfmigrate.diagnostics import Diagnostic, FileResult
     from tfmigrate.engine import Options
 
-    assert repr(Options()) == "Options(target='auto', strategy='keep', style='auto', support_module='')"  # part of every cache key
+    assert repr(Options()) == "Options(target='auto', strategy='keep', style='auto')"  # part of every cache key
     assert repr(Diagnostic("TFM1", "m", 2, 3)) == ("Diagnostic(code='TFM1', message='m', line=2, col=3, "
                                                     "severity='error', path='')")
     assert FileResult("p", "skipped") == FileResult("p", "skipped", b"", b"", [], "", set(), None)

@@ -21,7 +21,7 @@ TRAINER = FIXTURES / "trainer_package"
 
 
 def _run(root: Path, **kw):
-    return {str(Path(r.path).relative_to(root)): r for r in migrate_paths(discover([str(root)]), Options(support_module="estimator_compat"), jobs=1, **kw)}
+    return {str(Path(r.path).relative_to(root)): r for r in migrate_paths(discover([str(root)]), Options(), jobs=1, **kw)}
 
 
 def _view(results):
