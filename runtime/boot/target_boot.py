@@ -522,7 +522,7 @@ def _patch_add_weight(layer_cls, mapper):
             shape = a["args"][0]
         if name is None or shape is None:
             return orig(self, *args, **kwargs)
-        tf_keras = any(c.__module__.split(".")[0] == "tf_keras" for c in type(self).__mro__)
+        tf_keras = _PROGRAM_USES["tf_keras"] and any(c.__module__.split(".")[0] == "tf_keras" for c in type(self).__mro__)
         if getattr(mapper, "tf_keras", None) not in (None, tf_keras):
             return orig(self, *args, **kwargs)  # the other Keras: not the Estimator's model (see _WeightMapper)
         value = mapper.take(self.name, name, shape, owner=id(self))
@@ -864,7 +864,8 @@ def _install():
     _patch_keras_compute_loss(tf)
     _patch_keras_sum_loss(tf)
     _patch_scalar_losses(tf)
-    _patch_assign_step(tf)
+    if _PROGRAM_USES["assign_step"]:
+        _patch_assign_step(tf)
     _install_weights(tf)
     _patch_dirs(tf)
     if os.environ.get("TFMIGRATE_CAPTURE_DIR"):
@@ -874,11 +875,27 @@ def _install():
         _patch_model_subclasses()
 
 
+# what the migrated program's own text uses, read before the patches: the tf_keras weight check and the assign-step
+# patches are installed only for programs that need them (every other program runs under the harness as before)
+_PROGRAM_USES = {"tf_keras": True, "assign_step": True}
+
+
+def _read_program(program):
+    try:
+        with open(program, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return
+    _PROGRAM_USES["tf_keras"] = "tf_keras" in text
+    _PROGRAM_USES["assign_step"] = "tf1_variables" in text
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: target_boot.py PROGRAM [ARGS...]\n")
         return 2
     program = os.path.abspath(sys.argv[1])
+    _read_program(program)
     _install()
     sys.argv = [program] + sys.argv[2:]
     sys.path.insert(0, os.path.dirname(program))
