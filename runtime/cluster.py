@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from . import forkserver
+
 HOST = "127.0.0.1"  # never any other address
 TRAINER_TYPES = ("chief", "worker")
 ADDRESS_IN_USE = re.compile(
@@ -382,14 +384,18 @@ class _Attempt:
             env = dict(self.env)
             if spec is not None:
                 env["TF_CONFIG"] = tf_config(spec, t)
-            log = open(self.log_dir / f"{t.name}.log", "wb")
-            try:
-                self.procs[t] = subprocess.Popen(
-                    self.command(t), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=env, start_new_session=True, preexec_fn=die_with_parent(),
-                )
-            finally:
-                log.close()
+            # forked from a process that imported TF already, when the suite asks for it (runtime/forkserver.py)
+            proc = forkserver.spawn(self.command(t), env, str(self.log_dir / f"{t.name}.log"))
+            if proc is None:
+                log = open(self.log_dir / f"{t.name}.log", "wb")
+                try:
+                    proc = subprocess.Popen(
+                        self.command(t), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                        env=env, start_new_session=True, preexec_fn=die_with_parent(),
+                    )
+                finally:
+                    log.close()
+            self.procs[t] = proc
             (self.log_dir / f"{t.name}.pid").write_text(str(self.procs[t].pid))
             self.start[t] = time.monotonic()
 

@@ -1,15 +1,15 @@
 """What the TF run tests share: a program run in a TF environment, and a fixture migrated the way the rewrite does."""
 from __future__ import annotations
 
-import json
+import contextlib
 import os
-import subprocess
-import atexit
 import shutil
+import signal
+import subprocess
 import tempfile
 from pathlib import Path
 
-from tfmigrate.runtime import envs
+from tfmigrate.runtime import envs, forkserver
 
 
 def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None = None,
@@ -27,58 +27,32 @@ def run_program(env: str, argv: list[str], work: Path, capture_dir: Path | None 
         environ["TFMIGRATE_MODEL_DIR"] = str(model_dir)
     if init_ckpt is not None:
         environ["TFMIGRATE_INIT_CKPT"] = str(init_ckpt)
-    return _server(env, environ).run([str(a) for a in argv], work, environ, timeout)
+    return _run(str(envs.ensure(env)), [str(a) for a in argv], work, environ, timeout)
 
 
-# The per-run keys: read by the programs and boots at run time, so one server (started without them) serves them all
-RUN_KEYS = ("TF_CONFIG", "TFMIGRATE_MODEL_DIR", "TFMIGRATE_CAPTURE_DIR", "TFMIGRATE_INIT_CKPT")
-# What TensorFlow or the interpreter may read while importing (before the fork): a server is kept per value of these.
-# Everything else (e.g. each test's own TFMIGRATE_CACHE_DIR) only reaches the program through the child's environ.
-IMPORT_TIME = ("TF_", "CUDA_", "PYTHON", "OMP_", "KMP_", "MKL_", "LD_", "TFMIGRATE_")
-_SERVERS: dict = {}
-
-
-def _import_env(environ: dict) -> dict:
-    return {k: v for k, v in environ.items()
-            if k.startswith(IMPORT_TIME) and k not in RUN_KEYS and k != "TFMIGRATE_CACHE_DIR"}
-
-
-class _ForkServer:
-    """One `_forkserver.py` per environment (and base environment variables) per pytest process: a program runs
-    in a fork of a Python that has already imported TensorFlow, instead of paying the import again."""
-
-    def __init__(self, env: str, environ: dict):
-        base = {k: v for k, v in environ.items() if k not in RUN_KEYS and k != "TFMIGRATE_CACHE_DIR"}
-        self.proc = subprocess.Popen([str(envs.ensure(env)), str(Path(__file__).with_name("_forkserver.py"))],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=base, text=True)
-        self.out = Path(tempfile.mkdtemp(prefix="tfmigrate-forkserver-"))
-        atexit.register(shutil.rmtree, self.out, True)
-        self.count = 0
-
-    def run(self, argv: list[str], work: Path, environ: dict, timeout: float) -> subprocess.CompletedProcess:
-        self.count += 1
-        stdout, stderr = self.out / f"{self.count}.out", self.out / f"{self.count}.err"
-        request = {"argv": argv, "cwd": str(work), "env": environ, "timeout": timeout,
-                   "stdout": str(stdout), "stderr": str(stderr)}
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        reply = self.proc.stdout.readline()
-        if not reply:
-            raise RuntimeError(f"the fork server of {argv[0]} died (exit {self.proc.wait()})")
-        code = json.loads(reply)["returncode"]
-        out, err = (p.read_text(errors="replace") for p in (stdout, stderr))
-        stdout.unlink()
-        stderr.unlink()
-        if code is None:
-            raise subprocess.TimeoutExpired(argv, timeout, out, err)
-        return subprocess.CompletedProcess(argv, code, out, err)
-
-
-def _server(env: str, environ: dict) -> _ForkServer:
-    key = (env, tuple(sorted(_import_env(environ).items())))
-    if key not in _SERVERS or _SERVERS[key].proc.poll() is not None:
-        _SERVERS[key] = _ForkServer(env, environ)
-    return _SERVERS[key]
+def _run(python: str, argv: list[str], work: Path, environ: dict, timeout: float) -> subprocess.CompletedProcess:
+    """A fork of the environment's Python that imported TensorFlow once (runtime/forkserver.py, one server per
+    environment and test process, as verify's tasks in the suite), behaving as `python PROGRAM ARGS` would."""
+    out = Path(tempfile.mkdtemp(prefix="tfmigrate-run-"))
+    try:
+        stdout, stderr = out / "stdout", out / "stderr"
+        task = forkserver.spawn([python, *argv], environ, str(stdout), cwd=str(work), stderr=str(stderr))
+        if task is None:  # no server (outside the suite's conftest): a plain start
+            proc = subprocess.run([python, *argv], cwd=work, env=environ, capture_output=True, text=True,
+                                  timeout=timeout)
+            return proc
+        try:
+            code = task.wait(timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(task.pid, signal.SIGKILL)
+            task.wait()
+            raise subprocess.TimeoutExpired(argv, timeout, stdout.read_text(errors="replace"),
+                                            stderr.read_text(errors="replace")) from None
+        return subprocess.CompletedProcess(argv, code, stdout.read_text(errors="replace"),
+                                           stderr.read_text(errors="replace"))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def migrate_case(case: Path, tmp_path: Path, target: str = "keras") -> Path:

@@ -1,4 +1,4 @@
-"""_runs.run_program runs a program in a fork of a Python that imported TensorFlow once: it must behave as
+"""_runs.run_program runs a program in a fork of a Python that imported TensorFlow once (runtime/forkserver.py): it must behave as
 `python PROGRAM ARGS` in a process of its own would (what the TF-environment tests assert on)."""
 import subprocess
 
@@ -57,9 +57,15 @@ def test_a_forked_program_runs_as_python_program_would(program, tmp_path, env, m
 
 def test_one_server_per_environment_across_tests(program, tmp_path, monkeypatch):
     """Each test has its own TFMIGRATE_CACHE_DIR (conftest): that must not start a server per test."""
-    import _runs
+    import os
+    from pathlib import Path
 
+    from tfmigrate.runtime import forkserver
+
+    servers = Path(os.environ[forkserver.ENV_DIR])
+    run_program("legacy", [str(program), "ok"], tmp_path / "work")
+    before = set(servers.glob("*.sock"))
     for i in range(3):
         monkeypatch.setenv("TFMIGRATE_CACHE_DIR", str(tmp_path / f"cache{i}"))
         assert run_program("legacy", [str(program), "ok"], tmp_path / "work").returncode == 0
-    assert len([k for k in _runs._SERVERS if k[0] == "legacy"]) == 1
+    assert before and set(servers.glob("*.sock")) == before

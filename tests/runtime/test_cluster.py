@@ -12,6 +12,8 @@ import pytest
 from tfmigrate.runtime import cluster
 from tfmigrate.runtime.cluster import ClusterError, Task
 
+pytestmark = pytest.mark.usefixtures("plain_task_start")  # these test the plain start of a task
+
 DUMMY = Path(__file__).parent / "data" / "dummy_task.py"
 
 

@@ -16,7 +16,8 @@ import pytest
 from tfmigrate.runtime import cluster
 
 DUMMY = Path(__file__).parent / "data" / "dummy_task.py"
-pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self"), reason="Linux: prctl and /proc")
+pytestmark = [pytest.mark.skipif(not os.path.exists("/proc/self"), reason="Linux: prctl and /proc"),
+              pytest.mark.usefixtures("plain_task_start")]  # these test the plain start of a task
 
 
 def _alive(pid: int) -> bool:

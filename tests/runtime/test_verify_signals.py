@@ -20,6 +20,8 @@ import pytest
 from tfmigrate.runtime import cluster, envs, verify
 from tfmigrate.runtime.cluster import ClusterError
 
+pytestmark = pytest.mark.usefixtures("plain_task_start")  # these test the plain start of a task
+
 DATA = Path(__file__).parent / "data"
 DUMMY = DATA / "dummy_task.py"
 CLI = [sys.executable, "-c", "from tfmigrate.cli import app; app()", "verify"]
