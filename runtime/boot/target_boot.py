@@ -880,14 +880,26 @@ def _install():
 _PROGRAM_USES = {"tf_keras": True, "assign_step": True}
 
 
-def _read_program(program):
-    try:
-        with open(program, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
+def _read_program(program, limit=2000):
+    """The markers in the program's text and in the Python files beside it (a package's entry point imports its
+    model from a sibling module); past `limit` files, or when nothing can be read, every patch stays installed."""
+    texts, seen = [], 0
+    for root, _, names in os.walk(os.path.dirname(program)):
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            seen += 1
+            if seen > limit:
+                return
+            try:
+                with open(os.path.join(root, name), encoding="utf-8", errors="replace") as fh:
+                    texts.append(fh.read())
+            except OSError:
+                return
+    if not texts:
         return
-    _PROGRAM_USES["tf_keras"] = "tf_keras" in text
-    _PROGRAM_USES["assign_step"] = "tf1_variables" in text
+    _PROGRAM_USES["tf_keras"] = any("tf_keras" in t for t in texts)
+    _PROGRAM_USES["assign_step"] = any("tf1_variables" in t for t in texts)
 
 
 def main():
